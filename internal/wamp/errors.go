@@ -1,0 +1,81 @@
+package wamp
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Error URIs defined by the WAMP specification (and by Crossbar where the
+// specification is silent).
+const (
+	ErrInvalidURI               URI = "wamp.error.invalid_uri"
+	ErrNoSuchProcedure          URI = "wamp.error.no_such_procedure"
+	ErrProcedureAlreadyExists   URI = "wamp.error.procedure_already_exists"
+	ErrNoSuchRegistration       URI = "wamp.error.no_such_registration"
+	ErrNoSuchSubscription       URI = "wamp.error.no_such_subscription"
+	ErrNoSuchSession            URI = "wamp.error.no_such_session"
+	ErrInvalidArgument          URI = "wamp.error.invalid_argument"
+	ErrSystemShutdown           URI = "wamp.close.system_shutdown"
+	ErrCloseRealm               URI = "wamp.close.close_realm"
+	ErrGoodbyeAndOut            URI = "wamp.close.goodbye_and_out"
+	ErrCloseNormal              URI = "wamp.close.normal"
+	ErrKilled                   URI = "wamp.close.killed"
+	ErrProtocolViolation        URI = "wamp.error.protocol_violation"
+	ErrNotAuthorized            URI = "wamp.error.not_authorized"
+	ErrAuthorizationFailed      URI = "wamp.error.authorization_failed"
+	ErrAuthenticationFailed     URI = "wamp.error.authentication_failed"
+	ErrNoAuthMethod             URI = "wamp.error.no_auth_method"
+	ErrNoSuchRealm              URI = "wamp.error.no_such_realm"
+	ErrNoSuchRole               URI = "wamp.error.no_such_role"
+	ErrNoSuchPrincipal          URI = "wamp.error.no_such_principal"
+	ErrCanceled                 URI = "wamp.error.canceled"
+	ErrTimeout                  URI = "wamp.error.timeout"
+	ErrNoAvailableCallee        URI = "wamp.error.no_available_callee"
+	ErrFeatureNotSupported      URI = "wamp.error.feature_not_supported"
+	ErrOptionNotAllowed         URI = "wamp.error.option_not_allowed"
+	ErrOptionDisallowedDisclose URI = "wamp.error.option_disallowed.disclose_me"
+	ErrRuntimeError             URI = "wamp.error.runtime_error"
+	ErrTypeCheck                URI = "wamp.error.type_check_error"
+)
+
+// RequestError is an error that carries a WAMP error URI, as sent in an ERROR
+// message (or in ABORT/GOODBYE, where Args and Kwargs are not sent). Router
+// code returns it and one function turns it into the wire message; the client
+// returns it for a call or request the router refused.
+type RequestError struct {
+	URI     URI
+	Details Dict
+	Args    List
+	Kwargs  Dict
+}
+
+// Errorf returns a RequestError whose first argument is a formatted message,
+// the convention Crossbar and autobahn use.
+func Errorf(uri URI, format string, a ...any) *RequestError {
+	return &RequestError{URI: uri, Args: List{fmt.Sprintf(format, a...)}}
+}
+
+func (e *RequestError) Error() string {
+	var b strings.Builder
+	b.WriteString(string(e.URI))
+	if len(e.Args) > 0 {
+		b.WriteString(": ")
+		fmt.Fprint(&b, e.Args...)
+	}
+	return b.String()
+}
+
+// Is makes errors.Is(err, &RequestError{URI: u}) match on the URI alone.
+func (e *RequestError) Is(target error) bool {
+	t, ok := target.(*RequestError)
+	return ok && t.URI == e.URI
+}
+
+// ErrorFor builds the ERROR message answering request req of type t.
+func ErrorFor(t MessageType, req ID, e *RequestError) *Error {
+	details := e.Details
+	if details == nil {
+		details = Dict{}
+	}
+	return &Error{RequestType: t, Request: req, Details: details, Error: e.URI, Args: e.Args, Kwargs: e.Kwargs}
+}

@@ -1,0 +1,63 @@
+package wamp
+
+// Option and detail keys of the Basic and Advanced Profile.
+const (
+	// HELLO and WELCOME.
+	KeyRoles        = "roles"
+	KeyFeatures     = "features"
+	KeyAgent        = "agent"
+	KeyAuthID       = "authid"
+	KeyAuthRole     = "authrole"
+	KeyAuthMethod   = "authmethod"
+	KeyAuthMethods  = "authmethods"
+	KeyAuthProvider = "authprovider"
+	KeyAuthExtra    = "authextra"
+	KeyMessage      = "message"
+
+	// PUBLISH options and EVENT details.
+	OptAcknowledge       = "acknowledge"
+	OptExcludeMe         = "exclude_me"
+	OptExclude           = "exclude"
+	OptExcludeAuthID     = "exclude_authid"
+	OptExcludeAuthRole   = "exclude_authrole"
+	OptEligible          = "eligible"
+	OptEligibleAuthID    = "eligible_authid"
+	OptEligibleAuthRole  = "eligible_authrole"
+	OptRetain            = "retain"
+	OptGetRetained       = "get_retained"
+	OptDiscloseMe        = "disclose_me"
+	OptMatch             = "match"
+	OptTopic             = "topic"
+	OptPublisher         = "publisher"
+	OptPublisherAuthID   = "publisher_authid"
+	OptPublisherAuthRole = "publisher_authrole"
+	OptRetained          = "retained"
+
+	// CALL, REGISTER, INVOCATION, CANCEL and INTERRUPT.
+	OptTimeout         = "timeout"
+	OptReceiveProgress = "receive_progress"
+	OptProgress        = "progress"
+	OptInvoke          = "invoke"
+	OptMode            = "mode"
+	OptReason          = "reason"
+	OptProcedure       = "procedure"
+	OptCaller          = "caller"
+	OptCallerAuthID    = "caller_authid"
+	OptCallerAuthRole  = "caller_authrole"
+)
+
+// Invocation policies for shared registrations.
+const (
+	InvokeSingle     = "single"
+	InvokeRoundRobin = "roundrobin"
+	InvokeRandom     = "random"
+	InvokeFirst      = "first"
+	InvokeLast       = "last"
+)
+
+// Cancel modes.
+const (
+	CancelSkip       = "skip"
+	CancelKill       = "kill"
+	CancelKillNoWait = "killnowait"
+)

@@ -1,0 +1,94 @@
+package wamp
+
+import (
+	"errors"
+	"sync"
+)
+
+// Errors returned by Peer implementations.
+var (
+	// ErrClosed: the peer's connection is closed.
+	ErrClosed = errors.New("wamp: peer closed")
+	// ErrSlowConsumer: the peer's outbound queue passed its limits, so the
+	// peer was closed rather than let it block others or lose messages.
+	ErrSlowConsumer = errors.New("wamp: slow consumer")
+)
+
+// Peer is one end of a WAMP connection: a WebSocket or RawSocket connection,
+// or one side of an in-memory pair for embedded sessions.
+type Peer interface {
+	// Send queues msg for writing and returns without waiting for the
+	// network. When the outbound queue is past its limits (messages or
+	// bytes) the peer is closed as a slow consumer and Send returns
+	// ErrSlowConsumer; after Close it returns ErrClosed. A message that
+	// cannot be encoded gives an error and leaves the peer open.
+	// Safe for concurrent use; messages from one goroutine keep their order.
+	Send(msg Message) error
+
+	// Recv waits for the next message. It returns an error (io.EOF for an
+	// orderly close) once the connection is closed or broken, or a message
+	// that does not decode: an error wrapping ErrProtocol. Only one
+	// goroutine calls Recv.
+	Recv() (Message, error)
+
+	// Close flushes what is queued, within a bounded time, and closes the
+	// connection. Safe to call more than once and concurrently.
+	Close() error
+
+	// Info describes the connection, for logs and the meta API.
+	Info() PeerInfo
+}
+
+// PeerInfo describes a peer's connection.
+type PeerInfo struct {
+	Transport  string // "websocket", "rawsocket" or "local"
+	Serializer string // "json", "msgpack", "cbor", "ubjson"; "" for local
+	RemoteAddr string // host:port or unix socket path; "" for local
+	TLS        bool
+}
+
+// Serializer identifies an encoding, so that a Shared message keeps one
+// encoding per serializer. Batched variants share their base's encoding.
+type Serializer int
+
+// Serializers.
+const (
+	SerializerJSON Serializer = iota
+	SerializerMsgpack
+	SerializerCBOR
+	SerializerUBJSON
+	numSerializers
+)
+
+// Shared wraps a message that the router sends unchanged to many peers (an
+// EVENT to every subscriber of a subscription), so that it is encoded once
+// per serializer and the bytes are shared. Receivers must not modify it.
+type Shared struct {
+	Message
+	enc [numSerializers]sharedEncoding
+}
+
+type sharedEncoding struct {
+	once sync.Once
+	b    []byte
+	err  error
+}
+
+// NewShared wraps m for sending to many peers.
+func NewShared(m Message) *Shared { return &Shared{Message: m} }
+
+// Encoded returns the encoding of the message for serializer s, calling
+// encode the first time only. The returned bytes must not be modified.
+func (m *Shared) Encoded(s Serializer, encode func(Message) ([]byte, error)) ([]byte, error) {
+	e := &m.enc[s]
+	e.once.Do(func() { e.b, e.err = encode(m.Message) })
+	return e.b, e.err
+}
+
+// Unwrap returns the message inside a Shared, or m itself.
+func Unwrap(m Message) Message {
+	if s, ok := m.(*Shared); ok {
+		return s.Message
+	}
+	return m
+}
