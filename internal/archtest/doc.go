@@ -1,0 +1,2 @@
+// Package archtest holds the test that enforces DESIGN.md's import rules.
+package archtest

@@ -1,0 +1,126 @@
+// Package codec holds the WAMP serializers: JSON, MessagePack, CBOR and
+// UBJSON, in plain and ".batched" WebSocket subprotocol variants.
+//
+// The layout of every message lives in wamp.Encode and wamp.Decode; a codec
+// only turns values into bytes and back. Decoded values use one generic
+// domain whatever the format: nil, bool, int64 (uint64 only above
+// math.MaxInt64), float64, string, []byte, []any and map[string]any.
+//
+// Encoding accepts those types plus every Go integer and float type,
+// []string, map[string]string, wamp.ID and wamp.URI. Any other value (a
+// user's struct in call arguments) is converted by a JSON round trip:
+// encoding/json marshals it and the JSON decoder of this package turns the
+// result into generic values, so that structs with json tags work with every
+// serializer. Values that still cannot be encoded (channels, functions,
+// non-finite floats in JSON, strings that are not UTF-8, cycles) give an
+// error wrapping ErrEncode.
+//
+// All codecs are safe for concurrent use.
+package codec
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// Codec encodes and decodes WAMP messages in one serialization format.
+type Codec interface {
+	Name() string                // "json", "msgpack", "cbor", "ubjson"
+	Subprotocol() string         // "wamp.2.json", ... (non-batched)
+	Serializer() wamp.Serializer // wamp.SerializerJSON, ...
+	RawSocketID() byte           // RawSocket serializer id: json 1, msgpack 2, cbor 3, ubjson 4
+	Binary() bool                // false for JSON (WebSocket text frames), true otherwise
+	// Encode returns the bytes of m. A *wamp.Shared is encoded once per
+	// serializer and its bytes are shared: callers must not modify the
+	// returned bytes. Errors wrap ErrEncode.
+	Encode(m wamp.Message) ([]byte, error)
+	// Decode parses one message. Errors wrap wamp.ErrProtocol.
+	Decode(b []byte) (wamp.Message, error)
+}
+
+// ErrEncode is wrapped by every error from Encode: the message holds a value
+// the format cannot represent.
+var ErrEncode = errors.New("codec: cannot encode")
+
+// maxDepth bounds the nesting of containers, the message array being level
+// 1, in every decoder and encoder alike, so that what decodes re-encodes.
+const maxDepth = 1000
+
+// format implements Codec for one serialization.
+type format struct {
+	name   string
+	ser    wamp.Serializer
+	rawID  byte
+	binary bool
+	sink   func() sink                 // a fresh encoder
+	decode func(b []byte) ([]any, error) // bytes to the message array
+}
+
+var _ Codec = (*format)(nil)
+
+func (f *format) Name() string                { return f.name }
+func (f *format) Subprotocol() string         { return "wamp.2." + f.name }
+func (f *format) Serializer() wamp.Serializer { return f.ser }
+func (f *format) RawSocketID() byte           { return f.rawID }
+func (f *format) Binary() bool                { return f.binary }
+
+func (f *format) Encode(m wamp.Message) ([]byte, error) {
+	if s, ok := m.(*wamp.Shared); ok {
+		return s.Encoded(f.ser, f.encodeMessage)
+	}
+	return f.encodeMessage(m)
+}
+
+func (f *format) encodeMessage(m wamp.Message) ([]byte, error) {
+	m = wamp.Unwrap(m)
+	if m == nil {
+		return nil, fmt.Errorf("codec: %s: %w: nil message", f.name, ErrEncode)
+	}
+	s := f.sink()
+	w := &msgWriter{s: s}
+	err := layout(m, w)
+	if err == nil {
+		s.endList()
+		err = s.err()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("codec: %s: %w: %s %v", f.name, ErrEncode, m.Type(), err)
+	}
+	return s.bytes(), nil
+}
+
+// layout runs wamp.Encode, turning its panic on a message type it does not
+// know (a foreign implementation of wamp.Message) into an error.
+func layout(m wamp.Message, w wamp.Writer) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("unknown message %T", m)
+		}
+	}()
+	wamp.Encode(m, w)
+	return nil
+}
+
+func (f *format) Decode(b []byte) (wamp.Message, error) {
+	l, err := f.decode(b)
+	if err != nil {
+		return nil, err
+	}
+	return wamp.Decode(l)
+}
+
+// decodeError makes an error for bad input of format name, wrapping
+// wamp.ErrProtocol.
+func decodeError(name, format string, a ...any) error {
+	return fmt.Errorf("codec: %s: %s: %w", name, fmt.Sprintf(format, a...), wamp.ErrProtocol)
+}
+
+// The codecs.
+var (
+	JSON    Codec = &format{name: "json", ser: wamp.SerializerJSON, rawID: 1, sink: newJSONSink, decode: decodeJSONMessage}
+	Msgpack Codec = &format{name: "msgpack", ser: wamp.SerializerMsgpack, rawID: 2, binary: true, sink: newMsgpackSink, decode: decodeMsgpackMessage}
+	CBOR    Codec = &format{name: "cbor", ser: wamp.SerializerCBOR, rawID: 3, binary: true, sink: newCBORSink, decode: decodeCBORMessage}
+	UBJSON  Codec = &format{name: "ubjson", ser: wamp.SerializerUBJSON, rawID: 4, binary: true, sink: newUBJSONSink, decode: decodeUBJSONMessage}
+)

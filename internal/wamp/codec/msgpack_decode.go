@@ -1,0 +1,165 @@
+package codec
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// decodeMsgpackMessage parses one MessagePack message array. Extension
+// values (wampy.js sends ext 0 for unset options) decode as nil.
+func decodeMsgpackMessage(b []byte) ([]any, error) {
+	r := &reader{name: "msgpack", b: b}
+	if len(b) == 0 || !(b[0]&0xf0 == 0x90 || b[0] == 0xdc || b[0] == 0xdd) {
+		return nil, decodeError("msgpack", "message is not an array")
+	}
+	v := msgpackValue(r, 1)
+	return r.done(v)
+}
+
+// msgpackValue reads one value; depth is the level a container would have.
+func msgpackValue(r *reader, depth int) any {
+	c := r.byte()
+	if r.err != nil {
+		return nil
+	}
+	switch {
+	case c <= 0x7f:
+		return int64(c)
+	case c >= 0xe0:
+		return int64(int8(c))
+	case c&0xe0 == 0xa0:
+		return r.text(uint64(c & 0x1f))
+	case c&0xf0 == 0x90:
+		return msgpackList(r, uint64(c&0x0f), depth)
+	case c&0xf0 == 0x80:
+		return msgpackDict(r, uint64(c&0x0f), depth)
+	}
+	return msgpackCoded(r, c, depth)
+}
+
+func (r *reader) uintN(size int) uint64 {
+	p := r.next(uint64(size))
+	switch {
+	case p == nil:
+		return 0
+	case size == 1:
+		return uint64(p[0])
+	case size == 2:
+		return uint64(binary.BigEndian.Uint16(p))
+	case size == 4:
+		return uint64(binary.BigEndian.Uint32(p))
+	}
+	return binary.BigEndian.Uint64(p)
+}
+
+// msgpackCoded reads a value whose first byte is one of 0xc0..0xdf.
+func msgpackCoded(r *reader, c byte, depth int) any {
+	switch c {
+	case 0xc0:
+		return nil
+	case 0xc2:
+		return false
+	case 0xc3:
+		return true
+	case 0xcc, 0xcd, 0xce, 0xcf:
+		return normUint(r.uintN(1 << (c - 0xcc)))
+	case 0xd0, 0xd1, 0xd2, 0xd3:
+		return msgpackInt(r, c)
+	case 0xca:
+		return float64(math.Float32frombits(uint32(r.uintN(4))))
+	case 0xcb:
+		return math.Float64frombits(r.uintN(8))
+	case 0xd9, 0xda, 0xdb:
+		return r.text(r.uintN(1 << (c - 0xd9)))
+	case 0xc4, 0xc5, 0xc6:
+		return append([]byte{}, r.next(r.uintN(1<<(c-0xc4)))...)
+	case 0xdc, 0xdd:
+		return msgpackList(r, r.uintN(2<<(c-0xdc)), depth)
+	case 0xde, 0xdf:
+		return msgpackDict(r, r.uintN(2<<(c-0xde)), depth)
+	}
+	return msgpackExt(r, c)
+}
+
+func msgpackInt(r *reader, c byte) any {
+	switch v := r.uintN(1 << (c - 0xd0)); c {
+	case 0xd0:
+		return int64(int8(v))
+	case 0xd1:
+		return int64(int16(v))
+	case 0xd2:
+		return int64(int32(v))
+	default:
+		return int64(v)
+	}
+}
+
+// normUint returns v as int64 when it fits.
+func normUint(v uint64) any {
+	if v <= math.MaxInt64 {
+		return int64(v)
+	}
+	return v
+}
+
+// msgpackExt skips an extension value (type byte and data) and returns nil.
+func msgpackExt(r *reader, c byte) any {
+	var n uint64
+	switch c {
+	case 0xd4, 0xd5, 0xd6, 0xd7, 0xd8:
+		n = 1 << (c - 0xd4)
+	case 0xc7, 0xc8, 0xc9:
+		n = r.uintN(1 << (c - 0xc7))
+	default:
+		r.fail("invalid byte 0x%02x", c)
+		return nil
+	}
+	r.next(1 + n)
+	return nil
+}
+
+func msgpackList(r *reader, n uint64, depth int) any {
+	count := r.count(n, 1)
+	if !r.depth(depth) {
+		return nil
+	}
+	l := make([]any, count)
+	for i := range l {
+		l[i] = msgpackValue(r, depth+1)
+		if r.err != nil {
+			return nil
+		}
+	}
+	return l
+}
+
+func msgpackDict(r *reader, n uint64, depth int) any {
+	count := r.count(n, 2)
+	if !r.depth(depth) {
+		return nil
+	}
+	m := make(map[string]any, count)
+	for range count {
+		k := msgpackKey(r)
+		m[k] = msgpackValue(r, depth+1)
+		if r.err != nil {
+			return nil
+		}
+	}
+	return m
+}
+
+// msgpackKey reads a map key, which must be a str.
+func msgpackKey(r *reader) string {
+	c := r.byte()
+	switch {
+	case r.err != nil:
+		return ""
+	case c&0xe0 == 0xa0:
+		return r.text(uint64(c & 0x1f))
+	case c >= 0xd9 && c <= 0xdb:
+		return r.text(r.uintN(1 << (c - 0xd9)))
+	}
+	r.fail("map key is not a string")
+	return ""
+}
