@@ -332,6 +332,8 @@ func toUint(v any) (uint64, bool) {
 	switch n := v.(type) {
 	case uint64:
 		return n, true
+	case ID:
+		return uint64(n), true
 	case int64:
 		return uint64(n), n >= 0
 	case int:

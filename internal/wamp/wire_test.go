@@ -154,7 +154,7 @@ func TestAsInt(t *testing.T) {
 		want int64
 		ok   bool
 	}{
-		{int64(-4), -4, true}, {uint64(9), 9, true}, {3.0, 3, true}, {2.5, 0, false},
+		{int64(-4), -4, true}, {uint64(9), 9, true}, {ID(12), 12, true}, {3.0, 3, true}, {2.5, 0, false},
 		{"1", 0, false}, {uint64(1 << 63), 0, false}, {nil, 0, false},
 	}
 	for _, tt := range tests {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"reflect"
+	"strings"
 
 	"github.com/fxamacker/cbor/v2"
 )
@@ -41,7 +42,7 @@ func decodeCBORMessage(b []byte) ([]any, error) {
 	}
 	var v any
 	if err := cborMode.Unmarshal(b, &v); err != nil {
-		return nil, decodeError("cbor", "%v", err)
+		return nil, decodeError("cbor", "%s", strings.TrimPrefix(err.Error(), "cbor: "))
 	}
 	l, ok := v.([]any)
 	if !ok {

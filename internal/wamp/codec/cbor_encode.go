@@ -81,3 +81,5 @@ func (s *cborSink) endList()            {}
 func (s *cborSink) endDict()            {}
 func (s *cborSink) key(_ int, k string) { s.str(k) }
 func (s *cborSink) bytes() []byte       { return s.b }
+
+func (s *cborSink) reset() { s.b, s.e = s.b[:0], nil }

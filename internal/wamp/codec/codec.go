@@ -15,12 +15,23 @@
 // non-finite floats in JSON, strings that are not UTF-8, cycles) give an
 // error wrapping ErrEncode.
 //
+// Formats: JSON is ours (no reflection; binaries as "\u0000"+Base64, the
+// WAMP rule). MessagePack is ours too: the library's DecodeBytes and Skip
+// allocate a claimed length before checking the input, its DecodeInterface
+// has no depth limit and fails on extension types, which must decode as nil
+// here. CBOR decodes with fxamacker/cbor (limits, UTF-8 and key checks) and
+// encodes with our own few lines. UBJSON is ours, as py-ubjson writes it.
+// Decoders reject input nested deeper than 1000 levels, trailing bytes, and
+// lengths past the end of the input before allocating anything.
+//
 // All codecs are safe for concurrent use.
 package codec
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/junction-wamp/junction/internal/wamp"
 )
@@ -54,9 +65,19 @@ type format struct {
 	ser    wamp.Serializer
 	rawID  byte
 	binary bool
-	sink   func() sink                 // a fresh encoder
+	sink   func() sink                   // a fresh encoder
 	decode func(b []byte) ([]any, error) // bytes to the message array
+	pool   sync.Pool                     // of *encoder, reused across messages
 }
+
+// encoder is a sink with its message writer, kept in a format's pool.
+type encoder struct {
+	s sink
+	w msgWriter
+}
+
+// maxPooled is the largest buffer kept for reuse.
+const maxPooled = 64 << 10
 
 var _ Codec = (*format)(nil)
 
@@ -78,25 +99,40 @@ func (f *format) encodeMessage(m wamp.Message) ([]byte, error) {
 	if m == nil {
 		return nil, fmt.Errorf("codec: %s: %w: nil message", f.name, ErrEncode)
 	}
-	s := f.sink()
-	w := &msgWriter{s: s}
-	err := layout(m, w)
+	e, _ := f.pool.Get().(*encoder)
+	if e == nil {
+		s := f.sink()
+		e = &encoder{s: s, w: msgWriter{s: s}}
+	}
+	defer f.release(e)
+	err := layout(m, &e.w)
 	if err == nil {
-		s.endList()
-		err = s.err()
+		e.s.endList()
+		err = e.s.err()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("codec: %s: %w: %s %v", f.name, ErrEncode, m.Type(), err)
 	}
-	return s.bytes(), nil
+	return bytes.Clone(e.s.bytes()), nil
 }
 
-// layout runs wamp.Encode, turning its panic on a message type it does not
-// know (a foreign implementation of wamp.Message) into an error.
+// release resets e and returns it to the pool unless its buffer grew large.
+func (f *format) release(e *encoder) {
+	if cap(e.s.bytes()) > maxPooled {
+		return
+	}
+	e.s.reset()
+	e.w.i = 0
+	f.pool.Put(e)
+}
+
+// layout runs wamp.Encode, turning a panic into an error: wamp.Encode
+// panics on a message type it does not know (a foreign implementation of
+// wamp.Message) and on a nil message pointer.
 func layout(m wamp.Message, w wamp.Writer) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("unknown message %T", m)
+			err = fmt.Errorf("cannot lay out %T: %v", m, r)
 		}
 	}()
 	wamp.Encode(m, w)

@@ -14,11 +14,12 @@ type jsonDecoder struct {
 	i      int
 	binary bool // strings starting with NUL are Base64 binaries
 	err    error
+	stack  []any // elements of the lists being read, copied out at the end
 }
 
 // decodeJSONMessage parses one JSON message array.
 func decodeJSONMessage(b []byte) ([]any, error) {
-	d := jsonDecoder{b: b, binary: true}
+	d := jsonDecoder{b: b, binary: true, stack: make([]any, 0, 16)}
 	d.space()
 	if d.i >= len(b) || b[d.i] != '[' {
 		return nil, decodeError("json", "message is not an array")
@@ -111,19 +112,30 @@ func (d *jsonDecoder) list(depth int) any {
 		return nil
 	}
 	d.i++ // '['
-	l := []any{}
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == ']' {
 		d.i++
-		return l
+		return []any{}
 	}
+	base := len(d.stack)
 	for d.err == nil {
 		d.space()
-		l = append(l, d.value(depth+1))
+		v := d.value(depth + 1)
+		d.stack = append(d.stack, v)
 		if !d.more(']') {
 			break
 		}
 	}
+	return popList(&d.stack, base)
+}
+
+// popList copies the elements above base off the stack into a new list,
+// one allocation of the exact size.
+func popList(stack *[]any, base int) []any {
+	l := make([]any, len(*stack)-base)
+	copy(l, (*stack)[base:])
+	clear((*stack)[base:])
+	*stack = (*stack)[:base]
 	return l
 }
 

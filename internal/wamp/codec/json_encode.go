@@ -98,3 +98,5 @@ func appendEscape(b []byte, c byte) []byte {
 	}
 	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 }
+
+func (s *jsonSink) reset() { s.b, s.e = s.b[:0], nil }

@@ -70,13 +70,13 @@ func (s *msgpackSink) bin(v []byte) {
 	s.b = append(s.b, v...)
 }
 
-func (s *msgpackSink) beginList(n int) { s.length(n, 0x90, 15, 0, 0xdc, 0xdd) }
-func (s *msgpackSink) beginDict(n int) { s.length(n, 0x80, 15, 0, 0xde, 0xdf) }
-func (s *msgpackSink) sep(int)         {}
-func (s *msgpackSink) endList()        {}
-func (s *msgpackSink) endDict()        {}
+func (s *msgpackSink) beginList(n int)     { s.length(n, 0x90, 15, 0, 0xdc, 0xdd) }
+func (s *msgpackSink) beginDict(n int)     { s.length(n, 0x80, 15, 0, 0xde, 0xdf) }
+func (s *msgpackSink) sep(int)             {}
+func (s *msgpackSink) endList()            {}
+func (s *msgpackSink) endDict()            {}
 func (s *msgpackSink) key(_ int, k string) { s.str(k) }
-func (s *msgpackSink) bytes() []byte   { return s.b }
+func (s *msgpackSink) bytes() []byte       { return s.b }
 
 // length writes a header: fixed (if fixMax > 0 and n <= fixMax), then the
 // 8-bit form (if c8 != 0), 16-bit and 32-bit forms.
@@ -94,3 +94,5 @@ func (s *msgpackSink) length(n int, fix byte, fixMax int, c8, c16, c32 byte) {
 		s.setErr(errTooLong)
 	}
 }
+
+func (s *msgpackSink) reset() { s.b, s.e = s.b[:0], nil }

@@ -15,11 +15,12 @@ type ubjsonDecoder struct {
 	// budget bounds the elements of typed null/true/false arrays, which
 	// take no input bytes each: at most one per byte of input in all.
 	budget int
+	stack  []any // elements of the open arrays being read
 }
 
 // decodeUBJSONMessage parses one UBJSON message array.
 func decodeUBJSONMessage(b []byte) ([]any, error) {
-	d := &ubjsonDecoder{reader: reader{name: "ubjson", b: b}, budget: len(b)}
+	d := &ubjsonDecoder{reader: reader{name: "ubjson", b: b}, budget: len(b), stack: make([]any, 0, 16)}
 	if len(b) == 0 || b[0] != '[' {
 		return nil, decodeError("ubjson", "message is not an array")
 	}
@@ -172,13 +173,14 @@ func (d *ubjsonDecoder) marker(typ byte) byte {
 }
 
 func (d *ubjsonDecoder) openArray(depth int) any {
-	l := []any{}
+	base := len(d.stack)
 	for d.err == nil {
 		m := d.byte()
 		if m == ']' {
-			return l
+			return popList(&d.stack, base)
 		}
-		l = append(l, d.value(m, depth+1))
+		v := d.value(m, depth+1)
+		d.stack = append(d.stack, v)
 	}
 	return nil
 }

@@ -86,3 +86,5 @@ func (s *ubjsonSink) beginDict(int) { s.b = append(s.b, '{') }
 func (s *ubjsonSink) endDict()      { s.b = append(s.b, '}') }
 func (s *ubjsonSink) sep(int)       {}
 func (s *ubjsonSink) bytes() []byte { return s.b }
+
+func (s *ubjsonSink) reset() { s.b, s.e = s.b[:0], nil }

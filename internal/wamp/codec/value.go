@@ -30,6 +30,7 @@ type sink interface {
 	setErr(err error) // keeps the first error
 	err() error
 	bytes() []byte
+	reset() // empties the buffer and forgets the error, for reuse
 }
 
 // errState is the error half of a sink.
@@ -64,8 +65,8 @@ func (w *msgWriter) next() {
 	w.i++
 }
 
-func (w *msgWriter) Uint(v uint64)   { w.next(); w.s.uint(v) }
-func (w *msgWriter) String(s string) { w.next(); writeString(w.s, s) }
+func (w *msgWriter) Uint(v uint64)    { w.next(); w.s.uint(v) }
+func (w *msgWriter) String(s string)  { w.next(); writeString(w.s, s) }
 func (w *msgWriter) Dict(d wamp.Dict) { w.next(); writeDict(w.s, d, 2) }
 func (w *msgWriter) List(l wamp.List) { w.next(); writeList(w.s, l, 2) }
 

@@ -1,0 +1,78 @@
+package codec
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+func benchMessages() []wamp.Message {
+	return []wamp.Message{
+		&wamp.Event{Subscription: 5512315355, Publication: 4429313566, Details: wamp.Dict{"topic": "com.example.topic"},
+			Args: wamp.List{int64(1), "hello", 3.5}, Kwargs: wamp.Dict{"a": int64(1)}},
+		&wamp.Call{Request: 7814135, Options: wamp.Dict{}, Procedure: "com.example.add",
+			Args: wamp.List{int64(1), "hello", 3.5}, Kwargs: wamp.Dict{"a": int64(1)}},
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	for _, c := range allCodecs {
+		for _, m := range benchMessages() {
+			b.Run(c.Name()+"/"+m.Type().String(), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := c.Encode(m); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	for _, c := range allCodecs {
+		for _, m := range benchMessages() {
+			enc, err := c.Encode(m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(c.Name()+"/"+m.Type().String(), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(enc)))
+				for b.Loop() {
+					if _, err := c.Decode(enc); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkStdlibJSON is the baseline for the JSON codec: encoding/json
+// marshalling the same message array and unmarshalling it into []any.
+func BenchmarkStdlibJSON(b *testing.B) {
+	m := []any{36, 5512315355, 4429313566, map[string]any{"topic": "com.example.topic"},
+		[]any{1, "hello", 3.5}, map[string]any{"a": 1}}
+	enc, _ := json.Marshal(m)
+	b.Run("Encode/EVENT", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Decode/EVENT", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(enc)))
+		for b.Loop() {
+			var v []any
+			if err := json.Unmarshal(enc, &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
