@@ -1,0 +1,94 @@
+package router
+
+import (
+	"sync"
+
+	"github.com/junction-wamp/junction/internal/uriindex"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// broker routes events on one realm. Subscriptions are shared: every
+// session subscribed to the same topic with the same match policy is a
+// subscriber of one subscription with one ID.
+type broker struct {
+	realm *realm
+
+	// mu guards the fields below and every session's subs. It is
+	// read-locked on the publish hot path, which sends while holding it
+	// (Peer.Send never blocks and takes no router lock); it is
+	// write-locked to change subscriptions. After realm.mu in the order.
+	mu       sync.RWMutex
+	index    uriindex.Index[*subscription]
+	byID     map[wamp.ID]*subscription
+	retained map[wamp.URI]*outEvent
+}
+
+// subscription is a topic pattern and its subscribers; broker.mu guards it.
+type subscription struct {
+	id          wamp.ID
+	topic       wamp.URI
+	match       uriindex.Match
+	subscribers []*session
+}
+
+func newBroker(rm *realm) *broker {
+	return &broker{
+		realm:    rm,
+		byID:     make(map[wamp.ID]*subscription),
+		retained: make(map[wamp.URI]*outEvent),
+	}
+}
+
+func (sub *subscription) info() subInfo {
+	return subInfo{ID: sub.id, Topic: sub.topic, Match: sub.match.String()}
+}
+
+// count returns the number of subscriptions.
+func (b *broker) count() int {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return len(b.byID)
+}
+
+// drop removes s from sub, and sub from the index once it has no
+// subscriber left (then it returns true). b.mu must be held for writing.
+func (b *broker) drop(sub *subscription, s *session) (deleted bool) {
+	delete(s.subs, sub.id)
+	for i, r := range sub.subscribers {
+		if r == s {
+			last := len(sub.subscribers) - 1
+			sub.subscribers[i] = sub.subscribers[last]
+			sub.subscribers[last] = nil
+			sub.subscribers = sub.subscribers[:last]
+			break
+		}
+	}
+	if len(sub.subscribers) > 0 {
+		return false
+	}
+	b.index.Delete(string(sub.topic), sub.match)
+	delete(b.byID, sub.id)
+	return true
+}
+
+// removeSession unsubscribes s from everything, then tells the hooks.
+// Runs on s's goroutine when it leaves.
+func (b *broker) removeSession(s *session) {
+	type gone struct {
+		sub     subInfo
+		deleted bool
+	}
+	b.mu.Lock()
+	all := make([]gone, 0, len(s.subs))
+	for _, sub := range s.subs {
+		all = append(all, gone{sub.info(), b.drop(sub, s)})
+	}
+	s.subs = nil
+	b.mu.Unlock()
+	for _, g := range all {
+		b.realm.hooks.Unsubscribed(s.id, g.sub)
+		if g.deleted {
+			b.realm.hooks.SubscriptionDeleted(s.id, g.sub)
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package router
+
+import (
+	"maps"
+
+	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/uriindex"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// handlePublish publishes an event. As in Crossbar, PUBLISHED and any
+// ERROR are sent only when the publisher asked for acknowledge.
+func (s *session) handlePublish(m *wamp.Publish) error {
+	ack, _ := optBool(m.Options, wamp.OptAcknowledge, false)
+	pub, err := s.realm.broker.publish(s, m.Topic, m.Options, m.Args, m.Kwargs)
+	if !ack {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.send(&wamp.Published{Request: m.Request, Publication: pub})
+	return nil
+}
+
+// publish checks and sends an event to every subscriber of every
+// subscription matching topic. pub is nil for an event of the router itself
+// (the meta API); clients may not publish to wamp.* topics. It returns the
+// publication ID.
+func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, args wamp.List, kwargs wamp.Dict) (wamp.ID, error) {
+	e, err := b.prepare(pub, topic, opts)
+	if err != nil {
+		return 0, err
+	}
+	e.args, e.kwargs = args, kwargs
+	if retain, _ := optBool(opts, wamp.OptRetain, false); retain {
+		b.retain(e)
+	}
+	b.mu.RLock()
+	b.index.Match(string(topic), e.deliver)
+	b.mu.RUnlock()
+	return e.publication, nil
+}
+
+// prepare validates and authorizes a publication and reads its options.
+func (b *broker) prepare(pub *session, topic wamp.URI, opts wamp.Dict) (*outEvent, error) {
+	rm := b.realm
+	if !rm.validURI(topic, wamp.MatchExact) || pub != nil && restricted(topic) {
+		return nil, wamp.Errorf(wamp.ErrInvalidURI, "invalid topic %q", topic)
+	}
+	disclose := false
+	if pub != nil {
+		perm := rm.authz.Authorize(&pub.ident, auth.ActionPublish, topic)
+		if !perm.Allow {
+			return nil, wamp.Errorf(wamp.ErrNotAuthorized, "session is not authorized to publish to %q", topic)
+		}
+		me, err := optBool(opts, wamp.OptDiscloseMe, false)
+		if err != nil {
+			return nil, err
+		}
+		disclose = me || perm.Disclose
+	}
+	e := &outEvent{topic: topic, publication: wamp.GlobalID(), details: publisherDetails(pub, disclose)}
+	if err := e.filter.parse(pub, opts); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// outEvent is one publication on its way to the subscribers. It is read
+// only once built, so that retained events can keep it.
+type outEvent struct {
+	topic       wamp.URI
+	publication wamp.ID
+	details     wamp.Dict // for exact subscriptions; never modified
+	args        wamp.List
+	kwargs      wamp.Dict
+	filter      pubFilter
+}
+
+// deliver sends the event to the subscribers of sub that the filter
+// allows: one EVENT, shared, so that each serializer encodes it once.
+// broker.mu must be held (read).
+func (e *outEvent) deliver(_ string, _ uriindex.Match, sub *subscription) bool {
+	var msg wamp.Message
+	for _, r := range sub.subscribers {
+		if !e.filter.allows(r) {
+			continue
+		}
+		if msg == nil {
+			msg = wamp.NewShared(e.event(sub.id, sub.match, false))
+		}
+		r.send(msg)
+	}
+	return true
+}
+
+// event builds the EVENT for a subscription; pattern subscriptions get the
+// topic, retained events retained: true.
+func (e *outEvent) event(sub wamp.ID, m uriindex.Match, retained bool) *wamp.Event {
+	d := e.details
+	if m != uriindex.Exact || retained {
+		d = maps.Clone(d)
+		if d == nil {
+			d = wamp.Dict{}
+		}
+		if m != uriindex.Exact {
+			d[wamp.OptTopic] = string(e.topic)
+		}
+		if retained {
+			d[wamp.OptRetained] = true
+		}
+	}
+	return &wamp.Event{Subscription: sub, Publication: e.publication, Details: d, Args: e.args, Kwargs: e.kwargs}
+}
+
+// publisherDetails are the EVENT details that disclose the publisher.
+func publisherDetails(pub *session, disclose bool) wamp.Dict {
+	if pub == nil || !disclose {
+		return wamp.Dict{}
+	}
+	return wamp.Dict{
+		wamp.OptPublisher:         uint64(pub.id),
+		wamp.OptPublisherAuthID:   pub.ident.AuthID,
+		wamp.OptPublisherAuthRole: pub.ident.AuthRole,
+	}
+}
+
+// publishInternal publishes an event of the router itself (meta events),
+// to every subscriber; opts may carry exclude/eligible lists. It must be
+// called with no lock held.
+func (rm *realm) publishInternal(topic wamp.URI, opts wamp.Dict, args wamp.List, kwargs wamp.Dict) {
+	if _, err := rm.broker.publish(nil, topic, opts, args, kwargs); err != nil {
+		rm.router.log.Warn("internal publish failed", "realm", string(rm.name), "topic", string(topic), "err", err)
+	}
+}

@@ -1,0 +1,65 @@
+package router
+
+import (
+	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/uriindex"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// handleSubscribe subscribes s to a topic pattern, answers SUBSCRIBED and,
+// with get_retained, sends the retained events the pattern matches.
+func (s *session) handleSubscribe(m *wamp.Subscribe) error {
+	rm := s.realm
+	match, err := optMatch(m.Options)
+	if err != nil {
+		return err
+	}
+	getRetained, err := optBool(m.Options, wamp.OptGetRetained, false)
+	if err != nil {
+		return err
+	}
+	if !rm.validURI(m.Topic, match) {
+		return wamp.Errorf(wamp.ErrInvalidURI, "invalid topic %q", m.Topic)
+	}
+	if !rm.authz.Authorize(&s.ident, auth.ActionSubscribe, m.Topic).Allow {
+		return wamp.Errorf(wamp.ErrNotAuthorized, "session is not authorized to subscribe to %q", m.Topic)
+	}
+	um, _ := uriindex.ParseMatch(match)
+	sub, created, added := rm.broker.subscribe(s, m.Request, m.Topic, um)
+	if created {
+		rm.hooks.SubscriptionCreated(s.id, sub)
+	}
+	if added {
+		rm.hooks.Subscribed(s.id, sub)
+	}
+	if getRetained {
+		rm.broker.sendRetained(s, sub)
+	}
+	return nil
+}
+
+// subscribe adds s to the subscription of (topic, match), creating it if
+// needed, and sends SUBSCRIBED while holding the lock, so that no EVENT of
+// the subscription reaches the client before it. added is false when s
+// was already a subscriber.
+func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.Match) (info subInfo, created, added bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	sub, ok := b.index.Get(string(topic), m)
+	if !ok {
+		sub = &subscription{id: b.realm.router.subIDs.Next(), topic: topic, match: m}
+		b.index.Set(string(topic), m, sub)
+		b.byID[sub.id] = sub
+		created = true
+	}
+	if s.subs[sub.id] == nil {
+		if s.subs == nil {
+			s.subs = make(map[wamp.ID]*subscription)
+		}
+		s.subs[sub.id] = sub
+		sub.subscribers = append(sub.subscribers, s)
+		added = true
+	}
+	s.send(&wamp.Subscribed{Request: req, Subscription: sub.id})
+	return sub.info(), created, added
+}

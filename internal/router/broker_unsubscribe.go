@@ -1,0 +1,30 @@
+package router
+
+import "github.com/junction-wamp/junction/internal/wamp"
+
+// handleUnsubscribe removes s from one of its subscriptions.
+func (s *session) handleUnsubscribe(m *wamp.Unsubscribe) error {
+	rm := s.realm
+	info, deleted, ok := rm.broker.unsubscribe(s, m.Subscription)
+	if !ok {
+		return wamp.Errorf(wamp.ErrNoSuchSubscription, "no subscription %d", m.Subscription)
+	}
+	s.send(&wamp.Unsubscribed{Request: m.Request})
+	rm.hooks.Unsubscribed(s.id, info)
+	if deleted {
+		rm.hooks.SubscriptionDeleted(s.id, info)
+	}
+	return nil
+}
+
+// unsubscribe removes s from subscription id; ok is false if s is not a
+// subscriber of it.
+func (b *broker) unsubscribe(s *session, id wamp.ID) (info subInfo, deleted, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	sub := s.subs[id]
+	if sub == nil {
+		return subInfo{}, false, false
+	}
+	return sub.info(), b.drop(sub, s), true
+}

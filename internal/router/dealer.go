@@ -1,0 +1,133 @@
+package router
+
+import (
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/uriindex"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// dealer routes calls on one realm.
+//
+// mu guards the dealer and every session's dealer state (regs, calls, invs)
+// and every registration and call. No I/O and no call back into the
+// router happen while it is held: functions that take it return what to
+// send (outbox), and the caller sends after unlocking. Timers are started
+// and stopped under it (time.AfterFunc does no I/O).
+type dealer struct {
+	realm *realm
+
+	mu    sync.Mutex // after realm.mu in the order; a leaf otherwise
+	index uriindex.Index[*registration]
+	byID  map[wamp.ID]*registration
+}
+
+// registration is a procedure pattern and its callees, in registration
+// order; dealer.mu guards it.
+type registration struct {
+	id        wamp.ID
+	procedure wamp.URI
+	match     uriindex.Match
+	policy    string
+	callees   []callee
+	next      int // round robin position
+}
+
+// callee is one registrant. announced is closed once REGISTERED was sent
+// to it: a caller waits for it (outside the lock) before sending an
+// INVOCATION, so that no INVOCATION overtakes REGISTERED. The wait is
+// short: the callee's goroutine closes it right after its Send, which does
+// not block.
+type callee struct {
+	s         *session
+	announced chan struct{}
+}
+
+// call is a CALL in flight; dealer.mu guards it.
+type call struct {
+	caller     *session
+	request    wamp.ID // the caller's CALL request ID
+	callee     *session
+	invocation wamp.ID // the INVOCATION request ID, callee scope
+	progress   bool    // the caller asked for progressive results
+	killing    bool    // INTERRUPT (mode kill) was sent
+	timer      *time.Timer
+}
+
+// outbox collects messages to send once dealer.mu is released.
+type outbox []envelope
+
+type envelope struct {
+	to  *session
+	msg wamp.Message
+}
+
+func (o *outbox) add(to *session, m wamp.Message) { *o = append(*o, envelope{to, m}) }
+
+// flush sends everything; no lock may be held.
+func (o outbox) flush() {
+	for _, e := range o {
+		e.to.send(e.msg)
+	}
+}
+
+func newDealer(rm *realm) *dealer {
+	return &dealer{realm: rm, byID: make(map[wamp.ID]*registration)}
+}
+
+func (r *registration) info() regInfo {
+	return regInfo{ID: r.id, Procedure: r.procedure, Match: r.match.String(), Invoke: r.policy}
+}
+
+// count returns the number of registrations.
+func (d *dealer) count() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.byID)
+}
+
+// pick chooses a callee by the registration's policy. A registration
+// always has at least one. dealer.mu must be held.
+func (r *registration) pick() callee {
+	n := len(r.callees)
+	switch r.policy {
+	case wamp.InvokeLast:
+		return r.callees[n-1]
+	case wamp.InvokeRoundRobin:
+		k := r.next % n
+		r.next = (k + 1) % n
+		return r.callees[k]
+	case wamp.InvokeRandom:
+		return r.callees[rand.IntN(n)]
+	}
+	return r.callees[0]
+}
+
+// forget removes c from its caller's and callee's state and stops its
+// timer. dealer.mu must be held.
+func (d *dealer) forget(c *call) {
+	delete(c.caller.calls, c.request)
+	delete(c.callee.invs, c.invocation)
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+}
+
+// pending reports whether c is still in flight. dealer.mu must be held.
+func (c *call) pending() bool { return c.caller.calls[c.request] == c }
+
+// interrupt is the INTERRUPT for c's invocation.
+func (c *call) interrupt(mode string, reason wamp.URI) *wamp.Interrupt {
+	return &wamp.Interrupt{Request: c.invocation, Options: wamp.Dict{wamp.OptMode: mode, wamp.OptReason: string(reason)}}
+}
+
+// callError is the ERROR answering c's CALL.
+func (c *call) callError(uri wamp.URI, msg string) *wamp.Error {
+	return wamp.ErrorFor(wamp.TypeCall, c.request, wamp.Errorf(uri, "%s", msg))
+}
+
+// restricted reports whether uri is reserved for the router (wamp.*).
+func restricted(uri wamp.URI) bool { return strings.HasPrefix(string(uri), "wamp.") }

@@ -1,0 +1,122 @@
+package router
+
+import (
+	"time"
+
+	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/uriindex"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// callOptions are the CALL options the dealer acts on.
+type callOptions struct {
+	timeout  time.Duration // 0: none
+	progress bool          // receive_progress
+	disclose bool          // disclose_me, or the role's permission
+}
+
+// handleCall routes a call to the best-matching registration's callee, or
+// to a router-internal procedure.
+func (s *session) handleCall(m *wamp.Call) error {
+	rm := s.realm
+	if !rm.validURI(m.Procedure, wamp.MatchExact) {
+		return wamp.Errorf(wamp.ErrInvalidURI, "invalid procedure %q", m.Procedure)
+	}
+	perm := rm.authz.Authorize(&s.ident, auth.ActionCall, m.Procedure)
+	if !perm.Allow {
+		return wamp.Errorf(wamp.ErrNotAuthorized, "session is not authorized to call %q", m.Procedure)
+	}
+	if fn := rm.internal(m.Procedure); fn != nil {
+		return s.callInternal(fn, m)
+	}
+	opts, err := parseCallOptions(m.Options, perm)
+	if err != nil {
+		return err
+	}
+	c, inv, announced, err := rm.dealer.call(s, m, opts)
+	if err != nil {
+		return err
+	}
+	<-announced
+	c.callee.send(inv)
+	if opts.timeout > 0 {
+		rm.dealer.startTimer(c, opts.timeout)
+	}
+	return nil
+}
+
+func parseCallOptions(o wamp.Dict, perm auth.Permission) (callOptions, error) {
+	var opts callOptions
+	ms, err := optInt(o, wamp.OptTimeout)
+	if err != nil {
+		return opts, err
+	}
+	if ms > 0 {
+		opts.timeout = time.Duration(min(ms, int64(time.Duration(1<<62)/time.Millisecond))) * time.Millisecond
+	}
+	if opts.progress, err = optBool(o, wamp.OptReceiveProgress, false); err != nil {
+		return opts, err
+	}
+	me, err := optBool(o, wamp.OptDiscloseMe, false)
+	opts.disclose = me || perm.Disclose
+	return opts, err
+}
+
+// call records a call in flight and returns the INVOCATION for its callee,
+// to send once announced is closed.
+func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.Invocation, chan struct{}, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s.calls[m.Request] != nil {
+		return nil, nil, nil, violation("CALL request ID %d is already in flight", m.Request)
+	}
+	_, _, reg, ok := d.index.Best(string(m.Procedure))
+	if !ok {
+		return nil, nil, nil, wamp.Errorf(wamp.ErrNoSuchProcedure, "no callee registered for procedure %q", m.Procedure)
+	}
+	picked := reg.pick()
+	to := picked.s
+	c := &call{caller: s, request: m.Request, callee: to, invocation: to.invIDs.Next(), progress: opts.progress}
+	if s.calls == nil {
+		s.calls = make(map[wamp.ID]*call)
+	}
+	if to.invs == nil {
+		to.invs = make(map[wamp.ID]*call)
+	}
+	s.calls[c.request], to.invs[c.invocation] = c, c
+	inv := &wamp.Invocation{Request: c.invocation, Registration: reg.id,
+		Details: invocationDetails(s, m.Procedure, reg.match, opts), Args: m.Args, Kwargs: m.Kwargs}
+	return c, inv, picked.announced, nil
+}
+
+// invocationDetails are INVOCATION.Details: the procedure for pattern
+// registrations, receive_progress, the timeout, and the caller if
+// disclosed.
+func invocationDetails(caller *session, proc wamp.URI, m uriindex.Match, opts callOptions) wamp.Dict {
+	d := wamp.Dict{}
+	if m != uriindex.Exact {
+		d[wamp.OptProcedure] = string(proc)
+	}
+	if opts.progress {
+		d[wamp.OptReceiveProgress] = true
+	}
+	if opts.timeout > 0 {
+		d[wamp.OptTimeout] = uint64(opts.timeout / time.Millisecond)
+	}
+	if opts.disclose {
+		d[wamp.OptCaller] = uint64(caller.id)
+		d[wamp.OptCallerAuthID] = caller.ident.AuthID
+		d[wamp.OptCallerAuthRole] = caller.ident.AuthRole
+	}
+	return d
+}
+
+// callInternal serves a call to a router-internal procedure.
+func (s *session) callInternal(fn internalProc, m *wamp.Call) error {
+	args, kwargs, err := fn(s, m)
+	if err != nil {
+		return err
+	}
+	s.send(&wamp.Result{Request: m.Request, Details: wamp.Dict{}, Args: args, Kwargs: kwargs})
+	return nil
+}

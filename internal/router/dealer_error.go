@@ -1,0 +1,33 @@
+package router
+
+import "github.com/junction-wamp/junction/internal/wamp"
+
+// handleError passes a callee's ERROR for an INVOCATION to the caller with
+// the same URI, arguments and details. ERROR for anything but INVOCATION is
+// a protocol violation; for an unknown invocation it is ignored.
+func (s *session) handleError(m *wamp.Error) error {
+	if m.RequestType != wamp.TypeInvocation {
+		return violation("ERROR for a %s request", m.RequestType)
+	}
+	caller, e := s.realm.dealer.calleeError(s, m)
+	if caller != nil {
+		caller.send(e)
+	}
+	return nil
+}
+
+func (d *dealer) calleeError(s *session, m *wamp.Error) (*session, *wamp.Error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	c := s.invs[m.Request]
+	if c == nil {
+		return nil, nil
+	}
+	d.forget(c)
+	details := m.Details
+	if details == nil {
+		details = wamp.Dict{}
+	}
+	return c.caller, &wamp.Error{RequestType: wamp.TypeCall, Request: c.request, Details: details,
+		Error: m.Error, Args: m.Args, Kwargs: m.Kwargs}
+}

@@ -1,0 +1,70 @@
+package router
+
+import (
+	"slices"
+
+	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/uriindex"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+var invokePolicies = []string{wamp.InvokeSingle, wamp.InvokeRoundRobin, wamp.InvokeRandom, wamp.InvokeFirst, wamp.InvokeLast}
+
+// handleRegister makes s a callee of a procedure pattern.
+func (s *session) handleRegister(m *wamp.Register) error {
+	rm := s.realm
+	match, err := optMatch(m.Options)
+	if err != nil {
+		return err
+	}
+	policy, err := optString(m.Options, wamp.OptInvoke, wamp.InvokeSingle)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(invokePolicies, policy) {
+		return wamp.Errorf(wamp.ErrInvalidArgument, "unknown invocation policy %q", policy)
+	}
+	if !rm.validURI(m.Procedure, match) || restricted(m.Procedure) {
+		return wamp.Errorf(wamp.ErrInvalidURI, "invalid procedure %q", m.Procedure)
+	}
+	if !rm.authz.Authorize(&s.ident, auth.ActionRegister, m.Procedure).Allow {
+		return wamp.Errorf(wamp.ErrNotAuthorized, "session is not authorized to register %q", m.Procedure)
+	}
+	um, _ := uriindex.ParseMatch(match)
+	info, announced, created, err := rm.dealer.register(s, m.Procedure, um, policy)
+	if err != nil {
+		return err
+	}
+	s.send(&wamp.Registered{Request: m.Request, Registration: info.ID})
+	close(announced)
+	if created {
+		rm.hooks.RegistrationCreated(s.id, info)
+	}
+	rm.hooks.Registered(s.id, info)
+	return nil
+}
+
+// register adds s as a callee of (procedure, match). The caller sends
+// REGISTERED, then closes announced.
+func (d *dealer) register(s *session, procedure wamp.URI, m uriindex.Match, policy string) (info regInfo, announced chan struct{}, created bool, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	reg, ok := d.index.Get(string(procedure), m)
+	created = !ok
+	if ok {
+		if policy == wamp.InvokeSingle || reg.policy != policy || s.regs[reg.id] != nil {
+			return info, nil, false, wamp.Errorf(wamp.ErrProcedureAlreadyExists, "procedure %q is already registered", procedure)
+		}
+	} else {
+		reg = &registration{id: d.realm.router.regIDs.Next(), procedure: procedure, match: m, policy: policy}
+		d.index.Set(string(procedure), m, reg)
+		d.byID[reg.id] = reg
+	}
+	announced = make(chan struct{})
+	reg.callees = append(reg.callees, callee{s: s, announced: announced})
+	if s.regs == nil {
+		s.regs = make(map[wamp.ID]*registration)
+	}
+	s.regs[reg.id] = reg
+	return reg.info(), announced, created, nil
+}

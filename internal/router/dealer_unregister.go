@@ -1,0 +1,54 @@
+package router
+
+import (
+	"slices"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// handleUnregister removes s as a callee of one of its registrations. Its
+// invocations in flight go on: their YIELDs still reach the callers.
+func (s *session) handleUnregister(m *wamp.Unregister) error {
+	rm := s.realm
+	info, deleted, ok := rm.dealer.unregister(s, m.Registration)
+	if !ok {
+		return wamp.Errorf(wamp.ErrNoSuchRegistration, "no registration %d", m.Registration)
+	}
+	s.send(&wamp.Unregistered{Request: m.Request})
+	rm.hooks.Unregistered(s.id, info)
+	if deleted {
+		rm.hooks.RegistrationDeleted(s.id, info)
+	}
+	return nil
+}
+
+func (d *dealer) unregister(s *session, id wamp.ID) (info regInfo, deleted, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	reg := s.regs[id]
+	if reg == nil {
+		return regInfo{}, false, false
+	}
+	return reg.info(), d.drop(reg, s), true
+}
+
+// drop removes s from reg's callees, and reg from the index once it has no
+// callee left (then it returns true). dealer.mu must be held.
+func (d *dealer) drop(reg *registration, s *session) (deleted bool) {
+	delete(s.regs, reg.id)
+	for i, c := range reg.callees {
+		if c.s == s {
+			reg.callees = slices.Delete(reg.callees, i, i+1)
+			break
+		}
+	}
+	if reg.next >= len(reg.callees) {
+		reg.next = 0
+	}
+	if len(reg.callees) > 0 {
+		return false
+	}
+	d.index.Delete(string(reg.procedure), reg.match)
+	delete(d.byID, reg.id)
+	return true
+}

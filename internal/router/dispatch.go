@@ -1,0 +1,98 @@
+package router
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// protocolError is a message the client must not send in this state; the
+// session ends with ABORT wamp.error.protocol_violation.
+type protocolError struct{ msg string }
+
+func (e *protocolError) Error() string { return "router: protocol violation: " + e.msg }
+
+func violation(format string, a ...any) error {
+	return &protocolError{msg: fmt.Sprintf(format, a...)}
+}
+
+// dispatch hands m to its handler and maps the handler's error to the wire:
+// a *wamp.RequestError becomes ERROR for the request, a protocolError ends
+// the session. It returns false when the session is over.
+func (s *session) dispatch(m wamp.Message) bool {
+	var err error
+	switch m := m.(type) {
+	case *wamp.Publish:
+		err = s.handlePublish(m)
+	case *wamp.Subscribe:
+		err = s.handleSubscribe(m)
+	case *wamp.Unsubscribe:
+		err = s.handleUnsubscribe(m)
+	case *wamp.Call:
+		err = s.handleCall(m)
+	case *wamp.Cancel:
+		err = s.handleCancel(m)
+	case *wamp.Register:
+		err = s.handleRegister(m)
+	case *wamp.Unregister:
+		err = s.handleUnregister(m)
+	case *wamp.Yield:
+		err = s.handleYield(m)
+	case *wamp.Error:
+		err = s.handleError(m)
+	case *wamp.Goodbye:
+		s.handleGoodbye(m)
+		return false
+	case *wamp.Abort:
+		return false
+	case nil:
+		err = violation("no message")
+	default:
+		err = violation("unexpected %s message", m.Type())
+	}
+	return s.reply(m, err)
+}
+
+// reply sends the ERROR for a failed request, or aborts on a protocol
+// violation. It returns false when the session is over.
+func (s *session) reply(m wamp.Message, err error) bool {
+	if err == nil {
+		return true
+	}
+	var pe *protocolError
+	if errors.As(err, &pe) {
+		s.abort(wamp.ErrProtocolViolation, "%s", pe.msg)
+		return false
+	}
+	var re *wamp.RequestError
+	if !errors.As(err, &re) {
+		re = wamp.Errorf(wamp.ErrRuntimeError, "%v", err)
+	}
+	s.send(wamp.ErrorFor(m.Type(), requestID(m), re))
+	return true
+}
+
+// requestID is the request ID of a client request.
+func requestID(m wamp.Message) wamp.ID {
+	switch m := m.(type) {
+	case *wamp.Publish:
+		return m.Request
+	case *wamp.Subscribe:
+		return m.Request
+	case *wamp.Unsubscribe:
+		return m.Request
+	case *wamp.Call:
+		return m.Request
+	case *wamp.Register:
+		return m.Request
+	case *wamp.Unregister:
+		return m.Request
+	}
+	return 0
+}
+
+// handleGoodbye answers the client's GOODBYE; the session then ends.
+func (s *session) handleGoodbye(*wamp.Goodbye) {
+	s.kill(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrGoodbyeAndOut})
+}

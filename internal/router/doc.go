@@ -1,0 +1,12 @@
+// Package router is the WAMP v2 router: realms, the session lifecycle
+// (HELLO, authentication, WELCOME, GOODBYE, ABORT), authorization, and the
+// broker and dealer of the Advanced Profile.
+//
+// Every session runs on the goroutine that calls Attach: it reads one
+// message at a time and handles it there (handlePublish, handleCall, ...).
+// Sends never block (wamp.Peer.Send queues or closes a slow consumer), so
+// no session can hold up another. LOCKS.md lists the locks and their order.
+//
+// The package imports only wamp, uriindex and auth; transports reach it
+// through their own one-method Attacher interface, satisfied by Gate.
+package router

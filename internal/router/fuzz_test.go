@@ -1,0 +1,58 @@
+package router
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// FuzzSession feeds a joined session arbitrary messages (a JSON list of
+// WAMP message arrays, decoded by wamp.Decode) next to a callee and a
+// subscriber: whatever comes, the router must not panic or hang, and the
+// other sessions must keep working.
+func FuzzSession(f *testing.F) {
+	seeds := []string{
+		`[[16,1,{"acknowledge":true,"exclude":[1,"x"]},"com.t",[1]]]`,
+		`[[48,1,{"timeout":-5,"receive_progress":true},"com.p.x",[1],{"a":1}],[49,1,{"mode":"skip"}]]`,
+		`[[64,1,{"match":"wildcard","invoke":"roundrobin"},"com..x"],[66,2,1]]`,
+		`[[32,1,{"match":"prefix","get_retained":true},"com"],[34,2,99]]`,
+		`[[70,1,{"progress":true}],[8,68,1,{},"x.y"],[8,48,1,{},"x.y"]]`,
+		`[[1,"realm1",{}],[2,1,{}],[36,1,1,{}]]`,
+		`[[6,{},"wamp.close.normal"]]`,
+		`[[16,1,{"retain":true,"eligible_authrole":["anonymous"]},"com.t"]]`,
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		var raw [][]any
+		if json.Unmarshal([]byte(data), &raw) != nil {
+			return
+		}
+		r := newTestRouter(t)
+		defer r.Close()
+		callee := join(t, r.Gate(), "realm1", nil)
+		callee.register("com.p", wamp.Dict{"match": "prefix"})
+		sub := join(t, r.Gate(), "realm1", nil)
+		sub.subscribe("com.t", nil)
+		c := join(t, r.Gate(), "realm1", nil)
+		for _, l := range raw {
+			m, err := wamp.Decode(l)
+			if err != nil {
+				c.send(err)
+				continue
+			}
+			c.send(m)
+		}
+		c.send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal})
+		c.waitDone()
+		other := join(t, r.Gate(), "realm1", nil)
+		other.publish("com.t", nil, "still")
+		for {
+			if ev, ok := sub.recv().(*wamp.Event); ok && len(ev.Args) == 1 && ev.Args[0] == "still" {
+				break
+			}
+		}
+	})
+}

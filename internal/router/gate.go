@@ -1,0 +1,76 @@
+package router
+
+import (
+	"fmt"
+
+	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// Gate is a transport's entry into the router, with the authenticators that
+// transport accepts. It satisfies the transports' Attacher interface.
+type Gate struct {
+	r     *Router
+	auths []auth.Authenticator
+}
+
+// Gate and Router satisfy the transports' Attacher interface.
+var (
+	_ interface{ Attach(wamp.Peer) } = (*Gate)(nil)
+	_ interface{ Attach(wamp.Peer) } = (*Router)(nil)
+)
+
+// Gate returns an entry that authenticates with auths, tried in the order of
+// the client's HELLO authmethods. With none, every session is anonymous with
+// role "anonymous".
+func (r *Router) Gate(auths ...auth.Authenticator) *Gate {
+	if len(auths) == 0 {
+		auths = []auth.Authenticator{anonymous{}}
+	}
+	return &Gate{r: r, auths: auths}
+}
+
+// Attach runs a session over p on the calling goroutine: handshake, then
+// messages until GOODBYE, ABORT, an error or Router.Close. It closes p and
+// cleans the session up before it returns.
+func (g *Gate) Attach(p wamp.Peer) {
+	s := newSession(g, p)
+	if !g.r.track(s) {
+		s.abort(wamp.ErrSystemShutdown, "router is shutting down")
+		return
+	}
+	defer g.r.untrack(s)
+	defer p.Close()
+	rm := s.handshake()
+	if rm == nil {
+		return
+	}
+	defer rm.leave(s)
+	s.serve()
+}
+
+// pick returns the authenticator for the first of methods the gate has.
+func (g *Gate) pick(methods []string) auth.Authenticator {
+	for _, m := range methods {
+		for _, a := range g.auths {
+			if a.Method() == m {
+				return a
+			}
+		}
+	}
+	return nil
+}
+
+// anonymous is the authenticator of a gate made with none: every session
+// is anonymous with role "anonymous" and the authid it asked for, if any.
+type anonymous struct{}
+
+func (anonymous) Method() string { return "anonymous" }
+
+func (anonymous) Start(req *auth.Request) (*auth.Identity, auth.Challenge, error) {
+	id := req.AuthID
+	if id == "" {
+		id = fmt.Sprintf("anonymous-%d", req.Session)
+	}
+	return &auth.Identity{AuthID: id, AuthRole: "anonymous", AuthMethod: "anonymous", AuthProvider: "static"}, nil, nil
+}

@@ -1,0 +1,165 @@
+package router
+
+import (
+	"errors"
+
+	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// errQuiet ends a handshake without an ABORT: the client aborted or left.
+var errQuiet = errors.New("router: handshake ended by the client")
+
+// handshake runs HELLO, authentication and WELCOME. It returns the realm
+// the session joined, or nil when the session is over (ABORT was sent).
+func (s *session) handshake() *realm {
+	m, err := s.recv()
+	if err != nil {
+		s.abortWith(err)
+		return nil
+	}
+	hello, ok := m.(*wamp.Hello)
+	if !ok {
+		s.abort(wamp.ErrProtocolViolation, "first message must be HELLO, not %s", m.Type())
+		return nil
+	}
+	rm, id, err := s.authenticate(hello)
+	if err == nil && !rm.hasRole(id.AuthRole) {
+		err = wamp.Errorf(wamp.ErrNoSuchRole, "role %q does not exist on realm %q", id.AuthRole, rm.name)
+	}
+	if err != nil {
+		s.abortWith(err)
+		return nil
+	}
+	s.realm, s.ident = rm, *id
+	s.log = s.log.With("realm", string(rm.name))
+	if !rm.join(s) {
+		s.abort(wamp.ErrNoSuchRealm, "realm %q was removed", rm.name)
+		return nil
+	}
+	s.joined.Store(true)
+	s.send(&wamp.Welcome{Session: s.id, Details: s.welcomeDetails()})
+	rm.hooks.SessionJoined(s.info())
+	return rm
+}
+
+// recv reads one handshake message; ABORT or GOODBYE from the client give
+// errQuiet.
+func (s *session) recv() (wamp.Message, error) {
+	m, err := s.peer.Recv()
+	if err != nil {
+		if errors.Is(err, wamp.ErrProtocol) {
+			return nil, violation("%v", err)
+		}
+		return nil, errQuiet
+	}
+	s.counts.in.Add(1)
+	m = wamp.Unwrap(m)
+	switch m.(type) {
+	case *wamp.Abort, *wamp.Goodbye:
+		return nil, errQuiet
+	case nil:
+		return nil, violation("no message")
+	}
+	return m, nil
+}
+
+// abortWith ends the handshake for err: a *wamp.RequestError gives ABORT
+// with its URI and message, a protocolError protocol_violation, errQuiet
+// nothing, and any other error authentication_failed.
+func (s *session) abortWith(err error) {
+	var re *wamp.RequestError
+	var pe *protocolError
+	switch {
+	case errors.Is(err, errQuiet):
+		s.killed.Store(true)
+	case errors.As(err, &pe):
+		s.abort(wamp.ErrProtocolViolation, "%s", pe.msg)
+	case errors.As(err, &re):
+		s.kill(&wamp.Abort{Details: abortDetails(re), Reason: re.URI})
+	default:
+		s.abort(wamp.ErrAuthenticationFailed, "%v", err)
+	}
+}
+
+// abortDetails carries a RequestError's first argument as the message.
+func abortDetails(e *wamp.RequestError) wamp.Dict {
+	d := wamp.Dict{}
+	for k, v := range e.Details {
+		d[k] = v
+	}
+	if len(e.Args) > 0 {
+		if msg, ok := e.Args[0].(string); ok {
+			d[wamp.KeyMessage] = msg
+		}
+	}
+	return d
+}
+
+// authenticate finds the realm and runs the authentication method the
+// client and the gate agree on, with a challenge if the method needs one.
+func (s *session) authenticate(h *wamp.Hello) (*realm, *auth.Identity, error) {
+	rm := s.router.realm(h.Realm)
+	if rm == nil {
+		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q", h.Realm)
+	}
+	req, err := s.authRequest(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	a := s.gate.pick(req.AuthMethods)
+	if a == nil {
+		return nil, nil, wamp.Errorf(wamp.ErrNoAuthMethod, "no authentication method among %v", req.AuthMethods)
+	}
+	id, ch, err := a.Start(req)
+	if err == nil && ch != nil {
+		id, err = s.challenge(ch)
+	}
+	if err == nil && id == nil {
+		err = wamp.Errorf(wamp.ErrAuthenticationFailed, "authentication gave no identity")
+	}
+	return rm, id, err
+}
+
+// challenge sends CHALLENGE and verifies the client's AUTHENTICATE.
+func (s *session) challenge(ch auth.Challenge) (*auth.Identity, error) {
+	if !s.send(ch.Message()) {
+		return nil, errQuiet
+	}
+	m, err := s.recv()
+	if err != nil {
+		return nil, err
+	}
+	a, ok := m.(*wamp.Authenticate)
+	if !ok {
+		return nil, violation("expected AUTHENTICATE, not %s", m.Type())
+	}
+	return ch.Verify(a)
+}
+
+// authRequest reads the authentication part of HELLO.Details.
+func (s *session) authRequest(h *wamp.Hello) (*auth.Request, error) {
+	req := &auth.Request{Realm: h.Realm, Session: s.id, Details: h.Details, Peer: s.peer.Info()}
+	if v, ok := h.Details[wamp.KeyAuthID]; ok {
+		if req.AuthID, ok = v.(string); !ok {
+			return nil, violation("HELLO.Details.authid must be a string")
+		}
+	}
+	v, ok := h.Details[wamp.KeyAuthMethods]
+	if !ok {
+		req.AuthMethods = []string{"anonymous"}
+		return req, nil
+	}
+	l, ok := v.([]any)
+	if !ok {
+		return nil, violation("HELLO.Details.authmethods must be a list")
+	}
+	for _, m := range l {
+		str, ok := m.(string)
+		if !ok {
+			return nil, violation("HELLO.Details.authmethods must be strings")
+		}
+		req.AuthMethods = append(req.AuthMethods, str)
+	}
+	return req, nil
+}

@@ -1,0 +1,114 @@
+package router
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// RealmOptions configures one realm. The zero value (but for Name) accepts
+// any role and allows every action.
+type RealmOptions struct {
+	Name wamp.URI
+	// Roles that exist on this realm; nil accepts any role. A session whose
+	// authrole is not here is refused at join with ABORT
+	// wamp.error.no_such_role.
+	Roles      []string
+	Authorizer auth.Authorizer // nil: auth.AllowAll{}
+	StrictURIs bool            // strict URI rules for topics and procedures
+}
+
+// realm is a routing namespace: its sessions, broker and dealer.
+type realm struct {
+	name   wamp.URI
+	roles  []string // nil: any
+	authz  auth.Authorizer
+	strict bool
+	router *Router
+	broker *broker
+	dealer *dealer
+	hooks  hooks
+	procs  internalProcs
+
+	mu       sync.RWMutex // guards the fields below; after Router.mu
+	sessions map[wamp.ID]*session
+	closed   bool
+}
+
+func newRealm(r *Router, o RealmOptions) *realm {
+	rm := &realm{
+		name:     o.Name,
+		roles:    slices.Clone(o.Roles),
+		authz:    authorizer(o),
+		strict:   o.StrictURIs,
+		router:   r,
+		hooks:    noHooks{},
+		sessions: make(map[wamp.ID]*session),
+	}
+	rm.broker = newBroker(rm)
+	rm.dealer = newDealer(rm)
+	return rm
+}
+
+// hasRole reports whether a session with this authrole may join.
+func (rm *realm) hasRole(role string) bool {
+	return rm.roles == nil || slices.Contains(rm.roles, role)
+}
+
+// join adds s to the realm; false if the realm was removed meanwhile. The
+// caller sends WELCOME and then calls hooks.SessionJoined.
+func (rm *realm) join(s *session) bool {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.closed {
+		return false
+	}
+	rm.sessions[s.id] = s
+	return true
+}
+
+// leave removes s and everything it owns on the realm: subscriptions,
+// registrations, calls in flight both ways. Runs on s's goroutine.
+func (rm *realm) leave(s *session) {
+	rm.mu.Lock()
+	delete(rm.sessions, s.id)
+	rm.mu.Unlock()
+	rm.broker.removeSession(s)
+	rm.dealer.removeSession(s)
+	rm.hooks.SessionLeft(s.info())
+}
+
+// session returns the joined session with this ID, or nil.
+func (rm *realm) session(id wamp.ID) *session {
+	rm.mu.RLock()
+	defer rm.mu.RUnlock()
+	return rm.sessions[id]
+}
+
+// close marks the realm closed and ends its sessions with GOODBYE reason.
+func (rm *realm) close(reason wamp.URI) {
+	rm.mu.Lock()
+	rm.closed = true
+	all := make([]*session, 0, len(rm.sessions))
+	for _, s := range rm.sessions {
+		all = append(all, s)
+	}
+	rm.mu.Unlock()
+	for _, s := range all {
+		s.shutdown(reason)
+	}
+}
+
+func (rm *realm) stats() RealmStats {
+	rm.mu.RLock()
+	n := len(rm.sessions)
+	rm.mu.RUnlock()
+	return RealmStats{Sessions: n, Subscriptions: rm.broker.count(), Registrations: rm.dealer.count()}
+}
+
+// validURI checks a topic or procedure (or pattern) under the realm's rules.
+func (rm *realm) validURI(u wamp.URI, match string) bool {
+	return wamp.ValidURI(u, rm.strict, match)
+}

@@ -1,0 +1,148 @@
+package router
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// Options configures a Router. The zero value is a router with no realms
+// that logs nothing.
+type Options struct {
+	Realms []RealmOptions
+	Logger *slog.Logger // nil: discard
+}
+
+// Errors returned by New and AddRealm.
+var (
+	ErrRealmExists = errors.New("router: realm already exists")
+	ErrInvalidName = errors.New("router: invalid realm name")
+	ErrClosed      = errors.New("router: closed")
+)
+
+// Router routes WAMP messages between the sessions of its realms. It is safe
+// for concurrent use.
+type Router struct {
+	log     *slog.Logger
+	slow    slowLog
+	subIDs  wamp.IDGen // router scope: subscription IDs
+	regIDs  wamp.IDGen // router scope: registration IDs
+	anon    *Gate
+	retired counters // of sessions that ended
+
+	mu       sync.Mutex // guards the fields below; first in the lock order
+	realms   map[wamp.URI]*realm
+	sessions map[*session]struct{} // every attached session, joined or not
+	closed   bool
+	wg       sync.WaitGroup // one per attached session
+}
+
+// New returns a router with the realms of opts.
+func New(opts Options) (*Router, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &Router{
+		log:      log,
+		realms:   make(map[wamp.URI]*realm),
+		sessions: make(map[*session]struct{}),
+	}
+	r.slow.log = log
+	r.anon = r.Gate()
+	for _, o := range opts.Realms {
+		if err := r.AddRealm(o); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// AddRealm adds a realm. Its name must be a valid URI not already in use.
+func (r *Router) AddRealm(o RealmOptions) error {
+	if !wamp.ValidURI(o.Name, false, wamp.MatchExact) {
+		return fmt.Errorf("%w: %q", ErrInvalidName, o.Name)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	if _, ok := r.realms[o.Name]; ok {
+		return fmt.Errorf("%w: %q", ErrRealmExists, o.Name)
+	}
+	r.realms[o.Name] = newRealm(r, o)
+	return nil
+}
+
+// RemoveRealm removes a realm and closes its sessions with GOODBYE
+// wamp.close.close_realm. Removing an unknown realm does nothing.
+func (r *Router) RemoveRealm(name wamp.URI) {
+	r.mu.Lock()
+	rm := r.realms[name]
+	delete(r.realms, name)
+	r.mu.Unlock()
+	if rm != nil {
+		rm.close(wamp.ErrCloseRealm)
+	}
+}
+
+// realm returns the realm called name, or nil.
+func (r *Router) realm(name wamp.URI) *realm {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.realms[name]
+}
+
+// Attach runs a session with anonymous authentication only; see Gate.Attach.
+func (r *Router) Attach(p wamp.Peer) { r.anon.Attach(p) }
+
+// Close sends GOODBYE wamp.close.system_shutdown to every session, closes
+// them and waits for their Attach calls to return. Later Attach calls are
+// refused with ABORT. Close is idempotent.
+func (r *Router) Close() {
+	r.mu.Lock()
+	r.closed = true
+	all := make([]*session, 0, len(r.sessions))
+	for s := range r.sessions {
+		all = append(all, s)
+	}
+	r.mu.Unlock()
+	for _, s := range all {
+		s.shutdown(wamp.ErrSystemShutdown)
+	}
+	r.wg.Wait()
+}
+
+// track adds s to the attached sessions; false once the router is closed.
+func (r *Router) track(s *session) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false
+	}
+	r.sessions[s] = struct{}{}
+	r.wg.Add(1)
+	return true
+}
+
+// untrack removes s, adding its message counts to the retired totals.
+func (r *Router) untrack(s *session) {
+	r.mu.Lock()
+	delete(r.sessions, s)
+	r.mu.Unlock()
+	r.retired.add(&s.counts)
+	r.wg.Done()
+}
+
+// authorizer returns o's authorizer, AllowAll when none is set.
+func authorizer(o RealmOptions) auth.Authorizer {
+	if o.Authorizer == nil {
+		return auth.AllowAll{}
+	}
+	return o.Authorizer
+}

@@ -1,0 +1,129 @@
+package router
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// session is one client's WAMP session. Its goroutine (the one in
+// Gate.Attach) reads and handles its messages; other goroutines only send
+// to it (send, kill) and read its immutable fields.
+type session struct {
+	id     wamp.ID
+	peer   wamp.Peer
+	router *Router
+	gate   *Gate
+	log    *slog.Logger
+	counts counters
+	invIDs wamp.IDGen // session scope: INVOCATION request IDs sent to s
+	killed atomic.Bool
+	slow   atomic.Bool
+	joined atomic.Bool // WELCOME sent: the router ends it with GOODBYE, not ABORT
+
+	// Set once during the handshake, before the session joins its realm;
+	// read-only afterwards.
+	realm *realm
+	ident auth.Identity
+
+	// subs are s's subscriptions; guarded by realm.broker.mu.
+	subs map[wamp.ID]*subscription
+
+	// Dealer state; guarded by realm.dealer.mu.
+	regs  map[wamp.ID]*registration // registrations s is a callee of
+	calls map[wamp.ID]*call         // calls s made, by CALL request ID
+	invs  map[wamp.ID]*call         // calls s serves, by INVOCATION request ID
+}
+
+func newSession(g *Gate, p wamp.Peer) *session {
+	id := wamp.GlobalID()
+	return &session{
+		id:     id,
+		peer:   p,
+		router: g.r,
+		gate:   g,
+		log:    g.r.log.With("session", uint64(id)),
+	}
+}
+
+// send queues m for the client. A slow consumer is counted and logged; the
+// peer is already closed then, and the session's goroutine cleans up when
+// its Recv fails. Safe for concurrent use; no lock needed.
+func (s *session) send(m wamp.Message) bool {
+	s.counts.out.Add(1) // before Send, so that a receiver sees it counted
+	err := s.peer.Send(m)
+	if err == nil {
+		return true
+	}
+	s.counts.out.Add(^uint64(0)) // not sent after all
+	switch {
+	case errors.Is(err, wamp.ErrSlowConsumer):
+		if s.slow.CompareAndSwap(false, true) {
+			s.router.slow.note(string(s.realmName()), uint64(s.id))
+		}
+	case !errors.Is(err, wamp.ErrClosed):
+		s.log.Warn("send failed", "type", wamp.Unwrap(m).Type().String(), "err", err)
+	}
+	return false
+}
+
+// kill sends m (a GOODBYE or ABORT) and closes the peer; the session's
+// goroutine then ends. Safe for concurrent use; only the first call acts.
+func (s *session) kill(m wamp.Message) {
+	if s.killed.CompareAndSwap(false, true) {
+		s.send(m)
+		s.peer.Close()
+	}
+}
+
+// shutdown ends the session because the router or its realm goes away:
+// GOODBYE once joined, ABORT during the handshake.
+func (s *session) shutdown(reason wamp.URI) {
+	if s.joined.Load() {
+		s.kill(&wamp.Goodbye{Details: wamp.Dict{}, Reason: reason})
+		return
+	}
+	s.abort(reason, "the router is closing the session")
+}
+
+// abort ends the session with ABORT reason and a message detail.
+func (s *session) abort(reason wamp.URI, format string, a ...any) {
+	s.kill(&wamp.Abort{Details: wamp.Dict{wamp.KeyMessage: fmt.Sprintf(format, a...)}, Reason: reason})
+}
+
+func (s *session) realmName() wamp.URI {
+	if s.realm == nil {
+		return ""
+	}
+	return s.realm.name
+}
+
+// info describes s for hooks.
+func (s *session) info() sessionInfo {
+	return sessionInfo{
+		ID: s.id, AuthID: s.ident.AuthID, AuthRole: s.ident.AuthRole,
+		AuthMethod: s.ident.AuthMethod, AuthProvider: s.ident.AuthProvider,
+		Peer: s.peer.Info(),
+	}
+}
+
+// serve reads and handles messages until the session ends.
+func (s *session) serve() {
+	for {
+		m, err := s.peer.Recv()
+		if err != nil {
+			if errors.Is(err, wamp.ErrProtocol) {
+				s.abort(wamp.ErrProtocolViolation, "%v", err)
+			}
+			return
+		}
+		s.counts.in.Add(1)
+		if !s.dispatch(wamp.Unwrap(m)) {
+			return
+		}
+	}
+}
