@@ -1,0 +1,124 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/transport/websocket"
+)
+
+// BenchmarkIdleSessions joins 10,000 WebSocket (msgpack) sessions to a
+// router running in a child process and reports that process's resident
+// memory: the total (MiB-rss) and the growth per session (B/session). The
+// benchmark body runs once whatever b.N is.
+func BenchmarkIdleSessions(b *testing.B) {
+	const sessions = 10000
+	child, addr, stats := startRouterChild(b)
+	before := rss(b, child.Process.Pid)
+	url := "ws://" + addr
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var held []*client.Session
+	sem := make(chan struct{}, 64)
+	for i := 0; i < sessions; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			s, err := joinIdle(url)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			mu.Lock()
+			held = append(held, s)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if b.Failed() {
+		return
+	}
+	after := rss(b, child.Process.Pid)
+	b.Logf("router child with %d sessions: %s", sessions, stats())
+	b.ReportMetric(float64(after)/(1<<20), "MiB-rss")
+	b.ReportMetric(float64(after-before)/sessions, "B/session")
+	for _, s := range held {
+		s.Close()
+	}
+}
+
+func joinIdle(url string) (*client.Session, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := websocket.Dial(ctx, url, websocket.DialOptions{Subprotocols: []string{"wamp.2.msgpack"}})
+	if err != nil {
+		return nil, err
+	}
+	return client.Join(ctx, p, client.Config{Realm: realm})
+}
+
+// startRouterChild starts this test binary as a router process and returns
+// it with its listening address; the child exits when the benchmark ends.
+// The returned function asks the child for its Go memory figures.
+func startRouterChild(b *testing.B) (*exec.Cmd, string, func() string) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), routerChildEnv+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	out := bufio.NewReader(stdout)
+	line, err := out.ReadString('\n')
+	if err != nil {
+		b.Fatalf("router child: %v", err)
+	}
+	stats := func() string {
+		if _, err := stdin.Write([]byte("stats\n")); err != nil {
+			return err.Error()
+		}
+		s, err := out.ReadString('\n')
+		if err != nil {
+			return err.Error()
+		}
+		return strings.TrimSpace(s)
+	}
+	return cmd, strings.TrimSpace(line), stats
+}
+
+// rss reads a process's resident set size in bytes from /proc.
+func rss(b *testing.B, pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	b.Fatal("no VmRSS in /proc status")
+	return 0
+}
