@@ -1,0 +1,200 @@
+package config
+
+import "encoding/hex"
+
+// Auth is a WebSocket or RawSocket transport's "auth": the authentication
+// methods offered, each nil when not offered. Without "auth" only
+// Anonymous is offered, with role "anonymous", as in Crossbar.
+type Auth struct {
+	// Anonymous is "anonymous".
+	Anonymous *AnonymousAuth
+	// Ticket is "ticket".
+	Ticket *TicketAuth
+	// WAMPCRA is "wampcra".
+	WAMPCRA *WAMPCRAAuth
+	// Cryptosign is "cryptosign".
+	Cryptosign *CryptosignAuth
+}
+
+// AnonymousAuth is "auth.anonymous" ("type": "static").
+type AnonymousAuth struct {
+	// Role is "role": the authrole given (default "anonymous").
+	Role string
+}
+
+// TicketAuth is "auth.ticket" ("type": "static").
+type TicketAuth struct {
+	// Principals is "principals", by authid.
+	Principals map[string]TicketPrincipal
+}
+
+// TicketPrincipal is a ticket principal.
+type TicketPrincipal struct {
+	// Ticket is "ticket" (required): the secret the client must send. Use
+	// "${NAME}" to keep it out of the file.
+	Ticket string
+	// Role is "role" (required): the authrole given.
+	Role string
+}
+
+// WAMPCRAAuth is "auth.wampcra" ("type": "static").
+type WAMPCRAAuth struct {
+	// Users is "users", by authid.
+	Users map[string]WAMPCRAUser
+}
+
+// WAMPCRAUser is a WAMP-CRA user.
+type WAMPCRAUser struct {
+	// Secret is "secret" (required): the shared secret.
+	Secret string
+	// Role is "role" (required): the authrole given.
+	Role string
+	// Salt is "salt": when given, the secret is salted with PBKDF2
+	// (default "": not salted).
+	Salt string
+	// Iterations is "iterations": PBKDF2 iterations (default 1000).
+	Iterations int
+	// KeyLen is "keylen": PBKDF2 key length in bytes (default 32).
+	KeyLen int
+}
+
+// CryptosignAuth is "auth.cryptosign" ("type": "static").
+type CryptosignAuth struct {
+	// Principals is "principals", by authid.
+	Principals map[string]CryptosignPrincipal
+}
+
+// CryptosignPrincipal is a cryptosign principal.
+type CryptosignPrincipal struct {
+	// AuthorizedKeys is "authorized_keys" (required): Ed25519 public keys,
+	// 64 hex digits each.
+	AuthorizedKeys []string
+	// Role is "role" (required): the authrole given.
+	Role string
+}
+
+// defaultAuth is what a transport without "auth" offers.
+func defaultAuth() Auth { return Auth{Anonymous: &AnonymousAuth{Role: "anonymous"}} }
+
+// authMethods is the table of "auth" keys: each decodes the static
+// configuration of one method into a.
+var authMethods = map[string]func(d *decoder, o *object, a *Auth){
+	"anonymous": func(d *decoder, o *object, a *Auth) {
+		a.Anonymous = &AnonymousAuth{Role: o.str("role", "anonymous")}
+	},
+	"ticket": func(d *decoder, o *object, a *Auth) {
+		a.Ticket = &TicketAuth{Principals: map[string]TicketPrincipal{}}
+		o.each("principals", func(p, id string, v any) { a.Ticket.Principals[id] = d.ticketPrincipal(p, v) })
+	},
+	"wampcra": func(d *decoder, o *object, a *Auth) {
+		a.WAMPCRA = &WAMPCRAAuth{Users: map[string]WAMPCRAUser{}}
+		o.each("users", func(p, id string, v any) { a.WAMPCRA.Users[id] = d.craUser(p, v) })
+	},
+	"cryptosign": func(d *decoder, o *object, a *Auth) {
+		a.Cryptosign = &CryptosignAuth{Principals: map[string]CryptosignPrincipal{}}
+		o.each("principals", func(p, id string, v any) { a.Cryptosign.Principals[id] = d.cryptosignPrincipal(p, v) })
+	},
+}
+
+// auth decodes "auth" at key k of o, or returns the default.
+func (d *decoder) auth(o *object, k string) Auth {
+	v, ok := o.get(k)
+	if !ok {
+		return defaultAuth()
+	}
+	var a Auth
+	ao, ok := d.object(o.at(k), v)
+	if !ok {
+		return a
+	}
+	for _, method := range sortedKeys(ao.m) {
+		ao.get(method)
+		fn, ok := authMethods[method]
+		if !ok {
+			d.unknownAuth(ao.at(method), method)
+			continue
+		}
+		d.authMethod(ao.at(method), ao.m[method], fn, &a)
+	}
+	return a
+}
+
+func (d *decoder) unknownAuth(path, method string) {
+	switch method {
+	case "cookie", "tls", "scram", "anonymous-proxy", "cryptosign-proxy":
+		d.errorf(path, "not supported: authentication method %q", method)
+	default:
+		msg := "unknown authentication method %q (want anonymous, ticket, wampcra, cryptosign)"
+		d.errorf(path, msg, method)
+	}
+}
+
+// authMethod decodes one method: "type" must be "static".
+func (d *decoder) authMethod(path string, v any, fn func(*decoder, *object, *Auth), a *Auth) {
+	o, ok := d.object(path, v)
+	if !ok {
+		return
+	}
+	switch t := o.reqStr("type"); t {
+	case "static":
+		fn(d, o, a)
+	case "dynamic", "function":
+		d.errorf(o.at("type"), "not supported: %s authentication (only static principals)", t)
+		o.skip()
+	case "":
+		o.skip()
+	default:
+		d.errorf(o.at("type"), "unknown authentication type %q (want static)", t)
+		o.skip()
+	}
+	o.done()
+}
+
+func (d *decoder) ticketPrincipal(path string, v any) TicketPrincipal {
+	var p TicketPrincipal
+	if o, ok := d.object(path, v); ok {
+		p.Ticket, p.Role = o.reqStr("ticket"), o.reqStr("role")
+		o.done()
+	}
+	return p
+}
+
+func (d *decoder) craUser(path string, v any) WAMPCRAUser {
+	u := WAMPCRAUser{Iterations: 1000, KeyLen: 32}
+	o, ok := d.object(path, v)
+	if !ok {
+		return u
+	}
+	u.Secret, u.Role = o.reqStr("secret"), o.reqStr("role")
+	u.Salt = o.str("salt", "")
+	u.Iterations = int(o.integer("iterations", 1000, 1, maxInt32))
+	u.KeyLen = int(o.integer("keylen", 32, 1, 1024))
+	o.done()
+	return u
+}
+
+func (d *decoder) cryptosignPrincipal(path string, v any) CryptosignPrincipal {
+	var p CryptosignPrincipal
+	o, ok := d.object(path, v)
+	if !ok {
+		return p
+	}
+	if !o.has("authorized_keys") {
+		o.required("authorized_keys")
+	}
+	o.list("authorized_keys", func(kp string, v any) {
+		k, ok := d.str(kp, v)
+		if ok && !hexKey(k) {
+			d.errorf(kp, "must be 64 hex digits (an Ed25519 public key)")
+		}
+		p.AuthorizedKeys = append(p.AuthorizedKeys, k)
+	})
+	p.Role = o.reqStr("role")
+	o.done()
+	return p
+}
+
+func hexKey(s string) bool {
+	b, err := hex.DecodeString(s)
+	return err == nil && len(b) == 32
+}

@@ -1,0 +1,119 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// check reports the problems that span several objects: duplicate names,
+// listeners on the same address, and references to realms and roles. The
+// paths it reports assume every list item decoded (no decode errors).
+func (c *Config) check(d *decoder) {
+	var listeners []listener
+	for i, w := range c.Workers {
+		wp := "workers[" + strconv.Itoa(i) + "]"
+		if r, ok := w.(*RouterWorker); ok {
+			r.check(d, wp, &listeners)
+		}
+	}
+	c.checkWorkerIDs(d)
+}
+
+func (c *Config) checkWorkerIDs(d *decoder) {
+	seen := map[string]bool{}
+	for i, w := range c.Workers {
+		if id := w.WorkerID(); id != "" {
+			if seen[id] {
+				d.errorf(fmt.Sprintf("workers[%d].id", i), "duplicate worker id %q", id)
+			}
+			seen[id] = true
+		}
+	}
+}
+
+func (w *RouterWorker) check(d *decoder, wp string, listeners *[]listener) {
+	roles := map[string]bool{"trusted": true}
+	realms := map[string]*Realm{}
+	for i, r := range w.Realms {
+		rp := fmt.Sprintf("%s.realms[%d]", wp, i)
+		if realms[r.Name] != nil {
+			d.errorf(rp+".name", "duplicate realm %q", r.Name)
+		}
+		realms[r.Name] = r
+		r.checkRoles(d, rp)
+		for _, role := range r.Roles {
+			roles[role.Name] = true
+		}
+	}
+	for i, t := range w.Transports {
+		tp := fmt.Sprintf("%s.transports[%d]", wp, i)
+		checkListener(d, tp, t, listeners)
+		checkTransportRoles(d, tp, t, roles)
+	}
+	for i, c := range w.Components {
+		c.checkInRouter(d, fmt.Sprintf("%s.components[%d]", wp, i), realms)
+	}
+}
+
+func (r *Realm) checkRoles(d *decoder, rp string) {
+	seen := map[string]bool{}
+	for i, role := range r.Roles {
+		if seen[role.Name] {
+			d.errorf(fmt.Sprintf("%s.roles[%d].name", rp, i), "duplicate role %q in realm %q", role.Name, r.Name)
+		}
+		seen[role.Name] = true
+	}
+}
+
+// checkInRouter checks a router component's realm and role.
+func (c *Component) checkInRouter(d *decoder, cp string, realms map[string]*Realm) {
+	r := realms[c.Realm]
+	if r == nil {
+		d.errorf(cp+".realm", "realm %q is not defined in this router", c.Realm)
+		return
+	}
+	if c.Role != "trusted" && !slices.ContainsFunc(r.Roles, func(role *Role) bool { return role.Name == c.Role }) {
+		d.errorf(cp+".role", "role %q is not defined in realm %q", c.Role, c.Realm)
+	}
+}
+
+// listener is a listening endpoint and the path of its transport.
+type listener struct {
+	path string
+	e    ListenEndpoint
+}
+
+// checkListener reports a transport that listens where an earlier one does.
+func checkListener(d *decoder, tp string, t Transport, seen *[]listener) {
+	var e ListenEndpoint
+	switch t := t.(type) {
+	case *WebTransport:
+		e = t.Endpoint
+	case *WebSocketTransport:
+		e = t.Endpoint
+	case *RawSocketTransport:
+		e = t.Endpoint
+	}
+	for _, l := range *seen {
+		if overlap(l.e, e) {
+			d.errorf(tp+".endpoint", "listens where %s does", l.path)
+			return
+		}
+	}
+	*seen = append(*seen, listener{tp, e})
+}
+
+// overlap reports whether two endpoints cannot both listen.
+func overlap(a, b ListenEndpoint) bool {
+	if a.Type != b.Type {
+		return false
+	}
+	if a.Type == "unix" {
+		return a.Path == b.Path
+	}
+	if a.Port == 0 || a.Port != b.Port || a.Shared && b.Shared {
+		return false
+	}
+	return a.Interface == b.Interface || a.Interface == "" || b.Interface == ""
+}

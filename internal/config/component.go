@@ -1,0 +1,199 @@
+package config
+
+import "slices"
+
+// Bridge component classes: the class components Junction has built in.
+// Crossbar's older names for them are accepted too (see BridgeClass).
+const (
+	// ClassRESTCallee registers a procedure that calls an HTTP API.
+	ClassRESTCallee = "router.adapter.rest.RESTCallee"
+	// ClassMessageForwarder subscribes to topics and POSTs each event to a
+	// URL.
+	ClassMessageForwarder = "router.adapter.rest.MessageForwarder"
+)
+
+// bridgeClasses maps each accepted classname to its Class constant.
+var bridgeClasses = map[string]string{
+	ClassRESTCallee:                          ClassRESTCallee,
+	ClassMessageForwarder:                    ClassMessageForwarder,
+	"crossbar.bridge.rest.RESTCallee":        ClassRESTCallee,
+	"crossbar.bridge.rest.MessageForwarder":  ClassMessageForwarder,
+	"crossbar.adapter.rest.RESTCallee":       ClassRESTCallee,
+	"crossbar.adapter.rest.MessageForwarder": ClassMessageForwarder,
+}
+
+// BridgeClass returns the Class constant for a classname, and whether it
+// is one of the built-in bridge classes.
+func BridgeClass(classname string) (string, bool) {
+	c, ok := bridgeClasses[classname]
+	return c, ok
+}
+
+// Component is an item of a worker's "components", of "type": "class".
+type Component struct {
+	// ID is "id" (default "").
+	ID string
+	// Classname is "classname" (required), as written: one of the bridge
+	// classes (see BridgeClass).
+	Classname string
+	// Class is the bridge class Classname names: ClassRESTCallee or
+	// ClassMessageForwarder.
+	Class string
+	// Realm is "realm" (required): the realm the component joins.
+	Realm string
+	// Role is "role" (router components only): the authrole the component
+	// joins with (default "trusted", as in Crossbar).
+	Role string
+	// Extra is "extra": the component's own configuration, kept as decoded
+	// (JSON objects as map[string]any, numbers as json.Number), with
+	// ${NAME} strings substituted (default nil).
+	Extra map[string]any
+	// Transport is "transport" (container components only, required): how
+	// the component reaches the router.
+	Transport *ComponentTransport
+}
+
+// ComponentTransport is a container component's "transport".
+type ComponentTransport struct {
+	// Type is "type": "websocket" or "rawsocket" (required).
+	Type string
+	// Endpoint is "endpoint" (required).
+	Endpoint ConnectEndpoint
+	// URL is "url" (websocket, required): the ws:// or wss:// URL, which
+	// gives the Host header and the path.
+	URL string
+	// Serializers is "serializers" (websocket), or "serializer" (rawsocket,
+	// one name): the serializers offered (default all).
+	Serializers []string
+	// Options is "options" (websocket).
+	Options WebSocketOptions
+	// MaxMessageSize is "options.max_message_size" (rawsocket): the largest
+	// message accepted, 512..16777216 (default 1048576).
+	MaxMessageSize int
+}
+
+// component decodes an item of "components"; inContainer says which worker
+// holds it.
+func (d *decoder) component(path string, v any, inContainer bool) *Component {
+	o, ok := d.object(path, v)
+	if !ok {
+		return nil
+	}
+	var c *Component
+	switch t := o.reqStr("type"); t {
+	case "class":
+		c = d.classComponent(o, inContainer)
+	case "function":
+		d.errorf(o.at("type"), "not supported: function components run Python code")
+		o.skip()
+	case "":
+		o.skip()
+	default:
+		d.errorf(o.at("type"), "unknown component type %q (want class)", t)
+		o.skip()
+	}
+	o.done()
+	return c
+}
+
+func (d *decoder) classComponent(o *object, inContainer bool) *Component {
+	c := &Component{ID: d.id(o), Classname: o.reqStr("classname"), Realm: o.reqStr("realm")}
+	if c.Classname != "" {
+		var ok bool
+		if c.Class, ok = BridgeClass(c.Classname); !ok {
+			d.errorf(o.at("classname"), "not supported: class components run Python code; only the HTTP bridge classes are built in")
+		}
+	}
+	d.realmRef(o, c.Realm)
+	if v, ok := o.get("extra"); ok {
+		c.Extra = d.extra(o.at("extra"), v)
+	}
+	if inContainer {
+		c.Transport = d.componentTransportAt(o)
+	} else {
+		c.Role = o.str("role", "trusted")
+		o.ignored("references", ": no component references")
+	}
+	return c
+}
+
+func (d *decoder) realmRef(o *object, realm string) {
+	if realm != "" && !wampValidRealm(realm) {
+		d.errorf(o.at("realm"), "invalid realm URI %q", realm)
+	}
+}
+
+func (d *decoder) extra(path string, v any) map[string]any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		d.errorf(path, "must be an object, not %s", kind(v))
+		return nil
+	}
+	d.resolveDeep(path, m)
+	return m
+}
+
+func (d *decoder) componentTransportAt(o *object) *ComponentTransport {
+	v, ok := o.get("transport")
+	if !ok {
+		o.required("transport")
+		return nil
+	}
+	to, ok := d.object(o.at("transport"), v)
+	if !ok {
+		return nil
+	}
+	t := &ComponentTransport{Options: defaultWebSocketOptions(), MaxMessageSize: 1 << 20}
+	switch t.Type = to.reqStr("type"); t.Type {
+	case "websocket":
+		d.componentWebSocket(to, t)
+	case "rawsocket":
+		d.componentRawSocket(to, t)
+	case "":
+		to.skip()
+	default:
+		d.errorf(to.at("type"), "unknown component transport type %q (want websocket, rawsocket)", t.Type)
+		to.skip()
+	}
+	to.done()
+	return t
+}
+
+func (d *decoder) connectEndpointAt(o *object) ConnectEndpoint {
+	v, ok := o.get("endpoint")
+	if !ok {
+		o.required("endpoint")
+		return ConnectEndpoint{}
+	}
+	return d.connectEndpoint(o.at("endpoint"), v)
+}
+
+func (d *decoder) componentWebSocket(o *object, t *ComponentTransport) {
+	d.id(o)
+	t.Endpoint = d.connectEndpointAt(o)
+	t.URL = o.reqStr("url")
+	if t.URL != "" && !webSocketURL(t.URL) {
+		d.errorf(o.at("url"), "invalid WebSocket URL %q (want ws://host[:port]/path or wss://...)", t.URL)
+	}
+	t.Serializers = d.serializers(o)
+	t.Options = d.webSocketOptions(o)
+}
+
+func (d *decoder) componentRawSocket(o *object, t *ComponentTransport) {
+	d.id(o)
+	t.Endpoint = d.connectEndpointAt(o)
+	if s := o.str("serializer", ""); s != "" {
+		if !slices.Contains(Serializers, s) {
+			d.errorf(o.at("serializer"), "unknown serializer %q (want json, msgpack, cbor, ubjson)", s)
+		}
+		t.Serializers = []string{s}
+	} else {
+		t.Serializers = d.serializers(o)
+	}
+	if v, ok := o.get("options"); ok {
+		if oo, ok := d.object(o.at("options"), v); ok {
+			t.MaxMessageSize = int(oo.integer("max_message_size", 1<<20, 512, 1<<24))
+			oo.done()
+		}
+	}
+}

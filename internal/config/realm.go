@@ -1,0 +1,105 @@
+package config
+
+// Realm is an item of a router's "realms".
+type Realm struct {
+	// ID is "id" (default "").
+	ID string
+	// Name is "name" (required): the realm's URI, as clients give it in
+	// HELLO.
+	Name string
+	// Roles is "roles": the roles sessions of this realm may have.
+	Roles []*Role
+	// Options is "options".
+	Options RealmOptions
+}
+
+// RealmOptions is a realm's "options".
+type RealmOptions struct {
+	// EnableMetaAPI is "enable_meta_api": the wamp.session.* and
+	// wamp.registration.* / wamp.subscription.* meta API (default true).
+	EnableMetaAPI bool
+	// BridgeMetaAPI is "bridge_meta_api" (default false): kept for
+	// compatibility, there are no router-to-router links.
+	BridgeMetaAPI bool
+	// URICheck is "uri_check": "strict" or "loose" URI validation of
+	// client messages (default "loose").
+	URICheck string
+	// EventDispatchingChunkSize is "event_dispatching_chunk_size": how many
+	// receivers an event is sent to before the broker yields (default 100).
+	EventDispatchingChunkSize int
+}
+
+// Role is an item of a realm's "roles".
+type Role struct {
+	// ID is "id" (default "").
+	ID string
+	// Name is "name" (required): the authrole. "trusted" is reserved.
+	Name string
+	// Permissions is "permissions". When absent, AllowByDefault applies to
+	// every URI.
+	Permissions []*Permission
+	// AllowByDefault is "allow-by-default": with no "permissions", allow
+	// every action on every URI (default false: deny everything).
+	AllowByDefault bool
+}
+
+func (d *decoder) realm(path string, v any) *Realm {
+	o, ok := d.object(path, v)
+	if !ok {
+		return nil
+	}
+	r := &Realm{ID: d.id(o), Name: o.reqStr("name")}
+	if r.Name != "" && !wampValidRealm(r.Name) {
+		d.errorf(o.at("name"), "invalid realm URI %q", r.Name)
+	}
+	o.list("roles", func(p string, v any) {
+		if role := d.role(p, v); role != nil {
+			r.Roles = append(r.Roles, role)
+		}
+	})
+	r.Options = d.realmOptions(o)
+	o.unsupported("store", " (event history and call queueing store)")
+	o.unsupported("rlinks", " (router-to-router links)")
+	o.done()
+	return r
+}
+
+func (d *decoder) realmOptions(o *object) RealmOptions {
+	opts := RealmOptions{EnableMetaAPI: true, URICheck: "loose", EventDispatchingChunkSize: 100}
+	v, ok := o.get("options")
+	if !ok {
+		return opts
+	}
+	oo, ok := d.object(o.at("options"), v)
+	if !ok {
+		return opts
+	}
+	opts.EnableMetaAPI = oo.boolean("enable_meta_api", opts.EnableMetaAPI)
+	opts.BridgeMetaAPI = oo.boolean("bridge_meta_api", opts.BridgeMetaAPI)
+	opts.URICheck = oo.enum("uri_check", opts.URICheck, "URI check", "strict", "loose")
+	opts.EventDispatchingChunkSize = int(oo.integer("event_dispatching_chunk_size", 100, 1, maxInt32))
+	oo.done()
+	return opts
+}
+
+const maxInt32 = 1<<31 - 1
+
+func (d *decoder) role(path string, v any) *Role {
+	o, ok := d.object(path, v)
+	if !ok {
+		return nil
+	}
+	r := &Role{ID: d.id(o), Name: o.reqStr("name")}
+	if r.Name == "trusted" {
+		d.errorf(o.at("name"), `role "trusted" is reserved`)
+	}
+	o.list("permissions", func(p string, v any) {
+		if perm := d.permission(p, v); perm != nil {
+			r.Permissions = append(r.Permissions, perm)
+		}
+	})
+	r.AllowByDefault = o.boolean("allow-by-default", false)
+	o.unsupported("authorizer", " (dynamic authorizer)")
+	o.done()
+	return r
+}

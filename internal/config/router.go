@@ -1,0 +1,47 @@
+package config
+
+// RouterWorker is a worker of "type": "router": realms, the transports
+// that listen for their sessions, and bridge components running inside.
+type RouterWorker struct {
+	// ID is "id" (default "": the node numbers workers itself).
+	ID string
+	// Options is "options".
+	Options WorkerOptions
+	// Realms is "realms".
+	Realms []*Realm
+	// Transports is "transports": each is a *WebTransport, a
+	// *WebSocketTransport or a *RawSocketTransport.
+	Transports []Transport
+	// Components is "components": bridge components run inside the router.
+	Components []*Component
+}
+
+// WorkerID returns the worker's "id".
+func (w *RouterWorker) WorkerID() string { return w.ID }
+func (*RouterWorker) isWorker()          {}
+
+var _ Worker = (*RouterWorker)(nil)
+
+func (d *decoder) routerWorker(o *object) *RouterWorker {
+	w := &RouterWorker{}
+	w.ID, w.Options = d.workerCommon(o, nil)
+	o.list("realms", func(p string, v any) {
+		if r := d.realm(p, v); r != nil {
+			w.Realms = append(w.Realms, r)
+		}
+	})
+	o.list("transports", func(p string, v any) {
+		if t := d.transport(p, v); t != nil {
+			w.Transports = append(w.Transports, t)
+		}
+	})
+	o.list("components", func(p string, v any) {
+		if c := d.component(p, v, false); c != nil {
+			w.Components = append(w.Components, c)
+		}
+	})
+	o.unsupported("connections", " (database connections)")
+	o.ignored("manhole", pythonOnly)
+	o.done()
+	return w
+}

@@ -1,0 +1,215 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+const (
+	w0   = "workers[0]"
+	t0   = "workers[0].transports[0]"
+	ws   = "workers[0].transports[0].paths.ws"
+	ep   = "workers[0].transports[0].endpoint"
+	r0   = "workers[0].realms[0]"
+	c0   = "workers[0].components[0]"
+	ctr0 = "workers[0].components[0].transport"
+)
+
+// ruleTests are one configuration fragment per rule, with the path and a
+// substring of the one error it must give.
+var ruleTests = []struct {
+	name, doc, path, msg string
+}{
+	// Top level.
+	{"not an object", `[]`, "", "must be an object, not an array"},
+	{"version missing", `{"workers": []}`, "version", "required"},
+	{"version 1", `{"version": 1}`, "version", "configuration too old (version 1), please upgrade to version 2"},
+	{"version 3", `{"version": 3}`, "version", "unknown configuration version 3"},
+	{"version string", `{"version": "2"}`, "version", "must be an integer, not a string"},
+	{"version float", `{"version": 2.5}`, "version", `must be an integer, not "2.5"`},
+	{"unknown top key", `{"version": 2, "worker": []}`, "worker", `unknown key (did you mean "workers"?)`},
+	{"unknown top key far", `{"version": 2, "zzzzzzzz": 1}`, "zzzzzzzz", "unknown key"},
+	{"workers not array", `{"version": 2, "workers": {}}`, "workers", "must be an array, not an object"},
+	{"controller fabric", `{"version": 2, "controller": {"fabric": {}}}`, "controller.fabric", "not supported"},
+	{"controller unknown", `{"version": 2, "controller": {"optoins": {}}}`, "controller.optoins", `did you mean "options"?`},
+	{"controller shutdown", `{"version": 2, "controller": {"options": {"shutdown": ["never"]}}}`, "controller.options.shutdown[0]", `unknown shutdown mode "never"`},
+
+	// Workers.
+	{"worker type missing", top(`{}`), w0 + ".type", "required"},
+	{"worker type unknown", top(`{"type": "routr"}`), w0 + ".type", `unknown worker type "routr" (want router, container)`},
+	{"guest worker", top(`{"type": "guest", "executable": "node"}`), w0 + ".type", `not supported: worker type "guest"`},
+	{"worker id", top(`{"type": "router", "id": "R1"}`), w0 + ".id", `invalid id "R1"`},
+	{"router connections", top(router(`"connections": []`)), w0 + ".connections", "not supported"},
+	{"router unknown key", top(router(`"transport": []`)), w0 + ".transport", `did you mean "transports"?`},
+	{"router option unknown", top(router(`"options": {"titel": "x"}`)), w0 + ".options.titel", `did you mean "title"?`},
+	{"router option type", top(router(`"options": {"disabled": "yes"}`)), w0 + ".options.disabled", "must be a boolean, not a string"},
+	{"container shutdown", top(`{"type": "container", "options": {"shutdown": "never"}}`), w0 + ".options.shutdown", `unknown shutdown mode "never"`},
+	{"container restart", top(`{"type": "container", "options": {"restart": 1}}`), w0 + ".options.restart", "must be a string"},
+	{"duplicate worker id", top(router(`"id": "router1"`), router(`"id": "router1"`)), "workers[1].id", `duplicate worker id "router1"`},
+
+	// Realms and roles.
+	{"realm name missing", top(`{"type": "router", "realms": [{}]}`), r0 + ".name", "required"},
+	{"realm name invalid", top(`{"type": "router", "realms": [{"name": "a..b"}]}`), r0 + ".name", `invalid realm URI "a..b"`},
+	{"realm store", top(`{"type": "router", "realms": [{"name": "r", "store": {"type": "memory"}}]}`), r0 + ".store", "not supported"},
+	{"realm unknown key", top(`{"type": "router", "realms": [{"name": "r", "role": []}]}`), r0 + ".role", `did you mean "roles"?`},
+	{"uri_check", top(`{"type": "router", "realms": [{"name": "r", "options": {"uri_check": "lax"}}]}`), r0 + ".options.uri_check", `unknown URI check "lax" (want strict, loose)`},
+	{"chunk size", top(`{"type": "router", "realms": [{"name": "r", "options": {"event_dispatching_chunk_size": 0}}]}`), r0 + ".options.event_dispatching_chunk_size", "must be in 1..2147483647, not 0"},
+	{"duplicate realm", top(`{"type": "router", "realms": [{"name": "r"}, {"name": "r"}]}`), w0 + ".realms[1].name", `duplicate realm "r"`},
+	{"role name missing", top(`{"type": "router", "realms": [{"name": "r", "roles": [{}]}]}`), r0 + ".roles[0].name", "required"},
+	{"role trusted", top(`{"type": "router", "realms": [{"name": "r", "roles": [{"name": "trusted"}]}]}`), r0 + ".roles[0].name", "reserved"},
+	{"role authorizer", top(`{"type": "router", "realms": [{"name": "r", "roles": [{"name": "x", "authorizer": "com.auth"}]}]}`), r0 + ".roles[0].authorizer", "not supported (dynamic authorizer)"},
+	{"duplicate role", top(`{"type": "router", "realms": [{"name": "r", "roles": [{"name": "x"}, {"name": "x"}]}]}`), r0 + ".roles[1].name", `duplicate role "x"`},
+	{"allow-by-default type", top(`{"type": "router", "realms": [{"name": "r", "roles": [{"name": "x", "allow-by-default": 1}]}]}`), r0 + ".roles[0].allow-by-default", "must be a boolean"},
+
+	// Permissions.
+	{"permission uri missing", perm(`{"allow": {"call": true}}`), p0 + ".uri", "required"},
+	{"permission match", perm(`{"uri": "a", "match": "regex"}`), p0 + ".match", `unknown match policy "regex" (want exact, prefix, wildcard)`},
+	{"permission bad uri", perm(`{"uri": "a b", "match": "exact"}`), p0 + ".uri", `invalid URI "a b" for match exact`},
+	{"permission empty component", perm(`{"uri": "a..b"}`), p0 + ".uri", `invalid URI "a..b" for match exact`},
+	{"permission allow key", perm(`{"uri": "a", "allow": {"cal": true}}`), p0 + ".allow.cal", `did you mean "call"?`},
+	{"permission allow type", perm(`{"uri": "a", "allow": {"call": "yes"}}`), p0 + ".allow.call", "must be a boolean"},
+	{"permission disclose key", perm(`{"uri": "a", "disclose": {"callee": true}}`), p0 + ".disclose.callee", `did you mean "caller"?`},
+
+	// Transports.
+	{"transport type missing", transports(`{}`), t0 + ".type", "required"},
+	{"transport universal", transports(`{"type": "universal", "endpoint": {}}`), t0 + ".type", `not supported: transport type "universal"`},
+	{"transport unknown type", transports(`{"type": "webs"}`), t0 + ".type", `unknown transport type "webs" (want web, websocket, rawsocket)`},
+	{"web endpoint missing", transports(`{"type": "web", "paths": {}}`), t0 + ".endpoint", "required"},
+	{"web paths missing", transports(`{"type": "web", "endpoint": {"type": "tcp", "port": 80}}`), t0 + ".paths", "required"},
+	{"web option unknown", transports(`{"type": "web", "endpoint": {"type": "tcp", "port": 80}, "paths": {}, "options": {"hsts_maxage": 1}}`), t0 + ".options.hsts_maxage", `did you mean "hsts_max_age"?`},
+	{"web hsts_max_age", transports(`{"type": "web", "endpoint": {"type": "tcp", "port": 80}, "paths": {}, "options": {"hsts_max_age": -1}}`), t0 + ".options.hsts_max_age", "must be in 0..2147483647, not -1"},
+	{"web client_timeout", transports(`{"type": "web", "endpoint": {"type": "tcp", "port": 80}, "paths": {}, "options": {"client_timeout": 86401}}`), t0 + ".options.client_timeout", "must be in 1..86400, not 86401"},
+	{"websocket endpoint missing", transports(`{"type": "websocket"}`), t0 + ".endpoint", "required"},
+	{"websocket cookie", transports(`{"type": "websocket", "endpoint": {"type": "tcp", "port": 80}, "cookie": {}}`), t0 + ".cookie", "not supported"},
+	{"rawsocket max_message_size", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "options": {"max_message_size": 100}}`), t0 + ".options.max_message_size", "must be in 512..16777216, not 100"},
+	{"rawsocket option unknown", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "options": {"max_msg_size": 1000}}`), t0 + ".options.max_msg_size", "unknown key"},
+	{"serializer unknown", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "serializers": ["json", "xml"]}`), t0 + ".serializers[1]", `unknown serializer "xml" (want json, msgpack, cbor, ubjson)`},
+	{"serializer duplicate", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "serializers": ["json", "json"]}`), t0 + ".serializers[1]", `duplicate serializer "json"`},
+	{"serializers empty", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "serializers": []}`), t0 + ".serializers", "at least one"},
+	{"same port", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}}`, `{"type": "websocket", "endpoint": {"type": "tcp", "port": 80, "interface": "127.0.0.1"}}`), "workers[0].transports[1].endpoint", "listens where workers[0].transports[0] does"},
+
+	// Endpoints.
+	{"endpoint type missing", endpoint(`{"port": 80}`), ep + ".type", "required"},
+	{"endpoint type unknown", endpoint(`{"type": "udp"}`), ep + ".type", `unknown endpoint type "udp" (want tcp, unix)`},
+	{"endpoint twisted", endpoint(`{"type": "twisted", "server_string": "x"}`), ep + ".type", "not supported"},
+	{"port missing", endpoint(`{"type": "tcp"}`), ep + ".port", "required"},
+	{"port range", endpoint(`{"type": "tcp", "port": 65536}`), ep + ".port", "must be in 0..65535, not 65536"},
+	{"port negative", endpoint(`{"type": "tcp", "port": -1}`), ep + ".port", "must be in 0..65535, not -1"},
+	{"port string", endpoint(`{"type": "tcp", "port": "80"}`), ep + ".port", "must be an integer, not a string"},
+	{"port huge", endpoint(`{"type": "tcp", "port": 99999999999999999999}`), ep + ".port", "must be an integer"},
+	{"portrange", endpoint(`{"type": "tcp", "port": 80, "portrange": [80, 90]}`), ep + ".portrange", "not supported"},
+	{"backlog zero", endpoint(`{"type": "tcp", "port": 80, "backlog": 0}`), ep + ".backlog", "must be in 1..65535, not 0"},
+	{"backlog big", endpoint(`{"type": "tcp", "port": 80, "backlog": 65536}`), ep + ".backlog", "must be in 1..65535, not 65536"},
+	{"ip version", endpoint(`{"type": "tcp", "port": 80, "version": 5}`), ep + ".version", "must be 4 or 6, not 5"},
+	{"interface", endpoint(`{"type": "tcp", "port": 80, "interface": "localhost"}`), ep + ".interface", `invalid IP address "localhost"`},
+	{"user_timeout", endpoint(`{"type": "tcp", "port": 80, "user_timeout": -5}`), ep + ".user_timeout", "must be in 0..2147483647"},
+	{"endpoint unknown key", endpoint(`{"type": "tcp", "port": 80, "interfaces": "::"}`), ep + ".interfaces", `did you mean "interface"?`},
+	{"unix path missing", endpoint(`{"type": "unix"}`), ep + ".path", "required"},
+	{"tls key missing", endpoint(`{"type": "tcp", "port": 80, "tls": {"certificate": "c.pem"}}`), ep + ".tls.key", "required"},
+	{"tls certificate missing", endpoint(`{"type": "tcp", "port": 80, "tls": {"key": "k.pem"}}`), ep + ".tls.certificate", "required"},
+	{"tls ca list", endpoint(`{"type": "tcp", "port": 80, "tls": {"key": "k", "certificate": "c", "ca_certificates": "ca.pem"}}`), ep + ".tls.ca_certificates", "must be an array, not a string"},
+
+	// Auth.
+	{"auth unknown method", wsPath(`"auth": {"anonymus": {"type": "static"}}`), ws + ".auth.anonymus", `unknown authentication method "anonymus"`},
+	{"auth cookie", wsPath(`"auth": {"cookie": {}}`), ws + ".auth.cookie", `not supported: authentication method "cookie"`},
+	{"auth tls", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "auth": {"tls": {"type": "static"}}}`), t0 + ".auth.tls", "not supported"},
+	{"auth scram", wsPath(`"auth": {"scram": {}}`), ws + ".auth.scram", "not supported"},
+	{"auth dynamic", wsPath(`"auth": {"ticket": {"type": "dynamic", "authenticator": "com.auth"}}`), ws + ".auth.ticket.type", "not supported: dynamic authentication"},
+	{"auth type missing", wsPath(`"auth": {"anonymous": {"role": "anonymous"}}`), ws + ".auth.anonymous.type", "required"},
+	{"auth type unknown", wsPath(`"auth": {"anonymous": {"type": "statik"}}`), ws + ".auth.anonymous.type", `unknown authentication type "statik"`},
+	{"anonymous unknown key", wsPath(`"auth": {"anonymous": {"type": "static", "rol": "x"}}`), ws + ".auth.anonymous.rol", `did you mean "role"?`},
+	{"ticket missing", wsPath(`"auth": {"ticket": {"type": "static", "principals": {"joe": {"role": "anonymous"}}}}`), ws + ".auth.ticket.principals.joe.ticket", "required"},
+	{"ticket role missing", wsPath(`"auth": {"ticket": {"type": "static", "principals": {"joe": {"ticket": "x"}}}}`), ws + ".auth.ticket.principals.joe.role", "required"},
+	{"ticket principals type", wsPath(`"auth": {"ticket": {"type": "static", "principals": []}}`), ws + ".auth.ticket.principals", "must be an object, not an array"},
+	{"principal authid quoted", wsPath(`"auth": {"ticket": {"type": "static", "principals": {"joe@example.com": {"role": "anonymous"}}}}`), ws + `.auth.ticket.principals["joe@example.com"].ticket`, "required"},
+	{"wampcra secret missing", wsPath(`"auth": {"wampcra": {"type": "static", "users": {"u": {"role": "anonymous"}}}}`), ws + ".auth.wampcra.users.u.secret", "required"},
+	{"wampcra iterations", wsPath(`"auth": {"wampcra": {"type": "static", "users": {"u": {"secret": "s", "role": "anonymous", "iterations": 0}}}}`), ws + ".auth.wampcra.users.u.iterations", "must be in 1..2147483647, not 0"},
+	{"wampcra keylen", wsPath(`"auth": {"wampcra": {"type": "static", "users": {"u": {"secret": "s", "role": "anonymous", "keylen": 0}}}}`), ws + ".auth.wampcra.users.u.keylen", "must be in 1..1024, not 0"},
+	{"cryptosign key hex", wsPath(`"auth": {"cryptosign": {"type": "static", "principals": {"d": {"authorized_keys": ["zz"], "role": "anonymous"}}}}`), ws + ".auth.cryptosign.principals.d.authorized_keys[0]", "must be 64 hex digits"},
+	{"cryptosign key short", wsPath(`"auth": {"cryptosign": {"type": "static", "principals": {"d": {"authorized_keys": ["545efb0a"], "role": "anonymous"}}}}`), ws + ".auth.cryptosign.principals.d.authorized_keys[0]", "must be 64 hex digits"},
+	{"cryptosign keys missing", wsPath(`"auth": {"cryptosign": {"type": "static", "principals": {"d": {"role": "anonymous"}}}}`), ws + ".auth.cryptosign.principals.d.authorized_keys", "required"},
+
+	// Web paths.
+	{"path key slash", web(`{"a/b": {"type": "nodeinfo"}}`), t0 + `.paths["a/b"]`, `path key "a/b" must be one URL segment`},
+	{"path key empty", web(`{"": {"type": "nodeinfo"}}`), t0 + `.paths[""]`, "empty path key"},
+	{"path key nested slash", web(`{"api": {"type": "path", "paths": {"v1/x": {"type": "nodeinfo"}}}}`), t0 + `.paths.api.paths["v1/x"]`, "must be one URL segment"},
+	{"path type missing", web(`{"x": {}}`), t0 + ".paths.x.type", "required"},
+	{"path type unknown", web(`{"x": {"type": "statc"}}`), t0 + ".paths.x.type", `unknown path type "statc" (want json, nodeinfo, path, redirect, static, websocket)`},
+	{"path wsgi", web(`{"x": {"type": "wsgi", "module": "app"}}`), t0 + ".paths.x.type", `not supported: path type "wsgi" (Python-only)`},
+	{"path cgi", web(`{"x": {"type": "cgi"}}`), t0 + ".paths.x.type", "not supported"},
+	{"path caller", web(`{"call": {"type": "caller", "realm": "realm1"}}`), t0 + ".paths.call.type", `not supported yet: path type "caller"`},
+	{"path publisher", web(`{"pub": {"type": "publisher"}}`), t0 + ".paths.pub.type", "not supported yet"},
+	{"path webhook", web(`{"hook": {"type": "webhook"}}`), t0 + ".paths.hook.type", "not supported yet"},
+	{"path reverseproxy", web(`{"p": {"type": "reverseproxy"}}`), t0 + ".paths.p.type", "not supported yet"},
+	{"path unknown key", web(`{"/": {"type": "nodeinfo", "title": "x"}}`), t0 + `.paths["/"].title`, "unknown key"},
+	{"static directory missing", web(`{"/": {"type": "static"}}`), t0 + `.paths["/"].directory`, "required"},
+	{"static package", web(`{"/": {"type": "static", "package": "app", "resource": "web"}}`), t0 + `.paths["/"].package`, "not supported"},
+	{"static option unknown", web(`{"/": {"type": "static", "directory": "w", "options": {"enable_directory_listings": true}}}`), t0 + `.paths["/"].options.enable_directory_listings`, `did you mean "enable_directory_listing"?`},
+	{"static cache_timeout", web(`{"/": {"type": "static", "directory": "w", "options": {"cache_timeout": -1}}}`), t0 + `.paths["/"].options.cache_timeout`, "must be in 0..2147483647"},
+	{"static mime type", web(`{"/": {"type": "static", "directory": "w", "options": {"mime_types": {".x": 1}}}}`), t0 + `.paths["/"].options.mime_types[".x"]`, "must be a string"},
+	{"redirect url missing", web(`{"old": {"type": "redirect"}}`), t0 + ".paths.old.url", "required"},
+	{"json value missing", web(`{"j": {"type": "json"}}`), t0 + ".paths.j.value", "required"},
+	{"nested paths missing", web(`{"api": {"type": "path"}}`), t0 + ".paths.api.paths", "required"},
+	{"nested error", web(`{"api": {"type": "path", "paths": {"x": {"type": "static"}}}}`), t0 + ".paths.api.paths.x.directory", "required"},
+	{"websocket option unknown", wsPath(`"options": {"auto_ping_intervall": 1000}`), ws + ".options.auto_ping_intervall", `did you mean "auto_ping_interval"?`},
+	{"websocket option negative", wsPath(`"options": {"max_message_size": -1}`), ws + ".options.max_message_size", "must be in 0..2147483647, not -1"},
+	{"websocket auto_ping_size", wsPath(`"options": {"auto_ping_size": 200}`), ws + ".options.auto_ping_size", "must be in 4..125, not 200"},
+	{"websocket origins", wsPath(`"options": {"allowed_origins": "*"}`), ws + ".options.allowed_origins", "must be an array"},
+	{"websocket endpoint", wsPath(`"endpoint": {"type": "tcp", "port": 80}`), ws + ".endpoint", "unknown key"},
+	{"websocket path serializer", wsPath(`"serializers": ["xml"]`), ws + ".serializers[0]", `unknown serializer "xml"`},
+
+	// Components.
+	{"component type missing", top(router(`"components": [{}]`)), c0 + ".type", "required"},
+	{"component function", top(router(`"components": [{"type": "function", "callbacks": {}}]`)), c0 + ".type", "not supported: function components"},
+	{"component type unknown", top(router(`"components": [{"type": "klass"}]`)), c0 + ".type", `unknown component type "klass"`},
+	{"component classname missing", top(router(`"components": [{"type": "class", "realm": "realm1"}]`)), c0 + ".classname", "required"},
+	{"component python class", top(router(`"components": [{"type": "class", "classname": "app.Backend", "realm": "realm1"}]`)), c0 + ".classname", "not supported: class components run Python code; only the HTTP bridge classes are built in"},
+	{"component realm missing", top(router(`"components": [{"type": "class", "classname": "crossbar.bridge.rest.RESTCallee"}]`)), c0 + ".realm", "required"},
+	{"component realm unknown", top(router(`"components": [{"type": "class", "classname": "crossbar.bridge.rest.RESTCallee", "realm": "realm2"}]`)), c0 + ".realm", `realm "realm2" is not defined in this router`},
+	{"component role unknown", top(router(`"components": [{"type": "class", "classname": "crossbar.bridge.rest.RESTCallee", "realm": "realm1", "role": "bridge"}]`)), c0 + ".role", `role "bridge" is not defined in realm "realm1"`},
+	{"component extra type", top(router(`"components": [{"type": "class", "classname": "crossbar.bridge.rest.RESTCallee", "realm": "realm1", "extra": []}]`)), c0 + ".extra", "must be an object"},
+	{"router component transport", top(router(`"components": [{"type": "class", "classname": "crossbar.bridge.rest.RESTCallee", "realm": "realm1", "transport": {}}]`)), c0 + ".transport", "unknown key"},
+	{"container component role", container(`{"type": "class", "classname": "crossbar.bridge.rest.RESTCallee", "realm": "realm1", "role": "x", "transport": {"type": "rawsocket", "endpoint": {"type": "unix", "path": "s"}}}`), c0 + ".role", "unknown key"},
+	{"container transport missing", container(`{"type": "class", "classname": "crossbar.bridge.rest.RESTCallee", "realm": "realm1"}`), c0 + ".transport", "required"},
+	{"container transport type", componentWith(`{"type": "web"}`), ctr0 + ".type", `unknown component transport type "web"`},
+	{"container url missing", componentWith(`{"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 80}}`), ctr0 + ".url", "required"},
+	{"container url scheme", componentWith(`{"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 80}, "url": "http://h/ws"}`), ctr0 + ".url", "invalid WebSocket URL"},
+	{"container endpoint missing", componentWith(`{"type": "websocket", "url": "ws://h/ws"}`), ctr0 + ".endpoint", "required"},
+	{"connect host missing", componentWith(`{"type": "websocket", "endpoint": {"type": "tcp", "port": 80}, "url": "ws://h/ws"}`), ctr0 + ".endpoint.host", "required"},
+	{"connect port zero", componentWith(`{"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 0}, "url": "ws://h/ws"}`), ctr0 + ".endpoint.port", "must be in 1..65535, not 0"},
+	{"connect timeout", componentWith(`{"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 80, "timeout": 0}, "url": "ws://h/ws"}`), ctr0 + ".endpoint.timeout", "must be in 1..3600"},
+	{"connect tls pair", componentWith(`{"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 80, "tls": {"key": "k"}}, "url": "wss://h/ws"}`), ctr0 + ".endpoint.tls", `"certificate" and "key" go together`},
+	{"rawsocket serializer", componentWith(`{"type": "rawsocket", "endpoint": {"type": "unix", "path": "/tmp/s"}, "serializer": "xml"}`), ctr0 + ".serializer", `unknown serializer "xml"`},
+
+	// Environment variables.
+	{"env missing", wsPath(`"auth": {"ticket": {"type": "static", "principals": {"joe": {"ticket": "${NO_SUCH_VAR}", "role": "anonymous"}}}}`), ws + ".auth.ticket.principals.joe.ticket", "environment variable NO_SUCH_VAR is not set"},
+	{"env missing port", endpoint(`{"type": "tcp", "port": "${NO_SUCH_VAR}"}`), ep + ".port", "environment variable NO_SUCH_VAR is not set"},
+	{"env missing dollar port", endpoint(`{"type": "tcp", "port": "$NO_SUCH_VAR"}`), ep + ".port", "environment variable NO_SUCH_VAR is not set"},
+	{"env not a number", endpoint(`{"type": "tcp", "port": "${NOT_A_NUMBER}"}`), ep + ".port", `must be an integer, not "eighty"`},
+	{"env missing in extra", top(router(`"components": [{"type": "class", "classname": "crossbar.bridge.rest.RESTCallee", "realm": "realm1", "extra": {"headers": {"token": "${NO_TOKEN}"}}}]`)), c0 + ".extra.headers.token", "environment variable NO_TOKEN is not set"},
+
+	// Syntax.
+	{"bad json", `{"version": 2,}`, "", "invalid JSON"},
+	{"trailing json", `{"version": 2} {}`, "", "data after the top-level value"},
+}
+
+// perm is a document with one permission; p0 is its path.
+func perm(p string) string {
+	return top(`{"type": "router", "realms": [{"name": "r", "roles": [{"name": "x", "permissions": [` + p + `]}]}]}`)
+}
+
+const p0 = "workers[0].realms[0].roles[0].permissions[0]"
+
+func TestRules(t *testing.T) {
+	for _, tt := range ruleTests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, errs := parseTest(t, tt.doc, JSON)
+			if len(errs) != 1 {
+				t.Fatalf("got %d errors, want 1 at %q:\n%v", len(errs), tt.path, errs)
+			}
+			if errs[0].Path != tt.path || !strings.Contains(errs[0].Msg, tt.msg) {
+				t.Errorf("got %q,\nwant %s: ...%s...", errs[0].Error(), tt.path, tt.msg)
+			}
+		})
+	}
+}

@@ -1,0 +1,148 @@
+package config
+
+import "slices"
+
+// Transport is an item of a router's "transports": a *WebTransport, a
+// *WebSocketTransport or a *RawSocketTransport.
+type Transport interface {
+	// TransportID is the transport's "id" ("" when not given).
+	TransportID() string
+	isTransport()
+}
+
+// Serializers are the WAMP serializer names, in Crossbar's order of
+// preference.
+var Serializers = []string{"cbor", "msgpack", "ubjson", "json"}
+
+// WebSocketTransport is a transport of "type": "websocket": WAMP over
+// WebSocket on its own endpoint, at any URL path.
+type WebSocketTransport struct {
+	// ID is "id" (default "").
+	ID string
+	// Endpoint is "endpoint" (required).
+	Endpoint ListenEndpoint
+	// Serializers is "serializers": any of "cbor", "msgpack", "ubjson",
+	// "json" (default all of them, in that order of preference).
+	Serializers []string
+	// Auth is "auth" (default anonymous with role "anonymous").
+	Auth Auth
+	// Options is "options".
+	Options WebSocketOptions
+}
+
+// RawSocketTransport is a transport of "type": "rawsocket": WAMP over
+// RawSocket framing.
+type RawSocketTransport struct {
+	// ID is "id" (default "").
+	ID string
+	// Endpoint is "endpoint" (required).
+	Endpoint ListenEndpoint
+	// Serializers is "serializers": any of "cbor", "msgpack", "ubjson",
+	// "json" (default all of them).
+	Serializers []string
+	// Auth is "auth" (default anonymous with role "anonymous").
+	Auth Auth
+	// MaxMessageSize is "options.max_message_size": the largest message
+	// accepted, in bytes, 512..16777216 (default 1048576).
+	MaxMessageSize int
+}
+
+func (t *WebSocketTransport) TransportID() string { return t.ID }
+func (t *RawSocketTransport) TransportID() string { return t.ID }
+func (*WebSocketTransport) isTransport()          {}
+func (*RawSocketTransport) isTransport()          {}
+
+var (
+	_ Transport = (*WebSocketTransport)(nil)
+	_ Transport = (*RawSocketTransport)(nil)
+)
+
+// transport decodes an item of "transports", by its "type".
+func (d *decoder) transport(path string, v any) Transport {
+	o, ok := d.object(path, v)
+	if !ok {
+		return nil
+	}
+	var t Transport
+	switch typ := o.reqStr("type"); typ {
+	case "web":
+		t = d.webTransport(o)
+	case "websocket":
+		t = d.webSocketTransport(o)
+	case "rawsocket":
+		t = d.rawSocketTransport(o)
+	case "":
+		o.skip()
+	case "universal", "mqtt", "flashpolicy", "websocket.testee", "stream.testee":
+		d.errorf(o.at("type"), "not supported: transport type %q", typ)
+		o.skip()
+	default:
+		d.errorf(o.at("type"), "unknown transport type %q (want web, websocket, rawsocket)", typ)
+		o.skip()
+	}
+	o.done()
+	return t
+}
+
+// listenEndpointAt decodes the required "endpoint".
+func (d *decoder) listenEndpointAt(o *object) ListenEndpoint {
+	v, ok := o.get("endpoint")
+	if !ok {
+		o.required("endpoint")
+		return ListenEndpoint{}
+	}
+	return d.listenEndpoint(o.at("endpoint"), v)
+}
+
+func (d *decoder) webSocketTransport(o *object) *WebSocketTransport {
+	t := &WebSocketTransport{ID: d.id(o)}
+	t.Endpoint = d.listenEndpointAt(o)
+	t.Serializers = d.serializers(o)
+	t.Auth = d.auth(o, "auth")
+	t.Options = d.webSocketOptions(o)
+	o.ignored("url", ": the transport serves every URL path")
+	o.ignored("debug", ": use --loglevel debug")
+	o.unsupported("cookie", " (cookie tracking)")
+	return t
+}
+
+func (d *decoder) rawSocketTransport(o *object) *RawSocketTransport {
+	t := &RawSocketTransport{ID: d.id(o), MaxMessageSize: 1 << 20}
+	t.Endpoint = d.listenEndpointAt(o)
+	t.Serializers = d.serializers(o)
+	t.Auth = d.auth(o, "auth")
+	if v, ok := o.get("options"); ok {
+		if oo, ok := d.object(o.at("options"), v); ok {
+			t.MaxMessageSize = int(oo.integer("max_message_size", 1<<20, 512, 1<<24))
+			oo.done()
+		}
+	}
+	o.ignored("debug", ": use --loglevel debug")
+	return t
+}
+
+// serializers decodes "serializers" (default all).
+func (d *decoder) serializers(o *object) []string {
+	if !o.has("serializers") {
+		o.get("serializers")
+		return slices.Clone(Serializers)
+	}
+	var out []string
+	n := len(d.errs)
+	o.list("serializers", func(p string, v any) {
+		s, ok := d.str(p, v)
+		switch {
+		case !ok:
+		case !slices.Contains(Serializers, s):
+			d.errorf(p, "unknown serializer %q (want json, msgpack, cbor, ubjson)", s)
+		case slices.Contains(out, s):
+			d.errorf(p, "duplicate serializer %q", s)
+		default:
+			out = append(out, s)
+		}
+	})
+	if len(out) == 0 && len(d.errs) == n {
+		d.errorf(o.at("serializers"), "must name at least one serializer")
+	}
+	return out
+}

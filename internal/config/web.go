@@ -1,0 +1,68 @@
+package config
+
+import "time"
+
+// WebTransport is a transport of "type": "web": an HTTP server whose URL
+// paths are served by path services (see PathService).
+type WebTransport struct {
+	// ID is "id" (default "").
+	ID string
+	// Endpoint is "endpoint" (required).
+	Endpoint ListenEndpoint
+	// Paths is "paths" (required): the services by URL path segment; "/"
+	// is the root. See PathService.
+	Paths Paths
+	// Options is "options".
+	Options WebOptions
+}
+
+// WebOptions is a web transport's "options".
+type WebOptions struct {
+	// AccessLog is "access_log": log every request (default false).
+	AccessLog bool
+	// DisplayTracebacks is "display_tracebacks": show internal error
+	// details in error pages (default false).
+	DisplayTracebacks bool
+	// HSTS is "hsts": send Strict-Transport-Security on TLS (default
+	// false).
+	HSTS bool
+	// HSTSMaxAge is "hsts_max_age" (seconds, >= 0): the HSTS max-age
+	// (default 31536000, one year).
+	HSTSMaxAge time.Duration
+	// ClientTimeout is "client_timeout" (seconds, 1..86400, or null):
+	// close connections idle for this long (default 0 meaning never).
+	ClientTimeout time.Duration
+}
+
+func (t *WebTransport) TransportID() string { return t.ID }
+func (*WebTransport) isTransport()          {}
+
+var _ Transport = (*WebTransport)(nil)
+
+func (d *decoder) webTransport(o *object) *WebTransport {
+	t := &WebTransport{ID: d.id(o), Options: WebOptions{HSTSMaxAge: 31536000 * time.Second}}
+	t.Endpoint = d.listenEndpointAt(o)
+	if !o.has("paths") {
+		o.get("paths")
+		o.required("paths")
+	} else {
+		t.Paths = d.paths(o)
+	}
+	if v, ok := o.get("options"); ok {
+		d.webOptions(o.at("options"), v, &t.Options)
+	}
+	return t
+}
+
+func (d *decoder) webOptions(path string, v any, opts *WebOptions) {
+	o, ok := d.object(path, v)
+	if !ok {
+		return
+	}
+	opts.AccessLog = o.boolean("access_log", false)
+	opts.DisplayTracebacks = o.boolean("display_tracebacks", false)
+	opts.HSTS = o.boolean("hsts", false)
+	opts.HSTSMaxAge = time.Duration(o.integer("hsts_max_age", 31536000, 0, maxInt32)) * time.Second
+	opts.ClientTimeout = time.Duration(o.integer("client_timeout", 0, 1, 86400)) * time.Second
+	o.done()
+}

@@ -1,0 +1,113 @@
+package config
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Worker is an item of "workers": a *RouterWorker or a *ContainerWorker.
+type Worker interface {
+	// WorkerID is the worker's "id" ("" when not given).
+	WorkerID() string
+	isWorker()
+}
+
+// WorkerOptions are a worker's "options" that Junction uses. Python-only
+// options ("pythonpath", "python", "cpu_affinity", "env") are accepted with
+// a warning.
+type WorkerOptions struct {
+	// Title is "title": a name for logs (default "" meaning the ID).
+	Title string
+	// Disabled is "disabled": the worker is not started (default false).
+	Disabled bool
+	// ExposeController is "expose_controller" (default false): kept for
+	// compatibility, Junction has no controller API.
+	ExposeController bool
+	// ExposeShared is "expose_shared" (default false): kept for
+	// compatibility.
+	ExposeShared bool
+}
+
+// worker decodes an item of "workers", by its "type".
+func (d *decoder) worker(path string, v any) Worker {
+	o, ok := d.object(path, v)
+	if !ok {
+		return nil
+	}
+	switch t := o.reqStr("type"); t {
+	case "router":
+		return d.routerWorker(o)
+	case "container":
+		return d.containerWorker(o)
+	case "":
+		o.skip()
+	case "guest", "websocket-testee", "proxy", "xbrmm", "hub", "marketplace":
+		d.errorf(o.at("type"), "not supported: worker type %q (Python-only)", t)
+		o.skip()
+	default:
+		d.errorf(o.at("type"), "unknown worker type %q (want router, container)", t)
+		o.skip()
+	}
+	return nil
+}
+
+// workerCommon decodes the keys every worker has: "id" and "options"; the
+// options function decodes the worker type's own option keys.
+func (d *decoder) workerCommon(o *object, extra func(*object)) (string, WorkerOptions) {
+	id := d.id(o)
+	var opts WorkerOptions
+	ov, ok := o.get("options")
+	if !ok {
+		return id, opts
+	}
+	oo, ok := d.object(o.at("options"), ov)
+	if !ok {
+		return id, opts
+	}
+	opts.Title = oo.str("title", "")
+	opts.Disabled = oo.boolean("disabled", false)
+	opts.ExposeController = oo.boolean("expose_controller", false)
+	opts.ExposeShared = oo.boolean("expose_shared", false)
+	for _, k := range []string{"pythonpath", "python", "cpu_affinity"} {
+		oo.ignored(k, pythonOnly)
+	}
+	oo.ignored("env", ": workers run in-process")
+	oo.ignored("extra", pythonOnly)
+	if extra != nil {
+		extra(oo)
+	}
+	oo.done()
+	return id, opts
+}
+
+// idPattern is what Crossbar accepts as an "id".
+var idPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{2,63}$`)
+
+// id decodes an optional "id" key.
+func (d *decoder) id(o *object) string {
+	id := o.str("id", "")
+	if id != "" && !idPattern.MatchString(id) {
+		d.errorf(o.at("id"), "invalid id %q (want a lower-case letter, then 2 to 63 lower-case letters, digits or '_')", id)
+	}
+	return id
+}
+
+// enum returns the string at key k, which must be one of want, or def
+// when absent or wrong.
+func (o *object) enum(k, def, what string, want ...string) string {
+	if !o.has(k) {
+		o.get(k)
+		return def
+	}
+	n := len(o.d.errs)
+	v := o.str(k, def)
+	if len(o.d.errs) > n {
+		return def
+	}
+	if !slices.Contains(want, v) {
+		o.d.errorf(o.at(k), "unknown %s %q (want %s)", what, v, strings.Join(want, ", "))
+		return def
+	}
+	return v
+}
