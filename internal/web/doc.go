@@ -1,0 +1,25 @@
+// Package web is Junction's web transport: one HTTP listener whose URL space
+// is a tree of path services, as in Crossbar.io's "web" transport.
+//
+// A Tree maps URL segments to http.Handlers; a "path" service is a nested
+// Tree. The simple services live here too: Static (files under a directory,
+// confined with os.Root), Redirect, JSON and NodeInfo. The WebSocket,
+// bridge and reverse-proxy services are built by other packages and mounted
+// as plain http.Handlers. Server wraps http.Server with timeouts, TLS, HSTS,
+// an access log and graceful shutdown.
+//
+// # How a service sees its request
+//
+// When a Tree hands a request to the service mounted at key k, the request
+// is a shallow copy whose URL.Path (decoded) and URL.RawPath (as received)
+// hold only the remaining path below the mount point: "/static/css/a.css"
+// reaches the service at "static" with URL.Path "/css/a.css", "/static/"
+// with "/", and "/static" with "" (the service decides: Static redirects to
+// "/static/"). The root service ("/") sees the whole path. MountPath(r)
+// gives the escaped prefix consumed so far ("/static", or "/nested/static"
+// through a nested Tree) and OriginalPath(r) the escaped path as received;
+// r.RequestURI is left untouched. Nothing is put in request headers.
+//
+// This package does not read configuration files: internal/node translates
+// the config into the Options structs declared here.
+package web

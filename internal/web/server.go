@@ -1,0 +1,139 @@
+package web
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Default timeouts of Server. There is no write timeout: WebSocket
+// connections live as long as their session.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultIdleTimeout       = 120 * time.Second
+)
+
+// DefaultHSTSMaxAge is Crossbar's hsts_max_age default (one year), in
+// seconds.
+const DefaultHSTSMaxAge = 31536000
+
+// ServerOptions configures a Server. The zero value plus a Handler is a
+// plain-HTTP server with the default timeouts and no access log.
+type ServerOptions struct {
+	// Handler serves every request, typically a *Tree. Required.
+	Handler http.Handler
+	// TLS, when non-nil, makes Serve speak HTTPS.
+	TLS *TLSOptions
+	// HSTS adds "Strict-Transport-Security: max-age=HSTSMaxAge" to every
+	// response sent over TLS (never over plain HTTP, where browsers ignore
+	// it). HSTSMaxAge 0 means DefaultHSTSMaxAge; negative is an error.
+	HSTS       bool
+	HSTSMaxAge int
+	// AccessLog logs one info line per request (method, path, status,
+	// bytes, duration, remote) to Logger.
+	AccessLog bool
+	// Logger receives the access log and server errors; nil discards them.
+	Logger *slog.Logger
+	// ReadHeaderTimeout and IdleTimeout; 0 means the defaults above.
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+}
+
+// Server is one web-transport listener: an http.Server with timeouts, TLS,
+// HSTS and an access log. Serve and Shutdown may be called from different
+// goroutines; like http.Server, a Server serves once and is not reused
+// after Shutdown.
+type Server struct {
+	srv *http.Server
+	tls *tls.Config // nil for plain HTTP
+}
+
+// NewServer checks opts, loads the TLS files if any, and returns a Server
+// ready to Serve.
+func NewServer(opts ServerOptions) (*Server, error) {
+	if opts.Handler == nil {
+		return nil, fmt.Errorf("%w: server: nil handler", ErrBadOption)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h, err := wrapHandler(opts, log)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{srv: &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: orDefault(opts.ReadHeaderTimeout, DefaultReadHeaderTimeout),
+		IdleTimeout:       orDefault(opts.IdleTimeout, DefaultIdleTimeout),
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}}
+	if opts.TLS != nil {
+		if s.tls, err = opts.TLS.config(); err != nil {
+			return nil, err
+		}
+		s.srv.TLSConfig = s.tls
+	}
+	return s, nil
+}
+
+// wrapHandler adds the HSTS and access-log middlewares that opts ask for.
+func wrapHandler(opts ServerOptions, log *slog.Logger) (http.Handler, error) {
+	h := opts.Handler
+	if opts.HSTS {
+		if opts.HSTSMaxAge < 0 {
+			return nil, fmt.Errorf("%w: hsts_max_age %d: must be >= 0", ErrBadOption, opts.HSTSMaxAge)
+		}
+		h = hsts(h, orDefault(opts.HSTSMaxAge, DefaultHSTSMaxAge))
+	}
+	if opts.AccessLog {
+		h = accessLog(h, log)
+	}
+	return h, nil
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// Serve accepts connections on l until Shutdown; it returns nil after a
+// Shutdown and the accept error otherwise. With TLS, l carries plain TCP
+// and Serve does the handshakes.
+func (s *Server) Serve(l net.Listener) error {
+	var err error
+	if s.tls != nil {
+		err = s.srv.Serve(tls.NewListener(l, s.tls))
+	} else {
+		err = s.srv.Serve(l)
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops accepting, closes idle connections, and waits for
+// in-flight requests to finish or ctx to end (then it returns ctx's error
+// and the remaining connections are closed). Hijacked connections
+// (WebSockets) are not waited for: their owners close them, typically from
+// an OnShutdown function.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		_ = s.srv.Close()
+	}
+	return err
+}
+
+// OnShutdown registers f to run, in its own goroutine, when Shutdown
+// starts. Call it before Serve.
+func (s *Server) OnShutdown(f func()) { s.srv.RegisterOnShutdown(f) }
