@@ -2,6 +2,7 @@ package router
 
 import (
 	"sync"
+	"time"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -28,6 +29,7 @@ type subscription struct {
 	id          wamp.ID
 	topic       wamp.URI
 	match       uriindex.Match
+	created     time.Time
 	subscribers []*session
 }
 
@@ -40,7 +42,7 @@ func newBroker(rm *realm) *broker {
 }
 
 func (sub *subscription) info() subInfo {
-	return subInfo{ID: sub.id, Topic: sub.topic, Match: sub.match.String()}
+	return subInfo{ID: sub.id, Topic: sub.topic, Match: sub.match.String(), Created: sub.created}
 }
 
 // count returns the number of subscriptions.

@@ -1,6 +1,8 @@
 package router
 
 import (
+	"time"
+
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/uriindex"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -47,7 +49,7 @@ func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.M
 	defer b.mu.Unlock()
 	sub, ok := b.index.Get(string(topic), m)
 	if !ok {
-		sub = &subscription{id: b.realm.router.subIDs.Next(), topic: topic, match: m}
+		sub = &subscription{id: b.realm.router.subIDs.Next(), topic: topic, match: m, created: time.Now()}
 		b.index.Set(string(topic), m, sub)
 		b.byID[sub.id] = sub
 		created = true

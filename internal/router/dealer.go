@@ -32,6 +32,7 @@ type registration struct {
 	procedure wamp.URI
 	match     uriindex.Match
 	policy    string
+	created   time.Time
 	callees   []callee
 	next      int // round robin position
 }
@@ -79,7 +80,7 @@ func newDealer(rm *realm) *dealer {
 }
 
 func (r *registration) info() regInfo {
-	return regInfo{ID: r.id, Procedure: r.procedure, Match: r.match.String(), Invoke: r.policy}
+	return regInfo{ID: r.id, Procedure: r.procedure, Match: r.match.String(), Invoke: r.policy, Created: r.created}
 }
 
 // count returns the number of registrations.

@@ -2,6 +2,7 @@ package router
 
 import (
 	"slices"
+	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/uriindex"
@@ -56,7 +57,7 @@ func (d *dealer) register(s *session, procedure wamp.URI, m uriindex.Match, poli
 			return info, nil, false, wamp.Errorf(wamp.ErrProcedureAlreadyExists, "procedure %q is already registered", procedure)
 		}
 	} else {
-		reg = &registration{id: d.realm.router.regIDs.Next(), procedure: procedure, match: m, policy: policy}
+		reg = &registration{id: d.realm.router.regIDs.Next(), procedure: procedure, match: m, policy: policy, created: time.Now()}
 		d.index.Set(string(procedure), m, reg)
 		d.byID[reg.id] = reg
 	}

@@ -7,6 +7,10 @@
 // Sends never block (wamp.Peer.Send queues or closes a slow consumer), so
 // no session can hold up another. LOCKS.md lists the locks and their order.
 //
+// Each realm serves the WAMP meta API (meta*.go: wamp.session.*,
+// wamp.registration.*, wamp.subscription.* procedures and events, and
+// testaments) unless RealmOptions.DisableMetaAPI is set.
+//
 // The package imports only wamp, uriindex and auth; transports reach it
 // through their own one-method Attacher interface, satisfied by Gate.
 package router

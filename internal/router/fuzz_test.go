@@ -2,8 +2,10 @@ package router
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
+	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -21,6 +23,9 @@ func FuzzSession(f *testing.F) {
 		`[[1,"realm1",{}],[2,1,{}],[36,1,1,{}]]`,
 		`[[6,{},"wamp.close.normal"]]`,
 		`[[16,1,{"retain":true,"eligible_authrole":["anonymous"]},"com.t"]]`,
+		`[[48,1,{},"wamp.session.add_testament",["com.t",["x"],{}],{"scope":"detached","publish_options":{"exclude":[1]}}]]`,
+		`[[48,1,{},"wamp.subscription.match",["com.t"]],[48,2,{},"wamp.registration.lookup",["com.p",{"match":"prefix"}]]]`,
+		`[[48,1,{},"wamp.session.list",[["anonymous"]]],[48,2,{},"wamp.registration.get",[1]],[48,3,{},"wamp.session.flush_testaments"]]`,
 	}
 	for _, s := range seeds {
 		f.Add(s)
@@ -30,7 +35,7 @@ func FuzzSession(f *testing.F) {
 		if json.Unmarshal([]byte(data), &raw) != nil {
 			return
 		}
-		r := newTestRouter(t)
+		r := fuzzRouter(t)
 		defer r.Close()
 		callee := join(t, r.Gate(), "realm1", nil)
 		callee.register("com.p", wamp.Dict{"match": "prefix"})
@@ -55,4 +60,18 @@ func FuzzSession(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fuzzRouter is a router on which sessions may not kill one another: the
+// fuzzed session could otherwise rightly end the sessions FuzzSession
+// checks (wamp.session.kill_by_authrole("anonymous")).
+func fuzzRouter(t *testing.T) *Router {
+	noKill := authzFunc(func(_ *auth.Identity, _ auth.Action, uri wamp.URI) auth.Permission {
+		return auth.Permission{Allow: !strings.HasPrefix(string(uri), "wamp.session.kill")}
+	})
+	r, err := New(Options{Realms: []RealmOptions{{Name: "realm1", Authorizer: noKill}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -2,6 +2,7 @@ package router
 
 import (
 	"sync"
+	"time"
 
 	"github.com/junction-wamp/junction/internal/wamp"
 )
@@ -34,14 +35,16 @@ type sessionInfo struct {
 	AuthRole     string
 	AuthMethod   string
 	AuthProvider string
+	AuthExtra    wamp.Dict // nil when the authenticator gave none; read-only
 	Peer         wamp.PeerInfo
 }
 
 // subInfo describes a subscription.
 type subInfo struct {
-	ID    wamp.ID
-	Topic wamp.URI
-	Match string
+	ID      wamp.ID
+	Topic   wamp.URI
+	Match   string
+	Created time.Time
 }
 
 // regInfo describes a registration.
@@ -50,6 +53,7 @@ type regInfo struct {
 	Procedure wamp.URI
 	Match     string
 	Invoke    string
+	Created   time.Time
 }
 
 // noHooks is the default: no meta API.

@@ -18,6 +18,12 @@ type RealmOptions struct {
 	Roles      []string
 	Authorizer auth.Authorizer // nil: auth.AllowAll{}
 	StrictURIs bool            // strict URI rules for topics and procedures
+	// DisableMetaAPI turns the WAMP meta API off on this realm: no
+	// wamp.session.*, wamp.registration.* or wamp.subscription.*
+	// procedures (calls get no_such_procedure), no meta events, no
+	// testaments. The zero value enables it, like Crossbar's
+	// enable_meta_api, which defaults to true.
+	DisableMetaAPI bool
 }
 
 // realm is a routing namespace: its sessions, broker and dealer.
@@ -30,6 +36,7 @@ type realm struct {
 	broker *broker
 	dealer *dealer
 	hooks  hooks
+	meta   bool // the meta API is on (set in newRealm, read-only after)
 	procs  internalProcs
 
 	mu       sync.RWMutex // guards the fields below; after Router.mu
@@ -49,6 +56,9 @@ func newRealm(r *Router, o RealmOptions) *realm {
 	}
 	rm.broker = newBroker(rm)
 	rm.dealer = newDealer(rm)
+	if !o.DisableMetaAPI {
+		rm.enableMetaAPI()
+	}
 	return rm
 }
 

@@ -107,7 +107,7 @@ func (s *session) info() sessionInfo {
 	return sessionInfo{
 		ID: s.id, AuthID: s.ident.AuthID, AuthRole: s.ident.AuthRole,
 		AuthMethod: s.ident.AuthMethod, AuthProvider: s.ident.AuthProvider,
-		Peer: s.peer.Info(),
+		AuthExtra: s.ident.AuthExtra, Peer: s.peer.Info(),
 	}
 }
 

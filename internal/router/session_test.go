@@ -23,7 +23,7 @@ func TestWelcomeDetails(t *testing.T) {
 		roles := d["roles"].(wamp.Dict)
 		bf := roles["broker"].(wamp.Dict)["features"].(wamp.Dict)
 		df := roles["dealer"].(wamp.Dict)["features"].(wamp.Dict)
-		if bf["pattern_based_subscription"] != true || df["call_canceling"] != true || df["session_meta_api"] != nil {
+		if bf["pattern_based_subscription"] != true || df["call_canceling"] != true || df["session_meta_api"] != true || bf["session_meta_api"] != true || bf["subscription_meta_api"] != true || df["registration_meta_api"] != true || df["testament_meta_api"] != true {
 			t.Errorf("features: broker %v dealer %v", bf, df)
 		}
 		if c.id == 0 || c.id > wamp.MaxID {

@@ -6,7 +6,7 @@ import "github.com/junction-wamp/junction/internal/wamp"
 const Agent = "junction"
 
 // Features announced in WELCOME, only those really implemented. The meta
-// API adds its own (session_meta_api, ...) when it is wired in.
+// API features are announced only on realms where it is on.
 var (
 	brokerFeatures = []string{
 		"publisher_identification",
@@ -23,6 +23,9 @@ var (
 		"pattern_based_registration",
 		"shared_registration",
 	}
+	// The session meta API is announced by both roles, as the spec asks.
+	brokerMetaFeatures = []string{"session_meta_api", "subscription_meta_api"}
+	dealerMetaFeatures = []string{"session_meta_api", "registration_meta_api", "testament_meta_api"}
 )
 
 // welcomeDetails are WELCOME.Details: who the session is and what the
@@ -34,10 +37,7 @@ func (s *session) welcomeDetails() wamp.Dict {
 		wamp.KeyAuthMethod:   s.ident.AuthMethod,
 		wamp.KeyAuthProvider: s.ident.AuthProvider,
 		wamp.KeyAgent:        Agent,
-		wamp.KeyRoles: wamp.Dict{
-			"broker": wamp.Dict{wamp.KeyFeatures: featureDict(brokerFeatures)},
-			"dealer": wamp.Dict{wamp.KeyFeatures: featureDict(dealerFeatures)},
-		},
+		wamp.KeyRoles:        s.realm.roleDetails(),
 	}
 	if s.ident.AuthExtra != nil {
 		d[wamp.KeyAuthExtra] = s.ident.AuthExtra
@@ -45,10 +45,28 @@ func (s *session) welcomeDetails() wamp.Dict {
 	return d
 }
 
+// roleDetails are WELCOME.Details.roles: the broker's and dealer's
+// features on this realm.
+func (rm *realm) roleDetails() wamp.Dict {
+	broker, dealer := featureDict(brokerFeatures), featureDict(dealerFeatures)
+	if rm.meta {
+		addFeatures(broker, brokerMetaFeatures)
+		addFeatures(dealer, dealerMetaFeatures)
+	}
+	return wamp.Dict{
+		"broker": wamp.Dict{wamp.KeyFeatures: broker},
+		"dealer": wamp.Dict{wamp.KeyFeatures: dealer},
+	}
+}
+
 func featureDict(names []string) wamp.Dict {
 	d := make(wamp.Dict, len(names))
+	addFeatures(d, names)
+	return d
+}
+
+func addFeatures(d wamp.Dict, names []string) {
 	for _, n := range names {
 		d[n] = true
 	}
-	return d
 }

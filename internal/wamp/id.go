@@ -1,30 +1,18 @@
 package wamp
 
 import (
-	"crypto/rand"
-	"encoding/binary"
+	"math/rand/v2"
 	"sync/atomic"
 )
 
 // MaxID is the largest WAMP ID, 2^53, so that IDs are exact in IEEE doubles.
 const MaxID = 1 << 53
 
-// GlobalID returns a random ID in [1, 2^53] for the global scope (session
-// and publication IDs).
-func GlobalID() ID {
-	var b [8]byte
-	for {
-		if _, err := rand.Read(b[:]); err != nil {
-			panic("wamp: crypto/rand failed: " + err.Error())
-		}
-		// 54 random bits cover [0, 2^54); keep [1, 2^53] and draw again
-		// otherwise, so every ID is equally likely.
-		v := binary.LittleEndian.Uint64(b[:]) & (1<<54 - 1)
-		if v >= 1 && v <= MaxID {
-			return ID(v)
-		}
-	}
-}
+// GlobalID returns a random ID, uniform in [1, 2^53], for the global scope
+// (session and publication IDs). It uses math/rand/v2's global generator
+// (ChaCha8, seeded from the OS), which is safe for concurrent use and cheap
+// enough for the publish path.
+func GlobalID() ID { return ID(rand.Uint64N(MaxID) + 1) }
 
 // IDGen hands out sequential IDs 1, 2, ..., 2^53, 1, ... for the router and
 // session scopes. The zero value is ready; it is safe for concurrent use.

@@ -1,0 +1,173 @@
+package router
+
+import (
+	"maps"
+
+	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// Testament scopes.
+const (
+	scopeDestroyed = "destroyed"
+	scopeDetached  = "detached"
+)
+
+// maxTestaments bounds the testaments a session may keep per scope, so that
+// a client cannot grow the router's memory without limit.
+const maxTestaments = 256
+
+// testament is an event a session asked the router to publish when it goes.
+type testament struct {
+	topic  wamp.URI
+	opts   wamp.Dict
+	args   wamp.List
+	kwargs wamp.Dict
+}
+
+// testaments are one session's testaments by scope, in the order added.
+type testaments struct {
+	detached, destroyed []testament
+}
+
+func (t *testaments) scope(s string) *[]testament {
+	if s == scopeDetached {
+		return &t.detached
+	}
+	return &t.destroyed
+}
+
+// addTestament serves wamp.session.add_testament(topic, args, kwargs,
+// publish_options=, scope="destroyed") -> testament ID, as Crossbar: the
+// event is published on topic when the caller's session leaves the realm,
+// by the router (no publisher disclosed). The caller must be allowed to
+// publish to topic now; wamp.* topics are refused with invalid_uri.
+func (m *metaAPI) addTestament(caller *session, c *wamp.Call) (wamp.List, wamp.Dict, error) {
+	a, err := parseArgs(c, "topic", "args", "kwargs", "publish_options", "scope")
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := m.readTestament(caller, a)
+	if err != nil {
+		return nil, nil, err
+	}
+	scope, err := testamentScope(a, 4)
+	if err != nil {
+		return nil, nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ts := m.testaments[caller.id]
+	if ts == nil {
+		ts = &testaments{}
+		m.testaments[caller.id] = ts
+	}
+	list := ts.scope(scope)
+	if len(*list) >= maxTestaments {
+		return nil, nil, wamp.Errorf(wamp.ErrInvalidArgument, "at most %d testaments per scope", maxTestaments)
+	}
+	*list = append(*list, t)
+	return wamp.List{uint64(wamp.GlobalID())}, nil, nil
+}
+
+// readTestament reads and checks the testament's topic, payload and
+// publish options.
+func (m *metaAPI) readTestament(caller *session, a metaArgs) (testament, error) {
+	var t testament
+	var err error
+	if t.topic, err = a.uri(m.rm, 0, wamp.MatchExact); err != nil {
+		return t, err
+	}
+	if restricted(t.topic) {
+		return t, wamp.Errorf(wamp.ErrInvalidURI, "testament topic %q is reserved for the router", t.topic)
+	}
+	if !m.rm.authz.Authorize(&caller.ident, auth.ActionPublish, t.topic).Allow {
+		return t, wamp.Errorf(wamp.ErrNotAuthorized, "session is not authorized to publish to %q", t.topic)
+	}
+	if t.args, err = a.list(1); err != nil {
+		return t, err
+	}
+	if t.kwargs, err = a.dict(2); err != nil {
+		return t, err
+	}
+	opts, err := a.dict(3)
+	if err != nil {
+		return t, err
+	}
+	t.opts, err = testamentOptions(opts)
+	return t, err
+}
+
+// testamentOptions are the publish options of a testament: without those
+// that make no sense for it (acknowledge, exclude_me: as Crossbar), the
+// others' types checked now so that publishing at leave cannot fail on
+// them. The client's dictionary is not modified.
+func testamentOptions(opts wamp.Dict) (wamp.Dict, error) {
+	if opts == nil {
+		return nil, nil
+	}
+	opts = maps.Clone(opts)
+	delete(opts, wamp.OptAcknowledge)
+	delete(opts, wamp.OptExcludeMe)
+	var f pubFilter
+	if err := f.parse(nil, opts); err != nil {
+		return nil, err
+	}
+	_, err := optBool(opts, wamp.OptRetain, false)
+	return opts, err
+}
+
+// testamentScope reads the scope argument at i: "destroyed" (default) or
+// "detached".
+func testamentScope(a metaArgs, i int) (string, error) {
+	s, has, err := a.str(i)
+	switch {
+	case err != nil:
+		return "", err
+	case !has:
+		return scopeDestroyed, nil
+	case s != scopeDestroyed && s != scopeDetached:
+		return "", wamp.Errorf(wamp.ErrInvalidArgument, "%s: scope must be %q or %q, not %q", a.proc, scopeDestroyed, scopeDetached, s)
+	}
+	return s, nil
+}
+
+// flushTestaments serves wamp.session.flush_testaments(scope="destroyed")
+// -> the number of testaments removed.
+func (m *metaAPI) flushTestaments(caller *session, c *wamp.Call) (wamp.List, wamp.Dict, error) {
+	a, err := parseArgs(c, "scope")
+	if err != nil {
+		return nil, nil, err
+	}
+	scope, err := testamentScope(a, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	if ts := m.testaments[caller.id]; ts != nil {
+		list := ts.scope(scope)
+		n = len(*list)
+		*list = nil
+	}
+	return wamp.List{n}, nil, nil
+}
+
+// publishTestaments publishes and forgets the testaments of a session that
+// left, "detached" ones first, as the spec asks of a router without session
+// resumption. Sessions here are never resumed, so leaving detaches and
+// destroys them at once: both scopes are published. Runs on the leaving
+// session's goroutine, with no lock held.
+func (m *metaAPI) publishTestaments(id wamp.ID) {
+	m.mu.Lock()
+	ts := m.testaments[id]
+	delete(m.testaments, id)
+	m.mu.Unlock()
+	if ts == nil {
+		return
+	}
+	for _, t := range append(ts.detached, ts.destroyed...) {
+		m.rm.publishInternal(t.topic, t.opts, t.args, t.kwargs)
+	}
+}
