@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# make bench: runs the Go benchmarks (with allocation counts) and the
+# end-to-end runs, and prints them with the machine and the date, ready to
+# be recorded in docs/BENCHMARKS.md.
+# Usage: scripts/bench.sh [output-file]   (default bench-results.txt)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-bench-results.txt}
+{
+	echo "# $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(go version)"
+	echo "## micro-benchmarks"
+	go test -run='^$' -bench=. -benchmem -count=1 \
+		./internal/uriindex/ ./internal/wamp/codec/ ./internal/auth/ ./internal/router/
+	echo "## end to end: RPC and fan-out over WebSocket (client and router in one process)"
+	go test -run='^$' -bench='BenchmarkRPC|BenchmarkFanout' -benchtime=3s -count=1 ./test/bench/
+	echo "## memory: 10,000 idle WebSocket sessions (router in its own process)"
+	go test -run='^$' -bench=BenchmarkIdleSessions -benchtime=1x -count=1 -v ./test/bench/ | grep -v '^=== '
+} 2>&1 | tee "$out"
+echo "results in $out"
