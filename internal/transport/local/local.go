@@ -1,0 +1,142 @@
+// Package local is an in-memory wamp.Peer pair for embedded sessions (the
+// HTTP bridge services): Send on one side delivers the message to the other
+// side's Recv without encoding it.
+package local
+
+import (
+	"io"
+	"sync"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// DefaultMaxMessages is the queue bound of a zero Options.
+const DefaultMaxMessages = 4096
+
+// Options bounds each direction's queue. The zero value is usable.
+type Options struct {
+	// MaxMessages is the number of messages one side may have waiting for
+	// the other's Recv; past it the pair is closed as a slow consumer.
+	// Default 4096.
+	MaxMessages int
+}
+
+// Pair returns the two connected ends of an in-memory connection.
+func Pair(opts Options) (wamp.Peer, wamp.Peer) {
+	if opts.MaxMessages <= 0 {
+		opts.MaxMessages = DefaultMaxMessages
+	}
+	c := &conn{max: opts.MaxMessages}
+	for i := range c.ready {
+		c.ready[i] = make(chan struct{}, 1)
+	}
+	return &Peer{c: c, side: 0}, &Peer{c: c, side: 1}
+}
+
+// conn is the state shared by both ends.
+type conn struct {
+	max   int
+	ready [2]chan struct{} // ready[i] wakes side i's Recv; capacity 1
+
+	mu     sync.Mutex // guards the fields below
+	queue  [2][]wamp.Message
+	closed error // nil while open, else ErrClosed or ErrSlowConsumer
+}
+
+// Peer is one end of a Pair.
+type Peer struct {
+	c       *conn
+	side    int
+	pending []wamp.Message // taken from the queue; Recv's goroutine only
+	buf     []wamp.Message // pending's whole array, handed back for reuse
+}
+
+var _ wamp.Peer = (*Peer)(nil)
+
+// Send delivers msg (unwrapped from a wamp.Shared) to the other end. It never
+// blocks: a full queue closes the pair and returns wamp.ErrSlowConsumer.
+func (p *Peer) Send(msg wamp.Message) error {
+	c, to := p.c, 1-p.side
+	c.mu.Lock()
+	if c.closed != nil {
+		c.mu.Unlock()
+		return wamp.ErrClosed
+	}
+	if len(c.queue[to]) >= c.max {
+		c.closeLocked(wamp.ErrSlowConsumer)
+		c.mu.Unlock()
+		c.wake(0)
+		c.wake(1)
+		return wamp.ErrSlowConsumer
+	}
+	c.queue[to] = append(c.queue[to], wamp.Unwrap(msg))
+	c.mu.Unlock()
+	c.wake(to)
+	return nil
+}
+
+// Recv returns the next message sent by the other end. Once the pair is
+// closed it returns what was already sent, then io.EOF (or
+// wamp.ErrSlowConsumer if that is why it closed).
+func (p *Peer) Recv() (wamp.Message, error) {
+	for len(p.pending) == 0 {
+		if err := p.take(); err != nil {
+			return nil, err
+		}
+	}
+	m := p.pending[0]
+	p.pending[0] = nil
+	p.pending = p.pending[1:]
+	return m, nil
+}
+
+// take waits until messages are queued for p and moves them to p.pending.
+func (p *Peer) take() error {
+	c := p.c
+	for {
+		c.mu.Lock()
+		if q := c.queue[p.side]; len(q) > 0 {
+			c.queue[p.side] = p.buf[:0]
+			p.buf, p.pending = q, q
+			c.mu.Unlock()
+			return nil
+		}
+		err := c.closed
+		c.mu.Unlock()
+		if err == wamp.ErrClosed {
+			return io.EOF
+		}
+		if err != nil {
+			return err
+		}
+		<-c.ready[p.side]
+	}
+}
+
+// Close closes both ends; each side's Recv drains what was sent to it first.
+func (p *Peer) Close() error {
+	p.c.mu.Lock()
+	p.c.closeLocked(wamp.ErrClosed)
+	p.c.mu.Unlock()
+	p.c.wake(0)
+	p.c.wake(1)
+	return nil
+}
+
+// Info describes a local peer.
+func (p *Peer) Info() wamp.PeerInfo { return wamp.PeerInfo{Transport: "local"} }
+
+// closeLocked records why the pair closed, keeping the first reason. c.mu
+// must be held; callers wake both sides after unlocking.
+func (c *conn) closeLocked(why error) {
+	if c.closed == nil {
+		c.closed = why
+	}
+}
+
+func (c *conn) wake(side int) {
+	select {
+	case c.ready[side] <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,84 @@
+package rawsocket
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/transport/outbox"
+	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/internal/wamp/codec"
+)
+
+// DialOptions configures Dial. The zero value speaks msgpack.
+type DialOptions struct {
+	Serializer     string // codec name; default "msgpack"
+	MaxMessageSize int    // the longest message we accept, as for Options; default 1 MiB
+	PingInterval   time.Duration
+	PingTimeout    time.Duration
+	Outbox         outbox.Options
+}
+
+// Dial connects to a RawSocket server on network "tcp" or "unix" and
+// performs the handshake; ctx bounds both.
+func Dial(ctx context.Context, network, address string, opts DialOptions) (wamp.Peer, error) {
+	c, err := dialCodec(opts.Serializer)
+	if err != nil {
+		return nil, err
+	}
+	maxSize := opts.MaxMessageSize
+	if maxSize <= 0 {
+		maxSize = DefaultMaxMessageSize
+	}
+	maxSize = roundLen(min(maxSize, maxFrameLen+1))
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, fmt.Errorf("rawsocket: dial: %w", err)
+	}
+	serverMax, err := clientHandshake(ctx, conn, c, maxSize)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return newPeer(conn, peerConfig{
+		codec: c, info: wamp.PeerInfo{Transport: "rawsocket", Serializer: c.Name(), RemoteAddr: address},
+		sendLimit: min(serverMax, maxFrameLen), recvLimit: min(maxSize, maxFrameLen),
+		pingInterval: opts.PingInterval, pingTimeout: opts.PingTimeout, outbox: opts.Outbox,
+	}), nil
+}
+
+func dialCodec(name string) (codec.Codec, error) {
+	if name == "" {
+		name = "msgpack"
+	}
+	c, _, ok := codec.Lookup("wamp.2." + name)
+	if !ok {
+		return nil, fmt.Errorf("rawsocket: unknown serializer %q", name)
+	}
+	return c, nil
+}
+
+// clientHandshake sends our handshake and reads the answer, within ctx;
+// it returns the server's maximum message length.
+func clientHandshake(ctx context.Context, conn net.Conn, c codec.Codec, maxSize int) (int, error) {
+	if d, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(d)
+	}
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	serverMax, err := exchangeHello(conn, c, maxSize)
+	if !stop() {
+		return 0, fmt.Errorf("rawsocket: handshake: %w", ctx.Err())
+	}
+	conn.SetDeadline(time.Time{})
+	return serverMax, err
+}
+
+func exchangeHello(conn net.Conn, c codec.Codec, maxSize int) (int, error) {
+	b := helloBytes(c.RawSocketID(), maxSize)
+	if _, err := conn.Write(b[:]); err != nil {
+		return 0, fmt.Errorf("rawsocket: handshake: %w", err)
+	}
+	return readAnswer(conn, c.RawSocketID())
+}

@@ -1,0 +1,243 @@
+package rawsocket
+
+import (
+	"errors"
+	"io"
+	"net"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/junction-wamp/junction/internal/transport/outbox"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+func roundTrip(t *testing.T, p wamp.Peer, echo *echoAttacher) {
+	t.Helper()
+	for _, want := range sampleMessages() {
+		if err := p.Send(want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("echo = %#v, want %#v", got, want)
+		}
+	}
+	p.Close()
+	if err := <-echo.errs; err != io.EOF {
+		t.Fatalf("server Recv after client Close = %v, want EOF", err)
+	}
+}
+
+func TestRoundTripEveryCodec(t *testing.T) {
+	for _, name := range []string{"json", "msgpack", "cbor", "ubjson"} {
+		t.Run(name, func(t *testing.T) {
+			echo := newEcho()
+			p := dial(t, serve(t, Options{Attacher: echo}), DialOptions{Serializer: name})
+			if info := p.Info(); info.Transport != "rawsocket" || info.Serializer != name {
+				t.Fatalf("Info = %+v", info)
+			}
+			roundTrip(t, p, echo)
+		})
+	}
+}
+
+func TestUnixSocket(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "wamp.sock")
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newAttacher()
+	serveOn(t, l, Options{Attacher: a})
+	p, err := Dial(t.Context(), "unix", path, DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := <-a.sessions
+	if got := s.peer.Info().RemoteAddr; got != path {
+		t.Errorf("server RemoteAddr %q, want the socket path", got)
+	}
+	close(s.release)
+	<-s.ended
+	if _, err := p.Recv(); err != io.EOF {
+		t.Fatalf("Recv after server Close = %v", err)
+	}
+	l2, err := net.Listen("unix", filepath.Join(t.TempDir(), "echo.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo := newEcho()
+	serveOn(t, l2, Options{Attacher: echo})
+	p2, err := Dial(t.Context(), "unix", l2.Addr().String(), DialOptions{Serializer: "cbor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roundTrip(t, p2, echo)
+}
+
+func TestCloseFromServer(t *testing.T) {
+	a := newAttacher()
+	p := dial(t, serve(t, Options{Attacher: a}), DialOptions{})
+	s := <-a.sessions
+	s.peer.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal})
+	close(s.release)
+	<-s.ended
+	if m, err := p.Recv(); err != nil || m.Type() != wamp.TypeGoodbye {
+		t.Fatalf("Recv = %v, %v; want the GOODBYE queued before Close", m, err)
+	}
+	if _, err := p.Recv(); err != io.EOF {
+		t.Fatalf("Recv after server Close = %v, want EOF", err)
+	}
+	if err := p.Send(&wamp.Goodbye{}); !errors.Is(err, wamp.ErrClosed) {
+		t.Fatalf("Send after close = %v, want ErrClosed", err)
+	}
+}
+
+func TestServerCloseEndsSessions(t *testing.T) {
+	s, _ := NewServer(Options{Attacher: &echoAttacher{errs: make(chan error, 1)}})
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	done := make(chan error)
+	go func() { done <- s.Serve(l) }()
+	p, err := Dial(t.Context(), "tcp", l.Addr().String(), DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: "a.b"})
+	if _, err := p.Recv(); err != nil { // the session is attached
+		t.Fatal(err)
+	}
+	s.Close() // closes the connection and waits for Attach to return
+	if _, err := p.Recv(); err == nil {
+		t.Fatal("Recv after server Close succeeded")
+	}
+	if err := <-done; !errors.Is(err, ErrServerClosed) {
+		t.Fatalf("Serve = %v", err)
+	}
+	if err := s.Serve(l); !errors.Is(err, ErrServerClosed) {
+		t.Fatalf("Serve after Close = %v", err)
+	}
+	p.Close()
+}
+
+func TestConcurrentSend(t *testing.T) {
+	a := newAttacher()
+	p := dial(t, serve(t, Options{Attacher: a}), DialOptions{})
+	s := <-a.sessions
+	defer close(s.release)
+	const senders, each = 8, 200
+	var wg sync.WaitGroup
+	for g := range senders {
+		wg.Go(func() {
+			for i := range each {
+				if err := p.Send(&wamp.Published{Request: wamp.ID(g*each + i + 1), Publication: 1}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	last := make([]int, senders)
+	for range senders * each {
+		m, err := s.peer.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := int(m.(*wamp.Published).Request) - 1
+		if g := id / each; id%each < last[g] {
+			t.Fatalf("sender %d out of order", g)
+		} else {
+			last[g] = id % each
+		}
+	}
+	wg.Wait()
+}
+
+func TestSlowConsumer(t *testing.T) {
+	a := newAttacher()
+	r := dialRaw(t, serve(t, Options{Attacher: a, Outbox: outbox.Options{MaxMessages: 64, MaxBytes: 1 << 20}}))
+	r.open() // then never reads
+	s := <-a.sessions
+	defer close(s.release)
+	big := &wamp.Publish{Request: 1, Options: wamp.Dict{}, Topic: "t", Args: wamp.List{strings.Repeat("x", 16<<10)}}
+	var err error
+	for i := 0; i < 100000 && err == nil; i++ {
+		err = s.peer.Send(big)
+	}
+	if !errors.Is(err, wamp.ErrSlowConsumer) {
+		t.Fatalf("Send = %v, want ErrSlowConsumer", err)
+	}
+	if _, err := s.peer.Recv(); !errors.Is(err, wamp.ErrSlowConsumer) {
+		t.Fatalf("Recv = %v, want ErrSlowConsumer", err)
+	}
+}
+
+func TestIncomingErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		send   func(r *rawConn)
+		want   error
+		closes bool
+	}{
+		{"frame over limit", func(r *rawConn) { r.frame(frameMessage, make([]byte, 513)) }, ErrMessageTooBig, true},
+		{"reserved bits", func(r *rawConn) { r.frame(0x08, []byte{0x90}) }, wamp.ErrProtocol, true},
+		{"reserved type", func(r *rawConn) { r.frame(3, nil) }, wamp.ErrProtocol, true},
+		{"undecodable message", func(r *rawConn) { r.frame(frameMessage, []byte{0xc1}) }, wamp.ErrProtocol, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newAttacher()
+			r := dialRaw(t, serve(t, Options{Attacher: a, MaxMessageSize: 512}))
+			r.open()
+			s := <-a.sessions
+			defer close(s.release)
+			tt.send(r)
+			if _, err := s.peer.Recv(); !errors.Is(err, tt.want) {
+				t.Fatalf("Recv = %v, want %v", err, tt.want)
+			}
+			if !tt.closes {
+				s.peer.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: "a.b"})
+			}
+			_, _, err := r.readFrame()
+			if closed := err != nil; closed != tt.closes {
+				t.Fatalf("connection closed = %v (%v), want %v", closed, err, tt.closes)
+			}
+		})
+	}
+}
+
+func TestSendOverPeerLimit(t *testing.T) {
+	a := newAttacher()
+	p := dial(t, serve(t, Options{Attacher: a}), DialOptions{MaxMessageSize: 512})
+	s := <-a.sessions
+	defer close(s.release)
+	big := &wamp.Publish{Request: 1, Options: wamp.Dict{}, Topic: "t", Args: wamp.List{strings.Repeat("x", 600)}}
+	if err := s.peer.Send(big); !errors.Is(err, ErrMessageTooBig) {
+		t.Fatalf("Send = %v, want ErrMessageTooBig", err)
+	}
+	small := &wamp.Goodbye{Details: wamp.Dict{}, Reason: "a.b"}
+	if err := s.peer.Send(small); err != nil {
+		t.Fatalf("Send after a refused message: %v", err)
+	}
+	if m, err := p.Recv(); err != nil || !reflect.DeepEqual(m, small) {
+		t.Fatalf("Recv = %v, %v", m, err)
+	}
+}
+
+func TestPingAnswered(t *testing.T) {
+	a := newAttacher()
+	r := dialRaw(t, serve(t, Options{Attacher: a}))
+	r.open()
+	s := <-a.sessions
+	defer close(s.release)
+	go s.peer.Recv() // the session's reader answers pings; it ends with the test
+	r.frame(framePing, []byte("abc"))
+	typ, payload, err := r.readFrame()
+	if err != nil || typ != framePong || string(payload) != "abc" {
+		t.Fatalf("answer %d %q %v, want pong abc", typ, payload, err)
+	}
+}

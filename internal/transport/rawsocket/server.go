@@ -1,0 +1,239 @@
+// Package rawsocket is the WAMP RawSocket transport over TCP and Unix
+// sockets: a Server that performs the 4-octet handshake and attaches each
+// connection as a wamp.Peer, and Dial for clients. Frames are a type octet
+// and a 3-octet big-endian length; pings are answered with pongs echoing the
+// payload.
+package rawsocket
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/transport/outbox"
+	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/internal/wamp/codec"
+)
+
+// Attacher runs a WAMP session on a connected peer. Attach blocks until the
+// session is over; it closes the peer before returning.
+type Attacher interface{ Attach(p wamp.Peer) }
+
+// Defaults for a zero Options.
+const (
+	DefaultMaxMessageSize   = 1 << 20
+	DefaultHandshakeTimeout = 10 * time.Second
+)
+
+// ErrServerClosed is returned by Serve after Close.
+var ErrServerClosed = errors.New("rawsocket: server closed")
+
+// Options configures a Server. Only Attacher is required.
+type Options struct {
+	Attacher Attacher
+	// Serializers allowed, by codec name ("json", "msgpack", "cbor",
+	// "ubjson"); empty allows all.
+	Serializers []string
+	// MaxMessageSize is the longest message accepted, rounded up to a power
+	// of two in [512 B, 16 MiB] as the handshake announces it; a longer frame
+	// closes the connection. Default 1 MiB.
+	MaxMessageSize int
+	// MaxConnections refuses handshakes past this many open connections
+	// (error 4); 0 means no limit.
+	MaxConnections int
+	// HandshakeTimeout closes a connection whose handshake has not arrived
+	// in time. Default 10 s.
+	HandshakeTimeout time.Duration
+	// PingInterval, if set, pings a peer idle that long; a peer silent for
+	// PingTimeout (default PingInterval) after the ping is closed.
+	PingInterval time.Duration
+	PingTimeout  time.Duration
+	Outbox       outbox.Options
+	Logger       *slog.Logger // nil discards
+}
+
+// Server accepts RawSocket connections on any number of listeners.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+
+	mu        sync.Mutex // guards the fields below
+	listeners map[net.Listener]struct{}
+	conns     map[net.Conn]struct{}
+	closed    bool
+
+	wg sync.WaitGroup // connection goroutines
+}
+
+// NewServer checks opts and returns a Server.
+func NewServer(opts Options) (*Server, error) {
+	if opts.Attacher == nil {
+		return nil, errors.New("rawsocket: Options.Attacher is nil")
+	}
+	for _, name := range opts.Serializers {
+		if !slices.ContainsFunc(codec.Subprotocols(), func(p string) bool { return p == "wamp.2."+name }) {
+			return nil, fmt.Errorf("rawsocket: unknown serializer %q", name)
+		}
+	}
+	if opts.MaxMessageSize <= 0 {
+		opts.MaxMessageSize = DefaultMaxMessageSize
+	}
+	opts.MaxMessageSize = roundLen(min(opts.MaxMessageSize, maxFrameLen+1))
+	if opts.HandshakeTimeout <= 0 {
+		opts.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	s := &Server{opts: opts, log: opts.Logger, listeners: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s, nil
+}
+
+// Serve accepts connections on l until Close, running each on its own
+// goroutine, which becomes the session's reader. It returns
+// ErrServerClosed after Close, or the listener's error.
+func (s *Server) Serve(l net.Listener) error {
+	if !s.trackListener(l) {
+		return ErrServerClosed
+	}
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			if s.isClosed() {
+				return ErrServerClosed
+			}
+			return fmt.Errorf("rawsocket: accept: %w", err)
+		}
+		if !s.trackConn(conn) {
+			conn.Close()
+			return ErrServerClosed
+		}
+		go s.serveConn(conn)
+	}
+}
+
+// Close closes every listener and connection and waits for the sessions to
+// end.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	for l := range s.listeners {
+		l.Close()
+	}
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	return nil
+}
+
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+func (s *Server) trackListener(l net.Listener) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.listeners[l] = struct{}{}
+	return true
+}
+
+// trackConn registers conn and its goroutine, unless the server is closed.
+func (s *Server) trackConn(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	s.wg.Add(1)
+	return true
+}
+
+func (s *Server) untrackConn(c net.Conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	s.wg.Done()
+}
+
+func (s *Server) connCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
+// serveConn runs one connection: handshake, then the session.
+func (s *Server) serveConn(conn net.Conn) {
+	defer s.untrackConn(conn)
+	cfg, err := s.handshake(conn)
+	if err != nil {
+		s.log.Debug("rawsocket: handshake failed", "remote", conn.RemoteAddr().String(), "err", err)
+		conn.Close()
+		return
+	}
+	p := newPeer(conn, cfg)
+	s.opts.Attacher.Attach(p)
+	p.Close()
+}
+
+// handshake reads the client's handshake within HandshakeTimeout and
+// answers it, accepting or refusing.
+func (s *Server) handshake(conn net.Conn) (peerConfig, error) {
+	conn.SetDeadline(time.Now().Add(s.opts.HandshakeTimeout))
+	defer conn.SetDeadline(time.Time{})
+	var b [4]byte
+	if _, err := io.ReadFull(conn, b[:]); err != nil {
+		return peerConfig{}, fmt.Errorf("rawsocket: handshake: %w", err)
+	}
+	c, clientMax, err := serverHello(b, s.allowed)
+	if err == nil && s.opts.MaxConnections > 0 && s.connCount() > s.opts.MaxConnections {
+		err = &HandshakeError{Code: ErrCodeMaxConnections}
+	}
+	var refusal *HandshakeError
+	if errors.As(err, &refusal) {
+		answer := refusalBytes(refusal.Code)
+		conn.Write(answer[:])
+	}
+	if err != nil {
+		return peerConfig{}, err
+	}
+	answer := helloBytes(c.RawSocketID(), s.opts.MaxMessageSize)
+	if _, err := conn.Write(answer[:]); err != nil {
+		return peerConfig{}, fmt.Errorf("rawsocket: handshake: %w", err)
+	}
+	return s.peerConfig(conn, c, clientMax), nil
+}
+
+func (s *Server) allowed(c codec.Codec) bool {
+	return len(s.opts.Serializers) == 0 || slices.Contains(s.opts.Serializers, c.Name())
+}
+
+func (s *Server) peerConfig(conn net.Conn, c codec.Codec, clientMax int) peerConfig {
+	return peerConfig{
+		codec:     c,
+		info:      wamp.PeerInfo{Transport: "rawsocket", Serializer: c.Name(), RemoteAddr: remoteAddr(conn)},
+		sendLimit: min(clientMax, maxFrameLen), recvLimit: min(s.opts.MaxMessageSize, maxFrameLen),
+		pingInterval: s.opts.PingInterval, pingTimeout: s.opts.PingTimeout, outbox: s.opts.Outbox,
+	}
+}
+
+// remoteAddr is host:port for TCP and the socket path for Unix sockets,
+// whose remote address is usually unnamed.
+func remoteAddr(conn net.Conn) string {
+	if a, ok := conn.LocalAddr().(*net.UnixAddr); ok {
+		return a.Name
+	}
+	return conn.RemoteAddr().String()
+}

@@ -1,0 +1,67 @@
+package websocket
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/gobwas/ws"
+
+	"github.com/junction-wamp/junction/internal/transport/outbox"
+	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/internal/wamp/codec"
+)
+
+// DialOptions configures Dial. The zero value offers every subprotocol.
+type DialOptions struct {
+	// Subprotocols offered, in preference order; default codec.Subprotocols().
+	Subprotocols   []string
+	TLSConfig      *tls.Config // for wss:// URLs; nil uses the defaults
+	Header         http.Header // extra handshake headers (Origin, Cookie, ...)
+	MaxMessageSize int         // default 1 MiB
+	PingInterval   time.Duration
+	PingTimeout    time.Duration
+	Outbox         outbox.Options
+}
+
+// readBufferSize is the client's read buffer.
+const readBufferSize = 4096
+
+// Dial connects to a ws:// or wss:// URL and returns the peer, with the codec
+// of the subprotocol the server chose.
+func Dial(ctx context.Context, url string, opts DialOptions) (wamp.Peer, error) {
+	protocols := opts.Subprotocols
+	if len(protocols) == 0 {
+		protocols = codec.Subprotocols()
+	}
+	d := ws.Dialer{Protocols: protocols, TLSConfig: opts.TLSConfig}
+	if opts.Header != nil {
+		d.Header = ws.HandshakeHeaderHTTP(opts.Header)
+	}
+	conn, br, hs, err := d.Dial(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("websocket: dial %s: %w", url, err)
+	}
+	c, batched, ok := codec.Lookup(hs.Protocol)
+	if !ok {
+		conn.Close()
+		return nil, fmt.Errorf("websocket: dial %s: server chose subprotocol %q", url, hs.Protocol)
+	}
+	if br == nil {
+		br = bufio.NewReaderSize(conn, readBufferSize)
+	}
+	info := wamp.PeerInfo{Transport: "websocket", Serializer: c.Name(), RemoteAddr: conn.RemoteAddr().String(), TLS: isTLS(conn)}
+	return newPeer(conn, br, nil, peerConfig{
+		codec: c, batched: batched, client: true, info: info, maxSize: opts.MaxMessageSize,
+		pingInterval: opts.PingInterval, pingTimeout: opts.PingTimeout, outbox: opts.Outbox,
+	}), nil
+}
+
+func isTLS(c net.Conn) bool {
+	_, ok := c.(*tls.Conn)
+	return ok
+}

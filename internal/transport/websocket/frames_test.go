@@ -1,0 +1,191 @@
+package websocket
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/gobwas/ws"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// rawClient is a WebSocket client at the frame level, to send what Dial
+// never would.
+type rawClient struct {
+	t    *testing.T
+	conn net.Conn
+	br   *bufio.Reader
+}
+
+func dialRaw(t *testing.T, url, proto string) *rawClient {
+	t.Helper()
+	conn, br, _, err := ws.Dialer{Protocols: []string{proto}}.Dial(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if br == nil {
+		br = bufio.NewReader(conn)
+	}
+	return &rawClient{t: t, conn: conn, br: br}
+}
+
+func (c *rawClient) write(op ws.OpCode, fin bool, payload string) {
+	c.t.Helper()
+	f := ws.MaskFrame(ws.NewFrame(op, fin, []byte(payload)))
+	if err := ws.WriteFrame(c.conn, f); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// read returns the next frame, unmasked.
+func (c *rawClient) read() (ws.Header, []byte) {
+	c.t.Helper()
+	h, err := ws.ReadHeader(c.br)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	b := make([]byte, h.Length)
+	if _, err := io.ReadFull(c.br, b); err != nil {
+		c.t.Fatal(err)
+	}
+	return h, b
+}
+
+// readClose reads frames until a close frame and returns its status.
+func (c *rawClient) readClose() ws.StatusCode {
+	c.t.Helper()
+	for {
+		h, b := c.read()
+		if h.OpCode == ws.OpClose {
+			code, _ := ws.ParseCloseFrameData(b)
+			return code
+		}
+	}
+}
+
+func TestFramingErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		send   func(c *rawClient)
+		want   error
+		status ws.StatusCode
+	}{
+		{"message over max size", func(c *rawClient) { c.write(ws.OpText, true, strings.Repeat("x", 300)) },
+			ErrMessageTooBig, ws.StatusMessageTooBig},
+		{"fragments over max size", func(c *rawClient) {
+			c.write(ws.OpText, false, strings.Repeat("x", 200))
+			c.write(ws.OpContinuation, true, strings.Repeat("x", 200))
+		}, ErrMessageTooBig, ws.StatusMessageTooBig},
+		{"invalid UTF-8", func(c *rawClient) { c.write(ws.OpText, true, "[1,\"\xff\"]") },
+			wamp.ErrProtocol, ws.StatusInvalidFramePayloadData},
+		{"continuation first", func(c *rawClient) { c.write(ws.OpContinuation, true, "[]") },
+			wamp.ErrProtocol, ws.StatusProtocolError},
+		{"unmasked frame", func(c *rawClient) { ws.WriteFrame(c.conn, ws.NewTextFrame([]byte("[]"))) },
+			wamp.ErrProtocol, ws.StatusProtocolError},
+		{"reserved bits", func(c *rawClient) {
+			f := ws.MaskFrame(ws.NewTextFrame([]byte("[]")))
+			f.Header.Rsv = 4
+			ws.WriteFrame(c.conn, f)
+		}, wamp.ErrProtocol, ws.StatusProtocolError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newAttacher()
+			c := dialRaw(t, serve(t, Options{Attacher: a, MaxMessageSize: 256}), "wamp.2.json")
+			s := <-a.sessions
+			defer close(s.release)
+			tt.send(c)
+			if _, err := s.peer.Recv(); !errors.Is(err, tt.want) {
+				t.Fatalf("Recv = %v, want %v", err, tt.want)
+			}
+			if got := c.readClose(); got != tt.status {
+				t.Fatalf("close status %d, want %d", got, tt.status)
+			}
+		})
+	}
+}
+
+func TestUndecodableMessageKeepsConnection(t *testing.T) {
+	a := newAttacher()
+	c := dialRaw(t, serve(t, Options{Attacher: a}), "wamp.2.json")
+	s := <-a.sessions
+	defer close(s.release)
+	c.write(ws.OpText, true, `["not a message"]`)
+	if _, err := s.peer.Recv(); !errors.Is(err, wamp.ErrProtocol) {
+		t.Fatalf("Recv = %v, want ErrProtocol", err)
+	}
+	c.write(ws.OpText, true, `[6,{},"wamp.close.normal"]`)
+	if m, err := s.peer.Recv(); err != nil || m.Type() != wamp.TypeGoodbye {
+		t.Fatalf("Recv after a bad message = %v, %v", m, err)
+	}
+}
+
+func TestBatchedProtocolError(t *testing.T) {
+	a := newAttacher()
+	c := dialRaw(t, serve(t, Options{Attacher: a}), "wamp.2.json.batched")
+	s := <-a.sessions
+	defer close(s.release)
+	c.write(ws.OpText, true, `[6,{},"wamp.close.normal"]`) // no separator
+	if _, err := s.peer.Recv(); !errors.Is(err, wamp.ErrProtocol) {
+		t.Fatalf("Recv = %v, want ErrProtocol", err)
+	}
+	c.write(ws.OpText, true, "[6,{},\"a.b\"]\x18[6,{},\"c.d\"]\x18")
+	for _, want := range []wamp.URI{"a.b", "c.d"} {
+		if m, err := s.peer.Recv(); err != nil || m.(*wamp.Goodbye).Reason != want {
+			t.Fatalf("Recv = %v, %v; want GOODBYE %s", m, err, want)
+		}
+	}
+}
+
+func TestFragmentsAndControlFrames(t *testing.T) {
+	a := newAttacher()
+	c := dialRaw(t, serve(t, Options{Attacher: a}), "wamp.2.json")
+	s := <-a.sessions
+	defer close(s.release)
+	c.write(ws.OpText, false, `[6,{},`)
+	c.write(ws.OpPing, true, "hi")
+	c.write(ws.OpContinuation, false, `"wamp.close`)
+	c.write(ws.OpContinuation, true, `.normal"]`)
+	if m, err := s.peer.Recv(); err != nil || m.Type() != wamp.TypeGoodbye {
+		t.Fatalf("Recv = %v, %v", m, err)
+	}
+	if h, b := c.read(); h.OpCode != ws.OpPong || string(b) != "hi" || h.Masked {
+		t.Fatalf("answer to ping: %+v %q", h, b)
+	}
+	s.peer.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: "x.y"})
+	if h, b := c.read(); h.OpCode != ws.OpText || string(b) != `[6,{},"x.y"]` {
+		t.Fatalf("data frame %+v %q", h, b)
+	}
+	c.write(ws.OpClose, true, string(ws.NewCloseFrameBody(ws.StatusGoingAway, "bye")))
+	if _, err := s.peer.Recv(); err != io.EOF {
+		t.Fatalf("Recv after close frame = %v, want EOF", err)
+	}
+	if got := c.readClose(); got != ws.StatusNormalClosure {
+		t.Fatalf("close answer %d", got)
+	}
+}
+
+func TestSlowConsumer(t *testing.T) {
+	a := newAttacher()
+	url := serve(t, Options{Attacher: a, Outbox: outboxLimits(64, 1<<20)})
+	c := dialRaw(t, url, "wamp.2.msgpack") // never reads
+	s := <-a.sessions
+	defer close(s.release)
+	big := &wamp.Publish{Request: 1, Options: wamp.Dict{}, Topic: "t", Args: wamp.List{strings.Repeat("x", 16<<10)}}
+	var err error
+	for i := 0; i < 100000 && err == nil; i++ {
+		err = s.peer.Send(big)
+	}
+	if !errors.Is(err, wamp.ErrSlowConsumer) {
+		t.Fatalf("Send = %v, want ErrSlowConsumer", err)
+	}
+	if _, err := s.peer.Recv(); !errors.Is(err, wamp.ErrSlowConsumer) {
+		t.Fatalf("Recv = %v, want ErrSlowConsumer", err)
+	}
+	_ = c
+}

@@ -1,0 +1,161 @@
+// Package websocket is the WAMP-over-WebSocket transport: an http.Handler
+// that upgrades connections and attaches each one as a wamp.Peer to the
+// router, and Dial for clients. It is built on gobwas/ws's frame-level API so
+// that buffers stay small (an idle connection holds only what net/http hands
+// over on hijack) and outgoing frames are written in batches.
+package websocket
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gobwas/ws"
+
+	"github.com/junction-wamp/junction/internal/transport/outbox"
+	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/internal/wamp/codec"
+)
+
+// Attacher runs a WAMP session on a connected peer. Attach blocks until the
+// session is over; it closes the peer before returning.
+type Attacher interface{ Attach(p wamp.Peer) }
+
+// DefaultMaxMessageSize bounds an incoming message when Options leaves it 0.
+const DefaultMaxMessageSize = 1 << 20
+
+// Options configures a Handler. Only Attacher is required.
+type Options struct {
+	Attacher Attacher
+	// Subprotocols are the WAMP subprotocols allowed ("wamp.2.json",
+	// "wamp.2.msgpack.batched", ...); empty allows all that package codec
+	// supports.
+	Subprotocols []string
+	// MaxMessageSize bounds an incoming message (all its fragments); a bigger
+	// one closes the connection with status 1009. Default 1 MiB.
+	MaxMessageSize int
+	// PingInterval, if set, sends a ping to a peer idle that long; a peer
+	// that sends nothing within PingTimeout (default PingInterval) after the
+	// ping is closed.
+	PingInterval time.Duration
+	PingTimeout  time.Duration
+	// AllowedOrigins lists the Origin headers accepted from browsers,
+	// patterns such as "https://*.example.com"; empty accepts any. Requests
+	// without an Origin header (non-browser clients) are always accepted.
+	AllowedOrigins []string
+	Outbox         outbox.Options
+	Logger         *slog.Logger // nil discards
+}
+
+// Handler upgrades HTTP requests to WebSocket WAMP sessions.
+type Handler struct {
+	opts      Options
+	protocols []string // allowed subprotocols
+	origins   []string // lower-cased origin patterns
+	log       *slog.Logger
+}
+
+var _ http.Handler = (*Handler)(nil)
+
+// NewHandler checks opts and returns a Handler.
+func NewHandler(opts Options) (*Handler, error) {
+	if opts.Attacher == nil {
+		return nil, errors.New("websocket: Options.Attacher is nil")
+	}
+	h := &Handler{opts: opts, protocols: opts.Subprotocols, log: opts.Logger}
+	if len(h.protocols) == 0 {
+		h.protocols = codec.Subprotocols()
+	}
+	for _, p := range h.protocols {
+		if _, _, ok := codec.Lookup(p); !ok {
+			return nil, fmt.Errorf("websocket: unknown subprotocol %q", p)
+		}
+	}
+	for _, o := range opts.AllowedOrigins {
+		h.origins = append(h.origins, strings.ToLower(o))
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	return h, nil
+}
+
+// ServeHTTP upgrades the request and runs the session on this goroutine,
+// which becomes the session's reader; it returns when Attach returns.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	proto, status, msg := h.check(r)
+	if status != 0 {
+		if status == http.StatusUpgradeRequired {
+			w.Header().Set("Upgrade", "websocket")
+		}
+		http.Error(w, msg, status)
+		return
+	}
+	up := ws.HTTPUpgrader{Protocol: func(p string) bool { return p == proto }}
+	conn, rw, _, err := up.Upgrade(r, w)
+	if err != nil {
+		h.log.Debug("websocket: upgrade failed", "remote", r.RemoteAddr, "err", err)
+		if conn != nil {
+			conn.Close()
+		}
+		return
+	}
+	c, batched, _ := codec.Lookup(proto)
+	info := wamp.PeerInfo{Transport: "websocket", Serializer: c.Name(), RemoteAddr: r.RemoteAddr, TLS: r.TLS != nil}
+	p := newPeer(conn, rw.Reader, rw.Writer, peerConfig{
+		codec: c, batched: batched, info: info, maxSize: h.opts.MaxMessageSize,
+		pingInterval: h.opts.PingInterval, pingTimeout: h.opts.PingTimeout, outbox: h.opts.Outbox,
+	})
+	h.opts.Attacher.Attach(p)
+	p.Close()
+}
+
+// check validates an upgrade request before the connection is hijacked. It
+// returns the chosen subprotocol, or an HTTP status and text for a refusal.
+func (h *Handler) check(r *http.Request) (proto string, status int, msg string) {
+	if !isUpgrade(r) {
+		return "", http.StatusUpgradeRequired, "websocket: this is a WAMP WebSocket endpoint; upgrade required"
+	}
+	if !h.originAllowed(r.Header.Get("Origin")) {
+		return "", http.StatusForbidden, "websocket: origin not allowed"
+	}
+	proto, ok := selectProtocol(r.Header.Values("Sec-WebSocket-Protocol"), h.protocols)
+	if !ok {
+		return "", http.StatusBadRequest, "websocket: no supported WAMP subprotocol offered; supported: " + strings.Join(h.protocols, ", ")
+	}
+	return proto, 0, ""
+}
+
+// isUpgrade reports whether r asks for a WebSocket upgrade.
+func isUpgrade(r *http.Request) bool {
+	return headerHasToken(r.Header.Values("Connection"), "upgrade") &&
+		headerHasToken(r.Header.Values("Upgrade"), "websocket")
+}
+
+// selectProtocol returns the first of the client's subprotocols (in the
+// order offered, over all header lines) that is allowed.
+func selectProtocol(offered []string, allowed []string) (string, bool) {
+	for _, line := range offered {
+		for p := range strings.SplitSeq(line, ",") {
+			if p = strings.TrimSpace(p); slices.Contains(allowed, p) {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
+func headerHasToken(values []string, token string) bool {
+	for _, line := range values {
+		for t := range strings.SplitSeq(line, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}

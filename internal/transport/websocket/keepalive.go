@@ -1,0 +1,22 @@
+package websocket
+
+import (
+	"errors"
+
+	"github.com/gobwas/ws"
+
+	"github.com/junction-wamp/junction/internal/transport/outbox"
+)
+
+// ErrPingTimeout: the peer sent nothing, not even a pong, within the ping
+// timeout; Recv returns it after the connection was closed.
+var ErrPingTimeout = errors.New("websocket: ping timeout")
+
+// ping queues a ping frame; called by the keepalive timer.
+func (p *Peer) ping() { p.out.Queue(outbox.Frame{Kind: kindPing}) }
+
+// timeout closes a peer that did not answer a ping.
+func (p *Peer) timeout() {
+	p.timedOut.Store(true)
+	p.closeWith(ws.StatusGoingAway, "ping timeout")
+}

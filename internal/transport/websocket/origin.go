@@ -1,0 +1,41 @@
+package websocket
+
+import "strings"
+
+// originAllowed reports whether a request's Origin header is accepted. An
+// empty list accepts any origin, and a request without Origin (not from a
+// browser) is always accepted.
+func (h *Handler) originAllowed(origin string) bool {
+	if len(h.origins) == 0 || origin == "" {
+		return true
+	}
+	origin = strings.ToLower(origin)
+	for _, pattern := range h.origins {
+		if matchGlob(pattern, origin) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchGlob matches s against pattern, where each '*' stands for any run of
+// characters (possibly empty) and everything else is literal.
+func matchGlob(pattern, s string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == s
+	}
+	first, last := parts[0], parts[len(parts)-1]
+	if !strings.HasPrefix(s, first) || !strings.HasSuffix(s, last) || len(s) < len(first)+len(last) {
+		return false
+	}
+	s = s[len(first) : len(s)-len(last)]
+	for _, mid := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, mid)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(mid):]
+	}
+	return true
+}

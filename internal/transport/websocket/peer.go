@@ -1,0 +1,157 @@
+package websocket
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/gobwas/ws"
+
+	"github.com/junction-wamp/junction/internal/transport/keepalive"
+	"github.com/junction-wamp/junction/internal/transport/outbox"
+	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/internal/wamp/codec"
+)
+
+// Frame kinds queued in the outbox.
+const (
+	kindData  = outbox.KindData
+	kindPing  = uint8(ws.OpPing)
+	kindPong  = uint8(ws.OpPong)
+	kindClose = uint8(ws.OpClose)
+)
+
+// peerConfig is what a server or client connection needs to become a Peer.
+type peerConfig struct {
+	codec        codec.Codec
+	batched      bool
+	client       bool // masks the frames it sends and expects unmasked ones
+	info         wamp.PeerInfo
+	maxSize      int
+	pingInterval time.Duration
+	pingTimeout  time.Duration
+	outbox       outbox.Options
+}
+
+// Peer is a WAMP connection over WebSocket. Send and Close are safe for
+// concurrent use; Recv is called by one goroutine (the connection's reader).
+type Peer struct {
+	cfg  peerConfig
+	out  *outbox.Outbox
+	keep *keepalive.Timer // nil without PingInterval
+
+	timedOut atomic.Bool // closed by the keepalive
+
+	// Reader state: the Recv goroutine only.
+	br    *bufio.Reader
+	rhdr  [ws.MaxHeaderSize]byte
+	batch [][]byte // messages left from a batched frame
+
+	// Writer state: the outbox's writer goroutine only.
+	whdr [ws.MaxHeaderSize]byte
+	wbuf []byte // masking scratch (client only)
+}
+
+var _ wamp.Peer = (*Peer)(nil)
+
+// newPeer wraps an upgraded connection. br reads from conn (it may hold bytes
+// already received); bw, if not nil, is the write buffer to use.
+func newPeer(conn net.Conn, br *bufio.Reader, bw *bufio.Writer, cfg peerConfig) *Peer {
+	if cfg.maxSize <= 0 {
+		cfg.maxSize = DefaultMaxMessageSize
+	}
+	p := &Peer{cfg: cfg, br: br}
+	p.out = outbox.New(conn, bw, p.encode, p.writeFrame, cfg.outbox)
+	if cfg.pingInterval > 0 {
+		p.keep = keepalive.New(cfg.pingInterval, cfg.pingTimeout, p.ping, p.timeout)
+		p.keep.Start()
+	}
+	return p
+}
+
+// Send queues msg; see wamp.Peer.
+func (p *Peer) Send(msg wamp.Message) error { return p.out.Send(msg) }
+
+// Close sends a normal close frame, flushes what is queued within the
+// outbox's CloseTimeout and closes the connection.
+func (p *Peer) Close() error {
+	return p.closeWith(ws.StatusNormalClosure, "")
+}
+
+// closeWith sends a close frame with code and reason, then closes.
+func (p *Peer) closeWith(code ws.StatusCode, reason string) error {
+	p.keep.Stop()
+	return p.out.CloseWith(&outbox.Frame{Kind: kindClose, Data: ws.NewCloseFrameBody(code, reason)})
+}
+
+// Info describes the connection.
+func (p *Peer) Info() wamp.PeerInfo { return p.cfg.info }
+
+// Recv returns the next message; see wamp.Peer.
+func (p *Peer) Recv() (wamp.Message, error) {
+	for len(p.batch) == 0 {
+		data, err := p.readMessage()
+		if err != nil {
+			return nil, p.recvError(err)
+		}
+		if !p.cfg.batched {
+			return p.decode(data)
+		}
+		if p.batch, err = codec.SplitBatch(p.cfg.codec, data); err != nil {
+			return nil, fmt.Errorf("websocket: %w", err)
+		}
+	}
+	data := p.batch[0]
+	p.batch[0] = nil
+	p.batch = p.batch[1:]
+	return p.decode(data)
+}
+
+func (p *Peer) decode(data []byte) (wamp.Message, error) {
+	m, err := p.cfg.codec.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("websocket: %w", err)
+	}
+	return m, nil
+}
+
+// recvError turns a read error into Recv's and makes sure the connection is
+// closed: io.EOF for an orderly end (a close frame, the stream's end, our own
+// Close), framing and size errors as they are, otherwise why we closed the
+// connection ourselves (slow consumer, write error) or the read error.
+func (p *Peer) recvError(err error) error {
+	cause := p.out.Err()
+	p.closeNow()
+	switch {
+	case errors.Is(err, errPeerClosed) || err == io.EOF:
+		return io.EOF
+	case errors.Is(err, wamp.ErrProtocol) || errors.Is(err, ErrMessageTooBig):
+		return err
+	case p.timedOut.Load():
+		return ErrPingTimeout
+	case cause == wamp.ErrClosed:
+		return io.EOF
+	case cause != nil:
+		return cause
+	}
+	return fmt.Errorf("websocket: read: %w", err)
+}
+
+// closeNow closes without a close frame, after the connection broke.
+func (p *Peer) closeNow() {
+	p.keep.Stop()
+	p.out.CloseWith(nil)
+}
+
+// encode turns a message into a data frame's payload.
+func (p *Peer) encode(m wamp.Message) ([]byte, error) {
+	b, err := p.cfg.codec.Encode(m)
+	if err != nil || !p.cfg.batched {
+		return b, err
+	}
+	return codec.AppendBatch(p.cfg.codec, nil, b), nil
+}

@@ -1,0 +1,128 @@
+package websocket
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/gobwas/ws"
+
+	"github.com/junction-wamp/junction/internal/transport/outbox"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// ErrMessageTooBig: an incoming message was over MaxMessageSize; the
+// connection was closed with status 1009.
+var ErrMessageTooBig = errors.New("websocket: message too big")
+
+// errPeerClosed: the other side sent a close frame.
+var errPeerClosed = errors.New("websocket: closed by peer")
+
+// maxControlPayload is the RFC 6455 limit on a control frame's payload.
+const maxControlPayload = 125
+
+// readMessage reads frames until a whole data message has arrived, answering
+// control frames on the way. Fragments are reassembled up to maxSize.
+func (p *Peer) readMessage() ([]byte, error) {
+	var msg []byte
+	var op ws.OpCode // the message's opcode once its first frame arrived
+	for {
+		h, err := ws.ReadHeaderBuffer(p.br, p.rhdr[:])
+		if err != nil {
+			return nil, err
+		}
+		p.keep.Seen()
+		if err := p.checkHeader(h, op); err != nil {
+			return nil, err
+		}
+		if h.OpCode.IsControl() {
+			if err := p.readControl(h); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if op == 0 {
+			op = h.OpCode
+		}
+		if msg, err = p.readPayload(h, msg); err != nil {
+			return nil, err
+		}
+		if h.Fin {
+			return msg, p.checkText(op, msg)
+		}
+	}
+}
+
+// checkHeader rejects what RFC 6455 forbids; op is the opcode of the
+// message being reassembled, 0 if none.
+func (p *Peer) checkHeader(h ws.Header, op ws.OpCode) error {
+	switch {
+	case h.Rsv != 0:
+		return p.fail(ws.StatusProtocolError, "reserved bits set")
+	case h.OpCode.IsReserved():
+		return p.fail(ws.StatusProtocolError, "reserved opcode")
+	case h.Masked == p.cfg.client:
+		return p.fail(ws.StatusProtocolError, "frame masking is wrong for this side")
+	case h.OpCode.IsControl() && (!h.Fin || h.Length > maxControlPayload):
+		return p.fail(ws.StatusProtocolError, "fragmented or long control frame")
+	case h.OpCode == ws.OpContinuation && op == 0:
+		return p.fail(ws.StatusProtocolError, "continuation without a message")
+	case (h.OpCode == ws.OpText || h.OpCode == ws.OpBinary) && op != 0:
+		return p.fail(ws.StatusProtocolError, "new message inside a fragmented one")
+	}
+	return nil
+}
+
+// readPayload appends h's unmasked payload to msg, within maxSize.
+func (p *Peer) readPayload(h ws.Header, msg []byte) ([]byte, error) {
+	if h.Length > int64(p.cfg.maxSize-len(msg)) {
+		p.closeWith(ws.StatusMessageTooBig, "message too big")
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrMessageTooBig, p.cfg.maxSize)
+	}
+	n := len(msg)
+	if msg == nil && h.Fin {
+		msg = make([]byte, h.Length) // the common case: one frame, one allocation
+	} else {
+		msg = append(msg, make([]byte, h.Length)...)
+	}
+	if _, err := io.ReadFull(p.br, msg[n:]); err != nil {
+		return nil, err
+	}
+	if h.Masked {
+		ws.Cipher(msg[n:], h.Mask, 0)
+	}
+	return msg, nil
+}
+
+// checkText closes with 1007 a text message that is not UTF-8.
+func (p *Peer) checkText(op ws.OpCode, msg []byte) error {
+	if op == ws.OpText && !utf8.Valid(msg) {
+		return p.fail(ws.StatusInvalidFramePayloadData, "text message is not UTF-8")
+	}
+	return nil
+}
+
+// readControl answers a ping, and a close frame with a normal close (ours,
+// whatever code the peer sent); a pong was already noted as traffic.
+func (p *Peer) readControl(h ws.Header) error {
+	payload, err := p.readPayload(h, nil)
+	if err != nil {
+		return err
+	}
+	switch h.OpCode {
+	case ws.OpPing:
+		p.out.Queue(outbox.Frame{Kind: kindPong, Data: payload})
+	case ws.OpClose:
+		p.closeWith(ws.StatusNormalClosure, "")
+		return errPeerClosed
+	}
+	return nil
+}
+
+// fail closes the connection with a close frame carrying code and returns
+// the matching error, which wraps wamp.ErrProtocol.
+func (p *Peer) fail(code ws.StatusCode, reason string) error {
+	p.closeWith(code, reason)
+	return fmt.Errorf("websocket: %s: %w", reason, wamp.ErrProtocol)
+}

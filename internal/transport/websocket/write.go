@@ -1,0 +1,80 @@
+package websocket
+
+import (
+	"bufio"
+	"encoding/binary"
+
+	"github.com/gobwas/ws"
+
+	"github.com/junction-wamp/junction/internal/transport/outbox"
+)
+
+// maskChunk is the scratch size for masking a client frame's payload, which
+// must not be masked in place (the bytes may be shared between peers).
+const maskChunk = 512
+
+// writeFrame writes one frame into w. It runs on the outbox's writer
+// goroutine only.
+func (p *Peer) writeFrame(w *bufio.Writer, f outbox.Frame) error {
+	h := ws.Header{Fin: true, OpCode: p.opcode(f.Kind), Length: int64(len(f.Data))}
+	if p.cfg.client {
+		h.Masked, h.Mask = true, ws.NewMask()
+	}
+	w.Write(p.appendHeader(p.whdr[:0], h))
+	if !h.Masked {
+		_, err := w.Write(f.Data)
+		return err
+	}
+	return p.writeMasked(w, f.Data, h.Mask)
+}
+
+func (p *Peer) opcode(kind uint8) ws.OpCode {
+	if kind != kindData {
+		return ws.OpCode(kind)
+	}
+	if p.cfg.codec.Binary() {
+		return ws.OpBinary
+	}
+	return ws.OpText
+}
+
+// appendHeader appends h's wire form (RFC 6455 section 5.2) to b.
+func (p *Peer) appendHeader(b []byte, h ws.Header) []byte {
+	first := byte(h.OpCode)
+	if h.Fin {
+		first |= 0x80
+	}
+	var mask byte
+	if h.Masked {
+		mask = 0x80
+	}
+	switch {
+	case h.Length < 126:
+		b = append(b, first, mask|byte(h.Length))
+	case h.Length <= 0xFFFF:
+		b = append(b, first, mask|126)
+		b = binary.BigEndian.AppendUint16(b, uint16(h.Length))
+	default:
+		b = append(b, first, mask|127)
+		b = binary.BigEndian.AppendUint64(b, uint64(h.Length))
+	}
+	if h.Masked {
+		b = append(b, h.Mask[:]...)
+	}
+	return b
+}
+
+// writeMasked writes data masked with mask through a scratch buffer.
+func (p *Peer) writeMasked(w *bufio.Writer, data []byte, mask [4]byte) error {
+	if p.wbuf == nil {
+		p.wbuf = make([]byte, maskChunk)
+	}
+	for off := 0; off < len(data); off += maskChunk {
+		n := copy(p.wbuf, data[off:])
+		ws.Cipher(p.wbuf[:n], mask, off)
+		if _, err := w.Write(p.wbuf[:n]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
