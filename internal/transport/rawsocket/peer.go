@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/junction-wamp/junction/internal/transport/idlereader"
 	"io"
 	"net"
 	"sync/atomic"
@@ -38,15 +39,15 @@ type Peer struct {
 	keep     *keepalive.Timer // nil without a ping interval
 	timedOut atomic.Bool
 
-	rd   idleReader // the Recv goroutine only
-	rhdr [4]byte    // the Recv goroutine only
-	whdr [4]byte    // the outbox's writer goroutine only
+	rd   *idlereader.Reader // the Recv goroutine only
+	rhdr [4]byte            // the Recv goroutine only
+	whdr [4]byte            // the outbox's writer goroutine only
 }
 
 var _ wamp.Peer = (*Peer)(nil)
 
 func newPeer(conn net.Conn, cfg peerConfig) *Peer {
-	p := &Peer{cfg: cfg, rd: idleReader{conn: conn}}
+	p := &Peer{cfg: cfg, rd: idlereader.New(conn, nil)}
 	p.out = outbox.New(conn, nil, p.encode, p.writeFrame, cfg.outbox)
 	if cfg.pingInterval > 0 {
 		p.keep = keepalive.New(cfg.pingInterval, cfg.pingTimeout, p.ping, p.timeout)
@@ -72,7 +73,7 @@ func (p *Peer) Info() wamp.PeerInfo { return p.cfg.info }
 // Recv returns the next message; see wamp.Peer. Pings are answered here.
 func (p *Peer) Recv() (wamp.Message, error) {
 	for {
-		typ, payload, err := readFrame(&p.rd, &p.rhdr, p.cfg.recvLimit)
+		typ, payload, err := readFrame(p.rd, &p.rhdr, p.cfg.recvLimit)
 		if err != nil {
 			return nil, p.recvError(err)
 		}

@@ -6,6 +6,7 @@
 package websocket
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/gobwas/ws"
 
+	"github.com/junction-wamp/junction/internal/transport/idlereader"
 	"github.com/junction-wamp/junction/internal/transport/outbox"
 	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/wamp/codec"
@@ -84,8 +86,10 @@ func NewHandler(opts Options) (*Handler, error) {
 	return h, nil
 }
 
-// ServeHTTP upgrades the request and runs the session on this goroutine,
-// which becomes the session's reader; it returns when Attach returns.
+// ServeHTTP upgrades the request and runs the session on a goroutine of
+// its own, which becomes the session's reader; ServeHTTP returns at once so
+// that net/http frees the request, its buffers and its goroutine's stack
+// (an idle session then holds no buffer and a small stack).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	proto, status, msg := h.check(r)
 	if status != 0 {
@@ -106,12 +110,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c, batched, _ := codec.Lookup(proto)
 	info := wamp.PeerInfo{Transport: "websocket", Serializer: c.Name(), RemoteAddr: r.RemoteAddr, TLS: r.TLS != nil}
-	p := newPeer(conn, rw.Reader, rw.Writer, peerConfig{
+	p := newPeer(conn, idlereader.New(conn, buffered(rw.Reader)), nil, peerConfig{
 		codec: c, batched: batched, info: info, maxSize: h.opts.MaxMessageSize,
 		pingInterval: h.opts.PingInterval, pingTimeout: h.opts.PingTimeout, outbox: h.opts.Outbox,
 	})
-	h.opts.Attacher.Attach(p)
-	p.Close()
+	go func() {
+		h.opts.Attacher.Attach(p)
+		p.Close()
+	}()
+}
+
+// buffered returns the bytes net/http read past the upgrade request (frames
+// a client sent right after its handshake); idlereader copies them.
+func buffered(br *bufio.Reader) []byte {
+	b, _ := br.Peek(br.Buffered())
+	return b
 }
 
 // check validates an upgrade request before the connection is hijacked. It

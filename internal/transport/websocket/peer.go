@@ -47,7 +47,7 @@ type Peer struct {
 	timedOut atomic.Bool // closed by the keepalive
 
 	// Reader state: the Recv goroutine only.
-	br    *bufio.Reader
+	rd    io.Reader
 	rhdr  [ws.MaxHeaderSize]byte
 	batch [][]byte // messages left from a batched frame
 
@@ -58,13 +58,13 @@ type Peer struct {
 
 var _ wamp.Peer = (*Peer)(nil)
 
-// newPeer wraps an upgraded connection. br reads from conn (it may hold bytes
+// newPeer wraps an upgraded connection. rd reads from conn (it may hold bytes
 // already received); bw, if not nil, is the write buffer to use.
-func newPeer(conn net.Conn, br *bufio.Reader, bw *bufio.Writer, cfg peerConfig) *Peer {
+func newPeer(conn net.Conn, rd io.Reader, bw *bufio.Writer, cfg peerConfig) *Peer {
 	if cfg.maxSize <= 0 {
 		cfg.maxSize = DefaultMaxMessageSize
 	}
-	p := &Peer{cfg: cfg, br: br}
+	p := &Peer{cfg: cfg, rd: rd}
 	p.out = outbox.New(conn, bw, p.encode, p.writeFrame, cfg.outbox)
 	if cfg.pingInterval > 0 {
 		p.keep = keepalive.New(cfg.pingInterval, cfg.pingTimeout, p.ping, p.timeout)

@@ -28,7 +28,7 @@ func (p *Peer) readMessage() ([]byte, error) {
 	var msg []byte
 	var op ws.OpCode // the message's opcode once its first frame arrived
 	for {
-		h, err := ws.ReadHeaderBuffer(p.br, p.rhdr[:])
+		h, err := ws.ReadHeaderBuffer(p.rd, p.rhdr[:])
 		if err != nil {
 			return nil, err
 		}
@@ -86,7 +86,7 @@ func (p *Peer) readPayload(h ws.Header, msg []byte) ([]byte, error) {
 	} else {
 		msg = append(msg, make([]byte, h.Length)...)
 	}
-	if _, err := io.ReadFull(p.br, msg[n:]); err != nil {
+	if _, err := io.ReadFull(p.rd, msg[n:]); err != nil {
 		return nil, err
 	}
 	if h.Masked {
