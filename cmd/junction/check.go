@@ -1,0 +1,32 @@
+package main
+
+import "fmt"
+
+// runCheck validates the config: every error at its JSON path, one per
+// line, and the warnings; exit 1 if there is an error.
+func runCheck(e *env, args []string) int {
+	fs := flagSet(e, "check", "[--cbdir DIR] [--config FILE]")
+	var cf configFlags
+	cf.register(fs)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	l, err := cf.load(e.lookupEnv)
+	for _, w := range l.warnings {
+		fmt.Fprintf(e.stdout, "%s: warning: %s\n", l.source, w.String())
+	}
+	if err != nil {
+		printConfigError(e.stdout, l.sourceOr(cf.file), err)
+		return exitError
+	}
+	fmt.Fprintf(e.stdout, "ok: %s\n", l.source)
+	return exitOK
+}
+
+// sourceOr is the config's source, or name when it could not be found.
+func (l loaded) sourceOr(name string) string {
+	if l.source != "" {
+		return l.source
+	}
+	return name
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1 // a config or start error
+	exitUsage = 2
+)
+
+const usage = `usage:
+  junction start   [--cbdir DIR] [--config FILE] [--loglevel debug|info|warn|error] [--logformat text|json]
+  junction init    [--cbdir DIR]
+  junction check   [--cbdir DIR] [--config FILE]
+  junction version
+`
+
+// env is what a command gets from its process.
+type env struct {
+	ctx       context.Context // ends on SIGINT or SIGTERM
+	stdout    io.Writer
+	stderr    io.Writer
+	lookupEnv func(string) (string, bool)
+}
+
+// command runs one subcommand with its arguments.
+type command func(e *env, args []string) int
+
+var commands = map[string]command{
+	"start":   runStart,
+	"init":    runInit,
+	"check":   runCheck,
+	"version": runVersion,
+}
+
+// run runs the command line args (without the program name) and returns
+// the exit status. ctx ending stops "start".
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "junction: unknown command %q\n%s", args[0], usage)
+		return exitUsage
+	}
+	return cmd(&env{ctx: ctx, stdout: stdout, stderr: stderr, lookupEnv: lookupEnv}, args[1:])
+}
+
+// flagSet returns the FlagSet of a command; its usage goes to stderr.
+func flagSet(e *env, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: junction %s %s\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args; ok false means return code.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK, false
+	case err != nil:
+		return exitUsage, false
+	case fs.NArg() > 0:
+		fmt.Fprintf(fs.Output(), "junction %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fs.Usage()
+		return exitUsage, false
+	}
+	return exitOK, true
+}
+
+func runVersion(e *env, args []string) int {
+	fs := flagSet(e, "version", "")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fmt.Fprintf(e.stdout, "junction %s\n", nodeVersion())
+	return exitOK
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/junction-wamp/junction/internal/config"
+)
+
+const goodConfig = `{"version": 2, "workers": [{"type": "router",
+	"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+	"options": {"pythonpath": [".."]},
+	"transports": [{"type": "websocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}}]}]}`
+
+const badConfig = `{"version": 2, "workers": [{"type": "router", "realms": [{"name": "realm1"}],
+	"transports": [{"type": "web", "endpoint": {"type": "tcp", "port": 70000},
+		"paths": {"ws": {"type": "websocket", "serialisers": ["json"]}}}]}]}`
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func noEnv(string) (string, bool) { return "", false }
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.json", goodConfig)
+	bad := writeFile(t, dir, "bad.json", badConfig)
+	yamlDir := filepath.Join(dir, "yaml")
+	os.Mkdir(yamlDir, 0o755)
+	writeFile(t, yamlDir, "config.yaml", "version: 2\nworkers: []\n")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string // substrings
+		stderr []string
+	}{
+		{"no command", nil, 2, nil, []string{"usage:"}},
+		{"unknown command", []string{"frobnicate"}, 2, nil, []string{`unknown command "frobnicate"`, "usage:"}},
+		{"help", []string{"--help"}, 0, []string{"usage:"}, nil},
+		{"version", []string{"version"}, 0, []string{"junction "}, nil},
+		{"version extra arg", []string{"version", "x"}, 2, nil, []string{"unexpected argument"}},
+		{"check good", []string{"check", "--config", good}, 0, []string{"ok: " + good, "warning: workers[0].options.pythonpath"}, nil},
+		{"check bad", []string{"check", "--config", bad}, 1,
+			[]string{"workers[0].transports[0].endpoint.port: ", "workers[0].transports[0].paths.ws.serialisers: ", "serializers"}, nil},
+		{"check missing file", []string{"check", "--config", filepath.Join(dir, "nope.json")}, 1, []string{"nope.json"}, nil},
+		{"check cbdir yaml", []string{"check", "--cbdir", yamlDir}, 0, []string{"ok: " + filepath.Join(yamlDir, "config.yaml")}, nil},
+		{"check embedded", []string{"check", "--cbdir", filepath.Join(dir, "none")}, 0, []string{"ok: (embedded default)"}, nil},
+		{"check unknown flag", []string{"check", "--bogus"}, 2, nil, []string{"flag provided but not defined", "usage: junction check"}},
+		{"check help", []string{"check", "-h"}, 0, nil, []string{"usage: junction check"}},
+		{"start bad config", []string{"start", "--config", bad}, 1, nil, []string{"workers[0].transports[0].endpoint.port: "}},
+		{"start bad loglevel", []string{"start", "--loglevel", "loud"}, 2, nil, []string{"--loglevel"}},
+		{"start bad logformat", []string{"start", "--logformat", "xml"}, 2, nil, []string{"--logformat"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(t.Context(), tt.args, &out, &errOut, noEnv)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, &out, &errOut)
+			}
+			for _, s := range tt.stdout {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("stdout %q lacks %q", &out, s)
+				}
+			}
+			for _, s := range tt.stderr {
+				if !strings.Contains(errOut.String(), s) {
+					t.Errorf("stderr %q lacks %q", &errOut, s)
+				}
+			}
+		})
+	}
+}
+
+func TestInit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "node", ".crossbar")
+	var out, errOut bytes.Buffer
+	if code := run(t.Context(), []string{"init", "--cbdir", dir}, &out, &errOut, noEnv); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, &errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil || !bytes.Equal(b, config.DefaultJSON) {
+		t.Fatalf("config.json = %q, %v; want the default", b, err)
+	}
+	writeFile(t, dir, "config.json", "{}")
+	errOut.Reset()
+	if code := run(t.Context(), []string{"init", "--cbdir", dir}, &out, &errOut, noEnv); code != 1 {
+		t.Errorf("second init: exit %d, want 1", code)
+	}
+	if !strings.Contains(errOut.String(), "already exists") {
+		t.Errorf("second init: %q", &errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "config.json")); string(b) != "{}" {
+		t.Errorf("init overwrote the config: %q", b)
+	}
+}
+
+// TestStartInProcess starts a node on port 0 and stops it by ending ctx.
+func TestStartInProcess(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "config.json", goodConfig)
+	ctx, cancel := context.WithCancel(t.Context())
+	r, w := newPipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"start", "--config", good, "--logformat", "json"}, &bytes.Buffer{}, w, noEnv)
+	}()
+	addr := waitListening(t, r)
+	if !strings.HasPrefix(addr, "127.0.0.1:") {
+		t.Errorf("address %q", addr)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("start: exit %d", code)
+	}
+	w.Close()
+}

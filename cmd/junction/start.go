@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/node"
+)
+
+// stopTimeout bounds the graceful stop after SIGINT or SIGTERM.
+const stopTimeout = 10 * time.Second
+
+// runStart runs the node until e.ctx ends (a signal), then stops it
+// within stopTimeout.
+func runStart(e *env, args []string) int {
+	fs := flagSet(e, "start", "[--cbdir DIR] [--config FILE] [--loglevel debug|info|warn|error] [--logformat text|json]")
+	var cf configFlags
+	cf.register(fs)
+	level := fs.String("loglevel", "info", "log level: debug, info, warn or error")
+	format := fs.String("logformat", "text", "log format: text or json")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	log, err := newLogger(e.stderr, *level, *format)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "junction start: %v\n", err)
+		fs.Usage()
+		return exitUsage
+	}
+	n, code := buildNode(e, &cf, log)
+	if n == nil {
+		return code
+	}
+	if err := n.Start(e.ctx); err != nil {
+		log.Error("start failed", "err", err)
+		return exitError
+	}
+	log.Info("node started", "version", node.BuildVersion())
+	<-e.ctx.Done()
+	log.Info("shutting down", "timeout", stopTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	if err := n.Stop(ctx); err != nil {
+		log.Error("stop", "err", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// buildNode loads the config and builds the node; a nil node comes with
+// the exit status.
+func buildNode(e *env, cf *configFlags, log *slog.Logger) (*node.Node, int) {
+	l, err := cf.load(e.lookupEnv)
+	for _, w := range l.warnings {
+		log.Warn("config: "+w.Msg, "path", w.Path)
+	}
+	if err != nil {
+		printConfigError(e.stderr, l.sourceOr(cf.file), err)
+		return nil, exitError
+	}
+	log.Info("config loaded", "source", l.source, "dir", l.dir)
+	n, err := node.New(l.cfg, node.Options{Dir: l.dir, Logger: log})
+	if err != nil {
+		log.Error("config", "source", l.source, "err", err)
+		return nil, exitError
+	}
+	return n, exitOK
+}
+
+// newLogger returns the slog logger of --loglevel and --logformat.
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("bad --loglevel %q (want debug, info, warn or error)", level)
+	}
+	o := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, o)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, o)), nil
+	}
+	return nil, fmt.Errorf("bad --logformat %q (want text or json)", format)
+}

@@ -1,0 +1,99 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/transport/rawsocket"
+	"github.com/junction-wamp/junction/internal/transport/websocket"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// ComponentDialer returns the client.Dialer of a container component's
+// "transport"; dir is the node directory (for Unix socket paths and TLS
+// files). Each dial is bounded by the endpoint's "timeout".
+//
+// WebSocket: the connection goes to the endpoint's host and port, and the
+// handshake uses the path of "url". When the URL names another host:port,
+// the endpoint wins (the URL's host is replaced), so the Host header is the
+// endpoint's. An endpoint "tls" makes the URL wss://. WebSocket over a Unix
+// endpoint, and RawSocket over TLS, are not supported yet.
+func ComponentDialer(t *config.ComponentTransport, dir string) (client.Dialer, error) {
+	b := &builder{dir: dir}
+	e := t.Endpoint
+	switch t.Type {
+	case "websocket":
+		return b.webSocketDialer(t)
+	case "rawsocket":
+		if e.TLS != nil {
+			return nil, errors.New("node: rawsocket over TLS is not supported yet")
+		}
+		network, address := "unix", b.resolve(e.Path)
+		if e.Type == "tcp" {
+			network, address = tcpNetwork(e.Version), net.JoinHostPort(e.Host, strconv.Itoa(e.Port))
+		}
+		opts := rawsocket.DialOptions{MaxMessageSize: t.MaxMessageSize}
+		if len(t.Serializers) > 0 {
+			opts.Serializer = t.Serializers[0]
+		}
+		return timed(e.Timeout, func(ctx context.Context) (wamp.Peer, error) {
+			return rawsocket.Dial(ctx, network, address, opts)
+		}), nil
+	}
+	return nil, fmt.Errorf("node: unknown component transport type %q", t.Type)
+}
+
+func (b *builder) webSocketDialer(t *config.ComponentTransport) (client.Dialer, error) {
+	e := t.Endpoint
+	if e.Type != "tcp" {
+		return nil, fmt.Errorf("node: websocket over a %q endpoint is not supported yet", e.Type)
+	}
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return nil, fmt.Errorf("node: url: %w", err)
+	}
+	u.Host = net.JoinHostPort(e.Host, strconv.Itoa(e.Port))
+	opts := websocket.DialOptions{
+		Subprotocols:   subprotocols(t.Serializers),
+		MaxMessageSize: t.Options.MaxMessageSize,
+		PingInterval:   t.Options.AutoPingInterval,
+		PingTimeout:    t.Options.AutoPingTimeout,
+	}
+	if e.TLS != nil {
+		u.Scheme = "wss"
+		if opts.TLSConfig, err = clientTLSConfig(e.TLS, e.Host, b.resolve); err != nil {
+			return nil, err
+		}
+	}
+	target := u.String()
+	return timed(e.Timeout, func(ctx context.Context) (wamp.Peer, error) {
+		return websocket.Dial(ctx, target, opts)
+	}), nil
+}
+
+// tcpNetwork is "tcp6" for IP version 6 and "tcp4" otherwise.
+func tcpNetwork(version int) string {
+	if version == 6 {
+		return "tcp6"
+	}
+	return "tcp4"
+}
+
+// timed bounds every call of dial by d (none when d <= 0).
+func timed(d time.Duration, dial client.Dialer) client.Dialer {
+	if d <= 0 {
+		return dial
+	}
+	return func(ctx context.Context) (wamp.Peer, error) {
+		ctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		return dial(ctx)
+	}
+}

@@ -1,0 +1,104 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+)
+
+// server serves the connections of one listener: a web.Server (web and
+// websocket transports) or a RawSocket server.
+type server interface {
+	// Serve accepts on l until shutdown.
+	Serve(l net.Listener) error
+	// shutdown stops accepting; HTTP requests in flight finish (bounded by
+	// ctx). WAMP sessions keep running: the router closes them next.
+	shutdown(ctx context.Context, l net.Listener) error
+	// close releases what is left, once the routers are closed.
+	close() error
+}
+
+// serviceLog is one line of the start log: a path service or a detail of
+// the transport.
+type serviceLog struct {
+	msg  string
+	args []any
+}
+
+// listenerUnit is one listening transport. start, shutdown and close are
+// called in this order by the Node, from one goroutine at a time.
+type listenerUnit struct {
+	path     string // "workers[0].transports[1]"
+	kind     string // "web", "websocket", "rawsocket"
+	spec     listenSpec
+	srv      server
+	services []serviceLog
+
+	ln   net.Listener  // nil until started
+	done chan struct{} // closed when Serve returns
+	mu   sync.Mutex    // guards err
+	err  error         // Serve's error
+}
+
+// start binds the listener and serves it on a new goroutine.
+func (l *listenerUnit) start() (Listener, error) {
+	ln, err := listen(l.spec)
+	if err != nil {
+		return Listener{}, pathError(l.path, err)
+	}
+	l.ln = ln
+	l.done = make(chan struct{})
+	go l.serve()
+	return Listener{Transport: l.path, Type: l.kind, Network: l.spec.network, Address: ln.Addr().String()}, nil
+}
+
+func (l *listenerUnit) serve() {
+	defer close(l.done)
+	err := l.srv.Serve(l.ln)
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	l.mu.Lock()
+	l.err = err
+	l.mu.Unlock()
+}
+
+// logServices logs the listener's path services.
+func (l *listenerUnit) logServices(log *slog.Logger) {
+	for _, s := range l.services {
+		log.Info(s.msg, append([]any{"transport", l.path}, s.args...)...)
+	}
+}
+
+// shutdown stops accepting; see server.shutdown.
+func (l *listenerUnit) shutdown(ctx context.Context) error {
+	if l.ln == nil {
+		return nil
+	}
+	if err := l.srv.shutdown(ctx, l.ln); err != nil {
+		return pathError(l.path, err)
+	}
+	return nil
+}
+
+// close releases the listener's connections and waits for Serve, or for
+// ctx to end.
+func (l *listenerUnit) close(ctx context.Context) error {
+	if l.ln == nil {
+		return nil
+	}
+	err := l.srv.close()
+	select {
+	case <-l.done:
+	case <-ctx.Done():
+		return pathError(l.path, ctx.Err())
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err = errors.Join(err, l.err); err != nil {
+		return pathError(l.path, err)
+	}
+	return nil
+}

@@ -1,0 +1,199 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/config"
+)
+
+// Options configure a Node. The zero value resolves relative paths against
+// the current directory and logs nothing.
+type Options struct {
+	// Dir is the node directory (the config file's folder, Crossbar's
+	// ".crossbar"): static directories, TLS files and Unix socket paths
+	// are relative to it. "" means the current directory.
+	Dir string
+	// Logger receives the node's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Listener is a listening transport, with its real address (the port the
+// system chose for port 0).
+type Listener struct {
+	Transport string // its JSON path, "workers[0].transports[1]"
+	Type      string // "web", "websocket" or "rawsocket"
+	Network   string // "tcp", "tcp4", "tcp6" or "unix"
+	Address   string // "127.0.0.1:8080", or the socket file's path
+}
+
+// ErrStarted is returned by a second Start.
+var ErrStarted = errors.New("node: already started")
+
+// Node is a running configuration. Start and Stop may be called from
+// different goroutines; Listeners and the node info page are safe for
+// concurrent use at any time. A Node starts at most once.
+type Node struct {
+	log        *slog.Logger
+	routers    []*routerUnit
+	listeners  []*listenerUnit
+	components []*componentUnit
+
+	mu      sync.Mutex // guards the fields below
+	state   state
+	started time.Time
+	bound   []Listener // in start order
+}
+
+type state int
+
+const (
+	stateNew state = iota
+	stateStarting
+	stateRunning
+	stateStopped
+)
+
+// New translates cfg into routers, listeners and components without
+// starting anything. An error names the JSON path of the item that could
+// not be built (a TLS file that does not load, a static directory that does
+// not exist, a component class not built in yet).
+func New(cfg *config.Config, opts Options) (*Node, error) {
+	if cfg == nil {
+		return nil, errors.New("node: nil config")
+	}
+	n := &Node{log: opts.Logger}
+	if n.log == nil {
+		n.log = slog.New(slog.DiscardHandler)
+	}
+	b := &builder{node: n, dir: opts.Dir, log: n.log}
+	if err := b.build(cfg); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// Start starts the routers and realms, then binds and serves the
+// listeners, then starts the components. If a step fails, what already
+// started is stopped again and the error names the transport or component
+// path (and for a listener the address, e.g. "workers[0].transports[1]:
+// listen tcp 127.0.0.1:8080: bind: address already in use"). ctx bounds the
+// start, and the stop after a failure.
+func (n *Node) Start(ctx context.Context) error {
+	n.mu.Lock()
+	if n.state != stateNew {
+		n.mu.Unlock()
+		return ErrStarted
+	}
+	n.state = stateStarting
+	n.started = time.Now()
+	n.mu.Unlock()
+	err := n.startAll(ctx)
+	n.mu.Lock()
+	if err == nil && n.state == stateStopped {
+		err = errStopDuringStart
+	}
+	if err == nil {
+		n.state = stateRunning
+	} else {
+		n.state = stateStopped
+	}
+	n.mu.Unlock()
+	if err != nil {
+		n.stopAll(ctx)
+	}
+	return err
+}
+
+// errStopDuringStart: Stop was called while Start ran; Start stops what it
+// started itself.
+var errStopDuringStart = errors.New("node: stopped while starting")
+
+// startAll starts every unit in order; units left unstarted are skipped by
+// stopAll.
+func (n *Node) startAll(ctx context.Context) error {
+	for _, r := range n.routers {
+		n.log.Info("router started", "worker", r.path, "realms", r.realmNames())
+	}
+	for _, l := range n.listeners {
+		info, err := l.start()
+		if err != nil {
+			return err
+		}
+		n.mu.Lock()
+		n.bound = append(n.bound, info)
+		n.mu.Unlock()
+		n.log.Info("listening", "transport", info.Transport, "type", info.Type,
+			"network", info.Network, "address", info.Address)
+		l.logServices(n.log)
+	}
+	for _, c := range n.components {
+		if err := c.start(ctx); err != nil {
+			return err
+		}
+		n.log.Info("component started", "component", c.path, "class", c.cfg.Class, "realm", c.cfg.Realm)
+	}
+	return nil
+}
+
+// Stop stops the node: components, then listeners (no new connections,
+// in-flight HTTP requests finish), then routers (GOODBYE
+// wamp.close.system_shutdown to every session), then the listeners'
+// remaining connections. ctx bounds the whole stop: when it ends, Stop
+// closes what is left without waiting and returns ctx's error. Stop before
+// Start only marks the node stopped (Start then fails); Stop during Start
+// makes Start stop what it started and fail; a second Stop does nothing.
+func (n *Node) Stop(ctx context.Context) error {
+	n.mu.Lock()
+	s := n.state
+	n.state = stateStopped
+	n.mu.Unlock()
+	if s != stateRunning {
+		return nil
+	}
+	return n.stopAll(ctx)
+}
+
+// stopAll runs the stop phases in reverse start order.
+func (n *Node) stopAll(ctx context.Context) error {
+	var errs []error
+	for _, c := range slices.Backward(n.components) {
+		errs = append(errs, c.stop(ctx))
+	}
+	for _, l := range slices.Backward(n.listeners) {
+		errs = append(errs, l.shutdown(ctx))
+	}
+	for _, r := range slices.Backward(n.routers) {
+		errs = append(errs, r.close(ctx))
+	}
+	for _, l := range slices.Backward(n.listeners) {
+		errs = append(errs, l.close(ctx))
+	}
+	n.log.Info("node stopped")
+	return errors.Join(errs...)
+}
+
+// Listeners returns the bound listeners with their real addresses, in
+// start order.
+func (n *Node) Listeners() []Listener {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.bound)
+}
+
+// Started returns when Start was called (zero before).
+func (n *Node) Started() time.Time {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.started
+}
+
+// pathError prefixes err with a JSON path.
+func pathError(path string, err error) error {
+	return fmt.Errorf("%s: %w", path, err)
+}

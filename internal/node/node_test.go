@@ -1,0 +1,152 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/transport/websocket"
+	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/internal/web"
+)
+
+const web0 = "workers[0].transports[0]"
+
+func TestDefaultConfig(t *testing.T) {
+	n := start(t, zeroPorts(config.Default()), t.TempDir())
+	addr := address(t, n, web0)
+	if !strings.HasPrefix(addr, "127.0.0.1:") || strings.HasSuffix(addr, ":0") {
+		t.Fatalf("address %q: want 127.0.0.1 and the real port", addr)
+	}
+	cfg := client.Config{Realm: "realm1"}
+	callee := mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, cfg)
+	caller := mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, cfg)
+	echo(t, callee, "com.example.echo")
+	callEcho(t, caller, "com.example.echo")
+
+	got := make(chan *client.Event, 1)
+	if _, err := callee.Subscribe(testCtx(t), "com.example.topic", func(ev *client.Event) { got <- ev }, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := caller.Publish(testCtx(t), "com.example.topic", wamp.List{1}, nil, wamp.Dict{"acknowledge": true}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-got:
+	case <-testCtx(t).Done():
+		t.Fatal("no event")
+	}
+
+	info := nodeInfo(t, "http://"+addr+"/")
+	if len(info.Realms) != 1 || info.Realms[0].Name != "realm1" || info.Realms[0].Sessions != 2 {
+		t.Errorf("nodeinfo realms = %+v, want realm1 with 2 sessions", info.Realms)
+	}
+	if len(info.Listeners) != 1 || info.Listeners[0].Address != addr || info.Version == "" {
+		t.Errorf("nodeinfo = %+v", info)
+	}
+
+	if err := n.Stop(testCtx(t)); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	<-caller.Done()
+	if u := wampURIOf(caller.Err()); u != wamp.ErrSystemShutdown {
+		t.Errorf("session ended with %v, want GOODBYE %s", caller.Err(), wamp.ErrSystemShutdown)
+	}
+	if c, err := net.Dial("tcp", addr); err == nil {
+		c.Close()
+		t.Errorf("listener %s still accepts after Stop", addr)
+	}
+}
+
+func nodeInfo(t *testing.T, url string) web.NodeInfo {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(testCtx(t), http.MethodGet, url, nil)
+	req.Header.Set("Accept", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var info web.NodeInfo
+	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
+		t.Fatalf("nodeinfo: %v", err)
+	}
+	return info
+}
+
+func TestStartAddressInUse(t *testing.T) {
+	busy, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	_, port, _ := net.SplitHostPort(busy.Addr().String())
+	cfg := parse(t, `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [
+			{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+			 "paths": {"/": {"type": "nodeinfo"}, "ws": {"type": "websocket"}}},
+			{"type": "websocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": `+port+`}}
+		]}]}`, nil)
+	n, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = n.Start(testCtx(t))
+	if err == nil {
+		t.Fatal("Start succeeded on a busy port")
+	}
+	want := "workers[0].transports[1]: listen tcp4 127.0.0.1:" + port
+	if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "address already in use") {
+		t.Errorf("Start: %v, want it to name %q and the address in use", err, want)
+	}
+	first := n.Listeners()
+	if len(first) != 1 {
+		t.Fatalf("listeners = %v, want the first one only", first)
+	}
+	if c, err := net.Dial("tcp", first[0].Address); err == nil {
+		c.Close()
+		t.Errorf("first listener %s still open after the failed start", first[0].Address)
+	}
+	if err := n.Start(testCtx(t)); err != ErrStarted {
+		t.Errorf("second Start: %v, want ErrStarted", err)
+	}
+	if err := n.Stop(context.Background()); err != nil {
+		t.Errorf("Stop after a failed start: %v", err)
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	tests := []struct {
+		name, doc, want string
+	}{
+		{"component class", `{"version": 2, "workers": [{"type": "router",
+			"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+			"components": [{"type": "class", "classname": "router.adapter.rest.RESTCallee", "realm": "realm1",
+				"extra": {"procedure": "com.x", "baseurl": "http://127.0.0.1:1/"}}]}]}`,
+			`workers[0].components[0].classname: node: component class "router.adapter.rest.RESTCallee" is not implemented yet`},
+		{"static directory", `{"version": 2, "workers": [{"type": "router",
+			"realms": [{"name": "realm1"}],
+			"transports": [{"type": "web", "endpoint": {"type": "tcp", "port": 0},
+				"paths": {"/": {"type": "path", "paths": {"files": {"type": "static", "directory": "missing"}}}}}]}]}`,
+			`workers[0].transports[0].paths./.paths.files: web: `},
+		{"tls files", `{"version": 2, "workers": [{"type": "router",
+			"realms": [{"name": "realm1"}],
+			"transports": [{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 0,
+				"tls": {"key": "nokey.pem", "certificate": "nocert.pem"}}}]}]}`,
+			`workers[0].transports[0].endpoint.tls: node: tls: open `},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(parse(t, tt.doc, nil), Options{Dir: t.TempDir()})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("New: %v, want %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,118 @@
+package node
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/web"
+)
+
+// pathEnv is what a path builder may use: the node directory, the router
+// of the worker and the listener being built (for its start log).
+type pathEnv struct {
+	b        *builder
+	types    map[string]pathBuilder // pathTypes
+	router   *routerUnit
+	listener *listenerUnit
+}
+
+// pathBuilder builds the handler of one path service. path is the JSON
+// path of the service ("workers[0].transports[0].paths.ws"), url its URL
+// path ("/ws").
+type pathBuilder func(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error)
+
+// pathTypes are the web path services, by "type". Adding a service is one
+// line here and its builder. (Builders reach the table through
+// pathEnv.types, which breaks the initialization cycle of "path".)
+var pathTypes = map[string]pathBuilder{
+	"websocket": buildWebSocket,
+	"static":    buildStatic,
+	"redirect":  buildRedirect,
+	"json":      buildJSON,
+	"nodeinfo":  buildNodeInfo,
+	"path":      buildTree,
+}
+
+// tree builds the web.Tree of paths, mounted at URL prefix url.
+func (b *builder) tree(env *pathEnv, path, url string, paths config.Paths) (*web.Tree, error) {
+	t := web.NewTree()
+	for _, key := range slices.Sorted(maps.Keys(paths)) {
+		svc := paths[key]
+		sp := path + "." + key
+		if svc == nil {
+			return nil, pathError(sp, fmt.Errorf("node: missing path service"))
+		}
+		su := url + "/" + strings.TrimPrefix(key, "/")
+		h, err := buildPath(env, sp, su, svc)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.Mount(key, h); err != nil {
+			return nil, pathError(sp, err)
+		}
+		if svc.PathType() != "path" {
+			env.listener.services = append(env.listener.services,
+				serviceLog{"path service", []any{"url", su, "type", svc.PathType()}})
+		}
+	}
+	return t, nil
+}
+
+// buildPath builds one service through pathTypes.
+func buildPath(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
+	build, ok := env.types[svc.PathType()]
+	if !ok {
+		return nil, pathError(path+".type", fmt.Errorf("node: path type %q is not implemented yet", svc.PathType()))
+	}
+	return build(env, path, url, svc)
+}
+
+func buildTree(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
+	return env.b.tree(env, path+".paths", url, svc.(*config.PathTree).Paths)
+}
+
+func buildWebSocket(env *pathEnv, path, _ string, svc config.PathService) (http.Handler, error) {
+	s := svc.(*config.WebSocketService)
+	return env.b.webSocketHandler(path, env.router, s.Serializers, s.Auth, s.Options)
+}
+
+// buildStatic serves "directory", relative to the node directory (as
+// Crossbar resolves it against the .crossbar directory).
+func buildStatic(env *pathEnv, path, _ string, svc config.PathService) (http.Handler, error) {
+	s := svc.(*config.StaticService)
+	h, err := web.Static(web.StaticOptions{
+		Directory:              env.b.resolve(s.Directory),
+		EnableDirectoryListing: s.Options.EnableDirectoryListing,
+		DefaultFile:            s.Options.DefaultFile,
+		CacheTimeout:           int(s.Options.CacheTimeout.Seconds()),
+		MIMETypes:              s.Options.MIMETypes,
+	})
+	if err != nil {
+		return nil, pathError(path, err)
+	}
+	return h, nil
+}
+
+func buildRedirect(_ *pathEnv, path, _ string, svc config.PathService) (http.Handler, error) {
+	h, err := web.Redirect(svc.(*config.RedirectService).URL, 0)
+	if err != nil {
+		return nil, pathError(path+".url", err)
+	}
+	return h, nil
+}
+
+func buildJSON(_ *pathEnv, path, _ string, svc config.PathService) (http.Handler, error) {
+	h, err := web.JSON(svc.(*config.JSONService).Value)
+	if err != nil {
+		return nil, pathError(path+".value", err)
+	}
+	return h, nil
+}
+
+func buildNodeInfo(env *pathEnv, _, _ string, _ config.PathService) (http.Handler, error) {
+	return web.NodeInfoHandler(env.b.node.Info), nil
+}

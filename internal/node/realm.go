@@ -1,0 +1,122 @@
+package node
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/uriindex"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// TrustedRole is the authrole of the components running inside a router
+// (Crossbar's default for router components): it may do everything on
+// every realm of that router. The config package reserves the name, so no
+// client can be given it.
+const TrustedRole = "trusted"
+
+// routerUnit is one router worker's router.
+type routerUnit struct {
+	path   string // "workers[0]"
+	router *router.Router
+	realms []router.RealmOptions
+}
+
+func (r *routerUnit) realmNames() []string {
+	names := make([]string, len(r.realms))
+	for i, o := range r.realms {
+		names[i] = string(o.Name)
+	}
+	return names
+}
+
+// close closes every session with GOODBYE wamp.close.system_shutdown and
+// waits for them, or for ctx to end (the sessions then finish closing in
+// the background).
+func (r *routerUnit) close(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		r.router.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return pathError(r.path, fmt.Errorf("node: closing sessions: %w", ctx.Err()))
+	}
+}
+
+// realmOptions translates a router worker's realms.
+func realmOptions(path string, realms []*config.Realm) ([]router.RealmOptions, error) {
+	out := make([]router.RealmOptions, 0, len(realms))
+	for i, rm := range realms {
+		if rm == nil {
+			return nil, pathError(fmt.Sprintf("%s.realms[%d]", path, i), fmt.Errorf("node: missing realm"))
+		}
+		out = append(out, realmOption(rm))
+	}
+	return out, nil
+}
+
+// realmOption translates one realm: its roles become the realm's role
+// list (a session with another authrole is refused at join) and a static
+// authorizer; TrustedRole is always added.
+func realmOption(rm *config.Realm) router.RealmOptions {
+	rules := make(map[string][]auth.Rule, len(rm.Roles))
+	names := make([]string, 0, len(rm.Roles)+1)
+	for _, role := range rm.Roles {
+		names = append(names, role.Name)
+		rules[role.Name] = roleRules(role)
+	}
+	names = append(names, TrustedRole)
+	return router.RealmOptions{
+		Name:           wamp.URI(rm.Name),
+		Roles:          names,
+		Authorizer:     trustedAuthorizer{auth.NewStaticAuthorizer(rules)},
+		StrictURIs:     rm.Options.URICheck == "strict",
+		DisableMetaAPI: !rm.Options.EnableMetaAPI,
+	}
+}
+
+// roleRules translates a role's permissions; a role without permissions
+// and with allow-by-default gets one rule allowing everything.
+func roleRules(role *config.Role) []auth.Rule {
+	if len(role.Permissions) == 0 {
+		if !role.AllowByDefault {
+			return nil
+		}
+		all := auth.Actions{Call: true, Register: true, Publish: true, Subscribe: true}
+		return []auth.Rule{{URI: "", Match: uriindex.Prefix, Allow: all}}
+	}
+	rules := make([]auth.Rule, 0, len(role.Permissions))
+	for _, p := range role.Permissions {
+		rules = append(rules, auth.Rule{
+			URI:   p.URI,
+			Match: p.Match,
+			Allow: auth.Actions{
+				Call: p.Allow.Call, Register: p.Allow.Register,
+				Publish: p.Allow.Publish, Subscribe: p.Allow.Subscribe,
+			},
+			DiscloseCaller:    p.Disclose.Caller,
+			DisclosePublisher: p.Disclose.Publisher,
+			Cache:             p.Cache,
+		})
+	}
+	return rules
+}
+
+// trustedAuthorizer allows TrustedRole everything and asks the static
+// authorizer for every other role.
+type trustedAuthorizer struct{ static *auth.StaticAuthorizer }
+
+var _ auth.Authorizer = trustedAuthorizer{}
+
+func (a trustedAuthorizer) Authorize(id *auth.Identity, action auth.Action, uri wamp.URI) auth.Permission {
+	if id != nil && id.AuthRole == TrustedRole {
+		return auth.Permission{Allow: true}
+	}
+	return a.static.Authorize(id, action, uri)
+}

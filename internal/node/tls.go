@@ -1,0 +1,87 @@
+package node
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/web"
+)
+
+// errChain: the web server takes the chain inside the certificate file.
+var errChain = errors.New("node: chain_certificates is not supported yet: append the chain to the certificate file")
+
+// serverTLS translates a listening endpoint's "tls" for web.Server, with
+// the file names resolved against the node directory.
+func (b *builder) serverTLS(t *config.ServerTLS) (*web.TLSOptions, error) {
+	if len(t.ChainCertificates) > 0 {
+		return nil, errChain
+	}
+	o := &web.TLSOptions{CertFile: b.resolve(t.Certificate), KeyFile: b.resolve(t.Key)}
+	for _, f := range t.CACertificates {
+		o.ClientCAFiles = append(o.ClientCAFiles, b.resolve(f))
+	}
+	return o, nil
+}
+
+// serverTLSConfig loads a listening endpoint's "tls" into a tls.Config, for
+// transports that do the handshake themselves (RawSocket). Client
+// certificates are verified when given, as web.Server does.
+func (b *builder) serverTLSConfig(t *config.ServerTLS) (*tls.Config, error) {
+	if len(t.ChainCertificates) > 0 {
+		return nil, errChain
+	}
+	cert, err := tls.LoadX509KeyPair(b.resolve(t.Certificate), b.resolve(t.Key))
+	if err != nil {
+		return nil, fmt.Errorf("node: tls: %w", err)
+	}
+	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if len(t.CACertificates) > 0 {
+		if cfg.ClientCAs, err = certPool(t.CACertificates, b.resolve); err != nil {
+			return nil, err
+		}
+		cfg.ClientAuth = tls.VerifyClientCertIfGiven
+	}
+	return cfg, nil
+}
+
+// clientTLSConfig translates a connecting endpoint's "tls"; host is the
+// server name to verify when t gives none.
+func clientTLSConfig(t *config.ClientTLS, host string, resolve func(string) string) (*tls.Config, error) {
+	cfg := &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}
+	if t.Hostname != "" {
+		cfg.ServerName = t.Hostname
+	}
+	var err error
+	if len(t.CACertificates) > 0 {
+		if cfg.RootCAs, err = certPool(t.CACertificates, resolve); err != nil {
+			return nil, err
+		}
+	}
+	if t.Certificate != "" || t.Key != "" {
+		cert, err := tls.LoadX509KeyPair(resolve(t.Certificate), resolve(t.Key))
+		if err != nil {
+			return nil, fmt.Errorf("node: tls: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
+}
+
+// certPool reads PEM certificate files into a pool.
+func certPool(files []string, resolve func(string) string) (*x509.CertPool, error) {
+	pool := x509.NewCertPool()
+	for _, f := range files {
+		pem, err := os.ReadFile(resolve(f))
+		if err != nil {
+			return nil, fmt.Errorf("node: tls: %w", err)
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("node: tls: %s: no PEM certificate", f)
+		}
+	}
+	return pool, nil
+}

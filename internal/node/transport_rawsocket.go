@@ -1,0 +1,69 @@
+package node
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+
+	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/transport/rawsocket"
+)
+
+// rawServer adapts a rawsocket.Server to server, with the endpoint's TLS.
+type rawServer struct {
+	*rawsocket.Server
+	tls *tls.Config // nil for plain TCP or Unix
+}
+
+// Serve serves l, with TLS handshakes when configured. ErrServerClosed
+// (Close before Serve) is a clean end.
+func (s rawServer) Serve(l net.Listener) error {
+	if s.tls != nil {
+		l = tls.NewListener(l, s.tls)
+	}
+	err := s.Server.Serve(l)
+	if errors.Is(err, rawsocket.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// shutdown closes the listener only: the sessions stay open until the
+// router says GOODBYE to them.
+func (rawServer) shutdown(_ context.Context, l net.Listener) error {
+	if err := l.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	return nil
+}
+
+func (s rawServer) close() error { return s.Close() }
+
+// rawSocketTransport builds a "rawsocket" transport on a TCP or Unix
+// endpoint.
+func (b *builder) rawSocketTransport(path string, ru *routerUnit, t *config.RawSocketTransport) (*listenerUnit, error) {
+	spec, err := b.listenSpecOf(t.Endpoint)
+	if err != nil {
+		return nil, pathError(path+".endpoint", err)
+	}
+	srv := rawServer{}
+	if t.Endpoint.TLS != nil {
+		if srv.tls, err = b.serverTLSConfig(t.Endpoint.TLS); err != nil {
+			return nil, pathError(path+".endpoint.tls", err)
+		}
+	}
+	srv.Server, err = rawsocket.NewServer(rawsocket.Options{
+		Attacher:       ru.router.Gate(authenticators(t.Auth)...),
+		Serializers:    t.Serializers,
+		MaxMessageSize: t.MaxMessageSize,
+		Logger:         b.log.With("transport", path),
+	})
+	if err != nil {
+		return nil, pathError(path, err)
+	}
+	warnEndpoint(b.log, path, t.Endpoint)
+	l := &listenerUnit{path: path, kind: "rawsocket", spec: spec, srv: srv}
+	l.services = append(l.services, serviceLog{"rawsocket service", []any{"serializers", t.Serializers}})
+	return l, nil
+}

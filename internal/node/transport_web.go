@@ -1,0 +1,74 @@
+package node
+
+import (
+	"context"
+	"net"
+
+	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/web"
+)
+
+// webServer adapts a web.Server to server.
+type webServer struct{ *web.Server }
+
+func (s webServer) shutdown(ctx context.Context, l net.Listener) error {
+	err := s.Shutdown(ctx)
+	_ = l.Close() // in case Serve had not started yet
+	return err
+}
+
+func (webServer) close() error { return nil }
+
+// webTransport builds a "web" transport: its path tree served by a
+// web.Server.
+func (b *builder) webTransport(path string, ru *routerUnit, t *config.WebTransport) (*listenerUnit, error) {
+	l := &listenerUnit{path: path, kind: "web"}
+	tree, err := b.tree(&pathEnv{b: b, types: pathTypes, router: ru, listener: l}, path+".paths", "", t.Paths)
+	if err != nil {
+		return nil, err
+	}
+	o := web.ServerOptions{
+		Handler:     tree,
+		HSTS:        t.Options.HSTS,
+		HSTSMaxAge:  int(t.Options.HSTSMaxAge.Seconds()),
+		AccessLog:   t.Options.AccessLog,
+		Logger:      b.log.With("transport", path),
+		IdleTimeout: t.Options.ClientTimeout,
+	}
+	return b.httpListener(path, l, t.Endpoint, o)
+}
+
+// webSocketTransport builds a "websocket" transport: a web.Server whose
+// only handler is WAMP over WebSocket, at every URL path.
+func (b *builder) webSocketTransport(path string, ru *routerUnit, t *config.WebSocketTransport) (*listenerUnit, error) {
+	h, err := b.webSocketHandler(path, ru, t.Serializers, t.Auth, t.Options)
+	if err != nil {
+		return nil, err
+	}
+	l := &listenerUnit{path: path, kind: "websocket"}
+	l.services = append(l.services, serviceLog{"websocket service", []any{"url", "/*", "serializers", t.Serializers}})
+	o := web.ServerOptions{Handler: h, Logger: b.log.With("transport", path)}
+	return b.httpListener(path, l, t.Endpoint, o)
+}
+
+// httpListener completes l with the endpoint and a web.Server with o and
+// the endpoint's TLS.
+func (b *builder) httpListener(path string, l *listenerUnit, e config.ListenEndpoint, o web.ServerOptions) (*listenerUnit, error) {
+	spec, err := b.listenSpecOf(e)
+	if err != nil {
+		return nil, pathError(path+".endpoint", err)
+	}
+	l.spec = spec
+	if e.TLS != nil {
+		if o.TLS, err = b.serverTLS(e.TLS); err != nil {
+			return nil, pathError(path+".endpoint.tls", err)
+		}
+	}
+	warnEndpoint(b.log, path, e)
+	s, err := web.NewServer(o)
+	if err != nil {
+		return nil, pathError(path, err)
+	}
+	l.srv = webServer{s}
+	return l, nil
+}
