@@ -3,10 +3,10 @@ package bench
 import (
 	"bufio"
 	"fmt"
-	"runtime"
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/router"

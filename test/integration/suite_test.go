@@ -24,7 +24,7 @@ const realm = "realm1"
 
 // The principals every environment's router knows.
 var (
-	cryptosignKey = ed25519.NewKeyFromSeed([]byte("0123456789abcdef0123456789abcdef"))
+	cryptosignKey  = ed25519.NewKeyFromSeed([]byte("0123456789abcdef0123456789abcdef"))
 	authenticators = []auth.Authenticator{
 		auth.Ticket(map[string]auth.TicketPrincipal{"alice": {Ticket: "alice-ticket", Role: "user"}}),
 		auth.WampCRA(map[string]auth.CRAUser{
