@@ -22,10 +22,10 @@ func (c *Client) Call(ctx context.Context, procedure wamp.URI, args wamp.List, k
 
 // Publish publishes on the current session, waiting for one if
 // disconnected; see Session.Publish.
-func (c *Client) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Dict, opts wamp.Dict) error {
+func (c *Client) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Dict, opts wamp.Dict) (wamp.ID, error) {
 	s, err := c.session(ctx)
 	if err != nil {
-		return fmt.Errorf("client: publish %s: %w", topic, err)
+		return 0, fmt.Errorf("client: publish %s: %w", topic, err)
 	}
 	return s.Publish(ctx, topic, args, kwargs, opts)
 }

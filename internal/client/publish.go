@@ -8,30 +8,31 @@ import (
 )
 
 // Publish publishes to topic. With opts[acknowledge] true it waits for the
-// router's PUBLISHED (or ERROR, returned as a *wamp.RequestError); otherwise
-// it returns once the message is queued for sending.
-func (s *Session) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Dict, opts wamp.Dict) error {
+// router's PUBLISHED and returns the publication ID (or the ERROR, as a
+// *wamp.RequestError); otherwise it returns ID 0 once the message is queued
+// for sending.
+func (s *Session) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Dict, opts wamp.Dict) (wamp.ID, error) {
 	build := func(id wamp.ID) wamp.Message {
 		return &wamp.Publish{Request: id, Options: opts, Topic: topic, Args: args, Kwargs: kwargs}
 	}
 	if ack, _ := opts[wamp.OptAcknowledge].(bool); !ack {
 		if err := s.Err(); err != nil {
-			return fmt.Errorf("client: publish %s: %w", topic, err)
+			return 0, fmt.Errorf("client: publish %s: %w", topic, err)
 		}
 		if err := s.peer.Send(build(s.ids.Next())); err != nil {
-			return fmt.Errorf("client: publish %s: %w", topic, err)
+			return 0, fmt.Errorf("client: publish %s: %w", topic, err)
 		}
-		return nil
+		return 0, nil
 	}
 	m, err := s.roundTrip(ctx, build, nil)
 	if err != nil {
-		return fmt.Errorf("client: publish %s: %w", topic, err)
+		return 0, fmt.Errorf("client: publish %s: %w", topic, err)
 	}
 	switch m := m.(type) {
 	case *wamp.Published:
-		return nil
+		return m.Publication, nil
 	case *wamp.Error:
-		return requestError(m)
+		return 0, requestError(m)
 	}
-	return unexpected(m)
+	return 0, unexpected(m)
 }

@@ -161,7 +161,7 @@ func TestClientReconnect(t *testing.T) {
 	r2.p.Close()
 	recvFrom(t, leaves)
 	r3 := d.accept(3)
-	pub := async(func() error { return c.Publish(bg, "com.x", nil, nil, nil) })
+	pub := async(func() error { _, err := c.Publish(bg, "com.x", nil, nil, nil); return err })
 	if m := expect[*wamp.Publish](r3); m.Topic != "com.x" { // not a REGISTER or SUBSCRIBE
 		t.Errorf("PUBLISH %+v", m)
 	}

@@ -24,7 +24,7 @@ func TestSessionEndReleasesWaiters(t *testing.T) {
 		async(func() error { _, err := s.Call(bg, "com.b", nil, nil, WithProgress(func(*Result) {})); return err }),
 		async(func() error { _, err := s.Register(bg, "com.c", nil, nil); return err }),
 		async(func() error { _, err := s.Subscribe(bg, "com.d", nil, nil); return err }),
-		async(func() error { return s.Publish(bg, "com.e", nil, nil, wamp.Dict{"acknowledge": true}) }),
+		async(func() error { _, err := s.Publish(bg, "com.e", nil, nil, wamp.Dict{"acknowledge": true}); return err }),
 	}
 	for range waiters {
 		r.recv() // every request was sent

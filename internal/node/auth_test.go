@@ -109,7 +109,8 @@ func TestPermissions(t *testing.T) {
 			return err
 		}},
 		{"publish without publish", func() error {
-			return anon.Publish(testCtx(t), "com.example.public.news", nil, nil, wamp.Dict{"acknowledge": true})
+			_, err := anon.Publish(testCtx(t), "com.example.public.news", nil, nil, wamp.Dict{"acknowledge": true})
+			return err
 		}},
 	}
 	for _, tt := range tests {

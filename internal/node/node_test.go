@@ -33,7 +33,7 @@ func TestDefaultConfig(t *testing.T) {
 	if _, err := callee.Subscribe(testCtx(t), "com.example.topic", func(ev *client.Event) { got <- ev }, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := caller.Publish(testCtx(t), "com.example.topic", wamp.List{1}, nil, wamp.Dict{"acknowledge": true}); err != nil {
+	if _, err := caller.Publish(testCtx(t), "com.example.topic", wamp.List{1}, nil, wamp.Dict{"acknowledge": true}); err != nil {
 		t.Fatal(err)
 	}
 	select {

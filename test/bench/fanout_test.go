@@ -49,7 +49,7 @@ func benchFanout(b *testing.B, subscribers int) {
 		n := min(window, b.N-sent)
 		target.Store(delivered.Load() + int64(n*subscribers))
 		for i := 0; i < n; i++ {
-			if err := pub.Publish(ctx, "com.bench.tick", args, nil, nil); err != nil {
+			if _, err := pub.Publish(ctx, "com.bench.tick", args, nil, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

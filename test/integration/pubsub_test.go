@@ -22,12 +22,15 @@ func TestPublishSubscribe(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, e *env) {
 		sub, pub := e.anon(), e.anon()
 		events := subscribe(t, sub, "com.example.topic", nil)
-		err := pub.Publish(ctx(t), "com.example.topic", wamp.List{"hi", int64(2)}, wamp.Dict{"k": "v"},
+		id, err := pub.Publish(ctx(t), "com.example.topic", wamp.List{"hi", int64(2)}, wamp.Dict{"k": "v"},
 			wamp.Dict{"acknowledge": true})
-		if err != nil {
-			t.Fatal(err)
+		if err != nil || id == 0 {
+			t.Fatalf("acknowledged publish = %d, %v; want a publication ID", id, err)
 		}
 		ev := <-events
+		if ev.Publication != id {
+			t.Fatalf("event publication %d, PUBLISHED said %d", ev.Publication, id)
+		}
 		if !reflect.DeepEqual(ev.Args, wamp.List{"hi", int64(2)}) || !reflect.DeepEqual(ev.Kwargs, wamp.Dict{"k": "v"}) ||
 			ev.Topic != "com.example.topic" {
 			t.Fatalf("event = %#v", ev)
@@ -43,10 +46,10 @@ func TestExcludeMe(t *testing.T) {
 		s := e.anon()
 		events := subscribe(t, s, "com.example.self", nil)
 		ack := wamp.Dict{"acknowledge": true}
-		if err := s.Publish(ctx(t), "com.example.self", wamp.List{"excluded"}, nil, ack); err != nil {
+		if _, err := s.Publish(ctx(t), "com.example.self", wamp.List{"excluded"}, nil, ack); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Publish(ctx(t), "com.example.self", wamp.List{"included"}, nil,
+		if _, err := s.Publish(ctx(t), "com.example.self", wamp.List{"included"}, nil,
 			wamp.Dict{"acknowledge": true, "exclude_me": false}); err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +65,7 @@ func TestPatternSubscriptions(t *testing.T) {
 		prefix := subscribe(t, sub, "com.example.p", wamp.Dict{"match": "prefix"})
 		wild := subscribe(t, sub, "com..update", wamp.Dict{"match": "wildcard"})
 		for _, topic := range []wamp.URI{"com.example.prefix", "com.user.update"} {
-			if err := pub.Publish(ctx(t), topic, nil, nil, wamp.Dict{"acknowledge": true}); err != nil {
+			if _, err := pub.Publish(ctx(t), topic, nil, nil, wamp.Dict{"acknowledge": true}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -81,10 +84,10 @@ func TestEligibleAndPublisherDisclosure(t *testing.T) {
 		evA := subscribe(t, a, "com.example.only", nil)
 		evB := subscribe(t, b, "com.example.only", nil)
 		opts := wamp.Dict{"acknowledge": true, "eligible": wamp.List{b.ID()}, "disclose_me": true}
-		if err := pub.Publish(ctx(t), "com.example.only", wamp.List{"for b"}, nil, opts); err != nil {
+		if _, err := pub.Publish(ctx(t), "com.example.only", wamp.List{"for b"}, nil, opts); err != nil {
 			t.Fatal(err)
 		}
-		if err := pub.Publish(ctx(t), "com.example.only", wamp.List{"for all"}, nil, wamp.Dict{"acknowledge": true}); err != nil {
+		if _, err := pub.Publish(ctx(t), "com.example.only", wamp.List{"for all"}, nil, wamp.Dict{"acknowledge": true}); err != nil {
 			t.Fatal(err)
 		}
 		ev := <-evB
@@ -100,7 +103,7 @@ func TestEligibleAndPublisherDisclosure(t *testing.T) {
 func TestRetainedEvent(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, e *env) {
 		pub := e.anon()
-		if err := pub.Publish(ctx(t), "com.example.state", wamp.List{"last"}, nil,
+		if _, err := pub.Publish(ctx(t), "com.example.state", wamp.List{"last"}, nil,
 			wamp.Dict{"acknowledge": true, "retain": true}); err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +123,7 @@ func TestManySubscribersOrdered(t *testing.T) {
 		}
 		const n = 50
 		for i := 0; i < n; i++ {
-			if err := pub.Publish(ctx(t), "com.example.seq", wamp.List{i}, nil, nil); err != nil {
+			if _, err := pub.Publish(ctx(t), "com.example.seq", wamp.List{i}, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
