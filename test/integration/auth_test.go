@@ -70,3 +70,8 @@ func (e *env) joinErr(cfg client.Config) error {
 	}
 	return err
 }
+
+// clientConfig is the ticket login of a known principal.
+func clientConfig(authid string) client.Config {
+	return client.Config{AuthID: authid, Auth: []client.Authenticator{client.Ticket(authid + "-ticket")}}
+}
