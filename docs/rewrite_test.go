@@ -1,0 +1,161 @@
+package docs
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/config"
+)
+
+// indexHTML is the index.html of every static directory in the tests.
+const indexHTML = "<!doctype html><title>app</title>\n"
+
+// rewriter makes an example runnable in a test: every TCP listener on
+// 127.0.0.1 port 0, Unix sockets, static directories and TLS files in
+// temporary directories. It fails the test on error.
+type rewriter struct {
+	t   *testing.T
+	pki *testPKI // made on first use
+}
+
+// rewrite rewrites cfg in place and returns the test CA when cfg has TLS
+// listeners (else nil).
+func rewrite(t *testing.T, cfg *config.Config) *testPKI {
+	rw := &rewriter{t: t}
+	for _, w := range cfg.Workers {
+		if rtr, ok := w.(*config.RouterWorker); ok {
+			for _, tr := range rtr.Transports {
+				rw.transport(tr)
+			}
+		}
+	}
+	return rw.pki
+}
+
+func (rw *rewriter) transport(tr config.Transport) {
+	switch tr := tr.(type) {
+	case *config.WebTransport:
+		rw.endpoint(&tr.Endpoint)
+		rw.paths(tr.Paths)
+	case *config.WebSocketTransport:
+		rw.endpoint(&tr.Endpoint)
+	case *config.RawSocketTransport:
+		rw.endpoint(&tr.Endpoint)
+	default:
+		rw.t.Fatalf("unknown transport %T", tr)
+	}
+}
+
+func (rw *rewriter) endpoint(e *config.ListenEndpoint) {
+	switch e.Type {
+	case "tcp":
+		e.Interface, e.Port, e.Version = "127.0.0.1", 0, 4
+	case "unix":
+		e.Path = filepath.Join(rw.t.TempDir(), "wamp.sock")
+	}
+	if e.TLS != nil {
+		if rw.pki == nil {
+			rw.pki = newTestPKI(rw.t)
+		}
+		e.TLS = &config.ServerTLS{Key: rw.pki.serverKey, Certificate: rw.pki.serverCert, CACertificates: []string{rw.pki.caCert}}
+	}
+}
+
+func (rw *rewriter) paths(ps config.Paths) {
+	for _, svc := range ps {
+		switch svc := svc.(type) {
+		case *config.StaticService:
+			svc.Directory = rw.t.TempDir()
+			writeFile(rw.t, filepath.Join(svc.Directory, "index.html"), []byte(indexHTML))
+		case *config.PathTree:
+			rw.paths(svc.Paths)
+		}
+	}
+}
+
+func writeFile(t *testing.T, name string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(name, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testPKI is a CA and a server certificate for 127.0.0.1 that it signed,
+// as PEM files.
+type testPKI struct {
+	ca                            *x509.Certificate
+	caCert, serverCert, serverKey string // file names
+}
+
+func newTestPKI(t *testing.T) *testPKI {
+	t.Helper()
+	dir := t.TempDir()
+	caKey := newKey(t)
+	caTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "docs test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	ca := createCert(t, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	key := newKey(t)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:    x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	server := createCert(t, tmpl, ca, &key.PublicKey, caKey)
+	p := &testPKI{ca: ca, caCert: filepath.Join(dir, "ca.crt"),
+		serverCert: filepath.Join(dir, "server.crt"), serverKey: filepath.Join(dir, "server.key")}
+	writeFile(t, p.caCert, pemBlock("CERTIFICATE", ca.Raw))
+	writeFile(t, p.serverCert, pemBlock("CERTIFICATE", server.Raw))
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, p.serverKey, pemBlock("PRIVATE KEY", der))
+	return p
+}
+
+// pool returns a pool holding the CA.
+func (p *testPKI) pool() *x509.CertPool {
+	pool := x509.NewCertPool()
+	pool.AddCert(p.ca)
+	return pool
+}
+
+func newKey(t *testing.T) *ecdsa.PrivateKey {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func createCert(t *testing.T, tmpl, parent *x509.Certificate, pub *ecdsa.PublicKey, signer *ecdsa.PrivateKey) *x509.Certificate {
+	t.Helper()
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, pub, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func pemBlock(typ string, der []byte) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
+}
