@@ -26,8 +26,8 @@ esac
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 js_dir="$repo_root/test/interop/js"
 python=/usr/bin/python3
-py_modules='import autobahn, twisted, msgpack, cbor2, ubjson'
-py_packages=(python3-autobahn python3-twisted python3-msgpack python3-cbor2 python3-ubjson)
+py_modules='import autobahn, twisted, msgpack, cbor2, ubjson, nacl'
+py_packages=(python3-autobahn python3-twisted python3-msgpack python3-cbor2 python3-ubjson python3-nacl)
 node_packages=(nodejs npm)
 
 die() {
@@ -89,7 +89,7 @@ install_js() {
 	# JS fallbacks. ("when" is a direct dependency: autobahn-js 22 delivers
 	# progressive call results only through when.js deferreds.)
 	(cd "$js_dir" && npm ci --omit=optional --ignore-scripts --no-audit --no-fund >&2) || die "npm ci in $js_dir failed"
-	(cd "$js_dir" && node -e 'require("autobahn"); require("cbor"); require("msgpack5"); require("when")') ||
+	(cd "$js_dir" && node -e 'require("autobahn"); require("cbor"); require("msgpack5"); require("when"); require("tweetnacl")') ||
 		die "autobahn-js does not load after npm ci in $js_dir"
 	echo "$want" >"$stamp"
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -20,6 +21,14 @@ const (
 	processTimeout = 40 * time.Second
 	scriptTimeout  = "20"
 )
+
+// procSlots bounds the client processes running at once, whatever
+// -test.parallel says: each takes a slot before it starts and gives it back
+// when it has exited. Python and Node start-up is CPU-bound, so more than a
+// few at once on a small machine only makes each slower. A cross-client
+// callee holds its slot while it waits for its caller; the bound is above
+// the number of such callees, so the callers always get a slot.
+var procSlots = make(chan struct{}, 4)
 
 // client is one of the WAMP client libraries under test.
 type client struct {
@@ -87,24 +96,29 @@ type process struct {
 	lines  chan string // stdout, line by line; closed at EOF
 	stderr bytes.Buffer
 	stdout []string // the lines read so far, for reports
+	done   func()   // gives the process's slot back; idempotent
 }
 
 // start starts c's scenario script with args.
 func start(t *testing.T, c client, args scenarioArgs) *process {
 	t.Helper()
+	procSlots <- struct{}{}
 	ctx, cancel := context.WithTimeout(context.Background(), processTimeout)
 	argv := append(append([]string(nil), c.argv...), args.argv()...)
 	p := &process{c: c, cancel: cancel, lines: make(chan string, 16)}
+	p.done = sync.OnceFunc(func() { <-procSlots })
 	p.cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
 	p.cmd.Stderr = &p.stderr
 	p.cmd.WaitDelay = 5 * time.Second
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		cancel()
+		p.done()
 		t.Fatalf("%s: stdout pipe: %v", c.name, err)
 	}
 	if err := p.cmd.Start(); err != nil {
 		cancel()
+		p.done()
 		t.Fatalf("%s: start %q: %v (run scripts/install-test-deps.sh)", c.name, argv, err)
 	}
 	go scanLines(out, p.lines)
@@ -127,6 +141,7 @@ func (p *process) stop() {
 	for range p.lines { // drain, so that Wait can finish
 	}
 	_ = p.cmd.Wait()
+	p.done()
 }
 
 // waitReady reads stdout until the script says {"ready": true}.
@@ -155,6 +170,7 @@ func (p *process) wait(t *testing.T) result {
 	}
 	err := p.cmd.Wait()
 	p.cancel()
+	p.done()
 	r, perr := p.result()
 	switch {
 	case err != nil:

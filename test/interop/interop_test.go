@@ -1,22 +1,33 @@
 // Package interop_test runs WAMP clients that Junction did not write,
-// autobahn-js (Node) and autobahn-python (Twisted), against the router over
-// its real transports. See README.md.
+// autobahn-js (Node) and autobahn-python (Twisted), against the junction
+// binary, started from a config file, over its real transports. See
+// README.md.
 package interop_test
 
 import (
+	"fmt"
 	"maps"
-	"slices"
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
 )
 
 // TestMain installs the clients' dependencies (scripts/install-test-deps.sh,
-// quick when they are present) before the tests run; when that fails every
-// test fails with the script's output.
+// quick when they are present) and builds the junction binary once before
+// the tests run; when either fails every test fails with the reason.
 func TestMain(m *testing.M) {
 	depsErr = ensureDeps()
-	goleak.VerifyTestMain(m)
+	dir, err := os.MkdirTemp("", "junction-interop-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "interop:", err)
+		os.Exit(1)
+	}
+	junctionPath, buildErr = buildJunction(dir)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		_ = os.RemoveAll(dir)
+		os.Exit(code)
+	}))
 }
 
 var wantInvocations = map[string]int{"add2": 1, "progress": 1, "error": 1}
@@ -28,8 +39,8 @@ const wantGoodbye = "wamp.close.goodbye_and_out"
 // serializer and authentication method.
 func TestWebSocket(t *testing.T) {
 	requireDeps(t)
-	e := startRouter(t)
-	runMatrix(t, e.ws, func(client, string) bool { return true })
+	n := startNode(t)
+	runMatrix(t, n, "websocket", func(client, string) bool { return true })
 }
 
 // TestRawSocket runs the whole scenario over RawSocket: autobahn-python with
@@ -37,14 +48,14 @@ func TestWebSocket(t *testing.T) {
 // RawSocket with JSON only) with each authentication method.
 func TestRawSocket(t *testing.T) {
 	requireDeps(t)
-	e := startRouter(t)
-	runMatrix(t, e.rs, func(c client, ser string) bool { return c.name != jsClient.name || ser == "json" })
+	n := startNode(t)
+	runMatrix(t, n, "rawsocket", func(c client, ser string) bool { return c.name != jsClient.name || ser == "json" })
 }
 
-// runMatrix runs the scenario at url as parallel subtests
+// runMatrix runs the scenario on n over transport tr as parallel subtests
 // CLIENT/SERIALIZER/AUTH, for each client and serializer that supported
 // accepts, and each authentication method.
-func runMatrix(t *testing.T, url string, supported func(c client, ser string) bool) {
+func runMatrix(t *testing.T, n *node, tr string, supported func(c client, ser string) bool) {
 	for _, c := range clients {
 		for _, ser := range serializers {
 			if !supported(c, ser) {
@@ -53,7 +64,7 @@ func runMatrix(t *testing.T, url string, supported func(c client, ser string) bo
 			for _, a := range authCases {
 				t.Run(c.name+"/"+ser+"/"+a.name, func(t *testing.T) {
 					t.Parallel()
-					r := run(t, c, argsFor(url, ser, a))
+					r := run(t, c, argsFor(n.url(tr, a), ser, a))
 					checkJoined(t, r, ser, a)
 				})
 			}
@@ -61,26 +72,46 @@ func runMatrix(t *testing.T, url string, supported func(c client, ser string) bo
 	}
 }
 
-// TestRefused checks that a wrong ticket and a wrong wampcra secret are
-// refused with ABORT wamp.error.authentication_failed.
+// TestRefused checks that a wrong ticket, a wrong wampcra secret and a
+// cryptosign key that is not authorized are refused with ABORT
+// wamp.error.authentication_failed, and that an anonymous client is refused
+// on the ticket-only WebSocket path.
 func TestRefused(t *testing.T) {
 	requireDeps(t)
-	e := startRouter(t)
-	wrongTicket, wrongCRA := ticket, wampcraSalted
-	wrongTicket.secret, wrongCRA.secret = "wrong", "wrong"
-	cases := map[string]authCase{"wrong-ticket": wrongTicket, "wrong-wampcra-secret": wrongCRA}
+	n := startNode(t)
 	for _, c := range clients {
-		for _, name := range slices.Sorted(maps.Keys(cases)) {
-			t.Run(c.name+"/"+name, func(t *testing.T) {
+		for _, tc := range refusals(n) {
+			t.Run(c.name+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
-				args := argsFor(e.ws, "json", cases[name])
+				args := argsFor(tc.url, "json", tc.auth)
 				args.expectFail = true
 				r := run(t, c, args)
-				if !r.Refused || r.Reason != "wamp.error.authentication_failed" {
-					t.Errorf("%s: refused=%v reason=%q, want ABORT wamp.error.authentication_failed", c.name, r.Refused, r.Reason)
+				if !r.Refused || r.Reason != tc.wantReason {
+					t.Errorf("%s: refused=%v reason=%q, want ABORT %s", c.name, r.Refused, r.Reason, tc.wantReason)
 				}
 			})
 		}
+	}
+}
+
+// refusal is a join the node must refuse.
+type refusal struct {
+	name       string
+	url        string
+	auth       authCase
+	wantReason string
+}
+
+func refusals(n *node) []refusal {
+	const failed = "wamp.error.authentication_failed"
+	wrongTicket, wrongCRA, wrongKey := ticket, wampcraSalted, cryptosign
+	wrongTicket.secret, wrongCRA.secret = "wrong", "wrong"
+	wrongKey.secret = "00000000000000000000000000000000000000000000000000000000000000ff"
+	return []refusal{
+		{"wrong-ticket", n.url("websocket", wrongTicket), wrongTicket, failed},
+		{"wrong-wampcra-secret", n.url("websocket", wrongCRA), wrongCRA, failed},
+		{"wrong-cryptosign-key", n.url("websocket", wrongKey), wrongKey, failed},
+		{"anonymous-on-ticket-path", n.url("websocket", ticket), anonymous, "wamp.error.no_auth_method"},
 	}
 }
 
@@ -89,7 +120,7 @@ func TestRefused(t *testing.T) {
 // second case, its own transport).
 func TestCrossClient(t *testing.T) {
 	requireDeps(t)
-	e := startRouter(t)
+	n := startNode(t)
 	cases := []struct {
 		name           string
 		callee, caller client
@@ -98,11 +129,13 @@ func TestCrossClient(t *testing.T) {
 	}{
 		{
 			name: "python-callee/js-caller", callee: pyClient, caller: jsClient,
-			calleeArgs: argsFor(e.ws, "cbor", wampcra), callerArgs: argsFor(e.ws, "msgpack", ticket),
+			calleeArgs: argsFor(n.url("websocket", cryptosign), "cbor", cryptosign),
+			callerArgs: argsFor(n.url("websocket", ticket), "msgpack", ticket),
 		},
 		{
 			name: "js-callee-rawsocket/python-caller", callee: jsClient, caller: pyClient,
-			calleeArgs: argsFor(e.rs, "json", anonymous), callerArgs: argsFor(e.ws, "cbor", wampcraSalted),
+			calleeArgs: argsFor(n.url("rawsocket", anonymous), "json", anonymous),
+			callerArgs: argsFor(n.url("websocket", wampcraSalted), "cbor", wampcraSalted),
 		},
 	}
 	for i, tc := range cases {

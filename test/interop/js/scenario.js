@@ -5,9 +5,12 @@
 // is also written to stderr). Run by test/interop/interop_test.go.
 //
 //   node scenario.js --url ws://127.0.0.1:PORT/ws|rs://127.0.0.1:PORT --realm realm1 \
-//     [--serializer json|msgpack|cbor] [--authmethod anonymous|ticket|wampcra] \
+//     [--serializer json|msgpack|cbor] [--authmethod anonymous|ticket|wampcra|cryptosign] \
 //     [--authid ID] [--secret S] [--expect-fail] [--role all|callee|caller] \
 //     [--prefix com.interop.UNIQUE] [--timeout SECONDS]
+//
+// With --authmethod cryptosign, --secret is the Ed25519 private key's seed
+// (64 hex digits); its public key is sent in HELLO's authextra.pubkey.
 //
 // Roles: "all" (default) registers, calls, subscribes and publishes in one
 // session. "callee" registers the procedures and subscribes, prints
@@ -57,7 +60,12 @@ function parseArgs(argv) {
   opts.timeout = Number(opts.timeout);
   if (!opts.url) usage('--url is required');
   if (!['json', 'msgpack', 'cbor'].includes(opts.serializer)) usage('--serializer must be json, msgpack or cbor');
-  if (!['anonymous', 'ticket', 'wampcra'].includes(opts.authmethod)) usage('--authmethod must be anonymous, ticket or wampcra');
+  if (!['anonymous', 'ticket', 'wampcra', 'cryptosign'].includes(opts.authmethod)) {
+    usage('--authmethod must be anonymous, ticket, wampcra or cryptosign');
+  }
+  if (opts.authmethod === 'cryptosign' && !/^[0-9a-fA-F]{64}$/.test(opts.secret)) {
+    usage('--secret must be a 64 hex digit Ed25519 seed with --authmethod cryptosign');
+  }
   if (!['all', 'callee', 'caller'].includes(opts.role)) usage('--role must be all, callee or caller');
   if (!(opts.timeout > 0)) usage('--timeout must be a positive number of seconds');
   if (opts.url.startsWith('rs://') && opts.serializer !== 'json') usage('autobahn-js speaks RawSocket with json only');
@@ -96,9 +104,15 @@ function serializerFor(name) {
   return new made();
 }
 
-function onChallenge(opts) {
+// cryptosignKey returns the tweetnacl key pair of the hex seed.
+function cryptosignKey(seedHex) {
+  return autobahn.nacl.sign.keyPair.fromSeed(autobahn.util.htob(seedHex));
+}
+
+function onChallenge(opts, key) {
   return function (session, method, extra) {
     if (method === 'ticket') return opts.secret;
+    if (method === 'cryptosign') return autobahn.auth_cryptosign.sign_challenge(key, extra);
     if (method === 'wampcra') {
       let key = opts.secret;
       if (extra.salt) {
@@ -131,7 +145,12 @@ function connectionOptions(opts) {
   };
   if (opts.authmethod !== 'anonymous') {
     o.authmethods = [opts.authmethod];
-    o.onchallenge = onChallenge(opts);
+    let key = null;
+    if (opts.authmethod === 'cryptosign') {
+      key = cryptosignKey(opts.secret);
+      o.authextra = {pubkey: autobahn.auth_cryptosign.public_key(key)};
+    }
+    o.onchallenge = onChallenge(opts, key);
   }
   if (opts.authid) o.authid = opts.authid;
   return o;

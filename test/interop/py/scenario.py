@@ -7,9 +7,14 @@ written to stderr). Run by test/interop/interop_test.go with /usr/bin/python3
 (Debian's python3-autobahn), not the python3 first on the PATH.
 
     /usr/bin/python3 scenario.py --url ws://127.0.0.1:PORT/ws --realm realm1 \
-        [--serializer json|msgpack|cbor] [--authmethod anonymous|ticket|wampcra] \
+        [--serializer json|msgpack|cbor] \
+        [--authmethod anonymous|ticket|wampcra|cryptosign] \
         [--authid ID] [--secret S] [--expect-fail] [--role all|callee|caller] \
         [--prefix com.interop.UNIQUE] [--timeout SECONDS]
+
+With --authmethod cryptosign (which needs PyNaCl, Debian's python3-nacl),
+--secret is the Ed25519 private key's seed (64 hex digits); its public key is
+sent in HELLO's authextra.pubkey.
 
 A URL rs://127.0.0.1:PORT uses RawSocket instead of WebSocket.
 
@@ -21,6 +26,7 @@ the callee's procedures and publishes that event. Both must be given the same
 """
 
 import argparse
+import binascii
 import json
 import os
 import sys
@@ -40,7 +46,7 @@ import txaio
 txaio.use_twisted()
 
 from autobahn.twisted.wamp import ApplicationRunner, ApplicationSession  # noqa: E402
-from autobahn.wamp import auth  # noqa: E402
+from autobahn.wamp import auth, cryptosign  # noqa: E402
 from autobahn.wamp.exception import ApplicationError  # noqa: E402
 from autobahn.wamp.serializer import (  # noqa: E402
     CBORSerializer,
@@ -85,7 +91,7 @@ def parse_args(argv):
     p.add_argument("--url", required=True)
     p.add_argument("--realm", default="realm1")
     p.add_argument("--serializer", choices=sorted(SERIALIZERS), default="json")
-    p.add_argument("--authmethod", choices=["anonymous", "ticket", "wampcra"], default="anonymous")
+    p.add_argument("--authmethod", choices=["anonymous", "ticket", "wampcra", "cryptosign"], default="anonymous")
     p.add_argument("--authid", default="")
     p.add_argument("--secret", default="")
     p.add_argument("--expect-fail", action="store_true")
@@ -97,7 +103,23 @@ def parse_args(argv):
         p.error("--url must start with ws:// or rs://")
     if opts.timeout <= 0:
         p.error("--timeout must be positive")
+    opts.key = None
+    if opts.authmethod == "cryptosign":
+        opts.key = cryptosign_key(p, opts.secret)
     return opts
+
+
+def cryptosign_key(p, seed_hex):
+    """The CryptosignKey of a hex Ed25519 seed (32 bytes)."""
+    if not cryptosign.HAS_CRYPTOSIGN:
+        p.error("--authmethod cryptosign needs PyNaCl (Debian package python3-nacl)")
+    try:
+        seed = binascii.a2b_hex(seed_hex)
+    except (binascii.Error, ValueError):
+        seed = b""
+    if len(seed) != 32:
+        p.error("--secret must be a 64 hex digit Ed25519 seed with --authmethod cryptosign")
+    return cryptosign.CryptosignKey.from_bytes(seed)
 
 
 STARTED = time.monotonic()
@@ -260,7 +282,8 @@ class Scenario(ApplicationSession):
     def onConnect(self):
         opts = self.config.extra["opts"]
         methods = None if opts.authmethod == "anonymous" else [opts.authmethod]
-        self.join(self.config.realm, authmethods=methods, authid=opts.authid or None)
+        authextra = {"pubkey": opts.key.public_key()} if opts.key else None
+        self.join(self.config.realm, authmethods=methods, authid=opts.authid or None, authextra=authextra)
 
     def onChallenge(self, challenge):
         opts = self.config.extra["opts"]
@@ -272,6 +295,8 @@ class Scenario(ApplicationSession):
             if "salt" in extra:
                 key = auth.derive_key(opts.secret, extra["salt"], extra.get("iterations", 1000), extra.get("keylen", 32))
             return auth.compute_wcs(key, extra["challenge"]).decode("ascii")
+        if challenge.method == "cryptosign":
+            return opts.key.sign_challenge(challenge)  # a Deferred of the hex signature
         raise Exception("unexpected challenge method %r" % challenge.method)
 
     @defer.inlineCallbacks

@@ -1,0 +1,104 @@
+package interop_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// obj is a JSON object of the node's config.
+type obj = map[string]any
+
+// The node's transports, in the order of the config's "transports": the log
+// names them workers[0].transports[N].
+const (
+	webTransport    = iota // web: a WebSocket path per authentication method
+	rsAnonTransport        // rawsocket: anonymous
+	rsAuthTransport        // rawsocket: ticket, wampcra and cryptosign
+	numTransports
+)
+
+// wsPaths are the web transport's WebSocket paths, by authentication method.
+var wsPaths = map[string]string{
+	"anonymous":  "ws",
+	"ticket":     "ws-ticket",
+	"wampcra":    "ws-cra",
+	"cryptosign": "ws-cryptosign",
+}
+
+// writeConfig writes the node's config (Crossbar's format, JSON) into dir
+// and returns its path.
+func writeConfig(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := json.MarshalIndent(nodeConfig(), "", "  ")
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	path := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	return path
+}
+
+// nodeConfig is one router worker with realm1, whose roles anonymous, user
+// and device may do anything under com.interop., and the transports above,
+// all on 127.0.0.1 port 0.
+func nodeConfig() obj {
+	roles := []obj{}
+	for _, name := range []string{"anonymous", "user", "device"} {
+		roles = append(roles, obj{"name": name, "permissions": []obj{{
+			"uri": "com.interop.", "match": "prefix",
+			"allow": obj{"call": true, "register": true, "publish": true, "subscribe": true},
+		}}})
+	}
+	paths := obj{}
+	for method, path := range wsPaths {
+		paths[path] = obj{"type": "websocket", "auth": authConfig(method)}
+	}
+	transports := make([]obj, numTransports)
+	transports[webTransport] = obj{"type": "web", "endpoint": endpoint(), "paths": paths}
+	transports[rsAnonTransport] = obj{"type": "rawsocket", "endpoint": endpoint(), "auth": authConfig("anonymous")}
+	transports[rsAuthTransport] = obj{"type": "rawsocket", "endpoint": endpoint(),
+		"auth": merge(authConfig("ticket"), authConfig("wampcra"), authConfig("cryptosign"))}
+	return obj{"version": 2, "workers": []obj{{
+		"type":       "router",
+		"realms":     []obj{{"name": realm, "roles": roles}},
+		"transports": transports,
+	}}}
+}
+
+func endpoint() obj { return obj{"type": "tcp", "interface": "127.0.0.1", "port": 0} }
+
+// authConfig is the "auth" of one method, with the principals of authCases.
+func authConfig(method string) obj {
+	switch method {
+	case "ticket":
+		return obj{"ticket": obj{"type": "static", "principals": obj{
+			ticket.authid: obj{"ticket": ticket.secret, "role": ticket.wantRole},
+		}}}
+	case "wampcra":
+		return obj{"wampcra": obj{"type": "static", "users": obj{
+			wampcra.authid: obj{"secret": wampcra.secret, "role": wampcra.wantRole},
+			wampcraSalted.authid: obj{"secret": wampcraSalted.secret, "role": wampcraSalted.wantRole,
+				"salt": carolSalt, "iterations": carolIterations, "keylen": carolKeyLen},
+		}}}
+	case "cryptosign":
+		return obj{"cryptosign": obj{"type": "static", "principals": obj{
+			cryptosign.authid: obj{"authorized_keys": []string{publicKeyHex(cryptosign.secret)}, "role": cryptosign.wantRole},
+		}}}
+	}
+	return obj{"anonymous": obj{"type": "static", "role": anonymous.wantRole}}
+}
+
+// merge returns the union of the objects' keys.
+func merge(objs ...obj) obj {
+	out := obj{}
+	for _, o := range objs {
+		for k, v := range o {
+			out[k] = v
+		}
+	}
+	return out
+}
