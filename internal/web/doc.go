@@ -3,8 +3,9 @@
 //
 // A Tree maps URL segments to http.Handlers; a "path" service is a nested
 // Tree. The simple services live here too: Static (files under a directory,
-// confined with os.Root), Redirect, JSON and NodeInfo. The WebSocket,
-// bridge and reverse-proxy services are built by other packages and mounted
+// confined with os.Root), Redirect, JSON and NodeInfo, and ReverseProxy
+// (an HTTP upstream behind the mount point, WebSocket upgrades included).
+// The WebSocket and bridge services are built by other packages and mounted
 // as plain http.Handlers. Server wraps http.Server with timeouts, TLS, HSTS,
 // an access log and graceful shutdown.
 //

@@ -1,0 +1,357 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults of ReverseProxyOptions.
+const (
+	DefaultReverseProxyPort    = 80
+	DefaultReverseProxyTimeout = 60 * time.Second
+	// reverseProxyDialTimeout is Twisted's TCP connect timeout, which
+	// Crossbar's proxy inherits.
+	reverseProxyDialTimeout = 30 * time.Second
+)
+
+// ReverseProxyOptions configures a "reverseproxy" path service. The zero
+// value plus Host is valid.
+type ReverseProxyOptions struct {
+	// Host of the upstream web server (a name, an IPv4 or an IPv6 address,
+	// with or without brackets). Required. The upstream speaks plain HTTP.
+	Host string
+	// Port of the upstream; 0 means 80.
+	Port int
+	// Path is put in front of the path below the mount point, joined with
+	// exactly one "/": with Path "/base", "/mnt/sub" on a proxy mounted at
+	// "mnt" goes to "/base/sub" and "/mnt" to "/base". A missing leading
+	// "/" is added and trailing ones are dropped. It is a URL path; "%"
+	// escapes in it are kept as written.
+	Path string
+	// ForwardedPort, when non-zero, is sent as X-Forwarded-Port instead of
+	// the port the request arrived on (Crossbar's forwarded_port: useful
+	// behind a load balancer or NAT that changes the port).
+	ForwardedPort int
+	// ForwardedProto, "http" or "https" when set, is sent as
+	// X-Forwarded-Proto instead of the scheme the request arrived with
+	// (Crossbar's forwarded_proto: useful behind a TLS terminator).
+	ForwardedProto string
+	// Timeout bounds the wait for the upstream's response headers after
+	// the request is written (504 when exceeded); 0 means
+	// DefaultReverseProxyTimeout. It configures the proxy's own transport
+	// only: with Transport set, that transport's own timeouts apply.
+	Timeout time.Duration
+	// Transport sends the upstream requests; nil means a pooled
+	// http.Transport of this proxy's own.
+	Transport http.RoundTripper
+	// Logger receives upstream failures; nil discards them.
+	Logger *slog.Logger
+}
+
+// reverseProxy is the handler built by ReverseProxy. It is safe for
+// concurrent use; its fields are set once at construction.
+type reverseProxy struct {
+	proxy     *httputil.ReverseProxy
+	transport http.RoundTripper
+	upstream  string // host[:port] of the upstream, also its Host header
+	prefix    string // escaped Path, without trailing "/"; "" or "/..."
+	prefixDec string // prefix decoded
+	fwdPort   string // X-Forwarded-Port override, "" if none
+	fwdProto  string // X-Forwarded-Proto override, "" if none
+	log       *slog.Logger
+}
+
+var _ http.Handler = (*reverseProxy)(nil)
+
+// ReverseProxy returns the handler of a "reverseproxy" path service: every
+// request below its mount point is sent to the upstream with its method,
+// remaining path (behind Path), query, headers and streamed body, and the
+// upstream's answer is streamed back. The handler also has a
+// CloseIdleConnections() method that closes the idle upstream connections
+// of its transport (call it when the service stops).
+//
+// What the upstream receives:
+//   - the path below the mount point with the encoding the client used
+//     ("%2F" stays "%2F"), behind Path; a path with a "." or ".." segment
+//     (encoded or not) is refused with 400, so it cannot climb out of Path;
+//   - the raw query, unchanged (httputil's removal of unparsable query
+//     parameters is undone: this proxy does not interpret the query);
+//   - Host: the upstream's host, with ":port" unless the port is 80, as
+//     Crossbar sends it; the client's Host goes in X-Forwarded-Host
+//     (omitted when the request had none);
+//   - hop-by-hop headers removed (Connection and the headers it names,
+//     Keep-Alive, TE, Transfer-Encoding, Upgrade and so on), except that
+//     an Upgrade request (a WebSocket) keeps "Connection: Upgrade" and
+//     "Upgrade" and then passes through in both directions;
+//   - X-Forwarded-For: the client's X-Forwarded-For values followed by the
+//     direct peer's IP (appended, where Crossbar overwrites it);
+//     X-Real-IP: the direct peer's IP (replacing any sent by the client);
+//   - X-Forwarded-Proto and X-Forwarded-Port: see ForwardedProto and
+//     ForwardedPort; values sent by the client are replaced, as is a
+//     Forwarded header (dropped).
+//
+// The request body is read while the answer is written (full duplex): an
+// upstream may answer before the upload ends without net/http draining or
+// cutting it. The answer's status, headers (less hop-by-hop ones) and body
+// are passed on as they come; event streams and bodies of unknown length
+// are flushed as they arrive.
+//
+// An unreachable upstream (refused connection, failed DNS lookup, broken
+// connection) gives 502 (Crossbar sends 501), an upstream that does not
+// answer in time 504, each with a short JSON body and a warning in the log.
+func ReverseProxy(o ReverseProxyOptions) (http.Handler, error) {
+	p, err := newReverseProxy(o)
+	if err != nil {
+		return nil, err
+	}
+	p.proxy = &httputil.ReverseProxy{
+		Rewrite:      p.rewrite,
+		Transport:    p.transport,
+		ErrorHandler: p.serveError,
+		ErrorLog:     slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
+		BufferPool:   copyBuffers,
+	}
+	return p, nil
+}
+
+// newReverseProxy checks o and fills in everything but the
+// httputil.ReverseProxy.
+func newReverseProxy(o ReverseProxyOptions) (*reverseProxy, error) {
+	upstream, err := upstreamHost(o.Host, orDefault(o.Port, DefaultReverseProxyPort))
+	if err != nil {
+		return nil, err
+	}
+	prefix, err := upstreamPrefix(o.Path)
+	if err != nil {
+		return nil, err
+	}
+	p := &reverseProxy{upstream: upstream, prefix: prefix, transport: o.Transport, log: o.Logger}
+	p.prefixDec, _ = url.PathUnescape(prefix) // upstreamPrefix made sure it decodes
+	if p.fwdPort, p.fwdProto, err = forwardedOverrides(o); err != nil {
+		return nil, err
+	}
+	timeout := orDefault(o.Timeout, DefaultReverseProxyTimeout)
+	if timeout < 0 {
+		return nil, fmt.Errorf("%w: reverseproxy timeout %v: must be >= 0", ErrBadOption, o.Timeout)
+	}
+	if p.transport == nil {
+		p.transport = newUpstreamTransport(timeout)
+	}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	p.log = p.log.With("upstream", upstream)
+	return p, nil
+}
+
+// upstreamHost checks host and port and returns the URL host: "host" when
+// port is 80, else "host:port" (IPv6 addresses in brackets).
+func upstreamHost(host string, port int) (string, error) {
+	if port < 1 || port > 65535 {
+		return "", fmt.Errorf("%w: reverseproxy port %d: must be in 1..65535", ErrBadOption, port)
+	}
+	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.Contains(h, ":") && net.ParseIP(h) == nil {
+		return "", fmt.Errorf("%w: reverseproxy host %q: not a host name or IP address (give the port in port)", ErrBadOption, host)
+	}
+	hostport := net.JoinHostPort(h, strconv.Itoa(port))
+	if port == 80 {
+		hostport = strings.TrimSuffix(hostport, ":80")
+	}
+	u, err := url.Parse("http://" + hostport)
+	if h == "" || err != nil || u.Host != hostport || u.User != nil {
+		return "", fmt.Errorf("%w: reverseproxy host %q: not a host name or IP address", ErrBadOption, host)
+	}
+	return hostport, nil
+}
+
+// upstreamPrefix returns the escaped form of path with one leading "/" and
+// no trailing "/" ("" for an empty or "/" path).
+func upstreamPrefix(path string) (string, error) {
+	p := strings.TrimRight(path, "/")
+	if p == "" {
+		return "", nil
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	u, err := url.Parse(p)
+	if err != nil || strings.ContainsAny(p, "?#") || strings.HasPrefix(p, "//") {
+		return "", fmt.Errorf("%w: reverseproxy path %q: not a URL path", ErrBadOption, path)
+	}
+	return u.EscapedPath(), nil
+}
+
+// forwardedOverrides checks ForwardedPort and ForwardedProto.
+func forwardedOverrides(o ReverseProxyOptions) (port, proto string, err error) {
+	if o.ForwardedPort < 0 || o.ForwardedPort > 65535 {
+		return "", "", fmt.Errorf("%w: reverseproxy forwarded_port %d: must be 0 (unset) or in 1..65535", ErrBadOption, o.ForwardedPort)
+	}
+	if o.ForwardedPort > 0 {
+		port = strconv.Itoa(o.ForwardedPort)
+	}
+	switch o.ForwardedProto {
+	case "", "http", "https":
+	default:
+		return "", "", fmt.Errorf("%w: reverseproxy forwarded_proto %q: must be http or https", ErrBadOption, o.ForwardedProto)
+	}
+	return port, o.ForwardedProto, nil
+}
+
+// newUpstreamTransport returns the pooled transport of one proxy. It never
+// adds Accept-Encoding (the client's passes through) and keeps more idle
+// connections per host than http.DefaultTransport, since all its requests
+// go to one host.
+func newUpstreamTransport(timeout time.Duration) *http.Transport {
+	d := &net.Dialer{Timeout: reverseProxyDialTimeout, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		Proxy:                 nil, // never an environment proxy
+		DialContext:           d.DialContext,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   256,
+		IdleConnTimeout:       90 * time.Second,
+		ResponseHeaderTimeout: timeout,
+		ExpectContinueTimeout: time.Second,
+		DisableCompression:    true,
+	}
+}
+
+// copyBuffers lends the 64 KiB buffers that copy response bodies, shared
+// by every proxy (httputil would allocate one per request). Safe for
+// concurrent use.
+var copyBuffers httputil.BufferPool = &bufferPool{}
+
+type bufferPool struct{ pool sync.Pool } // of *[]byte
+
+func (b *bufferPool) Get() []byte {
+	if p, ok := b.pool.Get().(*[]byte); ok {
+		return *p
+	}
+	return make([]byte, 64<<10)
+}
+
+func (b *bufferPool) Put(buf []byte) { b.pool.Put(&buf) }
+
+// CloseIdleConnections closes the idle upstream connections of the
+// proxy's transport, if it can; in-flight requests are not affected.
+func (p *reverseProxy) CloseIdleConnections() {
+	if c, ok := p.transport.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// ServeHTTP refuses dot segments and proxies everything else; the request
+// body may be read while the response is written (full duplex), so large
+// uploads stream both ways.
+func (p *reverseProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if hasDotSegment(r.URL.Path) {
+		writeSmallJSON(w, r, http.StatusBadRequest, `{"error":"bad request","reason":"dot segment in path"}`)
+		return
+	}
+	_ = http.NewResponseController(w).EnableFullDuplex() // best effort: not on every writer
+	p.proxy.ServeHTTP(w, r)
+}
+
+// hasDotSegment reports whether the decoded path has a "." or ".."
+// segment.
+func hasDotSegment(path string) bool {
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// rewrite makes the upstream request; see ReverseProxy for what it sends.
+func (p *reverseProxy) rewrite(pr *httputil.ProxyRequest) {
+	out := pr.Out
+	out.URL.Scheme, out.URL.Host, out.URL.User = "http", p.upstream, nil
+	out.URL.Path, out.URL.RawPath = p.upstreamPath(pr.In.URL)
+	out.URL.RawQuery = pr.In.URL.RawQuery
+	out.Host = "" // the Host header is URL.Host: the upstream's
+	out.Header["X-Forwarded-For"] = pr.In.Header["X-Forwarded-For"]
+	pr.SetXForwarded()
+	if pr.In.Host == "" {
+		out.Header.Del("X-Forwarded-Host")
+	}
+	if p.fwdProto != "" {
+		out.Header.Set("X-Forwarded-Proto", p.fwdProto)
+	}
+	out.Header.Del("X-Forwarded-Port")
+	if port := p.forwardedPort(pr.In); port != "" {
+		out.Header.Set("X-Forwarded-Port", port)
+	}
+	out.Header.Del("X-Real-Ip")
+	if ip, _, err := net.SplitHostPort(pr.In.RemoteAddr); err == nil {
+		out.Header.Set("X-Real-Ip", ip)
+	}
+}
+
+// upstreamPath joins the prefix and the path below the mount point,
+// returning the decoded and escaped forms.
+func (p *reverseProxy) upstreamPath(in *url.URL) (path, rawPath string) {
+	rest, restRaw := in.Path, in.EscapedPath()
+	switch {
+	case rest == "" && p.prefix == "":
+		return "/", "/"
+	case rest != "" && rest[0] != '/':
+		rest, restRaw = "/"+rest, "/"+restRaw
+	}
+	return p.prefixDec + rest, p.prefix + restRaw
+}
+
+// forwardedPort is ForwardedPort if set, else the port of the local address
+// the request arrived on ("" if unknown).
+func (p *reverseProxy) forwardedPort(in *http.Request) string {
+	if p.fwdPort != "" {
+		return p.fwdPort
+	}
+	addr, ok := in.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return ""
+	}
+	if _, port, err := net.SplitHostPort(addr.String()); err == nil {
+		return port
+	}
+	return ""
+}
+
+// serveError answers a failed upstream exchange: 504 for a timeout, 502
+// otherwise, logged; only a short reason reaches the client. After a
+// WebSocket hijack the write fails harmlessly.
+func (p *reverseProxy) serveError(w http.ResponseWriter, r *http.Request, err error) {
+	level, status, body := classifyUpstreamError(r, err)
+	p.log.LogAttrs(r.Context(), level, "web: reverseproxy: upstream request failed",
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.EscapedPath()), // no query: it may carry secrets
+		slog.Int("status", status),
+		slog.String("error", err.Error()))
+	writeSmallJSON(w, r, status, body)
+}
+
+// classifyUpstreamError maps err to a log level, a status and a body.
+func classifyUpstreamError(r *http.Request, err error) (slog.Level, int, string) {
+	var netErr net.Error
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	switch {
+	case r.Context().Err() != nil: // the client went away; nobody reads this
+		return slog.LevelDebug, http.StatusBadGateway, `{"error":"bad gateway","reason":"request canceled"}`
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return slog.LevelWarn, http.StatusGatewayTimeout, `{"error":"gateway timeout","reason":"upstream did not answer in time"}`
+	case errors.As(err, &dnsErr), errors.As(err, &opErr) && opErr.Op == "dial":
+		return slog.LevelWarn, http.StatusBadGateway, `{"error":"bad gateway","reason":"upstream unreachable"}`
+	}
+	return slog.LevelWarn, http.StatusBadGateway, `{"error":"bad gateway","reason":"upstream failed"}`
+}

@@ -1,0 +1,237 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gobwas/ws"
+	"github.com/gobwas/ws/wsutil"
+)
+
+// wsEchoUpstream is a WebSocket echo server; each upgrade's request URI is
+// sent on uris.
+func wsEchoUpstream(t *testing.T, uris chan<- string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, _, err := ws.UpgradeHTTP(r, w)
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		uris <- r.RequestURI
+		for {
+			msg, op, err := wsutil.ReadClientData(conn)
+			if err != nil {
+				return
+			}
+			if err := wsutil.WriteServerMessage(conn, op, msg); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestReverseProxyWebSocket(t *testing.T) {
+	uris := make(chan string, 1)
+	up := wsEchoUpstream(t, uris)
+	o := upstreamOptions(t, up)
+	o.Path = "/base"
+	tree := NewTree()
+	mustMount(t, tree, "ws", mustProxy(t, o))
+	addr := serveTree(t, tree)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	conn, br, _, err := ws.Dial(ctx, "ws://"+addr+"/ws/echo?x=1")
+	if err != nil {
+		t.Fatalf("dial through the proxy: %v", err)
+	}
+	defer conn.Close()
+	if br != nil {
+		t.Fatalf("unexpected data after the handshake")
+	}
+	if uri := <-uris; uri != "/base/echo?x=1" {
+		t.Errorf("upstream upgrade URI %q", uri)
+	}
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	for i, msg := range []string{"hello", strings.Repeat("x", 200_000), ""} {
+		op := ws.OpText
+		if i == 1 {
+			op = ws.OpBinary
+		}
+		if err := wsutil.WriteClientMessage(conn, op, []byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+		got, gotOp, err := wsutil.ReadServerData(conn)
+		if err != nil || string(got) != msg || gotOp != op {
+			t.Fatalf("echo %d: %d bytes op %v err %v", i, len(got), gotOp, err)
+		}
+	}
+}
+
+// patternReader yields left bytes; when pauseAt bytes are left it waits
+// for resumed (closed when the proxied response has begun), so that the
+// test proves the body streamed through the proxy instead of being buffered
+// or drained first.
+type patternReader struct {
+	left, pauseAt int64
+	resumed       <-chan struct{}
+	buf           []byte
+}
+
+func (r *patternReader) Read(p []byte) (int, error) {
+	if r.left == 0 {
+		return 0, io.EOF
+	}
+	if r.left == r.pauseAt {
+		select {
+		case <-r.resumed:
+		case <-time.After(10 * time.Second):
+			return 0, errors.New("the upstream never answered before the body ended: not streamed")
+		}
+	}
+	n := min(int64(len(p)), int64(len(r.buf)), r.left)
+	if r.left > r.pauseAt {
+		n = min(n, r.left-r.pauseAt) // stop exactly at pauseAt
+	}
+	copy(p, r.buf[:n])
+	r.left -= n
+	return int(n), nil
+}
+
+// countingUpstream reads 1 MiB of the body, answers "started" at once,
+// reads the rest, and ends its answer with the byte count.
+func countingUpstream(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		_ = rc.EnableFullDuplex()
+		first, err := io.CopyN(io.Discard, r.Body, 1<<20)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		_, _ = io.WriteString(w, "started\n")
+		_ = rc.Flush()
+		rest, err := io.Copy(io.Discard, r.Body)
+		fmt.Fprintf(w, "%d %v\n", first+rest, err)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestReverseProxyStreamsBody sends bodies whose sender pauses until the
+// upstream, which answers after the first MiB, has begun its answer. The
+// second case fails without full duplex: net/http would drain the last
+// 128 KiB (the client is still holding them) before sending the answer.
+func TestReverseProxyStreamsBody(t *testing.T) {
+	tests := []struct {
+		name          string
+		size, pauseAt int64
+		checkAlloc    bool
+	}{
+		{"64MiB", 64 << 20, 32 << 20, true},
+		{"tail under 256KiB", 1<<20 + 128<<10, 64 << 10, false},
+	}
+	up := countingUpstream(t)
+	tree := NewTree()
+	mustMount(t, tree, "up", mustProxy(t, upstreamOptions(t, up)))
+	addr := serveTree(t, tree)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
+			got := postPaused(t, "http://"+addr+"/up/count", tt.size, tt.pauseAt)
+			if want := "started\n" + strconv.FormatInt(tt.size, 10) + " <nil>\n"; got != want {
+				t.Fatalf("upstream said %q, want %q", got, want)
+			}
+			var after runtime.MemStats
+			runtime.ReadMemStats(&after)
+			// Client, proxy and upstream all run here: none of them may
+			// have allocated the body.
+			alloc := after.TotalAlloc - before.TotalAlloc
+			t.Logf("allocated %d bytes while streaming %d", alloc, tt.size)
+			if tt.checkAlloc && alloc > uint64(tt.size/4) {
+				t.Errorf("allocated %d bytes while streaming %d", alloc, tt.size)
+			}
+		})
+	}
+}
+
+// postPaused posts a patternReader body of size bytes to url and returns
+// the answer; the body resumes after pauseAt once the answer has begun.
+func postPaused(t *testing.T, url string, size, pauseAt int64) string {
+	resumed := make(chan struct{})
+	body := &patternReader{left: size, pauseAt: pauseAt, resumed: resumed, buf: make([]byte, 32<<10)}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = size
+	// Keep-alive matters: with "Connection: close", net/http would not
+	// drain the body even without full duplex.
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("POST: %v", err)
+	}
+	defer resp.Body.Close()
+	close(resumed)
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(got)
+}
+
+func TestReverseProxyResponseStreams(t *testing.T) {
+	next := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range 3 {
+			fmt.Fprintf(w, "data: %d\n\n", i)
+			_ = http.NewResponseController(w).Flush()
+			select {
+			case <-next:
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}))
+	t.Cleanup(up.Close)
+	tree := NewTree()
+	mustMount(t, tree, "/", mustProxy(t, upstreamOptions(t, up)))
+	c, err := net.Dial("tcp", serveTree(t, tree))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	_, _ = io.WriteString(c, "GET /events HTTP/1.1\r\nHost: h\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := bufio.NewReader(resp.Body)
+	for i := range 3 { // each event arrives before the upstream sends the next
+		line, err := lines.ReadString('\n')
+		if err != nil || line != fmt.Sprintf("data: %d\n", i) {
+			t.Fatalf("event %d: %q %v", i, line, err)
+		}
+		_, _ = lines.ReadString('\n')
+		next <- struct{}{}
+	}
+}
