@@ -25,7 +25,7 @@ var rules = []rule{
 	{prefix: "internal/router", allowed: []string{"internal/wamp", "internal/uriindex", "internal/auth"}},
 	{prefix: "internal/transport", allowed: []string{"internal/wamp", "internal/transport"}},
 	{prefix: "internal/client", allowed: []string{"internal/wamp", "internal/auth"}},
-	{prefix: "internal/bridge", allowed: []string{"internal/wamp", "internal/client", "internal/auth"}},
+	{prefix: "internal/bridge", allowed: []string{"internal/wamp", "internal/client", "internal/auth", "internal/bridge/webhooksig"}},
 	{prefix: "internal/config", allowed: []string{"internal/wamp", "internal/uriindex"}},
 }
 

@@ -1,0 +1,117 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// Caller answers a POSTed {"procedure", "args", "kwargs", "options"} with
+// the result of the WAMP call.
+type Caller struct {
+	p       *pipeline
+	s       Session
+	timeout time.Duration // 0: none
+}
+
+var _ http.Handler = (*Caller)(nil)
+
+// NewCaller returns the Caller service over s.
+func NewCaller(s Session, o CallerOptions) (*Caller, error) {
+	if s == nil {
+		return nil, errors.New("bridge: session: required")
+	}
+	if err := o.Signing.validate(); err != nil {
+		return nil, err
+	}
+	p := newPipeline(&o.Common, true, "caller")
+	sg := newSigner(o.Signing, nil)
+	p.verify = func(r *http.Request, body []byte) error { return sg.check(parseQuery(r.URL.RawQuery), body) }
+	return &Caller{p: p, s: s, timeout: o.callTimeout()}, nil
+}
+
+// ServeHTTP runs the pipeline, then the call.
+func (c *Caller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c.p.serve(w, r, c.call)
+}
+
+// call performs the call and writes its result.
+func (c *Caller) call(w http.ResponseWriter, r *http.Request, req *request) error {
+	cr, err := parseCall(req.obj)
+	if err != nil {
+		return err
+	}
+	if !available(c.s) {
+		return ErrUnavailable
+	}
+	timeout := c.effectiveTimeout(cr.timeout)
+	ctx, cancel := callContext(r.Context(), timeout)
+	defer cancel()
+	opts := []client.CallOption{client.WithCancelMode(wamp.CancelKillNoWait)}
+	if cr.discloseMe {
+		opts = append(opts, client.WithOptions(wamp.Dict{wamp.OptDiscloseMe: true}))
+	}
+	res, err := c.s.Call(ctx, cr.procedure, cr.args, cr.kwargs, opts...)
+	if err != nil {
+		return wampError(ctx, r, timeout, err)
+	}
+	c.p.accepted(r, "procedure", cr.procedure)
+	c.p.writeJSON(w, http.StatusOK, resultOf(res))
+	return nil
+}
+
+// effectiveTimeout is the configured timeout, shortened by the request's.
+func (c *Caller) effectiveTimeout(requested time.Duration) time.Duration {
+	if requested > 0 && (c.timeout == 0 || requested < c.timeout) {
+		return requested
+	}
+	return c.timeout
+}
+
+// callContext is the call's context: canceled when the HTTP client goes
+// away, and after timeout (when > 0) with cause ErrCallTimeout.
+func callContext(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout <= 0 {
+		return context.WithCancel(parent)
+	}
+	return context.WithTimeoutCause(parent, timeout, ErrCallTimeout)
+}
+
+// wampError classifies an error of the session: a WAMP ERROR from the router
+// or a callee is returned as it is; then the HTTP client gone, the timeout;
+// anything else means the session failed under the request (503).
+func wampError(ctx context.Context, r *http.Request, timeout time.Duration, err error) error {
+	if _, ok := err.(*wamp.RequestError); ok {
+		return err
+	}
+	if r.Context().Err() != nil {
+		return errors.Join(errClientGone, err)
+	}
+	if errors.Is(context.Cause(ctx), ErrCallTimeout) {
+		return &timeoutError{after: timeout, cause: err}
+	}
+	return errors.Join(ErrUnavailable, err)
+}
+
+// resultBody is a call's result in Crossbar's shapes.
+type resultBody struct {
+	Args   wamp.List `json:"args,omitempty"`
+	Kwargs wamp.Dict `json:"kwargs,omitempty"`
+}
+
+// resultOf shapes a result as Crossbar does: {"args":[x,...]} without
+// kwargs, {"args":[null]} for an empty result, {"kwargs":{...}} without
+// args, and both when both are there.
+func resultOf(res *client.Result) *resultBody {
+	if len(res.Kwargs) > 0 {
+		return &resultBody{Args: res.Args, Kwargs: res.Kwargs}
+	}
+	if len(res.Args) == 0 {
+		return &resultBody{Args: wamp.List{nil}}
+	}
+	return &resultBody{Args: res.Args}
+}

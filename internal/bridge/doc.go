@@ -1,0 +1,18 @@
+// Package bridge holds the HTTP -> WAMP bridge services of a Web transport:
+// the Caller (POST a JSON body, get the result of a WAMP call), the
+// Publisher (POST a JSON body, publish a WAMP event) and the Webhook (POST
+// anything, publish it as one event). Each is an http.Handler built from a Go
+// options struct (NewCaller, NewPublisher, NewWebhook) over an embedded WAMP
+// session (the Session interface, which *client.Client satisfies).
+//
+// The three services share one request pipeline (pipeline.go): method and
+// CORS, body limit, content type, query parsing, request signatures with
+// replay protection, require_ip and require_tls. Handlers return errors and
+// one function (respond.go) writes them; one table (status.go) maps WAMP
+// error URIs to HTTP statuses. The contract is /work/shared/spec/BRIDGE.md:
+// wire-compatible with Crossbar.io's clients, stricter where Crossbar is not
+// safe.
+//
+// Concurrency: the handlers are safe for concurrent use; the only shared
+// mutable state is the nonce cache, which has its own lock.
+package bridge

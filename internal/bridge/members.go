@@ -1,0 +1,61 @@
+package bridge
+
+import "github.com/junction-wamp/junction/internal/wamp"
+
+// uriMember reads a required URI member ("procedure", "topic"): a string
+// that is a valid loose URI.
+func uriMember(obj map[string]any, name string) (wamp.URI, error) {
+	v, ok := obj[name]
+	if !ok {
+		return "", badRequest(textMissingKey, name)
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", badRequest(textBadMember, "'"+name+"' must be a string")
+	}
+	if !wamp.ValidURI(wamp.URI(s), false, wamp.MatchExact) {
+		return "", badRequest(textBadMember, "invalid URI '"+echo(s)+"' for '"+name+"'")
+	}
+	return wamp.URI(s), nil
+}
+
+// payload reads "args" (a list) and "kwargs" (an object), both optional;
+// null counts as absent.
+func payload(obj map[string]any) (wamp.List, wamp.Dict, error) {
+	var args wamp.List
+	if v := obj["args"]; v != nil {
+		l, ok := v.([]any)
+		if !ok {
+			return nil, nil, badRequest(textBadMember, "'args' must be a list")
+		}
+		args = l
+	}
+	kwargs, err := dictMember(obj, "kwargs")
+	return args, kwargs, err
+}
+
+// dictMember reads an optional object member; null counts as absent.
+func dictMember(obj map[string]any, name string) (wamp.Dict, error) {
+	v := obj[name]
+	if v == nil {
+		return nil, nil
+	}
+	d, ok := v.(map[string]any)
+	if !ok {
+		return nil, badRequest(textBadMember, "'"+name+"' must be an object")
+	}
+	return d, nil
+}
+
+// boolOption reads an optional boolean option.
+func boolOption(opts wamp.Dict, name string) (bool, error) {
+	v, ok := opts[name]
+	if !ok || v == nil {
+		return false, nil
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, badRequest(textBadMember, "'options."+name+"' must be a boolean")
+	}
+	return b, nil
+}

@@ -1,0 +1,124 @@
+package bridge
+
+import (
+	"errors"
+	"log/slog"
+	"time"
+)
+
+// Defaults of the options.
+const (
+	// DefaultPostBodyLimit applies when PostBodyLimit is 0. The
+	// specification's 0 means unlimited; we keep a bound (Crossbar's
+	// configuration check allows at most this much anyway).
+	DefaultPostBodyLimit = 1 << 20
+	// DefaultCallTimeout applies when CallTimeout is 0.
+	DefaultCallTimeout = 30 * time.Second
+	// NoTimeout as CallTimeout turns the call timeout off (config
+	// "call_timeout": 0).
+	NoTimeout time.Duration = -1
+	// publishTimeout bounds the wait for an acknowledged publish.
+	publishTimeout = 30 * time.Second
+)
+
+// Common holds the options every service has.
+type Common struct {
+	// PostBodyLimit is the largest accepted body in bytes; 0 means
+	// DefaultPostBodyLimit, negative means unlimited.
+	PostBodyLimit int64
+	// RequireIP: when not empty, only peers in these networks are served
+	// (the direct peer address, never X-Forwarded-For); others get 403.
+	RequireIP IPRules
+	// RequireTLS: only requests over TLS are served (r.TLS != nil; a TLS
+	// terminating proxy in front does not count); others get 403.
+	RequireTLS bool
+	// Debug logs each request's decision at debug level.
+	Debug bool
+	// Logger receives the service's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Signing holds the request signature options of Caller and Publisher.
+type Signing struct {
+	// Key and Secret turn signed requests on; both or neither must be set.
+	Key, Secret string
+	// TimestampDeltaLimit is the largest accepted difference between a
+	// request's timestamp and now; 0 means no limit. When > 0 a request
+	// without timestamp is refused.
+	TimestampDeltaLimit time.Duration
+	// Nonces remembers used nonces so that a replay is refused; nil means
+	// a cache of DefaultMaxNonces entries for this service alone. Share one
+	// between services that have the same key.
+	Nonces *NonceCache
+}
+
+// CallerOptions configure NewCaller.
+type CallerOptions struct {
+	Common
+	Signing
+	// CallTimeout bounds each call: past it the call is canceled and the
+	// answer is 504 wamp.error.timeout. 0 means DefaultCallTimeout;
+	// NoTimeout (any negative value) means none. A request's
+	// "options.timeout" (ms) can only shorten it.
+	CallTimeout time.Duration
+}
+
+// PublisherOptions configure NewPublisher.
+type PublisherOptions struct {
+	Common
+	Signing
+}
+
+// WebhookOptions configure NewWebhook. Crossbar's "github_secret" is
+// ProviderSecret with Provider "github".
+type WebhookOptions struct {
+	Common
+	// Topic receives one event per request; required.
+	Topic string
+	// SuccessResponse is the body of a success (202); nil means "OK".
+	SuccessResponse *string
+	// ErrorResponse is the body of every failure; nil means "NOT OK".
+	ErrorResponse *string
+	// ProviderSecret: when set, every request must carry a valid signature
+	// of a webhook sender's scheme (package webhooksig).
+	ProviderSecret string
+	// Provider pins the scheme ("github", "gitlab", "stripe", "slack",
+	// "shopify", "standard"); "" recognises it by its headers.
+	Provider string
+}
+
+func (c *Common) logger() *slog.Logger {
+	if c.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return c.Logger
+}
+
+func (c *Common) bodyLimit() int64 {
+	if c.PostBodyLimit == 0 {
+		return DefaultPostBodyLimit
+	}
+	return c.PostBodyLimit
+}
+
+func (s *Signing) validate() error {
+	switch {
+	case s.Key != "" && s.Secret == "":
+		return errors.New("bridge: secret: required when key is set")
+	case s.Secret != "" && s.Key == "":
+		return errors.New("bridge: key: required when secret is set")
+	case s.TimestampDeltaLimit < 0:
+		return errors.New("bridge: timestamp_delta_limit: must be >= 0")
+	}
+	return nil
+}
+
+func (o *CallerOptions) callTimeout() time.Duration {
+	switch {
+	case o.CallTimeout == 0:
+		return DefaultCallTimeout
+	case o.CallTimeout < 0:
+		return 0
+	}
+	return o.CallTimeout
+}

@@ -1,0 +1,79 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// Publisher publishes a POSTed {"topic", "args", "kwargs", "options"} and
+// answers {"id": publication}.
+type Publisher struct {
+	p *pipeline
+	s Session
+}
+
+var _ http.Handler = (*Publisher)(nil)
+
+// NewPublisher returns the Publisher service over s.
+func NewPublisher(s Session, o PublisherOptions) (*Publisher, error) {
+	if s == nil {
+		return nil, errors.New("bridge: session: required")
+	}
+	if err := o.Signing.validate(); err != nil {
+		return nil, err
+	}
+	p := newPipeline(&o.Common, true, "publisher")
+	sg := newSigner(o.Signing, nil)
+	p.verify = func(r *http.Request, body []byte) error { return sg.check(parseQuery(r.URL.RawQuery), body) }
+	return &Publisher{p: p, s: s}, nil
+}
+
+// ServeHTTP runs the pipeline, then the publish.
+func (pb *Publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	pb.p.serve(w, r, pb.publish)
+}
+
+// publishedBody is the Publisher's success answer.
+type publishedBody struct {
+	ID wamp.ID `json:"id"`
+}
+
+func (pb *Publisher) publish(w http.ResponseWriter, r *http.Request, req *request) error {
+	topic, err := uriMember(req.obj, "topic")
+	if err != nil {
+		return err
+	}
+	args, kwargs, err := payload(req.obj)
+	if err != nil {
+		return err
+	}
+	opts, err := publishOptions(req.obj)
+	if err != nil {
+		return err
+	}
+	id, err := publishAcked(r, pb.s, topic, args, kwargs, opts)
+	if err != nil {
+		return err
+	}
+	pb.p.accepted(r, "topic", topic, "publication", id)
+	pb.p.writeJSON(w, http.StatusOK, publishedBody{id})
+	return nil
+}
+
+// publishAcked publishes with acknowledge and waits (at most
+// publishTimeout) for the publication ID.
+func publishAcked(r *http.Request, s Session, topic wamp.URI, args wamp.List, kwargs, opts wamp.Dict) (wamp.ID, error) {
+	if !available(s) {
+		return 0, ErrUnavailable
+	}
+	ctx, cancel := context.WithTimeoutCause(r.Context(), publishTimeout, ErrCallTimeout)
+	defer cancel()
+	id, err := s.Publish(ctx, topic, args, kwargs, opts)
+	if err != nil {
+		return 0, wampError(ctx, r, publishTimeout, err)
+	}
+	return id, nil
+}

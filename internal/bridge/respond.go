@@ -1,0 +1,135 @@
+package bridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// answer is an error as the client sees it.
+type answer struct {
+	status int
+	body   errorBody
+}
+
+// errorBody is the JSON of every error answer; members in Crossbar's order.
+type errorBody struct {
+	Error  string    `json:"error"`
+	Args   wamp.List `json:"args"`
+	Kwargs wamp.Dict `json:"kwargs"`
+}
+
+// answerFor maps a handler's error to its answer: the one place errors meet
+// the wire. compat says a WAMP error from the router or a callee is answered
+// 200 (Caller and Publisher, as Crossbar); otherwise it is a 500 (Webhook).
+// nil means nothing is to be written (the client went away).
+func answerFor(err error, compat bool) *answer {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return &answer{e.Status, errorBody{Error: e.Text}}
+	}
+	if errors.Is(err, errClientGone) {
+		return nil
+	}
+	if t, ok := errors.AsType[*timeoutError](err); ok {
+		return uriAnswer(wamp.ErrTimeout, wamp.List{fmt.Sprintf(textTimeout, t.after)}, nil)
+	}
+	if errors.Is(err, ErrUnavailable) {
+		return uriAnswer(ErrUnavailableURI, wamp.List{textUnavailable}, nil)
+	}
+	if re, ok := err.(*wamp.RequestError); ok {
+		a := &answer{remoteStatus(re.URI), errorBody{string(re.URI), re.Args, re.Kwargs}}
+		if a.status == http.StatusOK && !compat {
+			a.status = http.StatusInternalServerError
+		}
+		return a
+	}
+	return &answer{http.StatusInternalServerError, errorBody{Error: textInternal}}
+}
+
+// uriAnswer is the answer to an error the bridge raises on the WAMP side,
+// with the table's status.
+func uriAnswer(uri wamp.URI, args wamp.List, kwargs wamp.Dict) *answer {
+	return &answer{HTTPStatus(uri), errorBody{string(uri), args, kwargs}}
+}
+
+// respond writes err as a JSON error (Caller, Publisher) or as text
+// (Webhook, when text is not nil), and logs the decision.
+func (p *pipeline) respond(w http.ResponseWriter, r *http.Request, err error) {
+	a := answerFor(err, p.text == nil)
+	p.logDecision(r, a, err)
+	if a == nil {
+		return
+	}
+	switch a.status {
+	case http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", allowedMethods)
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", "1")
+	}
+	if p.text != nil {
+		writeText(w, a.status, *p.text)
+		return
+	}
+	if a.body.Args == nil {
+		a.body.Args = wamp.List{}
+	}
+	if a.body.Kwargs == nil {
+		a.body.Kwargs = wamp.Dict{}
+	}
+	p.writeJSON(w, a.status, &a.body)
+}
+
+// writeJSON writes v as compact JSON (no HTML escaping); a value JSON cannot
+// hold (a NaN from a callee) becomes a 500.
+func (p *pipeline) writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		p.log.Error("bridge: answer is not JSON", "err", err)
+		status = http.StatusInternalServerError
+		buf.Reset()
+		fmt.Fprintf(&buf, `{"error":%q,"args":[],"kwargs":{}}`, textInternal)
+	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// writeText writes a plain-text answer (the Webhook's responses).
+func writeText(w http.ResponseWriter, status int, text string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(text)))
+	w.WriteHeader(status)
+	w.Write([]byte(text))
+}
+
+// logDecision logs a refused request: at debug level when Debug is set,
+// and our own faults (500) always.
+func (p *pipeline) logDecision(r *http.Request, a *answer, err error) {
+	switch {
+	case a != nil && a.status == http.StatusInternalServerError:
+		p.log.Error("bridge: request failed", p.attrs(r, a.status, err)...)
+	case p.debug:
+		status := 0
+		if a != nil {
+			status = a.status
+		}
+		p.log.Debug("bridge: request refused", p.attrs(r, status, err)...)
+	}
+}
+
+func (p *pipeline) attrs(r *http.Request, status int, err error) []any {
+	return []any{slog.String("peer", r.RemoteAddr), slog.String("method", r.Method),
+		slog.String("path", r.URL.Path), slog.Int("status", status), slog.Any("err", err)}
+}

@@ -1,0 +1,218 @@
+package bridge
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// signer checks the signing query parameters of Caller and Publisher
+// requests (crossbar-behaviour.md section 2). Immutable after construction,
+// but for the nonce cache, which has its own lock.
+type signer struct {
+	key, secret string // secret "" means unsigned mode
+	delta       time.Duration
+	nonces      *NonceCache
+	now         func() time.Time
+}
+
+func newSigner(s Signing, now func() time.Time) *signer {
+	n := s.Nonces
+	if n == nil && s.Secret != "" {
+		n = NewNonceCache(0)
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &signer{key: s.Key, secret: s.Secret, delta: s.TimestampDeltaLimit, nonces: n, now: now}
+}
+
+// signed reports whether requests must be signed.
+func (s *signer) signed() bool { return s.secret != "" }
+
+// check validates the parameters in Crossbar's order (key, timestamp, seq,
+// nonce, signature), then the key, the MAC and the nonce's freshness.
+func (s *signer) check(q query, body []byte) error {
+	if _, ok := q["key"]; !ok && s.signed() {
+		return badRequest(textMissingField, "'key' field missing")
+	}
+	if err := s.checkTimestamp(q); err != nil {
+		return err
+	}
+	if err := checkSeq(q, s.signed()); err != nil {
+		return err
+	}
+	nonce, err := checkNonce(q, s.signed())
+	if err != nil {
+		return err
+	}
+	if !s.signed() {
+		return nil
+	}
+	return s.verify(q, nonce, body)
+}
+
+func (s *signer) checkTimestamp(q query) error {
+	ts, ok := q["timestamp"]
+	if !ok {
+		if s.signed() {
+			return badRequest(textMissingField, "signed request required, but mandatory 'timestamp' field missing")
+		}
+		if s.delta > 0 {
+			return badRequest(textMissingField, "'timestamp' field missing, required by the timestamp delta limit")
+		}
+		return nil
+	}
+	t, err := parseTimestamp(ts)
+	if err != nil {
+		return badRequest(textInvalidField,
+			"invalid timestamp '"+echo(ts)+"' (must be UTC/ISO-8601, e.g. '2011-10-14T16:59:51.123Z')")
+	}
+	if s.delta > 0 {
+		if d := s.now().Sub(t); d > s.delta || d < -s.delta {
+			return badRequest(textExpired)
+		}
+	}
+	return nil
+}
+
+func checkSeq(q query, signed bool) error {
+	seq, ok := q["seq"]
+	if !ok {
+		if signed {
+			return badRequest(textMissingField, "'seq' field missing")
+		}
+		return nil
+	}
+	if !isInteger(seq) {
+		return badRequest(textInvalidField, "invalid sequence number '"+echo(seq)+"' (must be an integer)")
+	}
+	return nil
+}
+
+// checkNonce returns the nonce, an integer in [0, 2^53].
+func checkNonce(q query, signed bool) (uint64, error) {
+	v, ok := q["nonce"]
+	if !ok {
+		if signed {
+			return 0, badRequest(textMissingField, "'nonce' field missing")
+		}
+		return 0, nil
+	}
+	n, ok := parseNonce(v)
+	if !ok {
+		return 0, badRequest(textInvalidField, "invalid nonce '"+echo(v)+"' (must be an integer from 0 to 2^53)")
+	}
+	return n, nil
+}
+
+// verify checks the signature, the key, the MAC and the nonce, in that
+// order. Comparisons are constant-time.
+func (s *signer) verify(q query, nonce uint64, body []byte) error {
+	sig, ok := q["signature"]
+	if !ok {
+		return badRequest(textMissingField, "'signature' field missing")
+	}
+	got, ok := decodeSignature(sig)
+	if !ok {
+		return badRequest(textInvalidField, "signature is not Base64")
+	}
+	if subtle.ConstantTimeCompare([]byte(q["key"]), []byte(s.key)) != 1 {
+		return refuse(http.StatusUnauthorized, textBadKey)
+	}
+	if !hmac.Equal(got, Sign(s.secret, q["key"], q["timestamp"], q["seq"], q["nonce"], body)) {
+		return refuse(http.StatusUnauthorized, textBadSignature)
+	}
+	if !s.nonces.Use(s.key, nonce, s.now(), s.nonceTTL()) {
+		return refuse(http.StatusUnauthorized, textReplay)
+	}
+	return nil
+}
+
+// nonceTTL is how long a nonce must be remembered: a timestamp may be up to
+// delta in the future and is accepted until delta after it.
+func (s *signer) nonceTTL() time.Duration {
+	if s.delta > 0 {
+		return 2 * s.delta
+	}
+	return DefaultNonceHorizon
+}
+
+// Sign returns the raw HMAC-SHA256 of a signed request: keyed with secret,
+// over key, timestamp, seq and nonce (the query values as received, URL
+// decoded) and the body, concatenated without separators. Clients send it
+// URL-safe Base64 encoded.
+func Sign(secret, key, timestamp, seq, nonce string, body []byte) []byte {
+	m := hmac.New(sha256.New, []byte(secret))
+	for _, s := range [...]string{key, timestamp, seq, nonce} {
+		m.Write([]byte(s))
+	}
+	m.Write(body)
+	return m.Sum(nil)
+}
+
+// decodeSignature decodes Base64 in the URL-safe or the standard alphabet,
+// padded or not. A '+' sent unescaped in a query arrives as a space and is
+// taken back.
+func decodeSignature(s string) ([]byte, bool) {
+	s = strings.TrimRight(s, "=")
+	s = strings.Map(func(r rune) rune {
+		switch r {
+		case '-', ' ':
+			return '+'
+		case '_':
+			return '/'
+		}
+		return r
+	}, s)
+	b, err := base64.RawStdEncoding.DecodeString(s)
+	return b, err == nil
+}
+
+// isInteger reports whether s is a decimal integer with an optional sign,
+// as Python's int() accepts it (without its '_' separators and blanks).
+func isInteger(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseNonce parses a decimal integer in [0, 2^53].
+func parseNonce(s string) (uint64, bool) {
+	s = strings.TrimPrefix(s, "+")
+	if s == "" || len(s) > 19 {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(s[i]-'0')
+	}
+	return n, n <= wamp.MaxID
+}
+
+// echo shortens a client's value quoted in an error text.
+func echo(v string) string {
+	const max = 64
+	if len(v) > max {
+		return strings.ToValidUTF8(v[:max], "") + "..."
+	}
+	return v
+}

@@ -1,0 +1,133 @@
+package bridge
+
+import (
+	"encoding/base64"
+	"net/url"
+	"testing"
+	"time"
+)
+
+// TestSignVectors checks the reference's test vectors (crossbar-behaviour.md
+// section 2.2), computed with Python's standard library.
+func TestSignVectors(t *testing.T) {
+	tests := []struct{ ts, seq, nonce, body, want string }{
+		{"2011-10-14T16:59:51.123Z", "1", "42", `{"topic":"a"}`, "OLrA-qc63EavzktSdEPeLQ9_dHGIlxoYvEz9_6VhbPg="},
+		{"2024-01-01T00:00:00.000Z", "1", "123456789", `{"topic": "com.test.messages", "args": [1]}`, "GwgidCV1plUz3nN3fk0Zdn0zI0Y_C7xKpBEYf7JVpsQ="},
+		{"2024-01-01T00:00:00.000Z", "12", "3", `{}`, "ni79KnITQzWLd5-1vFEGXkcjGxuPW0mK7dqXKoev41k="},
+		{"2024-01-01T00:00:00.000Z", "1", "23", `{}`, "ni79KnITQzWLd5-1vFEGXkcjGxuPW0mK7dqXKoev41k="},
+	}
+	for _, tt := range tests {
+		got := base64.URLEncoding.EncodeToString(Sign(testSecret, testKey, tt.ts, tt.seq, tt.nonce, []byte(tt.body)))
+		if got != tt.want {
+			t.Errorf("Sign(%q, %q, %q, %s) = %s, want %s", tt.ts, tt.seq, tt.nonce, tt.body, got, tt.want)
+		}
+	}
+}
+
+// TestSignedVectorAccepted sends the reference vector's request to a
+// Publisher with no timestamp limit: accepted once, refused when replayed.
+func TestSignedVectorAccepted(t *testing.T) {
+	fake := newFake(t)
+	h, err := NewPublisher(fake, PublisherOptions{Signing: Signing{Key: testKey, Secret: testSecret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"topic": "com.test.messages", "args": [1]}`
+	q := url.Values{"key": {testKey}, "timestamp": {"2024-01-01T00:00:00.000Z"}, "seq": {"1"},
+		"nonce": {"123456789"}, "signature": {"GwgidCV1plUz3nN3fk0Zdn0zI0Y_C7xKpBEYf7JVpsQ="}}
+	w := do(h, httpReq{query: q.Encode(), body: body})
+	if w.Code != 200 || w.Body.String() != `{"id":42}` {
+		t.Fatalf("signed publish: %d %s", w.Code, w.Body)
+	}
+	w = do(h, httpReq{query: q.Encode(), body: body})
+	if w.Code != 401 || w.Body.String() != deny(textReplay) {
+		t.Fatalf("replay: %d %s", w.Code, w.Body)
+	}
+	if n := len(fake.recorded()); n != 1 {
+		t.Fatalf("%d publishes, want 1", n)
+	}
+}
+
+func TestReplayAcrossServicesWithSharedCache(t *testing.T) {
+	fake := newFake(t)
+	signing := Signing{Key: testKey, Secret: testSecret, Nonces: NewNonceCache(0)}
+	c, _ := NewCaller(fake, CallerOptions{Signing: signing})
+	p, _ := NewPublisher(fake, PublisherOptions{Signing: signing})
+	body := `{"procedure":"com.example.p","topic":"com.example.t"}`
+	q := signedQuery(testKey, nowStamp(), "1", "77", body, base64.URLEncoding)
+	if w := do(c, httpReq{query: q, body: body}); w.Code != 200 {
+		t.Fatalf("call: %d %s", w.Code, w.Body)
+	}
+	if w := do(p, httpReq{query: q, body: body}); w.Code != 401 {
+		t.Fatalf("replay on the publisher: %d %s", w.Code, w.Body)
+	}
+}
+
+func TestSigningOptionErrors(t *testing.T) {
+	tests := []struct {
+		s    Signing
+		want string
+	}{
+		{Signing{Key: "k"}, "bridge: secret: required when key is set"},
+		{Signing{Secret: "s"}, "bridge: key: required when secret is set"},
+		{Signing{TimestampDeltaLimit: -1}, "bridge: timestamp_delta_limit: must be >= 0"},
+	}
+	for _, tt := range tests {
+		if _, err := NewCaller(newFake(t), CallerOptions{Signing: tt.s}); err == nil || err.Error() != tt.want {
+			t.Errorf("NewCaller(%+v) = %v, want %s", tt.s, err, tt.want)
+		}
+		if _, err := NewPublisher(newFake(t), PublisherOptions{Signing: tt.s}); err == nil || err.Error() != tt.want {
+			t.Errorf("NewPublisher(%+v) = %v, want %s", tt.s, err, tt.want)
+		}
+	}
+	if _, err := NewCaller(nil, CallerOptions{}); err == nil {
+		t.Error("NewCaller(nil) succeeded")
+	}
+}
+
+func TestDecodeSignature(t *testing.T) {
+	raw := Sign(testSecret, testKey, "", "", "", []byte("x"))
+	for _, enc := range []*base64.Encoding{base64.URLEncoding, base64.StdEncoding, base64.RawURLEncoding, base64.RawStdEncoding} {
+		got, ok := decodeSignature(enc.EncodeToString(raw))
+		if !ok || string(got) != string(raw) {
+			t.Errorf("%v: not decoded", enc)
+		}
+	}
+	// A '+' sent unescaped arrives as a space.
+	std := base64.StdEncoding.EncodeToString([]byte{0xfb, 0xef, 0xbe})
+	if std != "++++" {
+		t.Fatalf("test vector: %s", std)
+	}
+	if got, ok := decodeSignature(unquote(std)); !ok || string(got) != "\xfb\xef\xbe" {
+		t.Errorf("plus as space: %x %v", got, ok)
+	}
+	for _, bad := range []string{"!!", "a", "ab$d"} {
+		if _, ok := decodeSignature(bad); ok {
+			t.Errorf("decodeSignature(%q) ok", bad)
+		}
+	}
+}
+
+func TestNonceTTL(t *testing.T) {
+	if got := newSigner(Signing{Key: "k", Secret: "s"}, nil).nonceTTL(); got != DefaultNonceHorizon {
+		t.Errorf("no limit: %v", got)
+	}
+	if got := newSigner(Signing{Key: "k", Secret: "s", TimestampDeltaLimit: time.Minute}, nil).nonceTTL(); got != 2*time.Minute {
+		t.Errorf("limit 1m: %v", got)
+	}
+}
+
+func TestIntegers(t *testing.T) {
+	for s, want := range map[string]bool{"1": true, "+1": true, "-12": true, "007": true, "": false, "+": false,
+		"1.0": false, " 1": false, "1_0": false, "0x1": false} {
+		if isInteger(s) != want {
+			t.Errorf("isInteger(%q) = %v", s, !want)
+		}
+	}
+	for s, want := range map[string]bool{"0": true, "9007199254740992": true, "9007199254740993": false,
+		"-1": false, "+5": true, "99999999999999999999": false, "": false, "1e3": false} {
+		if _, ok := parseNonce(s); ok != want {
+			t.Errorf("parseNonce(%q) ok = %v", s, ok)
+		}
+	}
+}

@@ -1,0 +1,199 @@
+package bridge
+
+import (
+	"net/netip"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestParseTimestamp(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Time
+		ok   bool
+	}{
+		{"2011-10-14T16:59:51.123Z", time.Date(2011, 10, 14, 16, 59, 51, 123e6, time.UTC), true},
+		{"2011-10-14T16:59:51.123456Z", time.Date(2011, 10, 14, 16, 59, 51, 123456e3, time.UTC), true},
+		{"2011-10-14T16:59:51.123456789Z", time.Date(2011, 10, 14, 16, 59, 51, 123456789, time.UTC), true},
+		{"2011-10-14T16:59:51.1Z", time.Date(2011, 10, 14, 16, 59, 51, 1e8, time.UTC), true},
+		{"2011-10-14T16:59:51Z", time.Date(2011, 10, 14, 16, 59, 51, 0, time.UTC), true},
+		{"2024-02-29T00:00:00Z", time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC), true},
+		{"2011-10-14T16:59:51.1234567890Z", time.Time{}, false},
+		{"2011-10-14T16:59:51.Z", time.Time{}, false},
+		{"2011-10-14T16:59:51", time.Time{}, false},
+		{"2011-10-14T16:59:51+00:00", time.Time{}, false},
+		{"2011-10-14 16:59:51Z", time.Time{}, false},
+		{"2011-10-14t16:59:51z", time.Time{}, false},
+		{" 2011-10-14T16:59:51Z", time.Time{}, false},
+		{"2011-13-14T16:59:51Z", time.Time{}, false},
+		{"2011-04-31T16:59:51Z", time.Time{}, false},
+		{"2023-02-29T00:00:00Z", time.Time{}, false},
+		{"2011-10-14T24:00:00Z", time.Time{}, false},
+		{"2011-10-14T16:60:00Z", time.Time{}, false},
+		{"2011-10-14T16:59:60Z", time.Time{}, false},
+		{"2011-10-00T16:59:59Z", time.Time{}, false},
+		{"2011-1-4T6:5:1.1Z", time.Time{}, false},
+		{"", time.Time{}, false},
+	}
+	for _, tt := range tests {
+		got, err := parseTimestamp(tt.in)
+		if (err == nil) != tt.ok || !got.Equal(tt.want) {
+			t.Errorf("parseTimestamp(%q) = %v, %v", tt.in, got, err)
+		}
+	}
+}
+
+func TestParseQuery(t *testing.T) {
+	tests := []struct {
+		in   string
+		want query
+	}{
+		{"", query{}},
+		{"a=1&b=2", query{"a": "1", "b": "2"}},
+		{"a=1;b=2", query{"a": "1", "b": "2"}},
+		{"a=1&a=2;a=3", query{"a": "1"}},
+		{"a&b=&=c", query{"b": "", "": "c"}},
+		{"s=a+b%2Bc", query{"s": "a b+c"}},
+		{"s=%zz%4", query{"s": "%zz%4"}},
+		{"k%65y=v%3D", query{"key": "v="}},
+		{"x=a=b", query{"x": "a=b"}},
+	}
+	for _, tt := range tests {
+		if got := parseQuery(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("parseQuery(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParseIPRules(t *testing.T) {
+	tests := []struct {
+		in   []string
+		want string
+		err  string
+	}{
+		{nil, "", ""},
+		{[]string{"127.0.0.1"}, "127.0.0.1/32", ""},
+		{[]string{"::1"}, "::1/128", ""},
+		{[]string{"10.1.2.3/8"}, "10.0.0.0/8", ""},
+		{[]string{"192.168.1.1/255.255.255.0"}, "192.168.1.0/24", ""},
+		{[]string{"0.0.0.0/0.0.0.0"}, "0.0.0.0/0", ""},
+		{[]string{" fd00::/8 "}, "fd00::/8", ""},
+		{[]string{"::ffff:10.0.0.0/104"}, "10.0.0.0/8", ""},
+		{[]string{"::ffff:10.0.0.1"}, "10.0.0.1/32", ""},
+		{[]string{"1.2.3.4", "nope"}, "", `require_ip[1]: invalid IP address "nope"`},
+		{[]string{"10.0.0.0/33"}, "", `require_ip[0]: invalid prefix length "33"`},
+		{[]string{"10.0.0.0/255.0.255.0"}, "", `require_ip[0]: netmask "255.0.255.0" is not contiguous`},
+		{[]string{"fd00::/255.0.0.0"}, "", `require_ip[0]: netmask "255.0.0.0": only IPv4 networks take a netmask`},
+		{[]string{"fe80::1%eth0"}, "", `require_ip[0]: invalid IP address "fe80::1%eth0"`},
+		{[]string{"10.0.0.0/"}, "", `require_ip[0]: invalid prefix length ""`},
+		{[]string{"10.0.0.0/-1"}, "", `require_ip[0]: invalid prefix length "-1"`},
+	}
+	for _, tt := range tests {
+		r, err := ParseIPRules(tt.in)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("ParseIPRules(%q) error = %v, want %s", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || r.String() != tt.want {
+			t.Errorf("ParseIPRules(%q) = %s, %v; want %s", tt.in, r, err, tt.want)
+		}
+	}
+}
+
+func TestIPRulesAllows(t *testing.T) {
+	r := MustParseIPRules("192.168.1.0/255.255.255.0", "2001:db8::/32", "127.0.0.1")
+	tests := map[string]bool{
+		"192.168.1.200": true, "192.168.2.1": false, "::ffff:192.168.1.5": true,
+		"2001:db8::5": true, "2001:db9::5": false, "127.0.0.1": true, "127.0.0.2": false,
+		"::ffff:127.0.0.1": true, "fe80::1%eth0": false,
+	}
+	for a, want := range tests {
+		if got := r.Allows(netip.MustParseAddr(a)); got != want {
+			t.Errorf("Allows(%s) = %v", a, got)
+		}
+	}
+	if r.Allows(netip.Addr{}) {
+		t.Error("invalid address allowed")
+	}
+	if !(IPRules{}).Allows(netip.Addr{}) {
+		t.Error("empty rules refused")
+	}
+	if peerAddr("[::1]:80") != netip.MustParseAddr("::1") || peerAddr("10.0.0.1") != netip.MustParseAddr("10.0.0.1") ||
+		peerAddr("@").IsValid() {
+		t.Error("peerAddr")
+	}
+}
+
+func TestNonceCache(t *testing.T) {
+	c := NewNonceCache(3)
+	t0 := time.Unix(1000, 0)
+	if !c.Use("k", 1, t0, time.Minute) || c.Use("k", 1, t0.Add(time.Second), time.Minute) {
+		t.Fatal("replay within the ttl accepted")
+	}
+	if !c.Use("other", 1, t0, time.Minute) {
+		t.Fatal("same nonce of another key refused")
+	}
+	if !c.Use("k", 1, t0.Add(time.Minute), time.Minute) {
+		t.Fatal("expired nonce refused")
+	}
+	// Bounded: the oldest entries go first.
+	for n := uint64(10); n < 20; n++ {
+		c.Use("k", n, t0.Add(time.Minute), time.Minute)
+	}
+	if c.Len() != 3 {
+		t.Fatalf("Len = %d, want 3", c.Len())
+	}
+	if !c.Use("k", 10, t0.Add(time.Minute), time.Minute) {
+		t.Fatal("evicted nonce still remembered")
+	}
+	if c.Use("k", 19, t0.Add(time.Minute), time.Minute) {
+		t.Fatal("recent nonce forgotten")
+	}
+	// Everything expires.
+	c.Use("k", 99, t0.Add(time.Hour), time.Minute)
+	if c.Len() != 1 || len(c.seen) != 1 {
+		t.Fatalf("after expiry: Len %d, map %d", c.Len(), len(c.seen))
+	}
+}
+
+func TestNonceCacheMemoryBounded(t *testing.T) {
+	c := NewNonceCache(100)
+	t0 := time.Unix(0, 0)
+	for n := uint64(0); n < 10000; n++ {
+		c.Use("k", n, t0, time.Hour)
+		if c.Len() > 100 || len(c.seen) > 100 || len(c.order) > 200 {
+			t.Fatalf("n=%d: Len %d, map %d, slice %d", n, c.Len(), len(c.seen), len(c.order))
+		}
+	}
+}
+
+func TestStatusTable(t *testing.T) {
+	tests := []struct {
+		uri    string
+		status int
+		remote int
+	}{
+		{"wamp.error.timeout", 504, 504},
+		{"junction.error.unavailable", 503, 503},
+		{"wamp.error.not_authorized", 403, 200},
+		{"wamp.error.no_such_procedure", 404, 200},
+		{"com.example.app_error", 500, 200},
+	}
+	for _, tt := range tests {
+		if got := HTTPStatus(wampURI(tt.uri)); got != tt.status {
+			t.Errorf("HTTPStatus(%s) = %d", tt.uri, got)
+		}
+		if got := remoteStatus(wampURI(tt.uri)); got != tt.remote {
+			t.Errorf("remoteStatus(%s) = %d", tt.uri, got)
+		}
+	}
+	for status, want := range map[int]string{400: "wamp.error.invalid_argument", 403: "wamp.error.not_authorized",
+		504: "wamp.error.timeout", 418: "wamp.error.runtime_error"} {
+		if got := ErrorURI(status); string(got) != want {
+			t.Errorf("ErrorURI(%d) = %s", status, got)
+		}
+	}
+}
