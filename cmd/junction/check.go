@@ -1,9 +1,17 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/junction-wamp/junction/internal/node"
+)
 
 // runCheck validates the config: every error at its JSON path, one per
-// line, and the warnings; exit 1 if there is an error.
+// line, and the warnings; exit 1 if there is an error. A config that loads
+// is then built as start builds it, without binding any listener, so that
+// what only the build finds (a static directory or TLS file that does not
+// load, a component class not built in yet) fails check as it fails start,
+// with the same text.
 func runCheck(e *env, args []string) int {
 	fs := flagSet(e, "check", "[--cbdir DIR] [--config FILE]")
 	var cf configFlags
@@ -17,6 +25,10 @@ func runCheck(e *env, args []string) int {
 	}
 	if err != nil {
 		printConfigError(e.stdout, l.sourceOr(cf.file), err)
+		return exitError
+	}
+	if _, err := node.New(l.cfg, node.Options{Dir: l.dir}); err != nil {
+		fmt.Fprintf(e.stdout, "%s: %v\n", l.source, err)
 		return exitError
 	}
 	fmt.Fprintf(e.stdout, "ok: %s\n", l.source)

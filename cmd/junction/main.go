@@ -5,7 +5,8 @@
 //	junction check  [--cbdir DIR] [--config FILE]
 //	junction version
 //
-// See docs/NODE.md for the configuration lookup and the exit statuses.
+// See docs/commands.md for the configuration lookup and the exit statuses,
+// and docs/configuration.md for the file format.
 package main
 
 import (

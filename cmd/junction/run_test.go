@@ -16,6 +16,15 @@ const goodConfig = `{"version": 2, "workers": [{"type": "router",
 	"options": {"pythonpath": [".."]},
 	"transports": [{"type": "websocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}}]}]}`
 
+// buildFails loads but cannot be built: its static directory does not
+// exist (relative to the config file's folder).
+const buildFails = `{"version": 2, "workers": [{"type": "router", "realms": [{"name": "realm1"}],
+	"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+		"paths": {"/": {"type": "static", "directory": "no-such-dir"}}}]}]}`
+
+// buildFailsText is what check prints and start logs for buildFails.
+const buildFailsText = `workers[0].transports[0].paths["/"]: web: static directory: `
+
 const badConfig = `{"version": 2, "workers": [{"type": "router", "realms": [{"name": "realm1"}],
 	"transports": [{"type": "web", "endpoint": {"type": "tcp", "port": 70000},
 		"paths": {"ws": {"type": "websocket", "serialisers": ["json"]}}}]}]}`
@@ -35,6 +44,7 @@ func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	good := writeFile(t, dir, "good.json", goodConfig)
 	bad := writeFile(t, dir, "bad.json", badConfig)
+	unbuildable := writeFile(t, dir, "unbuildable.json", buildFails)
 	yamlDir := filepath.Join(dir, "yaml")
 	os.Mkdir(yamlDir, 0o755)
 	writeFile(t, yamlDir, "config.yaml", "version: 2\nworkers: []\n")
@@ -53,6 +63,8 @@ func TestRun(t *testing.T) {
 		{"check good", []string{"check", "--config", good}, 0, []string{"ok: " + good, "warning: workers[0].options.pythonpath"}, nil},
 		{"check bad", []string{"check", "--config", bad}, 1,
 			[]string{"workers[0].transports[0].endpoint.port: ", "workers[0].transports[0].paths.ws.serialisers: ", "serializers"}, nil},
+		{"check build error", []string{"check", "--config", unbuildable}, 1, []string{unbuildable + ": " + buildFailsText}, nil},
+		{"start build error", []string{"start", "--config", unbuildable}, 1, nil, []string{strings.ReplaceAll(buildFailsText, `"`, `\"`)}},
 		{"check missing file", []string{"check", "--config", filepath.Join(dir, "nope.json")}, 1, []string{"nope.json"}, nil},
 		{"check cbdir yaml", []string{"check", "--cbdir", yamlDir}, 0, []string{"ok: " + filepath.Join(yamlDir, "config.yaml")}, nil},
 		{"check embedded", []string{"check", "--cbdir", filepath.Join(dir, "none")}, 0, []string{"ok: (embedded default)"}, nil},

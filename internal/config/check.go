@@ -97,7 +97,11 @@ func checkListener(d *decoder, tp string, t Transport, seen *[]listener) {
 	}
 	for _, l := range *seen {
 		if overlap(l.e, e) {
-			d.errorf(tp+".endpoint", "listens where %s does", l.path)
+			msg := "listens where %s does"
+			if l.e.Shared && e.Shared {
+				msg += ` ("shared" lets other processes share a port, not two transports of one node)`
+			}
+			d.errorf(tp+".endpoint", msg, l.path)
 			return
 		}
 	}
@@ -112,7 +116,7 @@ func overlap(a, b ListenEndpoint) bool {
 	if a.Type == "unix" {
 		return a.Path == b.Path
 	}
-	if a.Port == 0 || a.Port != b.Port || a.Shared && b.Shared {
+	if a.Port == 0 || a.Port != b.Port {
 		return false
 	}
 	return a.Interface == b.Interface || a.Interface == "" || b.Interface == ""

@@ -176,7 +176,7 @@ func (d *decoder) componentWebSocket(o *object, t *ComponentTransport) {
 		d.errorf(o.at("url"), "invalid WebSocket URL %q (want ws://host[:port]/path or wss://...)", t.URL)
 	}
 	t.Serializers = d.serializers(o)
-	t.Options = d.webSocketOptions(o)
+	t.Options = d.webSocketOptions(o, true)
 }
 
 func (d *decoder) componentRawSocket(o *object, t *ComponentTransport) {

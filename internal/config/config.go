@@ -16,15 +16,19 @@ type Config struct {
 }
 
 // Controller is "controller". Junction has no separate controller process:
-// these settings are kept for compatibility.
+// these settings are decoded and checked for compatibility, and each one
+// that asks for something is reported as ignored.
 type Controller struct {
-	// ID is "id": the node's name (default "" meaning the host name).
+	// ID is "id": Crossbar's node name (default ""). Ignored with a
+	// warning when given: Junction has no controller to name.
 	ID string
-	// Title is "options.title": the process title (default "" meaning
-	// "junction").
+	// Title is "options.title": Crossbar's process title (default "").
+	// Ignored with a warning when given: the process title is not set.
 	Title string
 	// Shutdown is "options.shutdown": when the node stops by itself, e.g.
-	// ["shutdown_on_worker_exit"] (default none: it runs until signalled).
+	// ["shutdown_on_worker_exit"] (default none). The node always runs
+	// until it gets SIGINT or SIGTERM, so every mode other than
+	// "shutdown_on_shutdown_requested" is ignored with a warning.
 	Shutdown []string
 }
 
@@ -75,6 +79,7 @@ func (d *decoder) controller(path string, v any) Controller {
 		return c
 	}
 	c.ID = o.str("id", "")
+	o.ignoredIf(c.ID != "", "id", ": Junction has no separate controller to name")
 	if ov, ok := o.get("options"); ok {
 		d.controllerOptions(o.at("options"), ov, &c)
 	}
@@ -102,10 +107,15 @@ func (d *decoder) controllerOptions(path string, v any, c *Controller) {
 		return
 	}
 	c.Title = o.str("title", "")
+	o.ignoredIf(c.Title != "", "title", ": the process title is not set")
 	c.Shutdown = o.strList("shutdown")
 	for i, s := range c.Shutdown {
-		if !slices.Contains(controllerShutdown, s) {
-			d.errorf(o.at("shutdown")+"["+itoa(i)+"]", "unknown shutdown mode %q (want %s)", s, strings.Join(controllerShutdown, ", "))
+		p := o.at("shutdown") + "[" + itoa(i) + "]"
+		switch {
+		case !slices.Contains(controllerShutdown, s):
+			d.errorf(p, "unknown shutdown mode %q (want %s)", s, strings.Join(controllerShutdown, ", "))
+		case s != "shutdown_on_shutdown_requested":
+			d.warnf(p, "ignored: the node runs until it gets SIGINT or SIGTERM")
 		}
 	}
 	o.ignored("enable_parallel_worker_start", ": workers start in order")

@@ -10,12 +10,14 @@ type ContainerWorker struct {
 	// Shutdown is "options.shutdown": when the container stops, one of
 	// "shutdown-manual", "shutdown-on-last-component-stopped",
 	// "shutdown-on-any-component-failed", "shutdown-on-any-component-stopped"
-	// (default "shutdown-manual": components reconnect and the container
-	// keeps running).
+	// (default "shutdown-manual"). A Junction container always runs until
+	// the node stops (its components reconnect), which is
+	// "shutdown-manual": any other mode is ignored with a warning.
 	Shutdown string
 	// Restart is "options.restart": "restart-always", "restart-on-failed" or
-	// "restart-never" (default "restart-never"). Kept for compatibility:
-	// Junction's components reconnect with backoff in any case.
+	// "restart-never" (default "restart-never"). Junction's components
+	// always reconnect with backoff, which is "restart-always": any other
+	// mode given is ignored with a warning.
 	Restart string
 	// Components is "components", each with its own "transport".
 	Components []*Component
@@ -33,7 +35,9 @@ func (d *decoder) containerWorker(o *object) *ContainerWorker {
 		w.Shutdown = oo.enum("shutdown", w.Shutdown, "shutdown mode", "shutdown-manual",
 			"shutdown-on-last-component-stopped", "shutdown-on-any-component-failed",
 			"shutdown-on-any-component-stopped")
+		oo.ignoredIf(w.Shutdown != "shutdown-manual", "shutdown", ": the container runs until the node stops; its components reconnect")
 		w.Restart = oo.enum("restart", w.Restart, "restart mode", "restart-always", "restart-on-failed", "restart-never")
+		oo.ignoredIf(w.Restart != "restart-always", "restart", ": components always reconnect with backoff")
 	})
 	o.list("components", func(p string, v any) {
 		if c := d.component(p, v, true); c != nil {

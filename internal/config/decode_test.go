@@ -35,7 +35,7 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("auth = %+v", raw.Auth)
 	}
 	webT := r.Transports[1].(*WebTransport)
-	if webT.Options.HSTSMaxAge != 365*24*time.Hour || webT.Options.ClientTimeout != 0 {
+	if webT.Options.HSTSMaxAge != 365*24*time.Hour || webT.Options.ClientTimeout != 120*time.Second {
 		t.Errorf("web options = %+v", webT.Options)
 	}
 	wsS := webT.Paths["ws"].(*WebSocketService)

@@ -98,6 +98,15 @@ func (o *object) ignored(k, why string) {
 	}
 }
 
+// ignoredIf warns that key k is ignored when it is present and warn is
+// true: used for a value that asks for something Junction does not do,
+// while the value that matches what it does passes silently.
+func (o *object) ignoredIf(warn bool, k, why string) {
+	if warn && o.has(k) {
+		o.d.warnf(o.at(k), "ignored%s", why)
+	}
+}
+
 // str returns the string at key k, or def when absent.
 func (o *object) str(k, def string) string {
 	v, ok := o.get(k)

@@ -17,16 +17,24 @@ type ListenEndpoint struct {
 	// Interface is "interface" (tcp): the IP address to listen on (default
 	// "" meaning all interfaces).
 	Interface string
-	// Backlog is "backlog" (tcp): the listen queue length, 1..65535
-	// (default 50). Go uses the system's value; kept for compatibility.
+	// Backlog is "backlog": the listen queue length, 1..65535
+	// (default 50). Checked, then accepted without a warning but without
+	// effect: Go always asks for the system's maximum backlog
+	// (net.core.somaxconn on Linux, 4096 on recent kernels). No warning,
+	// because Crossbar's own template sets it (1024) and a longer queue
+	// is harmless; package node logs it at debug level.
 	Backlog int
 	// Version is "version" (tcp): 4 or 6, the IP version (default 4). With
 	// an empty Interface, 6 listens on both.
 	Version int
-	// Shared is "shared" (tcp): SO_REUSEPORT (default false).
+	// Shared is "shared" (tcp): SO_REUSEPORT, so that other processes may
+	// listen on the same port (default false). Not applied: true is ignored
+	// with a warning. Two transports of one node on the same port are an
+	// error, shared or not.
 	Shared bool
 	// UserTimeout is "user_timeout" (tcp, milliseconds): TCP_USER_TIMEOUT
-	// (default 0 meaning the system's).
+	// (default 0 meaning the system's). Not applied: other than 0 is
+	// ignored with a warning.
 	UserTimeout time.Duration
 	// TLS is "tls" (tcp): serve TLS (default nil: plain TCP).
 	TLS *ServerTLS
@@ -44,7 +52,8 @@ type ServerTLS struct {
 	// Certificate is "certificate" (required): the PEM certificate file.
 	Certificate string
 	// ChainCertificates is "chain_certificates": intermediate certificate
-	// files sent with Certificate.
+	// files (PEM), sent after Certificate (and after any chain that
+	// Certificate's file holds itself), in this order.
 	ChainCertificates []string
 	// CACertificates is "ca_certificates": CA certificate files; when
 	// given, clients must present a certificate signed by one of them.
@@ -94,7 +103,7 @@ func (d *decoder) listenEndpoint(path string, v any) ListenEndpoint {
 		d.listenTCP(o, &e)
 	case "unix":
 		e.Path = o.reqStr("path")
-		o.ignored("backlog", ": Go uses the system's listen backlog")
+		e.Backlog = int(o.integer("backlog", 50, 1, 65535))
 	case "":
 		o.skip()
 	default:
@@ -113,7 +122,9 @@ func (d *decoder) listenTCP(o *object, e *ListenEndpoint) {
 	e.Backlog = int(o.integer("backlog", 50, 1, 65535))
 	e.Version = d.ipVersion(o)
 	e.Shared = o.boolean("shared", false)
+	o.ignoredIf(e.Shared, "shared", ": SO_REUSEPORT is not set, so no other process can listen on this port")
 	e.UserTimeout = time.Duration(o.integer("user_timeout", 0, 0, maxInt32)) * time.Millisecond
+	o.ignoredIf(e.UserTimeout != 0, "user_timeout", ": the system's TCP_USER_TIMEOUT applies")
 	if v, ok := o.get("tls"); ok {
 		e.TLS = d.serverTLS(o.at("tls"), v)
 	}

@@ -21,6 +21,12 @@ func (e *FieldError) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
+// ChildPath returns the JSON path of member key of the object at path,
+// written as FieldError paths are: "paths.ws", or `paths["/"]` for a key
+// that is not a plain name. Package node names its errors with it, so that
+// load and start errors spell paths alike.
+func ChildPath(path, key string) string { return childPath(path, key) }
+
 // Errors is every problem found in a configuration, sorted by path. Parse and
 // Load return it as their error; use errors.As to get at the list.
 type Errors []*FieldError

@@ -23,9 +23,12 @@ type StaticOptions struct {
 	// MIMETypes is "mime_types": extra content types by file extension,
 	// such as {".wasm": "application/wasm"} (default none).
 	MIMETypes map[string]string
-	// CacheTimeout is "cache_timeout" (seconds, >= 0, or null): the
-	// Cache-Control max-age (default 43200, twelve hours; null or 0 means no
-	// caching headers).
+	// CacheTimeout is "cache_timeout" (seconds, >= 0, or null): more than 0
+	// sends "Cache-Control: public, max-age=N" and an Expires header; 0 or
+	// null sends "Cache-Control: no-cache", so browsers revalidate every
+	// time (what Crossbar's "max-age=0" for 0 asks; for null Crossbar sends
+	// no caching header and lets browsers guess) (default 43200, twelve
+	// hours).
 	CacheTimeout time.Duration
 	// DefaultFile is "default_file": the file served for a path that does
 	// not exist, such as "index.html" for single-page apps (default "":

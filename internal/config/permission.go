@@ -24,9 +24,12 @@ type Permission struct {
 	// Disclose is "disclose": whether the caller or publisher is disclosed
 	// to callees or subscribers (each default false).
 	Disclose Disclose
-	// Cache is "cache": authorization decisions may be cached (default
-	// false). Junction's static permissions are always fast; kept for
-	// compatibility.
+	// Cache is "cache": in Crossbar, authorization decisions may be cached
+	// (default false). Accepted without a warning but without effect:
+	// Junction never caches authorization because it is always computed
+	// in nanoseconds (an in-memory lookup); Crossbar's default template
+	// sets it, so a warning would be noise. Package node logs it at debug
+	// level.
 	Cache bool
 }
 

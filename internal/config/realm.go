@@ -18,14 +18,18 @@ type RealmOptions struct {
 	// EnableMetaAPI is "enable_meta_api": the wamp.session.* and
 	// wamp.registration.* / wamp.subscription.* meta API (default true).
 	EnableMetaAPI bool
-	// BridgeMetaAPI is "bridge_meta_api" (default false): kept for
-	// compatibility, there are no router-to-router links.
+	// BridgeMetaAPI is "bridge_meta_api" (default false). There are no
+	// router-to-router links: false is what Junction does; true is ignored
+	// with a warning.
 	BridgeMetaAPI bool
 	// URICheck is "uri_check": "strict" or "loose" URI validation of
 	// client messages (default "loose").
 	URICheck string
-	// EventDispatchingChunkSize is "event_dispatching_chunk_size": how many
-	// receivers an event is sent to before the broker yields (default 100).
+	// EventDispatchingChunkSize is "event_dispatching_chunk_size": in
+	// Crossbar, how many receivers an event is sent to before the broker
+	// yields, >= 1 (default 100). Junction's broker queues an event on each
+	// receiver's own outbound queue and never yields, so the key is ignored
+	// with a warning when given.
 	EventDispatchingChunkSize int
 }
 
@@ -76,8 +80,10 @@ func (d *decoder) realmOptions(o *object) RealmOptions {
 	}
 	opts.EnableMetaAPI = oo.boolean("enable_meta_api", opts.EnableMetaAPI)
 	opts.BridgeMetaAPI = oo.boolean("bridge_meta_api", opts.BridgeMetaAPI)
+	oo.ignoredIf(opts.BridgeMetaAPI, "bridge_meta_api", ": there are no router-to-router links")
 	opts.URICheck = oo.enum("uri_check", opts.URICheck, "URI check", "strict", "loose")
 	opts.EventDispatchingChunkSize = int(oo.integer("event_dispatching_chunk_size", 100, 1, maxInt32))
+	oo.ignoredIf(true, "event_dispatching_chunk_size", ": each receiver has its own outbound queue, so the broker never yields")
 	oo.done()
 	return opts
 }

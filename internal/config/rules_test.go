@@ -87,6 +87,7 @@ var ruleTests = []struct {
 	{"serializer duplicate", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "serializers": ["json", "json"]}`), t0 + ".serializers[1]", `duplicate serializer "json"`},
 	{"serializers empty", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "serializers": []}`), t0 + ".serializers", "at least one"},
 	{"same port", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}}`, `{"type": "websocket", "endpoint": {"type": "tcp", "port": 80, "interface": "127.0.0.1"}}`), "workers[0].transports[1].endpoint", "listens where workers[0].transports[0] does"},
+	{"same port shared", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80, "shared": true}}`, `{"type": "web", "endpoint": {"type": "tcp", "port": 80, "shared": true}, "paths": {}}`), "workers[0].transports[1].endpoint", `listens where workers[0].transports[0] does ("shared" lets other processes share a port, not two transports of one node)`},
 
 	// Endpoints.
 	{"endpoint type missing", endpoint(`{"port": 80}`), ep + ".type", "required"},
@@ -99,6 +100,7 @@ var ruleTests = []struct {
 	{"port huge", endpoint(`{"type": "tcp", "port": 99999999999999999999}`), ep + ".port", "must be an integer"},
 	{"portrange", endpoint(`{"type": "tcp", "port": 80, "portrange": [80, 90]}`), ep + ".portrange", "not supported"},
 	{"backlog zero", endpoint(`{"type": "tcp", "port": 80, "backlog": 0}`), ep + ".backlog", "must be in 1..65535, not 0"},
+	{"unix backlog zero", endpoint(`{"type": "unix", "path": "s", "backlog": 0}`), ep + ".backlog", "must be in 1..65535, not 0"},
 	{"backlog big", endpoint(`{"type": "tcp", "port": 80, "backlog": 65536}`), ep + ".backlog", "must be in 1..65535, not 65536"},
 	{"ip version", endpoint(`{"type": "tcp", "port": 80, "version": 5}`), ep + ".version", "must be 4 or 6, not 5"},
 	{"interface", endpoint(`{"type": "tcp", "port": 80, "interface": "localhost"}`), ep + ".interface", `invalid IP address "localhost"`},

@@ -15,13 +15,28 @@ func TestTestdata(t *testing.T) {
 		warns []string
 	}{
 		{"crossbar_init.json", []string{
+			`workers[0].transports[1].paths.ws.options.auto_fragment_size: ignored: messages are sent in one frame`,
+			`workers[0].transports[1].paths.ws.options.auto_ping_size: ignored: pings are sent with an empty payload`,
+			`workers[0].transports[1].paths.ws.options.close_handshake_timeout: ignored: the connection closes right after its close frame`,
 			`workers[0].transports[1].paths.ws.options.compression: ignored: permessage-deflate is not offered`,
+			`workers[0].transports[1].paths.ws.options.fail_by_drop: ignored: a protocol error closes the connection with a close frame`,
+			`workers[0].transports[1].paths.ws.options.max_frame_size: ignored: messages are bounded by max_message_size only`,
+			`workers[0].transports[1].paths.ws.options.open_handshake_timeout: ignored: the web transport's 10 s limit on request headers bounds the handshake`,
 		}},
 		{"crossbar_init.yaml", []string{
+			`workers[0].transports[1].paths.ws.options.auto_fragment_size: ignored: messages are sent in one frame`,
+			`workers[0].transports[1].paths.ws.options.auto_ping_size: ignored: pings are sent with an empty payload`,
+			`workers[0].transports[1].paths.ws.options.close_handshake_timeout: ignored: the connection closes right after its close frame`,
 			`workers[0].transports[1].paths.ws.options.compression: ignored: permessage-deflate is not offered`,
+			`workers[0].transports[1].paths.ws.options.fail_by_drop: ignored: a protocol error closes the connection with a close frame`,
+			`workers[0].transports[1].paths.ws.options.max_frame_size: ignored: messages are bounded by max_message_size only`,
+			`workers[0].transports[1].paths.ws.options.open_handshake_timeout: ignored: the web transport's 10 s limit on request headers bounds the handshake`,
 		}},
 		{"auth_rawsocket.json", []string{
+			`controller.id: ignored: Junction has no separate controller to name`,
+			`controller.options.title: ignored: the process title is not set`,
 			`workers[0].options.pythonpath: ignored: Python-only`,
+			`workers[0].options.title: ignored: workers run in-process; logs name a worker by its JSON path`,
 			`workers[0].transports[1].endpoint.tls.dhparam: ignored: Go chooses its own key exchange`,
 			`workers[0].transports[1].url: ignored: the transport serves every URL path`,
 		}},

@@ -99,7 +99,7 @@ func (d *decoder) webSocketTransport(o *object) *WebSocketTransport {
 	t.Endpoint = d.listenEndpointAt(o)
 	t.Serializers = d.serializers(o)
 	t.Auth = d.auth(o, "auth")
-	t.Options = d.webSocketOptions(o)
+	t.Options = d.webSocketOptions(o, false)
 	o.ignored("url", ": the transport serves every URL path")
 	o.ignored("debug", ": use --loglevel debug")
 	o.unsupported("cookie", " (cookie tracking)")

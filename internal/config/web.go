@@ -20,19 +20,29 @@ type WebTransport struct {
 type WebOptions struct {
 	// AccessLog is "access_log": log every request (default false).
 	AccessLog bool
-	// DisplayTracebacks is "display_tracebacks": show internal error
-	// details in error pages (default false).
+	// DisplayTracebacks is "display_tracebacks": in Crossbar, show Python
+	// tracebacks in error pages (default false). Junction's error pages
+	// never show internal details: false is what it does; true is ignored
+	// with a warning.
 	DisplayTracebacks bool
 	// HSTS is "hsts": send Strict-Transport-Security on TLS (default
 	// false).
 	HSTS bool
-	// HSTSMaxAge is "hsts_max_age" (seconds, >= 0): the HSTS max-age
-	// (default 31536000, one year).
+	// HSTSMaxAge is "hsts_max_age" (seconds, >= 0): the HSTS max-age,
+	// sent as given; 0 sends "max-age=0", which tells browsers to forget
+	// the policy (default 31536000, one year).
 	HSTSMaxAge time.Duration
-	// ClientTimeout is "client_timeout" (seconds, 1..86400, or null):
-	// close connections idle for this long (default 0 meaning never).
+	// ClientTimeout is "client_timeout" (seconds, 1..86400, or null): close
+	// an HTTP connection idle this long between requests; a client also
+	// has at most this long (and never more than 10 seconds) to send a
+	// request's headers. Null or absent means DefaultClientTimeout.
+	// WebSocket connections are not affected.
 	ClientTimeout time.Duration
 }
+
+// DefaultClientTimeout is the "client_timeout" of a web transport without
+// one: how long an idle keep-alive HTTP connection stays open.
+const DefaultClientTimeout = 120 * time.Second
 
 func (t *WebTransport) TransportID() string { return t.ID }
 func (*WebTransport) isTransport()          {}
@@ -40,7 +50,7 @@ func (*WebTransport) isTransport()          {}
 var _ Transport = (*WebTransport)(nil)
 
 func (d *decoder) webTransport(o *object) *WebTransport {
-	t := &WebTransport{ID: d.id(o), Options: WebOptions{HSTSMaxAge: 31536000 * time.Second}}
+	t := &WebTransport{ID: d.id(o), Options: WebOptions{HSTSMaxAge: 31536000 * time.Second, ClientTimeout: DefaultClientTimeout}}
 	t.Endpoint = d.listenEndpointAt(o)
 	if !o.has("paths") {
 		o.get("paths")
@@ -61,8 +71,9 @@ func (d *decoder) webOptions(path string, v any, opts *WebOptions) {
 	}
 	opts.AccessLog = o.boolean("access_log", false)
 	opts.DisplayTracebacks = o.boolean("display_tracebacks", false)
+	o.ignoredIf(opts.DisplayTracebacks, "display_tracebacks", ": error pages never show tracebacks or other internal details")
 	opts.HSTS = o.boolean("hsts", false)
 	opts.HSTSMaxAge = time.Duration(o.integer("hsts_max_age", 31536000, 0, maxInt32)) * time.Second
-	opts.ClientTimeout = time.Duration(o.integer("client_timeout", 0, 1, 86400)) * time.Second
+	opts.ClientTimeout = time.Duration(o.integer("client_timeout", int64(DefaultClientTimeout/time.Second), 1, 86400)) * time.Second
 	o.done()
 }

@@ -1,6 +1,9 @@
 package config
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // WebSocketService is a path service of "type": "websocket": WAMP over
 // WebSocket at this path (and the paths below it).
@@ -18,48 +21,59 @@ type WebSocketService struct {
 func (*WebSocketService) PathType() string { return "websocket" }
 
 // WebSocketOptions are the "options" of a WebSocket transport or path
-// service. Durations are given in milliseconds; sizes in bytes.
+// service, or of a container component's WebSocket transport. Durations
+// are given in milliseconds; sizes in bytes. An option Junction does not
+// apply is ignored with a warning at its path when it asks for something
+// other than what Junction does (see each field); a component's connection
+// uses only MaxMessageSize, AutoPingInterval and AutoPingTimeout, and
+// every other key given there is ignored with a warning.
 type WebSocketOptions struct {
 	// MaxMessageSize is "max_message_size": the largest message accepted
-	// (default 0 meaning no limit beyond the transport's own).
+	// (default 0 meaning the transport's own limit, 1 MiB).
 	MaxMessageSize int
-	// MaxFrameSize is "max_frame_size": the largest frame accepted (default
-	// 0 meaning no limit).
+	// MaxFrameSize is "max_frame_size" (default 0: no limit). Not applied:
+	// messages are bounded by MaxMessageSize only; other than 0 warns.
 	MaxFrameSize int
-	// AutoFragmentSize is "auto_fragment_size": outgoing messages are split
-	// into frames of at most this size (default 0: no splitting).
+	// AutoFragmentSize is "auto_fragment_size" (default 0: no splitting).
+	// Not applied: messages are sent in one frame; other than 0 warns.
 	AutoFragmentSize int
 	// AutoPingInterval is "auto_ping_interval" (ms): send a ping after this
-	// much silence (default 0: never).
+	// much silence from the peer (default 0: never).
 	AutoPingInterval time.Duration
 	// AutoPingTimeout is "auto_ping_timeout" (ms): close the connection
-	// when a ping is not answered within this time (default 0: wait
-	// forever).
+	// when the peer stays silent this long after a ping (default 0 meaning
+	// the same as AutoPingInterval). Crossbar's 0 means "never time out":
+	// an explicit 0 with an AutoPingInterval gives a warning.
 	AutoPingTimeout time.Duration
 	// AutoPingSize is "auto_ping_size": the ping payload length, 4..125
-	// (default 4).
+	// (default 4). Not applied: pings are sent with an empty payload; the
+	// key warns when given.
 	AutoPingSize int
 	// AllowedOrigins is "allowed_origins": the Origin values accepted, with
 	// '*' wildcards (default ["*"]: any).
 	AllowedOrigins []string
-	// AllowNullOrigin is "allow_null_origin": accept "Origin: null"
-	// (default true).
+	// AllowNullOrigin is "allow_null_origin": accept "Origin: null", which
+	// browsers send from sandboxed pages and local files (default true).
 	AllowNullOrigin bool
 	// OpenHandshakeTimeout is "open_handshake_timeout" (ms) (default 0:
-	// none).
+	// none). Not applied: the web transport's 10 s limit on request headers
+	// bounds the handshake; other than 0 warns.
 	OpenHandshakeTimeout time.Duration
 	// CloseHandshakeTimeout is "close_handshake_timeout" (ms) (default 0:
-	// none).
+	// none). Not applied: the connection closes right after its close
+	// frame is sent; other than 0 warns.
 	CloseHandshakeTimeout time.Duration
-	// EnableWebStatus is "enable_webstatus": a plain GET without Upgrade
-	// gets a status page (default true; false answers 426).
+	// EnableWebStatus is "enable_webstatus" (default true). Junction never
+	// serves Crossbar's status page: a plain GET without Upgrade always
+	// gets 426, which is what false asks for; true given explicitly warns.
 	EnableWebStatus bool
-	// FailByDrop is "fail_by_drop": on a protocol error, drop the TCP
-	// connection without a closing handshake (default false).
+	// FailByDrop is "fail_by_drop" (default false). Not applied: a
+	// protocol error closes the connection with a close frame, which is
+	// false; true warns.
 	FailByDrop bool
-	// RequireWebSocketSubprotocol is "require_websocket_subprotocol": refuse
-	// clients that offer no WAMP subprotocol (default true; false assumes
-	// JSON).
+	// RequireWebSocketSubprotocol is "require_websocket_subprotocol"
+	// (default true): a client offering no WAMP subprotocol is refused
+	// with 400. false (assume JSON) is not applied and warns.
 	RequireWebSocketSubprotocol bool
 }
 
@@ -77,15 +91,16 @@ func (d *decoder) webSocketService(o *object) *WebSocketService {
 	s := &WebSocketService{}
 	s.Serializers = d.serializers(o)
 	s.Auth = d.auth(o, "auth")
-	s.Options = d.webSocketOptions(o)
+	s.Options = d.webSocketOptions(o, false)
 	o.ignored("url", ": the service is at its path")
 	o.ignored("debug", ": use --loglevel debug")
 	o.unsupported("cookie", " (cookie tracking)")
 	return s
 }
 
-// webSocketOptions decodes the "options" of o.
-func (d *decoder) webSocketOptions(o *object) WebSocketOptions {
+// webSocketOptions decodes the "options" of o: a server's (a transport or
+// path service), or with client true a component's connection.
+func (d *decoder) webSocketOptions(o *object, client bool) WebSocketOptions {
 	opts := defaultWebSocketOptions()
 	v, ok := o.get("options")
 	if !ok {
@@ -95,6 +110,20 @@ func (d *decoder) webSocketOptions(o *object) WebSocketOptions {
 	if !ok {
 		return opts
 	}
+	d.webSocketOptionValues(oo, &opts)
+	if client {
+		warnClientOptions(oo)
+	} else {
+		warnServerOptions(oo, opts)
+	}
+	warnPingTimeout(oo, opts)
+	oo.ignored("compression", ": permessage-deflate is not offered")
+	oo.done()
+	return opts
+}
+
+// webSocketOptionValues decodes every WebSocket option of oo into opts.
+func (d *decoder) webSocketOptionValues(oo *object, opts *WebSocketOptions) {
 	size := func(k string, def int) int { return int(oo.integer(k, int64(def), 0, maxInt32)) }
 	ms := func(k string) time.Duration { return time.Duration(oo.integer(k, 0, 0, maxInt32)) * time.Millisecond }
 	opts.MaxMessageSize = size("max_message_size", 0)
@@ -112,7 +141,38 @@ func (d *decoder) webSocketOptions(o *object) WebSocketOptions {
 	opts.EnableWebStatus = oo.boolean("enable_webstatus", true)
 	opts.FailByDrop = oo.boolean("fail_by_drop", false)
 	opts.RequireWebSocketSubprotocol = oo.boolean("require_websocket_subprotocol", true)
-	oo.ignored("compression", ": permessage-deflate is not offered")
-	oo.done()
-	return opts
+}
+
+// warnServerOptions warns about each option of a server that asks for
+// something Junction does not do.
+func warnServerOptions(oo *object, opts WebSocketOptions) {
+	oo.ignoredIf(opts.MaxFrameSize != 0, "max_frame_size", ": messages are bounded by max_message_size only")
+	oo.ignoredIf(opts.AutoFragmentSize != 0, "auto_fragment_size", ": messages are sent in one frame")
+	oo.ignoredIf(true, "auto_ping_size", ": pings are sent with an empty payload")
+	oo.ignoredIf(opts.OpenHandshakeTimeout != 0, "open_handshake_timeout", ": the web transport's 10 s limit on request headers bounds the handshake")
+	oo.ignoredIf(opts.CloseHandshakeTimeout != 0, "close_handshake_timeout", ": the connection closes right after its close frame")
+	oo.ignoredIf(opts.EnableWebStatus, "enable_webstatus", ": there is no status page; a plain GET gets 426 Upgrade Required")
+	oo.ignoredIf(opts.FailByDrop, "fail_by_drop", ": a protocol error closes the connection with a close frame")
+	oo.ignoredIf(!opts.RequireWebSocketSubprotocol, "require_websocket_subprotocol", ": a client must offer a WAMP subprotocol, or gets 400")
+}
+
+// warnPingTimeout warns about an explicit auto_ping_timeout 0, which
+// Crossbar reads as "never time out".
+func warnPingTimeout(oo *object, opts WebSocketOptions) {
+	if opts.AutoPingInterval > 0 && opts.AutoPingTimeout == 0 && oo.has("auto_ping_timeout") {
+		oo.d.warnf(oo.at("auto_ping_timeout"), "0 means the same as auto_ping_interval (%d ms) here, not \"never time out\"", opts.AutoPingInterval.Milliseconds())
+	}
+}
+
+// clientOptions are the WebSocket options a component's connection uses.
+var clientOptions = []string{"max_message_size", "auto_ping_interval", "auto_ping_timeout", "compression"}
+
+// warnClientOptions warns about each option of a component's connection
+// that it does not use.
+func warnClientOptions(oo *object) {
+	for _, k := range sortedKeysOf(oo.m) {
+		if oo.has(k) && slices.Contains(oo.known, k) && !slices.Contains(clientOptions, k) {
+			oo.d.warnf(oo.at(k), "ignored: a component's connection uses only max_message_size, auto_ping_interval and auto_ping_timeout")
+		}
+	}
 }

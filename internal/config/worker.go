@@ -13,19 +13,23 @@ type Worker interface {
 	isWorker()
 }
 
-// WorkerOptions are a worker's "options" that Junction uses. Python-only
-// options ("pythonpath", "python", "cpu_affinity", "env") are accepted with
-// a warning.
+// WorkerOptions are a worker's "options". Python-only options
+// ("pythonpath", "python", "cpu_affinity", "env", "extra") are accepted
+// with a warning.
 type WorkerOptions struct {
-	// Title is "title": a name for logs (default "" meaning the ID).
+	// Title is "title": Crossbar's process title (default ""). Ignored
+	// with a warning when given: workers run in-process, and logs name a
+	// worker by its JSON path.
 	Title string
 	// Disabled is "disabled": the worker is not started (default false).
 	Disabled bool
-	// ExposeController is "expose_controller" (default false): kept for
-	// compatibility, Junction has no controller API.
+	// ExposeController is "expose_controller" (default false). Junction has
+	// no controller API: false is what it does; true is ignored with a
+	// warning.
 	ExposeController bool
-	// ExposeShared is "expose_shared" (default false): kept for
-	// compatibility.
+	// ExposeShared is "expose_shared" (default false). Nothing is shared
+	// through a controller: false is what Junction does; true is ignored
+	// with a warning.
 	ExposeShared bool
 }
 
@@ -66,9 +70,12 @@ func (d *decoder) workerCommon(o *object, extra func(*object)) (string, WorkerOp
 		return id, opts
 	}
 	opts.Title = oo.str("title", "")
+	oo.ignoredIf(opts.Title != "", "title", ": workers run in-process; logs name a worker by its JSON path")
 	opts.Disabled = oo.boolean("disabled", false)
 	opts.ExposeController = oo.boolean("expose_controller", false)
+	oo.ignoredIf(opts.ExposeController, "expose_controller", ": there is no controller API")
 	opts.ExposeShared = oo.boolean("expose_shared", false)
+	oo.ignoredIf(opts.ExposeShared, "expose_shared", ": there is no controller to share through")
 	for _, k := range []string{"pythonpath", "python", "cpu_affinity"} {
 		oo.ignored(k, pythonOnly)
 	}

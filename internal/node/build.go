@@ -64,6 +64,7 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) error {
 	if err != nil {
 		return err
 	}
+	logCache(b.log, path, w.Realms)
 	r, err := router.New(router.Options{Realms: realms, Logger: b.log.With("worker", path)})
 	if err != nil {
 		return pathError(path+".realms", err)

@@ -43,24 +43,13 @@ func (b *builder) listenSpecOf(e config.ListenEndpoint) (listenSpec, error) {
 	return listenSpec{}, fmt.Errorf("node: unknown endpoint type %q", e.Type)
 }
 
-// warnEndpoint logs the endpoint options Junction does not apply.
-//
-// The listen backlog is the system's (net.Listen gives no control over it;
-// on Linux it is net.core.somaxconn), whatever "backlog" says. "shared"
-// (SO_REUSEPORT) and "user_timeout" (TCP_USER_TIMEOUT) need socket options
-// that the standard library does not name; they are not applied yet, and
-// the log says so at warn level.
-func warnEndpoint(log *slog.Logger, path string, e config.ListenEndpoint) {
-	if e.Type != "tcp" {
-		return
-	}
+// logEndpoint logs, at debug level, the endpoint option that Junction
+// accepts silently: the listen backlog is the system's (net.Listen gives no
+// control over it; on Linux it is net.core.somaxconn), whatever "backlog"
+// says. The options it does not apply ("shared", "user_timeout") were
+// reported by package config when the file loaded.
+func logEndpoint(log *slog.Logger, path string, e config.ListenEndpoint) {
 	log.Debug("listen backlog is the system's", "transport", path, "backlog", e.Backlog)
-	if e.Shared {
-		log.Warn("endpoint.shared is not supported yet: listening without SO_REUSEPORT", "transport", path)
-	}
-	if e.UserTimeout > 0 {
-		log.Warn("endpoint.user_timeout is not supported yet: using the system's TCP_USER_TIMEOUT", "transport", path)
-	}
 }
 
 // listen opens the listening socket of s. For a Unix socket, a stale socket

@@ -134,7 +134,7 @@ func TestNewErrors(t *testing.T) {
 			"realms": [{"name": "realm1"}],
 			"transports": [{"type": "web", "endpoint": {"type": "tcp", "port": 0},
 				"paths": {"/": {"type": "path", "paths": {"files": {"type": "static", "directory": "missing"}}}}}]}]}`,
-			`workers[0].transports[0].paths./.paths.files: web: `},
+			`workers[0].transports[0].paths["/"].paths.files: web: `},
 		{"tls files", `{"version": 2, "workers": [{"type": "router",
 			"realms": [{"name": "realm1"}],
 			"transports": [{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 0,

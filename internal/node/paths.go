@@ -42,7 +42,7 @@ func (b *builder) tree(env *pathEnv, path, url string, paths config.Paths) (*web
 	t := web.NewTree()
 	for _, key := range slices.Sorted(maps.Keys(paths)) {
 		svc := paths[key]
-		sp := path + "." + key
+		sp := config.ChildPath(path, key)
 		if svc == nil {
 			return nil, pathError(sp, fmt.Errorf("node: missing path service"))
 		}

@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/config"
@@ -59,6 +60,23 @@ func realmOptions(path string, realms []*config.Realm) ([]router.RealmOptions, e
 		out = append(out, realmOption(rm))
 	}
 	return out, nil
+}
+
+// logCache logs, at debug level, each permission with "cache": true,
+// which package config accepts silently (Crossbar's default template sets
+// it): authorization is never cached because it is always computed in
+// nanoseconds.
+func logCache(log *slog.Logger, path string, realms []*config.Realm) {
+	for i, rm := range realms {
+		for j, role := range rm.Roles {
+			for k, p := range role.Permissions {
+				if p.Cache {
+					log.Debug("permission cache has no effect: authorization is always computed, in nanoseconds",
+						"path", fmt.Sprintf("%s.realms[%d].roles[%d].permissions[%d].cache", path, i, j, k))
+				}
+			}
+		}
+	}
 }
 
 // realmOption translates one realm: its roles become the realm's role

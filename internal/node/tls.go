@@ -3,7 +3,6 @@ package node
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"os"
 
@@ -11,32 +10,35 @@ import (
 	"github.com/junction-wamp/junction/internal/web"
 )
 
-// errChain: the web server takes the chain inside the certificate file.
-var errChain = errors.New("node: chain_certificates is not supported yet: append the chain to the certificate file")
-
 // serverTLS translates a listening endpoint's "tls" for web.Server, with
-// the file names resolved against the node directory.
-func (b *builder) serverTLS(t *config.ServerTLS) (*web.TLSOptions, error) {
-	if len(t.ChainCertificates) > 0 {
-		return nil, errChain
-	}
+// the file names resolved against the node directory. web.NewServer loads
+// the files.
+func (b *builder) serverTLS(t *config.ServerTLS) *web.TLSOptions {
 	o := &web.TLSOptions{CertFile: b.resolve(t.Certificate), KeyFile: b.resolve(t.Key)}
+	for _, f := range t.ChainCertificates {
+		o.ChainFiles = append(o.ChainFiles, b.resolve(f))
+	}
 	for _, f := range t.CACertificates {
 		o.ClientCAFiles = append(o.ClientCAFiles, b.resolve(f))
 	}
-	return o, nil
+	return o
 }
 
 // serverTLSConfig loads a listening endpoint's "tls" into a tls.Config, for
-// transports that do the handshake themselves (RawSocket). Client
-// certificates are verified when given, as web.Server does.
+// transports that do the handshake themselves (RawSocket), with the chain
+// certificates after the certificate. Client certificates are verified
+// when given, as web.Server does.
 func (b *builder) serverTLSConfig(t *config.ServerTLS) (*tls.Config, error) {
-	if len(t.ChainCertificates) > 0 {
-		return nil, errChain
-	}
 	cert, err := tls.LoadX509KeyPair(b.resolve(t.Certificate), b.resolve(t.Key))
 	if err != nil {
 		return nil, fmt.Errorf("node: tls: %w", err)
+	}
+	chain := make([]string, len(t.ChainCertificates))
+	for i, f := range t.ChainCertificates {
+		chain[i] = b.resolve(f)
+	}
+	if err := web.AppendChain(&cert, chain); err != nil {
+		return nil, err
 	}
 	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	if len(t.CACertificates) > 0 {

@@ -62,7 +62,7 @@ func (b *builder) rawSocketTransport(path string, ru *routerUnit, t *config.RawS
 	if err != nil {
 		return nil, pathError(path, err)
 	}
-	warnEndpoint(b.log, path, t.Endpoint)
+	logEndpoint(b.log, path, t.Endpoint)
 	l := &listenerUnit{path: path, kind: "rawsocket", spec: spec, srv: srv}
 	l.services = append(l.services, serviceLog{"rawsocket service", []any{"serializers", t.Serializers}})
 	return l, nil

@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"net"
+	"time"
 
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/web"
@@ -28,14 +29,26 @@ func (b *builder) webTransport(path string, ru *routerUnit, t *config.WebTranspo
 		return nil, err
 	}
 	o := web.ServerOptions{
-		Handler:     tree,
-		HSTS:        t.Options.HSTS,
-		HSTSMaxAge:  int(t.Options.HSTSMaxAge.Seconds()),
-		AccessLog:   t.Options.AccessLog,
-		Logger:      b.log.With("transport", path),
-		IdleTimeout: t.Options.ClientTimeout,
+		Handler:       tree,
+		HSTS:          t.Options.HSTS,
+		HSTSMaxAge:    int(t.Options.HSTSMaxAge.Seconds()),
+		HSTSMaxAgeSet: true,
+		AccessLog:     t.Options.AccessLog,
+		Logger:        b.log.With("transport", path),
 	}
+	o.IdleTimeout, o.ReadHeaderTimeout = clientTimeouts(t.Options.ClientTimeout)
 	return b.httpListener(path, l, t.Endpoint, o)
+}
+
+// clientTimeouts maps "client_timeout" (config.DefaultClientTimeout when
+// not given; 0 from a hand-built config means the same): connections idle
+// that long between requests are closed, and request headers must arrive
+// within it, never more than web.DefaultReadHeaderTimeout.
+func clientTimeouts(d time.Duration) (idle, readHeader time.Duration) {
+	if d <= 0 {
+		d = config.DefaultClientTimeout
+	}
+	return d, min(d, web.DefaultReadHeaderTimeout)
 }
 
 // webSocketTransport builds a "websocket" transport: a web.Server whose
@@ -60,11 +73,9 @@ func (b *builder) httpListener(path string, l *listenerUnit, e config.ListenEndp
 	}
 	l.spec = spec
 	if e.TLS != nil {
-		if o.TLS, err = b.serverTLS(e.TLS); err != nil {
-			return nil, pathError(path+".endpoint.tls", err)
-		}
+		o.TLS = b.serverTLS(e.TLS)
 	}
-	warnEndpoint(b.log, path, e)
+	logEndpoint(b.log, path, e)
 	s, err := web.NewServer(o)
 	if err != nil {
 		return nil, pathError(path, err)

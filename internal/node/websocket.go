@@ -3,6 +3,7 @@ package node
 import (
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
@@ -10,11 +11,9 @@ import (
 
 // webSocketHandler builds WAMP over WebSocket for a "websocket" path
 // service or transport: its own router.Gate with the authenticators of a,
-// and the options mapped from o.
-//
-// Options the handler does not have are not applied, and logged at warn
-// level when set (see notApplied); auto_ping_size is not applied either
-// (the handler sends its own ping payload).
+// and the options mapped from o. The options the handler does not have
+// were reported by package config when the file loaded (each at its path);
+// allow_null_origin is applied here (see nullOrigin).
 func (b *builder) webSocketHandler(path string, ru *routerUnit, serializers []string, a config.Auth,
 	o config.WebSocketOptions) (http.Handler, error) {
 	h, err := websocket.NewHandler(websocket.Options{
@@ -23,36 +22,16 @@ func (b *builder) webSocketHandler(path string, ru *routerUnit, serializers []st
 		MaxMessageSize: o.MaxMessageSize,
 		PingInterval:   o.AutoPingInterval,
 		PingTimeout:    o.AutoPingTimeout,
-		AllowedOrigins: allowedOrigins(o.AllowedOrigins),
+		AllowedOrigins: allowedOrigins(o.AllowedOrigins, o.AllowNullOrigin),
 		Logger:         b.log.With("path", path),
 	})
 	if err != nil {
 		return nil, pathError(path, err)
 	}
-	if na := notApplied(o); len(na) > 0 {
-		b.log.Warn("websocket options not supported yet, ignored", "path", path+".options", "keys", na)
+	if !o.AllowNullOrigin {
+		return refuseNullOrigin(h), nil
 	}
 	return h, nil
-}
-
-// notApplied lists the keys of o, set to other than their defaults, that
-// the handler does not implement.
-func notApplied(o config.WebSocketOptions) []string {
-	var keys []string
-	add := func(set bool, key string) {
-		if set {
-			keys = append(keys, key)
-		}
-	}
-	add(o.MaxFrameSize != 0, "max_frame_size")
-	add(o.AutoFragmentSize != 0, "auto_fragment_size")
-	add(!o.AllowNullOrigin, "allow_null_origin")
-	add(o.OpenHandshakeTimeout != 0, "open_handshake_timeout")
-	add(o.CloseHandshakeTimeout != 0, "close_handshake_timeout")
-	add(!o.EnableWebStatus, "enable_webstatus")
-	add(o.FailByDrop, "fail_by_drop")
-	add(!o.RequireWebSocketSubprotocol, "require_websocket_subprotocol")
-	return keys
 }
 
 // subprotocols returns the WebSocket subprotocols of serializer names, each
@@ -69,10 +48,30 @@ func subprotocols(serializers []string) []string {
 }
 
 // allowedOrigins maps "allowed_origins": a "*" entry means any origin,
-// which the handler spells as an empty list.
-func allowedOrigins(origins []string) []string {
+// which the handler spells as an empty list. With allowNull, "Origin: null"
+// is accepted too (Crossbar checks it apart from the list).
+func allowedOrigins(origins []string, allowNull bool) []string {
 	if slices.Contains(origins, "*") {
 		return nil
 	}
+	if allowNull && !slices.Contains(origins, nullOrigin) {
+		origins = append(slices.Clip(origins), nullOrigin)
+	}
 	return origins
+}
+
+// nullOrigin is the Origin header of sandboxed pages and local files.
+const nullOrigin = "null"
+
+// refuseNullOrigin answers a request with "Origin: null" 403, as the
+// handler answers an origin that is not allowed ("allow_null_origin":
+// false); other requests go to next.
+func refuseNullOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.EqualFold(r.Header.Get("Origin"), nullOrigin) {
+			http.Error(w, "websocket: origin not allowed", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

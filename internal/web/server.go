@@ -31,9 +31,13 @@ type ServerOptions struct {
 	TLS *TLSOptions
 	// HSTS adds "Strict-Transport-Security: max-age=HSTSMaxAge" to every
 	// response sent over TLS (never over plain HTTP, where browsers ignore
-	// it). HSTSMaxAge 0 means DefaultHSTSMaxAge; negative is an error.
+	// it). HSTSMaxAge 0 means DefaultHSTSMaxAge, unless HSTSMaxAgeSet;
+	// negative is an error.
 	HSTS       bool
 	HSTSMaxAge int
+	// HSTSMaxAgeSet sends HSTSMaxAge as given, 0 included: "max-age=0"
+	// tells browsers to forget the policy.
+	HSTSMaxAgeSet bool
 	// AccessLog logs one info line per request (method, path, status,
 	// bytes, duration, remote) to Logger.
 	AccessLog bool
@@ -89,7 +93,11 @@ func wrapHandler(opts ServerOptions, log *slog.Logger) (http.Handler, error) {
 		if opts.HSTSMaxAge < 0 {
 			return nil, fmt.Errorf("%w: hsts_max_age %d: must be >= 0", ErrBadOption, opts.HSTSMaxAge)
 		}
-		h = hsts(h, orDefault(opts.HSTSMaxAge, DefaultHSTSMaxAge))
+		maxAge := opts.HSTSMaxAge
+		if !opts.HSTSMaxAgeSet {
+			maxAge = orDefault(maxAge, DefaultHSTSMaxAge)
+		}
+		h = hsts(h, maxAge)
 	}
 	if opts.AccessLog {
 		h = accessLog(h, log)

@@ -3,16 +3,20 @@ package web
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"os"
 )
 
 // TLSOptions are the PEM files of a TLS listener (Crossbar's endpoint
-// "tls": key, certificate, ca_certificates).
+// "tls": key, certificate, chain_certificates, ca_certificates).
 type TLSOptions struct {
 	// CertFile holds the server certificate, optionally followed by its
 	// chain; KeyFile its private key. Both required.
 	CertFile, KeyFile string
+	// ChainFiles hold more intermediate certificates, sent after those of
+	// CertFile, in order. Each must hold at least one PEM certificate.
+	ChainFiles []string
 	// ClientCAFiles, when non-empty, are the CAs that client certificates
 	// must chain to. Client certificates stay optional
 	// (tls.VerifyClientCertIfGiven, as Crossbar verifies them only when
@@ -30,6 +34,9 @@ func (o *TLSOptions) config() (*tls.Config, error) {
 	cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("web: tls: %w", err)
+	}
+	if err := AppendChain(&cert, o.ChainFiles); err != nil {
+		return nil, err
 	}
 	cfg := &tls.Config{
 		Certificates: []tls.Certificate{cert},
@@ -61,4 +68,26 @@ func loadCAs(files []string) (*x509.CertPool, error) {
 		}
 	}
 	return pool, nil
+}
+
+// AppendChain appends the PEM certificates of files, in order, to cert's
+// chain (Crossbar's "chain_certificates"). A file without any certificate
+// is an error.
+func AppendChain(cert *tls.Certificate, files []string) error {
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("web: tls: chain_certificates: %w", err)
+		}
+		n := len(cert.Certificate)
+		for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
+			if block.Type == "CERTIFICATE" {
+				cert.Certificate = append(cert.Certificate, block.Bytes)
+			}
+		}
+		if len(cert.Certificate) == n {
+			return fmt.Errorf("%w: tls: chain_certificates %q: no PEM certificate", ErrBadOption, f)
+		}
+	}
+	return nil
 }

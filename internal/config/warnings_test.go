@@ -1,0 +1,113 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+const (
+	wsOpts  = ws + ".options"
+	ctrOpts = ctr0 + ".options"
+)
+
+// wsOptions is a document whose websocket path "ws" has the options.
+func wsOptions(options string) string { return wsPath(`"options": {` + options + `}`) }
+
+// componentOptions is a container component whose WebSocket transport has
+// the options.
+func componentOptions(options string) string {
+	return componentWith(`{"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 80}, "url": "ws://h/ws", "options": {` + options + `}}`)
+}
+
+// webOptions is a document with a web transport that has the options.
+func webOptions(options string) string {
+	return transports(`{"type": "web", "endpoint": {"type": "tcp", "port": 80}, "paths": {}, "options": {` + options + `}}`)
+}
+
+// realmOptionsDoc is a document with a realm that has the options.
+func realmOptionsDoc(options string) string {
+	return top(`{"type": "router", "realms": [{"name": "r", "options": {` + options + `}}]}`)
+}
+
+// warningTests are one fragment per key that is accepted without effect:
+// the path and a substring of the one warning it must give. An empty path
+// means the fragment must give no warning at all (the value is what
+// Junction does anyway, or the key is documented as accepted silently).
+var warningTests = []struct {
+	name, doc, path, msg string
+}{
+	// Controller.
+	{"controller id", `{"version": 2, "controller": {"id": "node1"}}`, "controller.id", "ignored: Junction has no separate controller"},
+	{"controller title", `{"version": 2, "controller": {"options": {"title": "n"}}}`, "controller.options.title", "ignored: the process title is not set"},
+	{"controller shutdown", `{"version": 2, "controller": {"options": {"shutdown": ["shutdown_on_shutdown_requested", "shutdown_on_worker_exit"]}}}`,
+		"controller.options.shutdown[1]", "ignored: the node runs until it gets SIGINT or SIGTERM"},
+	{"controller shutdown requested", `{"version": 2, "controller": {"options": {"shutdown": ["shutdown_on_shutdown_requested"]}}}`, "", ""},
+
+	// Workers.
+	{"worker title", top(router(`"options": {"title": "r"}`)), w0 + ".options.title", "ignored: workers run in-process"},
+	{"expose_controller", top(router(`"options": {"expose_controller": true}`)), w0 + ".options.expose_controller", "ignored: there is no controller API"},
+	{"expose_controller false", top(router(`"options": {"expose_controller": false}`)), "", ""},
+	{"expose_shared", top(router(`"options": {"expose_shared": true}`)), w0 + ".options.expose_shared", "ignored: there is no controller"},
+	{"expose_shared false", top(router(`"options": {"expose_shared": false}`)), "", ""},
+	{"container shutdown", top(`{"type": "container", "options": {"shutdown": "shutdown-on-any-component-failed"}}`), w0 + ".options.shutdown", "ignored: the container runs until the node stops"},
+	{"container shutdown manual", top(`{"type": "container", "options": {"shutdown": "shutdown-manual"}}`), "", ""},
+	{"container restart", top(`{"type": "container", "options": {"restart": "restart-never"}}`), w0 + ".options.restart", "ignored: components always reconnect with backoff"},
+	{"container restart always", top(`{"type": "container", "options": {"restart": "restart-always"}}`), "", ""},
+
+	// Realms and permissions.
+	{"chunk size", realmOptionsDoc(`"event_dispatching_chunk_size": 100`), r0 + ".options.event_dispatching_chunk_size", "ignored: each receiver has its own outbound queue"},
+	{"bridge_meta_api", realmOptionsDoc(`"bridge_meta_api": true`), r0 + ".options.bridge_meta_api", "ignored: there are no router-to-router links"},
+	{"bridge_meta_api false", realmOptionsDoc(`"bridge_meta_api": false`), "", ""},
+	{"permission cache", perm(`{"uri": "a", "cache": true}`), "", ""},
+
+	// Web transport and endpoints.
+	{"display_tracebacks", webOptions(`"display_tracebacks": true`), t0 + ".options.display_tracebacks", "ignored: error pages never show tracebacks"},
+	{"display_tracebacks false", webOptions(`"display_tracebacks": false`), "", ""},
+	{"hsts_max_age 0", webOptions(`"hsts": true, "hsts_max_age": 0`), "", ""},
+	{"client_timeout", webOptions(`"client_timeout": 30`), "", ""},
+	{"shared", endpoint(`{"type": "tcp", "port": 80, "shared": true}`), ep + ".shared", "ignored: SO_REUSEPORT is not set"},
+	{"user_timeout", endpoint(`{"type": "tcp", "port": 80, "user_timeout": 5000}`), ep + ".user_timeout", "ignored: the system's TCP_USER_TIMEOUT applies"},
+	{"backlog", endpoint(`{"type": "tcp", "port": 80, "backlog": 1024}`), "", ""},
+	{"unix backlog", endpoint(`{"type": "unix", "path": "s", "backlog": 1024}`), "", ""},
+
+	// WebSocket options of a server.
+	{"enable_webstatus true", wsOptions(`"enable_webstatus": true`), wsOpts + ".enable_webstatus", "ignored: there is no status page; a plain GET gets 426"},
+	{"enable_webstatus false", wsOptions(`"enable_webstatus": false`), "", ""},
+	{"auto_ping_size", wsOptions(`"auto_ping_size": 12`), wsOpts + ".auto_ping_size", "ignored: pings are sent with an empty payload"},
+	{"auto_ping_timeout 0", wsOptions(`"auto_ping_interval": 10000, "auto_ping_timeout": 0`), wsOpts + ".auto_ping_timeout", `0 means the same as auto_ping_interval (10000 ms) here, not "never time out"`},
+	{"auto_ping_timeout set", wsOptions(`"auto_ping_interval": 10000, "auto_ping_timeout": 5000`), "", ""},
+	{"max_frame_size", wsOptions(`"max_frame_size": 65536`), wsOpts + ".max_frame_size", "ignored: messages are bounded by max_message_size only"},
+	{"auto_fragment_size", wsOptions(`"auto_fragment_size": 65536`), wsOpts + ".auto_fragment_size", "ignored: messages are sent in one frame"},
+	{"open_handshake_timeout", wsOptions(`"open_handshake_timeout": 2500`), wsOpts + ".open_handshake_timeout", "ignored: the web transport's 10 s limit"},
+	{"close_handshake_timeout", wsOptions(`"close_handshake_timeout": 1000`), wsOpts + ".close_handshake_timeout", "ignored: the connection closes right after its close frame"},
+	{"fail_by_drop", wsOptions(`"fail_by_drop": true`), wsOpts + ".fail_by_drop", "ignored: a protocol error closes the connection with a close frame"},
+	{"require_websocket_subprotocol", wsOptions(`"require_websocket_subprotocol": false`), wsOpts + ".require_websocket_subprotocol", "ignored: a client must offer a WAMP subprotocol"},
+	{"allow_null_origin applied", wsOptions(`"allow_null_origin": false`), "", ""},
+	{"websocket transport", transports(`{"type": "websocket", "endpoint": {"type": "tcp", "port": 80}, "options": {"fail_by_drop": true}}`), t0 + ".options.fail_by_drop", "ignored"},
+
+	// WebSocket options of a component's connection.
+	{"component origins", componentOptions(`"allowed_origins": ["*"]`), ctrOpts + ".allowed_origins", "ignored: a component's connection uses only max_message_size, auto_ping_interval and auto_ping_timeout"},
+	{"component webstatus", componentOptions(`"enable_webstatus": false`), ctrOpts + ".enable_webstatus", "ignored: a component's connection uses only"},
+	{"component pings", componentOptions(`"max_message_size": 65536, "auto_ping_interval": 1000, "auto_ping_timeout": 500`), "", ""},
+	{"component ping timeout 0", componentOptions(`"auto_ping_interval": 1000, "auto_ping_timeout": 0`), ctrOpts + ".auto_ping_timeout", "0 means the same as auto_ping_interval"},
+}
+
+func TestWarningRules(t *testing.T) {
+	for _, tt := range warningTests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, warns := mustParse(t, tt.doc)
+			if tt.path == "" {
+				if len(warns) != 0 {
+					t.Fatalf("got warnings, want none:\n%s", warningsText(warns))
+				}
+				return
+			}
+			if len(warns) != 1 {
+				t.Fatalf("got %d warnings, want 1 at %q:\n%s", len(warns), tt.path, warningsText(warns))
+			}
+			if warns[0].Path != tt.path || !strings.Contains(warns[0].Msg, tt.msg) {
+				t.Errorf("got %q,\nwant %s: ...%s...", warns[0].String(), tt.path, tt.msg)
+			}
+		})
+	}
+}

@@ -1,0 +1,202 @@
+package node
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/transport/websocket"
+)
+
+// writeChainCert writes a self-signed certificate (standing for an
+// intermediate) to path and returns it.
+func writeChainCert(t *testing.T, path string) *x509.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "junction test intermediate"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePEM(t, path, "CERTIFICATE", der)
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
+}
+
+// TestChainCertificates: the web and RawSocket transports send the chain
+// after the certificate.
+func TestChainCertificates(t *testing.T) {
+	dir := t.TempDir()
+	pool := writeCert(t, dir)
+	chain := writeChainCert(t, filepath.Join(dir, "chain.crt"))
+	tlsKeys := `"tls": {"key": "server.key", "certificate": "server.crt", "chain_certificates": ["chain.crt"]}`
+	cfg := parse(t, `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [
+			{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0, `+tlsKeys+`},
+			 "paths": {"/": {"type": "nodeinfo"}}},
+			{"type": "rawsocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0, `+tlsKeys+`}}]}]}`, nil)
+	n := start(t, cfg, dir)
+	for _, tr := range []string{web0, "workers[0].transports[1]"} {
+		t.Run(tr, func(t *testing.T) {
+			c, err := tls.Dial("tcp", address(t, n, tr), &tls.Config{RootCAs: pool})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			peer := c.ConnectionState().PeerCertificates
+			if len(peer) != 2 || !peer[1].Equal(chain) {
+				t.Errorf("server sent %d certificates, want its certificate then the chain", len(peer))
+			}
+		})
+	}
+}
+
+// TestHSTSMaxAgeZero: "hsts_max_age": 0 sends max-age=0, not the default.
+func TestHSTSMaxAgeZero(t *testing.T) {
+	dir := t.TempDir()
+	pool := writeCert(t, dir)
+	cfg := parse(t, `{"version": 2, "workers": [{"type": "router", "realms": [{"name": "realm1"}],
+		"transports": [{"type": "web", "options": {"hsts": true, "hsts_max_age": 0},
+			"endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0, "tls": {"key": "server.key", "certificate": "server.crt"}},
+			"paths": {"/": {"type": "nodeinfo"}}}]}]}`, nil)
+	n := start(t, cfg, dir)
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Get("https://" + address(t, n, web0) + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("Strict-Transport-Security"); got != "max-age=0" {
+		t.Errorf("Strict-Transport-Security %q, want max-age=0", got)
+	}
+}
+
+func TestClientTimeouts(t *testing.T) {
+	tests := []struct {
+		in, idle, header time.Duration
+	}{
+		{0, 120 * time.Second, 10 * time.Second},
+		{config.DefaultClientTimeout, 120 * time.Second, 10 * time.Second},
+		{5 * time.Second, 5 * time.Second, 5 * time.Second},
+		{time.Hour, time.Hour, 10 * time.Second},
+	}
+	for _, tt := range tests {
+		if idle, header := clientTimeouts(tt.in); idle != tt.idle || header != tt.header {
+			t.Errorf("clientTimeouts(%v) = %v, %v; want %v, %v", tt.in, idle, header, tt.idle, tt.header)
+		}
+	}
+}
+
+// TestClientTimeoutClosesIdle: a keep-alive connection idle for
+// "client_timeout" is closed by the server.
+func TestClientTimeoutClosesIdle(t *testing.T) {
+	cfg := parse(t, `{"version": 2, "workers": [{"type": "router", "realms": [{"name": "realm1"}],
+		"transports": [{"type": "web", "options": {"client_timeout": 1},
+			"endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+			"paths": {"/": {"type": "nodeinfo"}}}]}]}`, nil)
+	n := start(t, cfg, t.TempDir())
+	c, err := net.Dial("tcp", address(t, n, web0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.SetDeadline(time.Now().Add(testTimeout)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: node\r\nAccept: application/json\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Close {
+		t.Fatalf("status %d, close %v: want a kept-alive 200", resp.StatusCode, resp.Close)
+	}
+	// The server closes the idle connection (long before testTimeout).
+	if _, err := br.ReadByte(); !errors.Is(err, io.EOF) {
+		t.Errorf("read on the idle connection: %v, want EOF", err)
+	}
+}
+
+// TestAllowNullOrigin: "allow_null_origin" decides about "Origin: null",
+// whether allowed_origins is "*" or a list.
+func TestAllowNullOrigin(t *testing.T) {
+	cfg := parse(t, `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+			"any":      {"type": "websocket", "options": {"allow_null_origin": false}},
+			"listed":   {"type": "websocket", "options": {"allowed_origins": ["https://example.com"]}},
+			"listedno": {"type": "websocket", "options": {"allowed_origins": ["https://example.com"], "allow_null_origin": false}}}}]}]}`, nil)
+	addr := address(t, start(t, cfg, t.TempDir()), web0)
+	tests := []struct {
+		path, origin string
+		ok           bool
+	}{
+		{"any", "null", false},
+		{"any", "https://other.example", true},
+		{"listed", "null", true},
+		{"listed", "https://example.com", true},
+		{"listed", "https://other.example", false},
+		{"listedno", "null", false},
+		{"listedno", "https://example.com", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path+" "+tt.origin, func(t *testing.T) {
+			opts := websocket.DialOptions{Header: http.Header{"Origin": {tt.origin}}}
+			p, err := websocket.Dial(testCtx(t), "ws://"+addr+"/"+tt.path, opts)
+			if err == nil {
+				p.Close()
+			}
+			if (err == nil) != tt.ok {
+				t.Errorf("dial with Origin %s: %v, want ok %v", tt.origin, err, tt.ok)
+			}
+		})
+	}
+}
+
+// TestPermissionCacheLogged: "cache": true is accepted silently by config
+// and logged at debug level, with its path, when the node is built.
+func TestPermissionCacheLogged(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	cfg := zeroPorts(config.Default())
+	if _, err := New(cfg, Options{Dir: t.TempDir(), Logger: log}); err != nil {
+		t.Fatal(err)
+	}
+	want := "path=workers[0].realms[0].roles[0].permissions[0].cache"
+	if !strings.Contains(buf.String(), "permission cache has no effect") || !strings.Contains(buf.String(), want) {
+		t.Errorf("log lacks the permission cache line with %s:\n%s", want, buf.String())
+	}
+}

@@ -1,0 +1,94 @@
+package web
+
+import (
+	"crypto/tls"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestHSTSMaxAge(t *testing.T) {
+	tests := []struct {
+		name string
+		opts ServerOptions
+		want string
+	}{
+		{"default", ServerOptions{HSTS: true}, "max-age=31536000"},
+		{"unset zero", ServerOptions{HSTS: true, HSTSMaxAge: 0}, "max-age=31536000"},
+		{"set zero", ServerOptions{HSTS: true, HSTSMaxAge: 0, HSTSMaxAgeSet: true}, "max-age=0"},
+		{"set", ServerOptions{HSTS: true, HSTSMaxAge: 60, HSTSMaxAgeSet: true}, "max-age=60"},
+		{"off", ServerOptions{HSTSMaxAge: 60, HSTSMaxAgeSet: true}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.Handler = http.NotFoundHandler()
+			h, err := wrapHandler(tt.opts, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := httptest.NewRequest("GET", "https://example.com/", nil)
+			r.TLS = &tls.ConnectionState{}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if got := rec.Header().Get("Strict-Transport-Security"); got != tt.want {
+				t.Errorf("Strict-Transport-Security %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAppendChain(t *testing.T) {
+	dir := t.TempDir()
+	leaf := newTestCert(t, dir, "leaf")
+	inter1 := newTestCert(t, dir, "inter1")
+	inter2 := newTestCert(t, dir, "inter2")
+	both := filepath.Join(dir, "both.pem")
+	b1, _ := os.ReadFile(inter1.certFile)
+	b2, _ := os.ReadFile(inter2.certFile)
+	if err := os.WriteFile(both, append(b1, b2...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert := leaf.pair
+	if err := AppendChain(&cert, []string{inter2.certFile, both}); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]byte{leaf.cert.Raw, inter2.cert.Raw, inter1.cert.Raw, inter2.cert.Raw}
+	if len(cert.Certificate) != len(want) {
+		t.Fatalf("chain has %d certificates, want %d", len(cert.Certificate), len(want))
+	}
+	for i := range want {
+		if string(cert.Certificate[i]) != string(want[i]) {
+			t.Errorf("certificate %d is not the expected one", i)
+		}
+	}
+	if err := AppendChain(&cert, []string{leaf.keyFile}); !errors.Is(err, ErrBadOption) {
+		t.Errorf("key file as chain: %v, want ErrBadOption", err)
+	}
+	if err := AppendChain(&cert, []string{filepath.Join(dir, "missing.pem")}); err == nil {
+		t.Error("missing chain file: no error")
+	}
+}
+
+func TestServerChainFiles(t *testing.T) {
+	dir := t.TempDir()
+	srv := newTestCert(t, dir, "server")
+	inter := newTestCert(t, dir, "inter")
+	s, err := NewServer(ServerOptions{Handler: http.NotFoundHandler(),
+		TLS: &TLSOptions{CertFile: srv.certFile, KeyFile: srv.keyFile, ChainFiles: []string{inter.certFile}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := startServer(t, s)
+	c, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	peer := c.ConnectionState().PeerCertificates
+	if len(peer) != 2 || !peer[1].Equal(inter.cert) {
+		t.Errorf("server sent %d certificates, want the certificate then the chain", len(peer))
+	}
+}
