@@ -1,0 +1,69 @@
+package rest
+
+import (
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// BenchmarkSubscriberForward measures events forwarded per second to a
+// local target by one subscription.
+func BenchmarkSubscriberForward(b *testing.B) {
+	b.ReportAllocs()
+	var got atomic.Int64
+	done := make(chan struct{})
+	n := int64(b.N)
+	srv := server(b, func(w http.ResponseWriter, r *http.Request) {
+		if got.Add(1) == n {
+			close(done)
+		}
+	})
+	s, err := NewSubscriber(SubscriberOptions{QueueSize: b.N + 1,
+		Subscriptions: []Subscription{{Topic: "com.example.bench", URL: srv.URL}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := newEnv(b)
+	startComponent(b, e, s)
+	pub, _ := e.client(b)
+	kwargs := wamp.Dict{"temperature": 21.5, "unit": "C"}
+	start := time.Now()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := pub.Publish(testCtx(b), "com.example.bench", wamp.List{"sensor-1"}, kwargs, ack); err != nil {
+			b.Fatal(err)
+		}
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		b.Fatalf("forwarded %d of %d events; stats %+v", got.Load(), b.N, s.Stats())
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+}
+
+// BenchmarkCalleeCall measures sequential calls per second through the
+// Callee to a local target.
+func BenchmarkCalleeCall(b *testing.B) {
+	b.ReportAllocs()
+	srv := server(b, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"ok":true}`)) })
+	ce, err := NewCallee(CalleeOptions{Procedure: proc, BaseURL: srv.URL + "/api"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := newEnv(b)
+	startComponent(b, e, ce)
+	caller, _ := e.client(b)
+	kwargs := wamp.Dict{"method": "GET", "url": "items/1", "params": wamp.Dict{"q": "x"}}
+	start := time.Now()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := caller.Call(testCtx(b), proc, nil, kwargs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+}

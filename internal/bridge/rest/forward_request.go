@@ -1,0 +1,121 @@
+package rest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// Response bytes read per delivery: debugBody are logged, the rest up to
+// drainLimit are read so that the connection can be reused.
+const (
+	debugBody  = 2048
+	drainLimit = 64 << 10
+)
+
+// eventBody is the forwarded body, exactly {"args":[...],"kwargs":{...}}
+// with [] and {} for absent parts; HTML characters are not escaped.
+func eventBody(args wamp.List, kwargs wamp.Dict) ([]byte, error) {
+	if args == nil {
+		args = wamp.List{}
+	}
+	if kwargs == nil {
+		kwargs = wamp.Dict{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		Args   wamp.List `json:"args"`
+		Kwargs wamp.Dict `json:"kwargs"`
+	}{args, kwargs})
+	if err != nil {
+		return nil, fmt.Errorf("rest: event not representable as JSON: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// send makes one delivery attempt. It returns nil when the target
+// accepted the event, else the failure and whether it is worth a retry.
+func (f *forwarder) send(ctx context.Context, ev *client.Event, body []byte) (retry bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, f.s.opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, f.s.opts.Method, f.sub.URL, bytes.NewReader(body))
+	if err != nil {
+		return false, err
+	}
+	req.Header["Content-Type"] = []string{"application/json"}
+	req.Header["X-Wamp-Topic"] = []string{headerSafe(string(ev.Topic))}
+	req.Header["X-Wamp-Publication"] = []string{strconv.FormatUint(uint64(ev.Publication), 10)}
+	resp, err := f.s.http.Do(req)
+	if err != nil {
+		return true, err
+	}
+	defer resp.Body.Close()
+	f.readBody(resp, ev)
+	return f.judge(resp.StatusCode)
+}
+
+// readBody reads (and with Debug logs) the start of the response body.
+func (f *forwarder) readBody(resp *http.Response, ev *client.Event) {
+	if f.s.opts.Debug {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, debugBody+1))
+		truncated := len(b) > debugBody
+		b = b[:min(len(b), debugBody)]
+		f.log.Debug("rest: subscriber response", "publication", ev.Publication, "status", resp.StatusCode,
+			"body", decodeContent(b, resp.Header.Get("Content-Type")), "truncated", truncated)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, drainLimit))
+}
+
+// errStatus is wrapped by the error of an unwanted status.
+var errStatus = errors.New("rest: unexpected status")
+
+// judge says whether status is a success, and if not whether to retry.
+func (f *forwarder) judge(status int) (retry bool, err error) {
+	want := f.s.opts.ExpectedCode
+	if want != 0 {
+		if status == want {
+			return false, nil
+		}
+		return true, fmt.Errorf("%w %d, expected %d", errStatus, status, want)
+	}
+	if status >= 200 && status < 300 {
+		return false, nil
+	}
+	retry = status >= 500 || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests
+	return retry, fmt.Errorf("%w %d", errStatus, status)
+}
+
+// headerSafe returns s, or its URL escape when it holds control characters.
+func headerSafe(s string) string {
+	if validHeaderValue(s) {
+		return s
+	}
+	return url.PathEscape(s)
+}
+
+// forwardClient returns a copy of c (nil: a client on a new pooled
+// transport) that follows only 307 and 308 redirects to http(s) URLs:
+// the others would turn the POST into a GET and lose the event.
+func forwardClient(c *http.Client) *http.Client {
+	return withRedirectPolicy(c, func(req *http.Request, via []*http.Request) error {
+		code := req.Response.StatusCode
+		if code != http.StatusTemporaryRedirect && code != http.StatusPermanentRedirect || !isHTTP(req.URL) {
+			return http.ErrUseLastResponse
+		}
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("rest: stopped after %d redirects", maxRedirects)
+		}
+		return nil
+	})
+}
