@@ -25,6 +25,27 @@ const buildFails = `{"version": 2, "workers": [{"type": "router", "realms": [{"n
 // buildFailsText is what check prints and start logs for buildFails.
 const buildFailsText = `workers[0].transports[0].paths["/"]: web: static directory: `
 
+// bridgeBuildFails loads, but its require_ip entry and its callee's extra
+// are refused when the node is built: check reports the first at its path.
+const bridgeBuildFails = `{"version": 2, "workers": [{"type": "router",
+	"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+	"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+		"paths": {"call": {"type": "caller", "realm": "realm1", "role": "anonymous",
+			"options": {"require_ip": ["10.0.0.0/255.0.255.0"]}}}}]}]}`
+
+// calleeBuildFails has a RESTCallee without baseurl.
+const calleeBuildFails = `{"version": 2, "workers": [{"type": "router",
+	"realms": [{"name": "realm1"}],
+	"components": [{"type": "class", "classname": "router.adapter.rest.RESTCallee", "realm": "realm1",
+		"extra": {"procedure": "com.example.api"}}]}]}`
+
+// bridgeWarns is valid, with the bridge's warnings.
+const bridgeWarns = `{"version": 2, "workers": [{"type": "router",
+	"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+	"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+		"paths": {"publish": {"type": "publisher", "realm": "realm1", "role": "anonymous",
+			"options": {"key": "k", "secret": "s", "post_body_limit": 0}}}}]}]}`
+
 const badConfig = `{"version": 2, "workers": [{"type": "router", "realms": [{"name": "realm1"}],
 	"transports": [{"type": "web", "endpoint": {"type": "tcp", "port": 70000},
 		"paths": {"ws": {"type": "websocket", "serialisers": ["json"]}}}]}]}`
@@ -45,6 +66,9 @@ func TestRun(t *testing.T) {
 	good := writeFile(t, dir, "good.json", goodConfig)
 	bad := writeFile(t, dir, "bad.json", badConfig)
 	unbuildable := writeFile(t, dir, "unbuildable.json", buildFails)
+	bridgeBad := writeFile(t, dir, "bridge.json", bridgeBuildFails)
+	calleeBad := writeFile(t, dir, "callee.json", calleeBuildFails)
+	bridgeWarn := writeFile(t, dir, "warn.json", bridgeWarns)
 	yamlDir := filepath.Join(dir, "yaml")
 	os.Mkdir(yamlDir, 0o755)
 	writeFile(t, yamlDir, "config.yaml", "version: 2\nworkers: []\n")
@@ -65,6 +89,14 @@ func TestRun(t *testing.T) {
 			[]string{"workers[0].transports[0].endpoint.port: ", "workers[0].transports[0].paths.ws.serialisers: ", "serializers"}, nil},
 		{"check build error", []string{"check", "--config", unbuildable}, 1, []string{unbuildable + ": " + buildFailsText}, nil},
 		{"start build error", []string{"start", "--config", unbuildable}, 1, nil, []string{strings.ReplaceAll(buildFailsText, `"`, `\"`)}},
+		{"check require_ip", []string{"check", "--config", bridgeBad}, 1,
+			[]string{bridgeBad + ": workers[0].transports[0].paths.call.options.require_ip[0]: netmask \"255.0.255.0\" is not contiguous"}, nil},
+		{"check callee extra", []string{"check", "--config", calleeBad}, 1,
+			[]string{calleeBad + ": workers[0].components[0].extra.baseurl: required"}, nil},
+		{"check bridge warnings", []string{"check", "--config", bridgeWarn}, 0, []string{
+			"warning: workers[0].transports[0].paths.publish.options.post_body_limit: unlimited: a client can make the node buffer any amount",
+			"warning: workers[0].transports[0].paths.publish.options.secret: no \"timestamp_delta_limit\"",
+			"ok: " + bridgeWarn}, nil},
 		{"check missing file", []string{"check", "--config", filepath.Join(dir, "nope.json")}, 1, []string{"nope.json"}, nil},
 		{"check cbdir yaml", []string{"check", "--cbdir", yamlDir}, 0, []string{"ok: " + filepath.Join(yamlDir, "config.yaml")}, nil},
 		{"check embedded", []string{"check", "--cbdir", filepath.Join(dir, "none")}, 0, []string{"ok: (embedded default)"}, nil},

@@ -12,6 +12,9 @@ const (
 	// specification's 0 means unlimited; we keep a bound (Crossbar's
 	// configuration check allows at most this much anyway).
 	DefaultPostBodyLimit = 1 << 20
+	// DefaultWebhookPostBodyLimit applies to a Webhook when PostBodyLimit
+	// is 0: GitHub's own payload cap, so that no real webhook is refused.
+	DefaultWebhookPostBodyLimit = 25 << 20
 	// DefaultCallTimeout applies when CallTimeout is 0.
 	DefaultCallTimeout = 30 * time.Second
 	// NoTimeout as CallTimeout turns the call timeout off (config
@@ -24,7 +27,8 @@ const (
 // Common holds the options every service has.
 type Common struct {
 	// PostBodyLimit is the largest accepted body in bytes; 0 means
-	// DefaultPostBodyLimit, negative means unlimited.
+	// DefaultPostBodyLimit (a Webhook's: DefaultWebhookPostBodyLimit),
+	// negative means unlimited.
 	PostBodyLimit int64
 	// RequireIP: when not empty, only peers in these networks are served
 	// (the direct peer address, never X-Forwarded-For); others get 403.

@@ -34,6 +34,9 @@ func NewWebhook(s Session, o WebhookOptions) (*Webhook, error) {
 	if !wamp.ValidURI(wamp.URI(o.Topic), false, wamp.MatchExact) {
 		return nil, fmt.Errorf("bridge: topic: invalid URI %q", o.Topic)
 	}
+	if o.PostBodyLimit == 0 {
+		o.PostBodyLimit = DefaultWebhookPostBodyLimit
+	}
 	p := newPipeline(&o.Common, false, "webhook")
 	p.text = textOr(o.ErrorResponse, "NOT OK")
 	verify, err := providerCheck(o.ProviderSecret, o.Provider, time.Now)

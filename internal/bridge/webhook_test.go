@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,6 +130,8 @@ func TestWebhookRefusals(t *testing.T) {
 		{"get", WebhookOptions{}, httpReq{method: "GET"}, 405, "NOT OK"},
 		{"too long", WebhookOptions{Common: Common{PostBodyLimit: 2}}, httpReq{body: "xyz"}, 413, "NOT OK"},
 		{"chunked too long", WebhookOptions{Common: Common{PostBodyLimit: 2}}, httpReq{body: "xyz", chunked: true}, 413, "NOT OK"},
+		{"default limit above callers'", WebhookOptions{}, httpReq{body: strings.Repeat("x", 2*DefaultPostBodyLimit)}, 202, "OK"},
+		{"default limit", WebhookOptions{}, httpReq{body: strings.Repeat("x", DefaultWebhookPostBodyLimit+1)}, 413, "NOT OK"},
 		{"not utf-8", WebhookOptions{}, httpReq{body: "\xff"}, 400, "NOT OK"},
 		{"custom texts", WebhookOptions{ErrorResponse: ptr("nope")}, httpReq{body: "\xff"}, 400, "nope"},
 		{"ip", WebhookOptions{Common: Common{RequireIP: MustParseIPRules("10.0.0.0/8")}}, httpReq{body: "x"}, 403, "NOT OK"},

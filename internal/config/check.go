@@ -50,6 +50,9 @@ func (w *RouterWorker) check(d *decoder, wp string, listeners *[]listener) {
 		tp := fmt.Sprintf("%s.transports[%d]", wp, i)
 		checkListener(d, tp, t, listeners)
 		checkTransportRoles(d, tp, t, roles)
+		if wt, ok := t.(*WebTransport); ok {
+			checkBridgePaths(d, tp+".paths", wt.Paths, realms)
+		}
 	}
 	for i, c := range w.Components {
 		c.checkInRouter(d, fmt.Sprintf("%s.components[%d]", wp, i), realms)

@@ -6,7 +6,9 @@ import _ "embed"
 // file, and what "junction init" writes: realm "realm1" where role
 // "anonymous" may call, register, publish and subscribe on every URI, and
 // one web transport on 127.0.0.1:8080 (loopback only) with a node info page
-// at "/" and WAMP over WebSocket at "/ws".
+// at "/", WAMP over WebSocket at "/ws", and the HTTP bridge: a caller at
+// "/call", a publisher at "/publish" and a webhook at "/webhook" (topic
+// com.example.webhook), all as role "anonymous" on realm1.
 //
 //go:embed default.json
 var DefaultJSON []byte

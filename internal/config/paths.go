@@ -11,8 +11,9 @@ import (
 type Paths map[string]PathService
 
 // PathService is the service at a web path: a *WebSocketService,
-// *StaticService, *RedirectService, *JSONService, *NodeInfoService or
-// *PathTree.
+// *StaticService, *RedirectService, *JSONService, *NodeInfoService,
+// *CallerService, *PublisherService, *WebhookService,
+// *ReverseProxyService or *PathTree.
 type PathService interface {
 	// PathType is the service's "type".
 	PathType() string
@@ -22,15 +23,19 @@ type PathService interface {
 // its type (other than "type") from o. The "path" type, which nests paths,
 // is handled by pathService itself (a table entry would refer to the table).
 var pathTypes = map[string]func(d *decoder, o *object) PathService{
-	"websocket": func(d *decoder, o *object) PathService { return d.webSocketService(o) },
-	"static":    func(d *decoder, o *object) PathService { return d.staticService(o) },
-	"redirect":  func(d *decoder, o *object) PathService { return d.redirectService(o) },
-	"json":      func(d *decoder, o *object) PathService { return d.jsonService(o) },
-	"nodeinfo":  func(d *decoder, o *object) PathService { return d.nodeInfoService(o) },
+	"websocket":    func(d *decoder, o *object) PathService { return d.webSocketService(o) },
+	"static":       func(d *decoder, o *object) PathService { return d.staticService(o) },
+	"redirect":     func(d *decoder, o *object) PathService { return d.redirectService(o) },
+	"json":         func(d *decoder, o *object) PathService { return d.jsonService(o) },
+	"nodeinfo":     func(d *decoder, o *object) PathService { return d.nodeInfoService(o) },
+	"caller":       func(d *decoder, o *object) PathService { return d.callerService(o) },
+	"publisher":    func(d *decoder, o *object) PathService { return d.publisherService(o) },
+	"webhook":      func(d *decoder, o *object) PathService { return d.webhookService(o) },
+	"reverseproxy": func(d *decoder, o *object) PathService { return d.reverseProxyService(o) },
 }
 
 // pathTypesComing are Junction path types not implemented yet.
-var pathTypesComing = []string{"caller", "publisher", "webhook", "reverseproxy"}
+var pathTypesComing = []string{}
 
 // pathTypesPython are Crossbar path types that run Python code.
 var pathTypesPython = []string{

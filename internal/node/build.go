@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/junction-wamp/junction/internal/bridge"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/router"
 )
@@ -12,9 +13,10 @@ import (
 // builder translates a config into the node's units. It is used by New
 // only, on one goroutine.
 type builder struct {
-	node *Node
-	dir  string // the node directory; "" is the current directory
-	log  *slog.Logger
+	node   *Node
+	dir    string // the node directory; "" is the current directory
+	log    *slog.Logger
+	nonces map[string]*bridge.NonceCache // by signing key; see signing
 }
 
 // build adds a unit for every enabled worker, transport and component.

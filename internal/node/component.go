@@ -31,13 +31,17 @@ type componentEnv struct {
 	Logger *slog.Logger
 }
 
-// componentBuilder builds a component of one class.
+// componentBuilder builds a component of one class. Its errors name their
+// JSON path (env.Path or below).
 type componentBuilder func(env componentEnv) (component, error)
 
 // componentTypes are the class components built in, by config.Component
 // Class (config.ClassRESTCallee, config.ClassMessageForwarder). Adding a
 // class is one line here.
-var componentTypes = map[string]componentBuilder{}
+var componentTypes = map[string]componentBuilder{
+	config.ClassRESTCallee:       buildRESTCallee,
+	config.ClassMessageForwarder: buildMessageForwarder,
+}
 
 // componentUnit is one component of a worker.
 type componentUnit struct {
@@ -77,7 +81,7 @@ func (b *builder) component(path string, c *config.Component, dial client.Dialer
 	}
 	comp, err := build(componentEnv{Path: path, Config: c, Dial: dial, Logger: b.log.With("component", path)})
 	if err != nil {
-		return pathError(path, err)
+		return err
 	}
 	b.node.components = append(b.node.components, &componentUnit{path: path, cfg: c, comp: comp})
 	return nil

@@ -43,6 +43,8 @@ type Node struct {
 	routers    []*routerUnit
 	listeners  []*listenerUnit
 	components []*componentUnit
+	sessions   []*bridgeSession                      // of the caller, publisher and webhook services
+	idlers     []interface{ CloseIdleConnections() } // the reverse proxies
 
 	mu      sync.Mutex // guards the fields below
 	state   state
@@ -78,8 +80,10 @@ func New(cfg *config.Config, opts Options) (*Node, error) {
 	return n, nil
 }
 
-// Start starts the routers and realms, then binds and serves the
-// listeners, then starts the components. If a step fails, what already
+// Start starts the routers and realms, then joins the embedded sessions
+// of the HTTP bridge services, then binds and serves the listeners, then
+// starts the components (each waits until it has joined, retrying with
+// backoff, and registered or subscribed). If a step fails, what already
 // started is stopped again and the error names the transport or component
 // path (and for a listener the address, e.g. "workers[0].transports[1]:
 // listen tcp 127.0.0.1:8080: bind: address already in use"). ctx bounds the
@@ -120,6 +124,11 @@ func (n *Node) startAll(ctx context.Context) error {
 	for _, r := range n.routers {
 		n.log.Info("router started", "worker", r.path, "realms", r.realmNames())
 	}
+	for _, s := range n.sessions {
+		if err := s.start(ctx); err != nil {
+			return err
+		}
+	}
 	for _, l := range n.listeners {
 		info, err := l.start()
 		if err != nil {
@@ -142,9 +151,10 @@ func (n *Node) startAll(ctx context.Context) error {
 }
 
 // Stop stops the node: components, then listeners (no new connections,
-// in-flight HTTP requests finish), then routers (GOODBYE
-// wamp.close.system_shutdown to every session), then the listeners'
-// remaining connections. ctx bounds the whole stop: when it ends, Stop
+// in-flight HTTP requests finish), then the embedded sessions of the HTTP
+// bridge services (GOODBYE) and the reverse proxies' idle upstream
+// connections, then routers (GOODBYE wamp.close.system_shutdown to every
+// session), then the listeners' remaining connections. ctx bounds the whole stop: when it ends, Stop
 // closes what is left without waiting and returns ctx's error. Stop before
 // Start only marks the node stopped (Start then fails); Stop during Start
 // makes Start stop what it started and fail; a second Stop does nothing.
@@ -167,6 +177,12 @@ func (n *Node) stopAll(ctx context.Context) error {
 	}
 	for _, l := range slices.Backward(n.listeners) {
 		errs = append(errs, l.shutdown(ctx))
+	}
+	for _, s := range slices.Backward(n.sessions) {
+		errs = append(errs, s.stop(ctx))
+	}
+	for _, p := range n.idlers {
+		p.CloseIdleConnections()
 	}
 	for _, r := range slices.Backward(n.routers) {
 		errs = append(errs, r.close(ctx))

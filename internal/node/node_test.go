@@ -42,9 +42,22 @@ func TestDefaultConfig(t *testing.T) {
 		t.Fatal("no event")
 	}
 
+	// The HTTP bridge paths work with the anonymous role's permissions.
+	if code, got := post(t, "http://"+addr+"/call", `{"procedure": "com.example.echo", "args": ["hi"]}`, nil); code != 200 || got != `{"args":["hi"]}` {
+		t.Errorf("POST /call = %d %s", code, got)
+	}
+	if code, got := post(t, "http://"+addr+"/publish", `{"topic": "com.example.topic"}`, nil); code != 200 || !strings.HasPrefix(got, `{"id":`) {
+		t.Errorf("POST /publish = %d %s", code, got)
+	}
+	receive(t, got, "published event")
+	if code, got := post(t, "http://"+addr+"/webhook", `x`, http.Header{}); code != 202 || got != "OK" {
+		t.Errorf("POST /webhook = %d %s", code, got)
+	}
+
+	// Two clients and the embedded sessions of call, publish and webhook.
 	info := nodeInfo(t, "http://"+addr+"/")
-	if len(info.Realms) != 1 || info.Realms[0].Name != "realm1" || info.Realms[0].Sessions != 2 {
-		t.Errorf("nodeinfo realms = %+v, want realm1 with 2 sessions", info.Realms)
+	if len(info.Realms) != 1 || info.Realms[0].Name != "realm1" || info.Realms[0].Sessions != 5 {
+		t.Errorf("nodeinfo realms = %+v, want realm1 with 5 sessions", info.Realms)
 	}
 	if len(info.Listeners) != 1 || info.Listeners[0].Address != addr || info.Version == "" {
 		t.Errorf("nodeinfo = %+v", info)
@@ -125,11 +138,6 @@ func TestNewErrors(t *testing.T) {
 	tests := []struct {
 		name, doc, want string
 	}{
-		{"component class", `{"version": 2, "workers": [{"type": "router",
-			"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
-			"components": [{"type": "class", "classname": "router.adapter.rest.RESTCallee", "realm": "realm1",
-				"extra": {"procedure": "com.x", "baseurl": "http://127.0.0.1:1/"}}]}]}`,
-			`workers[0].components[0].classname: node: component class "router.adapter.rest.RESTCallee" is not implemented yet`},
 		{"static directory", `{"version": 2, "workers": [{"type": "router",
 			"realms": [{"name": "realm1"}],
 			"transports": [{"type": "web", "endpoint": {"type": "tcp", "port": 0},

@@ -1,0 +1,257 @@
+package config
+
+import (
+	"time"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// Body limits of the HTTP bridge services when "post_body_limit" is not
+// given. The specification's default is 0, unlimited; ours is a bound, so
+// that a client cannot make the node buffer any amount unless the
+// configuration says so with an explicit 0.
+const (
+	// DefaultPostBodyLimit is the default of callers and publishers.
+	DefaultPostBodyLimit = 1 << 20
+	// DefaultWebhookPostBodyLimit is the default of webhooks: GitHub's own
+	// payload cap, so that no real webhook is refused.
+	DefaultWebhookPostBodyLimit = 25 << 20
+	// NoPostBodyLimit as PostBodyLimit means unlimited ("post_body_limit":
+	// 0 in the file).
+	NoPostBodyLimit = -1
+	// DefaultCallTimeout is a caller's "call_timeout" when not given.
+	DefaultCallTimeout = 30 * time.Second
+)
+
+// WebhookProviders are the values of a webhook's "provider": the webhook
+// signature schemes.
+var WebhookProviders = []string{"github", "gitlab", "stripe", "slack", "shopify", "standard"}
+
+// BridgeService is what the caller, publisher and webhook path services
+// have in common: an embedded WAMP session joined to Realm as Role.
+type BridgeService struct {
+	// Realm is "realm" (required): the realm the service's session joins.
+	Realm string
+	// Role is "role" (required, as in Crossbar's configuration check): the
+	// authrole of the service's session, whose permissions apply. It must
+	// be a role of Realm, or "trusted".
+	Role string
+	// PostBodyLimit is "options.post_body_limit" (bytes, >= 0): larger
+	// bodies get 413. Absent means DefaultPostBodyLimit (webhooks:
+	// DefaultWebhookPostBodyLimit); the file's 0 means unlimited, as the
+	// specification says, and is NoPostBodyLimit here (with a warning).
+	// 0 in a hand-built Config means the default.
+	PostBodyLimit int64
+	// RequireIP is "options.require_ip": when not empty, only clients from
+	// these addresses or networks ("10.0.0.0/8", "192.168.1.0/255.255.255.0",
+	// "::1") are served; others get 403. Entries are parsed when the node
+	// is built.
+	RequireIP []string
+	// RequireTLS is "options.require_tls": only requests over TLS are
+	// served; others get 403 (default false).
+	RequireTLS bool
+	// Debug is "options.debug": log each request's decision at debug level
+	// (default false).
+	Debug bool
+}
+
+// Signing is the request signing of callers and publishers.
+type Signing struct {
+	// Key and Secret are "options.key" and "options.secret": given
+	// together, every request must be signed with them (see the HTTP
+	// bridge documentation). Neither may be empty.
+	Key, Secret string
+	// TimestampDeltaLimit is "options.timestamp_delta_limit" (seconds,
+	// >= 0): the largest accepted difference between a signed request's
+	// timestamp and now (default 0: no limit).
+	TimestampDeltaLimit time.Duration
+}
+
+// CallerService is a path service of "type": "caller": HTTP POST ->
+// WAMP call.
+type CallerService struct {
+	BridgeService
+	Signing
+	// CallTimeout is "options.call_timeout" (ms, >= 0): a call that takes
+	// longer is canceled and answered 504 (default DefaultCallTimeout). The
+	// file's 0, no timeout, is negative here; 0 in a hand-built Config
+	// means the default.
+	CallTimeout time.Duration
+}
+
+// PublisherService is a path service of "type": "publisher": HTTP POST ->
+// WAMP publish.
+type PublisherService struct {
+	BridgeService
+	Signing
+}
+
+// WebhookService is a path service of "type": "webhook": each HTTP
+// request is published as one event.
+type WebhookService struct {
+	BridgeService
+	// Topic is "options.topic" (required): where requests are published.
+	Topic string
+	// SuccessResponse is "options.success_response" (default "OK").
+	SuccessResponse string
+	// ErrorResponse is "options.error_response" (default "NOT OK").
+	ErrorResponse string
+	// ProviderSecret is "options.provider_secret", or Crossbar's
+	// "options.github_secret" (which sets Provider "github"): when set,
+	// every request must be signed by a webhook sender's scheme.
+	ProviderSecret string
+	// Provider is "options.provider": one of WebhookProviders, pinning the
+	// scheme; "" recognises it by the request's headers.
+	Provider string
+}
+
+// PathType returns "caller".
+func (*CallerService) PathType() string { return "caller" }
+
+// PathType returns "publisher".
+func (*PublisherService) PathType() string { return "publisher" }
+
+// PathType returns "webhook".
+func (*WebhookService) PathType() string { return "webhook" }
+
+func (d *decoder) callerService(o *object) *CallerService {
+	s := &CallerService{CallTimeout: DefaultCallTimeout}
+	oo := d.bridgeService(o, &s.BridgeService, DefaultPostBodyLimit, false)
+	if oo == nil {
+		return s
+	}
+	d.signing(oo, &s.Signing)
+	if ms := oo.integer("call_timeout", DefaultCallTimeout.Milliseconds(), 0, maxInt32); ms > 0 {
+		s.CallTimeout = time.Duration(ms) * time.Millisecond
+	} else {
+		s.CallTimeout = -1
+	}
+	oo.done()
+	return s
+}
+
+func (d *decoder) publisherService(o *object) *PublisherService {
+	s := &PublisherService{}
+	oo := d.bridgeService(o, &s.BridgeService, DefaultPostBodyLimit, false)
+	if oo == nil {
+		return s
+	}
+	d.signing(oo, &s.Signing)
+	oo.done()
+	return s
+}
+
+// bridgeService decodes the keys every bridge service has, and returns
+// its "options" for the caller to finish (nil when there are none or they
+// are not an object; with required, none is an error: the webhook's
+// required "options.topic" is missing).
+func (d *decoder) bridgeService(o *object, s *BridgeService, bodyLimit int64, required bool) *object {
+	d.id(o)
+	s.Realm = o.reqStr("realm")
+	d.realmRef(o, s.Realm)
+	s.Role = o.reqStr("role")
+	s.PostBodyLimit = bodyLimit
+	v, ok := o.get("options")
+	if !ok {
+		if required {
+			d.errorf(childPath(o.at("options"), "topic"), "required")
+		}
+		return nil
+	}
+	oo, ok := d.object(o.at("options"), v)
+	if !ok {
+		return nil
+	}
+	s.PostBodyLimit = d.postBodyLimit(oo, bodyLimit)
+	s.RequireIP = oo.strList("require_ip")
+	s.RequireTLS = oo.boolean("require_tls", false)
+	s.Debug = oo.boolean("debug", false)
+	return oo
+}
+
+// postBodyLimit decodes "post_body_limit": 0 is unlimited, with a warning.
+func (d *decoder) postBodyLimit(oo *object, def int64) int64 {
+	n := oo.integer("post_body_limit", def, 0, maxInt)
+	if n == 0 {
+		d.warnf(oo.at("post_body_limit"), "unlimited: a client can make the node buffer any amount")
+		return NoPostBodyLimit
+	}
+	return n
+}
+
+// signing decodes "key", "secret" and "timestamp_delta_limit".
+func (d *decoder) signing(oo *object, s *Signing) {
+	key, hasKey := d.nonEmpty(oo, "key")
+	secret, hasSecret := d.nonEmpty(oo, "secret")
+	switch {
+	case hasKey && !hasSecret && !oo.has("secret"):
+		d.errorf(oo.at("secret"), "required when \"key\" is given")
+	case hasSecret && !hasKey && !oo.has("key"):
+		d.errorf(oo.at("key"), "required when \"secret\" is given")
+	}
+	s.Key, s.Secret = key, secret
+	s.TimestampDeltaLimit = time.Duration(oo.integer("timestamp_delta_limit", 0, 0, maxInt32)) * time.Second
+	if hasSecret && s.TimestampDeltaLimit == 0 {
+		d.warnf(oo.at("secret"), "no \"timestamp_delta_limit\": old signed requests can be replayed once their nonce leaves the replay cache")
+	}
+}
+
+// nonEmpty returns the string at key k, reporting an empty one; ok says
+// whether a non-empty string was given.
+func (d *decoder) nonEmpty(oo *object, k string) (string, bool) {
+	if !oo.has(k) {
+		oo.get(k)
+		return "", false
+	}
+	n := len(d.errs)
+	s := oo.str(k, "")
+	if len(d.errs) > n {
+		return "", false
+	}
+	if s == "" {
+		d.errorf(oo.at(k), "must not be empty (remove the key to turn it off)")
+		return "", false
+	}
+	return s, true
+}
+
+func (d *decoder) webhookService(o *object) *WebhookService {
+	s := &WebhookService{SuccessResponse: "OK", ErrorResponse: "NOT OK"}
+	oo := d.bridgeService(o, &s.BridgeService, DefaultWebhookPostBodyLimit, true)
+	if oo == nil {
+		return s
+	}
+	s.Topic = oo.reqStr("topic")
+	if s.Topic != "" && !wamp.ValidURI(wamp.URI(s.Topic), false, wamp.MatchExact) {
+		d.errorf(oo.at("topic"), "invalid topic URI %q", s.Topic)
+	}
+	s.SuccessResponse = oo.str("success_response", s.SuccessResponse)
+	s.ErrorResponse = oo.str("error_response", s.ErrorResponse)
+	d.providerSecret(oo, s)
+	oo.done()
+	return s
+}
+
+// providerSecret decodes "provider_secret", "github_secret" (its alias
+// with provider github) and "provider".
+func (d *decoder) providerSecret(oo *object, s *WebhookService) {
+	secret, hasSecret := d.nonEmpty(oo, "provider_secret")
+	github, hasGitHub := d.nonEmpty(oo, "github_secret")
+	s.Provider = oo.enum("provider", "", "provider", WebhookProviders...)
+	switch {
+	case oo.has("provider_secret") && oo.has("github_secret"):
+		d.errorf(oo.at("github_secret"), "give \"provider_secret\" or \"github_secret\", not both")
+	case hasGitHub:
+		if s.Provider != "" && s.Provider != "github" {
+			d.errorf(oo.at("provider"), "\"github_secret\" means provider \"github\", not %q", s.Provider)
+		}
+		s.ProviderSecret, s.Provider = github, "github"
+	case hasSecret:
+		s.ProviderSecret = secret
+		if s.Provider == "" {
+			d.warnf(oo.at("provider_secret"), "pin the provider: with detection, a signature captured from one scheme (Stripe, Slack) can be replayed as another (GitHub)")
+		}
+	case s.Provider != "" && !oo.has("provider_secret") && !oo.has("github_secret"):
+		d.errorf(oo.at("provider"), "needs \"provider_secret\"")
+	}
+}
