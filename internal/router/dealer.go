@@ -120,9 +120,16 @@ func (d *dealer) forget(c *call) {
 // pending reports whether c is still in flight. dealer.mu must be held.
 func (c *call) pending() bool { return c.caller.calls[c.request] == c }
 
-// interrupt is the INTERRUPT for c's invocation.
-func (c *call) interrupt(mode string, reason wamp.URI) *wamp.Interrupt {
-	return &wamp.Interrupt{Request: c.invocation, Options: wamp.Dict{wamp.OptMode: mode, wamp.OptReason: string(reason)}}
+// interrupt adds the INTERRUPT for c's invocation to out, if the callee
+// announced call_canceling: a callee that did not (autobahn-js 22) treats
+// INTERRUPT as a protocol violation, so its canceled calls are skipped
+// (its late YIELD or ERROR is ignored). It reports whether it was added.
+func (c *call) interrupt(out *outbox, mode string, reason wamp.URI) bool {
+	if !c.callee.canCancel {
+		return false
+	}
+	out.add(c.callee, &wamp.Interrupt{Request: c.invocation, Options: wamp.Dict{wamp.OptMode: mode, wamp.OptReason: string(reason)}})
+	return true
 }
 
 // callError is the ERROR answering c's CALL.

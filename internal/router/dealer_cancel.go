@@ -10,6 +10,9 @@ import "github.com/junction-wamp/junction/internal/wamp"
 //   - killnowait: the callee gets INTERRUPT and the caller ERROR
 //     wamp.error.canceled at once.
 //
+// A callee that did not announce call_canceling never gets INTERRUPT: for
+// it, kill and killnowait act as skip.
+//
 // CANCEL for a call that is over is ignored; an unknown mode is a protocol
 // violation, as in autobahn.
 func (s *session) handleCancel(m *wamp.Cancel) error {
@@ -29,16 +32,16 @@ func (d *dealer) cancel(s *session, req wamp.ID, mode string) outbox {
 	if c == nil {
 		return nil
 	}
-	if mode == wamp.CancelKill {
+	if mode == wamp.CancelKill && c.callee.canCancel {
 		if !c.killing {
 			c.killing = true
-			out.add(c.callee, c.interrupt(wamp.CancelKill, wamp.ErrCanceled))
+			c.interrupt(&out, wamp.CancelKill, wamp.ErrCanceled)
 		}
 		return out
 	}
 	d.forget(c)
 	if mode == wamp.CancelKillNoWait {
-		out.add(c.callee, c.interrupt(wamp.CancelKillNoWait, wamp.ErrCanceled))
+		c.interrupt(&out, wamp.CancelKillNoWait, wamp.ErrCanceled)
 	}
 	out.add(c.caller, c.callError(wamp.ErrCanceled, "call canceled"))
 	return out

@@ -21,7 +21,7 @@ func (d *dealer) removeSession(s *session) {
 	}
 	for _, c := range s.calls {
 		d.forget(c)
-		out.add(c.callee, c.interrupt(wamp.CancelKillNoWait, wamp.ErrCanceled))
+		c.interrupt(&out, wamp.CancelKillNoWait, wamp.ErrCanceled)
 	}
 	for _, c := range s.invs {
 		d.forget(c)

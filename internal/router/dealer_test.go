@@ -393,3 +393,37 @@ func TestInternalProcedure(t *testing.T) {
 		c.expectError(wamp.ErrNoSuchSession)
 	})
 }
+
+// TestNoInterruptWithoutCallCanceling: a callee that did not announce
+// call_canceling (autobahn-js 22 treats INTERRUPT as a protocol violation)
+// is never sent INTERRUPT: its canceled and timed-out calls are skipped.
+func TestNoInterruptWithoutCallCanceling(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		callee := join(t, r.Gate(), "realm1", wamp.Dict{})
+		callee.send(&wamp.Register{Request: 1, Options: wamp.Dict{}, Procedure: "com.p"})
+		expect[*wamp.Registered](callee)
+		caller := join(t, r.Gate(), "realm1", nil)
+		for i, cancel := range []func(req wamp.ID){
+			func(req wamp.ID) { caller.send(&wamp.Cancel{Request: req, Options: wamp.Dict{"mode": "kill"}}) },
+			func(req wamp.ID) { caller.send(&wamp.Cancel{Request: req, Options: wamp.Dict{"mode": "killnowait"}}) },
+			nil, // the call's timeout option
+		} {
+			req := wamp.ID(10 + i)
+			opts := wamp.Dict{}
+			if cancel == nil {
+				opts["timeout"] = 50
+			}
+			caller.send(&wamp.Call{Request: req, Options: opts, Procedure: "com.p"})
+			inv := expect[*wamp.Invocation](callee)
+			if cancel != nil {
+				cancel(req)
+			}
+			if e := expect[*wamp.Error](caller); e.Request != req {
+				t.Fatalf("ERROR for request %d, want %d", e.Request, req)
+			}
+			callee.send(&wamp.Yield{Request: inv.Request, Options: wamp.Dict{}})
+			callee.quiet()
+			caller.quiet()
+		}
+	})
+}

@@ -19,13 +19,14 @@ func (d *dealer) startTimer(c *call, timeout time.Duration) {
 
 // expire ends a call whose timeout passed, as Crossbar does: the caller
 // gets ERROR wamp.error.timeout and the callee INTERRUPT (mode killnowait,
-// reason wamp.error.timeout). Runs on the timer's goroutine.
+// reason wamp.error.timeout) if it announced call_canceling. Runs on the
+// timer's goroutine.
 func (d *dealer) expire(c *call) {
 	var out outbox
 	d.mu.Lock()
 	if c.pending() {
 		d.forget(c)
-		out.add(c.callee, c.interrupt(wamp.CancelKillNoWait, wamp.ErrTimeout))
+		c.interrupt(&out, wamp.CancelKillNoWait, wamp.ErrTimeout)
 		out.add(c.caller, c.callError(wamp.ErrTimeout, "call timed out"))
 	}
 	d.mu.Unlock()

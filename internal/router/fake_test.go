@@ -89,7 +89,16 @@ func attachQ(t testing.TB, g *Gate, p *fakePeer) *client {
 	return c
 }
 
-// join attaches and joins realm; details may be nil.
+// clientRoles are the HELLO details of a client that announces the callee
+// feature call_canceling, as autobahn-python and our client do.
+func clientRoles() wamp.Dict {
+	return wamp.Dict{"roles": map[string]any{
+		"caller": map[string]any{}, "publisher": map[string]any{}, "subscriber": map[string]any{},
+		"callee": map[string]any{"features": map[string]any{"call_canceling": true}},
+	}}
+}
+
+// join attaches and joins realm; details nil means clientRoles().
 func join(t testing.TB, g *Gate, realm wamp.URI, details wamp.Dict) *client {
 	t.Helper()
 	return joinPeer(t, g, realm, details, newFakePeer(256))
@@ -100,7 +109,7 @@ func joinPeer(t testing.TB, g *Gate, realm wamp.URI, details wamp.Dict, p *fakeP
 	t.Helper()
 	c := attachQ(t, g, p)
 	if details == nil {
-		details = wamp.Dict{}
+		details = clientRoles()
 	}
 	c.send(&wamp.Hello{Realm: realm, Details: details})
 	c.wel = expect[*wamp.Welcome](c)

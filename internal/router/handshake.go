@@ -32,6 +32,7 @@ func (s *session) handshake() *realm {
 		return nil
 	}
 	s.realm, s.ident = rm, *id
+	s.canCancel = calleeFeature(hello.Details, "call_canceling")
 	s.log = s.log.With("realm", string(rm.name))
 	if !rm.join(s) {
 		s.abort(wamp.ErrNoSuchRealm, "realm %q was removed", rm.name)
@@ -162,4 +163,14 @@ func (s *session) authRequest(h *wamp.Hello) (*auth.Request, error) {
 		req.AuthMethods = append(req.AuthMethods, str)
 	}
 	return req, nil
+}
+
+// calleeFeature reports whether HELLO details announce the callee role
+// with feature set to true (details.roles.callee.features.<feature>).
+func calleeFeature(details wamp.Dict, feature string) bool {
+	roles, _ := details[wamp.KeyRoles].(map[string]any)
+	callee, _ := roles["callee"].(map[string]any)
+	features, _ := callee[wamp.KeyFeatures].(map[string]any)
+	on, _ := features[feature].(bool)
+	return on
 }

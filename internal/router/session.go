@@ -29,6 +29,9 @@ type session struct {
 	// read-only afterwards.
 	realm *realm
 	ident auth.Identity
+	// canCancel: the client announced callee feature call_canceling, so
+	// it may be sent INTERRUPT.
+	canCancel bool
 
 	// subs are s's subscriptions; guarded by realm.broker.mu.
 	subs map[wamp.ID]*subscription
