@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# install-test-deps.sh installs what test/interop needs: autobahn-python and
-# its serializers for /usr/bin/python3 (Debian packages), Node.js when it is
-# missing (Debian packages), and autobahn-js (npm ci from the committed
-# package-lock.json in test/interop/js).
+# install-test-deps.sh installs what test/interop and test/e2e need:
+# autobahn-python and its serializers for /usr/bin/python3 (Debian packages),
+# Node.js and curl when they are missing (Debian packages), and autobahn-js
+# (npm ci from the committed package-lock.json in test/interop/js; test/e2e
+# requires it from there).
 #
 # Idempotent and fast when everything is present: apt is only touched when
-# /usr/bin/python3 cannot import the modules or node/npm are missing, npm
+# /usr/bin/python3 cannot import the modules or node/npm/curl are missing, npm
 # only when node_modules is missing or was installed from another
 # package-lock.json. Fails (non-zero exit, message on stderr) when something
 # cannot be installed.
@@ -29,6 +30,7 @@ python=/usr/bin/python3
 py_modules='import autobahn, twisted, msgpack, cbor2, ubjson, nacl'
 py_packages=(python3-autobahn python3-twisted python3-msgpack python3-cbor2 python3-ubjson python3-nacl)
 node_packages=(nodejs npm)
+curl_packages=(curl)
 
 die() {
 	echo "install-test-deps: $*" >&2
@@ -53,13 +55,18 @@ node_ok() {
 	command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1
 }
 
+curl_ok() {
+	command -v curl >/dev/null 2>&1
+}
+
 # install_apt installs the Debian packages of whatever is missing.
 install_apt() {
 	local want=()
 	python_ok || want+=("${py_packages[@]}")
 	node_ok || want+=("${node_packages[@]}")
+	curl_ok || want+=("${curl_packages[@]}")
 	[ "${#want[@]}" -eq 0 ] && return
-	$check_only && die "missing: ${want[*]} (for $python: $py_modules; node and npm on PATH): run $0 as root"
+	$check_only && die "missing: ${want[*]} (for $python: $py_modules; node, npm and curl on PATH): run $0 as root"
 	command -v apt-get >/dev/null 2>&1 || die "apt-get not found: install ${want[*]} by hand"
 	echo "install-test-deps: installing ${want[*]}" >&2
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2 || die "apt-get update failed"
@@ -67,6 +74,7 @@ install_apt() {
 		die "apt-get install ${want[*]} failed"
 	python_ok || die "$python still cannot run: $py_modules"
 	node_ok || die "node or npm still not on PATH"
+	curl_ok || die "curl still not on PATH"
 }
 
 lock_hash() {

@@ -1,0 +1,6 @@
+//go:build !race
+
+package e2e_test
+
+// raceEnabled: this test binary was built with -race, and so is junction.
+const raceEnabled = false
