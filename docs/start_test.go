@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"io"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,19 +25,45 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// running is a started example.
+// running is a started example. An example with container workers runs
+// as two nodes: node with its router workers, then containers with its
+// container workers, whose components' endpoints are pointed at the real
+// addresses of node's listeners (they listen on port 0, so the addresses
+// are only known once node has started). In production both halves are
+// one node; the components reach the router over TCP either way.
 type running struct {
-	node *node.Node
-	pki  *testPKI // nil without TLS
+	node       *node.Node
+	containers *node.Node // nil without container workers
+	pki        *testPKI   // nil without TLS
 }
 
-// startExample loads examples/name, rewrites it (see rewrite), starts it,
-// and stops it at the end of the test.
-func startExample(t *testing.T, name string) *running {
+// startExample loads examples/name, rewrites it (see rewrite), applies
+// edits (which point an example's upstream URLs at test servers), starts
+// it, and stops it at the end of the test.
+func startExample(t *testing.T, name string, edits ...func(*config.Config)) *running {
 	t.Helper()
 	cfg, _ := load(t, filepath.Join("examples", name))
-	pki := rewrite(t, cfg)
-	n, err := node.New(cfg, node.Options{Dir: t.TempDir()})
+	rw := rewrite(t, cfg)
+	for _, edit := range edits {
+		edit(cfg)
+	}
+	routers, containers := splitWorkers(cfg)
+	r := &running{pki: rw.pki, node: startNode(t, routers)}
+	if containers != nil {
+		rw.connect(containers, r.node.Listeners())
+		r.containers = startNode(t, containers)
+		// Container components join and register in the background.
+		if err := r.containers.WaitComponents(testCtx(t)); err != nil {
+			t.Fatalf("container components: %v", err)
+		}
+	}
+	return r
+}
+
+// startNode starts cfg and stops it at the end of the test.
+func startNode(t *testing.T, cfg *config.Config) *node.Node {
+	t.Helper()
+	n, err := node.New(cfg, node.Options{Dir: t.TempDir(), Logger: testLogger(t)})
 	if err != nil {
 		t.Fatalf("node.New: %v", err)
 	}
@@ -47,7 +75,35 @@ func startExample(t *testing.T, name string) *running {
 			t.Errorf("Stop: %v", err)
 		}
 	})
-	return &running{node: n, pki: pki}
+	return n
+}
+
+// splitWorkers returns cfg's router workers and, when it has any, its
+// container workers, as two configurations.
+func splitWorkers(cfg *config.Config) (routers, containers *config.Config) {
+	r, c := *cfg, *cfg
+	r.Workers, c.Workers = nil, nil
+	for _, w := range cfg.Workers {
+		if _, ok := w.(*config.ContainerWorker); ok {
+			c.Workers = append(c.Workers, w)
+		} else {
+			r.Workers = append(r.Workers, w)
+		}
+	}
+	if len(c.Workers) == 0 {
+		return cfg, nil
+	}
+	return &r, &c
+}
+
+// stop stops the containers, then the routers.
+func (r *running) stop(ctx context.Context) error {
+	if r.containers != nil {
+		if err := r.containers.Stop(ctx); err != nil {
+			return err
+		}
+	}
+	return r.node.Stop(ctx)
 }
 
 // addr returns the address of the listener of transport path, such as
@@ -120,9 +176,38 @@ func TestExamplesStart(t *testing.T) {
 					t.Errorf("listener %s on %s: want the real port", l.Transport, l.Address)
 				}
 			}
-			if err := r.node.Stop(testCtx(t)); err != nil {
+			if err := r.stop(testCtx(t)); err != nil {
 				t.Errorf("Stop: %v", err)
 			}
 		})
 	}
+}
+
+// testLogger logs to t (shown when the test fails or with -v) until the
+// end of the test, and discards afterwards.
+func testLogger(t *testing.T) *slog.Logger {
+	w := &testWriter{t: t}
+	t.Cleanup(w.close) // registered first: runs after the nodes' stops
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type testWriter struct {
+	mu   sync.Mutex // guards done and t's use
+	t    *testing.T
+	done bool
+}
+
+func (w *testWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.t.Log(strings.TrimSuffix(string(p), "\n"))
+	}
+	return len(p), nil
+}
+
+func (w *testWriter) close() {
+	w.mu.Lock()
+	w.done = true
+	w.mu.Unlock()
 }

@@ -10,8 +10,9 @@ import (
 // line, and the warnings; exit 1 if there is an error. A config that loads
 // is then built as start builds it, without binding any listener, so that
 // what only the build finds (a static directory or TLS file that does not
-// load, a component class not built in yet) fails check as it fails start,
-// with the same text.
+// load, a require_ip entry or component "extra" that does not parse, a
+// component class not built in yet) fails check as it fails start, with
+// the same text: every such problem, one per line, sorted by path.
 func runCheck(e *env, args []string) int {
 	fs := flagSet(e, "check", "[--cbdir DIR] [--config FILE]")
 	var cf configFlags
@@ -28,7 +29,7 @@ func runCheck(e *env, args []string) int {
 		return exitError
 	}
 	if _, err := node.New(l.cfg, node.Options{Dir: l.dir}); err != nil {
-		fmt.Fprintf(e.stdout, "%s: %v\n", l.source, err)
+		printConfigError(e.stdout, l.source, err)
 		return exitError
 	}
 	fmt.Fprintf(e.stdout, "ok: %s\n", l.source)

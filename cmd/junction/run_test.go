@@ -25,8 +25,8 @@ const buildFails = `{"version": 2, "workers": [{"type": "router", "realms": [{"n
 // buildFailsText is what check prints and start logs for buildFails.
 const buildFailsText = `workers[0].transports[0].paths["/"]: web: static directory: `
 
-// bridgeBuildFails loads, but its require_ip entry and its callee's extra
-// are refused when the node is built: check reports the first at its path.
+// bridgeBuildFails loads, but its require_ip entry is refused when the
+// node is built: check reports it at its path.
 const bridgeBuildFails = `{"version": 2, "workers": [{"type": "router",
 	"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
 	"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
@@ -169,4 +169,48 @@ func TestStartInProcess(t *testing.T) {
 		t.Errorf("start: exit %d", code)
 	}
 	w.Close()
+}
+
+// threeBuildErrors loads, but three of its items cannot be built: a
+// static directory, a require_ip entry and a callee's extra.
+const threeBuildErrors = `{"version": 2, "workers": [{"type": "router",
+	"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+	"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+		"/": {"type": "static", "directory": "no-such-dir"},
+		"call": {"type": "caller", "realm": "realm1", "role": "anonymous", "options": {"require_ip": ["10.0.0.0/33"]}}}}],
+	"components": [{"type": "class", "classname": "router.adapter.rest.RESTCallee", "realm": "realm1",
+		"extra": {"procedure": "com.example.api"}}]}]}`
+
+// TestBuildErrorsAllAtOnce: check prints every problem the build finds,
+// one per line in path order, and exits 1; start logs each of them.
+func TestBuildErrorsAllAtOnce(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "config.json", threeBuildErrors)
+	want := []string{
+		file + `: workers[0].components[0].extra.baseurl: required`,
+		file + `: workers[0].transports[0].paths.call.options.require_ip[0]: invalid prefix length "33"`,
+		file + `: workers[0].transports[0].paths["/"]: web: static directory: `,
+	}
+	var out, errOut bytes.Buffer
+	if code := run(t.Context(), []string{"check", "--config", file}, &out, &errOut, noEnv); code != 1 {
+		t.Errorf("check: exit %d, want 1", code)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("check printed %d lines, want %d:\n%s", len(lines), len(want), &out)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d = %q, want %q...", i, lines[i], w)
+		}
+	}
+	out.Reset()
+	if code := run(t.Context(), []string{"start", "--config", file}, &out, &errOut, noEnv); code != 1 {
+		t.Errorf("start: exit %d, want 1", code)
+	}
+	for _, w := range want {
+		w = strings.ReplaceAll(strings.TrimPrefix(w, file+": "), `"`, `\"`)
+		if !strings.Contains(errOut.String(), w) {
+			t.Errorf("start log %q lacks %q", &errOut, w)
+		}
+	}
 }

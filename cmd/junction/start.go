@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/node"
 )
 
@@ -64,10 +66,22 @@ func buildNode(e *env, cf *configFlags, log *slog.Logger) (*node.Node, int) {
 	log.Info("config loaded", "source", l.source, "dir", l.dir)
 	n, err := node.New(l.cfg, node.Options{Dir: l.dir, Logger: log})
 	if err != nil {
-		log.Error("config", "source", l.source, "err", err)
+		logBuildError(log, l.source, err)
 		return nil, exitError
 	}
 	return n, exitOK
+}
+
+// logBuildError logs the error of node.New: one line per problem.
+func logBuildError(log *slog.Logger, source string, err error) {
+	var es config.Errors
+	if !errors.As(err, &es) {
+		log.Error("config", "source", source, "err", err)
+		return
+	}
+	for _, e := range es {
+		log.Error("config", "source", source, "err", e.Error())
+	}
 }
 
 // newLogger returns the slog logger of --loglevel and --logformat.

@@ -51,6 +51,11 @@ type Warning struct {
 // String returns "path: message".
 func (w Warning) String() string { return w.Path + ": " + w.Msg }
 
+// Sort orders es by JSON path as Validate does: array indexes compare
+// numerically, and problems at the same path keep their order. Package
+// node sorts the errors it finds when building a node with it.
+func (es Errors) Sort() { sortErrors(es) }
+
 // sortErrors orders es by path (array indexes numerically), keeping the
 // order of problems reported at the same path.
 func sortErrors(es Errors) {

@@ -324,9 +324,12 @@ func TestContainerRouterRestart(t *testing.T) {
 	for range 2 { // the router's own components
 		receive(t, joined, "router component join")
 	}
-	start(t, parse(t, containerDoc(addr, target.URL), nil), t.TempDir())
+	b := start(t, parse(t, containerDoc(addr, target.URL), nil), t.TempDir())
 	for range 2 {
 		receive(t, joined, "container component join")
+	}
+	if err := b.WaitComponents(testCtx(t)); err != nil { // registered and subscribed in the background
+		t.Fatalf("WaitComponents: %v", err)
 	}
 	checkContainer(t, addr, web)
 

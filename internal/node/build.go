@@ -1,6 +1,7 @@
 package node
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -17,27 +18,28 @@ type builder struct {
 	dir    string // the node directory; "" is the current directory
 	log    *slog.Logger
 	nonces map[string]*bridge.NonceCache // by signing key; see signing
+	errs   config.Errors                 // the problems found so far
 }
 
-// build adds a unit for every enabled worker, transport and component.
-func (b *builder) build(cfg *config.Config) error {
+// build adds a unit for every enabled worker, transport and component. An
+// item that cannot be built is recorded in b.errs and the build goes on
+// with the next, so that New reports every problem at once.
+func (b *builder) build(cfg *config.Config) {
 	for i, w := range cfg.Workers {
 		path := fmt.Sprintf("workers[%d]", i)
-		var err error
 		switch w := w.(type) {
 		case *config.RouterWorker:
-			err = b.routerWorker(path, w)
+			b.routerWorker(path, w)
 		case *config.ContainerWorker:
-			err = b.containerWorker(path, w)
+			b.containerWorker(path, w)
 		default:
-			err = pathError(path, fmt.Errorf("node: unknown worker type %T", w))
-		}
-		if err != nil {
-			return err
+			b.fail(fieldError(path, fmt.Errorf("node: unknown worker type %T", w)))
 		}
 	}
-	return nil
 }
+
+// fail records the problems of err (nil records nothing).
+func (b *builder) fail(err error) { b.errs = appendError(b.errs, err) }
 
 // resolve returns name relative to the node directory, or name itself
 // when absolute.
@@ -57,61 +59,74 @@ func (b *builder) resolve(name string) string {
 }
 
 // routerWorker builds the router of w, its listeners and its components.
-func (b *builder) routerWorker(path string, w *config.RouterWorker) error {
+// Without a router (its realms did not translate), the transports and
+// components of w are not built.
+func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 	if w.Options.Disabled {
 		b.log.Info("worker disabled", "worker", path)
-		return nil
+		return
 	}
 	realms, err := realmOptions(path, w.Realms)
 	if err != nil {
-		return err
+		b.fail(err)
+		return
 	}
 	logCache(b.log, path, w.Realms)
 	r, err := router.New(router.Options{Realms: realms, Logger: b.log.With("worker", path)})
 	if err != nil {
-		return pathError(path+".realms", err)
+		b.fail(fieldError(path+".realms", err))
+		return
 	}
 	ru := &routerUnit{path: path, router: r, realms: realms}
 	b.node.routers = append(b.node.routers, ru)
 	for i, t := range w.Transports {
-		if err := b.transport(fmt.Sprintf("%s.transports[%d]", path, i), ru, t); err != nil {
-			return err
-		}
+		b.fail(b.transport(fmt.Sprintf("%s.transports[%d]", path, i), ru, t))
 	}
 	for i, c := range w.Components {
 		cp := fmt.Sprintf("%s.components[%d]", path, i)
-		dial := localDialer(r.Gate(anonymousAs(c.Role)))
-		if err := b.component(cp, c, dial); err != nil {
-			return err
+		env := componentEnv{Path: cp, Config: c}
+		if c != nil {
+			env.Dial = localDialer(r.Gate(anonymousAs(c.Role)))
 		}
+		b.fail(b.component(env))
 	}
-	return nil
 }
 
 // containerWorker builds the components of w, each with a dialer of its
 // own transport.
-func (b *builder) containerWorker(path string, w *config.ContainerWorker) error {
+func (b *builder) containerWorker(path string, w *config.ContainerWorker) {
 	if w.Options.Disabled {
 		b.log.Info("worker disabled", "worker", path)
-		return nil
+		return
 	}
 	for i, c := range w.Components {
-		cp := fmt.Sprintf("%s.components[%d]", path, i)
-		if c.Transport == nil {
-			return pathError(cp+".transport", fmt.Errorf("node: missing"))
-		}
-		dial, err := ComponentDialer(c.Transport, b.dir)
-		if err != nil {
-			return pathError(cp+".transport", err)
-		}
-		if err := b.component(cp, c, dial); err != nil {
-			return err
-		}
+		b.fail(b.containerComponent(fmt.Sprintf("%s.components[%d]", path, i), c))
 	}
-	return nil
 }
 
-// transport builds the listener of one transport.
+// containerComponent builds a container component: it connects in the
+// background over its own transport (its router may not be up yet). A
+// transport that cannot be dialed and an "extra" that does not parse are
+// both reported.
+func (b *builder) containerComponent(path string, c *config.Component) error {
+	env := componentEnv{Path: path, Config: c, Background: true}
+	if c == nil {
+		return b.component(env)
+	}
+	if c.Transport == nil {
+		return fieldError(path+".transport", errors.New("node: missing"))
+	}
+	env.URL = componentURL(c.Transport)
+	dial, err := ComponentDialer(c.Transport, b.dir)
+	if err != nil {
+		err = fieldError(path+".transport", err)
+	}
+	env.Dial = dial
+	return joinErrors(err, b.component(env))
+}
+
+// transport builds the listener of one transport. Its error may be a
+// config.Errors.
 func (b *builder) transport(path string, ru *routerUnit, t config.Transport) error {
 	var (
 		l   *listenerUnit
@@ -125,7 +140,7 @@ func (b *builder) transport(path string, ru *routerUnit, t config.Transport) err
 	case *config.RawSocketTransport:
 		l, err = b.rawSocketTransport(path, ru, t)
 	default:
-		err = pathError(path, fmt.Errorf("node: unknown transport type %T", t))
+		err = fieldError(path, fmt.Errorf("node: unknown transport type %T", t))
 	}
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -13,10 +14,16 @@ import (
 
 // component is a running class component (an HTTP bridge component).
 type component interface {
-	// Start connects and starts working; ctx bounds the start only.
+	// Start connects and starts working; ctx bounds the start only. With
+	// componentEnv.Background it only starts connecting.
 	Start(ctx context.Context) error
-	// Stop stops it, bounded by ctx.
+	// Stop stops it (a connection still in progress included), bounded
+	// by ctx.
 	Stop(ctx context.Context) error
+	// Wait waits until it has started: joined, and registered or
+	// subscribed; or returns why it did not, or ctx's error. Safe to call
+	// at any time, from any goroutine.
+	Wait(ctx context.Context) error
 }
 
 // componentEnv is what a component builder gets.
@@ -27,8 +34,19 @@ type componentEnv struct {
 	// pair for a router component (joining with its "role"), the
 	// configured transport for a container component. Use it with
 	// client.Connect, which reconnects with backoff.
-	Dial   client.Dialer
-	Logger *slog.Logger
+	Dial client.Dialer
+	// URL is where Dial connects, for the logs; "" for a router
+	// component.
+	URL string
+	// Background says that Start must not wait for the first join: the
+	// router of a container component runs elsewhere and may not be up
+	// yet, so the component connects (retrying with backoff) and then
+	// registers or subscribes in the background, as Crossbar's
+	// containers do. A router component's router is in the process and
+	// started first: it joins at once, and Start waits for it, so that a
+	// registration the router refuses fails the start.
+	Background bool
+	Logger     *slog.Logger
 }
 
 // componentBuilder builds a component of one class. Its errors name their
@@ -45,10 +63,12 @@ var componentTypes = map[string]componentBuilder{
 
 // componentUnit is one component of a worker.
 type componentUnit struct {
-	path    string
-	cfg     *config.Component
-	comp    component
-	started bool
+	path       string
+	cfg        *config.Component
+	url        string // componentEnv.URL
+	background bool   // componentEnv.Background
+	comp       component
+	started    bool
 }
 
 func (c *componentUnit) start(ctx context.Context) error {
@@ -70,21 +90,34 @@ func (c *componentUnit) stop(ctx context.Context) error {
 	return nil
 }
 
-// component builds the component c through componentTypes.
-func (b *builder) component(path string, c *config.Component, dial client.Dialer) error {
+// component builds the component of env (Path, Config, Dial, URL and
+// Background set) through componentTypes.
+func (b *builder) component(env componentEnv) error {
+	c := env.Config
 	if c == nil {
-		return pathError(path, fmt.Errorf("node: missing component"))
+		return fieldError(env.Path, errors.New("node: missing component"))
 	}
 	build, ok := componentTypes[c.Class]
 	if !ok {
-		return pathError(path+".classname", fmt.Errorf("node: component class %q is not implemented yet", c.Classname))
+		return fieldError(env.Path+".classname", fmt.Errorf("node: component class %q is not implemented yet", c.Classname))
 	}
-	comp, err := build(componentEnv{Path: path, Config: c, Dial: dial, Logger: b.log.With("component", path)})
+	env.Logger = b.log.With("component", env.Path)
+	comp, err := build(env)
 	if err != nil {
 		return err
 	}
-	b.node.components = append(b.node.components, &componentUnit{path: path, cfg: c, comp: comp})
+	b.node.components = append(b.node.components,
+		&componentUnit{path: env.Path, cfg: c, url: env.URL, background: env.Background, comp: comp})
 	return nil
+}
+
+// logStart logs the start of c.
+func (c *componentUnit) logStart(log *slog.Logger) {
+	if c.background {
+		log.Info("component connecting", "component", c.path, "class", c.cfg.Class, "realm", c.cfg.Realm, "url", c.url)
+		return
+	}
+	log.Info("component started", "component", c.path, "class", c.cfg.Class, "realm", c.cfg.Realm)
 }
 
 // localDialer connects to a router in the same process: each dial makes

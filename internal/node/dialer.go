@@ -55,11 +55,10 @@ func (b *builder) webSocketDialer(t *config.ComponentTransport) (client.Dialer, 
 	if e.Type != "tcp" {
 		return nil, fmt.Errorf("node: websocket over a %q endpoint is not supported yet", e.Type)
 	}
-	u, err := url.Parse(t.URL)
+	u, err := webSocketURL(t)
 	if err != nil {
-		return nil, fmt.Errorf("node: url: %w", err)
+		return nil, err
 	}
-	u.Host = net.JoinHostPort(e.Host, strconv.Itoa(e.Port))
 	opts := websocket.DialOptions{
 		Subprotocols:   subprotocols(t.Serializers),
 		MaxMessageSize: t.Options.MaxMessageSize,
@@ -67,7 +66,6 @@ func (b *builder) webSocketDialer(t *config.ComponentTransport) (client.Dialer, 
 		PingTimeout:    t.Options.AutoPingTimeout,
 	}
 	if e.TLS != nil {
-		u.Scheme = "wss"
 		if opts.TLSConfig, err = clientTLSConfig(e.TLS, e.Host, b.resolve); err != nil {
 			return nil, err
 		}
@@ -76,6 +74,37 @@ func (b *builder) webSocketDialer(t *config.ComponentTransport) (client.Dialer, 
 	return timed(e.Timeout, func(ctx context.Context) (wamp.Peer, error) {
 		return websocket.Dial(ctx, target, opts)
 	}), nil
+}
+
+// webSocketURL is the URL a WebSocket component transport connects to:
+// "url" with the endpoint's host and port, and wss:// with TLS.
+func webSocketURL(t *config.ComponentTransport) (*url.URL, error) {
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return nil, fmt.Errorf("node: url: %w", err)
+	}
+	u.Host = net.JoinHostPort(t.Endpoint.Host, strconv.Itoa(t.Endpoint.Port))
+	if t.Endpoint.TLS != nil {
+		u.Scheme = "wss"
+	}
+	return u, nil
+}
+
+// componentURL names where a container component connects, for the logs:
+// its WebSocket URL, "rs://host:port" for RawSocket over TCP, or
+// "unix:path" for a Unix socket (relative to the node directory).
+func componentURL(t *config.ComponentTransport) string {
+	e := t.Endpoint
+	switch {
+	case e.Type == "unix":
+		return "unix:" + e.Path
+	case t.Type == "rawsocket":
+		return "rs://" + net.JoinHostPort(e.Host, strconv.Itoa(e.Port))
+	}
+	if u, err := webSocketURL(t); err == nil {
+		return u.String()
+	}
+	return t.URL
 }
 
 // tcpNetwork is "tcp6" for IP version 6 and "tcp4" otherwise.

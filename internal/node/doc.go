@@ -11,12 +11,18 @@
 // # Lifecycle
 //
 // New builds everything that does not touch the network (routers, handlers,
-// TLS certificates); it fails with an error naming the JSON path of the
-// offending item. Start binds the listeners (an address in use fails the start
-// with the transport's path and the address), serves them, then starts the
-// components. Stop runs in phases, each in reverse start order: components
-// stop; listeners stop accepting and in-flight HTTP requests finish; routers
-// close every WAMP session with GOODBYE wamp.close.system_shutdown; then the
-// listeners release their connections. A Start that fails part-way runs the
-// same Stop on what had started.
+// TLS certificates). It does not stop at the first item it cannot build: it
+// goes on with the next and fails with every problem, a config.Errors
+// sorted by JSON path, as package config reports the file's own errors.
+// Start binds the listeners (an address in use fails the start with the
+// transport's path and the address), serves them, then starts the
+// components: a router component joins and registers or subscribes before
+// Start returns; a container component only starts connecting, in the
+// background, since its router may not be up yet (it retries with backoff,
+// and Stop ends the attempts). Stop runs in phases, each in reverse start
+// order: components stop; listeners stop accepting and in-flight HTTP
+// requests finish; routers close every WAMP session with GOODBYE
+// wamp.close.system_shutdown; then the listeners release their
+// connections. A Start that fails part-way runs the same Stop on what had
+// started.
 package node

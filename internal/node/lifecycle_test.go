@@ -34,6 +34,8 @@ func (f *fakeComponent) Start(ctx context.Context) error {
 	return nil
 }
 
+func (f *fakeComponent) Wait(context.Context) error { return nil }
+
 func (f *fakeComponent) Stop(ctx context.Context) error {
 	f.aliveAtStop = f.c.Session() != nil
 	return f.c.Leave(ctx)

@@ -62,9 +62,12 @@ const (
 )
 
 // New translates cfg into routers, listeners and components without
-// starting anything. An error names the JSON path of the item that could
-// not be built (a TLS file that does not load, a static directory that does
-// not exist, a component class not built in yet).
+// starting anything. It reports every item that could not be built (a TLS
+// file that does not load, a static directory that does not exist, a
+// require_ip entry or a component "extra" that does not parse, a component
+// class not built in yet), not only the first: the error is then a
+// config.Errors, each problem at its JSON path, sorted by path as package
+// config sorts its own.
 func New(cfg *config.Config, opts Options) (*Node, error) {
 	if cfg == nil {
 		return nil, errors.New("node: nil config")
@@ -74,16 +77,21 @@ func New(cfg *config.Config, opts Options) (*Node, error) {
 		n.log = slog.New(slog.DiscardHandler)
 	}
 	b := &builder{node: n, dir: opts.Dir, log: n.log}
-	if err := b.build(cfg); err != nil {
-		return nil, err
+	b.build(cfg)
+	if len(b.errs) > 0 {
+		b.errs.Sort()
+		return nil, b.errs
 	}
 	return n, nil
 }
 
 // Start starts the routers and realms, then joins the embedded sessions
 // of the HTTP bridge services, then binds and serves the listeners, then
-// starts the components (each waits until it has joined, retrying with
-// backoff, and registered or subscribed). If a step fails, what already
+// starts the components: Start waits until a router component has joined
+// and registered or subscribed; a container component connects in the
+// background (its router may not be up yet), retrying with backoff, each
+// failed attempt logged at warn, and registers or subscribes once joined,
+// so Start does not wait for it. If a step fails, what already
 // started is stopped again and the error names the transport or component
 // path (and for a listener the address, e.g. "workers[0].transports[1]:
 // listen tcp 127.0.0.1:8080: bind: address already in use"). ctx bounds the
@@ -145,12 +153,13 @@ func (n *Node) startAll(ctx context.Context) error {
 		if err := c.start(ctx); err != nil {
 			return err
 		}
-		n.log.Info("component started", "component", c.path, "class", c.cfg.Class, "realm", c.cfg.Realm)
+		c.logStart(n.log)
 	}
 	return nil
 }
 
-// Stop stops the node: components, then listeners (no new connections,
+// Stop stops the node: components (ending the attempts of those still
+// connecting), then listeners (no new connections,
 // in-flight HTTP requests finish), then the embedded sessions of the HTTP
 // bridge services (GOODBYE) and the reverse proxies' idle upstream
 // connections, then routers (GOODBYE wamp.close.system_shutdown to every
@@ -191,6 +200,22 @@ func (n *Node) stopAll(ctx context.Context) error {
 		errs = append(errs, l.close(ctx))
 	}
 	n.log.Info("node stopped")
+	return errors.Join(errs...)
+}
+
+// WaitComponents waits until every component has started (joined, and
+// registered or subscribed): after Start, a container component may still
+// be connecting in the background. It returns the errors of the components
+// that failed to start or were stopped first, each with its path, or ctx's
+// error. Safe for concurrent use; call it once Start has returned nil (a
+// component that was never started is waited for until ctx ends).
+func (n *Node) WaitComponents(ctx context.Context) error {
+	var errs []error
+	for _, c := range n.components {
+		if err := c.comp.Wait(ctx); err != nil {
+			errs = append(errs, pathError(c.path, err))
+		}
+	}
 	return errors.Join(errs...)
 }
 

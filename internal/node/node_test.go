@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"strings"
@@ -156,5 +157,49 @@ func TestNewErrors(t *testing.T) {
 				t.Errorf("New: %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestNewReportsEveryError: New reports every item it cannot build, each
+// at its JSON path, sorted by path (components before transports, though
+// it builds transports first), as a config.Errors.
+func TestNewReportsEveryError(t *testing.T) {
+	doc := `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [
+			{"type": "web", "endpoint": {"type": "tcp", "port": 0}, "paths": {
+				"files": {"type": "static", "directory": "missing"},
+				"call": {"type": "caller", "realm": "realm1", "role": "anonymous", "options": {"require_ip": ["localhost"]}},
+				"ws": {"type": "websocket"}}},
+			{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 0, "tls": {"key": "nokey.pem", "certificate": "nocert.pem"}}},
+			{"type": "web", "endpoint": {"type": "tcp", "port": 0, "tls": {"key": "nokey.pem", "certificate": "nocert.pem"}},
+				"paths": {"/": {"type": "static", "directory": "missing"}}}],
+		"components": [{"type": "class", "classname": "router.adapter.rest.RESTCallee", "realm": "realm1",
+			"extra": {"procedure": "com.x"}}]},
+		{"type": "container", "components": [{"type": "class", "classname": "router.adapter.rest.MessageForwarder",
+			"realm": "realm1", "transport": {"type": "websocket", "endpoint": {"type": "tcp", "host": "127.0.0.1", "port": 1},
+				"url": "ws://127.0.0.1:1/ws"},
+			"extra": {"subscriptions": [{"topic": "t", "url": "ftp://x"}]}}]}]}`
+	_, err := New(parse(t, doc, nil), Options{Dir: t.TempDir()})
+	var es config.Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("New: %v, want a config.Errors", err)
+	}
+	want := []string{
+		`workers[0].components[0].extra.baseurl: required`,
+		`workers[0].transports[0].paths.call.options.require_ip[0]: invalid IP address "localhost"`,
+		`workers[0].transports[0].paths.files: web: static directory: `,
+		`workers[0].transports[1].endpoint.tls: node: tls: open `,
+		`workers[0].transports[2]: `,
+		`workers[0].transports[2].paths["/"]: web: static directory: `,
+		`workers[1].components[0].extra.subscriptions[0].url: must be an http or https URL`,
+	}
+	if len(es) != len(want) {
+		t.Fatalf("New: %d errors, want %d:\n%v", len(es), len(want), err)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(es[i].Error(), w) {
+			t.Errorf("error %d = %q, want %q...", i, es[i].Error(), w)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -41,42 +42,60 @@ var pathTypes = map[string]pathBuilder{
 	"reverseproxy": buildReverseProxy,
 }
 
-// tree builds the web.Tree of paths, mounted at URL prefix url.
+// tree builds the web.Tree of paths, mounted at URL prefix url. The tree
+// is returned even with an error (the problems of every path that could
+// not be built, a config.Errors), so that the rest of the transport can be
+// checked too.
 func (b *builder) tree(env *pathEnv, path, url string, paths config.Paths) (*web.Tree, error) {
 	t := web.NewTree()
+	var errs config.Errors
 	for _, key := range slices.Sorted(maps.Keys(paths)) {
-		svc := paths[key]
-		sp := config.ChildPath(path, key)
-		if svc == nil {
-			return nil, pathError(sp, fmt.Errorf("node: missing path service"))
-		}
-		su := url + "/" + strings.TrimPrefix(key, "/")
-		h, err := buildPath(env, sp, su, svc)
-		if err != nil {
-			return nil, err
-		}
-		if err := t.Mount(key, h); err != nil {
-			return nil, pathError(sp, err)
-		}
-		if svc.PathType() != "path" {
-			env.listener.services = append(env.listener.services,
-				serviceLog{"path service", []any{"url", su, "type", svc.PathType()}})
-		}
+		errs = appendError(errs, mountPath(env, t, config.ChildPath(path, key), url, key, paths[key]))
+	}
+	if len(errs) > 0 {
+		return t, errs
 	}
 	return t, nil
 }
 
-// buildPath builds one service through pathTypes.
+// mountPath builds the service svc at key of the tree t, whose JSON path
+// is path.
+func mountPath(env *pathEnv, t *web.Tree, path, url, key string, svc config.PathService) error {
+	if svc == nil {
+		return fieldError(path, errors.New("node: missing path service"))
+	}
+	su := url + "/" + strings.TrimPrefix(key, "/")
+	h, err := buildPath(env, path, su, svc)
+	if err != nil {
+		return err
+	}
+	if err := t.Mount(key, h); err != nil {
+		return fieldError(path, err)
+	}
+	if svc.PathType() != "path" {
+		env.listener.services = append(env.listener.services,
+			serviceLog{"path service", []any{"url", su, "type", svc.PathType()}})
+	}
+	return nil
+}
+
+// buildPath builds one service through pathTypes. Its error may be a
+// config.Errors (a nested "path" tree, a bridge service with several
+// problems).
 func buildPath(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	build, ok := env.types[svc.PathType()]
 	if !ok {
-		return nil, pathError(path+".type", fmt.Errorf("node: path type %q is not implemented yet", svc.PathType()))
+		return nil, fieldError(path+".type", fmt.Errorf("node: path type %q is not implemented yet", svc.PathType()))
 	}
 	return build(env, path, url, svc)
 }
 
 func buildTree(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
-	return env.b.tree(env, path+".paths", url, svc.(*config.PathTree).Paths)
+	t, err := env.b.tree(env, path+".paths", url, svc.(*config.PathTree).Paths)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 func buildWebSocket(env *pathEnv, path, _ string, svc config.PathService) (http.Handler, error) {
@@ -96,7 +115,7 @@ func buildStatic(env *pathEnv, path, _ string, svc config.PathService) (http.Han
 		MIMETypes:              s.Options.MIMETypes,
 	})
 	if err != nil {
-		return nil, pathError(path, err)
+		return nil, fieldError(path, err)
 	}
 	return h, nil
 }
@@ -104,7 +123,7 @@ func buildStatic(env *pathEnv, path, _ string, svc config.PathService) (http.Han
 func buildRedirect(_ *pathEnv, path, _ string, svc config.PathService) (http.Handler, error) {
 	h, err := web.Redirect(svc.(*config.RedirectService).URL, 0)
 	if err != nil {
-		return nil, pathError(path+".url", err)
+		return nil, fieldError(path+".url", err)
 	}
 	return h, nil
 }
@@ -112,7 +131,7 @@ func buildRedirect(_ *pathEnv, path, _ string, svc config.PathService) (http.Han
 func buildJSON(_ *pathEnv, path, _ string, svc config.PathService) (http.Handler, error) {
 	h, err := web.JSON(svc.(*config.JSONService).Value)
 	if err != nil {
-		return nil, pathError(path+".value", err)
+		return nil, fieldError(path+".value", err)
 	}
 	return h, nil
 }

@@ -1,7 +1,6 @@
 package node
 
 import (
-	"fmt"
 	"net/http"
 	"time"
 
@@ -15,45 +14,30 @@ import (
 // buildCaller builds a "caller" service on an embedded session.
 func buildCaller(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.CallerService)
-	common, err := env.common(path, url, &s.BridgeService)
-	if err != nil {
-		return nil, err
-	}
+	common, cerr := env.common(path, url, &s.BridgeService)
 	h, err := bridge.NewCaller(env.session(path, &s.BridgeService), bridge.CallerOptions{
 		Common:      common,
 		Signing:     env.b.signing(s.Signing),
 		CallTimeout: callTimeout(s.CallTimeout),
 	})
-	if err != nil {
-		return nil, pathError(path, err)
-	}
-	return h, nil
+	return serviceResult(path, h, cerr, err)
 }
 
 // buildPublisher builds a "publisher" service on an embedded session.
 func buildPublisher(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.PublisherService)
-	common, err := env.common(path, url, &s.BridgeService)
-	if err != nil {
-		return nil, err
-	}
+	common, cerr := env.common(path, url, &s.BridgeService)
 	h, err := bridge.NewPublisher(env.session(path, &s.BridgeService), bridge.PublisherOptions{
 		Common:  common,
 		Signing: env.b.signing(s.Signing),
 	})
-	if err != nil {
-		return nil, pathError(path, err)
-	}
-	return h, nil
+	return serviceResult(path, h, cerr, err)
 }
 
 // buildWebhook builds a "webhook" service on an embedded session.
 func buildWebhook(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.WebhookService)
-	common, err := env.common(path, url, &s.BridgeService)
-	if err != nil {
-		return nil, err
-	}
+	common, cerr := env.common(path, url, &s.BridgeService)
 	success, failure := s.SuccessResponse, s.ErrorResponse
 	h, err := bridge.NewWebhook(env.session(path, &s.BridgeService), bridge.WebhookOptions{
 		Common:          common,
@@ -63,8 +47,18 @@ func buildWebhook(env *pathEnv, path, url string, svc config.PathService) (http.
 		ProviderSecret:  s.ProviderSecret,
 		Provider:        s.Provider,
 	})
+	return serviceResult(path, h, cerr, err)
+}
+
+// serviceResult is the result of a bridge service's builder: h, or the
+// problems of its common options (already at their paths) and of its
+// constructor (at the service's path).
+func serviceResult(path string, h http.Handler, commonErr, err error) (http.Handler, error) {
 	if err != nil {
-		return nil, pathError(path, err)
+		err = fieldError(path, err)
+	}
+	if err := joinErrors(commonErr, err); err != nil {
+		return nil, err
 	}
 	return h, nil
 }
@@ -82,7 +76,7 @@ func buildReverseProxy(env *pathEnv, path, url string, svc config.PathService) (
 		Logger:         env.b.log.With("service", url),
 	})
 	if err != nil {
-		return nil, pathError(path, err)
+		return nil, fieldError(path, err)
 	}
 	if c, ok := h.(interface{ CloseIdleConnections() }); ok {
 		env.b.node.idlers = append(env.b.node.idlers, c)
@@ -92,11 +86,14 @@ func buildReverseProxy(env *pathEnv, path, url string, svc config.PathService) (
 
 // common translates the options every bridge service has. The body limit
 // maps one to one: config's default is bridge's 0 or the explicit value,
-// and config.NoPostBodyLimit is negative, bridge's unlimited.
+// and config.NoPostBodyLimit is negative, bridge's unlimited. With an
+// error (a require_ip entry that does not parse, at its path) the options
+// are still returned, without that rule, so that the rest of the service
+// can be checked.
 func (env *pathEnv) common(path, url string, s *config.BridgeService) (bridge.Common, error) {
 	ips, err := bridge.ParseIPRules(s.RequireIP)
 	if err != nil {
-		return bridge.Common{}, fmt.Errorf("%s.options.%w", path, err)
+		err = relError(path+".options", err)
 	}
 	return bridge.Common{
 		PostBodyLimit: s.PostBodyLimit,
@@ -104,7 +101,7 @@ func (env *pathEnv) common(path, url string, s *config.BridgeService) (bridge.Co
 		RequireTLS:    s.RequireTLS,
 		Debug:         s.Debug,
 		Logger:        env.b.log.With("service", url),
-	}, nil
+	}, err
 }
 
 // session makes the embedded session of a bridge service: joined to its

@@ -55,7 +55,7 @@ func realmOptions(path string, realms []*config.Realm) ([]router.RealmOptions, e
 	out := make([]router.RealmOptions, 0, len(realms))
 	for i, rm := range realms {
 		if rm == nil {
-			return nil, pathError(fmt.Sprintf("%s.realms[%d]", path, i), fmt.Errorf("node: missing realm"))
+			return nil, fieldError(fmt.Sprintf("%s.realms[%d]", path, i), fmt.Errorf("node: missing realm"))
 		}
 		out = append(out, realmOption(rm))
 	}

@@ -43,14 +43,15 @@ func (s rawServer) close() error { return s.Close() }
 // rawSocketTransport builds a "rawsocket" transport on a TCP or Unix
 // endpoint.
 func (b *builder) rawSocketTransport(path string, ru *routerUnit, t *config.RawSocketTransport) (*listenerUnit, error) {
+	var errs config.Errors
 	spec, err := b.listenSpecOf(t.Endpoint)
 	if err != nil {
-		return nil, pathError(path+".endpoint", err)
+		errs = append(errs, fieldError(path+".endpoint", err))
 	}
 	srv := rawServer{}
 	if t.Endpoint.TLS != nil {
 		if srv.tls, err = b.serverTLSConfig(t.Endpoint.TLS); err != nil {
-			return nil, pathError(path+".endpoint.tls", err)
+			errs = append(errs, fieldError(path+".endpoint.tls", err))
 		}
 	}
 	srv.Server, err = rawsocket.NewServer(rawsocket.Options{
@@ -60,7 +61,10 @@ func (b *builder) rawSocketTransport(path string, ru *routerUnit, t *config.RawS
 		Logger:         b.log.With("transport", path),
 	})
 	if err != nil {
-		return nil, pathError(path, err)
+		errs = append(errs, fieldError(path, err))
+	}
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	logEndpoint(b.log, path, t.Endpoint)
 	l := &listenerUnit{path: path, kind: "rawsocket", spec: spec, srv: srv}

@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/config"
@@ -24,10 +25,7 @@ func (webServer) close() error { return nil }
 // web.Server.
 func (b *builder) webTransport(path string, ru *routerUnit, t *config.WebTransport) (*listenerUnit, error) {
 	l := &listenerUnit{path: path, kind: "web"}
-	tree, err := b.tree(&pathEnv{b: b, types: pathTypes, router: ru, listener: l}, path+".paths", "", t.Paths)
-	if err != nil {
-		return nil, err
-	}
+	tree, treeErr := b.tree(&pathEnv{b: b, types: pathTypes, router: ru, listener: l}, path+".paths", "", t.Paths)
 	o := web.ServerOptions{
 		Handler:       tree,
 		HSTS:          t.Options.HSTS,
@@ -37,7 +35,11 @@ func (b *builder) webTransport(path string, ru *routerUnit, t *config.WebTranspo
 		Logger:        b.log.With("transport", path),
 	}
 	o.IdleTimeout, o.ReadHeaderTimeout = clientTimeouts(t.Options.ClientTimeout)
-	return b.httpListener(path, l, t.Endpoint, o)
+	l, err := b.httpListener(path, l, t.Endpoint, o)
+	if err := joinErrors(treeErr, err); err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // clientTimeouts maps "client_timeout" (config.DefaultClientTimeout when
@@ -54,22 +56,28 @@ func clientTimeouts(d time.Duration) (idle, readHeader time.Duration) {
 // webSocketTransport builds a "websocket" transport: a web.Server whose
 // only handler is WAMP over WebSocket, at every URL path.
 func (b *builder) webSocketTransport(path string, ru *routerUnit, t *config.WebSocketTransport) (*listenerUnit, error) {
-	h, err := b.webSocketHandler(path, ru, t.Serializers, t.Auth, t.Options)
-	if err != nil {
-		return nil, err
+	h, hErr := b.webSocketHandler(path, ru, t.Serializers, t.Auth, t.Options)
+	if hErr != nil {
+		h = http.NotFoundHandler() // to check the endpoint too
 	}
 	l := &listenerUnit{path: path, kind: "websocket"}
 	l.services = append(l.services, serviceLog{"websocket service", []any{"url", "/*", "serializers", t.Serializers}})
 	o := web.ServerOptions{Handler: h, Logger: b.log.With("transport", path)}
-	return b.httpListener(path, l, t.Endpoint, o)
+	l, err := b.httpListener(path, l, t.Endpoint, o)
+	if err := joinErrors(hErr, err); err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // httpListener completes l with the endpoint and a web.Server with o and
-// the endpoint's TLS.
+// the endpoint's TLS. Its error may be a config.Errors: the endpoint and
+// the server (its TLS files) are both checked.
 func (b *builder) httpListener(path string, l *listenerUnit, e config.ListenEndpoint, o web.ServerOptions) (*listenerUnit, error) {
+	var errs config.Errors
 	spec, err := b.listenSpecOf(e)
 	if err != nil {
-		return nil, pathError(path+".endpoint", err)
+		errs = append(errs, fieldError(path+".endpoint", err))
 	}
 	l.spec = spec
 	if e.TLS != nil {
@@ -78,7 +86,10 @@ func (b *builder) httpListener(path string, l *listenerUnit, e config.ListenEndp
 	logEndpoint(b.log, path, e)
 	s, err := web.NewServer(o)
 	if err != nil {
-		return nil, pathError(path, err)
+		errs = append(errs, fieldError(path, err))
+	}
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	l.srv = webServer{s}
 	return l, nil

@@ -26,7 +26,7 @@ func (b *builder) webSocketHandler(path string, ru *routerUnit, serializers []st
 		Logger:         b.log.With("path", path),
 	})
 	if err != nil {
-		return nil, pathError(path, err)
+		return nil, fieldError(path, err)
 	}
 	if !o.AllowNullOrigin {
 		return refuseNullOrigin(h), nil
