@@ -7,4 +7,10 @@
 // node (ports rewritten to 0, directories and TLS files to temporary ones),
 // and must be named by at least one page. examples/minimal.json must be the
 // embedded default configuration, byte for byte.
+//
+// The HTTP bridge pages (caller.md ... reverseproxy.md) and the README's
+// tour show curl commands with their answers: the tests check that the
+// pages show them, send them to the started example (examples/bridge.json,
+// its upstreams pointed at test servers, or the embedded default) and
+// compare the answers byte for byte.
 package docs

@@ -13,10 +13,13 @@ import (
 
 // exampleEnv is the environment the examples' ${NAME} strings read.
 var exampleEnv = map[string]string{
-	"ALICE_TICKET":     "alice-ticket",
-	"WORKER1_SECRET":   "worker1-secret",
-	"WORKER2_PASSWORD": "worker2-password",
-	"WORKER2_SALT":     "worker2-salt",
+	"ALICE_TICKET":          "alice-ticket",
+	"WORKER1_SECRET":        "worker1-secret",
+	"WORKER2_PASSWORD":      "worker2-password",
+	"WORKER2_SALT":          "worker2-salt",
+	"CALLER_KEY":            "bazapp",                     // caller.md's example values
+	"CALLER_SECRET":         "foobar",                     //
+	"GITHUB_WEBHOOK_SECRET": "It's a Secret to Everybody", // GitHub's documentation's example
 }
 
 func lookupExampleEnv(name string) (string, bool) {

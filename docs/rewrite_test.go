@@ -7,14 +7,17 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/node"
 )
 
 // indexHTML is the index.html of every static directory in the tests.
@@ -26,39 +29,43 @@ const indexHTML = "<!doctype html><title>app</title>\n"
 type rewriter struct {
 	t   *testing.T
 	pki *testPKI // made on first use
+	// ports maps the port a TCP transport had in the file to the
+	// transport's path ("workers[0].transports[1]"), for connect.
+	ports map[int]string
 }
 
-// rewrite rewrites cfg in place and returns the test CA when cfg has TLS
-// listeners (else nil).
-func rewrite(t *testing.T, cfg *config.Config) *testPKI {
-	rw := &rewriter{t: t}
-	for _, w := range cfg.Workers {
+// rewrite rewrites cfg in place. The rewriter it returns holds the test CA
+// when cfg has TLS listeners (else nil).
+func rewrite(t *testing.T, cfg *config.Config) *rewriter {
+	rw := &rewriter{t: t, ports: map[int]string{}}
+	for i, w := range cfg.Workers {
 		if rtr, ok := w.(*config.RouterWorker); ok {
-			for _, tr := range rtr.Transports {
-				rw.transport(tr)
+			for j, tr := range rtr.Transports {
+				rw.transport(fmt.Sprintf("workers[%d].transports[%d]", i, j), tr)
 			}
 		}
 	}
-	return rw.pki
+	return rw
 }
 
-func (rw *rewriter) transport(tr config.Transport) {
+func (rw *rewriter) transport(path string, tr config.Transport) {
 	switch tr := tr.(type) {
 	case *config.WebTransport:
-		rw.endpoint(&tr.Endpoint)
+		rw.endpoint(path, &tr.Endpoint)
 		rw.paths(tr.Paths)
 	case *config.WebSocketTransport:
-		rw.endpoint(&tr.Endpoint)
+		rw.endpoint(path, &tr.Endpoint)
 	case *config.RawSocketTransport:
-		rw.endpoint(&tr.Endpoint)
+		rw.endpoint(path, &tr.Endpoint)
 	default:
 		rw.t.Fatalf("unknown transport %T", tr)
 	}
 }
 
-func (rw *rewriter) endpoint(e *config.ListenEndpoint) {
+func (rw *rewriter) endpoint(path string, e *config.ListenEndpoint) {
 	switch e.Type {
 	case "tcp":
+		rw.ports[e.Port] = path
 		e.Interface, e.Port, e.Version = "127.0.0.1", 0, 4
 	case "unix":
 		e.Path = filepath.Join(rw.t.TempDir(), "wamp.sock")
@@ -81,6 +88,41 @@ func (rw *rewriter) paths(ps config.Paths) {
 			rw.paths(svc.Paths)
 		}
 	}
+}
+
+// connect points the TCP endpoints of cfg's container components that name
+// a rewritten transport's port at that transport's real address.
+func (rw *rewriter) connect(cfg *config.Config, ls []node.Listener) {
+	for _, w := range cfg.Workers {
+		c, ok := w.(*config.ContainerWorker)
+		if !ok {
+			continue
+		}
+		for _, comp := range c.Components {
+			if e := &comp.Transport.Endpoint; e.Type == "tcp" {
+				e.Host, e.Port = rw.listener(rw.ports[e.Port], ls)
+			}
+		}
+	}
+}
+
+// listener returns the host and port of the listener of transport path.
+func (rw *rewriter) listener(path string, ls []node.Listener) (string, int) {
+	for _, l := range ls {
+		if l.Transport == path {
+			host, port, err := net.SplitHostPort(l.Address)
+			if err != nil {
+				rw.t.Fatal(err)
+			}
+			p, err := strconv.Atoi(port)
+			if err != nil {
+				rw.t.Fatal(err)
+			}
+			return host, p
+		}
+	}
+	rw.t.Fatalf("no listener for transport %q in %+v", path, ls)
+	return "", 0
 }
 
 func writeFile(t *testing.T, name string, data []byte) {

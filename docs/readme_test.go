@@ -1,0 +1,66 @@
+package docs
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// readme is the README's path from docs/.
+const readme = "../README.md"
+
+// TestReadmeTourBridge runs the README tour's curl commands against the
+// embedded default configuration (examples/minimal.json, ports rewritten),
+// with a WAMP client doing what the tour's browser page does.
+func TestReadmeTourBridge(t *testing.T) {
+	r := startExample(t, "minimal.json")
+	addr := r.addr(t, "workers[0].transports[0]")
+	base := "http://" + addr
+	call := curlCase{cmd: `curl -s http://127.0.0.1:8080/call -H 'Content-Type: application/json' -d '{"procedure":"com.example.add2","args":[2,3]}'`, status: 200}
+
+	// Without the page: nobody registered com.example.add2.
+	noCallee := `{"error":"wamp.error.no_such_procedure","args":["no callee registered for procedure \"com.example.add2\""],"kwargs":{}}`
+	if _, body := call.run(t, readme, base); body != noCallee {
+		t.Errorf("call without the page: %s", body)
+	}
+	if !strings.Contains(readPage(t, readme), "`"+noCallee+"`") {
+		t.Error("README does not show the answer without the page")
+	}
+
+	page := must(t)(joinWS(t, "ws://"+addr+"/ws", client.Config{Realm: "realm1"}))
+	if _, err := page.Register(testCtx(t), "com.example.add2", add2, nil); err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan *client.Event, 2)
+	for _, topic := range []wamp.URI{"com.example.hello", "com.example.webhook"} {
+		if _, err := page.Subscribe(testCtx(t), topic, func(ev *client.Event) { events <- ev }, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	call.want = `{"args":[5]}`
+	call.run(t, readme, base)
+	publish := curlCase{cmd: `curl -s http://127.0.0.1:8080/publish -H 'Content-Type: application/json' -d '{"topic":"com.example.hello","args":["hi from curl"]}'`, status: 200}
+	if _, body := publish.run(t, readme, base); !regexp.MustCompile(`^\{"id":[0-9]+\}$`).MatchString(body) {
+		t.Errorf("publish: %s", body)
+	}
+	if !strings.Contains(readPage(t, readme), publish.cmd+"\n# {\"id\":...}\n") {
+		t.Error("README does not show the publish answer")
+	}
+	if ev := next(t, events, "event"); ev.Topic != "com.example.hello" || ev.Args[0] != "hi from curl" {
+		t.Errorf("event %s %v", ev.Topic, ev.Args)
+	}
+	curlCase{`curl -s http://127.0.0.1:8080/webhook -d 'something happened'`, 202, `OK`}.run(t, readme, base)
+	ev := next(t, events, "webhook event")
+	if d, _ := ev.Args[0].(wamp.Dict); ev.Topic != "com.example.webhook" || d["body"] != "something happened" {
+		t.Errorf("webhook event %s %v", ev.Topic, ev.Args)
+	}
+	for _, log := range []string{"`event: hi from curl`", "`webhook: something happened`", `log("webhook:", args[0].body)`} {
+		if !strings.Contains(readPage(t, readme), log) {
+			t.Errorf("README does not show %s", log)
+		}
+	}
+}
