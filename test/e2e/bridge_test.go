@@ -23,14 +23,14 @@ var peerPrefixes = []string{"com.e2e.go", "com.e2e.js"}
 // group in parallel; "slow" runs last, since it leaves calls canceled
 // behind.
 func TestBridge(t *testing.T) {
-	requireBinary(t)
-	requireDeps(t)
+	harness.RequireBinary(t)
+	harness.RequireDeps(t)
 	up := newUpstream(t)
 	host, port := up.hostPort(t)
 	paths := bridgePaths()
 	paths["proxy"] = obj{"type": "reverseproxy", "host": host, "port": port, "path": "/base"}
 	n := startNode(t, "router", routerConfig(0, paths), "bridge: webhook refused")
-	addr := n.addr(t, 0)
+	addr := listenAddr(t, n, 0)
 	env := &bridgeEnv{base: "http://" + addr, addr: addr, up: up}
 	env.gp = startGoPeer(t, "ws://"+addr+"/ws", "com.e2e.go")
 	env.js = startJSPeer(t, "ws://"+addr+"/ws", "com.e2e.js", "msgpack")

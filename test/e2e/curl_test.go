@@ -35,7 +35,7 @@ func curl(t *testing.T, args ...string) response {
 // testCurl runs the requests of Crossbar's documentation with curl itself:
 // a call and a publish, unsigned, to the Go and autobahn-js peers.
 func testCurl(t *testing.T, env *bridgeEnv) {
-	requireDeps(t)
+	harness.RequireDeps(t)
 	for _, p := range peerPrefixes {
 		t.Run("call/"+p, func(t *testing.T) {
 			t.Parallel()

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/junction-wamp/junction/test/internal/nodeproc"
 )
 
 // jsPeer is js/peer.js, the autobahn-js callee and subscriber, running.
@@ -43,13 +45,13 @@ type jsEvent struct {
 // stdin is closed: it leaves with GOODBYE and must exit 0.
 func startJSPeer(t *testing.T, url, prefix, serializer string) *jsPeer {
 	t.Helper()
-	requireDeps(t)
+	harness.RequireDeps(t)
 	p := &jsPeer{lines: make(chan jsLine, 64)}
 	p.cmd = exec.Command("node", "js/peer.js", "--url", url, "--realm", realm, "--prefix", prefix,
 		"--serializer", serializer, "--timeout", "120")
 	p.cmd.Stderr = &p.stderr
 	p.cmd.WaitDelay = 5 * time.Second
-	dieWithParent(p.cmd)
+	nodeproc.DieWithParent(p.cmd)
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
 		t.Fatalf("peer.js: %v", err)

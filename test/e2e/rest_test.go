@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/junction-wamp/junction/test/internal/nodeproc"
 )
 
 // Components of the container node, and their JSON paths in its log.
@@ -25,7 +27,7 @@ const (
 // both components must reconnect and the flows work again, with the
 // container left running.
 func TestRESTComponents(t *testing.T) {
-	requireBinary(t)
+	harness.RequireBinary(t)
 	up := newUpstream(t)
 	port := freePort(t)
 	cfg := routerConfig(port, obj{
@@ -40,21 +42,21 @@ func TestRESTComponents(t *testing.T) {
 			"extra": obj{"subscriptions": []obj{{"topic": restTopic, "url": up.srv.URL + "/events"}}}},
 	), "client: connect failed")
 	// A container's components connect after "node started".
-	container.waitLog(t, "the RESTCallee's registration", 1, msgIs("rest: callee registered", "component", calleePath))
-	container.waitLog(t, "the MessageForwarder's subscription", 1, msgIs("rest: subscriber started", "component", forwarderPath))
+	container.WaitLog(t, "the RESTCallee's registration", 1, nodeproc.MsgIs("rest: callee registered", "component", calleePath))
+	container.WaitLog(t, "the MessageForwarder's subscription", 1, nodeproc.MsgIs("rest: subscriber started", "component", forwarderPath))
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
 	t.Run("before-restart", func(t *testing.T) { checkRESTFlows(t, base, up, "first") })
 	if t.Failed() {
 		return
 	}
 
-	router.stop(t)
+	router.Stop(t)
 	for _, c := range []string{calleePath, forwarderPath} {
-		container.waitLog(t, c+" losing its session", 1, msgIs("client: session ended", "component", c))
+		container.WaitLog(t, c+" losing its session", 1, nodeproc.MsgIs("client: session ended", "component", c))
 	}
 	startNode(t, "router (restarted)", cfg)
 	for _, c := range []string{calleePath, forwarderPath} {
-		container.waitLog(t, c+" joining again", 2, msgIs("client: joined", "component", c))
+		container.WaitLog(t, c+" joining again", 2, nodeproc.MsgIs("client: joined", "component", c))
 	}
 	t.Run("after-restart", func(t *testing.T) { checkRESTFlows(t, base, up, "second") })
 }

@@ -15,6 +15,10 @@ import (
 	"time"
 )
 
+// pythonPath is the interpreter the Debian python3-* packages install into;
+// the python3 first on the PATH may be another one without them.
+const pythonPath = "/usr/bin/python3"
+
 // processTimeout bounds one client process; the scripts give up by
 // themselves after scriptTimeout.
 const (

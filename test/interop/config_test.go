@@ -1,12 +1,5 @@
 package interop_test
 
-import (
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"testing"
-)
-
 // obj is a JSON object of the node's config.
 type obj = map[string]any
 
@@ -25,21 +18,6 @@ var wsPaths = map[string]string{
 	"ticket":     "ws-ticket",
 	"wampcra":    "ws-cra",
 	"cryptosign": "ws-cryptosign",
-}
-
-// writeConfig writes the node's config (Crossbar's format, JSON) into dir
-// and returns its path.
-func writeConfig(t *testing.T, dir string) string {
-	t.Helper()
-	b, err := json.MarshalIndent(nodeConfig(), "", "  ")
-	if err != nil {
-		t.Fatalf("config: %v", err)
-	}
-	path := filepath.Join(dir, "config.json")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatalf("config: %v", err)
-	}
-	return path
 }
 
 // nodeConfig is one router worker with realm1, whose roles anonymous, user

@@ -5,29 +5,19 @@
 package interop_test
 
 import (
-	"fmt"
 	"maps"
-	"os"
 	"testing"
 
+	"github.com/junction-wamp/junction/test/internal/nodeproc"
 	"go.uber.org/goleak"
 )
 
-// TestMain installs the clients' dependencies (scripts/install-test-deps.sh,
-// quick when they are present) and builds the junction binary once before
-// the tests run; when either fails every test fails with the reason.
+// TestMain installs the dependencies (scripts/install-test-deps.sh, quick
+// when they are present) and builds the junction binary once (with -race
+// when the tests run with it); when either fails, every test that needs it
+// fails with the reason. After the tests, no goroutine may be left.
 func TestMain(m *testing.M) {
-	depsErr = ensureDeps()
-	dir, err := os.MkdirTemp("", "junction-interop-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "interop:", err)
-		os.Exit(1)
-	}
-	junctionPath, buildErr = buildJunction(dir)
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		_ = os.RemoveAll(dir)
-		os.Exit(code)
-	}))
+	nodeproc.Main(m, harness, func() error { return goleak.Find() })
 }
 
 var wantInvocations = map[string]int{"add2": 1, "progress": 1, "error": 1}
@@ -38,7 +28,7 @@ const wantGoodbye = "wamp.close.goodbye_and_out"
 // TestWebSocket runs the whole scenario in one session for each client,
 // serializer and authentication method.
 func TestWebSocket(t *testing.T) {
-	requireDeps(t)
+	harness.RequireDeps(t)
 	n := startNode(t)
 	runMatrix(t, n, "websocket", func(client, string) bool { return true })
 }
@@ -47,7 +37,7 @@ func TestWebSocket(t *testing.T) {
 // each serializer and authentication method, autobahn-js (which speaks
 // RawSocket with JSON only) with each authentication method.
 func TestRawSocket(t *testing.T) {
-	requireDeps(t)
+	harness.RequireDeps(t)
 	n := startNode(t)
 	runMatrix(t, n, "rawsocket", func(c client, ser string) bool { return c.name != jsClient.name || ser == "json" })
 }
@@ -77,7 +67,7 @@ func runMatrix(t *testing.T, n *node, tr string, supported func(c client, ser st
 // wamp.error.authentication_failed, and that an anonymous client is refused
 // on the ticket-only WebSocket path.
 func TestRefused(t *testing.T) {
-	requireDeps(t)
+	harness.RequireDeps(t)
 	n := startNode(t)
 	for _, c := range clients {
 		for _, tc := range refusals(n) {
@@ -119,7 +109,7 @@ func refusals(n *node) []refusal {
 // library's caller and publisher, each with its own serializer (and, in the
 // second case, its own transport).
 func TestCrossClient(t *testing.T) {
-	requireDeps(t)
+	harness.RequireDeps(t)
 	n := startNode(t)
 	cases := []struct {
 		name           string

@@ -1,6 +1,0 @@
-//go:build race
-
-package e2e_test
-
-// raceEnabled: this test binary was built with -race, and so is junction.
-const raceEnabled = true

@@ -1,0 +1,175 @@
+package nodeproc
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Bounds on a node's start and stop. The binary stops within 10 s of
+// SIGTERM (cmd/junction's stopTimeout); StopBound leaves it some slack.
+const (
+	StartBound = 20 * time.Second // for "node started", and for each Node.WaitLog
+	StopBound  = 15 * time.Second // from SIGTERM to exit
+)
+
+// waitDelay bounds how long cmd.Wait waits for the log pipe after the
+// process has exited (a grandchild holding it open).
+const waitDelay = 5 * time.Second
+
+// Options are the test's specifics of one node. The zero value is a node
+// named "junction" that may log no warning.
+type Options struct {
+	// Name names the node in reports ("router", "container").
+	Name string
+	// AllowedWarnings are the messages of the WARN lines the node may log;
+	// any other warning fails the test.
+	AllowedWarnings []string
+}
+
+// Node is a running junction binary. Its methods are safe for concurrent
+// use.
+type Node struct {
+	name    string
+	allowed []string
+	cmd     *exec.Cmd
+	log     *nodeLog
+	exited  chan struct{} // closed when cmd.Wait has returned
+	waitErr error         // cmd.Wait's result; read after exited is closed
+	stopped sync.Once
+}
+
+// Start runs binary start --config configPath --logformat json in the
+// config's directory and waits (up to StartBound) for the log line "node
+// started"; it fails the test when the node exits or the bound passes
+// first. When the test ends the node is stopped (see Stop).
+func Start(t testing.TB, binary, configPath string, opts Options) *Node {
+	t.Helper()
+	n := &Node{name: opts.Name, allowed: opts.AllowedWarnings, log: newNodeLog(), exited: make(chan struct{})}
+	if n.name == "" {
+		n.name = "junction"
+	}
+	if binary == "" {
+		t.Fatalf("%s: no junction binary (nodeproc.Build failed?)", n.name)
+	}
+	n.cmd = exec.Command(binary, "start", "--config", configPath, "--logformat", "json")
+	n.cmd.Dir = filepath.Dir(configPath)
+	n.cmd.Stdout, n.cmd.Stderr = n.log, n.log
+	n.cmd.WaitDelay = waitDelay
+	DieWithParent(n.cmd)
+	if err := n.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", binary, err)
+	}
+	go func() {
+		n.waitErr = n.cmd.Wait()
+		close(n.exited)
+	}()
+	t.Cleanup(func() { n.Stop(t) })
+	if err := n.wait(1, MsgIs("node started")); err != nil {
+		t.Fatalf("%s did not start: %v\n%s", n.name, err, n.log)
+	}
+	return n
+}
+
+// Transport is the name the log gives the transport at index of worker,
+// "workers[0].transports[1]": the argument of Addr.
+func Transport(worker, index int) string {
+	return "workers[" + strconv.Itoa(worker) + "].transports[" + strconv.Itoa(index) + "]"
+}
+
+// Addr is the address ("127.0.0.1:PORT") the "listening" line of transport
+// (see Transport) logged, "" when none did. Every listening line comes
+// before "node started", so after Start an address that is "" stays so.
+func (n *Node) Addr(transport string) string { return n.log.address(transport) }
+
+// Addrs returns the logged addresses by transport (a copy).
+func (n *Node) Addrs() map[string]string { return n.log.addresses() }
+
+// Log is the node's whole log so far (stdout and stderr).
+func (n *Node) Log() string { return n.log.String() }
+
+// WaitLog waits (up to StartBound) until count log records match; it fails
+// the test, naming what, when the node exits or the bound passes first.
+func (n *Node) WaitLog(t testing.TB, what string, count int, match func(Record) bool) {
+	t.Helper()
+	if err := n.wait(count, match); err != nil {
+		t.Fatalf("%s: waiting for %s: %v\n%s", n.name, what, err, n.log)
+	}
+}
+
+// wait blocks until count records match; it fails when the node has exited
+// with fewer (it cannot log more) or after StartBound.
+func (n *Node) wait(count int, match func(Record) bool) error {
+	timer := time.NewTimer(StartBound)
+	defer timer.Stop()
+	for {
+		got, changed := n.log.count(match)
+		if got >= count {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-n.exited: // the log is complete once Wait has returned
+			if got, _ = n.log.count(match); got >= count {
+				return nil
+			}
+			return fmt.Errorf("%d matching log lines of %d: it exited (%v)", got, count, exitStatus(n.waitErr))
+		case <-timer.C:
+			return fmt.Errorf("%d matching log lines of %d within %s", got, count, StartBound)
+		}
+	}
+}
+
+// Stop ends the node, once (later calls and the test's cleanup do
+// nothing). When the test has not failed so far: SIGTERM by PID, exit
+// status 0 within StopBound, and no unexpected log line (see Options), or
+// the test fails. When it has failed: SIGKILL, and the log goes to the
+// test's output.
+func (n *Node) Stop(t testing.TB) {
+	n.stopped.Do(func() {
+		if t.Failed() {
+			_ = n.cmd.Process.Kill()
+			<-n.exited
+			t.Logf("%s (killed, the test failed): %v\nits log:\n%s", n.name, n.waitErr, n.log)
+			return
+		}
+		n.terminate(t)
+		if bad := n.log.unexpected(n.allowed); len(bad) > 0 {
+			t.Errorf("%s logged warnings, errors or non-JSON lines:\n%s", n.name, strings.Join(bad, "\n"))
+		}
+		if t.Failed() {
+			t.Logf("%s's log:\n%s", n.name, n.log)
+		}
+	})
+}
+
+// terminate sends SIGTERM and waits for exit status 0.
+func (n *Node) terminate(t testing.TB) {
+	if err := n.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Errorf("%s: SIGTERM: %v", n.name, err)
+	}
+	select {
+	case <-n.exited:
+		if n.waitErr != nil {
+			t.Errorf("%s exited with %v after SIGTERM, want status 0", n.name, n.waitErr)
+		}
+	case <-time.After(StopBound):
+		_ = n.cmd.Process.Kill()
+		<-n.exited
+		t.Errorf("%s did not exit within %s of SIGTERM", n.name, StopBound)
+	}
+}
+
+// exitStatus describes cmd.Wait's result.
+func exitStatus(err error) string {
+	if err == nil {
+		return "status 0"
+	}
+	return err.Error()
+}
