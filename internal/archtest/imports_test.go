@@ -25,7 +25,10 @@ var rules = []rule{
 	{prefix: "internal/router", allowed: []string{"internal/wamp", "internal/uriindex", "internal/auth"}},
 	{prefix: "internal/transport", allowed: []string{"internal/wamp", "internal/transport"}},
 	{prefix: "internal/client", allowed: []string{"internal/wamp", "internal/auth"}},
-	{prefix: "internal/bridge", allowed: []string{"internal/wamp", "internal/client", "internal/auth", "internal/bridge/webhooksig"}},
+	// bridge -> codec: the Caller and Publisher read request bodies and
+	// write answers with the codec's plain-JSON value API (no reflection),
+	// not to speak WAMP JSON: it is their hot path (issue 4).
+	{prefix: "internal/bridge", allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/client", "internal/auth", "internal/bridge/webhooksig"}},
 	{prefix: "internal/config", allowed: []string{"internal/wamp", "internal/uriindex"}},
 }
 
@@ -87,6 +90,7 @@ func TestRuleCheck(t *testing.T) {
 	router, _ := ruleFor("internal/router")
 	wamp, _ := ruleFor("internal/wamp")
 	transport, _ := ruleFor("internal/transport/websocket")
+	bridge, _ := ruleFor("internal/bridge")
 	tests := []struct {
 		r    rule
 		imp  string
@@ -101,6 +105,8 @@ func TestRuleCheck(t *testing.T) {
 		{transport, module + "internal/wamp/codec", true},
 		{transport, module + "internal/transport/outbox", true},
 		{transport, module + "internal/router", false},
+		{bridge, module + "internal/wamp/codec", true},
+		{bridge, module + "internal/router", false},
 	}
 	for _, tt := range tests {
 		if got := tt.r.check(tt.imp) == ""; got != tt.want {

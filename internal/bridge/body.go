@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -15,14 +14,13 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		return nil, refuse(http.StatusRequestEntityTooLarge, textTooLong, r.ContentLength, limit)
 	}
 	body := r.Body
-	if limit >= 0 {
+	if limit >= 0 && r.ContentLength < 0 {
+		// A declared length is already within limit, and the server reads
+		// no more than it; only a body of unknown length needs the cap.
 		body = http.MaxBytesReader(w, r.Body, limit)
 	}
-	var buf bytes.Buffer
-	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength) + 1)
-	}
-	if _, err := buf.ReadFrom(body); err != nil {
+	b, err := readAll(body, r.ContentLength)
+	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return nil, refuse(http.StatusRequestEntityTooLarge, textTooLongUnknown, limit)
 		}
@@ -31,5 +29,33 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		}
 		return nil, &Error{Status: http.StatusBadRequest, Text: "Request body could not be read.", Cause: err}
 	}
-	return buf.Bytes(), nil
+	return b, nil
+}
+
+// maxPrealloc bounds the buffer allocated for a declared length before
+// any of the body has arrived.
+const maxPrealloc = 64 << 10
+
+// readAll reads body to its end into one buffer sized for the declared
+// length (< 0: unknown), so that a body of that length needs one
+// allocation.
+func readAll(body io.Reader, length int64) ([]byte, error) {
+	size := 512
+	if length >= 0 && length < maxPrealloc {
+		size = int(length) + 1 // + 1: room to read the EOF into
+	}
+	b := make([]byte, 0, size)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/internal/wamp/codec"
 )
 
 // Caller answers a POSTed {"procedure", "args", "kwargs", "options"} with
@@ -51,9 +52,9 @@ func (c *Caller) call(w http.ResponseWriter, r *http.Request, req *request) erro
 	timeout := c.effectiveTimeout(cr.timeout)
 	ctx, cancel := callContext(r.Context(), timeout)
 	defer cancel()
-	opts := []client.CallOption{client.WithCancelMode(wamp.CancelKillNoWait)}
+	opts := callOptions
 	if cr.discloseMe {
-		opts = append(opts, client.WithOptions(wamp.Dict{wamp.OptDiscloseMe: true}))
+		opts = []client.CallOption{callOptions[0], client.WithOptions(wamp.Dict{wamp.OptDiscloseMe: true})}
 	}
 	res, err := c.s.Call(ctx, cr.procedure, cr.args, cr.kwargs, opts...)
 	if err != nil {
@@ -63,6 +64,9 @@ func (c *Caller) call(w http.ResponseWriter, r *http.Request, req *request) erro
 	c.p.writeJSON(w, http.StatusOK, resultOf(res))
 	return nil
 }
+
+// callOptions are the options of every call, shared: read only.
+var callOptions = []client.CallOption{client.WithCancelMode(wamp.CancelKillNoWait)}
 
 // effectiveTimeout is the configured timeout, shortened by the request's.
 func (c *Caller) effectiveTimeout(requested time.Duration) time.Duration {
@@ -114,4 +118,24 @@ func resultOf(res *client.Result) *resultBody {
 		return &resultBody{Args: wamp.List{nil}}
 	}
 	return &resultBody{Args: res.Args}
+}
+
+// appendJSON writes the result; an empty member is left out (omitempty).
+func (rb *resultBody) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, '{')
+	var err error
+	if len(rb.Args) > 0 {
+		if b, err = codec.AppendPlainJSON(append(b, `"args":`...), rb.Args); err != nil {
+			return b, err
+		}
+	}
+	if len(rb.Kwargs) > 0 {
+		if len(rb.Args) > 0 {
+			b = append(b, ',')
+		}
+		if b, err = codec.AppendPlainJSON(append(b, `"kwargs":`...), rb.Kwargs); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
 }

@@ -67,7 +67,7 @@ func (p *pipeline) checkPeer(r *http.Request, body []byte) error {
 			return err
 		}
 	}
-	if !p.requireIP.Allows(peerAddr(r.RemoteAddr)) {
+	if !p.requireIP.Empty() && !p.requireIP.Allows(peerAddr(r.RemoteAddr)) {
 		return refuse(http.StatusForbidden, textDeniedIP)
 	}
 	if p.requireTLS && r.TLS == nil {

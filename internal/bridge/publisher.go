@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/junction-wamp/junction/internal/wamp"
 )
@@ -39,6 +40,11 @@ func (pb *Publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // publishedBody is the Publisher's success answer.
 type publishedBody struct {
 	ID wamp.ID `json:"id"`
+}
+
+func (pb publishedBody) appendJSON(b []byte) ([]byte, error) {
+	b = strconv.AppendUint(append(b, `{"id":`...), uint64(pb.ID), 10)
+	return append(b, '}'), nil
 }
 
 func (pb *Publisher) publish(w http.ResponseWriter, r *http.Request, req *request) error {

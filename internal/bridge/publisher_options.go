@@ -35,6 +35,9 @@ func publishOptions(obj map[string]any) (wamp.Dict, error) {
 		return nil, err
 	}
 	out := wamp.Dict{wamp.OptAcknowledge: true}
+	if len(in) == 0 {
+		return out, nil
+	}
 	for name, kind := range publishOptionKinds {
 		v, ok := in[name]
 		if !ok || v == nil {

@@ -9,9 +9,9 @@ type query map[string]string
 // what Crossbar's clients are written against: items are separated by '&'
 // and by ';', an item without '=' is dropped, a blank value is kept as "",
 // '+' means a space and a bad %-escape is kept as it is. The first value of
-// a repeated name wins.
+// a repeated name wins. A query without items is nil.
 func parseQuery(raw string) query {
-	q := make(query, 5)
+	var q query // nil (no allocation) for the usual empty query
 	for raw != "" {
 		var item string
 		if i := strings.IndexAny(raw, "&;"); i >= 0 {
@@ -24,6 +24,9 @@ func parseQuery(raw string) query {
 			continue
 		}
 		name = unquote(name)
+		if q == nil {
+			q = make(query, 5)
+		}
 		if _, seen := q[name]; !seen {
 			q[name] = unquote(value)
 		}

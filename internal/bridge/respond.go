@@ -1,15 +1,15 @@
 package bridge
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/internal/wamp/codec"
 )
 
 // answer is an error as the client sees it.
@@ -85,24 +85,58 @@ func (p *pipeline) respond(w http.ResponseWriter, r *http.Request, err error) {
 	p.writeJSON(w, a.status, &a.body)
 }
 
-// writeJSON writes v as compact JSON (no HTML escaping); a value JSON cannot
-// hold (a NaN from a callee) becomes a 500.
-func (p *pipeline) writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+// jsonAnswer is a body the bridge answers with. appendJSON appends it as
+// encoding/json (HTML escaping off) would write it, less the newline: the
+// answers are pinned byte for byte.
+type jsonAnswer interface {
+	appendJSON(b []byte) ([]byte, error)
+}
+
+// answerBufs holds the buffers answers are built in, returned once written.
+var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// maxPooledAnswer is the largest buffer kept for reuse.
+const maxPooledAnswer = 64 << 10
+
+// writeJSON writes v as compact JSON; a value JSON cannot hold (a NaN from
+// a callee) becomes a 500.
+func (p *pipeline) writeJSON(w http.ResponseWriter, status int, v jsonAnswer) {
+	bp := answerBufs.Get().(*[]byte)
+	b, err := v.appendJSON((*bp)[:0])
+	if err != nil {
 		p.log.Error("bridge: answer is not JSON", "err", err)
 		status = http.StatusInternalServerError
-		buf.Reset()
-		fmt.Fprintf(&buf, `{"error":%q,"args":[],"kwargs":{}}`, textInternal)
+		b = fmt.Appendf(b[:0], `{"error":%q,"args":[],"kwargs":{}}`, textInternal)
 	}
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
+	vals := make([]string, 2) // one allocation for both headers
+	vals[0], vals[1] = "application/json; charset=utf-8", strconv.Itoa(len(b))
+	h["Content-Type"], h["Content-Length"] = vals[0:1:1], vals[1:2:2]
 	w.WriteHeader(status)
 	w.Write(b)
+	if cap(b) <= maxPooledAnswer {
+		*bp = b[:0]
+		answerBufs.Put(bp)
+	}
+}
+
+// appendJSON writes an error answer: {"error", "args", "kwargs"}.
+func (e *errorBody) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"error":`...)
+	b, _ = codec.AppendPlainJSON(b, e.Error)
+	return appendMembers(append(b, `,"args":`...), e.Args, `,"kwargs":`, e.Kwargs)
+}
+
+// appendMembers appends args, the key of kwargs and kwargs, then '}'.
+func appendMembers(b []byte, args wamp.List, kwargsKey string, kwargs wamp.Dict) ([]byte, error) {
+	b, err := codec.AppendPlainJSON(b, args)
+	if err != nil {
+		return b, err
+	}
+	if b, err = codec.AppendPlainJSON(append(b, kwargsKey...), kwargs); err != nil {
+		return b, err
+	}
+	return append(b, '}'), nil
 }
 
 // writeText writes a plain-text answer (the Webhook's responses).

@@ -1,8 +1,8 @@
 package bridge
 
 import (
+	"maps"
 	"net/netip"
-	"reflect"
 	"testing"
 	"time"
 )
@@ -60,7 +60,7 @@ func TestParseQuery(t *testing.T) {
 		{"x=a=b", query{"x": "a=b"}},
 	}
 	for _, tt := range tests {
-		if got := parseQuery(tt.in); !reflect.DeepEqual(got, tt.want) {
+		if got := parseQuery(tt.in); !maps.Equal(got, tt.want) { // nil == empty
 			t.Errorf("parseQuery(%q) = %v, want %v", tt.in, got, tt.want)
 		}
 	}

@@ -3,7 +3,9 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -211,4 +213,60 @@ func TestCallCancelUnanswered(t *testing.T) {
 		}
 		s.Close()
 	})
+}
+
+// TestConcurrentCallsGetTheirResults runs concurrent calls, some abandoned
+// with a late answer: each call must get its own result.
+func TestConcurrentCallsGetTheirResults(t *testing.T) {
+	s, r := joined(t, Config{})
+	go echoRouter(r.p)
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			for i := range 200 {
+				ctx, cancel := context.WithCancel(context.Background())
+				if i%7 == 0 {
+					cancel() // abandoned: its late RESULT must reach no other call
+				}
+				want := int64(g*1000 + i)
+				res, err := s.Call(ctx, "com.echo", wamp.List{want}, nil, WithCancelMode(wamp.CancelSkip))
+				cancel()
+				if err == nil && (len(res.Args) != 1 || res.Args[0] != want) {
+					errs <- fmt.Errorf("call %d got %v", want, res.Args)
+					return
+				}
+				if err != nil && !errors.Is(err, context.Canceled) {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := recvFrom(t, errs); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// directFake is a fakePeer that, like transport/local, lets the session
+// take messages on the sender's goroutine.
+type directFake struct {
+	*fakePeer
+	mu     sync.Mutex
+	direct func(wamp.Message) bool
+}
+
+func (p *directFake) SetDirect(f func(wamp.Message) bool) {
+	p.mu.Lock()
+	p.direct = f
+	p.mu.Unlock()
+}
+
+func (p *directFake) deliver(m wamp.Message) bool {
+	p.mu.Lock()
+	f := p.direct
+	p.mu.Unlock()
+	return f != nil && f(m)
 }

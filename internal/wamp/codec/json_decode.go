@@ -28,17 +28,27 @@ func decodeJSONMessage(b []byte) ([]any, error) {
 	return finish(&d, v)
 }
 
-// decodeJSONValue parses any JSON value, without the binary string rule
-// (it serves the fallback for values encoding/json marshals).
-func decodeJSONValue(b []byte) (any, error) {
-	d := jsonDecoder{b: b}
+// DecodePlainJSON parses one plain JSON value (RFC 8259), as the JSON codec
+// parses message elements: objects become map[string]any, arrays []any,
+// numbers int64 when integral and in range, uint64 above math.MaxInt64,
+// float64 otherwise (an error beyond float64's range), strings must be
+// valid UTF-8 and nesting is limited to 1000 levels. Unlike WAMP JSON, no
+// string is turned into binary: "\u0000..." stays a string. Safe for
+// concurrent use.
+func DecodePlainJSON(b []byte) (any, error) {
+	d := jsonDecoder{b: b, stack: make([]any, 0, 8)}
 	d.space()
 	v := d.value(1)
-	l, err := finish(&d, []any{v})
-	if err != nil {
-		return nil, err
+	if d.err == nil {
+		d.space()
+		if d.i != len(d.b) {
+			d.fail("trailing data")
+		}
 	}
-	return l[0], nil
+	if d.err != nil {
+		return nil, d.err
+	}
+	return v, nil
 }
 
 func finish(d *jsonDecoder, v any) ([]any, error) {

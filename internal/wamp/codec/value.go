@@ -241,7 +241,7 @@ func writeFallback(s sink, v any, depth int) {
 		s.setErr(fmt.Errorf("value of type %T: %w", v, err))
 		return
 	}
-	g, err := decodeJSONValue(b)
+	g, err := DecodePlainJSON(b)
 	if err != nil {
 		s.setErr(fmt.Errorf("value of type %T: %w", v, err))
 		return
