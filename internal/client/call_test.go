@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -248,25 +247,4 @@ func TestConcurrentCallsGetTheirResults(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-}
-
-// directFake is a fakePeer that, like transport/local, lets the session
-// take messages on the sender's goroutine.
-type directFake struct {
-	*fakePeer
-	mu     sync.Mutex
-	direct func(wamp.Message) bool
-}
-
-func (p *directFake) SetDirect(f func(wamp.Message) bool) {
-	p.mu.Lock()
-	p.direct = f
-	p.mu.Unlock()
-}
-
-func (p *directFake) deliver(m wamp.Message) bool {
-	p.mu.Lock()
-	f := p.direct
-	p.mu.Unlock()
-	return f != nil && f(m)
 }
