@@ -15,5 +15,9 @@ out=${1:-bench-results.txt}
 	go test -run='^$' -bench='BenchmarkRPC|BenchmarkFanout' -benchtime=3s -count=1 ./test/bench/
 	echo "## memory: 10,000 idle WebSocket sessions (router in its own process)"
 	go test -run='^$' -bench=BenchmarkIdleSessions -benchtime=1x -count=1 -v ./test/bench/ | grep -v '^=== '
+	echo "## WAMP -> HTTP components: Subscriber forwarding rate, Callee calls/s"
+	go test -run='^$' -bench=. -benchtime=3s -count=1 ./internal/bridge/rest/
+	echo "## HTTP load on the junction binary (wrk), each beside its baseline"
+	bash scripts/bench-http.sh 10
 } 2>&1 | tee "$out"
 echo "results in $out"
