@@ -73,7 +73,7 @@ func buildReverseProxy(env *pathEnv, path, url string, svc config.PathService) (
 		Path:           s.Path,
 		ForwardedPort:  s.ForwardedPort,
 		ForwardedProto: s.ForwardedProto,
-		Logger:         env.b.log.With("service", url),
+		Logger:         env.b.log.With("url", url),
 	})
 	if err != nil {
 		return nil, fieldError(path, err)
@@ -100,7 +100,7 @@ func (env *pathEnv) common(path, url string, s *config.BridgeService) (bridge.Co
 		RequireIP:     ips,
 		RequireTLS:    s.RequireTLS,
 		Debug:         s.Debug,
-		Logger:        env.b.log.With("service", url),
+		Logger:        env.b.log.With("url", url),
 	}, err
 }
 
@@ -111,7 +111,7 @@ func (env *pathEnv) session(path string, s *config.BridgeService) *bridgeSession
 	bs := &bridgeSession{
 		path: path,
 		dial: localDialer(env.router.router.Gate(anonymousAs(s.Role))),
-		cfg:  client.Config{Realm: wamp.URI(s.Realm), Logger: env.b.log.With("service", path)},
+		cfg:  client.Config{Realm: wamp.URI(s.Realm), Logger: env.b.log.With("path", path)},
 	}
 	env.b.node.sessions = append(env.b.node.sessions, bs)
 	return bs
