@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"github.com/junction-wamp/junction/internal/transport/transporttest"
 	"io"
 	"net"
 	"testing"
@@ -122,30 +123,7 @@ func TestKeepaliveSilentPeerClosed(t *testing.T) {
 func BenchmarkSendRecv(b *testing.B) {
 	a := newAttacher()
 	p := dial(b, serve(b, Options{Attacher: a}), DialOptions{})
-	s := <-a.sessions
-	defer close(s.release)
-	msg := &wamp.Event{Subscription: 1, Publication: 2, Details: wamp.Dict{}, Args: wamp.List{"hello", 42}}
-	window := make(chan struct{}, 1000)
-	done := make(chan error)
-	b.ReportAllocs()
-	b.ResetTimer()
-	go func() {
-		for range b.N {
-			if _, err := p.Recv(); err != nil {
-				done <- err
-				return
-			}
-			<-window
-		}
-		done <- nil
-	}()
-	for range b.N {
-		window <- struct{}{}
-		if err := s.peer.Send(msg); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := <-done; err != nil {
-		b.Fatal(err)
-	}
+	s := <-a.Sessions
+	defer close(s.Release)
+	transporttest.BenchSendRecv(b, s.Peer, p)
 }

@@ -32,7 +32,7 @@ func TestHandshake(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.opts.Attacher = &echoAttacher{errs: make(chan error, 1)}
+			tt.opts.Attacher = &echoAttacher{Errs: make(chan error, 1)}
 			r := dialRaw(t, serve(t, tt.opts))
 			r.write(tt.send...)
 			var got []byte
@@ -56,13 +56,13 @@ func TestMaxConnections(t *testing.T) {
 	addr := serve(t, Options{Attacher: a, MaxConnections: 1})
 	first := dialRaw(t, addr)
 	first.open()
-	s := <-a.sessions
+	s := <-a.Sessions
 	second := dialRaw(t, addr)
 	second.write(magic, 0xF2, 0, 0)
 	if got, _ := io.ReadAll(second.br); !bytes.Equal(got, []byte{magic, 0x40, 0, 0}) {
 		t.Fatalf("answer %x, want error 4", got)
 	}
-	close(s.release)
+	close(s.Release)
 }
 
 func TestDialRefused(t *testing.T) {

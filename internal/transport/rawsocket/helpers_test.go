@@ -3,6 +3,7 @@ package rawsocket
 import (
 	"bufio"
 	"errors"
+	"github.com/junction-wamp/junction/internal/transport/transporttest"
 	"io"
 	"net"
 	"testing"
@@ -14,45 +15,17 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// session is one attached server peer, handed to the test. Attach returns
-// (closing the peer) once the test closes release.
-type session struct {
-	peer    wamp.Peer
-	release chan struct{}
-	ended   chan struct{}
-}
+// The shared doubles of package transporttest, under this package's names.
+type (
+	session      = transporttest.Session
+	echoAttacher = transporttest.Echo
+)
 
-type testAttacher struct{ sessions chan *session }
-
-func newAttacher() *testAttacher { return &testAttacher{sessions: make(chan *session, 16)} }
-
-func (a *testAttacher) Attach(p wamp.Peer) {
-	s := &session{peer: p, release: make(chan struct{}), ended: make(chan struct{})}
-	a.sessions <- s
-	<-s.release
-	p.Close()
-	close(s.ended)
-}
-
-// echoAttacher sends every received message back until Recv fails, then
-// reports Recv's error.
-type echoAttacher struct{ errs chan error }
-
-func newEcho() *echoAttacher { return &echoAttacher{errs: make(chan error, 16)} }
-
-func (a *echoAttacher) Attach(p wamp.Peer) {
-	defer p.Close()
-	for {
-		m, err := p.Recv()
-		if err == nil {
-			err = p.Send(m)
-		}
-		if err != nil {
-			a.errs <- err
-			return
-		}
-	}
-}
+var (
+	newAttacher    = transporttest.NewAttacher
+	newEcho        = transporttest.NewEcho
+	sampleMessages = transporttest.SampleMessages
+)
 
 // serveOn runs a server for opts on l until the test ends.
 func serveOn(t testing.TB, l net.Listener, opts Options) {
@@ -142,13 +115,4 @@ func (r *rawConn) frame(typ byte, payload []byte) {
 func (r *rawConn) readFrame() (byte, []byte, error) {
 	var hdr [4]byte
 	return readFrame(r.br, &hdr, maxFrameLen)
-}
-
-func sampleMessages() []wamp.Message {
-	return []wamp.Message{
-		&wamp.Hello{Realm: "realm1", Details: wamp.Dict{"roles": map[string]any{"caller": map[string]any{}}}},
-		&wamp.Call{Request: 1, Options: wamp.Dict{}, Procedure: "com.example.add", Args: wamp.List{"a", true, "ü€"}},
-		&wamp.Publish{Request: 2, Options: wamp.Dict{"acknowledge": true}, Topic: "com.example.t", Args: wamp.List{}, Kwargs: wamp.Dict{"k": "v"}},
-		&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal},
-	}
 }

@@ -2,37 +2,17 @@ package rawsocket
 
 import (
 	"errors"
+	"github.com/junction-wamp/junction/internal/transport/transporttest"
 	"io"
 	"net"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/transport/outbox"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
-
-func roundTrip(t *testing.T, p wamp.Peer, echo *echoAttacher) {
-	t.Helper()
-	for _, want := range sampleMessages() {
-		if err := p.Send(want); err != nil {
-			t.Fatal(err)
-		}
-		got, err := p.Recv()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("echo = %#v, want %#v", got, want)
-		}
-	}
-	p.Close()
-	if err := <-echo.errs; err != io.EOF {
-		t.Fatalf("server Recv after client Close = %v, want EOF", err)
-	}
-}
 
 func TestRoundTripEveryCodec(t *testing.T) {
 	for _, name := range []string{"json", "msgpack", "cbor", "ubjson"} {
@@ -42,7 +22,7 @@ func TestRoundTripEveryCodec(t *testing.T) {
 			if info := p.Info(); info.Transport != "rawsocket" || info.Serializer != name {
 				t.Fatalf("Info = %+v", info)
 			}
-			roundTrip(t, p, echo)
+			transporttest.CheckRoundTrip(t, p, echo)
 		})
 	}
 }
@@ -59,12 +39,12 @@ func TestUnixSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := <-a.sessions
-	if got := s.peer.Info().RemoteAddr; got != path {
+	s := <-a.Sessions
+	if got := s.Peer.Info().RemoteAddr; got != path {
 		t.Errorf("server RemoteAddr %q, want the socket path", got)
 	}
-	close(s.release)
-	<-s.ended
+	close(s.Release)
+	<-s.Ended
 	if _, err := p.Recv(); err != io.EOF {
 		t.Fatalf("Recv after server Close = %v", err)
 	}
@@ -78,16 +58,16 @@ func TestUnixSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	roundTrip(t, p2, echo)
+	transporttest.CheckRoundTrip(t, p2, echo)
 }
 
 func TestCloseFromServer(t *testing.T) {
 	a := newAttacher()
 	p := dial(t, serve(t, Options{Attacher: a}), DialOptions{})
-	s := <-a.sessions
-	s.peer.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal})
-	close(s.release)
-	<-s.ended
+	s := <-a.Sessions
+	s.Peer.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal})
+	close(s.Release)
+	<-s.Ended
 	if m, err := p.Recv(); err != nil || m.Type() != wamp.TypeGoodbye {
 		t.Fatalf("Recv = %v, %v; want the GOODBYE queued before Close", m, err)
 	}
@@ -100,7 +80,7 @@ func TestCloseFromServer(t *testing.T) {
 }
 
 func TestServerCloseEndsSessions(t *testing.T) {
-	s, _ := NewServer(Options{Attacher: &echoAttacher{errs: make(chan error, 1)}})
+	s, _ := NewServer(Options{Attacher: &echoAttacher{Errs: make(chan error, 1)}})
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	done := make(chan error)
 	go func() { done <- s.Serve(l) }()
@@ -128,50 +108,26 @@ func TestServerCloseEndsSessions(t *testing.T) {
 func TestConcurrentSend(t *testing.T) {
 	a := newAttacher()
 	p := dial(t, serve(t, Options{Attacher: a}), DialOptions{})
-	s := <-a.sessions
-	defer close(s.release)
-	const senders, each = 8, 200
-	var wg sync.WaitGroup
-	for g := range senders {
-		wg.Go(func() {
-			for i := range each {
-				if err := p.Send(&wamp.Published{Request: wamp.ID(g*each + i + 1), Publication: 1}); err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
-	last := make([]int, senders)
-	for range senders * each {
-		m, err := s.peer.Recv()
-		if err != nil {
-			t.Fatal(err)
-		}
-		id := int(m.(*wamp.Published).Request) - 1
-		if g := id / each; id%each < last[g] {
-			t.Fatalf("sender %d out of order", g)
-		} else {
-			last[g] = id % each
-		}
-	}
-	wg.Wait()
+	s := <-a.Sessions
+	defer close(s.Release)
+	transporttest.CheckConcurrentSend(t, p, s.Peer)
 }
 
 func TestSlowConsumer(t *testing.T) {
 	a := newAttacher()
 	r := dialRaw(t, serve(t, Options{Attacher: a, Outbox: outbox.Options{MaxMessages: 64, MaxBytes: 1 << 20}}))
 	r.open() // then never reads
-	s := <-a.sessions
-	defer close(s.release)
+	s := <-a.Sessions
+	defer close(s.Release)
 	big := &wamp.Publish{Request: 1, Options: wamp.Dict{}, Topic: "t", Args: wamp.List{strings.Repeat("x", 16<<10)}}
 	var err error
 	for i := 0; i < 100000 && err == nil; i++ {
-		err = s.peer.Send(big)
+		err = s.Peer.Send(big)
 	}
 	if !errors.Is(err, wamp.ErrSlowConsumer) {
 		t.Fatalf("Send = %v, want ErrSlowConsumer", err)
 	}
-	if _, err := s.peer.Recv(); !errors.Is(err, wamp.ErrSlowConsumer) {
+	if _, err := s.Peer.Recv(); !errors.Is(err, wamp.ErrSlowConsumer) {
 		t.Fatalf("Recv = %v, want ErrSlowConsumer", err)
 	}
 }
@@ -193,14 +149,14 @@ func TestIncomingErrors(t *testing.T) {
 			a := newAttacher()
 			r := dialRaw(t, serve(t, Options{Attacher: a, MaxMessageSize: 512}))
 			r.open()
-			s := <-a.sessions
-			defer close(s.release)
+			s := <-a.Sessions
+			defer close(s.Release)
 			tt.send(r)
-			if _, err := s.peer.Recv(); !errors.Is(err, tt.want) {
+			if _, err := s.Peer.Recv(); !errors.Is(err, tt.want) {
 				t.Fatalf("Recv = %v, want %v", err, tt.want)
 			}
 			if !tt.closes {
-				s.peer.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: "a.b"})
+				s.Peer.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: "a.b"})
 			}
 			_, _, err := r.readFrame()
 			if closed := err != nil; closed != tt.closes {
@@ -213,14 +169,14 @@ func TestIncomingErrors(t *testing.T) {
 func TestSendOverPeerLimit(t *testing.T) {
 	a := newAttacher()
 	p := dial(t, serve(t, Options{Attacher: a}), DialOptions{MaxMessageSize: 512})
-	s := <-a.sessions
-	defer close(s.release)
+	s := <-a.Sessions
+	defer close(s.Release)
 	big := &wamp.Publish{Request: 1, Options: wamp.Dict{}, Topic: "t", Args: wamp.List{strings.Repeat("x", 600)}}
-	if err := s.peer.Send(big); !errors.Is(err, ErrMessageTooBig) {
+	if err := s.Peer.Send(big); !errors.Is(err, ErrMessageTooBig) {
 		t.Fatalf("Send = %v, want ErrMessageTooBig", err)
 	}
 	small := &wamp.Goodbye{Details: wamp.Dict{}, Reason: "a.b"}
-	if err := s.peer.Send(small); err != nil {
+	if err := s.Peer.Send(small); err != nil {
 		t.Fatalf("Send after a refused message: %v", err)
 	}
 	if m, err := p.Recv(); err != nil || !reflect.DeepEqual(m, small) {
@@ -232,9 +188,9 @@ func TestPingAnswered(t *testing.T) {
 	a := newAttacher()
 	r := dialRaw(t, serve(t, Options{Attacher: a}))
 	r.open()
-	s := <-a.sessions
-	defer close(s.release)
-	go s.peer.Recv() // the session's reader answers pings; it ends with the test
+	s := <-a.Sessions
+	defer close(s.Release)
+	go s.Peer.Recv() // the session's reader answers pings; it ends with the test
 	r.frame(framePing, []byte("abc"))
 	typ, payload, err := r.readFrame()
 	if err != nil || typ != framePong || string(payload) != "abc" {

@@ -97,10 +97,10 @@ func TestFramingErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := newAttacher()
 			c := dialRaw(t, serve(t, Options{Attacher: a, MaxMessageSize: 256}), "wamp.2.json")
-			s := <-a.sessions
-			defer close(s.release)
+			s := <-a.Sessions
+			defer close(s.Release)
 			tt.send(c)
-			if _, err := s.peer.Recv(); !errors.Is(err, tt.want) {
+			if _, err := s.Peer.Recv(); !errors.Is(err, tt.want) {
 				t.Fatalf("Recv = %v, want %v", err, tt.want)
 			}
 			if got := c.readClose(); got != tt.status {
@@ -113,14 +113,14 @@ func TestFramingErrors(t *testing.T) {
 func TestUndecodableMessageKeepsConnection(t *testing.T) {
 	a := newAttacher()
 	c := dialRaw(t, serve(t, Options{Attacher: a}), "wamp.2.json")
-	s := <-a.sessions
-	defer close(s.release)
+	s := <-a.Sessions
+	defer close(s.Release)
 	c.write(ws.OpText, true, `["not a message"]`)
-	if _, err := s.peer.Recv(); !errors.Is(err, wamp.ErrProtocol) {
+	if _, err := s.Peer.Recv(); !errors.Is(err, wamp.ErrProtocol) {
 		t.Fatalf("Recv = %v, want ErrProtocol", err)
 	}
 	c.write(ws.OpText, true, `[6,{},"wamp.close.normal"]`)
-	if m, err := s.peer.Recv(); err != nil || m.Type() != wamp.TypeGoodbye {
+	if m, err := s.Peer.Recv(); err != nil || m.Type() != wamp.TypeGoodbye {
 		t.Fatalf("Recv after a bad message = %v, %v", m, err)
 	}
 }
@@ -128,15 +128,15 @@ func TestUndecodableMessageKeepsConnection(t *testing.T) {
 func TestBatchedProtocolError(t *testing.T) {
 	a := newAttacher()
 	c := dialRaw(t, serve(t, Options{Attacher: a}), "wamp.2.json.batched")
-	s := <-a.sessions
-	defer close(s.release)
+	s := <-a.Sessions
+	defer close(s.Release)
 	c.write(ws.OpText, true, `[6,{},"wamp.close.normal"]`) // no separator
-	if _, err := s.peer.Recv(); !errors.Is(err, wamp.ErrProtocol) {
+	if _, err := s.Peer.Recv(); !errors.Is(err, wamp.ErrProtocol) {
 		t.Fatalf("Recv = %v, want ErrProtocol", err)
 	}
 	c.write(ws.OpText, true, "[6,{},\"a.b\"]\x18[6,{},\"c.d\"]\x18")
 	for _, want := range []wamp.URI{"a.b", "c.d"} {
-		if m, err := s.peer.Recv(); err != nil || m.(*wamp.Goodbye).Reason != want {
+		if m, err := s.Peer.Recv(); err != nil || m.(*wamp.Goodbye).Reason != want {
 			t.Fatalf("Recv = %v, %v; want GOODBYE %s", m, err, want)
 		}
 	}
@@ -145,24 +145,24 @@ func TestBatchedProtocolError(t *testing.T) {
 func TestFragmentsAndControlFrames(t *testing.T) {
 	a := newAttacher()
 	c := dialRaw(t, serve(t, Options{Attacher: a}), "wamp.2.json")
-	s := <-a.sessions
-	defer close(s.release)
+	s := <-a.Sessions
+	defer close(s.Release)
 	c.write(ws.OpText, false, `[6,{},`)
 	c.write(ws.OpPing, true, "hi")
 	c.write(ws.OpContinuation, false, `"wamp.close`)
 	c.write(ws.OpContinuation, true, `.normal"]`)
-	if m, err := s.peer.Recv(); err != nil || m.Type() != wamp.TypeGoodbye {
+	if m, err := s.Peer.Recv(); err != nil || m.Type() != wamp.TypeGoodbye {
 		t.Fatalf("Recv = %v, %v", m, err)
 	}
 	if h, b := c.read(); h.OpCode != ws.OpPong || string(b) != "hi" || h.Masked {
 		t.Fatalf("answer to ping: %+v %q", h, b)
 	}
-	s.peer.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: "x.y"})
+	s.Peer.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: "x.y"})
 	if h, b := c.read(); h.OpCode != ws.OpText || string(b) != `[6,{},"x.y"]` {
 		t.Fatalf("data frame %+v %q", h, b)
 	}
 	c.write(ws.OpClose, true, string(ws.NewCloseFrameBody(ws.StatusGoingAway, "bye")))
-	if _, err := s.peer.Recv(); err != io.EOF {
+	if _, err := s.Peer.Recv(); err != io.EOF {
 		t.Fatalf("Recv after close frame = %v, want EOF", err)
 	}
 	if got := c.readClose(); got != ws.StatusNormalClosure {
@@ -174,17 +174,17 @@ func TestSlowConsumer(t *testing.T) {
 	a := newAttacher()
 	url := serve(t, Options{Attacher: a, Outbox: outboxLimits(64, 1<<20)})
 	c := dialRaw(t, url, "wamp.2.msgpack") // never reads
-	s := <-a.sessions
-	defer close(s.release)
+	s := <-a.Sessions
+	defer close(s.Release)
 	big := &wamp.Publish{Request: 1, Options: wamp.Dict{}, Topic: "t", Args: wamp.List{strings.Repeat("x", 16<<10)}}
 	var err error
 	for i := 0; i < 100000 && err == nil; i++ {
-		err = s.peer.Send(big)
+		err = s.Peer.Send(big)
 	}
 	if !errors.Is(err, wamp.ErrSlowConsumer) {
 		t.Fatalf("Send = %v, want ErrSlowConsumer", err)
 	}
-	if _, err := s.peer.Recv(); !errors.Is(err, wamp.ErrSlowConsumer) {
+	if _, err := s.Peer.Recv(); !errors.Is(err, wamp.ErrSlowConsumer) {
 		t.Fatalf("Recv = %v, want ErrSlowConsumer", err)
 	}
 	_ = c

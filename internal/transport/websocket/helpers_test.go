@@ -2,6 +2,7 @@ package websocket
 
 import (
 	"context"
+	"github.com/junction-wamp/junction/internal/transport/transporttest"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -15,45 +16,17 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// session is one attached server peer, handed to the test. Attach returns
-// (closing the peer) once the test closes release; ended is closed then.
-type session struct {
-	peer    wamp.Peer
-	release chan struct{}
-	ended   chan struct{}
-}
+// The shared doubles of package transporttest, under this package's names.
+type (
+	session      = transporttest.Session
+	echoAttacher = transporttest.Echo
+)
 
-// testAttacher hands every attached peer to the test.
-type testAttacher struct{ sessions chan *session }
-
-func newAttacher() *testAttacher { return &testAttacher{sessions: make(chan *session, 16)} }
-
-func (a *testAttacher) Attach(p wamp.Peer) {
-	s := &session{peer: p, release: make(chan struct{}), ended: make(chan struct{})}
-	a.sessions <- s
-	<-s.release
-	p.Close()
-	close(s.ended)
-}
-
-// echoAttacher sends every received message back until Recv fails, then
-// reports Recv's error.
-type echoAttacher struct{ errs chan error }
-
-func (a *echoAttacher) Attach(p wamp.Peer) {
-	defer p.Close()
-	for {
-		m, err := p.Recv()
-		if err != nil {
-			a.errs <- err
-			return
-		}
-		if err := p.Send(m); err != nil {
-			a.errs <- err
-			return
-		}
-	}
-}
+var (
+	newAttacher    = transporttest.NewAttacher
+	newEcho        = transporttest.NewEcho
+	sampleMessages = transporttest.SampleMessages
+)
 
 // serve starts a test server for opts and returns its ws:// URL.
 func serve(t testing.TB, opts Options) string {
@@ -75,17 +48,6 @@ func dial(t testing.TB, url string, opts DialOptions) wamp.Peer {
 	}
 	t.Cleanup(func() { p.Close() })
 	return p
-}
-
-// sampleMessages covers several message layouts, with values every codec
-// decodes back to the same Go values.
-func sampleMessages() []wamp.Message {
-	return []wamp.Message{
-		&wamp.Hello{Realm: "realm1", Details: wamp.Dict{"roles": map[string]any{"caller": map[string]any{}}}},
-		&wamp.Call{Request: 1, Options: wamp.Dict{}, Procedure: "com.example.add", Args: wamp.List{"a", true, "ü€"}},
-		&wamp.Publish{Request: 2, Options: wamp.Dict{"acknowledge": true}, Topic: "com.example.t", Args: wamp.List{}, Kwargs: wamp.Dict{"k": "v"}},
-		&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal},
-	}
 }
 
 func outboxLimits(messages, bytes int) outbox.Options {

@@ -22,8 +22,8 @@ func TestDialTLS(t *testing.T) {
 	roots.AddCert(srv.Certificate())
 	url := "wss" + strings.TrimPrefix(srv.URL, "https")
 	p := dial(t, url, DialOptions{TLSConfig: &tls.Config{RootCAs: roots}, Subprotocols: []string{"wamp.2.cbor"}})
-	s := <-a.sessions
-	if info := s.peer.Info(); !info.TLS || info.Serializer != "cbor" {
+	s := <-a.Sessions
+	if info := s.Peer.Info(); !info.TLS || info.Serializer != "cbor" {
 		t.Fatalf("server Info = %+v", info)
 	}
 	if !p.Info().TLS {
@@ -31,9 +31,9 @@ func TestDialTLS(t *testing.T) {
 	}
 	want := &wamp.Goodbye{Details: wamp.Dict{}, Reason: "a.b"}
 	p.Send(want)
-	if m, err := s.peer.Recv(); err != nil || m.(*wamp.Goodbye).Reason != want.Reason {
+	if m, err := s.Peer.Recv(); err != nil || m.(*wamp.Goodbye).Reason != want.Reason {
 		t.Fatalf("Recv = %v, %v", m, err)
 	}
-	close(s.release)
-	<-s.ended
+	close(s.Release)
+	<-s.Ended
 }

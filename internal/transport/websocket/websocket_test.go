@@ -3,11 +3,11 @@ package websocket
 import (
 	"errors"
 	"fmt"
+	"github.com/junction-wamp/junction/internal/transport/transporttest"
 	"io"
 	"net/http"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -17,28 +17,13 @@ import (
 func TestRoundTripEveryCodec(t *testing.T) {
 	for _, proto := range codec.Subprotocols() {
 		t.Run(proto, func(t *testing.T) {
-			echo := &echoAttacher{errs: make(chan error, 1)}
+			echo := &echoAttacher{Errs: make(chan error, 1)}
 			p := dial(t, serve(t, Options{Attacher: echo}), DialOptions{Subprotocols: []string{proto}})
 			c, _, _ := codec.Lookup(proto)
 			if info := p.Info(); info.Transport != "websocket" || info.Serializer != c.Name() || info.RemoteAddr == "" {
 				t.Fatalf("Info = %+v", info)
 			}
-			for _, want := range sampleMessages() {
-				if err := p.Send(want); err != nil {
-					t.Fatal(err)
-				}
-				got, err := p.Recv()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("echo = %#v, want %#v", got, want)
-				}
-			}
-			p.Close()
-			if err := <-echo.errs; err != io.EOF {
-				t.Fatalf("server Recv after client Close = %v, want EOF", err)
-			}
+			transporttest.CheckRoundTrip(t, p, echo)
 		})
 	}
 }
@@ -52,11 +37,11 @@ func TestSharedMessage(t *testing.T) {
 	}
 	ev := wamp.NewShared(&wamp.Event{Subscription: 1, Publication: 2, Details: wamp.Dict{}, Args: wamp.List{"x"}})
 	for range clients {
-		s := <-a.sessions
-		if err := s.peer.Send(ev); err != nil {
+		s := <-a.Sessions
+		if err := s.Peer.Send(ev); err != nil {
 			t.Fatal(err)
 		}
-		defer close(s.release)
+		defer close(s.Release)
 	}
 	for _, c := range clients {
 		got, err := c.Recv()
@@ -69,10 +54,10 @@ func TestSharedMessage(t *testing.T) {
 func TestCloseFromServer(t *testing.T) {
 	a := newAttacher()
 	p := dial(t, serve(t, Options{Attacher: a}), DialOptions{})
-	s := <-a.sessions
-	s.peer.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal})
-	close(s.release) // Attach closes the peer and returns
-	<-s.ended
+	s := <-a.Sessions
+	s.Peer.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal})
+	close(s.Release) // Attach closes the peer and returns
+	<-s.Ended
 	if m, err := p.Recv(); err != nil || m.Type() != wamp.TypeGoodbye {
 		t.Fatalf("Recv = %v, %v; want the GOODBYE queued before Close", m, err)
 	}
@@ -82,7 +67,7 @@ func TestCloseFromServer(t *testing.T) {
 	if err := p.Send(&wamp.Goodbye{}); !errors.Is(err, wamp.ErrClosed) {
 		t.Fatalf("Send after close = %v, want ErrClosed", err)
 	}
-	if _, err := s.peer.Recv(); err != io.EOF {
+	if _, err := s.Peer.Recv(); err != io.EOF {
 		t.Fatalf("server Recv after own Close = %v, want EOF", err)
 	}
 }
@@ -90,33 +75,9 @@ func TestCloseFromServer(t *testing.T) {
 func TestConcurrentSend(t *testing.T) {
 	a := newAttacher()
 	p := dial(t, serve(t, Options{Attacher: a}), DialOptions{Subprotocols: []string{"wamp.2.msgpack"}})
-	s := <-a.sessions
-	defer close(s.release)
-	const senders, each = 8, 200
-	var wg sync.WaitGroup
-	for g := range senders {
-		wg.Go(func() {
-			for i := range each {
-				if err := p.Send(&wamp.Published{Request: wamp.ID(g*each + i + 1), Publication: 1}); err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
-	last := make([]int, senders)
-	for range senders * each {
-		m, err := s.peer.Recv()
-		if err != nil {
-			t.Fatal(err)
-		}
-		id := int(m.(*wamp.Published).Request) - 1
-		if g := id / each; id%each < last[g] {
-			t.Fatalf("sender %d out of order", g)
-		} else {
-			last[g] = id % each
-		}
-	}
-	wg.Wait()
+	s := <-a.Sessions
+	defer close(s.Release)
+	transporttest.CheckConcurrentSend(t, p, s.Peer)
 }
 
 func TestNegotiation(t *testing.T) {
@@ -139,7 +100,7 @@ func TestNegotiation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			echo := &echoAttacher{errs: make(chan error, 1)}
+			echo := &echoAttacher{Errs: make(chan error, 1)}
 			url := "http" + strings.TrimPrefix(serve(t, Options{Attacher: echo, Subprotocols: tt.allowed}), "ws")
 			req, _ := http.NewRequest(http.MethodGet, url, nil)
 			if tt.upgrade {
@@ -164,7 +125,7 @@ func TestNegotiation(t *testing.T) {
 				t.Fatalf("chosen %q, want %q", got, tt.chosen)
 			}
 			if tt.status == 101 {
-				<-echo.errs // the session ended when the client went away
+				<-echo.Errs // the session ended when the client went away
 			} else if len(body) == 0 {
 				t.Fatal("refusal without a text body")
 			}
@@ -195,7 +156,7 @@ func TestOrigin(t *testing.T) {
 		{"https://app.example.com.evil.com", false},
 		{"http://localhost:8081", false},
 	}
-	echo := &echoAttacher{errs: make(chan error, len(tests))}
+	echo := &echoAttacher{Errs: make(chan error, len(tests))}
 	url := serve(t, Options{Attacher: echo, AllowedOrigins: allowed})
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%q", tt.origin), func(t *testing.T) {
@@ -209,7 +170,7 @@ func TestOrigin(t *testing.T) {
 			}
 			if err == nil {
 				p.Close()
-				<-echo.errs
+				<-echo.Errs
 			} else if !strings.Contains(err.Error(), "403") {
 				t.Fatalf("refusal %v, want status 403", err)
 			}
