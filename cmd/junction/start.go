@@ -36,6 +36,9 @@ func runStart(e *env, args []string) int {
 	if n == nil {
 		return code
 	}
+	stopGC, tuned := tuneGC(e.lookupEnv, minHeapGoal)
+	defer stopGC()
+	log.Debug("garbage collector", "min_heap_goal", minHeapGoal, "tuned", tuned)
 	if err := n.Start(e.ctx); err != nil {
 		log.Error("start failed", "err", err)
 		return exitError
