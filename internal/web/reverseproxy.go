@@ -51,8 +51,8 @@ type ReverseProxyOptions struct {
 	// DefaultReverseProxyTimeout. It configures the proxy's own transport
 	// only: with Transport set, that transport's own timeouts apply.
 	Timeout time.Duration
-	// Transport sends the upstream requests; nil means a pooled
-	// http.Transport of this proxy's own.
+	// Transport sends the upstream requests; nil means a transport of this
+	// proxy's own (see ReverseProxy).
 	Transport http.RoundTripper
 	// Logger receives upstream failures; nil discards them.
 	Logger *slog.Logger
@@ -106,6 +106,14 @@ var _ http.Handler = (*reverseProxy)(nil)
 // are passed on as they come; event streams and bodies of unknown length
 // are flushed as they arrive.
 //
+// With ReverseProxyOptions.Transport nil, the proxy's own transport
+// sends GET and HEAD requests without a body or Upgrade over a pool of
+// persistent connections, on the handler's goroutine (no reader or writer
+// goroutine per connection); a pooled connection that the upstream closed
+// while idle is retried once on a new one. Every other request goes
+// through a pooled http.Transport. Both keep up to 256 idle connections
+// for 90 s.
+//
 // An unreachable upstream (refused connection, failed DNS lookup, broken
 // connection) gives 502 (Crossbar sends 501), an upstream that does not
 // answer in time 504, each with a short JSON body and a warning in the log.
@@ -145,7 +153,7 @@ func newReverseProxy(o ReverseProxyOptions) (*reverseProxy, error) {
 		return nil, fmt.Errorf("%w: reverseproxy timeout %v: must be >= 0", ErrBadOption, o.Timeout)
 	}
 	if p.transport == nil {
-		p.transport = newUpstreamTransport(timeout)
+		p.transport = newProxyTransport(upstream, timeout)
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
@@ -208,18 +216,18 @@ func forwardedOverrides(o ReverseProxyOptions) (port, proto string, err error) {
 	return port, o.ForwardedProto, nil
 }
 
-// newUpstreamTransport returns the pooled transport of one proxy. It never
+// newUpstreamTransport returns the pooled http.Transport of one proxy, the
+// fallback of its upstreamTransport (requests with a body, upgrades). It never
 // adds Accept-Encoding (the client's passes through) and keeps more idle
 // connections per host than http.DefaultTransport, since all its requests
 // go to one host.
 func newUpstreamTransport(timeout time.Duration) *http.Transport {
-	d := &net.Dialer{Timeout: reverseProxyDialTimeout, KeepAlive: 30 * time.Second}
 	return &http.Transport{
 		Proxy:                 nil, // never an environment proxy
-		DialContext:           d.DialContext,
-		MaxIdleConns:          256,
-		MaxIdleConnsPerHost:   256,
-		IdleConnTimeout:       90 * time.Second,
+		DialContext:           newUpstreamDialer().DialContext,
+		MaxIdleConns:          upstreamMaxIdle,
+		MaxIdleConnsPerHost:   upstreamMaxIdle,
+		IdleConnTimeout:       upstreamIdleTimeout,
 		ResponseHeaderTimeout: timeout,
 		ExpectContinueTimeout: time.Second,
 		DisableCompression:    true,
