@@ -5,13 +5,20 @@
 #   - POST /call -> Go callee over WebSocket -> 200, at 1, 10 and 50
 #     connections, beside a plain net/http handler answering a fixed JSON body;
 #   - POST /publish with one subscriber, beside the plain handler;
-#   - GET through /proxy, beside the same upstream measured directly.
+#   - GET through /proxy, beside the same upstream measured directly, and
+#     nginx (if installed) as a reference proxy to the same upstream;
+#   - POST /call to a RESTCallee (a container node in a second junction
+#     process, connected over WebSocket) that GETs the same upstream:
+#     Callee calls/s through the Caller.
 # Everything listens on 127.0.0.1 with ports chosen by the OS; every process
 # started here is stopped by PID at the end.
-# Usage: scripts/bench-http.sh [seconds per run]   (default 10)
+# The ratio targets are measured in alternating rounds (baseline, service)
+# and reported with their median.
+# Usage: scripts/bench-http.sh [seconds per run [rounds]]   (default 10 and 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
+rounds=${2:-3}
 
 if ! command -v wrk >/dev/null; then
 	echo "bench-http: installing wrk (Debian package)" >&2
@@ -80,6 +87,60 @@ for _ in $(seq 100); do
 done
 [ -n "$node" ] || { cat "$tmp/junction.log" >&2; exit 1; }
 
+# The container node: a RESTCallee for the upstream, over WebSocket.
+cat >"$tmp/container.json" <<JSON
+{"version": 2, "workers": [{"type": "container", "components": [{
+  "type": "class", "classname": "router.adapter.rest.RESTCallee", "realm": "realm1",
+  "extra": {"procedure": "com.bench.rest", "baseurl": "http://$upstream"},
+  "transport": {"type": "websocket", "url": "ws://$node/ws",
+    "endpoint": {"type": "tcp", "host": "${node%:*}", "port": ${node##*:}}}}]}]}
+JSON
+"$tmp/junction" start --config "$tmp/container.json" --logformat json 2>"$tmp/container.log" &
+pids+=($!)
+for _ in $(seq 100); do
+	grep -q 'callee registered' "$tmp/container.log" && break
+	sleep 0.1
+done
+grep -q 'callee registered' "$tmp/container.log" || { cat "$tmp/container.log" >&2; exit 1; }
+
+# nginx, when installed, as a reference reverse proxy to the same upstream
+# (one worker, keep-alive upstream connections). nginx cannot report a
+# port it chose, so a free one is picked first (retried if taken meanwhile).
+nginx=""
+if command -v nginx >/dev/null; then
+	mkdir -p "$tmp/nginx"
+	for _ in 1 2 3; do
+		port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+		cat >"$tmp/nginx/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $tmp/nginx/nginx.pid;
+error_log $tmp/nginx/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  upstream up { server $upstream; keepalive 64; }
+  server {
+    listen 127.0.0.1:$port;
+    location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+CONF
+		nginx -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" 2>>"$tmp/nginx/start.err" &
+		npid=$!
+		pids+=($npid)
+		for _ in $(seq 50); do
+			curl -sf -o /dev/null "http://127.0.0.1:$port/page" && nginx=127.0.0.1:$port && break
+			kill -0 "$npid" 2>/dev/null || break
+			sleep 0.1
+		done
+		[ -n "$nginx" ] && break
+	done
+	[ -n "$nginx" ] || echo "bench-http: nginx did not start; no reference proxy" >&2
+else
+	echo "bench-http: nginx not installed (apt-get install nginx-light); no reference proxy" >&2
+fi
+
 start callee "$tmp/loadpeer" callee "ws://$node/ws" realm1 com.bench.echo
 start subscriber "$tmp/loadpeer" subscriber "ws://$node/ws" realm1 com.bench.topic
 
@@ -88,31 +149,62 @@ wrk.method = "POST"
 wrk.body = '{"procedure":"com.bench.echo","args":[42]}'
 wrk.headers["Content-Type"] = "application/json"
 LUA
+cat >"$tmp/rest.lua" <<'LUA'
+wrk.method = "POST"
+wrk.body = '{"procedure":"com.bench.rest","kwargs":{"method":"GET","url":"page"}}'
+wrk.headers["Content-Type"] = "application/json"
+LUA
 cat >"$tmp/publish.lua" <<'LUA'
 wrk.method = "POST"
 wrk.body = '{"topic":"com.bench.topic","args":[42]}'
 wrk.headers["Content-Type"] = "application/json"
 LUA
 
-# run LABEL CONNS URL [SCRIPT]: one wrk run, summarised on one line.
-run() {
-	local label=$1 conns=$2 url=$3 script=${4:-}
+# wrk1 CONNS URL [SCRIPT]: one wrk run; sets rps, p50, p99 and errs.
+wrk1() {
+	local conns=$1 url=$2 script=${3:-}
 	local out
 	out=$(wrk -t1 -c"$conns" -d"${secs}s" --latency ${script:+-s "$script"} "$url")
-	local rps p50 p99 errs
 	rps=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
 	p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
 	p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
 	errs=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out" | tr '\n' ' ')
-	printf '%-28s c=%-3s %10s req/s   p50 %-9s p99 %-9s %s\n' "$label" "$conns" "$rps" "$p50" "$p99" "$errs"
+}
+
+# run LABEL CONNS URL [SCRIPT]: one wrk run, summarised on one line.
+run() {
+	local label=$1
+	shift
+	wrk1 "$@"
+	printf '%-28s c=%-3s %10s req/s   p50 %-9s p99 %-9s %s\n' "$label" "$1" "$rps" "$p50" "$p99" "$errs"
+}
+
+# pairs LABEL BASE-LABEL BASE-URL URL [SCRIPT]: $rounds alternating runs
+# of the baseline and the service at 50 connections, each pair's ratio
+# and the median ratio (the machine's speed drifts between runs; a pair
+# taken back to back shares the drift).
+pairs() {
+	local label=$1 base_label=$2 base_url=$3 url=$4 script=${5:-}
+	local ratios=() base
+	for i in $(seq "$rounds"); do
+		run "$base_label" 50 "$base_url" "$script"
+		base=$rps
+		run "$label" 50 "$url" "$script"
+		ratios+=("$(awk -v a="$rps" -v b="$base" 'BEGIN {printf "%.1f", 100 * a / b}')")
+		echo "    ratio, round $i: ${ratios[-1]} %"
+	done
+	printf '%s\n' "${ratios[@]}" | sort -n | awk -v l="$label" '{r[NR] = $1} END {printf "==> %s: median %s %% of the baseline over %d rounds\n", l, r[int((NR + 1) / 2)], NR}'
 }
 
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, wrk -t1 -d${secs}s, node and peers on 127.0.0.1"
-for c in 1 10 50; do
+for c in 1 10; do
 	run "plain net/http handler" "$c" "http://$plain/" "$tmp/call.lua"
 	run "caller POST /call" "$c" "http://$node/call" "$tmp/call.lua"
 done
-run "plain net/http handler" 50 "http://$plain/" "$tmp/publish.lua"
-run "publisher POST /publish" 50 "http://$node/publish" "$tmp/publish.lua"
-run "upstream direct GET" 50 "http://$upstream/page"
-run "reverse proxy GET /proxy" 50 "http://$node/proxy/page"
+pairs "caller POST /call" "plain net/http handler" "http://$plain/" "http://$node/call" "$tmp/call.lua"
+pairs "publisher POST /publish" "plain net/http handler" "http://$plain/" "http://$node/publish" "$tmp/publish.lua"
+pairs "reverse proxy GET /proxy" "upstream direct GET" "http://$upstream/page" "http://$node/proxy/page"
+if [ -n "$nginx" ]; then
+	pairs "nginx reverse proxy GET" "upstream direct GET" "http://$upstream/page" "http://$nginx/page"
+fi
+run "caller -> RESTCallee GET" 50 "http://$node/call" "$tmp/rest.lua"
