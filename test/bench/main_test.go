@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/router"
@@ -45,9 +46,16 @@ func runRouterChild() error {
 	}
 	go http.Serve(l, h)
 	fmt.Printf("%s\n", l.Addr())
-	// Each line on stdin asks for the process's memory figures.
+	// Each line on stdin asks for the process's memory figures, or with
+	// "gcs" for the number of collections so far (without causing one).
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
+		if in.Text() == "gcs" {
+			s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+			metrics.Read(s)
+			fmt.Printf("%d\n", s[0].Value.Uint64())
+			continue
+		}
 		runtime.GC()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
