@@ -148,7 +148,12 @@ func TestNewErrors(t *testing.T) {
 			"realms": [{"name": "realm1"}],
 			"transports": [{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 0,
 				"tls": {"key": "nokey.pem", "certificate": "nocert.pem"}}}]}]}`,
-			`workers[0].transports[0].endpoint.tls: node: tls: open `},
+			`workers[0].transports[0].endpoint.tls: web: tls: open `},
+		{"websocket tls files", `{"version": 2, "workers": [{"type": "router",
+			"realms": [{"name": "realm1"}],
+			"transports": [{"type": "websocket", "endpoint": {"type": "tcp", "port": 0,
+				"tls": {"key": "nokey.pem", "certificate": "nocert.pem"}}}]}]}`,
+			`workers[0].transports[0].endpoint.tls: web: tls: open `},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,8 +194,8 @@ func TestNewReportsEveryError(t *testing.T) {
 		`workers[0].components[0].extra.baseurl: required`,
 		`workers[0].transports[0].paths.call.options.require_ip[0]: invalid IP address "localhost"`,
 		`workers[0].transports[0].paths.files: web: static directory: `,
-		`workers[0].transports[1].endpoint.tls: node: tls: open `,
-		`workers[0].transports[2]: `,
+		`workers[0].transports[1].endpoint.tls: web: tls: open `,
+		`workers[0].transports[2].endpoint.tls: web: tls: open `,
 		`workers[0].transports[2].paths["/"]: web: static directory: `,
 		`workers[1].components[0].extra.subscriptions[0].url: must be an http or https URL`,
 	}

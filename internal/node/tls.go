@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"os"
 
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/web"
@@ -25,29 +24,10 @@ func (b *builder) serverTLS(t *config.ServerTLS) *web.TLSOptions {
 }
 
 // serverTLSConfig loads a listening endpoint's "tls" into a tls.Config, for
-// transports that do the handshake themselves (RawSocket), with the chain
-// certificates after the certificate. Client certificates are verified
-// when given, as web.Server does.
+// transports that do the handshake themselves (RawSocket): the same files,
+// checks and client-certificate policy as web.Server's.
 func (b *builder) serverTLSConfig(t *config.ServerTLS) (*tls.Config, error) {
-	cert, err := tls.LoadX509KeyPair(b.resolve(t.Certificate), b.resolve(t.Key))
-	if err != nil {
-		return nil, fmt.Errorf("node: tls: %w", err)
-	}
-	chain := make([]string, len(t.ChainCertificates))
-	for i, f := range t.ChainCertificates {
-		chain[i] = b.resolve(f)
-	}
-	if err := web.AppendChain(&cert, chain); err != nil {
-		return nil, err
-	}
-	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-	if len(t.CACertificates) > 0 {
-		if cfg.ClientCAs, err = certPool(t.CACertificates, b.resolve); err != nil {
-			return nil, err
-		}
-		cfg.ClientAuth = tls.VerifyClientCertIfGiven
-	}
-	return cfg, nil
+	return b.serverTLS(t).Load()
 }
 
 // clientTLSConfig translates a connecting endpoint's "tls"; host is the
@@ -75,15 +55,13 @@ func clientTLSConfig(t *config.ClientTLS, host string, resolve func(string) stri
 
 // certPool reads PEM certificate files into a pool.
 func certPool(files []string, resolve func(string) string) (*x509.CertPool, error) {
-	pool := x509.NewCertPool()
-	for _, f := range files {
-		pem, err := os.ReadFile(resolve(f))
-		if err != nil {
-			return nil, fmt.Errorf("node: tls: %w", err)
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("node: tls: %s: no PEM certificate", f)
-		}
+	resolved := make([]string, len(files))
+	for i, f := range files {
+		resolved[i] = resolve(f)
+	}
+	pool, err := web.LoadCAs(resolved)
+	if err != nil {
+		return nil, fmt.Errorf("node: tls: %w", err)
 	}
 	return pool, nil
 }

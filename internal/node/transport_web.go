@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"time"
@@ -85,7 +86,10 @@ func (b *builder) httpListener(path string, l *listenerUnit, e config.ListenEndp
 	}
 	logEndpoint(b.log, path, e)
 	s, err := web.NewServer(o)
-	if err != nil {
+	switch {
+	case errors.Is(err, web.ErrTLS):
+		errs = append(errs, fieldError(path+".endpoint.tls", err))
+	case err != nil:
 		errs = append(errs, fieldError(path, err))
 	}
 	if len(errs) > 0 {

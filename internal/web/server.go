@@ -78,9 +78,10 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}}
 	if opts.TLS != nil {
-		if s.tls, err = opts.TLS.config(); err != nil {
+		if s.tls, err = opts.TLS.Load(); err != nil {
 			return nil, err
 		}
+		s.tls.NextProtos = []string{"http/1.1"}
 		s.srv.TLSConfig = s.tls
 	}
 	return s, nil

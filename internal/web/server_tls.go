@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"os"
 )
@@ -26,25 +27,39 @@ type TLSOptions struct {
 	ClientCAFiles []string
 }
 
-// config loads the files into a tls.Config (TLS 1.2 or later).
-func (o *TLSOptions) config() (*tls.Config, error) {
+// Load reads the files into a tls.Config for a listener (TLS 1.2 or
+// later, client certificates as ClientCAFiles says). Every error wraps
+// ErrTLS. Server adds its ALPN protocol; transports that do the handshake
+// themselves (RawSocket) use the config as it is.
+func (o *TLSOptions) Load() (*tls.Config, error) {
+	cfg, err := o.load()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrTLS, err)
+	}
+	return cfg, nil
+}
+
+// ErrTLS is wrapped by the errors of TLSOptions.Load, and so by those of
+// NewServer that come from its TLS files.
+var ErrTLS = errors.New("web: tls")
+
+func (o *TLSOptions) load() (*tls.Config, error) {
 	if o.CertFile == "" || o.KeyFile == "" {
-		return nil, fmt.Errorf("%w: tls: certificate and key are required", ErrBadOption)
+		return nil, errors.New("certificate and key are required")
 	}
 	cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
 	if err != nil {
-		return nil, fmt.Errorf("web: tls: %w", err)
+		return nil, err
 	}
-	if err := AppendChain(&cert, o.ChainFiles); err != nil {
+	if err := appendChain(&cert, o.ChainFiles); err != nil {
 		return nil, err
 	}
 	cfg := &tls.Config{
 		Certificates: []tls.Certificate{cert},
 		MinVersion:   tls.VersionTLS12,
-		NextProtos:   []string{"http/1.1"},
 	}
 	if len(o.ClientCAFiles) > 0 {
-		pool, err := loadCAs(o.ClientCAFiles)
+		pool, err := LoadCAs(o.ClientCAFiles)
 		if err != nil {
 			return nil, err
 		}
@@ -54,30 +69,30 @@ func (o *TLSOptions) config() (*tls.Config, error) {
 	return cfg, nil
 }
 
-// loadCAs reads PEM certificates from files into a pool; a file without
-// any certificate is an error.
-func loadCAs(files []string) (*x509.CertPool, error) {
+// LoadCAs reads the PEM certificates of files into a pool (Crossbar's
+// "ca_certificates"); a file without any certificate is an error.
+func LoadCAs(files []string) (*x509.CertPool, error) {
 	pool := x509.NewCertPool()
 	for _, f := range files {
 		pem, err := os.ReadFile(f)
 		if err != nil {
-			return nil, fmt.Errorf("web: tls: ca_certificates: %w", err)
+			return nil, fmt.Errorf("ca_certificates: %w", err)
 		}
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("%w: tls: ca_certificates %q: no PEM certificate", ErrBadOption, f)
+			return nil, fmt.Errorf("ca_certificates %q: no PEM certificate", f)
 		}
 	}
 	return pool, nil
 }
 
-// AppendChain appends the PEM certificates of files, in order, to cert's
+// appendChain appends the PEM certificates of files, in order, to cert's
 // chain (Crossbar's "chain_certificates"). A file without any certificate
 // is an error.
-func AppendChain(cert *tls.Certificate, files []string) error {
+func appendChain(cert *tls.Certificate, files []string) error {
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return fmt.Errorf("web: tls: chain_certificates: %w", err)
+			return fmt.Errorf("chain_certificates: %w", err)
 		}
 		n := len(cert.Certificate)
 		for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
@@ -86,7 +101,7 @@ func AppendChain(cert *tls.Certificate, files []string) error {
 			}
 		}
 		if len(cert.Certificate) == n {
-			return fmt.Errorf("%w: tls: chain_certificates %q: no PEM certificate", ErrBadOption, f)
+			return fmt.Errorf("chain_certificates %q: no PEM certificate", f)
 		}
 	}
 	return nil
