@@ -3,7 +3,7 @@ package e2e_test
 import (
 	"encoding/json"
 	"fmt"
-	"net"
+	"net/netip"
 	"reflect"
 	"strconv"
 	"testing"
@@ -23,18 +23,19 @@ const (
 // TestRESTComponents runs the specification's flows through two junction
 // processes: a router node (caller, publisher) and a container node whose
 // RESTCallee and MessageForwarder connect to it over WebSocket. Then the
-// router node is stopped (SIGTERM) and started again on the same port:
-// both components must reconnect and the flows work again, with the
-// container left running.
+// router node is stopped (SIGTERM) and started again on the port the OS
+// gave it the first time: both components must reconnect and the flows
+// work again, with the container left running.
 func TestRESTComponents(t *testing.T) {
 	harness.RequireBinary(t)
 	up := newUpstream(t)
-	port := freePort(t)
-	cfg := routerConfig(port, obj{
+	paths := obj{
 		"call":    bridgeService("caller", "bridge", nil),
 		"publish": bridgeService("publisher", "bridge", nil),
-	})
-	router := startNode(t, "router", cfg)
+	}
+	router := startNode(t, "router", routerConfig(0, paths))
+	port := addrPort(t, listenAddr(t, router, 0))
+	cfg := routerConfig(port, paths)
 	container := startNode(t, "container", containerConfig(port,
 		obj{"classname": "router.adapter.rest.RESTCallee",
 			"extra": obj{"procedure": restProcedure, "baseurl": up.srv.URL + "/api"}},
@@ -61,15 +62,14 @@ func TestRESTComponents(t *testing.T) {
 	t.Run("after-restart", func(t *testing.T) { checkRESTFlows(t, base, up, "second") })
 }
 
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort(t *testing.T) int {
+// addrPort is the port of a "host:port" address.
+func addrPort(t *testing.T, addr string) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ap, err := netip.ParseAddrPort(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return int(ap.Port())
 }
 
 // checkRESTFlows runs the flows once; mark tells the runs apart.
