@@ -81,7 +81,6 @@ var warningTests = []struct {
 	{"open_handshake_timeout", wsOptions(`"open_handshake_timeout": 2500`), wsOpts + ".open_handshake_timeout", "ignored: the web transport's 10 s limit"},
 	{"close_handshake_timeout", wsOptions(`"close_handshake_timeout": 1000`), wsOpts + ".close_handshake_timeout", "ignored: the connection closes right after its close frame"},
 	{"fail_by_drop", wsOptions(`"fail_by_drop": true`), wsOpts + ".fail_by_drop", "ignored: a protocol error closes the connection with a close frame"},
-	{"require_websocket_subprotocol", wsOptions(`"require_websocket_subprotocol": false`), wsOpts + ".require_websocket_subprotocol", "ignored: a client must offer a WAMP subprotocol"},
 	{"allow_null_origin applied", wsOptions(`"allow_null_origin": false`), "", ""},
 	{"websocket transport", transports(`{"type": "websocket", "endpoint": {"type": "tcp", "port": 80}, "options": {"fail_by_drop": true}}`), t0 + ".options.fail_by_drop", "ignored"},
 

@@ -73,7 +73,8 @@ type WebSocketOptions struct {
 	FailByDrop bool
 	// RequireWebSocketSubprotocol is "require_websocket_subprotocol"
 	// (default true): a client offering no WAMP subprotocol is refused
-	// with 400. false (assume JSON) is not applied and warns.
+	// with 400. With false it speaks JSON (the json serializer must be
+	// allowed).
 	RequireWebSocketSubprotocol bool
 }
 
@@ -153,7 +154,6 @@ func warnServerOptions(oo *object, opts WebSocketOptions) {
 	oo.ignoredIf(opts.CloseHandshakeTimeout != 0, "close_handshake_timeout", ": the connection closes right after its close frame")
 	oo.ignoredIf(opts.EnableWebStatus, "enable_webstatus", ": there is no status page; a plain GET gets 426 Upgrade Required")
 	oo.ignoredIf(opts.FailByDrop, "fail_by_drop", ": a protocol error closes the connection with a close frame")
-	oo.ignoredIf(!opts.RequireWebSocketSubprotocol, "require_websocket_subprotocol", ": a client must offer a WAMP subprotocol, or gets 400")
 }
 
 // warnPingTimeout warns about an explicit auto_ping_timeout 0, which

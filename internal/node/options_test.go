@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobwas/ws"
+
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
 )
@@ -198,5 +200,39 @@ func TestPermissionCacheLogged(t *testing.T) {
 	want := "path=workers[0].realms[0].roles[0].permissions[0].cache"
 	if !strings.Contains(buf.String(), "permission cache has no effect") || !strings.Contains(buf.String(), want) {
 		t.Errorf("log lacks the permission cache line with %s:\n%s", want, buf.String())
+	}
+}
+
+// TestRequireWebSocketSubprotocol: with require_websocket_subprotocol
+// false, a client that offers no subprotocol is accepted (and speaks JSON);
+// by default it is refused. Without the json serializer, false is an error
+// at its path.
+func TestRequireWebSocketSubprotocol(t *testing.T) {
+	cfg := parse(t, `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+			"strict":  {"type": "websocket"},
+			"lenient": {"type": "websocket", "options": {"require_websocket_subprotocol": false}}}}]}]}`, nil)
+	addr := address(t, start(t, cfg, t.TempDir()), web0)
+	for path, ok := range map[string]bool{"strict": false, "lenient": true} {
+		conn, _, hs, err := ws.Dial(testCtx(t), "ws://"+addr+"/"+path)
+		if err == nil {
+			conn.Close()
+		}
+		if (err == nil) != ok {
+			t.Errorf("%s: dial without a subprotocol: %v, want ok %v", path, err, ok)
+		}
+		if err == nil && hs.Protocol != "" {
+			t.Errorf("%s: handshake chose %q, want none", path, hs.Protocol)
+		}
+	}
+
+	bad := parse(t, `{"version": 2, "workers": [{"type": "router", "realms": [{"name": "realm1"}],
+		"transports": [{"type": "websocket", "endpoint": {"type": "tcp", "port": 0}, "serializers": ["msgpack"],
+			"options": {"require_websocket_subprotocol": false}}]}]}`, nil)
+	_, err := New(bad, Options{Dir: t.TempDir()})
+	want := "workers[0].transports[0].options.require_websocket_subprotocol: false needs the json serializer"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("New: %v, want %q", err, want)
 	}
 }

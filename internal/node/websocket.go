@@ -1,6 +1,7 @@
 package node
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -13,12 +14,20 @@ import (
 // service or transport: its own router.Gate with the authenticators of a,
 // and the options mapped from o. The options the handler does not have
 // were reported by package config when the file loaded (each at its path);
-// allow_null_origin is applied here (see nullOrigin).
+// allow_null_origin is applied here (see nullOrigin), and
+// require_websocket_subprotocol false lets clients without a subprotocol
+// speak JSON.
 func (b *builder) webSocketHandler(path string, ru *routerUnit, serializers []string, a config.Auth,
 	o config.WebSocketOptions) (http.Handler, error) {
+	assumeJSON := !o.RequireWebSocketSubprotocol
+	if assumeJSON && len(serializers) > 0 && !slices.Contains(serializers, "json") {
+		return nil, fieldError(path+".options.require_websocket_subprotocol",
+			errors.New("false needs the json serializer: a client without a subprotocol speaks JSON"))
+	}
 	h, err := websocket.NewHandler(websocket.Options{
 		Attacher:       ru.router.Gate(authenticators(a)...),
 		Subprotocols:   subprotocols(serializers),
+		AssumeJSON:     assumeJSON,
 		MaxMessageSize: o.MaxMessageSize,
 		PingInterval:   o.AutoPingInterval,
 		PingTimeout:    o.AutoPingTimeout,

@@ -37,6 +37,12 @@ type Options struct {
 	// "wamp.2.msgpack.batched", ...); empty allows all that package codec
 	// supports.
 	Subprotocols []string
+	// AssumeJSON accepts a client that offers none of the allowed
+	// subprotocols (or none at all): its session speaks wamp.2.json and the
+	// handshake names no subprotocol, as Crossbar does with
+	// require_websocket_subprotocol false. It needs wamp.2.json among the
+	// allowed subprotocols. The default refuses such a client with 400.
+	AssumeJSON bool
 	// MaxMessageSize bounds an incoming message (all its fragments); a bigger
 	// one closes the connection with status 1009. Default 1 MiB.
 	MaxMessageSize int
@@ -77,6 +83,9 @@ func NewHandler(opts Options) (*Handler, error) {
 			return nil, fmt.Errorf("websocket: unknown subprotocol %q", p)
 		}
 	}
+	if opts.AssumeJSON && !slices.Contains(h.protocols, jsonSubprotocol) {
+		return nil, errors.New("websocket: assuming JSON for clients without a subprotocol needs " + jsonSubprotocol + " among the subprotocols")
+	}
 	for _, o := range opts.AllowedOrigins {
 		h.origins = append(h.origins, strings.ToLower(o))
 	}
@@ -99,7 +108,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, msg, status)
 		return
 	}
-	up := ws.HTTPUpgrader{Protocol: func(p string) bool { return p == proto }}
+	up := ws.HTTPUpgrader{}
+	if proto != "" {
+		up.Protocol = func(p string) bool { return p == proto }
+	}
 	conn, rw, _, err := up.Upgrade(r, w)
 	if err != nil {
 		h.log.Debug("websocket: upgrade failed", "remote", r.RemoteAddr, "err", err)
@@ -108,7 +120,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	c, batched, _ := codec.Lookup(proto)
+	c, batched, _ := codec.Lookup(orJSON(proto))
 	info := wamp.PeerInfo{Transport: "websocket", Serializer: c.Name(), RemoteAddr: r.RemoteAddr, TLS: r.TLS != nil}
 	p := newPeer(conn, idlereader.New(conn, buffered(rw.Reader)), nil, peerConfig{
 		codec: c, batched: batched, info: info, maxSize: h.opts.MaxMessageSize,
@@ -120,6 +132,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 }
 
+// orJSON is proto, or wamp.2.json for a client that chose none (see
+// Options.AssumeJSON).
+func orJSON(proto string) string {
+	if proto == "" {
+		return jsonSubprotocol
+	}
+	return proto
+}
+
+const jsonSubprotocol = "wamp.2.json"
+
 // buffered returns the bytes net/http read past the upgrade request (frames
 // a client sent right after its handshake); idlereader copies them.
 func buffered(br *bufio.Reader) []byte {
@@ -128,7 +151,8 @@ func buffered(br *bufio.Reader) []byte {
 }
 
 // check validates an upgrade request before the connection is hijacked. It
-// returns the chosen subprotocol, or an HTTP status and text for a refusal.
+// returns the chosen subprotocol ("" for none, with AssumeJSON), or an HTTP
+// status and text for a refusal.
 func (h *Handler) check(r *http.Request) (proto string, status int, msg string) {
 	if !isUpgrade(r) {
 		return "", http.StatusUpgradeRequired, "websocket: this is a WAMP WebSocket endpoint; upgrade required"
@@ -137,6 +161,9 @@ func (h *Handler) check(r *http.Request) (proto string, status int, msg string) 
 		return "", http.StatusForbidden, "websocket: origin not allowed"
 	}
 	proto, ok := selectProtocol(r.Header.Values("Sec-WebSocket-Protocol"), h.protocols)
+	if !ok && h.opts.AssumeJSON {
+		return "", 0, ""
+	}
 	if !ok {
 		return "", http.StatusBadRequest, "websocket: no supported WAMP subprotocol offered; supported: " + strings.Join(h.protocols, ", ")
 	}

@@ -1,15 +1,19 @@
 package websocket
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"github.com/junction-wamp/junction/internal/transport/transporttest"
 	"io"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/gobwas/ws"
+	"github.com/gobwas/ws/wsutil"
+
+	"github.com/junction-wamp/junction/internal/transport/transporttest"
 	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/wamp/codec"
 )
@@ -82,26 +86,30 @@ func TestConcurrentSend(t *testing.T) {
 
 func TestNegotiation(t *testing.T) {
 	tests := []struct {
-		name    string
-		allowed []string
-		offered []string // one header line each; nil sends none
-		upgrade bool
-		status  int
-		chosen  string
+		name       string
+		allowed    []string
+		assumeJSON bool
+		offered    []string // one header line each; nil sends none
+		upgrade    bool
+		status     int
+		chosen     string
 	}{
-		{"first supported wins", nil, []string{"wamp.2.json, wamp.2.cbor"}, true, 101, "wamp.2.json"},
-		{"unknown skipped", nil, []string{"mqtt, wamp.2.msgpack.batched", "wamp.2.json"}, true, 101, "wamp.2.msgpack.batched"},
-		{"second header line", nil, []string{"mqtt", "wamp.2.cbor"}, true, 101, "wamp.2.cbor"},
-		{"allowed list filters", []string{"wamp.2.json"}, []string{"wamp.2.msgpack, wamp.2.json"}, true, 101, "wamp.2.json"},
-		{"none supported", nil, []string{"mqtt, wamp.1.json"}, true, 400, ""},
-		{"not allowed", []string{"wamp.2.json"}, []string{"wamp.2.cbor"}, true, 400, ""},
-		{"no subprotocol", nil, nil, true, 400, ""},
-		{"plain GET", nil, nil, false, 426, ""},
+		{"first supported wins", nil, false, []string{"wamp.2.json, wamp.2.cbor"}, true, 101, "wamp.2.json"},
+		{"unknown skipped", nil, false, []string{"mqtt, wamp.2.msgpack.batched", "wamp.2.json"}, true, 101, "wamp.2.msgpack.batched"},
+		{"second header line", nil, false, []string{"mqtt", "wamp.2.cbor"}, true, 101, "wamp.2.cbor"},
+		{"allowed list filters", []string{"wamp.2.json"}, false, []string{"wamp.2.msgpack, wamp.2.json"}, true, 101, "wamp.2.json"},
+		{"none supported", nil, false, []string{"mqtt, wamp.1.json"}, true, 400, ""},
+		{"not allowed", []string{"wamp.2.json"}, false, []string{"wamp.2.cbor"}, true, 400, ""},
+		{"no subprotocol", nil, false, nil, true, 400, ""},
+		{"plain GET", nil, false, nil, false, 426, ""},
+		{"assume JSON: none offered", nil, true, nil, true, 101, ""},
+		{"assume JSON: none supported", nil, true, []string{"mqtt"}, true, 101, ""},
+		{"assume JSON: a supported one still wins", nil, true, []string{"mqtt, wamp.2.cbor"}, true, 101, "wamp.2.cbor"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			echo := &echoAttacher{Errs: make(chan error, 1)}
-			url := "http" + strings.TrimPrefix(serve(t, Options{Attacher: echo, Subprotocols: tt.allowed}), "ws")
+			url := "http" + strings.TrimPrefix(serve(t, Options{Attacher: echo, Subprotocols: tt.allowed, AssumeJSON: tt.assumeJSON}), "ws")
 			req, _ := http.NewRequest(http.MethodGet, url, nil)
 			if tt.upgrade {
 				setUpgradeHeaders(req.Header)
@@ -204,7 +212,39 @@ func TestNewHandlerErrors(t *testing.T) {
 	if _, err := NewHandler(Options{}); err == nil {
 		t.Error("nil Attacher accepted")
 	}
+	if _, err := NewHandler(Options{Attacher: newAttacher(), AssumeJSON: true, Subprotocols: []string{"wamp.2.cbor"}}); err == nil {
+		t.Error("AssumeJSON accepted without wamp.2.json")
+	}
 	if _, err := NewHandler(Options{Attacher: newAttacher(), Subprotocols: []string{"wamp.2.xml"}}); err == nil {
 		t.Error("unknown subprotocol accepted")
 	}
+}
+
+// TestAssumeJSON: a client that offers no subprotocol speaks wamp.2.json
+// when the handler assumes JSON (Crossbar's require_websocket_subprotocol
+// false): a JSON text frame comes back as JSON.
+func TestAssumeJSON(t *testing.T) {
+	echo := newEcho()
+	url := serve(t, Options{Attacher: echo, AssumeJSON: true})
+	conn, _, hs, err := ws.Dial(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if hs.Protocol != "" {
+		t.Errorf("handshake chose %q, want no subprotocol", hs.Protocol)
+	}
+	const hello = `[1,"realm1",{"roles":{"caller":{}}}]`
+	if err := wsutil.WriteClientText(conn, []byte(hello)); err != nil {
+		t.Fatal(err)
+	}
+	got, op, err := wsutil.ReadServerData(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op != ws.OpText || string(got) != hello {
+		t.Errorf("echo %v %s, want a text frame %s", op, got, hello)
+	}
+	conn.Close()
+	<-echo.Errs // the session ended with the connection
 }
