@@ -10,9 +10,9 @@ import (
 func TestGCPercentFor(t *testing.T) {
 	const mib = 1 << 20
 	tests := []struct {
-		name                      string
-		min, live, stack, globals uint64
-		want                      int
+		name                       string
+		goal, live, stack, globals uint64
+		want                       int
 	}{
 		{"small heap: the runtime's heap minimum lifts the goal", 32 * mib, 1 * mib, 0, 0, 800},
 		{"scan work decides when it needs less", 32 * mib, 2 * mib, 6 * mib, 4 * mib, 250},
@@ -25,7 +25,7 @@ func TestGCPercentFor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := gcPercentFor(tt.min, tt.live, tt.stack, tt.globals); got != tt.want {
+			if got := gcPercentFor(tt.goal, tt.live, tt.stack, tt.globals); got != tt.want {
 				t.Errorf("gcPercentFor = %d, want %d", got, tt.want)
 			}
 		})

@@ -9,9 +9,10 @@ import (
 	"github.com/junction-wamp/junction/internal/web"
 )
 
-// serverTLS translates a listening endpoint's "tls" for web.Server, with
-// the file names resolved against the node directory. web.NewServer loads
-// the files.
+// serverTLS translates a listening endpoint's "tls", with the file names
+// resolved against the node directory: web.NewServer loads the files, and
+// the RawSocket transport calls Load itself (the same checks and
+// client-certificate policy).
 func (b *builder) serverTLS(t *config.ServerTLS) *web.TLSOptions {
 	o := &web.TLSOptions{CertFile: b.resolve(t.Certificate), KeyFile: b.resolve(t.Key)}
 	for _, f := range t.ChainCertificates {
@@ -21,13 +22,6 @@ func (b *builder) serverTLS(t *config.ServerTLS) *web.TLSOptions {
 		o.ClientCAFiles = append(o.ClientCAFiles, b.resolve(f))
 	}
 	return o
-}
-
-// serverTLSConfig loads a listening endpoint's "tls" into a tls.Config, for
-// transports that do the handshake themselves (RawSocket): the same files,
-// checks and client-certificate policy as web.Server's.
-func (b *builder) serverTLSConfig(t *config.ServerTLS) (*tls.Config, error) {
-	return b.serverTLS(t).Load()
 }
 
 // clientTLSConfig translates a connecting endpoint's "tls"; host is the

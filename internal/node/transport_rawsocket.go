@@ -50,7 +50,7 @@ func (b *builder) rawSocketTransport(path string, ru *routerUnit, t *config.RawS
 	}
 	srv := rawServer{}
 	if t.Endpoint.TLS != nil {
-		if srv.tls, err = b.serverTLSConfig(t.Endpoint.TLS); err != nil {
+		if srv.tls, err = b.serverTLS(t.Endpoint.TLS).Load(); err != nil {
 			errs = append(errs, fieldError(path+".endpoint.tls", err))
 		}
 	}

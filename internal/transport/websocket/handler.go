@@ -83,8 +83,8 @@ func NewHandler(opts Options) (*Handler, error) {
 			return nil, fmt.Errorf("websocket: unknown subprotocol %q", p)
 		}
 	}
-	if opts.AssumeJSON && !slices.Contains(h.protocols, jsonSubprotocol) {
-		return nil, errors.New("websocket: assuming JSON for clients without a subprotocol needs " + jsonSubprotocol + " among the subprotocols")
+	if json := codec.JSON.Subprotocol(); opts.AssumeJSON && !slices.Contains(h.protocols, json) {
+		return nil, errors.New("websocket: assuming JSON for clients without a subprotocol needs " + json + " among the subprotocols")
 	}
 	for _, o := range opts.AllowedOrigins {
 		h.origins = append(h.origins, strings.ToLower(o))
@@ -120,7 +120,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	c, batched, _ := codec.Lookup(orJSON(proto))
+	c, batched := codec.JSON, false // no subprotocol: see Options.AssumeJSON
+	if proto != "" {
+		c, batched, _ = codec.Lookup(proto)
+	}
 	info := wamp.PeerInfo{Transport: "websocket", Serializer: c.Name(), RemoteAddr: r.RemoteAddr, TLS: r.TLS != nil}
 	p := newPeer(conn, idlereader.New(conn, buffered(rw.Reader)), nil, peerConfig{
 		codec: c, batched: batched, info: info, maxSize: h.opts.MaxMessageSize,
@@ -131,17 +134,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.Close()
 	}()
 }
-
-// orJSON is proto, or wamp.2.json for a client that chose none (see
-// Options.AssumeJSON).
-func orJSON(proto string) string {
-	if proto == "" {
-		return jsonSubprotocol
-	}
-	return proto
-}
-
-const jsonSubprotocol = "wamp.2.json"
 
 // buffered returns the bytes net/http read past the upgrade request (frames
 // a client sent right after its handshake); idlereader copies them.
