@@ -5,6 +5,7 @@
 //
 // Concurrency: every method of Session and Client is safe for concurrent
 // use. Each session runs one reader goroutine, one event dispatch goroutine
-// and one goroutine per running invocation. User callbacks (handlers,
+// and one goroutine per running invocation (which waits up to a second for
+// the next invocation before it exits). User callbacks (handlers,
 // progress functions) never run with a lock held.
 package client

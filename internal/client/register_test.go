@@ -85,6 +85,36 @@ func TestInvocationError(t *testing.T) {
 	}
 }
 
+// TestInvocationsConcurrent: a handler that blocks holds up neither the
+// next invocation nor one that arrives after an invoker has gone idle.
+func TestInvocationsConcurrent(t *testing.T) {
+	s, r := joined(t, Config{})
+	release := make(chan struct{})
+	register(t, s, r, "com.p", func(ctx context.Context, inv *Invocation) (*Result, error) {
+		if inv.Args[0] == "block" {
+			<-release
+		}
+		return &Result{Args: inv.Args}, nil
+	}, nil)
+	r.send(&wamp.Invocation{Request: 1, Registration: 100, Details: wamp.Dict{}, Args: wamp.List{"quick"}})
+	if y := expect[*wamp.Yield](r); y.Request != 1 {
+		t.Fatalf("YIELD %+v, want request 1", y)
+	}
+	// The invoker of request 1 is idle now; it takes request 2, which
+	// blocks, and requests 3 and 4 must still be answered.
+	r.send(&wamp.Invocation{Request: 2, Registration: 100, Details: wamp.Dict{}, Args: wamp.List{"block"}})
+	for _, req := range []wamp.ID{3, 4} {
+		r.send(&wamp.Invocation{Request: req, Registration: 100, Details: wamp.Dict{}, Args: wamp.List{"quick"}})
+		if y := expect[*wamp.Yield](r); y.Request != req {
+			t.Fatalf("YIELD %+v, want request %d while request 2 blocks", y, req)
+		}
+	}
+	close(release)
+	if y := expect[*wamp.Yield](r); y.Request != 2 {
+		t.Fatalf("YIELD %+v, want request 2", y)
+	}
+}
+
 func TestInterrupt(t *testing.T) {
 	s, r := joined(t, Config{})
 	started := make(chan struct{})

@@ -24,6 +24,8 @@ type Session struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the session ends
 	events *mailbox[delivery]
+	// invokers hands an invocation to an idle invoker goroutine.
+	invokers chan invocation
 
 	mu      sync.Mutex           // guards the fields below; never held while calling out
 	pending map[wamp.ID]*request // requests awaiting their reply, by request ID
@@ -36,16 +38,17 @@ type Session struct {
 
 func newSession(p wamp.Peer, cfg Config, w *wamp.Welcome) *Session {
 	s := &Session{
-		peer:    p,
-		id:      w.Session,
-		details: w.Details,
-		cfg:     cfg,
-		done:    make(chan struct{}),
-		events:  newMailbox[delivery](cfg.eventQueue()),
-		pending: make(map[wamp.ID]*request),
-		regs:    make(map[wamp.ID]*Registration),
-		subs:    make(map[wamp.ID]*subscription),
-		running: make(map[wamp.ID]*running),
+		peer:     p,
+		id:       w.Session,
+		details:  w.Details,
+		cfg:      cfg,
+		done:     make(chan struct{}),
+		events:   newMailbox[delivery](cfg.eventQueue()),
+		invokers: make(chan invocation),
+		pending:  make(map[wamp.ID]*request),
+		regs:     make(map[wamp.ID]*Registration),
+		subs:     make(map[wamp.ID]*subscription),
+		running:  make(map[wamp.ID]*running),
 	}
 	s.log = cfg.logger().With("realm", cfg.Realm, "session", w.Session)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
