@@ -5,8 +5,9 @@
 #   - POST /call -> Go callee over WebSocket -> 200, at 1, 10 and 50
 #     connections, beside a plain net/http handler answering a fixed JSON body;
 #   - POST /publish with one subscriber, beside the plain handler;
-#   - GET through /proxy, beside the same upstream measured directly, and
-#     nginx (if installed) as a reference proxy to the same upstream;
+#   - GET through /proxy, beside the same upstream measured directly, with
+#     two references to the same upstream: a TCP forwarder (the least work
+#     any proxy does: the ceiling on this machine) and nginx (if installed);
 #   - POST /call to a RESTCallee (a container node in a second junction
 #     process, connected over WebSocket) that GETs the same upstream:
 #     Callee calls/s through the Caller.
@@ -64,6 +65,8 @@ start upstream "$tmp/loadpeer" upstream 127.0.0.1:0
 upstream=$started
 start plain "$tmp/loadpeer" plain 127.0.0.1:0
 plain=$started
+start tcpforward "$tmp/loadpeer" tcpforward 127.0.0.1:0 "$upstream"
+tcpforward=$started
 
 cat >"$tmp/config.json" <<JSON
 {"version": 2, "workers": [{"type": "router",
@@ -204,6 +207,7 @@ done
 pairs "caller POST /call" "plain net/http handler" "http://$plain/" "http://$node/call" "$tmp/call.lua"
 pairs "publisher POST /publish" "plain net/http handler" "http://$plain/" "http://$node/publish" "$tmp/publish.lua"
 pairs "reverse proxy GET /proxy" "upstream direct GET" "http://$upstream/page" "http://$node/proxy/page"
+pairs "TCP forwarder GET" "upstream direct GET" "http://$upstream/page" "http://$tcpforward/page"
 if [ -n "$nginx" ]; then
 	pairs "nginx reverse proxy GET" "upstream direct GET" "http://$upstream/page" "http://$nginx/page"
 fi
