@@ -15,21 +15,11 @@ func TestTestdata(t *testing.T) {
 		warns []string
 	}{
 		{"crossbar_init.json", []string{
-			`workers[0].transports[1].paths.ws.options.auto_fragment_size: ignored: messages are sent in one frame`,
-			`workers[0].transports[1].paths.ws.options.auto_ping_size: ignored: pings are sent with an empty payload`,
-			`workers[0].transports[1].paths.ws.options.close_handshake_timeout: ignored: the connection closes right after its close frame`,
 			`workers[0].transports[1].paths.ws.options.compression: ignored: permessage-deflate is not offered`,
-			`workers[0].transports[1].paths.ws.options.fail_by_drop: ignored: a protocol error closes the connection with a close frame`,
-			`workers[0].transports[1].paths.ws.options.max_frame_size: ignored: messages are bounded by max_message_size only`,
 			`workers[0].transports[1].paths.ws.options.open_handshake_timeout: ignored: the web transport's 10 s limit on request headers bounds the handshake`,
 		}},
 		{"crossbar_init.yaml", []string{
-			`workers[0].transports[1].paths.ws.options.auto_fragment_size: ignored: messages are sent in one frame`,
-			`workers[0].transports[1].paths.ws.options.auto_ping_size: ignored: pings are sent with an empty payload`,
-			`workers[0].transports[1].paths.ws.options.close_handshake_timeout: ignored: the connection closes right after its close frame`,
 			`workers[0].transports[1].paths.ws.options.compression: ignored: permessage-deflate is not offered`,
-			`workers[0].transports[1].paths.ws.options.fail_by_drop: ignored: a protocol error closes the connection with a close frame`,
-			`workers[0].transports[1].paths.ws.options.max_frame_size: ignored: messages are bounded by max_message_size only`,
 			`workers[0].transports[1].paths.ws.options.open_handshake_timeout: ignored: the web transport's 10 s limit on request headers bounds the handshake`,
 		}},
 		{"auth_rawsocket.json", []string{

@@ -31,11 +31,13 @@ type WebSocketOptions struct {
 	// MaxMessageSize is "max_message_size": the largest message accepted
 	// (default 0 meaning the transport's own limit, 1 MiB).
 	MaxMessageSize int
-	// MaxFrameSize is "max_frame_size" (default 0: no limit). Not applied:
-	// messages are bounded by MaxMessageSize only; other than 0 warns.
+	// MaxFrameSize is "max_frame_size": the largest frame payload accepted;
+	// a bigger frame fails the connection with 1009 (default 0: no limit
+	// but MaxMessageSize's).
 	MaxFrameSize int
-	// AutoFragmentSize is "auto_fragment_size" (default 0: no splitting).
-	// Not applied: messages are sent in one frame; other than 0 warns.
+	// AutoFragmentSize is "auto_fragment_size": outgoing messages are split
+	// into frames of at most this many payload bytes (default 0: one frame
+	// per message).
 	AutoFragmentSize int
 	// AutoPingInterval is "auto_ping_interval" (ms): send a ping after this
 	// much silence from the peer (default 0: never).
@@ -45,9 +47,8 @@ type WebSocketOptions struct {
 	// the same as AutoPingInterval). Crossbar's 0 means "never time out":
 	// an explicit 0 with an AutoPingInterval gives a warning.
 	AutoPingTimeout time.Duration
-	// AutoPingSize is "auto_ping_size": the ping payload length, 4..125
-	// (default 4). Not applied: pings are sent with an empty payload; the
-	// key warns when given.
+	// AutoPingSize is "auto_ping_size": the length of a ping's random
+	// payload, 4..125 (default 4).
 	AutoPingSize int
 	// AllowedOrigins is "allowed_origins": the Origin values accepted, with
 	// '*' wildcards (default ["*"]: any).
@@ -59,17 +60,19 @@ type WebSocketOptions struct {
 	// none). Not applied: the web transport's 10 s limit on request headers
 	// bounds the handshake; other than 0 warns.
 	OpenHandshakeTimeout time.Duration
-	// CloseHandshakeTimeout is "close_handshake_timeout" (ms) (default 0:
-	// none). Not applied: the connection closes right after its close
-	// frame is sent; other than 0 warns.
+	// CloseHandshakeTimeout is "close_handshake_timeout" (ms): after
+	// sending its close frame, the server waits this long for the client's
+	// before it closes TCP (default 0: TCP is closed right after the close
+	// frame).
 	CloseHandshakeTimeout time.Duration
 	// EnableWebStatus is "enable_webstatus" (default true). Junction never
 	// serves Crossbar's status page: a plain GET without Upgrade always
 	// gets 426, which is what false asks for; true given explicitly warns.
 	EnableWebStatus bool
-	// FailByDrop is "fail_by_drop" (default false). Not applied: a
-	// protocol error closes the connection with a close frame, which is
-	// false; true warns.
+	// FailByDrop is "fail_by_drop": a client that breaks the protocol (bad
+	// framing, invalid UTF-8, a frame or message too big) loses the TCP
+	// connection without a close frame (default false: a close frame with
+	// the status goes first).
 	FailByDrop bool
 	// RequireWebSocketSubprotocol is "require_websocket_subprotocol"
 	// (default true): a client offering no WAMP subprotocol is refused
@@ -147,13 +150,8 @@ func (d *decoder) webSocketOptionValues(oo *object, opts *WebSocketOptions) {
 // warnServerOptions warns about each option of a server that asks for
 // something Junction does not do.
 func warnServerOptions(oo *object, opts WebSocketOptions) {
-	oo.ignoredIf(opts.MaxFrameSize != 0, "max_frame_size", ": messages are bounded by max_message_size only")
-	oo.ignoredIf(opts.AutoFragmentSize != 0, "auto_fragment_size", ": messages are sent in one frame")
-	oo.ignoredIf(true, "auto_ping_size", ": pings are sent with an empty payload")
 	oo.ignoredIf(opts.OpenHandshakeTimeout != 0, "open_handshake_timeout", ": the web transport's 10 s limit on request headers bounds the handshake")
-	oo.ignoredIf(opts.CloseHandshakeTimeout != 0, "close_handshake_timeout", ": the connection closes right after its close frame")
 	oo.ignoredIf(opts.EnableWebStatus, "enable_webstatus", ": there is no status page; a plain GET gets 426 Upgrade Required")
-	oo.ignoredIf(opts.FailByDrop, "fail_by_drop", ": a protocol error closes the connection with a close frame")
 }
 
 // warnPingTimeout warns about an explicit auto_ping_timeout 0, which

@@ -236,3 +236,69 @@ func TestRequireWebSocketSubprotocol(t *testing.T) {
 		t.Errorf("New: %v, want %q", err, want)
 	}
 }
+
+// TestWebSocketFrameOptions: a WebSocket path applies max_frame_size,
+// auto_fragment_size, auto_ping_size and fail_by_drop.
+func TestWebSocketFrameOptions(t *testing.T) {
+	cfg := parse(t, `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+			"ws": {"type": "websocket", "options": {"max_frame_size": 64, "auto_fragment_size": 16,
+				"auto_ping_interval": 20, "auto_ping_timeout": 60000, "auto_ping_size": 10, "fail_by_drop": true}}}}]}]}`, nil)
+	addr := address(t, start(t, cfg, t.TempDir()), web0)
+	conn, br, _, err := ws.Dialer{Protocols: []string{"wamp.2.json"}}.Dial(testCtx(t), "ws://"+addr+"/ws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if br == nil {
+		br = bufio.NewReader(conn)
+	}
+	send := func(op ws.OpCode, fin bool, payload string) {
+		t.Helper()
+		if err := ws.WriteFrame(conn, ws.MaskFrame(ws.NewFrame(op, fin, []byte(payload)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hello := `[1,"realm1",{"roles":{"caller":{}}}]` // 36 bytes: two frames within 64
+	send(ws.OpText, false, hello[:20])
+	send(ws.OpContinuation, true, hello[20:])
+	var welcome []byte
+	done, pinged := false, false
+	for !done || !pinged { // the WELCOME, then a ping (the client stays silent)
+		h, err := ws.ReadHeader(br)
+		if err != nil {
+			t.Fatalf("reading the WELCOME and a ping: %v", err)
+		}
+		b := make([]byte, h.Length)
+		if _, err := io.ReadFull(br, b); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case h.OpCode == ws.OpPing:
+			if len(b) != 10 {
+				t.Errorf("ping with %d bytes, want 10", len(b))
+			}
+			pinged = true
+		case len(b) > 16:
+			t.Fatalf("%v frame of %d bytes, want at most 16", h.OpCode, len(b))
+		default:
+			welcome = append(welcome, b...)
+			done = done || h.Fin
+		}
+	}
+	if !strings.HasPrefix(string(welcome), "[2,") {
+		t.Fatalf("message %q, want a WELCOME", welcome)
+	}
+	send(ws.OpText, true, strings.Repeat(" ", 65)) // one frame over max_frame_size
+	for {
+		h, err := ws.ReadHeader(br)
+		if err != nil {
+			break // dropped
+		}
+		if h.OpCode == ws.OpClose {
+			t.Fatal("got a close frame, want the connection dropped (fail_by_drop)")
+		}
+		io.CopyN(io.Discard, br, h.Length)
+	}
+}

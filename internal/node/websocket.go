@@ -25,14 +25,19 @@ func (b *builder) webSocketHandler(path string, ru *routerUnit, serializers []st
 			errors.New("false needs the json serializer: a client without a subprotocol speaks JSON"))
 	}
 	h, err := websocket.NewHandler(websocket.Options{
-		Attacher:       ru.router.Gate(authenticators(a)...),
-		Subprotocols:   subprotocols(serializers),
-		AssumeJSON:     assumeJSON,
-		MaxMessageSize: o.MaxMessageSize,
-		PingInterval:   o.AutoPingInterval,
-		PingTimeout:    o.AutoPingTimeout,
-		AllowedOrigins: allowedOrigins(o.AllowedOrigins, o.AllowNullOrigin),
-		Logger:         b.log.With("path", path),
+		Attacher:              ru.router.Gate(authenticators(a)...),
+		Subprotocols:          subprotocols(serializers),
+		AssumeJSON:            assumeJSON,
+		MaxMessageSize:        o.MaxMessageSize,
+		PingInterval:          o.AutoPingInterval,
+		PingTimeout:           o.AutoPingTimeout,
+		AllowedOrigins:        allowedOrigins(o.AllowedOrigins, o.AllowNullOrigin),
+		MaxFrameSize:          o.MaxFrameSize,
+		FragmentSize:          o.AutoFragmentSize,
+		PingSize:              o.AutoPingSize,
+		FailByDrop:            o.FailByDrop,
+		CloseHandshakeTimeout: o.CloseHandshakeTimeout,
+		Logger:                b.log.With("path", path),
 	})
 	if err != nil {
 		return nil, fieldError(path, err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -188,4 +189,83 @@ func TestSlowConsumer(t *testing.T) {
 		t.Fatalf("Recv = %v, want ErrSlowConsumer", err)
 	}
 	_ = c
+}
+
+func TestMaxFrameSize(t *testing.T) {
+	a := newAttacher()
+	c := dialRaw(t, serve(t, Options{Attacher: a, MaxFrameSize: 8}), "wamp.2.json")
+	s := <-a.Sessions
+	defer close(s.Release)
+	c.write(ws.OpText, false, `[6,{},`) // frames of 6, 8 and 3 bytes: within the limit
+	c.write(ws.OpContinuation, false, `"a.b.c.d`)
+	c.write(ws.OpContinuation, true, `e"]`)
+	if m, err := s.Peer.Recv(); err != nil || m.(*wamp.Goodbye).Reason != "a.b.c.de" {
+		t.Fatalf("Recv = %v, %v", m, err)
+	}
+	c.write(ws.OpText, true, `[6,{},"a"]`) // one frame of 10 bytes
+	if _, err := s.Peer.Recv(); !errors.Is(err, ErrMessageTooBig) {
+		t.Fatalf("Recv = %v, want ErrMessageTooBig", err)
+	}
+	if got := c.readClose(); got != ws.StatusMessageTooBig {
+		t.Fatalf("close status %d, want %d", got, ws.StatusMessageTooBig)
+	}
+}
+
+// TestFailByDrop: a client that breaks the protocol loses the connection
+// without a close frame.
+func TestFailByDrop(t *testing.T) {
+	tests := []struct {
+		name string
+		send string
+		want error
+	}{
+		{"invalid UTF-8", "[1,\"\xff\"]", wamp.ErrProtocol},
+		{"message too big", strings.Repeat("x", 300), ErrMessageTooBig},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newAttacher()
+			c := dialRaw(t, serve(t, Options{Attacher: a, MaxMessageSize: 256, FailByDrop: true}), "wamp.2.json")
+			s := <-a.Sessions
+			defer close(s.Release)
+			c.write(ws.OpText, true, tt.send)
+			if _, err := s.Peer.Recv(); !errors.Is(err, tt.want) {
+				t.Fatalf("Recv = %v, want %v", err, tt.want)
+			}
+			if h, err := ws.ReadHeader(c.br); err == nil {
+				t.Fatalf("got a %v frame, want the connection dropped", h.OpCode)
+			}
+		})
+	}
+}
+
+func TestFragmentSize(t *testing.T) {
+	for _, size := range []int{4, 6, 12} {
+		t.Run(strconv.Itoa(size), func(t *testing.T) {
+			a := newAttacher()
+			c := dialRaw(t, serve(t, Options{Attacher: a, FragmentSize: size}), "wamp.2.json")
+			s := <-a.Sessions
+			defer close(s.Release)
+			const want = `[6,{},"x.y"]` // 12 bytes
+			s.Peer.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: "x.y"})
+			var got []byte
+			for i := 0; ; i++ {
+				h, b := c.read()
+				wantOp := ws.OpContinuation
+				if i == 0 {
+					wantOp = ws.OpText
+				}
+				if h.OpCode != wantOp || len(b) > size {
+					t.Fatalf("frame %d: %v with %d bytes, want %v with at most %d", i, h.OpCode, len(b), wantOp, size)
+				}
+				got = append(got, b...)
+				if h.Fin {
+					break
+				}
+			}
+			if string(got) != want {
+				t.Fatalf("message %q, want %q", got, want)
+			}
+		})
+	}
 }

@@ -55,8 +55,28 @@ type Options struct {
 	// patterns such as "https://*.example.com"; empty accepts any. Requests
 	// without an Origin header (non-browser clients) are always accepted.
 	AllowedOrigins []string
-	Outbox         outbox.Options
-	Logger         *slog.Logger // nil discards
+	// MaxFrameSize, if set, bounds an incoming frame's payload; a bigger
+	// frame fails the connection with status 1009 (Crossbar's
+	// max_frame_size).
+	MaxFrameSize int
+	// FragmentSize, if set, splits each outgoing message into frames of at
+	// most this many payload bytes (auto_fragment_size).
+	FragmentSize int
+	// PingSize is the length of the random payload of keepalive pings,
+	// 0..125 (auto_ping_size); default 0, an empty payload.
+	PingSize int
+	// FailByDrop fails the connection of a client that breaks the protocol
+	// (bad framing, invalid UTF-8, a frame or message too big) by closing
+	// TCP without a close frame (fail_by_drop). By default a close frame
+	// with the reason's status goes first.
+	FailByDrop bool
+	// CloseHandshakeTimeout, if set, is how long a connection waits for the
+	// client's close frame after sending its own before it closes TCP
+	// (close_handshake_timeout). By default TCP is closed right after our
+	// close frame.
+	CloseHandshakeTimeout time.Duration
+	Outbox                outbox.Options
+	Logger                *slog.Logger // nil discards
 }
 
 // Handler upgrades HTTP requests to WebSocket WAMP sessions.
@@ -82,6 +102,12 @@ func NewHandler(opts Options) (*Handler, error) {
 		if _, _, ok := codec.Lookup(p); !ok {
 			return nil, fmt.Errorf("websocket: unknown subprotocol %q", p)
 		}
+	}
+	if opts.PingSize < 0 || opts.PingSize > maxControlPayload {
+		return nil, fmt.Errorf("websocket: ping size %d is not within 0..%d", opts.PingSize, maxControlPayload)
+	}
+	if opts.MaxFrameSize < 0 || opts.FragmentSize < 0 || opts.CloseHandshakeTimeout < 0 {
+		return nil, errors.New("websocket: negative frame size, fragment size or close handshake timeout")
 	}
 	if json := codec.JSON.Subprotocol(); opts.AssumeJSON && !slices.Contains(h.protocols, json) {
 		return nil, errors.New("websocket: assuming JSON for clients without a subprotocol needs " + json + " among the subprotocols")
@@ -128,10 +154,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := newPeer(conn, idlereader.New(conn, buffered(rw.Reader)), nil, peerConfig{
 		codec: c, batched: batched, info: info, maxSize: h.opts.MaxMessageSize,
 		pingInterval: h.opts.PingInterval, pingTimeout: h.opts.PingTimeout, outbox: h.opts.Outbox,
+		maxFrame: h.opts.MaxFrameSize, fragment: h.opts.FragmentSize, pingSize: h.opts.PingSize,
+		failByDrop: h.opts.FailByDrop, closeWait: h.opts.CloseHandshakeTimeout,
 	})
 	go func() {
 		h.opts.Attacher.Attach(p)
 		p.Close()
+		p.awaitClose()
 	}()
 }
 

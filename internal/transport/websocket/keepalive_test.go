@@ -80,3 +80,69 @@ func TestKeepaliveSilentPeerClosed(t *testing.T) {
 		b.Close()
 	})
 }
+
+func TestPingSize(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := net.Pipe()
+		server := newPeer(a, bufio.NewReader(a), nil, peerConfig{codec: codec.JSON, pingInterval: time.Second, pingSize: 8})
+		go server.Recv()
+		br := bufio.NewReader(b)
+		h, err := ws.ReadHeader(br)
+		if err != nil || h.OpCode != ws.OpPing || h.Length != 8 {
+			t.Fatalf("frame %+v, %v; want a ping with 8 bytes", h, err)
+		}
+		server.Close()
+		io.Copy(io.Discard, br)
+		b.Close()
+	})
+}
+
+// TestCloseHandshake: with a close handshake timeout, the server keeps TCP
+// open after its close frame until the client's close frame arrives or the
+// timeout passes; without one it closes TCP at once.
+func TestCloseHandshake(t *testing.T) {
+	tests := []struct {
+		name    string
+		wait    time.Duration
+		answer  bool          // the client answers the close frame
+		closeAt time.Duration // when the server closes TCP
+	}{
+		{"client answers", time.Second, true, 0},
+		{"client silent", time.Second, false, time.Second},
+		{"no timeout", 0, false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a, b := net.Pipe()
+				server := newPeer(a, bufio.NewReader(a), nil, peerConfig{codec: codec.JSON, closeWait: tt.wait})
+				start := time.Now()
+				go func() {
+					server.Close()
+					server.awaitClose()
+				}()
+				br := bufio.NewReader(b)
+				if h, err := ws.ReadHeader(br); err != nil || h.OpCode != ws.OpClose {
+					t.Fatalf("frame %+v, %v; want the close frame", h, err)
+				} else {
+					io.CopyN(io.Discard, br, h.Length)
+				}
+				if tt.answer { // the server still reads: the writes go through
+					for _, f := range []ws.Frame{ws.NewTextFrame([]byte(`[6,{},"late"]`)),
+						ws.NewCloseFrame(ws.NewCloseFrameBody(ws.StatusNormalClosure, ""))} {
+						if err := ws.WriteFrame(b, ws.MaskFrame(f)); err != nil {
+							t.Fatalf("client's %v frame: %v", f.Header.OpCode, err)
+						}
+					}
+				}
+				if _, err := br.ReadByte(); err != io.EOF {
+					t.Fatalf("read after the close frame: %v, want EOF", err)
+				}
+				if got := time.Since(start); got != tt.closeAt {
+					t.Fatalf("TCP closed after %v, want %v", got, tt.closeAt)
+				}
+				b.Close()
+			})
+		})
+	}
+}

@@ -35,12 +35,19 @@ type peerConfig struct {
 	pingInterval time.Duration
 	pingTimeout  time.Duration
 	outbox       outbox.Options
+	// Server options, see Options.
+	maxFrame   int
+	fragment   int
+	pingSize   int
+	failByDrop bool
+	closeWait  time.Duration
 }
 
 // Peer is a WAMP connection over WebSocket. Send and Close are safe for
 // concurrent use; Recv is called by one goroutine (the connection's reader).
 type Peer struct {
 	cfg  peerConfig
+	conn *lingerConn
 	out  *outbox.Outbox
 	keep *keepalive.Timer // nil without PingInterval
 
@@ -64,8 +71,8 @@ func newPeer(conn net.Conn, rd io.Reader, bw *bufio.Writer, cfg peerConfig) *Pee
 	if cfg.maxSize <= 0 {
 		cfg.maxSize = DefaultMaxMessageSize
 	}
-	p := &Peer{cfg: cfg, rd: rd}
-	p.out = outbox.New(conn, bw, p.encode, p.writeFrame, cfg.outbox)
+	p := &Peer{cfg: cfg, rd: rd, conn: &lingerConn{Conn: conn, wait: cfg.closeWait}}
+	p.out = outbox.New(p.conn, bw, p.encode, p.writeFrame, cfg.outbox)
 	if cfg.pingInterval > 0 {
 		p.keep = keepalive.New(cfg.pingInterval, cfg.pingTimeout, p.ping, p.timeout)
 		p.keep.Start()
@@ -82,9 +89,11 @@ func (p *Peer) Close() error {
 	return p.closeWith(ws.StatusNormalClosure, "")
 }
 
-// closeWith sends a close frame with code and reason, then closes.
+// closeWith sends a close frame with code and reason, then closes (see
+// lingerConn for the close handshake timeout).
 func (p *Peer) closeWith(code ws.StatusCode, reason string) error {
 	p.keep.Stop()
+	p.conn.closeSent.Store(true)
 	return p.out.CloseWith(&outbox.Frame{Kind: kindClose, Data: ws.NewCloseFrameBody(code, reason)})
 }
 
@@ -141,10 +150,13 @@ func (p *Peer) recvError(err error) error {
 	return fmt.Errorf("websocket: read: %w", err)
 }
 
-// closeNow closes without a close frame, after the connection broke.
+// closeNow closes without a close frame, after the connection broke, the
+// peer's close frame arrived, or the peer broke the protocol with
+// FailByDrop.
 func (p *Peer) closeNow() {
 	p.keep.Stop()
 	p.out.CloseWith(nil)
+	p.conn.closeNow()
 }
 
 // encode turns a message into a data frame's payload.

@@ -33,6 +33,10 @@ func (p *Peer) readMessage() ([]byte, error) {
 			return nil, err
 		}
 		p.keep.Seen()
+		if p.cfg.maxFrame > 0 && h.Length > int64(p.cfg.maxFrame) {
+			p.failWith(ws.StatusMessageTooBig, "frame too big")
+			return nil, fmt.Errorf("%w: a frame of more than %d bytes", ErrMessageTooBig, p.cfg.maxFrame)
+		}
 		if err := p.checkHeader(h, op); err != nil {
 			return nil, err
 		}
@@ -77,7 +81,7 @@ func (p *Peer) checkHeader(h ws.Header, op ws.OpCode) error {
 // readPayload appends h's unmasked payload to msg, within maxSize.
 func (p *Peer) readPayload(h ws.Header, msg []byte) ([]byte, error) {
 	if h.Length > int64(p.cfg.maxSize-len(msg)) {
-		p.closeWith(ws.StatusMessageTooBig, "message too big")
+		p.failWith(ws.StatusMessageTooBig, "message too big")
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrMessageTooBig, p.cfg.maxSize)
 	}
 	n := len(msg)
@@ -120,9 +124,20 @@ func (p *Peer) readControl(h ws.Header) error {
 	return nil
 }
 
-// fail closes the connection with a close frame carrying code and returns
-// the matching error, which wraps wamp.ErrProtocol.
+// fail fails the connection (see failWith) and returns the matching
+// error, which wraps wamp.ErrProtocol.
 func (p *Peer) fail(code ws.StatusCode, reason string) error {
-	p.closeWith(code, reason)
+	p.failWith(code, reason)
 	return fmt.Errorf("websocket: %s: %w", reason, wamp.ErrProtocol)
+}
+
+// failWith closes the connection of a peer that broke the protocol: with a
+// close frame carrying code and reason, or with FailByDrop by dropping the
+// TCP connection.
+func (p *Peer) failWith(code ws.StatusCode, reason string) {
+	if p.cfg.failByDrop {
+		p.closeNow()
+		return
+	}
+	p.closeWith(code, reason)
 }

@@ -13,19 +13,34 @@ import (
 // must not be masked in place (the bytes may be shared between peers).
 const maskChunk = 512
 
-// writeFrame writes one frame into w. It runs on the outbox's writer
-// goroutine only.
+// writeFrame writes one queued frame into w: a data frame longer than the
+// fragment size as several frames. It runs on the outbox's writer goroutine
+// only.
 func (p *Peer) writeFrame(w *bufio.Writer, f outbox.Frame) error {
-	h := ws.Header{Fin: true, OpCode: p.opcode(f.Kind), Length: int64(len(f.Data))}
+	op, data := p.opcode(f.Kind), f.Data
+	if f.Kind == kindData && p.cfg.fragment > 0 {
+		for len(data) > p.cfg.fragment {
+			if err := p.writeOne(w, ws.Header{OpCode: op, Length: int64(p.cfg.fragment)}, data[:p.cfg.fragment]); err != nil {
+				return err
+			}
+			op, data = ws.OpContinuation, data[p.cfg.fragment:]
+		}
+	}
+	return p.writeOne(w, ws.Header{Fin: true, OpCode: op, Length: int64(len(data))}, data)
+}
+
+// writeOne writes one frame with header h and payload data, masked on the
+// client side.
+func (p *Peer) writeOne(w *bufio.Writer, h ws.Header, data []byte) error {
 	if p.cfg.client {
 		h.Masked, h.Mask = true, ws.NewMask()
 	}
 	w.Write(p.appendHeader(p.whdr[:0], h))
 	if !h.Masked {
-		_, err := w.Write(f.Data)
+		_, err := w.Write(data)
 		return err
 	}
-	return p.writeMasked(w, f.Data, h.Mask)
+	return p.writeMasked(w, data, h.Mask)
 }
 
 func (p *Peer) opcode(kind uint8) ws.OpCode {
