@@ -33,7 +33,6 @@ func lookupExampleEnv(name string) (string, bool) {
 var exampleWarnings = map[string][]string{
 	"crossbar-init.json": {
 		"workers[0].transports[1].paths.ws.options.compression: ignored: permessage-deflate is not offered",
-		"workers[0].transports[1].paths.ws.options.open_handshake_timeout: ignored: the web transport's 10 s limit on request headers bounds the handshake",
 	},
 }
 

@@ -16,11 +16,9 @@ func TestTestdata(t *testing.T) {
 	}{
 		{"crossbar_init.json", []string{
 			`workers[0].transports[1].paths.ws.options.compression: ignored: permessage-deflate is not offered`,
-			`workers[0].transports[1].paths.ws.options.open_handshake_timeout: ignored: the web transport's 10 s limit on request headers bounds the handshake`,
 		}},
 		{"crossbar_init.yaml", []string{
 			`workers[0].transports[1].paths.ws.options.compression: ignored: permessage-deflate is not offered`,
-			`workers[0].transports[1].paths.ws.options.open_handshake_timeout: ignored: the web transport's 10 s limit on request headers bounds the handshake`,
 		}},
 		{"auth_rawsocket.json", []string{
 			`controller.id: ignored: Junction has no separate controller to name`,

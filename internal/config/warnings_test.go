@@ -78,12 +78,12 @@ var warningTests = []struct {
 	{"auto_ping_timeout set", wsOptions(`"auto_ping_interval": 10000, "auto_ping_timeout": 5000`), "", ""},
 	{"max_frame_size applied", wsOptions(`"max_frame_size": 65536`), "", ""},
 	{"auto_fragment_size applied", wsOptions(`"auto_fragment_size": 65536`), "", ""},
-	{"open_handshake_timeout", wsOptions(`"open_handshake_timeout": 2500`), wsOpts + ".open_handshake_timeout", "ignored: the web transport's 10 s limit"},
+	{"open_handshake_timeout applied", wsOptions(`"open_handshake_timeout": 2500`), "", ""},
 	{"close_handshake_timeout applied", wsOptions(`"close_handshake_timeout": 1000`), "", ""},
 	{"fail_by_drop applied", wsOptions(`"fail_by_drop": true`), "", ""},
 	{"allow_null_origin applied", wsOptions(`"allow_null_origin": false`), "", ""},
-	{"websocket transport", transports(`{"type": "websocket", "endpoint": {"type": "tcp", "port": 80}, "options": {"open_handshake_timeout": 2500}}`), t0 + ".options.open_handshake_timeout", "ignored"},
-	{"websocket transport applied", transports(`{"type": "websocket", "endpoint": {"type": "tcp", "port": 80}, "options": {"fail_by_drop": true, "max_frame_size": 65536}}`), "", ""},
+	{"websocket transport", transports(`{"type": "websocket", "endpoint": {"type": "tcp", "port": 80}, "options": {"enable_webstatus": true}}`), t0 + ".options.enable_webstatus", "ignored"},
+	{"websocket transport applied", transports(`{"type": "websocket", "endpoint": {"type": "tcp", "port": 80}, "options": {"fail_by_drop": true, "max_frame_size": 65536, "open_handshake_timeout": 2500}}`), "", ""},
 
 	// WebSocket options of a component's connection.
 	{"component origins", componentOptions(`"allowed_origins": ["*"]`), ctrOpts + ".allowed_origins", "ignored: a component's connection uses only max_message_size, auto_ping_interval and auto_ping_timeout"},

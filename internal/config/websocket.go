@@ -56,9 +56,11 @@ type WebSocketOptions struct {
 	// AllowNullOrigin is "allow_null_origin": accept "Origin: null", which
 	// browsers send from sandboxed pages and local files (default true).
 	AllowNullOrigin bool
-	// OpenHandshakeTimeout is "open_handshake_timeout" (ms) (default 0:
-	// none). Not applied: the web transport's 10 s limit on request headers
-	// bounds the handshake; other than 0 warns.
+	// OpenHandshakeTimeout is "open_handshake_timeout" (ms): a client must
+	// send its upgrade request's headers within it (default 0: the
+	// transport's own limit on request headers, at most 10 s). The node
+	// applies the shortest one of a transport's WebSocket services to the
+	// headers of every request on that transport.
 	OpenHandshakeTimeout time.Duration
 	// CloseHandshakeTimeout is "close_handshake_timeout" (ms): after
 	// sending its close frame, the server waits this long for the client's
@@ -150,7 +152,6 @@ func (d *decoder) webSocketOptionValues(oo *object, opts *WebSocketOptions) {
 // warnServerOptions warns about each option of a server that asks for
 // something Junction does not do.
 func warnServerOptions(oo *object, opts WebSocketOptions) {
-	oo.ignoredIf(opts.OpenHandshakeTimeout != 0, "open_handshake_timeout", ": the web transport's 10 s limit on request headers bounds the handshake")
 	oo.ignoredIf(opts.EnableWebStatus, "enable_webstatus", ": there is no status page; a plain GET gets 426 Upgrade Required")
 }
 

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 )
 
 // server serves the connections of one listener: a web.Server (web and
@@ -35,11 +36,33 @@ type listenerUnit struct {
 	spec     listenSpec
 	srv      server
 	services []serviceLog
+	// handshake is the shortest open_handshake_timeout of the WebSocket
+	// services served here; 0 for none.
+	handshake time.Duration
 
 	ln   net.Listener  // nil until started
 	done chan struct{} // closed when Serve returns
 	mu   sync.Mutex    // guards err
 	err  error         // Serve's error
+}
+
+// boundHandshake notes a WebSocket service's open_handshake_timeout d
+// (0: none).
+func (l *listenerUnit) boundHandshake(d time.Duration) {
+	if d > 0 && (l.handshake == 0 || d < l.handshake) {
+		l.handshake = d
+	}
+}
+
+// readHeaderTimeout is d, shortened to the listener's WebSocket opening
+// handshake timeout: a client must send its upgrade request's headers
+// within it, as with Crossbar, which drops a connection whose handshake
+// is not done in time. It bounds every request's headers on the listener.
+func (l *listenerUnit) readHeaderTimeout(d time.Duration) time.Duration {
+	if l.handshake > 0 && l.handshake < d {
+		return l.handshake
+	}
+	return d
 }
 
 // start binds the listener and serves it on a new goroutine.

@@ -302,3 +302,40 @@ func TestWebSocketFrameOptions(t *testing.T) {
 		io.CopyN(io.Discard, br, h.Length)
 	}
 }
+
+// TestOpenHandshakeTimeout: a client that does not finish its upgrade
+// request's headers within open_handshake_timeout loses the connection,
+// on a web transport (the shortest of its WebSocket services) and on a
+// websocket transport.
+func TestOpenHandshakeTimeout(t *testing.T) {
+	cfg := parse(t, `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [
+			{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+				"ws":   {"type": "websocket", "options": {"open_handshake_timeout": 60000}},
+				"fast": {"type": "websocket", "options": {"open_handshake_timeout": 100}}}},
+			{"type": "websocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+				"options": {"open_handshake_timeout": 100}}]}]}`, nil)
+	n := start(t, cfg, t.TempDir())
+	for _, transport := range []string{web0, "workers[0].transports[1]"} {
+		t.Run(transport, func(t *testing.T) {
+			start := time.Now() // before the server can start its timer
+			conn, err := net.Dial("tcp", address(t, n, transport))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := io.WriteString(conn, "GET /ws HTTP/1.1\r\nHost: x\r\n"); err != nil { // and no more
+				t.Fatal(err)
+			}
+			conn.SetReadDeadline(time.Now().Add(5 * time.Second)) // the transport's own limit is 10 s
+			_, err = io.ReadAll(conn)
+			if err != nil {
+				t.Fatalf("read: %v, want the connection closed within 5 s", err)
+			}
+			if d := time.Since(start); d < 100*time.Millisecond {
+				t.Errorf("closed after %v, before the 100 ms timeout", d)
+			}
+		})
+	}
+}

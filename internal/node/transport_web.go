@@ -36,6 +36,7 @@ func (b *builder) webTransport(path string, ru *routerUnit, t *config.WebTranspo
 		Logger:        b.log.With("transport", path),
 	}
 	o.IdleTimeout, o.ReadHeaderTimeout = clientTimeouts(t.Options.ClientTimeout)
+	o.ReadHeaderTimeout = l.readHeaderTimeout(o.ReadHeaderTimeout)
 	l, err := b.httpListener(path, l, t.Endpoint, o)
 	if err := joinErrors(treeErr, err); err != nil {
 		return nil, err
@@ -63,7 +64,9 @@ func (b *builder) webSocketTransport(path string, ru *routerUnit, t *config.WebS
 	}
 	l := &listenerUnit{path: path, kind: "websocket"}
 	l.services = append(l.services, serviceLog{"websocket service", []any{"url", "/*", "serializers", t.Serializers}})
-	o := web.ServerOptions{Handler: h, Logger: b.log.With("transport", path)}
+	l.boundHandshake(t.Options.OpenHandshakeTimeout)
+	o := web.ServerOptions{Handler: h, Logger: b.log.With("transport", path),
+		ReadHeaderTimeout: l.readHeaderTimeout(web.DefaultReadHeaderTimeout)}
 	l, err := b.httpListener(path, l, t.Endpoint, o)
 	if err := joinErrors(hErr, err); err != nil {
 		return nil, err
