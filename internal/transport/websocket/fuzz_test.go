@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"regexp"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gobwas/ws"
 
@@ -51,5 +54,30 @@ func FuzzReadFrames(f *testing.F) {
 			}
 		}
 		t.Fatal("Recv did not end at the end of the input")
+	})
+}
+
+// FuzzMatchGlob checks matchGlob (allowed_origins patterns) against a
+// regular expression built from the same pattern, for UTF-8 inputs (the
+// reference needs them; UTF-8 being self-synchronizing, matching bytes or
+// runes then agree).
+func FuzzMatchGlob(f *testing.F) {
+	f.Add("https://*.example.com", "https://app.example.com")
+	f.Add("*", "")
+	f.Add("a*b*c", "abbc")
+	f.Add("*.com*", ".com")
+	f.Add("x**y", "xy")
+	f.Fuzz(func(t *testing.T, pattern, s string) {
+		if !utf8.ValidString(pattern) || !utf8.ValidString(s) {
+			return
+		}
+		parts := strings.Split(pattern, "*")
+		for i, p := range parts {
+			parts[i] = regexp.QuoteMeta(p)
+		}
+		want := regexp.MustCompile("^(?s:" + strings.Join(parts, ".*") + ")$").MatchString(s)
+		if got := matchGlob(pattern, s); got != want {
+			t.Fatalf("matchGlob(%q, %q) = %v, want %v", pattern, s, got, want)
+		}
 	})
 }
