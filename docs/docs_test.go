@@ -30,11 +30,7 @@ func lookupExampleEnv(name string) (string, bool) {
 // exampleWarnings are the warnings each example is expected to give, as
 // config.Warning.String() returns them. An example not listed must give
 // none.
-var exampleWarnings = map[string][]string{
-	"crossbar-init.json": {
-		"workers[0].transports[1].paths.ws.options.compression: ignored: permessage-deflate is not offered",
-	},
-}
+var exampleWarnings = map[string][]string{}
 
 // examples returns the example configurations (examples/*.json, *.yaml and
 // *.yml), sorted.

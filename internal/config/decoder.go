@@ -54,6 +54,16 @@ func (o *object) get(k string) (any, bool) {
 	return v, ok && v != nil
 }
 
+// child starts decoding the object at key k: false when k is absent (or
+// null), or not an object (reported).
+func (o *object) child(k string) (*object, bool) {
+	v, ok := o.get(k)
+	if !ok {
+		return nil, false
+	}
+	return o.d.object(o.at(k), v)
+}
+
 // has reports whether key k is present (and not null), without marking it.
 func (o *object) has(k string) bool { return o.m[k] != nil }
 

@@ -70,11 +70,7 @@ func (d *decoder) realm(path string, v any) *Realm {
 
 func (d *decoder) realmOptions(o *object) RealmOptions {
 	opts := RealmOptions{EnableMetaAPI: true, URICheck: "loose", EventDispatchingChunkSize: 100}
-	v, ok := o.get("options")
-	if !ok {
-		return opts
-	}
-	oo, ok := d.object(o.at("options"), v)
+	oo, ok := o.child("options")
 	if !ok {
 		return opts
 	}

@@ -81,6 +81,27 @@ type WebSocketOptions struct {
 	// with 400. With false it speaks JSON (the json serializer must be
 	// allowed).
 	RequireWebSocketSubprotocol bool
+	// Compression is "compression": with "deflate", permessage-deflate
+	// for clients that offer it; nil without.
+	Compression *DeflateOptions
+}
+
+// DeflateOptions are "compression"."deflate". Junction compresses every
+// message on its own and asks clients to do the same (no context
+// takeover either way), so a connection keeps no compression state between
+// messages: "no_context_takeover" and "request_no_context_takeover" are
+// read (booleans) but act as true, and "memory_level" (1..9, zlib's) has no
+// effect on Go's compressor; the node logs it at debug level.
+type DeflateOptions struct {
+	// MaxWindowBits is "max_window_bits", 8..15 (default 15): a message
+	// longer than 2^MaxWindowBits bytes is sent uncompressed.
+	MaxWindowBits int
+	// RequestMaxWindowBits is "request_max_window_bits", 0 or 8..15
+	// (default 0: none): answered as client_max_window_bits to a client
+	// that offers it.
+	RequestMaxWindowBits int
+	// MemoryLevel is "memory_level", 1..9 (0: not given).
+	MemoryLevel int
 }
 
 func defaultWebSocketOptions() WebSocketOptions {
@@ -108,11 +129,7 @@ func (d *decoder) webSocketService(o *object) *WebSocketService {
 // path service), or with client true a component's connection.
 func (d *decoder) webSocketOptions(o *object, client bool) WebSocketOptions {
 	opts := defaultWebSocketOptions()
-	v, ok := o.get("options")
-	if !ok {
-		return opts
-	}
-	oo, ok := d.object(o.at("options"), v)
+	oo, ok := o.child("options")
 	if !ok {
 		return opts
 	}
@@ -123,7 +140,11 @@ func (d *decoder) webSocketOptions(o *object, client bool) WebSocketOptions {
 		warnServerOptions(oo, opts)
 	}
 	warnPingTimeout(oo, opts)
-	oo.ignored("compression", ": permessage-deflate is not offered")
+	if client {
+		oo.ignored("compression", ": a component's connection does not compress")
+	} else {
+		opts.Compression = d.compression(oo)
+	}
 	oo.done()
 	return opts
 }
@@ -147,6 +168,32 @@ func (d *decoder) webSocketOptionValues(oo *object, opts *WebSocketOptions) {
 	opts.EnableWebStatus = oo.boolean("enable_webstatus", true)
 	opts.FailByDrop = oo.boolean("fail_by_drop", false)
 	opts.RequireWebSocketSubprotocol = oo.boolean("require_websocket_subprotocol", true)
+}
+
+// compression decodes the "compression" object of oo: only "deflate".
+func (d *decoder) compression(oo *object) *DeflateOptions {
+	co, ok := oo.child("compression")
+	if !ok {
+		return nil
+	}
+	defer co.done()
+	do, ok := co.child("deflate")
+	if !ok {
+		return nil
+	}
+	defer do.done()
+	bits := func(k string, def, lo int64) int {
+		n := do.integer(k, def, lo, 15)
+		if n != 0 && n < 8 {
+			d.errorf(do.at(k), "must be 0 or in 8..15, not %d", n)
+		}
+		return int(n)
+	}
+	opts := &DeflateOptions{MaxWindowBits: bits("max_window_bits", 15, 8), RequestMaxWindowBits: bits("request_max_window_bits", 0, 0)}
+	do.boolean("no_context_takeover", false)
+	do.boolean("request_no_context_takeover", false)
+	opts.MemoryLevel = int(do.integer("memory_level", 0, 1, 9))
+	return opts
 }
 
 // warnServerOptions warns about each option of a server that asks for

@@ -3,6 +3,7 @@ package node
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -20,7 +21,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobwas/httphead"
 	"github.com/gobwas/ws"
+	"github.com/gobwas/ws/wsflate"
 
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
@@ -337,5 +340,62 @@ func TestOpenHandshakeTimeout(t *testing.T) {
 				t.Errorf("closed after %v, before the 100 ms timeout", d)
 			}
 		})
+	}
+}
+
+// TestWebSocketCompression: "compression": {"deflate": ...} offers
+// permessage-deflate, each message compressed on its own.
+func TestWebSocketCompression(t *testing.T) {
+	cfg := parse(t, `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+			"ws": {"type": "websocket", "options": {"compression": {"deflate": {"request_no_context_takeover": false,
+				"request_max_window_bits": 12, "no_context_takeover": false, "max_window_bits": 13, "memory_level": 5}}}}}}]}]}`, nil)
+	addr := address(t, start(t, cfg, t.TempDir()), web0)
+	offer, _ := httphead.ParseOptions([]byte("permessage-deflate; client_max_window_bits"), nil)
+	d := ws.Dialer{Protocols: []string{"wamp.2.json"}, Extensions: offer}
+	conn, br, hs, err := d.Dial(testCtx(t), "ws://"+addr+"/ws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if br == nil {
+		br = bufio.NewReader(conn)
+	}
+	var got wsflate.Parameters
+	if len(hs.Extensions) != 1 || got.Parse(hs.Extensions[0]) != nil {
+		t.Fatalf("accepted extensions %v, want permessage-deflate", hs.Extensions)
+	}
+	want := wsflate.Parameters{ServerNoContextTakeover: true, ClientNoContextTakeover: true, ClientMaxWindowBits: 12}
+	if got != want {
+		t.Fatalf("accepted %+v, want %+v", got, want)
+	}
+	// A compressed HELLO; the WELCOME (over 64 bytes) comes back compressed.
+	var z bytes.Buffer
+	fw, _ := flate.NewWriter(&z, flate.BestSpeed)
+	io.WriteString(fw, `[1,"realm1",{"roles":{"caller":{},"callee":{},"publisher":{},"subscriber":{}}}]`)
+	fw.Flush()
+	f := ws.NewTextFrame(bytes.TrimSuffix(z.Bytes(), []byte{0, 0, 0xff, 0xff}))
+	f.Header.Rsv = ws.Rsv(true, false, false)
+	if err := ws.WriteFrame(conn, ws.MaskFrame(f)); err != nil {
+		t.Fatal(err)
+	}
+	h, err := ws.ReadHeader(br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := make([]byte, h.Length)
+	if _, err := io.ReadFull(br, payload); err != nil {
+		t.Fatal(err)
+	}
+	if !h.Rsv1() {
+		t.Fatalf("WELCOME of %d bytes not compressed", len(payload))
+	}
+	welcome, err := io.ReadAll(flate.NewReader(io.MultiReader(bytes.NewReader(payload), bytes.NewReader([]byte{0, 0, 0xff, 0xff}))))
+	if err != nil && err != io.ErrUnexpectedEOF {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(welcome), "[2,") {
+		t.Fatalf("message %q, want a WELCOME", welcome)
 	}
 }

@@ -37,6 +37,7 @@ func (b *builder) webSocketHandler(path string, ru *routerUnit, serializers []st
 		PingSize:              o.AutoPingSize,
 		FailByDrop:            o.FailByDrop,
 		CloseHandshakeTimeout: o.CloseHandshakeTimeout,
+		Deflate:               b.deflate(path, o.Compression),
 		Logger:                b.log.With("path", path),
 	})
 	if err != nil {
@@ -46,6 +47,19 @@ func (b *builder) webSocketHandler(path string, ru *routerUnit, serializers []st
 		return refuseNullOrigin(h), nil
 	}
 	return h, nil
+}
+
+// deflate maps "compression"."deflate" (nil: none). Its memory_level, a
+// zlib setting, is accepted without effect and logged at debug level.
+func (b *builder) deflate(path string, c *config.DeflateOptions) *websocket.Deflate {
+	if c == nil {
+		return nil
+	}
+	if c.MemoryLevel != 0 {
+		b.log.Debug("deflate memory_level has no effect: each message is compressed on its own",
+			"path", path+".options.compression.deflate.memory_level", "memory_level", c.MemoryLevel)
+	}
+	return &websocket.Deflate{MaxWindowBits: c.MaxWindowBits, ClientMaxWindowBits: c.RequestMaxWindowBits}
 }
 
 // subprotocols returns the WebSocket subprotocols of serializer names, each

@@ -33,7 +33,10 @@ func nodeConfig() obj {
 	}
 	paths := obj{}
 	for method, path := range wsPaths {
-		paths[path] = obj{"type": "websocket", "auth": authConfig(method)}
+		// compression: autobahn-js (Node's ws module) accepts
+		// permessage-deflate when offered; autobahn-python offers none.
+		paths[path] = obj{"type": "websocket", "auth": authConfig(method),
+			"options": obj{"compression": obj{"deflate": obj{"request_max_window_bits": 12, "max_window_bits": 13}}}}
 	}
 	transports := make([]obj, numTransports)
 	transports[webTransport] = obj{"type": "web", "endpoint": endpoint(), "paths": paths}

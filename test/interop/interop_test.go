@@ -26,11 +26,17 @@ var wantInvocations = map[string]int{"add2": 1, "progress": 1, "error": 1}
 const wantGoodbye = "wamp.close.goodbye_and_out"
 
 // TestWebSocket runs the whole scenario in one session for each client,
-// serializer and authentication method.
+// serializer and authentication method. The node offers permessage-deflate:
+// autobahn-js (Node's ws module) takes it, which the node logs at debug
+// level for each connection; autobahn-python offers no compression.
 func TestWebSocket(t *testing.T) {
 	harness.RequireDeps(t)
-	n := startNode(t)
-	runMatrix(t, n, "websocket", func(client, string) bool { return true })
+	n := startNodeWith(t, nodeproc.Options{Debug: true})
+	t.Run("matrix", func(t *testing.T) {
+		runMatrix(t, n, "websocket", func(client, string) bool { return true })
+	})
+	n.proc.WaitLog(t, "a permessage-deflate connection per autobahn-js case", len(serializers)*len(authCases),
+		nodeproc.MsgIs("websocket: permessage-deflate"))
 }
 
 // TestRawSocket runs the whole scenario over RawSocket: autobahn-python with

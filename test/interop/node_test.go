@@ -13,6 +13,7 @@ var harness = new(nodeproc.Harness)
 
 // node is a running junction binary: its transports' addresses.
 type node struct {
+	proc  *nodeproc.Node
 	addrs [numTransports]string
 }
 
@@ -23,8 +24,14 @@ type node struct {
 // output).
 func startNode(t *testing.T) *node {
 	t.Helper()
-	p := harness.Start(t, nodeproc.WriteConfig(t, nodeConfig()), nodeproc.Options{})
-	n := &node{}
+	return startNodeWith(t, nodeproc.Options{})
+}
+
+// startNodeWith is startNode with opts.
+func startNodeWith(t *testing.T, opts nodeproc.Options) *node {
+	t.Helper()
+	p := harness.Start(t, nodeproc.WriteConfig(t, nodeConfig()), opts)
+	n := &node{proc: p}
 	for i := range n.addrs {
 		name := nodeproc.Transport(0, i)
 		if n.addrs[i] = p.Addr(name); n.addrs[i] == "" {

@@ -69,13 +69,39 @@ func (c *rawClient) readClose() ws.StatusCode {
 	}
 }
 
+// failCase is what a client sends and the Recv error and close status it
+// must cause.
+type failCase struct {
+	name   string
+	send   func(c *rawClient)
+	want   error
+	status ws.StatusCode
+}
+
+// checkFailures runs each case on a new connection to a server with opts,
+// dialed by dial.
+func checkFailures(t *testing.T, opts Options, dial func(t *testing.T, url string) *rawClient, tests []failCase) {
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newAttacher()
+			opts.Attacher = a
+			c := dial(t, serve(t, opts))
+			s := <-a.Sessions
+			defer close(s.Release)
+			tt.send(c)
+			if _, err := s.Peer.Recv(); !errors.Is(err, tt.want) {
+				t.Fatalf("Recv = %v, want %v", err, tt.want)
+			}
+			if got := c.readClose(); got != tt.status {
+				t.Fatalf("close status %d, want %d", got, tt.status)
+			}
+		})
+	}
+}
+
 func TestFramingErrors(t *testing.T) {
-	tests := []struct {
-		name   string
-		send   func(c *rawClient)
-		want   error
-		status ws.StatusCode
-	}{
+	dial := func(t *testing.T, url string) *rawClient { return dialRaw(t, url, "wamp.2.json") }
+	checkFailures(t, Options{MaxMessageSize: 256}, dial, []failCase{
 		{"message over max size", func(c *rawClient) { c.write(ws.OpText, true, strings.Repeat("x", 300)) },
 			ErrMessageTooBig, ws.StatusMessageTooBig},
 		{"fragments over max size", func(c *rawClient) {
@@ -93,22 +119,7 @@ func TestFramingErrors(t *testing.T) {
 			f.Header.Rsv = 4
 			ws.WriteFrame(c.conn, f)
 		}, wamp.ErrProtocol, ws.StatusProtocolError},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a := newAttacher()
-			c := dialRaw(t, serve(t, Options{Attacher: a, MaxMessageSize: 256}), "wamp.2.json")
-			s := <-a.Sessions
-			defer close(s.Release)
-			tt.send(c)
-			if _, err := s.Peer.Recv(); !errors.Is(err, tt.want) {
-				t.Fatalf("Recv = %v, want %v", err, tt.want)
-			}
-			if got := c.readClose(); got != tt.status {
-				t.Fatalf("close status %d, want %d", got, tt.status)
-			}
-		})
-	}
+	})
 }
 
 func TestUndecodableMessageKeepsConnection(t *testing.T) {

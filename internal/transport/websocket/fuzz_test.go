@@ -2,6 +2,7 @@ package websocket
 
 import (
 	"bytes"
+	"compress/flate"
 	"io"
 	"net"
 	"regexp"
@@ -23,25 +24,36 @@ func clientFrame(op ws.OpCode, fin bool, payload string) []byte {
 
 // FuzzReadFrames feeds a peer any byte stream as its other side's: Recv
 // must return messages or an error, never panic, and end with an error at
-// the end of the input. maxFrame, batched and client (a dialed peer,
-// which expects unmasked frames) vary the reader's configuration.
+// the end of the input. maxFrame, batched, client (a dialed peer, which
+// expects unmasked frames) and deflate (permessage-deflate negotiated) vary
+// the reader's configuration.
 func FuzzReadFrames(f *testing.F) {
 	hello := `[1,"realm1",{}]`
-	f.Add(clientFrame(ws.OpText, true, hello), uint16(0), false, false)
-	f.Add(append(clientFrame(ws.OpText, false, hello[:5]), clientFrame(ws.OpContinuation, true, hello[5:])...), uint16(8), false, false)
-	f.Add(append(clientFrame(ws.OpPing, true, "hi"), clientFrame(ws.OpText, true, hello)...), uint16(0), false, false)
-	f.Add(clientFrame(ws.OpText, true, hello+"\x18"+hello+"\x18"), uint16(0), true, false)
-	f.Add(clientFrame(ws.OpClose, true, "\x03\xe8"), uint16(0), false, false)
-	f.Add(clientFrame(ws.OpText, true, "\xff"), uint16(0), false, false)
-	f.Add([]byte{0x81, 0xFF, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF}, uint16(0), false, false)
-	f.Add([]byte("\x81\x0f"+hello), uint16(0), false, true) // a server's frame, to a client
-	f.Fuzz(func(t *testing.T, in []byte, maxFrame uint16, batched, client bool) {
+	f.Add(clientFrame(ws.OpText, true, hello), uint16(0), false, false, false)
+	f.Add(append(clientFrame(ws.OpText, false, hello[:5]), clientFrame(ws.OpContinuation, true, hello[5:])...), uint16(8), false, false, false)
+	f.Add(append(clientFrame(ws.OpPing, true, "hi"), clientFrame(ws.OpText, true, hello)...), uint16(0), false, false, false)
+	f.Add(clientFrame(ws.OpText, true, hello+"\x18"+hello+"\x18"), uint16(0), true, false, false)
+	f.Add(clientFrame(ws.OpClose, true, "\x03\xe8"), uint16(0), false, false, false)
+	f.Add(clientFrame(ws.OpText, true, "\xff"), uint16(0), false, false, false)
+	f.Add([]byte{0x81, 0xFF, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF}, uint16(0), false, false, false)
+	f.Add([]byte("\x81\x0f"+hello), uint16(0), false, true, false) // a server's frame, to a client
+	var z bytes.Buffer
+	fw, _ := flate.NewWriter(&z, flate.BestSpeed)
+	io.WriteString(fw, hello)
+	fw.Flush()
+	compressed := ws.MaskFrame(ws.NewFrame(ws.OpText, true, bytes.TrimSuffix(z.Bytes(), deflateTail)))
+	compressed.Header.Rsv = rsv1
+	var cf bytes.Buffer
+	ws.WriteFrame(&cf, compressed)
+	f.Add(cf.Bytes(), uint16(0), false, false, true)
+	f.Fuzz(func(t *testing.T, in []byte, maxFrame uint16, batched, client, deflate bool) {
 		conn, other := net.Pipe()
 		defer other.Close()
 		go io.Copy(io.Discard, other) // pongs and close frames
 		const maxSize = 4096
 		p := newPeer(conn, bytes.NewReader(in), nil, peerConfig{
 			codec: codec.JSON, batched: batched, client: client, maxSize: maxSize, maxFrame: int(maxFrame),
+			deflateBits: map[bool]int{true: 15}[deflate],
 		})
 		defer p.Close()
 		for range len(in) + 1 { // each message takes at least one byte

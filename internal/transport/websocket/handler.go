@@ -75,8 +75,11 @@ type Options struct {
 	// (close_handshake_timeout). By default TCP is closed right after our
 	// close frame.
 	CloseHandshakeTimeout time.Duration
-	Outbox                outbox.Options
-	Logger                *slog.Logger // nil discards
+	// Deflate, if set, accepts permessage-deflate from clients that offer
+	// it (compression); see Deflate.
+	Deflate *Deflate
+	Outbox  outbox.Options
+	Logger  *slog.Logger // nil discards
 }
 
 // Handler upgrades HTTP requests to WebSocket WAMP sessions.
@@ -109,6 +112,11 @@ func NewHandler(opts Options) (*Handler, error) {
 	if opts.MaxFrameSize < 0 || opts.FragmentSize < 0 || opts.CloseHandshakeTimeout < 0 {
 		return nil, errors.New("websocket: negative frame size, fragment size or close handshake timeout")
 	}
+	if opts.Deflate != nil {
+		if err := opts.Deflate.check(); err != nil {
+			return nil, err
+		}
+	}
 	if json := codec.JSON.Subprotocol(); opts.AssumeJSON && !slices.Contains(h.protocols, json) {
 		return nil, errors.New("websocket: assuming JSON for clients without a subprotocol needs " + json + " among the subprotocols")
 	}
@@ -138,6 +146,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if proto != "" {
 		up.Protocol = func(p string) bool { return p == proto }
 	}
+	deflateBits := new(int)
+	if h.opts.Deflate != nil {
+		up.Negotiate, deflateBits = h.opts.Deflate.negotiator()
+	}
 	conn, rw, _, err := up.Upgrade(r, w)
 	if err != nil {
 		h.log.Debug("websocket: upgrade failed", "remote", r.RemoteAddr, "err", err)
@@ -145,6 +157,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			conn.Close()
 		}
 		return
+	}
+	if *deflateBits != 0 {
+		h.log.Debug("websocket: permessage-deflate", "remote", r.RemoteAddr, "window_bits", *deflateBits)
 	}
 	c, batched := codec.JSON, false // no subprotocol: see Options.AssumeJSON
 	if proto != "" {
@@ -155,7 +170,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		codec: c, batched: batched, info: info, maxSize: h.opts.MaxMessageSize,
 		pingInterval: h.opts.PingInterval, pingTimeout: h.opts.PingTimeout, outbox: h.opts.Outbox,
 		maxFrame: h.opts.MaxFrameSize, fragment: h.opts.FragmentSize, pingSize: h.opts.PingSize,
-		failByDrop: h.opts.FailByDrop, closeWait: h.opts.CloseHandshakeTimeout,
+		failByDrop: h.opts.FailByDrop, closeWait: h.opts.CloseHandshakeTimeout, deflateBits: *deflateBits,
 	})
 	go func() {
 		h.opts.Attacher.Attach(p)

@@ -41,6 +41,9 @@ type peerConfig struct {
 	pingSize   int
 	failByDrop bool
 	closeWait  time.Duration
+	// deflateBits is the window of what the server compresses when the
+	// client accepted permessage-deflate; 0 without.
+	deflateBits int
 }
 
 // Peer is a WAMP connection over WebSocket. Send and Close are safe for

@@ -27,6 +27,7 @@ const maxControlPayload = 125
 func (p *Peer) readMessage() ([]byte, error) {
 	var msg []byte
 	var op ws.OpCode // the message's opcode once its first frame arrived
+	compressed := false
 	for {
 		h, err := ws.ReadHeaderBuffer(p.rd, p.rhdr[:])
 		if err != nil {
@@ -47,14 +48,20 @@ func (p *Peer) readMessage() ([]byte, error) {
 			continue
 		}
 		if op == 0 {
-			op = h.OpCode
+			op, compressed = h.OpCode, h.Rsv == rsv1
 		}
 		if msg, err = p.readPayload(h, msg); err != nil {
 			return nil, err
 		}
-		if h.Fin {
-			return msg, p.checkText(op, msg)
+		if !h.Fin {
+			continue
 		}
+		if compressed {
+			if msg, err = p.inflate(msg); err != nil {
+				return nil, err
+			}
+		}
+		return msg, p.checkText(op, msg)
 	}
 }
 
@@ -62,7 +69,7 @@ func (p *Peer) readMessage() ([]byte, error) {
 // message being reassembled, 0 if none.
 func (p *Peer) checkHeader(h ws.Header, op ws.OpCode) error {
 	switch {
-	case h.Rsv != 0:
+	case h.Rsv != 0 && !p.compressedStart(h):
 		return p.fail(ws.StatusProtocolError, "reserved bits set")
 	case h.OpCode.IsReserved():
 		return p.fail(ws.StatusProtocolError, "reserved opcode")
@@ -76,6 +83,12 @@ func (p *Peer) checkHeader(h ws.Header, op ws.OpCode) error {
 		return p.fail(ws.StatusProtocolError, "new message inside a fragmented one")
 	}
 	return nil
+}
+
+// compressedStart reports whether h is allowed to have the compressed bit:
+// the first frame of a data message, with permessage-deflate.
+func (p *Peer) compressedStart(h ws.Header) bool {
+	return h.Rsv == rsv1 && p.cfg.deflateBits > 0 && (h.OpCode == ws.OpText || h.OpCode == ws.OpBinary)
 }
 
 // readPayload appends h's unmasked payload to msg, within maxSize.

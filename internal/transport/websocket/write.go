@@ -13,20 +13,27 @@ import (
 // must not be masked in place (the bytes may be shared between peers).
 const maskChunk = 512
 
-// writeFrame writes one queued frame into w: a data frame longer than the
+// writeFrame writes one queued frame into w: a data frame compressed when
+// permessage-deflate was negotiated and it pays, and longer than the
 // fragment size as several frames. It runs on the outbox's writer goroutine
 // only.
 func (p *Peer) writeFrame(w *bufio.Writer, f outbox.Frame) error {
-	op, data := p.opcode(f.Kind), f.Data
-	if f.Kind == kindData && p.cfg.fragment > 0 {
-		for len(data) > p.cfg.fragment {
-			if err := p.writeOne(w, ws.Header{OpCode: op, Length: int64(p.cfg.fragment)}, data[:p.cfg.fragment]); err != nil {
-				return err
-			}
-			op, data = ws.OpContinuation, data[p.cfg.fragment:]
+	op, data, rsv := p.opcode(f.Kind), f.Data, byte(0)
+	if f.Kind == kindData {
+		if z, d := p.deflate(data); d != nil {
+			defer deflaters.Put(d) // z is written into w before
+			data, rsv = z, rsv1
 		}
 	}
-	return p.writeOne(w, ws.Header{Fin: true, OpCode: op, Length: int64(len(data))}, data)
+	if f.Kind == kindData && p.cfg.fragment > 0 {
+		for len(data) > p.cfg.fragment {
+			if err := p.writeOne(w, ws.Header{OpCode: op, Rsv: rsv, Length: int64(p.cfg.fragment)}, data[:p.cfg.fragment]); err != nil {
+				return err
+			}
+			op, data, rsv = ws.OpContinuation, data[p.cfg.fragment:], 0
+		}
+	}
+	return p.writeOne(w, ws.Header{Fin: true, OpCode: op, Rsv: rsv, Length: int64(len(data))}, data)
 }
 
 // writeOne writes one frame with header h and payload data, masked on the
@@ -55,7 +62,7 @@ func (p *Peer) opcode(kind uint8) ws.OpCode {
 
 // appendHeader appends h's wire form (RFC 6455 section 5.2) to b.
 func (p *Peer) appendHeader(b []byte, h ws.Header) []byte {
-	first := byte(h.OpCode)
+	first := byte(h.OpCode) | h.Rsv<<4
 	if h.Fin {
 		first |= 0x80
 	}

@@ -31,6 +31,8 @@ type Options struct {
 	// AllowedWarnings are the messages of the WARN lines the node may log;
 	// any other warning fails the test.
 	AllowedWarnings []string
+	// Debug starts the node with --loglevel debug.
+	Debug bool
 }
 
 // Node is a running junction binary. Its methods are safe for concurrent
@@ -58,7 +60,11 @@ func Start(t testing.TB, binary, configPath string, opts Options) *Node {
 	if binary == "" {
 		t.Fatalf("%s: no junction binary (nodeproc.Build failed?)", n.name)
 	}
-	n.cmd = exec.Command(binary, "start", "--config", configPath, "--logformat", "json")
+	args := []string{"start", "--config", configPath, "--logformat", "json"}
+	if opts.Debug {
+		args = append(args, "--loglevel", "debug")
+	}
+	n.cmd = exec.Command(binary, args...)
 	n.cmd.Dir = filepath.Dir(configPath)
 	n.cmd.Stdout, n.cmd.Stderr = n.log, n.log
 	n.cmd.WaitDelay = waitDelay
