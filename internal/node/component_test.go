@@ -1,6 +1,7 @@
 package node
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/client"
@@ -64,4 +65,44 @@ func TestLocalDialerIsTrusted(t *testing.T) {
 	// No role of the config may register outside com.example; trusted may.
 	echo(t, c.Session(), "org.other.echo")
 	callEcho(t, c.Session(), "org.other.echo")
+}
+
+// TestComponentDialerUnixAndTLS: a component connects over WebSocket on a
+// Unix socket, and over RawSocket with TLS.
+func TestComponentDialerUnixAndTLS(t *testing.T) {
+	dir := t.TempDir()
+	writeCert(t, dir)
+	cfg := parse(t, `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [
+			{"type": "web", "endpoint": {"type": "unix", "path": "web.sock"}, "paths": {"ws": {"type": "websocket"}}},
+			{"type": "rawsocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0,
+				"tls": {"key": "server.key", "certificate": "server.crt"}}}]}]}`, nil)
+	n := start(t, cfg, dir)
+	_, rawPort, _ := splitHostPort(t, address(t, n, "workers[0].transports[1]"))
+	sock := filepath.Join(dir, "web.sock")
+	tests := []struct {
+		name, doc string
+	}{
+		{"websocket over unix", `{"type": "websocket", "endpoint": {"type": "unix", "path": "` + sock + `"},
+			"url": "ws://localhost/ws", "serializers": ["cbor"]}`},
+		{"rawsocket over tls", `{"type": "rawsocket", "endpoint": {"type": "tcp", "host": "127.0.0.1", "port": ` + rawPort + `,
+			"tls": {"ca_certificates": ["` + filepath.Join(dir, "server.crt") + `"]}}, "serializer": "json"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dial, err := ComponentDialer(componentTransport(t, tt.doc), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := client.Connect(testCtx(t), dial, client.Config{Realm: "realm1"}, client.ReconnectOptions{})
+			if err != nil {
+				t.Fatalf("Connect: %v", err)
+			}
+			defer c.Close()
+			if _, err := c.Call(testCtx(t), "com.example.nothing", nil, nil); wampURIOf(err) != "wamp.error.no_such_procedure" {
+				t.Errorf("call: %v, want no_such_procedure", err)
+			}
+		})
+	}
 }

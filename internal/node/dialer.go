@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -23,8 +22,8 @@ import (
 // WebSocket: the connection goes to the endpoint's host and port, and the
 // handshake uses the path of "url". When the URL names another host:port,
 // the endpoint wins (the URL's host is replaced), so the Host header is the
-// endpoint's. An endpoint "tls" makes the URL wss://. WebSocket over a Unix
-// endpoint, and RawSocket over TLS, are not supported yet.
+// endpoint's; over a Unix endpoint the URL's host is kept for the handshake.
+// An endpoint "tls" makes the URL wss://, and RawSocket run over TLS.
 func ComponentDialer(t *config.ComponentTransport, dir string) (client.Dialer, error) {
 	b := &builder{dir: dir}
 	e := t.Endpoint
@@ -32,14 +31,17 @@ func ComponentDialer(t *config.ComponentTransport, dir string) (client.Dialer, e
 	case "websocket":
 		return b.webSocketDialer(t)
 	case "rawsocket":
-		if e.TLS != nil {
-			return nil, errors.New("node: rawsocket over TLS is not supported yet")
-		}
 		network, address := "unix", b.resolve(e.Path)
 		if e.Type == "tcp" {
 			network, address = tcpNetwork(e.Version), net.JoinHostPort(e.Host, strconv.Itoa(e.Port))
 		}
 		opts := rawsocket.DialOptions{MaxMessageSize: t.MaxMessageSize}
+		if e.TLS != nil {
+			var err error
+			if opts.TLSConfig, err = clientTLSConfig(e.TLS, e.Host, b.resolve); err != nil {
+				return nil, err
+			}
+		}
 		if len(t.Serializers) > 0 {
 			opts.Serializer = t.Serializers[0]
 		}
@@ -52,9 +54,6 @@ func ComponentDialer(t *config.ComponentTransport, dir string) (client.Dialer, e
 
 func (b *builder) webSocketDialer(t *config.ComponentTransport) (client.Dialer, error) {
 	e := t.Endpoint
-	if e.Type != "tcp" {
-		return nil, fmt.Errorf("node: websocket over a %q endpoint is not supported yet", e.Type)
-	}
 	u, err := webSocketURL(t)
 	if err != nil {
 		return nil, err
@@ -70,6 +69,13 @@ func (b *builder) webSocketDialer(t *config.ComponentTransport) (client.Dialer, 
 			return nil, err
 		}
 	}
+	if e.Type == "unix" {
+		path := b.resolve(e.Path)
+		opts.NetDial = func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", path)
+		}
+	}
 	target := u.String()
 	return timed(e.Timeout, func(ctx context.Context) (wamp.Peer, error) {
 		return websocket.Dial(ctx, target, opts)
@@ -77,11 +83,15 @@ func (b *builder) webSocketDialer(t *config.ComponentTransport) (client.Dialer, 
 }
 
 // webSocketURL is the URL a WebSocket component transport connects to:
-// "url" with the endpoint's host and port, and wss:// with TLS.
+// "url" with the endpoint's host and port (a Unix endpoint keeps the URL's
+// host), and wss:// with TLS.
 func webSocketURL(t *config.ComponentTransport) (*url.URL, error) {
 	u, err := url.Parse(t.URL)
 	if err != nil {
 		return nil, fmt.Errorf("node: url: %w", err)
+	}
+	if t.Endpoint.Type == "unix" {
+		return u, nil
 	}
 	u.Host = net.JoinHostPort(t.Endpoint.Host, strconv.Itoa(t.Endpoint.Port))
 	if t.Endpoint.TLS != nil {

@@ -2,6 +2,7 @@ package rawsocket
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"time"
@@ -18,10 +19,13 @@ type DialOptions struct {
 	PingInterval   time.Duration
 	PingTimeout    time.Duration
 	Outbox         outbox.Options
+	// TLSConfig, if set, runs the connection over TLS (its ServerName must
+	// be set to verify the server).
+	TLSConfig *tls.Config
 }
 
-// Dial connects to a RawSocket server on network "tcp" or "unix" and
-// performs the handshake; ctx bounds both.
+// Dial connects to a RawSocket server on network "tcp" or "unix" (over TLS
+// with TLSConfig) and performs the handshake; ctx bounds both.
 func Dial(ctx context.Context, network, address string, opts DialOptions) (wamp.Peer, error) {
 	c, err := dialCodec(opts.Serializer)
 	if err != nil {
@@ -37,13 +41,21 @@ func Dial(ctx context.Context, network, address string, opts DialOptions) (wamp.
 	if err != nil {
 		return nil, fmt.Errorf("rawsocket: dial: %w", err)
 	}
+	if opts.TLSConfig != nil {
+		tc := tls.Client(conn, opts.TLSConfig)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("rawsocket: dial: %w", err)
+		}
+		conn = tc
+	}
 	serverMax, err := clientHandshake(ctx, conn, c, maxSize)
 	if err != nil {
 		conn.Close()
 		return nil, err
 	}
 	return newPeer(conn, peerConfig{
-		codec: c, info: wamp.PeerInfo{Transport: "rawsocket", Serializer: c.Name(), RemoteAddr: address},
+		codec: c, info: wamp.PeerInfo{Transport: "rawsocket", Serializer: c.Name(), RemoteAddr: address, TLS: opts.TLSConfig != nil},
 		sendLimit: min(serverMax, maxFrameLen), recvLimit: min(maxSize, maxFrameLen),
 		pingInterval: opts.PingInterval, pingTimeout: opts.PingTimeout, outbox: opts.Outbox,
 	}), nil

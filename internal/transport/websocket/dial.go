@@ -26,6 +26,10 @@ type DialOptions struct {
 	PingInterval   time.Duration
 	PingTimeout    time.Duration
 	Outbox         outbox.Options
+	// NetDial, if set, makes the connection instead of a TCP dial to the
+	// URL's host (a Unix socket, for example); the URL still names the host
+	// for the handshake.
+	NetDial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // readBufferSize is the client's read buffer.
@@ -38,7 +42,7 @@ func Dial(ctx context.Context, url string, opts DialOptions) (wamp.Peer, error) 
 	if len(protocols) == 0 {
 		protocols = codec.Subprotocols()
 	}
-	d := ws.Dialer{Protocols: protocols, TLSConfig: opts.TLSConfig}
+	d := ws.Dialer{Protocols: protocols, TLSConfig: opts.TLSConfig, NetDial: opts.NetDial}
 	if opts.Header != nil {
 		d.Header = ws.HandshakeHeaderHTTP(opts.Header)
 	}
