@@ -34,13 +34,19 @@ var pathTypes = map[string]func(d *decoder, o *object) PathService{
 	"reverseproxy": func(d *decoder, o *object) PathService { return d.reverseProxyService(o) },
 }
 
-// pathTypesComing are Junction path types not implemented yet.
-var pathTypesComing = []string{}
-
-// pathTypesPython are Crossbar path types that run Python code.
-var pathTypesPython = []string{
-	"wsgi", "cgi", "resource", "fileupload", "longpoll", "websocket-reverseproxy",
-	"schemadoc", "archive", "wap", "mqtt", "upload",
+// pathTypesUnsupported are Crossbar's other path types, with what they are.
+var pathTypesUnsupported = map[string]string{
+	"wsgi":                   "a Python WSGI application",
+	"resource":               "a Python Twisted Web resource",
+	"cgi":                    "CGI scripts",
+	"fileupload":             "file uploads",
+	"upload":                 "file uploads",
+	"longpoll":               "the WAMP long-poll transport",
+	"websocket-reverseproxy": "a WebSocket reverse proxy; reverseproxy passes WebSocket upgrades through",
+	"schemadoc":              "WAMP API schema documentation",
+	"archive":                "files from a ZIP archive",
+	"wap":                    "WAMP application pages (Jinja templates)",
+	"mqtt":                   "the MQTT bridge",
 }
 
 // paths decodes the "paths" of o.
@@ -92,10 +98,8 @@ func (d *decoder) pathService(path string, v any) PathService {
 func (d *decoder) unknownPathType(o *object, typ string) {
 	switch {
 	case typ == "":
-	case slices.Contains(pathTypesComing, typ):
-		d.errorf(o.at("type"), "not supported yet: path type %q", typ)
-	case slices.Contains(pathTypesPython, typ):
-		d.errorf(o.at("type"), "not supported: path type %q (Python-only)", typ)
+	case pathTypesUnsupported[typ] != "":
+		d.errorf(o.at("type"), "not supported: path type %q (%s)", typ, pathTypesUnsupported[typ])
 	default:
 		d.errorf(o.at("type"), "unknown path type %q (want %s)", typ, strings.Join(knownPathTypes(), ", "))
 	}
