@@ -60,8 +60,9 @@ func Dial(ctx context.Context, url string, opts DialOptions) (wamp.Peer, error) 
 	}
 	info := wamp.PeerInfo{Transport: "websocket", Serializer: c.Name(), RemoteAddr: conn.RemoteAddr().String(), TLS: isTLS(conn)}
 	return newPeer(conn, br, nil, peerConfig{
-		codec: c, batched: batched, client: true, info: info, maxSize: opts.MaxMessageSize,
-		pingInterval: opts.PingInterval, pingTimeout: opts.PingTimeout, outbox: opts.Outbox,
+		codec: c, batched: batched, client: true, info: info, peerOptions: &peerOptions{
+			maxSize: opts.MaxMessageSize, pingInterval: opts.PingInterval, pingTimeout: opts.PingTimeout, outbox: opts.Outbox,
+		},
 	}), nil
 }
 

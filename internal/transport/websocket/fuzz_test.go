@@ -52,8 +52,8 @@ func FuzzReadFrames(f *testing.F) {
 		go io.Copy(io.Discard, other) // pongs and close frames
 		const maxSize = 4096
 		p := newPeer(conn, bytes.NewReader(in), nil, peerConfig{
-			codec: codec.JSON, batched: batched, client: client, maxSize: maxSize, maxFrame: int(maxFrame),
-			deflateBits: map[bool]int{true: 15}[deflate],
+			codec: codec.JSON, batched: batched, client: client, deflateBits: map[bool]int{true: 15}[deflate],
+			peerOptions: &peerOptions{maxSize: maxSize, maxFrame: int(maxFrame)},
 		})
 		defer p.Close()
 		for range len(in) + 1 { // each message takes at least one byte

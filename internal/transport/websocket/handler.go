@@ -85,8 +85,9 @@ type Options struct {
 // Handler upgrades HTTP requests to WebSocket WAMP sessions.
 type Handler struct {
 	opts      Options
-	protocols []string // allowed subprotocols
-	origins   []string // lower-cased origin patterns
+	peerOpts  *peerOptions // shared by the handler's connections
+	protocols []string     // allowed subprotocols
+	origins   []string     // lower-cased origin patterns
 	log       *slog.Logger
 }
 
@@ -98,6 +99,11 @@ func NewHandler(opts Options) (*Handler, error) {
 		return nil, errors.New("websocket: Options.Attacher is nil")
 	}
 	h := &Handler{opts: opts, protocols: opts.Subprotocols, log: opts.Logger}
+	h.peerOpts = (&peerOptions{
+		maxSize: opts.MaxMessageSize, pingInterval: opts.PingInterval, pingTimeout: opts.PingTimeout,
+		outbox: opts.Outbox, maxFrame: opts.MaxFrameSize, fragment: opts.FragmentSize, pingSize: opts.PingSize,
+		failByDrop: opts.FailByDrop, closeWait: opts.CloseHandshakeTimeout,
+	}).withDefaults()
 	if len(h.protocols) == 0 {
 		h.protocols = codec.Subprotocols()
 	}
@@ -167,10 +173,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	info := wamp.PeerInfo{Transport: "websocket", Serializer: c.Name(), RemoteAddr: r.RemoteAddr, TLS: r.TLS != nil}
 	p := newPeer(conn, idlereader.New(conn, buffered(rw.Reader)), nil, peerConfig{
-		codec: c, batched: batched, info: info, maxSize: h.opts.MaxMessageSize,
-		pingInterval: h.opts.PingInterval, pingTimeout: h.opts.PingTimeout, outbox: h.opts.Outbox,
-		maxFrame: h.opts.MaxFrameSize, fragment: h.opts.FragmentSize, pingSize: h.opts.PingSize,
-		failByDrop: h.opts.FailByDrop, closeWait: h.opts.CloseHandshakeTimeout, deflateBits: *deflateBits,
+		codec: c, batched: batched, info: info, deflateBits: *deflateBits, peerOptions: h.peerOpts,
 	})
 	go func() {
 		h.opts.Attacher.Attach(p)

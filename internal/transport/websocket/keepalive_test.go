@@ -18,7 +18,7 @@ import (
 // pipePeer makes a peer over one end of a net.Pipe.
 func pipePeer(conn net.Conn, client bool, interval time.Duration) *Peer {
 	return newPeer(conn, bufio.NewReader(conn), nil, peerConfig{
-		codec: codec.JSON, client: client, pingInterval: interval, pingTimeout: interval / 2,
+		codec: codec.JSON, client: client, peerOptions: &peerOptions{pingInterval: interval, pingTimeout: interval / 2},
 	})
 }
 
@@ -84,7 +84,8 @@ func TestKeepaliveSilentPeerClosed(t *testing.T) {
 func TestPingSize(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, b := net.Pipe()
-		server := newPeer(a, bufio.NewReader(a), nil, peerConfig{codec: codec.JSON, pingInterval: time.Second, pingSize: 8})
+		server := newPeer(a, bufio.NewReader(a), nil, peerConfig{codec: codec.JSON,
+			peerOptions: &peerOptions{pingInterval: time.Second, pingSize: 8}})
 		go server.Recv()
 		br := bufio.NewReader(b)
 		h, err := ws.ReadHeader(br)
@@ -115,7 +116,8 @@ func TestCloseHandshake(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, b := net.Pipe()
-				server := newPeer(a, bufio.NewReader(a), nil, peerConfig{codec: codec.JSON, closeWait: tt.wait})
+				server := newPeer(a, bufio.NewReader(a), nil, peerConfig{codec: codec.JSON,
+					peerOptions: &peerOptions{closeWait: tt.wait}})
 				start := time.Now()
 				go func() {
 					server.Close()

@@ -25,32 +25,40 @@ const (
 	kindClose = uint8(ws.OpClose)
 )
 
-// peerConfig is what a server or client connection needs to become a Peer.
+// peerConfig is what a server or client connection needs to become a Peer:
+// its own settings, and the options it shares with the other connections of
+// its Handler (kept once, not in every idle connection).
 type peerConfig struct {
-	codec        codec.Codec
-	batched      bool
-	client       bool // masks the frames it sends and expects unmasked ones
-	info         wamp.PeerInfo
+	codec   codec.Codec
+	info    wamp.PeerInfo
+	batched bool
+	client  bool // masks the frames it sends and expects unmasked ones
+	// deflateBits is the window of what the server compresses when the
+	// client accepted permessage-deflate; 0 without.
+	deflateBits int
+	*peerOptions
+}
+
+// peerOptions are the settings shared by a Handler's connections (or a
+// Dial's one), see Options. Read only once a Peer uses them.
+type peerOptions struct {
 	maxSize      int
 	pingInterval time.Duration
 	pingTimeout  time.Duration
 	outbox       outbox.Options
-	// Server options, see Options.
+	// Server options.
 	maxFrame   int
 	fragment   int
 	pingSize   int
 	failByDrop bool
 	closeWait  time.Duration
-	// deflateBits is the window of what the server compresses when the
-	// client accepted permessage-deflate; 0 without.
-	deflateBits int
 }
 
 // Peer is a WAMP connection over WebSocket. Send and Close are safe for
 // concurrent use; Recv is called by one goroutine (the connection's reader).
 type Peer struct {
 	cfg  peerConfig
-	conn *lingerConn
+	conn lingerConn
 	out  *outbox.Outbox
 	keep *keepalive.Timer // nil without PingInterval
 
@@ -71,16 +79,30 @@ var _ wamp.Peer = (*Peer)(nil)
 // newPeer wraps an upgraded connection. rd reads from conn (it may hold bytes
 // already received); bw, if not nil, is the write buffer to use.
 func newPeer(conn net.Conn, rd io.Reader, bw *bufio.Writer, cfg peerConfig) *Peer {
-	if cfg.maxSize <= 0 {
-		cfg.maxSize = DefaultMaxMessageSize
+	if cfg.peerOptions == nil || cfg.maxSize <= 0 {
+		cfg.peerOptions = cfg.peerOptions.withDefaults()
 	}
-	p := &Peer{cfg: cfg, rd: rd, conn: &lingerConn{Conn: conn, wait: cfg.closeWait}}
-	p.out = outbox.New(p.conn, bw, p.encode, p.writeFrame, cfg.outbox)
+	p := &Peer{cfg: cfg, rd: rd, conn: lingerConn{Conn: conn, wait: cfg.closeWait}}
+	p.out = outbox.New(&p.conn, bw, p.encode, p.writeFrame, cfg.outbox)
 	if cfg.pingInterval > 0 {
 		p.keep = keepalive.New(cfg.pingInterval, cfg.pingTimeout, p.ping, p.timeout)
 		p.keep.Start()
 	}
 	return p
+}
+
+// withDefaults returns o (a copy when it changes), with the default
+// message size when it has none.
+func (o *peerOptions) withDefaults() *peerOptions {
+	c := peerOptions{}
+	if o != nil {
+		c = *o
+	}
+	if c.maxSize > 0 {
+		return o
+	}
+	c.maxSize = DefaultMaxMessageSize
+	return &c
 }
 
 // Send queues msg; see wamp.Peer.
