@@ -10,7 +10,9 @@ import (
 )
 
 // InvocationHandler runs one invocation of a registered procedure, on a
-// goroutine that runs no other handler meanwhile. ctx is canceled when the router sends INTERRUPT (the
+// goroutine that runs no other handler meanwhile (but may have run earlier
+// ones: a handler must not leave per-goroutine state behind, such as a
+// runtime.LockOSThread without its unlock). ctx is canceled when the router sends INTERRUPT (the
 // caller canceled or timed out) or when the session ends. A returned
 // *wamp.RequestError is sent as is; any other error is sent as
 // wamp.error.runtime_error with the error's text as argument.
@@ -205,6 +207,7 @@ func (s *Session) invoker(j invocation) {
 	defer idle.Stop()
 	for {
 		s.invoke(j.ctx, j.run, j.handler, j.inv)
+		j = invocation{} // holds the finished invocation no longer
 		idle.Reset(invokerLinger)
 		select {
 		case j = <-s.invokers:

@@ -93,12 +93,12 @@ type WebSocketOptions struct {
 // read (booleans) but act as true, and "memory_level" (1..9, zlib's) has no
 // effect on Go's compressor; the node logs it at debug level.
 type DeflateOptions struct {
-	// MaxWindowBits is "max_window_bits", 8..15 (default 15): a message
-	// longer than 2^MaxWindowBits bytes is sent uncompressed.
+	// MaxWindowBits is "max_window_bits", 8..15 (default 15): below 15, a
+	// message longer than 2^MaxWindowBits bytes is sent uncompressed.
 	MaxWindowBits int
 	// RequestMaxWindowBits is "request_max_window_bits", 0 or 8..15
 	// (default 0: none): answered as client_max_window_bits to a client
-	// that offers it.
+	// that offers it (8 as 9, which zlib-based clients need).
 	RequestMaxWindowBits int
 	// MemoryLevel is "memory_level", 1..9 (0: not given).
 	MemoryLevel int

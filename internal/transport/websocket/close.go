@@ -1,6 +1,7 @@
 package websocket
 
 import (
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -8,17 +9,19 @@ import (
 )
 
 // lingerConn is the connection as the outbox sees it. With a close
-// handshake timeout, closing it after our close frame was queued leaves the
+// handshake timeout, closing it after our close frame was written leaves the
 // TCP connection open for the peer's answering close frame: closing at once
 // could reset the connection under data the peer is still sending, and the
 // reset can destroy our close frame before the peer reads it (RFC 6455
 // section 7.1.1 has the server close TCP after both close frames). The
-// connection is then closed when the reader gets that frame or the stream's
-// end (closeNow), or by a timer after the timeout.
+// connection is then closed when the peer's close frame or the stream's
+// end arrives (closeNow, from awaitClose), or by a timer after the timeout.
 type lingerConn struct {
 	net.Conn
 	wait      time.Duration
-	closeSent atomic.Bool // our close frame was queued
+	closeSent atomic.Bool // our close frame was written (on the outbox's writer)
+	closeRecv atomic.Bool // the peer's close frame arrived
+	closed    atomic.Bool // closeNow ran
 	timer     atomic.Pointer[time.Timer]
 	once      sync.Once
 }
@@ -26,7 +29,7 @@ type lingerConn struct {
 // Close closes the connection, or, after our close frame with a close
 // handshake timeout, arms the timer that closes it.
 func (c *lingerConn) Close() error {
-	if c.wait <= 0 || !c.closeSent.Load() {
+	if c.wait <= 0 || !c.closeSent.Load() || c.closeRecv.Load() {
 		c.closeNow()
 		return nil
 	}
@@ -40,6 +43,7 @@ func (c *lingerConn) Close() error {
 // closeNow closes the TCP connection (once).
 func (c *lingerConn) closeNow() {
 	c.once.Do(func() {
+		c.closed.Store(true)
 		if t := c.timer.Load(); t != nil {
 			t.Stop()
 		}
@@ -50,20 +54,26 @@ func (c *lingerConn) closeNow() {
 // lingering reports whether the connection waits for the peer's close
 // frame.
 func (c *lingerConn) lingering() bool {
-	return c.wait > 0 && c.closeSent.Load() && c.timer.Load() != nil
+	return c.wait > 0 && c.closeSent.Load() && !c.closeRecv.Load() && !c.closed.Load()
 }
 
-// awaitClose ends a server connection once its session is over: with a
-// close handshake timeout and our close frame sent, it reads (discarding
-// messages) until the peer's close frame or the stream's end, for at most
-// the timeout; then it closes the TCP connection. It must run only when
-// nothing else reads: after Attach has returned.
+// awaitClose ends a server connection once its session is over: while it
+// lingers (see lingerConn), it reads until the peer's close frame or the
+// stream's end, for at most the timeout, discarding what comes (data the
+// peer sent before it saw our close frame); then it closes the TCP
+// connection. After a framing error the stream cannot be parsed any more,
+// so it discards bytes until the peer closes or the timeout. It must run
+// only when nothing else reads: after Attach has returned.
 func (p *Peer) awaitClose() {
 	if p.conn.lingering() {
 		p.conn.SetReadDeadline(time.Now().Add(p.conn.wait))
-		for {
-			if _, err := p.readMessage(); err != nil {
-				break
+		if p.desync.Load() {
+			io.Copy(io.Discard, p.rd)
+		} else {
+			for {
+				if _, err := p.readMessage(); err != nil {
+					break
+				}
 			}
 		}
 	}

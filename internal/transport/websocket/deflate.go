@@ -20,11 +20,13 @@ import (
 // compressors and decompressors are shared by all connections.
 type Deflate struct {
 	// MaxWindowBits, 8..15 (0 means 15), bounds how far back the server's
-	// compressed data refers: a message longer than 2^MaxWindowBits bytes
-	// is sent uncompressed. A client's server_max_window_bits lowers it.
+	// compressed data refers: below 15, a message longer than
+	// 2^MaxWindowBits bytes is sent uncompressed. A client's
+	// server_max_window_bits lowers it.
 	MaxWindowBits int
 	// ClientMaxWindowBits, 8..15 (0: not sent), is answered as
-	// client_max_window_bits to a client that offers that parameter.
+	// client_max_window_bits to a client that offers that parameter (8 as
+	// 9, which zlib needs).
 	ClientMaxWindowBits int
 }
 
@@ -39,6 +41,14 @@ var rsv1 = ws.Rsv(true, false, false)
 // removes it from a compressed message, section 7.2.2 appends it again
 // before decompressing.
 var deflateTail = []byte{0, 0, 0xff, 0xff}
+
+// inflateTail is deflateTail and then a final empty block, so that a
+// complete message decompresses to its end without error and a truncated
+// one is an error (io.ErrUnexpectedEOF).
+var inflateTail = []byte{0, 0, 0xff, 0xff, 1, 0, 0, 0xff, 0xff}
+
+// maxPooledDeflate: a deflater whose buffer grew past this is not kept.
+const maxPooledDeflate = 64 << 10
 
 func (d *Deflate) check() error {
 	if d.MaxWindowBits != 0 && (d.MaxWindowBits < 8 || d.MaxWindowBits > 15) {
@@ -72,9 +82,10 @@ func (d *Deflate) negotiate(offer httphead.Option) (resp httphead.Option, bits i
 		answer.ServerMaxWindowBits = wsflate.WindowBits(bits)
 	}
 	// The client offered client_max_window_bits, with a value (its upper
-	// bound) or without (1).
+	// bound) or without (1). 8 is asked as 9: zlib 1.2.9 and later refuse a
+	// raw deflate window of 8, and a window of 9 decompresses both.
 	if p.ClientMaxWindowBits.Defined() && d.ClientMaxWindowBits != 0 {
-		cb := d.ClientMaxWindowBits
+		cb := max(d.ClientMaxWindowBits, 9)
 		if p.ClientMaxWindowBits > 1 {
 			cb = min(cb, int(p.ClientMaxWindowBits))
 		}
@@ -121,18 +132,19 @@ type deflater struct {
 // to maxSize bytes: a bigger result fails the connection with 1009, data
 // that is not deflate with 1007.
 func (p *Peer) inflate(msg []byte) ([]byte, error) {
-	src := io.MultiReader(bytes.NewReader(msg), bytes.NewReader(deflateTail))
+	src := io.MultiReader(bytes.NewReader(msg), bytes.NewReader(inflateTail))
 	fr, _ := flateReaders.Get().(io.ReadCloser)
 	if fr == nil {
 		fr = flate.NewReader(src)
 	} else {
 		fr.(flate.Resetter).Reset(src, nil)
 	}
-	defer flateReaders.Put(fr)
+	defer func() {
+		fr.(flate.Resetter).Reset(bytes.NewReader(nil), nil) // holds msg no longer
+		flateReaders.Put(fr)
+	}()
 	out, err := io.ReadAll(io.LimitReader(fr, int64(p.cfg.maxSize)+1))
-	// The stream ends without a final block: the reader reports
-	// io.ErrUnexpectedEOF after the last byte.
-	if err != nil && err != io.ErrUnexpectedEOF {
+	if err != nil {
 		return nil, p.fail(ws.StatusInvalidFramePayloadData, "invalid compressed message")
 	}
 	if len(out) > p.cfg.maxSize {
@@ -144,9 +156,12 @@ func (p *Peer) inflate(msg []byte) ([]byte, error) {
 
 // deflate compresses a data frame's payload if compression was negotiated
 // and it pays: it returns the compressed bytes and the deflater holding
-// them (to be put back once they are written), or nil.
+// them (to be put back with putDeflater once they are written), or nil.
+// With a window under 15 bits, a message longer than the window goes
+// uncompressed (compress/flate refers back up to 32 KiB, 15 bits).
 func (p *Peer) deflate(data []byte) ([]byte, *deflater) {
-	if p.cfg.deflateBits == 0 || len(data) < deflateMinSize || len(data) > 1<<p.cfg.deflateBits {
+	bits := p.cfg.deflateBits
+	if bits == 0 || len(data) < deflateMinSize || (bits < 15 && len(data) > 1<<bits) {
 		return nil, nil
 	}
 	d := deflaters.Get().(*deflater)
@@ -156,8 +171,15 @@ func (p *Peer) deflate(data []byte) ([]byte, *deflater) {
 	d.w.Flush()
 	z := bytes.TrimSuffix(d.buf.Bytes(), deflateTail)
 	if len(z) >= len(data) {
-		deflaters.Put(d)
+		putDeflater(d)
 		return nil, nil
 	}
 	return z, d
+}
+
+// putDeflater returns d to the pool unless its buffer grew large.
+func putDeflater(d *deflater) {
+	if d.buf.Cap() <= maxPooledDeflate {
+		deflaters.Put(d)
+	}
 }

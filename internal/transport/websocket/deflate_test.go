@@ -37,6 +37,7 @@ func TestDeflateNegotiate(t *testing.T) {
 		{"client window answered", Deflate{ClientMaxWindowBits: 12}, "permessage-deflate; client_max_window_bits", off(0, 12), 15},
 		{"client window within the offer", Deflate{ClientMaxWindowBits: 12}, "permessage-deflate; client_max_window_bits=10", off(0, 10), 15},
 		{"client window not offered", Deflate{ClientMaxWindowBits: 12}, "permessage-deflate", off(0, 0), 15},
+		{"client window 8 asked as 9", Deflate{ClientMaxWindowBits: 8}, "permessage-deflate; client_max_window_bits", off(0, 9), 15},
 		{"context takeover offered off", Deflate{}, "permessage-deflate; server_no_context_takeover; client_no_context_takeover", off(0, 0), 15},
 		{"unknown parameter", Deflate{}, "permessage-deflate; foo=1", nil, 0},
 		{"bad window", Deflate{}, "permessage-deflate; server_max_window_bits=20", nil, 0},
@@ -153,7 +154,23 @@ func TestDeflateMessages(t *testing.T) {
 	}
 }
 
-// TestDeflateWindow: a message longer than the window goes uncompressed.
+// TestDeflateLarge: at the default 15 bits, a message over 32 KiB is
+// compressed too (compress/flate never refers further back).
+func TestDeflateLarge(t *testing.T) {
+	a := newAttacher()
+	c, _ := deflateClient(t, serve(t, Options{Attacher: a, Deflate: &Deflate{}}))
+	s := <-a.Sessions
+	defer close(s.Release)
+	reason := "com." + strings.Repeat("abcdefgh.", 5000) + "end" // about 45 KB
+	s.Peer.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.URI(reason)})
+	h, b := c.read()
+	if !h.Rsv1() || inflateAll(t, b) != `[6,{},"`+reason+`"]` {
+		t.Fatalf("large message: rsv1 %v, %d bytes", h.Rsv1(), len(b))
+	}
+}
+
+// TestDeflateWindow: with a window under 15 bits, a message longer than
+// the window goes uncompressed.
 func TestDeflateWindow(t *testing.T) {
 	a := newAttacher()
 	c, _ := deflateClient(t, serve(t, Options{Attacher: a, Deflate: &Deflate{MaxWindowBits: 8}}))
@@ -178,6 +195,10 @@ func TestDeflateErrors(t *testing.T) {
 		}, ErrMessageTooBig, ws.StatusMessageTooBig},
 		{"not deflate", func(c *rawClient) { c.writeFrames(ws.OpText, rsv1, []byte{0xff, 0xff, 0xff}) },
 			wamp.ErrProtocol, ws.StatusInvalidFramePayloadData},
+		{"truncated", func(c *rawClient) {
+			z := compress(c.t, `[6,{},"`+strings.Repeat("abc", 20)+`"]`)
+			c.writeFrames(ws.OpText, rsv1, z[:len(z)/2])
+		}, wamp.ErrProtocol, ws.StatusInvalidFramePayloadData},
 		{"compressed bit on a continuation", func(c *rawClient) {
 			c.write(ws.OpText, false, `[6,{},`)
 			f := ws.MaskFrame(ws.NewFrame(ws.OpContinuation, true, []byte(`"x"]`)))

@@ -24,7 +24,9 @@ import (
 )
 
 // Attacher runs a WAMP session on a connected peer. Attach blocks until the
-// session is over; it closes the peer before returning.
+// session is over; it closes the peer before returning, and no Recv may
+// still run then (the handler reads the peer's answer to our close frame
+// after Attach returns).
 type Attacher interface{ Attach(p wamp.Peer) }
 
 // DefaultMaxMessageSize bounds an incoming message when Options leaves it 0.

@@ -28,4 +28,6 @@ func (p *Peer) ping() {
 func (p *Peer) timeout() {
 	p.timedOut.Store(true)
 	p.closeWith(ws.StatusGoingAway, "ping timeout")
+	p.conn.closeNow() // a silent peer would not answer a close handshake
+
 }

@@ -2,7 +2,9 @@ package websocket
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"testing"
@@ -142,6 +144,98 @@ func TestCloseHandshake(t *testing.T) {
 				}
 				if got := time.Since(start); got != tt.closeAt {
 					t.Fatalf("TCP closed after %v, want %v", got, tt.closeAt)
+				}
+				b.Close()
+			})
+		})
+	}
+}
+
+// TestCloseStopsSession: once the server has sent its close frame (the
+// router ended the session), what the client sends is not handed to the
+// session, while the connection lingers for the client's close frame.
+func TestCloseStopsSession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := net.Pipe()
+		server := newPeer(a, bufio.NewReader(a), nil, peerConfig{codec: codec.JSON,
+			peerOptions: &peerOptions{closeWait: time.Second}})
+		got := make(chan error, 1)
+		go func() { // the session's reader, then the handler's awaitClose
+			m, err := server.Recv()
+			if err == nil {
+				err = fmt.Errorf("Recv returned %v after our close frame", m)
+			}
+			got <- err
+			server.awaitClose()
+		}()
+		go server.Close() // from the router's side
+		br := bufio.NewReader(b)
+		if h, err := ws.ReadHeader(br); err != nil || h.OpCode != ws.OpClose {
+			t.Fatalf("frame %+v, %v; want the close frame", h, err)
+		} else {
+			io.CopyN(io.Discard, br, h.Length)
+		}
+		publish := ws.MaskFrame(ws.NewTextFrame([]byte(`[16,1,{},"com.example.topic"]`)))
+		if err := ws.WriteFrame(b, publish); err != nil {
+			t.Fatalf("client's message after the close frame: %v (the connection must linger)", err)
+		}
+		if err := <-got; err != io.EOF {
+			t.Fatalf("Recv = %v, want EOF", err)
+		}
+		start := time.Now()
+		ws.WriteFrame(b, ws.MaskFrame(ws.NewCloseFrame(ws.NewCloseFrameBody(ws.StatusNormalClosure, ""))))
+		if _, err := br.ReadByte(); err != io.EOF {
+			t.Fatalf("read after the client's close frame: %v, want EOF", err)
+		}
+		if d := time.Since(start); d != 0 {
+			t.Fatalf("TCP closed %v after the client's close frame, want at once", d)
+		}
+		b.Close()
+	})
+}
+
+// TestFailLingers: a client that broke the framing gets our close frame,
+// and TCP stays open (its bytes discarded) until it closes or the timeout.
+func TestFailLingers(t *testing.T) {
+	for _, silent := range []bool{false, true} {
+		t.Run(fmt.Sprintf("silent=%v", silent), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a, b := net.Pipe()
+				server := newPeer(a, bufio.NewReader(a), nil, peerConfig{codec: codec.JSON,
+					peerOptions: &peerOptions{maxSize: 16, closeWait: time.Second}})
+				recvErr, closed := make(chan error, 1), make(chan time.Duration, 1)
+				start := time.Now()
+				go func() {
+					_, err := server.Recv()
+					recvErr <- err
+					server.awaitClose()
+					closed <- time.Since(start)
+				}()
+				big := ws.MaskFrame(ws.NewTextFrame(bytes.Repeat([]byte("x"), 100)))
+				go ws.WriteFrame(b, big) // the server reads its header only
+				br := bufio.NewReader(b)
+				if h, err := ws.ReadHeader(br); err != nil || h.OpCode != ws.OpClose {
+					t.Fatalf("frame %+v, %v; want the close frame", h, err)
+				} else {
+					io.CopyN(io.Discard, br, h.Length)
+				}
+				if err := <-recvErr; !errors.Is(err, ErrMessageTooBig) {
+					t.Fatalf("Recv = %v, want ErrMessageTooBig", err)
+				}
+				if _, err := b.Write([]byte("more bytes")); err != nil {
+					t.Fatalf("write after the close frame: %v (the connection must linger)", err)
+				}
+				want := time.Second
+				if silent {
+					if _, err := br.ReadByte(); err != io.EOF {
+						t.Fatalf("read: %v, want EOF", err)
+					}
+				} else {
+					b.Close() // the client closes TCP
+					want = 0
+				}
+				if d := <-closed; d != want {
+					t.Fatalf("server closed TCP after %v, want %v", d, want)
 				}
 				b.Close()
 			})

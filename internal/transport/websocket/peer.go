@@ -63,6 +63,7 @@ type Peer struct {
 	keep *keepalive.Timer // nil without PingInterval
 
 	timedOut atomic.Bool // closed by the keepalive
+	desync   atomic.Bool // the reader failed the connection mid-frame
 
 	// Reader state: the Recv goroutine only.
 	rd    io.Reader
@@ -118,7 +119,6 @@ func (p *Peer) Close() error {
 // lingerConn for the close handshake timeout).
 func (p *Peer) closeWith(code ws.StatusCode, reason string) error {
 	p.keep.Stop()
-	p.conn.closeSent.Store(true)
 	return p.out.CloseWith(&outbox.Frame{Kind: kindClose, Data: ws.NewCloseFrameBody(code, reason)})
 }
 
@@ -127,8 +127,16 @@ func (p *Peer) Info() wamp.PeerInfo { return p.cfg.info }
 
 // Recv returns the next message; see wamp.Peer.
 func (p *Peer) Recv() (wamp.Message, error) {
+	if p.conn.closeSent.Load() {
+		p.batch = nil
+	}
 	for len(p.batch) == 0 {
 		data, err := p.readMessage()
+		if err == nil && p.conn.closeSent.Load() {
+			// We sent our close frame (RFC 6455 section 5.5.1): what the
+			// peer sends now is not for the session (awaitClose drains it).
+			err = io.EOF
+		}
 		if err != nil {
 			return nil, p.recvError(err)
 		}
@@ -154,12 +162,16 @@ func (p *Peer) decode(data []byte) (wamp.Message, error) {
 }
 
 // recvError turns a read error into Recv's and makes sure the connection is
-// closed: io.EOF for an orderly end (a close frame, the stream's end, our own
+// closed, or lingering for the peer's close frame (see lingerConn): io.EOF for an orderly end (a close frame, the stream's end, our own
 // Close), framing and size errors as they are, otherwise why we closed the
 // connection ourselves (slow consumer, write error) or the read error.
 func (p *Peer) recvError(err error) error {
 	cause := p.out.Err()
-	p.closeNow()
+	if p.conn.lingering() {
+		p.keep.Stop() // awaitClose ends the connection
+	} else {
+		p.closeNow()
+	}
 	switch {
 	case errors.Is(err, errPeerClosed) || err == io.EOF:
 		return io.EOF

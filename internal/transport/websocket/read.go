@@ -131,6 +131,7 @@ func (p *Peer) readControl(h ws.Header) error {
 	case ws.OpPing:
 		p.out.Queue(outbox.Frame{Kind: kindPong, Data: payload})
 	case ws.OpClose:
+		p.conn.closeRecv.Store(true)
 		p.closeWith(ws.StatusNormalClosure, "")
 		return errPeerClosed
 	}
@@ -148,6 +149,7 @@ func (p *Peer) fail(code ws.StatusCode, reason string) error {
 // close frame carrying code and reason, or with FailByDrop by dropping the
 // TCP connection.
 func (p *Peer) failWith(code ws.StatusCode, reason string) {
+	p.desync.Store(true)
 	if p.cfg.failByDrop {
 		p.closeNow()
 		return

@@ -21,7 +21,7 @@ func (p *Peer) writeFrame(w *bufio.Writer, f outbox.Frame) error {
 	op, data, rsv := p.opcode(f.Kind), f.Data, byte(0)
 	if f.Kind == kindData {
 		if z, d := p.deflate(data); d != nil {
-			defer deflaters.Put(d) // z is written into w before
+			defer putDeflater(d) // z is written into w before
 			data, rsv = z, rsv1
 		}
 	}
@@ -33,7 +33,11 @@ func (p *Peer) writeFrame(w *bufio.Writer, f outbox.Frame) error {
 			op, data, rsv = ws.OpContinuation, data[p.cfg.fragment:], 0
 		}
 	}
-	return p.writeOne(w, ws.Header{Fin: true, OpCode: op, Rsv: rsv, Length: int64(len(data))}, data)
+	err := p.writeOne(w, ws.Header{Fin: true, OpCode: op, Rsv: rsv, Length: int64(len(data))}, data)
+	if f.Kind == kindClose && err == nil {
+		p.conn.closeSent.Store(true)
+	}
+	return err
 }
 
 // writeOne writes one frame with header h and payload data, masked on the
