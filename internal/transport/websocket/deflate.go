@@ -47,7 +47,9 @@ var deflateTail = []byte{0, 0, 0xff, 0xff}
 // one is an error (io.ErrUnexpectedEOF).
 var inflateTail = []byte{0, 0, 0xff, 0xff, 1, 0, 0, 0xff, 0xff}
 
-// maxPooledDeflate: a deflater whose buffer grew past this is not kept.
+// maxPooledDeflate: a deflater's buffer that grew past this is dropped
+// before the deflater goes back to the pool (the compressor itself, about
+// 1 MB, is worth keeping).
 const maxPooledDeflate = 64 << 10
 
 func (d *Deflate) check() error {
@@ -177,9 +179,11 @@ func (p *Peer) deflate(data []byte) ([]byte, *deflater) {
 	return z, d
 }
 
-// putDeflater returns d to the pool unless its buffer grew large.
+// putDeflater returns d to the pool, without its buffer if that grew
+// large.
 func putDeflater(d *deflater) {
-	if d.buf.Cap() <= maxPooledDeflate {
-		deflaters.Put(d)
+	if d.buf.Cap() > maxPooledDeflate {
+		d.buf = bytes.Buffer{} // d.w writes to &d.buf, which stays valid
 	}
+	deflaters.Put(d)
 }
