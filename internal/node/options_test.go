@@ -399,3 +399,45 @@ func TestWebSocketCompression(t *testing.T) {
 		t.Fatalf("message %q, want a WELCOME", welcome)
 	}
 }
+
+// TestCloseHandshakeTimeout: with close_handshake_timeout, after the
+// router's close frame (here: the answer to the client's GOODBYE) TCP stays
+// open for the client's close frame until the timeout.
+func TestCloseHandshakeTimeout(t *testing.T) {
+	cfg := parse(t, `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+			"ws": {"type": "websocket", "options": {"close_handshake_timeout": 300}}}}]}]}`, nil)
+	addr := address(t, start(t, cfg, t.TempDir()), web0)
+	conn, br, _, err := ws.Dialer{Protocols: []string{"wamp.2.json"}}.Dial(testCtx(t), "ws://"+addr+"/ws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if br == nil {
+		br = bufio.NewReader(conn)
+	}
+	for _, msg := range []string{`[1,"realm1",{"roles":{"caller":{}}}]`, `[6,{},"wamp.close.close_realm"]`} {
+		if err := ws.WriteFrame(conn, ws.MaskFrame(ws.NewTextFrame([]byte(msg)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for { // WELCOME, GOODBYE, then the close frame
+		h, err := ws.ReadHeader(br)
+		if err != nil {
+			t.Fatalf("reading up to the close frame: %v", err)
+		}
+		io.CopyN(io.Discard, br, h.Length)
+		if h.OpCode == ws.OpClose {
+			break
+		}
+	}
+	closeFrame := time.Now()
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("read after the close frame: %v, want EOF", err)
+	}
+	if d := time.Since(closeFrame); d < 300*time.Millisecond {
+		t.Errorf("TCP closed %v after the close frame, before close_handshake_timeout (300 ms)", d)
+	}
+}

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/gobwas/httphead"
 	"github.com/gobwas/ws"
+	"github.com/gobwas/ws/wsflate"
 
 	"github.com/junction-wamp/junction/internal/wamp/codec"
 )
@@ -90,6 +92,44 @@ func FuzzMatchGlob(f *testing.F) {
 		want := regexp.MustCompile("^(?s:" + strings.Join(parts, ".*") + ")$").MatchString(s)
 		if got := matchGlob(pattern, s); got != want {
 			t.Fatalf("matchGlob(%q, %q) = %v, want %v", pattern, s, got, want)
+		}
+	})
+}
+
+// FuzzDeflateNegotiate: any Sec-WebSocket-Extensions offer either is
+// declined or gets a response that parses back as permessage-deflate
+// without context takeover, within the offer's window.
+func FuzzDeflateNegotiate(f *testing.F) {
+	f.Add("permessage-deflate; client_max_window_bits", uint8(0), uint8(12))
+	f.Add("permessage-deflate; server_max_window_bits=10; client_no_context_takeover", uint8(9), uint8(0))
+	f.Add("x-webkit-deflate-frame, permessage-deflate; client_max_window_bits=8", uint8(15), uint8(8))
+	f.Fuzz(func(t *testing.T, header string, serverBits, clientBits uint8) {
+		d := Deflate{MaxWindowBits: int(serverBits%9) + 7, ClientMaxWindowBits: int(clientBits%9) + 7}
+		if d.MaxWindowBits == 7 {
+			d.MaxWindowBits = 0
+		}
+		if d.ClientMaxWindowBits == 7 {
+			d.ClientMaxWindowBits = 0
+		}
+		offers, ok := httphead.ParseOptions([]byte(header), nil)
+		if !ok {
+			return
+		}
+		for _, offer := range offers {
+			resp, bits, ok := d.negotiate(offer)
+			if !ok {
+				continue
+			}
+			var got, asked wsflate.Parameters
+			if err := got.Parse(resp); err != nil {
+				t.Fatalf("response %v to %q does not parse: %v", resp, header, err)
+			}
+			asked.Parse(offer)
+			if !got.ServerNoContextTakeover || !got.ClientNoContextTakeover || bits < 8 || bits > 15 ||
+				(asked.ServerMaxWindowBits.Defined() && int(asked.ServerMaxWindowBits) < bits) ||
+				(got.ClientMaxWindowBits.Defined() && !asked.ClientMaxWindowBits.Defined()) {
+				t.Fatalf("offer %q: response %+v with %d bits", header, got, bits)
+			}
 		}
 	})
 }
