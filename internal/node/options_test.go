@@ -249,14 +249,7 @@ func TestWebSocketFrameOptions(t *testing.T) {
 			"ws": {"type": "websocket", "options": {"max_frame_size": 64, "auto_fragment_size": 16,
 				"auto_ping_interval": 20, "auto_ping_timeout": 60000, "auto_ping_size": 10, "fail_by_drop": true}}}}]}]}`, nil)
 	addr := address(t, start(t, cfg, t.TempDir()), web0)
-	conn, br, _, err := ws.Dialer{Protocols: []string{"wamp.2.json"}}.Dial(testCtx(t), "ws://"+addr+"/ws")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if br == nil {
-		br = bufio.NewReader(conn)
-	}
+	conn, br, _ := dialRawWS(t, "ws://"+addr+"/ws")
 	send := func(op ws.OpCode, fin bool, payload string) {
 		t.Helper()
 		if err := ws.WriteFrame(conn, ws.MaskFrame(ws.NewFrame(op, fin, []byte(payload)))); err != nil {
@@ -353,15 +346,7 @@ func TestWebSocketCompression(t *testing.T) {
 				"request_max_window_bits": 12, "no_context_takeover": false, "max_window_bits": 13, "memory_level": 5}}}}}}]}]}`, nil)
 	addr := address(t, start(t, cfg, t.TempDir()), web0)
 	offer, _ := httphead.ParseOptions([]byte("permessage-deflate; client_max_window_bits"), nil)
-	d := ws.Dialer{Protocols: []string{"wamp.2.json"}, Extensions: offer}
-	conn, br, hs, err := d.Dial(testCtx(t), "ws://"+addr+"/ws")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if br == nil {
-		br = bufio.NewReader(conn)
-	}
+	conn, br, hs := dialRawWS(t, "ws://"+addr+"/ws", offer...)
 	var got wsflate.Parameters
 	if len(hs.Extensions) != 1 || got.Parse(hs.Extensions[0]) != nil {
 		t.Fatalf("accepted extensions %v, want permessage-deflate", hs.Extensions)
@@ -409,14 +394,7 @@ func TestCloseHandshakeTimeout(t *testing.T) {
 		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
 			"ws": {"type": "websocket", "options": {"close_handshake_timeout": 300}}}}]}]}`, nil)
 	addr := address(t, start(t, cfg, t.TempDir()), web0)
-	conn, br, _, err := ws.Dialer{Protocols: []string{"wamp.2.json"}}.Dial(testCtx(t), "ws://"+addr+"/ws")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if br == nil {
-		br = bufio.NewReader(conn)
-	}
+	conn, br, _ := dialRawWS(t, "ws://"+addr+"/ws")
 	for _, msg := range []string{`[1,"realm1",{"roles":{"caller":{}}}]`, `[6,{},"wamp.close.close_realm"]`} {
 		if err := ws.WriteFrame(conn, ws.MaskFrame(ws.NewTextFrame([]byte(msg)))); err != nil {
 			t.Fatal(err)
@@ -440,4 +418,19 @@ func TestCloseHandshakeTimeout(t *testing.T) {
 	if d := time.Since(closeFrame); d < 300*time.Millisecond {
 		t.Errorf("TCP closed %v after the close frame, before close_handshake_timeout (300 ms)", d)
 	}
+}
+
+// dialRawWS opens a frame-level WebSocket connection speaking wamp.2.json,
+// offering the extensions exts; it is closed when the test ends.
+func dialRawWS(t *testing.T, url string, exts ...httphead.Option) (net.Conn, *bufio.Reader, ws.Handshake) {
+	t.Helper()
+	conn, br, hs, err := ws.Dialer{Protocols: []string{"wamp.2.json"}, Extensions: exts}.Dial(testCtx(t), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if br == nil {
+		br = bufio.NewReader(conn)
+	}
+	return conn, br, hs
 }
