@@ -162,9 +162,10 @@ func (p *Peer) decode(data []byte) (wamp.Message, error) {
 }
 
 // recvError turns a read error into Recv's and makes sure the connection is
-// closed, or lingering for the peer's close frame (see lingerConn): io.EOF for an orderly end (a close frame, the stream's end, our own
-// Close), framing and size errors as they are, otherwise why we closed the
-// connection ourselves (slow consumer, write error) or the read error.
+// closed, or lingering for the peer's close frame (see lingerConn). It
+// returns io.EOF for an orderly end (a close frame, the stream's end, our
+// own Close), framing and size errors as they are, otherwise why we closed
+// the connection ourselves (slow consumer, write error) or the read error.
 func (p *Peer) recvError(err error) error {
 	cause := p.out.Err()
 	if p.conn.lingering() {
