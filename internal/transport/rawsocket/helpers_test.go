@@ -3,13 +3,13 @@ package rawsocket
 import (
 	"bufio"
 	"errors"
-	"github.com/junction-wamp/junction/internal/transport/transporttest"
 	"io"
 	"net"
 	"testing"
 
 	"go.uber.org/goleak"
 
+	"github.com/junction-wamp/junction/internal/transport/transporttest"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 

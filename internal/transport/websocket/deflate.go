@@ -96,11 +96,10 @@ func (d *Deflate) negotiate(offer httphead.Option) (resp httphead.Option, bits i
 	return answer.Option(), bits, true
 }
 
-// negotiator returns the Negotiate function of one upgrade, which accepts
-// the first permessage-deflate offer it can, and where it stores the
-// window bits of what the server sends (0 while none is accepted).
-func (d *Deflate) negotiator() (func(httphead.Option) (httphead.Option, error), *int) {
-	bits := new(int)
+// negotiator returns the Negotiate function of one upgrade: it accepts the
+// first permessage-deflate offer it can and stores in bits the window of
+// what the server sends (bits stays 0 while none is accepted).
+func (d *Deflate) negotiator(bits *int) func(httphead.Option) (httphead.Option, error) {
 	return func(offer httphead.Option) (httphead.Option, error) {
 		if *bits != 0 {
 			return httphead.Option{}, nil
@@ -110,7 +109,7 @@ func (d *Deflate) negotiator() (func(httphead.Option) (httphead.Option, error), 
 			*bits = b
 		}
 		return resp, nil
-	}, bits
+	}
 }
 
 // flateReaders and deflaters are shared by every connection: a message is

@@ -154,9 +154,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if proto != "" {
 		up.Protocol = func(p string) bool { return p == proto }
 	}
-	deflateBits := new(int)
+	var deflateBits int
 	if h.opts.Deflate != nil {
-		up.Negotiate, deflateBits = h.opts.Deflate.negotiator()
+		up.Negotiate = h.opts.Deflate.negotiator(&deflateBits)
 	}
 	conn, rw, _, err := up.Upgrade(r, w)
 	if err != nil {
@@ -166,8 +166,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	if *deflateBits != 0 {
-		h.log.Debug("websocket: permessage-deflate", "remote", r.RemoteAddr, "window_bits", *deflateBits)
+	if deflateBits != 0 {
+		h.log.Debug("websocket: permessage-deflate", "remote", r.RemoteAddr, "window_bits", deflateBits)
 	}
 	c, batched := codec.JSON, false // no subprotocol: see Options.AssumeJSON
 	if proto != "" {
@@ -175,7 +175,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	info := wamp.PeerInfo{Transport: "websocket", Serializer: c.Name(), RemoteAddr: r.RemoteAddr, TLS: r.TLS != nil}
 	p := newPeer(conn, idlereader.New(conn, buffered(rw.Reader)), nil, peerConfig{
-		codec: c, batched: batched, info: info, deflateBits: *deflateBits, peerOptions: h.peerOpts,
+		codec: c, batched: batched, info: info, deflateBits: deflateBits, peerOptions: h.peerOpts,
 	})
 	go func() {
 		h.opts.Attacher.Attach(p)

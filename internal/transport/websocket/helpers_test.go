@@ -2,7 +2,6 @@ package websocket
 
 import (
 	"context"
-	"github.com/junction-wamp/junction/internal/transport/transporttest"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -10,7 +9,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/junction-wamp/junction/internal/transport/outbox"
-
+	"github.com/junction-wamp/junction/internal/transport/transporttest"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 

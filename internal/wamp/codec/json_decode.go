@@ -39,30 +39,29 @@ func DecodePlainJSON(b []byte) (any, error) {
 	d := jsonDecoder{b: b, stack: make([]any, 0, 8)}
 	d.space()
 	v := d.value(1)
-	if d.err == nil {
-		d.space()
-		if d.i != len(d.b) {
-			d.fail("trailing data")
-		}
-	}
-	if d.err != nil {
-		return nil, d.err
+	if err := d.end(); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
 
 func finish(d *jsonDecoder, v any) ([]any, error) {
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	l, _ := v.([]any)
+	return l, nil
+}
+
+// end reports the decoding error, or trailing data after the value.
+func (d *jsonDecoder) end() error {
 	if d.err == nil {
 		d.space()
 		if d.i != len(d.b) {
 			d.fail("trailing data")
 		}
 	}
-	if d.err != nil {
-		return nil, d.err
-	}
-	l, _ := v.([]any)
-	return l, nil
+	return d.err
 }
 
 func (d *jsonDecoder) fail(msg string) {
