@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/junction-wamp/junction/internal/wamp"
 )
@@ -55,6 +56,9 @@ func TestHooks(t *testing.T) {
 		a := join(t, r.Gate(), "realm1", nil)
 		a.subscribe("com.t", wamp.Dict{"match": "prefix"})
 		a.register("com.p", wamp.Dict{"invoke": "first"})
+		// The hooks run after the answer is sent: let them finish before the
+		// next session joins.
+		synctest.Wait()
 		b := join(t, r.Gate(), "realm1", nil)
 		b.subscribe("com.t", wamp.Dict{"match": "prefix"})
 		a.send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal})
