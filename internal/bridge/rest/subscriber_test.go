@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -230,10 +231,16 @@ func TestSubscriberDeadTarget(t *testing.T) {
 // then dropped.
 func TestSubscriberExpectedCode(t *testing.T) {
 	reqs := make(chan seen, 10)
+	release := make(chan struct{}) // holds the answer to event 1 until the stats are read
+	defer close(release)
+	var n atomic.Int32
 	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
 		rec := &recorder{}
 		rec.record(r)
 		reqs <- rec.last()
+		if n.Add(1) == 4 { // event 1, after three attempts of event 0
+			<-release
+		}
 	}) // answers 200
 	s, pub := subscriberEnv(t, SubscriberOptions{Subscriptions: []Subscription{{Topic: "com.example.x", URL: srv.URL}},
 		ExpectedCode: 201, Retries: 2})
