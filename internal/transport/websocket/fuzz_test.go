@@ -1,6 +1,7 @@
 package websocket
 
 import (
+	"bufio"
 	"bytes"
 	"compress/flate"
 	"io"
@@ -132,4 +133,80 @@ func FuzzDeflateNegotiate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzProxyRelay feeds a relay any byte stream as the client's: the relay
+// must end (the backend answers close frames), and each frame reaching the
+// backend must be masked, with no reserved bits, and be the client's next
+// frame unchanged, except a last close frame 1001 of the relay's own.
+func FuzzProxyRelay(f *testing.F) {
+	f.Add(clientFrame(ws.OpText, true, "hello"), uint16(0))
+	f.Add(append(clientFrame(ws.OpBinary, false, "frag"), clientFrame(ws.OpContinuation, true, "ment")...), uint16(0))
+	f.Add(append(clientFrame(ws.OpPing, true, "hi"), clientFrame(ws.OpClose, true, "\x0f\xa0bye")...), uint16(0))
+	f.Add(append(clientFrame(ws.OpText, true, "ok"), clientFrame(ws.OpText, true, "too big")...), uint16(4))
+	f.Add([]byte("\x81\x05hello"), uint16(0)) // not masked
+	f.Add([]byte{0x82, 0xFF, 0, 0, 0, 0, 0, 1, 0, 0, 1, 2, 3, 4, 5}, uint16(0))
+	f.Fuzz(func(t *testing.T, in []byte, maxFrame uint16) {
+		r, client, backend := pipeRelay(t, ProxyOptions{MaxFrameSize: int(maxFrame)})
+		done := make(chan struct{})
+		go func() { r.run(); close(done) }()
+		go func() { client.Write(in); client.Close() }()
+		go io.Copy(io.Discard, client) // the relay's close frames and the backend's answers
+		want := readFrames(bytes.NewReader(in))
+		br := bufio.NewReader(backend)
+		for i := 0; ; i++ {
+			got, ok := readFrame(br)
+			if !ok {
+				break
+			}
+			if !got.Header.Masked || got.Header.Rsv != 0 {
+				t.Fatalf("frame %d reached the backend as %+v", i, got.Header)
+			}
+			if got.Header.OpCode == ws.OpClose {
+				ws.WriteFrame(backend, ws.NewCloseFrame(got.Payload)) // the backend's answer
+			}
+			if i < len(want) && sameFrame(got, want[i]) {
+				continue
+			}
+			if code, _ := ws.ParseCloseFrameData(got.Payload); got.Header.OpCode != ws.OpClose || code != ws.StatusGoingAway {
+				t.Fatalf("frame %d reached the backend as %+v %q, want %+v", i, got.Header, got.Payload, want[i:])
+			}
+			if _, more := readFrame(br); more {
+				t.Fatalf("a frame after the relay's close frame")
+			}
+			break
+		}
+		<-done
+	})
+}
+
+// readFrames reads r's complete frames, unmasked.
+func readFrames(r io.Reader) []ws.Frame {
+	var frames []ws.Frame
+	for {
+		f, ok := readFrame(r)
+		if !ok {
+			return frames
+		}
+		frames = append(frames, f)
+	}
+}
+
+// readFrame reads a complete frame and unmasks its payload, which grows as
+// it arrives, whatever length the header claims.
+func readFrame(r io.Reader) (ws.Frame, bool) {
+	h, err := ws.ReadHeader(r)
+	if err != nil {
+		return ws.Frame{}, false
+	}
+	payload, _ := io.ReadAll(io.LimitReader(r, h.Length))
+	if int64(len(payload)) < h.Length {
+		return ws.Frame{}, false
+	}
+	ws.Cipher(payload, h.Mask, 0)
+	return ws.Frame{Header: h, Payload: payload}, true
+}
+
+func sameFrame(a, b ws.Frame) bool {
+	return a.Header.OpCode == b.Header.OpCode && a.Header.Fin == b.Header.Fin && bytes.Equal(a.Payload, b.Payload)
 }

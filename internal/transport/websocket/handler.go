@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -128,9 +129,7 @@ func NewHandler(opts Options) (*Handler, error) {
 	if json := codec.JSON.Subprotocol(); opts.AssumeJSON && !slices.Contains(h.protocols, json) {
 		return nil, errors.New("websocket: assuming JSON for clients without a subprotocol needs " + json + " among the subprotocols")
 	}
-	for _, o := range opts.AllowedOrigins {
-		h.origins = append(h.origins, strings.ToLower(o))
-	}
+	h.origins = lowerAll(opts.AllowedOrigins)
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -198,7 +197,7 @@ func (h *Handler) check(r *http.Request) (proto string, status int, msg string) 
 	if !isUpgrade(r) {
 		return "", http.StatusUpgradeRequired, "websocket: this is a WAMP WebSocket endpoint; upgrade required"
 	}
-	if !h.originAllowed(r.Header.Get("Origin")) {
+	if !originAllowed(h.origins, r.Header.Get("Origin")) {
 		return "", http.StatusForbidden, "websocket: origin not allowed"
 	}
 	proto, ok := selectProtocol(r.Header.Values("Sec-WebSocket-Protocol"), h.protocols)
@@ -220,23 +219,33 @@ func isUpgrade(r *http.Request) bool {
 // selectProtocol returns the first of the client's subprotocols (in the
 // order offered, over all header lines) that is allowed.
 func selectProtocol(offered []string, allowed []string) (string, bool) {
-	for _, line := range offered {
-		for p := range strings.SplitSeq(line, ",") {
-			if p = strings.TrimSpace(p); slices.Contains(allowed, p) {
-				return p, true
-			}
+	for p := range headerTokens(offered) {
+		if slices.Contains(allowed, p) {
+			return p, true
 		}
 	}
 	return "", false
 }
 
 func headerHasToken(values []string, token string) bool {
-	for _, line := range values {
-		for t := range strings.SplitSeq(line, ",") {
-			if strings.EqualFold(strings.TrimSpace(t), token) {
-				return true
-			}
+	for t := range headerTokens(values) {
+		if strings.EqualFold(t, token) {
+			return true
 		}
 	}
 	return false
+}
+
+// headerTokens yields the comma-separated tokens of a header's lines, in
+// order, trimmed; empty ones are skipped.
+func headerTokens(lines []string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, line := range lines {
+			for t := range strings.SplitSeq(line, ",") {
+				if t = strings.TrimSpace(t); t != "" && !yield(t) {
+					return
+				}
+			}
+		}
+	}
 }

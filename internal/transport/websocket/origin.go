@@ -2,20 +2,29 @@ package websocket
 
 import "strings"
 
-// originAllowed reports whether a request's Origin header is accepted. An
-// empty list accepts any origin, and a request without Origin (not from a
-// browser) is always accepted.
-func (h *Handler) originAllowed(origin string) bool {
-	if len(h.origins) == 0 || origin == "" {
+// originAllowed reports whether a request's Origin header is accepted by
+// the lower-cased patterns. An empty list accepts any origin, and a request
+// without Origin (not from a browser) is always accepted.
+func originAllowed(patterns []string, origin string) bool {
+	if len(patterns) == 0 || origin == "" {
 		return true
 	}
 	origin = strings.ToLower(origin)
-	for _, pattern := range h.origins {
+	for _, pattern := range patterns {
 		if matchGlob(pattern, origin) {
 			return true
 		}
 	}
 	return false
+}
+
+// lowerAll returns the patterns in lower case.
+func lowerAll(patterns []string) []string {
+	out := make([]string, 0, len(patterns))
+	for _, p := range patterns {
+		out = append(out, strings.ToLower(p))
+	}
+	return out
 }
 
 // matchGlob matches s against pattern, where each '*' stands for any run of
