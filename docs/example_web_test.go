@@ -1,12 +1,16 @@
 package docs
 
 import (
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // TestStaticSPAExample checks examples/static-spa.json: unknown paths get
@@ -62,5 +66,46 @@ func TestTLSExample(t *testing.T) {
 	defer s.Close()
 	if authRole(s) != "anonymous" {
 		t.Errorf("authrole %v", authRole(s))
+	}
+}
+
+// TestWebSocketProxyExample runs examples/websocket-proxy.json in front of
+// the default node (reverseproxy.md): a WAMP client joins through the proxy,
+// with each serializer, and calls a procedure registered on the backend
+// directly; a plain GET gets 426.
+func TestWebSocketProxyExample(t *testing.T) {
+	backend := startExample(t, "minimal.json")
+	backendAddr := backend.addr(t, "workers[0].transports[0]")
+	proxy := startExample(t, "websocket-proxy.json", func(cfg *config.Config) {
+		web := cfg.Workers[0].(*config.RouterWorker).Transports[0].(*config.WebTransport)
+		_, port, _ := net.SplitHostPort(backendAddr)
+		web.Paths["ws"].(*config.WebSocketProxyService).Backend.Endpoint.Port, _ = strconv.Atoi(port)
+	})
+	addr := proxy.addr(t, "workers[0].transports[0]")
+
+	callee := must(t)(joinWS(t, "ws://"+backendAddr+"/ws", client.Config{Realm: "realm1"}))
+	if _, err := callee.Register(testCtx(t), "com.example.add2", add2, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, serializer := range []string{"json", "msgpack", "cbor"} {
+		t.Run(serializer, func(t *testing.T) {
+			p, err := websocket.Dial(testCtx(t), "ws://"+addr+"/ws", websocket.DialOptions{Subprotocols: []string{"wamp.2." + serializer}})
+			if err != nil {
+				t.Fatalf("dial through the proxy: %v", err)
+			}
+			if got := p.Info().Serializer; got != serializer {
+				t.Errorf("serializer %q, want %q", got, serializer)
+			}
+			s, err := client.Join(testCtx(t), p, client.Config{Realm: "realm1"})
+			s = must(t)(closeLater(t, s, err))
+			res, err := s.Call(testCtx(t), "com.example.add2", wamp.List{2, 3}, nil)
+			if err != nil || len(res.Args) != 1 || res.Args[0] != int64(5) && res.Args[0] != uint64(5) {
+				t.Errorf("add2(2, 3) through the proxy: %v, %v", res, err)
+			}
+		})
+	}
+	resp, _ := proxy.get(t, "http://"+addr+"/ws")
+	if resp.StatusCode != http.StatusUpgradeRequired {
+		t.Errorf("plain GET: %d, want 426", resp.StatusCode)
 	}
 }

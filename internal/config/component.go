@@ -134,12 +134,7 @@ func (d *decoder) extra(path string, v any) map[string]any {
 }
 
 func (d *decoder) componentTransportAt(o *object) *ComponentTransport {
-	v, ok := o.get("transport")
-	if !ok {
-		o.required("transport")
-		return nil
-	}
-	to, ok := d.object(o.at("transport"), v)
+	to, ok := o.reqChild("transport")
 	if !ok {
 		return nil
 	}
@@ -169,14 +164,20 @@ func (d *decoder) connectEndpointAt(o *object) ConnectEndpoint {
 }
 
 func (d *decoder) componentWebSocket(o *object, t *ComponentTransport) {
+	d.webSocketTarget(o, t)
+	t.Serializers = d.serializers(o)
+	t.Options = d.webSocketOptions(o, true)
+}
+
+// webSocketTarget decodes the "id", "endpoint" and "url" of a connecting
+// WebSocket transport.
+func (d *decoder) webSocketTarget(o *object, t *ComponentTransport) {
 	d.id(o)
 	t.Endpoint = d.connectEndpointAt(o)
 	t.URL = o.reqStr("url")
 	if t.URL != "" && !webSocketURL(t.URL) {
 		d.errorf(o.at("url"), "invalid WebSocket URL %q (want ws://host[:port]/path or wss://...)", t.URL)
 	}
-	t.Serializers = d.serializers(o)
-	t.Options = d.webSocketOptions(o, true)
 }
 
 func (d *decoder) componentRawSocket(o *object, t *ComponentTransport) {

@@ -64,6 +64,15 @@ func (o *object) child(k string) (*object, bool) {
 	return o.d.object(o.at(k), v)
 }
 
+// reqChild is child for a required key: its absence is an error.
+func (o *object) reqChild(k string) (*object, bool) {
+	if _, ok := o.get(k); !ok {
+		o.required(k)
+		return nil, false
+	}
+	return o.child(k)
+}
+
 // has reports whether key k is present (and not null), without marking it.
 func (o *object) has(k string) bool { return o.m[k] != nil }
 

@@ -13,7 +13,7 @@ type Paths map[string]PathService
 // PathService is the service at a web path: a *WebSocketService,
 // *StaticService, *RedirectService, *JSONService, *NodeInfoService,
 // *CallerService, *PublisherService, *WebhookService,
-// *ReverseProxyService or *PathTree.
+// *ReverseProxyService, *WebSocketProxyService or *PathTree.
 type PathService interface {
 	// PathType is the service's "type".
 	PathType() string
@@ -32,21 +32,23 @@ var pathTypes = map[string]func(d *decoder, o *object) PathService{
 	"publisher":    func(d *decoder, o *object) PathService { return d.publisherService(o) },
 	"webhook":      func(d *decoder, o *object) PathService { return d.webhookService(o) },
 	"reverseproxy": func(d *decoder, o *object) PathService { return d.reverseProxyService(o) },
+	"websocket-reverseproxy": func(d *decoder, o *object) PathService {
+		return d.webSocketProxyService(o)
+	},
 }
 
 // pathTypesUnsupported are Crossbar's other path types, with what they are.
 var pathTypesUnsupported = map[string]string{
-	"wsgi":                   "a Python WSGI application",
-	"resource":               "a Python Twisted Web resource",
-	"cgi":                    "CGI scripts",
-	"fileupload":             "file uploads",
-	"upload":                 "file uploads",
-	"longpoll":               "the WAMP long-poll transport",
-	"websocket-reverseproxy": "a WebSocket reverse proxy; reverseproxy passes WebSocket upgrades through",
-	"schemadoc":              "WAMP API schema documentation",
-	"archive":                "files from a ZIP archive",
-	"wap":                    "WAMP application pages (Jinja templates)",
-	"mqtt":                   "the MQTT bridge",
+	"wsgi":       "a Python WSGI application",
+	"resource":   "a Python Twisted Web resource",
+	"cgi":        "CGI scripts",
+	"fileupload": "file uploads",
+	"upload":     "file uploads",
+	"longpoll":   "the WAMP long-poll transport",
+	"schemadoc":  "WAMP API schema documentation",
+	"archive":    "files from a ZIP archive",
+	"wap":        "WAMP application pages (Jinja templates)",
+	"mqtt":       "the MQTT bridge",
 }
 
 // paths decodes the "paths" of o.

@@ -24,6 +24,13 @@ func webOptions(options string) string {
 	return transports(`{"type": "web", "endpoint": {"type": "tcp", "port": 80}, "paths": {}, "options": {` + options + `}}`)
 }
 
+// proxyPath is a document with a websocket-reverseproxy path "x" whose
+// incoming options are options and whose backend has backendOptions.
+func proxyPath(options, backendOptions string) string {
+	return web(`{"x": {"type": "websocket-reverseproxy", "options": {` + options + `}, "backend": {"type": "websocket",
+		"endpoint": {"type": "tcp", "host": "h", "port": 9000}, "url": "ws://h/ws", "options": {` + backendOptions + `}}}}`)
+}
+
 // realmOptionsDoc is a document with a realm that has the options.
 func realmOptionsDoc(options string) string {
 	return top(`{"type": "router", "realms": [{"name": "r", "options": {` + options + `}}]}`)
@@ -89,6 +96,12 @@ var warningTests = []struct {
 	{"component origins", componentOptions(`"allowed_origins": ["*"]`), ctrOpts + ".allowed_origins", "ignored: a component's connection uses only max_message_size, auto_ping_interval and auto_ping_timeout"},
 	{"component webstatus", componentOptions(`"enable_webstatus": false`), ctrOpts + ".enable_webstatus", "ignored: a component's connection uses only"},
 	{"component pings", componentOptions(`"max_message_size": 65536, "auto_ping_interval": 1000, "auto_ping_timeout": 500`), "", ""},
+	{"proxy origins", proxyPath(`"allowed_origins": ["https://*.example.com"], "allow_null_origin": false, "open_handshake_timeout": 500, "max_frame_size": 65536`, ""), "", ""},
+	{"proxy ping", proxyPath(`"auto_ping_interval": 1000`, ""), t0 + ".paths.x.options.auto_ping_interval", "ignored: a WebSocket reverse proxy relays frames as they come; of the options it uses only"},
+	{"proxy compression", proxyPath(`"compression": {"deflate": {}}`, ""), t0 + ".paths.x.options.compression", "ignored: a WebSocket reverse proxy relays frames"},
+	{"proxy backend option", proxyPath("", `"max_message_size": 1000`), t0 + ".paths.x.backend.options.max_message_size", "ignored: a WebSocket reverse proxy relays frames as they come, with no options of its own towards the backend"},
+	{"proxy url", web(`{"x": {"type": "websocket-reverseproxy", "url": "ws://localhost/x", "backend": {"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 9000}, "url": "ws://h/ws"}}}`),
+		t0 + ".paths.x.url", "ignored: the service is at its path"},
 	{"component ping timeout 0", componentOptions(`"auto_ping_interval": 1000, "auto_ping_timeout": 0`), ctrOpts + ".auto_ping_timeout", "0 means the same as auto_ping_interval"},
 }
 

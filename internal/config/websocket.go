@@ -135,7 +135,7 @@ func (d *decoder) webSocketOptions(o *object, client bool) WebSocketOptions {
 	}
 	d.webSocketOptionValues(oo, &opts)
 	if client {
-		warnClientOptions(oo)
+		warnUnusedOptions(oo, clientOptions, "ignored: a component's connection uses only max_message_size, auto_ping_interval and auto_ping_timeout")
 	} else {
 		warnServerOptions(oo, opts)
 	}
@@ -213,12 +213,12 @@ func warnPingTimeout(oo *object, opts WebSocketOptions) {
 // clientOptions are the WebSocket options a component's connection uses.
 var clientOptions = []string{"max_message_size", "auto_ping_interval", "auto_ping_timeout", "compression"}
 
-// warnClientOptions warns about each option of a component's connection
-// that it does not use.
-func warnClientOptions(oo *object) {
+// warnUnusedOptions warns, with msg, about each option given in oo that
+// is not in used.
+func warnUnusedOptions(oo *object, used []string, msg string) {
 	for _, k := range sortedKeysOf(oo.m) {
-		if oo.has(k) && slices.Contains(oo.known, k) && !slices.Contains(clientOptions, k) {
-			oo.d.warnf(oo.at(k), "ignored: a component's connection uses only max_message_size, auto_ping_interval and auto_ping_timeout")
+		if oo.has(k) && slices.Contains(oo.known, k) && !slices.Contains(used, k) {
+			oo.d.warnf(oo.at(k), "%s", msg)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/url"
@@ -53,8 +54,7 @@ func ComponentDialer(t *config.ComponentTransport, dir string) (client.Dialer, e
 }
 
 func (b *builder) webSocketDialer(t *config.ComponentTransport) (client.Dialer, error) {
-	e := t.Endpoint
-	u, err := webSocketURL(t)
+	target, err := b.webSocketTarget(t)
 	if err != nil {
 		return nil, err
 	}
@@ -63,23 +63,42 @@ func (b *builder) webSocketDialer(t *config.ComponentTransport) (client.Dialer, 
 		MaxMessageSize: t.Options.MaxMessageSize,
 		PingInterval:   t.Options.AutoPingInterval,
 		PingTimeout:    t.Options.AutoPingTimeout,
+		TLSConfig:      target.tls,
+		NetDial:        target.netDial,
 	}
+	return timed(t.Endpoint.Timeout, func(ctx context.Context) (wamp.Peer, error) {
+		return websocket.Dial(ctx, target.url, opts)
+	}), nil
+}
+
+// wsTarget is where a connecting WebSocket transport goes.
+type wsTarget struct {
+	url     string                                                            // see webSocketURL
+	tls     *tls.Config                                                       // nil without the endpoint's "tls"
+	netDial func(ctx context.Context, network, addr string) (net.Conn, error) // Unix endpoints; nil for TCP
+}
+
+// webSocketTarget maps a connecting WebSocket transport's endpoint and URL.
+func (b *builder) webSocketTarget(t *config.ComponentTransport) (wsTarget, error) {
+	e := t.Endpoint
+	u, err := webSocketURL(t)
+	if err != nil {
+		return wsTarget{}, err
+	}
+	target := wsTarget{url: u.String()}
 	if e.TLS != nil {
-		if opts.TLSConfig, err = clientTLSConfig(e.TLS, e.Host, b.resolve); err != nil {
-			return nil, err
+		if target.tls, err = clientTLSConfig(e.TLS, e.Host, b.resolve); err != nil {
+			return wsTarget{}, err
 		}
 	}
 	if e.Type == "unix" {
 		path := b.resolve(e.Path)
-		opts.NetDial = func(ctx context.Context, _, _ string) (net.Conn, error) {
+		target.netDial = func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
 			return d.DialContext(ctx, "unix", path)
 		}
 	}
-	target := u.String()
-	return timed(e.Timeout, func(ctx context.Context) (wamp.Peer, error) {
-		return websocket.Dial(ctx, target, opts)
-	}), nil
+	return target, nil
 }
 
 // webSocketURL is the URL a WebSocket component transport connects to:

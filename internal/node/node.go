@@ -43,8 +43,8 @@ type Node struct {
 	routers    []*routerUnit
 	listeners  []*listenerUnit
 	components []*componentUnit
-	sessions   []*bridgeSession                      // of the caller, publisher and webhook services
-	idlers     []interface{ CloseIdleConnections() } // the reverse proxies
+	sessions   []*bridgeSession // of the caller, publisher and webhook services
+	proxies    []func()         // close the reverse proxies' idle upstream connections and relayed WebSockets
 
 	mu      sync.Mutex // guards the fields below
 	state   state
@@ -159,14 +159,16 @@ func (n *Node) startAll(ctx context.Context) error {
 }
 
 // Stop stops the node: components (ending the attempts of those still
-// connecting), then listeners (no new connections,
-// in-flight HTTP requests finish), then the embedded sessions of the HTTP
-// bridge services (GOODBYE) and the reverse proxies' idle upstream
-// connections, then routers (GOODBYE wamp.close.system_shutdown to every
-// session), then the listeners' remaining connections. ctx bounds the whole stop: when it ends, Stop
-// closes what is left without waiting and returns ctx's error. Stop before
-// Start only marks the node stopped (Start then fails); Stop during Start
-// makes Start stop what it started and fail; a second Stop does nothing.
+// connecting), then listeners (no new connections, in-flight HTTP requests
+// finish), then the embedded sessions of the HTTP bridge services
+// (GOODBYE), the reverse proxies' idle upstream connections and the
+// WebSockets relayed by WebSocket reverse proxies (close 1001), then
+// routers (GOODBYE wamp.close.system_shutdown to every session), then the
+// listeners' remaining connections. ctx bounds the whole stop: when it
+// ends, Stop closes what is left without waiting and returns ctx's error.
+// Stop before Start only marks the node stopped (Start then fails); Stop
+// during Start makes Start stop what it started and fail; a second Stop
+// does nothing.
 func (n *Node) Stop(ctx context.Context) error {
 	n.mu.Lock()
 	s := n.state
@@ -190,8 +192,8 @@ func (n *Node) stopAll(ctx context.Context) error {
 	for _, s := range slices.Backward(n.sessions) {
 		errs = append(errs, s.stop(ctx))
 	}
-	for _, p := range n.idlers {
-		p.CloseIdleConnections()
+	for _, close := range n.proxies {
+		close()
 	}
 	for _, r := range slices.Backward(n.routers) {
 		errs = append(errs, r.close(ctx))

@@ -30,16 +30,17 @@ type pathBuilder func(env *pathEnv, path, url string, svc config.PathService) (h
 // line here and its builder. (Builders reach the table through
 // pathEnv.types, which breaks the initialization cycle of "path".)
 var pathTypes = map[string]pathBuilder{
-	"websocket":    buildWebSocket,
-	"static":       buildStatic,
-	"redirect":     buildRedirect,
-	"json":         buildJSON,
-	"nodeinfo":     buildNodeInfo,
-	"path":         buildTree,
-	"caller":       buildCaller,
-	"publisher":    buildPublisher,
-	"webhook":      buildWebhook,
-	"reverseproxy": buildReverseProxy,
+	"websocket":              buildWebSocket,
+	"static":                 buildStatic,
+	"redirect":               buildRedirect,
+	"json":                   buildJSON,
+	"nodeinfo":               buildNodeInfo,
+	"path":                   buildTree,
+	"caller":                 buildCaller,
+	"publisher":              buildPublisher,
+	"webhook":                buildWebhook,
+	"reverseproxy":           buildReverseProxy,
+	"websocket-reverseproxy": buildWebSocketProxy,
 }
 
 // tree builds the web.Tree of paths, mounted at URL prefix url. The tree

@@ -79,7 +79,7 @@ func buildReverseProxy(env *pathEnv, path, url string, svc config.PathService) (
 		return nil, fieldError(path, err)
 	}
 	if c, ok := h.(interface{ CloseIdleConnections() }); ok {
-		env.b.node.idlers = append(env.b.node.idlers, c)
+		env.b.node.proxies = append(env.b.node.proxies, c.CloseIdleConnections)
 	}
 	return h, nil
 }

@@ -49,6 +49,36 @@ func (b *builder) webSocketHandler(path string, ru *routerUnit, serializers []st
 	return h, nil
 }
 
+// buildWebSocketProxy builds a "websocket-reverseproxy" service: a
+// websocket.Proxy to the backend, whose relayed connections end (close
+// 1001) when the node stops.
+func buildWebSocketProxy(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
+	s := svc.(*config.WebSocketProxyService)
+	env.listener.boundHandshake(s.Options.OpenHandshakeTimeout)
+	target, err := env.b.webSocketTarget(s.Backend)
+	if err != nil {
+		return nil, fieldError(path+".backend", err)
+	}
+	p, err := websocket.NewProxy(websocket.ProxyOptions{
+		URL:            target.url,
+		NetDial:        target.netDial,
+		TLSConfig:      target.tls,
+		Subprotocols:   subprotocols(s.Backend.Serializers),
+		DialTimeout:    s.Backend.Endpoint.Timeout,
+		AllowedOrigins: allowedOrigins(s.Options.AllowedOrigins, s.Options.AllowNullOrigin),
+		MaxFrameSize:   s.Options.MaxFrameSize,
+		Logger:         env.b.log.With("url", url),
+	})
+	if err != nil {
+		return nil, fieldError(path, err)
+	}
+	env.b.node.proxies = append(env.b.node.proxies, p.Close)
+	if !s.Options.AllowNullOrigin {
+		return refuseNullOrigin(p), nil
+	}
+	return p, nil
+}
+
 // deflate maps "compression"."deflate" (nil: none). Its memory_level, a
 // zlib setting, is accepted without effect and logged at debug level.
 func (b *builder) deflate(path string, c *config.DeflateOptions) *websocket.Deflate {

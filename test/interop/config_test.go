@@ -6,11 +6,16 @@ type obj = map[string]any
 // The node's transports, in the order of the config's "transports": the log
 // names them workers[0].transports[N].
 const (
-	webTransport    = iota // web: a WebSocket path per authentication method
-	rsAnonTransport        // rawsocket: anonymous
-	rsAuthTransport        // rawsocket: ticket, wampcra and cryptosign
+	webTransport     = iota // web: a WebSocket path per authentication method
+	rsAnonTransport         // rawsocket: anonymous
+	rsAuthTransport         // rawsocket: ticket, wampcra and cryptosign
+	backendTransport        // web on a Unix socket: the backend of wsProxyPath
 	numTransports
 )
+
+// wsProxyPath is the web transport's WebSocket reverse proxy to the
+// anonymous WebSocket path of backendTransport.
+const wsProxyPath = "ws-proxy"
 
 // wsPaths are the web transport's WebSocket paths, by authentication method.
 var wsPaths = map[string]string{
@@ -38,8 +43,12 @@ func nodeConfig() obj {
 		paths[path] = obj{"type": "websocket", "auth": authConfig(method),
 			"options": obj{"compression": obj{"deflate": obj{"request_max_window_bits": 12, "max_window_bits": 13}}}}
 	}
+	paths[wsProxyPath] = obj{"type": "websocket-reverseproxy", "backend": obj{"type": "websocket",
+		"endpoint": obj{"type": "unix", "path": "backend.sock"}, "url": "ws://localhost/ws"}}
 	transports := make([]obj, numTransports)
 	transports[webTransport] = obj{"type": "web", "endpoint": endpoint(), "paths": paths}
+	transports[backendTransport] = obj{"type": "web", "endpoint": obj{"type": "unix", "path": "backend.sock"},
+		"paths": obj{"ws": obj{"type": "websocket", "auth": authConfig("anonymous")}}}
 	transports[rsAnonTransport] = obj{"type": "rawsocket", "endpoint": endpoint(), "auth": authConfig("anonymous")}
 	transports[rsAuthTransport] = obj{"type": "rawsocket", "endpoint": endpoint(),
 		"auth": merge(authConfig("ticket"), authConfig("wampcra"), authConfig("cryptosign"))}

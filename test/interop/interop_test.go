@@ -48,6 +48,23 @@ func TestRawSocket(t *testing.T) {
 	runMatrix(t, n, "rawsocket", func(c client, ser string) bool { return c.name != jsClient.name || ser == "json" })
 }
 
+// TestWebSocketProxy runs the scenario through the node's WebSocket reverse
+// proxy, for each client and serializer, anonymously: the proxy relays the
+// client's frames to the node's WebSocket path on a Unix socket.
+func TestWebSocketProxy(t *testing.T) {
+	harness.RequireDeps(t)
+	n := startNode(t)
+	for _, c := range clients {
+		for _, ser := range serializers {
+			t.Run(c.name+"/"+ser, func(t *testing.T) {
+				t.Parallel()
+				r := run(t, c, argsFor("ws://"+n.addrs[webTransport]+"/"+wsProxyPath, ser, anonymous))
+				checkJoined(t, r, ser, anonymous)
+			})
+		}
+	}
+}
+
 // runMatrix runs the scenario on n over transport tr as parallel subtests
 // CLIENT/SERIALIZER/AUTH, for each client and serializer that supported
 // accepts, and each authentication method.
