@@ -141,12 +141,12 @@ func (s *session) challenge(ch auth.Challenge) (*auth.Identity, error) {
 // authRequest reads the authentication part of HELLO.Details.
 func (s *session) authRequest(h *wamp.Hello) (*auth.Request, error) {
 	req := &auth.Request{Realm: h.Realm, Session: s.id, Details: h.Details, Peer: s.peer.Info()}
-	if v, ok := h.Details[wamp.KeyAuthID]; ok {
+	if v, ok := option(h.Details, wamp.KeyAuthID); ok {
 		if req.AuthID, ok = v.(string); !ok {
 			return nil, violation("HELLO.Details.authid must be a string")
 		}
 	}
-	v, ok := h.Details[wamp.KeyAuthMethods]
+	v, ok := option(h.Details, wamp.KeyAuthMethods)
 	if !ok {
 		req.AuthMethods = []string{"anonymous"}
 		return req, nil

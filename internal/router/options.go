@@ -5,8 +5,16 @@ import "github.com/junction-wamp/junction/internal/wamp"
 // Typed reads of request options. A value of the wrong type is an
 // invalid_argument error for the request; a missing one gives def.
 
+// option returns the value of key in opts. A null value counts as absent:
+// MessagePack and CBOR clients such as wampy.js send an unset option as
+// null (JavaScript's undefined), where JSON leaves it out.
+func option(opts wamp.Dict, key string) (any, bool) {
+	v := opts[key]
+	return v, v != nil
+}
+
 func optBool(opts wamp.Dict, key string, def bool) (bool, error) {
-	v, ok := opts[key]
+	v, ok := option(opts, key)
 	if !ok {
 		return def, nil
 	}
@@ -18,7 +26,7 @@ func optBool(opts wamp.Dict, key string, def bool) (bool, error) {
 }
 
 func optString(opts wamp.Dict, key, def string) (string, error) {
-	v, ok := opts[key]
+	v, ok := option(opts, key)
 	if !ok {
 		return def, nil
 	}
@@ -30,7 +38,7 @@ func optString(opts wamp.Dict, key, def string) (string, error) {
 }
 
 func optInt(opts wamp.Dict, key string) (int64, error) {
-	v, ok := opts[key]
+	v, ok := option(opts, key)
 	if !ok {
 		return 0, nil
 	}
@@ -43,7 +51,7 @@ func optInt(opts wamp.Dict, key string) (int64, error) {
 
 // optIDs reads a list of IDs; has reports whether the option was present.
 func optIDs(opts wamp.Dict, key string) (ids []wamp.ID, has bool, err error) {
-	v, ok := opts[key]
+	v, ok := option(opts, key)
 	if !ok {
 		return nil, false, nil
 	}
@@ -64,7 +72,7 @@ func optIDs(opts wamp.Dict, key string) (ids []wamp.ID, has bool, err error) {
 
 // optStrings reads a list of strings; has reports whether it was present.
 func optStrings(opts wamp.Dict, key string) (strs []string, has bool, err error) {
-	v, ok := opts[key]
+	v, ok := option(opts, key)
 	if !ok {
 		return nil, false, nil
 	}

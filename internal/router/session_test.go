@@ -199,3 +199,26 @@ func TestDuplicateCallRequestID(t *testing.T) {
 		c.expectAbort(wamp.ErrProtocolViolation)
 	})
 }
+
+// TestNullOptionsAreAbsent: an option whose value is null counts as not
+// given, as wampy.js sends unset options over MessagePack and CBOR (a
+// JavaScript undefined), in HELLO, SUBSCRIBE, REGISTER, CALL and PUBLISH.
+func TestNullOptionsAreAbsent(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		details := clientRoles()
+		details["authid"], details["authmethods"] = nil, nil
+		c := join(t, r.Gate(), "realm1", details)
+		if c.wel.Details["authmethod"] != "anonymous" {
+			t.Errorf("WELCOME %v", c.wel.Details)
+		}
+		c.subscribe("com.t", wamp.Dict{"match": nil, "get_retained": nil})
+		c.register("com.p", wamp.Dict{"match": nil, "invoke": nil})
+		c.publish("com.t", wamp.Dict{"acknowledge": true, "exclude_me": nil, "exclude": nil, "eligible": nil, "retain": nil, "disclose_me": nil})
+		expect[*wamp.Published](c)
+		c.call("com.p", wamp.Dict{"timeout": nil, "receive_progress": nil, "disclose_me": nil})
+		inv := expect[*wamp.Invocation](c)
+		c.send(&wamp.Yield{Request: inv.Request, Options: wamp.Dict{"progress": nil}})
+		expect[*wamp.Result](c)
+		c.quiet()
+	})
+}
