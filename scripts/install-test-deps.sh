@@ -2,8 +2,8 @@
 # install-test-deps.sh installs what test/interop and test/e2e need:
 # autobahn-python and its serializers for /usr/bin/python3 (Debian packages),
 # Node.js and curl when they are missing (Debian packages), and autobahn-js
-# (npm ci from the committed package-lock.json in test/interop/js; test/e2e
-# requires it from there).
+# and wampy.js (npm ci from the committed package-lock.json in
+# test/interop/js; test/e2e requires autobahn-js from there).
 #
 # Idempotent and fast when everything is present: apt is only touched when
 # /usr/bin/python3 cannot import the modules or node/npm/curl are missing, npm

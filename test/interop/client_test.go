@@ -36,14 +36,15 @@ var procSlots = make(chan struct{}, 4)
 
 // client is one of the WAMP client libraries under test.
 type client struct {
-	name string   // "js" or "python"
+	name string   // "js", "python" or "wampy"
 	argv []string // the command that runs its scenario script
 }
 
 var (
-	jsClient = client{name: "js", argv: []string{"node", "js/scenario.js"}}
-	pyClient = client{name: "python", argv: []string{pythonPath, "py/scenario.py"}}
-	clients  = []client{jsClient, pyClient}
+	jsClient    = client{name: "js", argv: []string{"node", "js/scenario.js"}}
+	pyClient    = client{name: "python", argv: []string{pythonPath, "py/scenario.py"}}
+	wampyClient = client{name: "wampy", argv: []string{"node", "js/wampy-scenario.mjs"}} // WebSocket only
+	clients     = []client{jsClient, pyClient, wampyClient}
 )
 
 // scenarioArgs are a scenario script's command-line arguments.
