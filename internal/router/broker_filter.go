@@ -29,6 +29,12 @@ func (f *pubFilter) parse(pub *session, opts wamp.Dict) error {
 	if pub != nil && excludeMe {
 		f.publisher = pub.id
 	}
+	for _, k := range []string{wamp.OptEligible, wamp.OptEligibleAuthID, wamp.OptEligibleAuthRole} {
+		if v, given := opts[k]; given && v == nil {
+			// Not "absent" (which would mean everyone): fail closed.
+			return wamp.Errorf(wamp.ErrInvalidArgument, "option %s must be a list, not null", k)
+		}
+	}
 	var has [3]bool
 	if f.exclude, has[0], err = optIDs(opts, wamp.OptExclude); err != nil {
 		return err

@@ -7,7 +7,8 @@ import "github.com/junction-wamp/junction/internal/wamp"
 
 // option returns the value of key in opts. A null value counts as absent:
 // MessagePack and CBOR clients such as wampy.js send an unset option as
-// null (JavaScript's undefined), where JSON leaves it out.
+// null (JavaScript's undefined), where JSON leaves it out. (The eligible
+// options of PUBLISH are the exception: see pubFilter.parse.)
 func option(opts wamp.Dict, key string) (any, bool) {
 	v := opts[key]
 	return v, v != nil

@@ -202,7 +202,8 @@ func TestDuplicateCallRequestID(t *testing.T) {
 
 // TestNullOptionsAreAbsent: an option whose value is null counts as not
 // given, as wampy.js sends unset options over MessagePack and CBOR (a
-// JavaScript undefined), in HELLO, SUBSCRIBE, REGISTER, CALL and PUBLISH.
+// JavaScript undefined), in HELLO, SUBSCRIBE, REGISTER, CALL and PUBLISH;
+// but a null eligible list of PUBLISH is refused.
 func TestNullOptionsAreAbsent(t *testing.T) {
 	bubble(t, Options{}, func(t *testing.T, r *Router) {
 		details := clientRoles()
@@ -213,8 +214,13 @@ func TestNullOptionsAreAbsent(t *testing.T) {
 		}
 		c.subscribe("com.t", wamp.Dict{"match": nil, "get_retained": nil})
 		c.register("com.p", wamp.Dict{"match": nil, "invoke": nil})
-		c.publish("com.t", wamp.Dict{"acknowledge": true, "exclude_me": nil, "exclude": nil, "eligible": nil, "retain": nil, "disclose_me": nil})
+		c.publish("com.t", wamp.Dict{"acknowledge": true, "exclude_me": nil, "exclude": nil, "exclude_authid": nil, "retain": nil, "disclose_me": nil})
 		expect[*wamp.Published](c)
+		for _, k := range []string{"eligible", "eligible_authid", "eligible_authrole"} {
+			// null would mean everyone: refused rather than read as absent.
+			c.publish("com.t", wamp.Dict{"acknowledge": true, k: nil})
+			c.expectError(wamp.ErrInvalidArgument)
+		}
 		c.call("com.p", wamp.Dict{"timeout": nil, "receive_progress": nil, "disclose_me": nil})
 		inv := expect[*wamp.Invocation](c)
 		c.send(&wamp.Yield{Request: inv.Request, Options: wamp.Dict{"progress": nil}})
