@@ -28,12 +28,7 @@ var proxyOptions = []string{"allowed_origins", "allow_null_origin", "open_handsh
 func (d *decoder) webSocketProxyService(o *object) *WebSocketProxyService {
 	d.id(o)
 	s := &WebSocketProxyService{Options: defaultWebSocketOptions(), Backend: d.proxyBackendAt(o)}
-	if oo, ok := o.child("options"); ok {
-		d.webSocketOptionValues(oo, &s.Options)
-		oo.get("compression")
-		warnUnusedOptions(oo, proxyOptions, "ignored: a WebSocket reverse proxy relays frames as they come; of the options it uses only allowed_origins, allow_null_origin, open_handshake_timeout and max_frame_size")
-		oo.done()
-	}
+	d.relayOptions(o, &s.Options, proxyOptions, "ignored: a WebSocket reverse proxy relays frames as they come; of the options it uses only allowed_origins, allow_null_origin, open_handshake_timeout and max_frame_size")
 	o.ignored("url", ": the service is at its path")
 	return s
 }
@@ -54,12 +49,7 @@ func (d *decoder) proxyBackendAt(o *object) *ComponentTransport {
 		} else {
 			bo.get("serializers")
 		}
-		if oo, ok := bo.child("options"); ok {
-			d.webSocketOptionValues(oo, &t.Options)
-			oo.get("compression")
-			warnUnusedOptions(oo, nil, "ignored: a WebSocket reverse proxy relays frames as they come, with no options of its own towards the backend")
-			oo.done()
-		}
+		d.relayOptions(bo, &t.Options, nil, "ignored: a WebSocket reverse proxy relays frames as they come, with no options of its own towards the backend")
 	case "":
 		bo.skip()
 	default:
@@ -67,4 +57,17 @@ func (d *decoder) proxyBackendAt(o *object) *ComponentTransport {
 		bo.skip()
 	}
 	return t
+}
+
+// relayOptions decodes the "options" of o into opts, with a warning, msg,
+// at each option given that is not in used ("compression" included).
+func (d *decoder) relayOptions(o *object, opts *WebSocketOptions, used []string, msg string) {
+	oo, ok := o.child("options")
+	if !ok {
+		return
+	}
+	d.webSocketOptionValues(oo, opts)
+	oo.get("compression")
+	warnUnusedOptions(oo, used, msg)
+	oo.done()
 }

@@ -54,7 +54,7 @@ func ComponentDialer(t *config.ComponentTransport, dir string) (client.Dialer, e
 }
 
 func (b *builder) webSocketDialer(t *config.ComponentTransport) (client.Dialer, error) {
-	target, err := b.webSocketTarget(t)
+	target, err := b.webSocketTarget(t, false)
 	if err != nil {
 		return nil, err
 	}
@@ -79,13 +79,31 @@ type wsTarget struct {
 }
 
 // webSocketTarget maps a connecting WebSocket transport's endpoint and URL.
-func (b *builder) webSocketTarget(t *config.ComponentTransport) (wsTarget, error) {
+// With keepHost, the handshake names the URL's host (the scheme still
+// follows the endpoint's "tls") and a TCP endpoint is dialled apart; see
+// webSocketURL for the other way.
+func (b *builder) webSocketTarget(t *config.ComponentTransport, keepHost bool) (wsTarget, error) {
 	e := t.Endpoint
 	u, err := webSocketURL(t)
 	if err != nil {
 		return wsTarget{}, err
 	}
 	target := wsTarget{url: u.String()}
+	if keepHost && e.Type == "tcp" {
+		address := u.Host
+		if u, err = url.Parse(t.URL); err != nil {
+			return wsTarget{}, fmt.Errorf("node: url: %w", err)
+		}
+		if e.TLS != nil {
+			u.Scheme = "wss"
+		}
+		target.url = u.String()
+		network := tcpNetwork(e.Version)
+		target.netDial = func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, network, address)
+		}
+	}
 	if e.TLS != nil {
 		if target.tls, err = clientTLSConfig(e.TLS, e.Host, b.resolve); err != nil {
 			return wsTarget{}, err

@@ -43,8 +43,8 @@ type Node struct {
 	routers    []*routerUnit
 	listeners  []*listenerUnit
 	components []*componentUnit
-	sessions   []*bridgeSession // of the caller, publisher and webhook services
-	proxies    []func()         // close the reverse proxies' idle upstream connections and relayed WebSockets
+	sessions   []*bridgeSession              // of the caller, publisher and webhook services
+	proxies    []func(context.Context) error // close the reverse proxies' idle upstream connections and relayed WebSockets
 
 	mu      sync.Mutex // guards the fields below
 	state   state
@@ -193,7 +193,7 @@ func (n *Node) stopAll(ctx context.Context) error {
 		errs = append(errs, s.stop(ctx))
 	}
 	for _, close := range n.proxies {
-		close()
+		errs = append(errs, close(ctx))
 	}
 	for _, r := range slices.Backward(n.routers) {
 		errs = append(errs, r.close(ctx))

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -79,7 +80,10 @@ func buildReverseProxy(env *pathEnv, path, url string, svc config.PathService) (
 		return nil, fieldError(path, err)
 	}
 	if c, ok := h.(interface{ CloseIdleConnections() }); ok {
-		env.b.node.proxies = append(env.b.node.proxies, c.CloseIdleConnections)
+		env.b.node.proxies = append(env.b.node.proxies, func(context.Context) error {
+			c.CloseIdleConnections()
+			return nil
+		})
 	}
 	return h, nil
 }

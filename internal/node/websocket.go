@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -43,10 +44,7 @@ func (b *builder) webSocketHandler(path string, ru *routerUnit, serializers []st
 	if err != nil {
 		return nil, fieldError(path, err)
 	}
-	if !o.AllowNullOrigin {
-		return refuseNullOrigin(h), nil
-	}
-	return h, nil
+	return nullOrigins(h, o.AllowNullOrigin), nil
 }
 
 // buildWebSocketProxy builds a "websocket-reverseproxy" service: a
@@ -55,7 +53,7 @@ func (b *builder) webSocketHandler(path string, ru *routerUnit, serializers []st
 func buildWebSocketProxy(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.WebSocketProxyService)
 	env.listener.boundHandshake(s.Options.OpenHandshakeTimeout)
-	target, err := env.b.webSocketTarget(s.Backend)
+	target, err := env.b.webSocketTarget(s.Backend, true)
 	if err != nil {
 		return nil, fieldError(path+".backend", err)
 	}
@@ -72,11 +70,13 @@ func buildWebSocketProxy(env *pathEnv, path, url string, svc config.PathService)
 	if err != nil {
 		return nil, fieldError(path, err)
 	}
-	env.b.node.proxies = append(env.b.node.proxies, p.Close)
-	if !s.Options.AllowNullOrigin {
-		return refuseNullOrigin(p), nil
-	}
-	return p, nil
+	env.b.node.proxies = append(env.b.node.proxies, func(ctx context.Context) error {
+		if err := p.Shutdown(ctx); err != nil {
+			return pathError(path, err)
+		}
+		return nil
+	})
+	return nullOrigins(p, s.Options.AllowNullOrigin), nil
 }
 
 // deflate maps "compression"."deflate" (nil: none). Its memory_level, a
@@ -120,6 +120,15 @@ func allowedOrigins(origins []string, allowNull bool) []string {
 
 // nullOrigin is the Origin header of sandboxed pages and local files.
 const nullOrigin = "null"
+
+// nullOrigins is next, or with allow false ("allow_null_origin": false)
+// next behind refuseNullOrigin.
+func nullOrigins(next http.Handler, allow bool) http.Handler {
+	if allow {
+		return next
+	}
+	return refuseNullOrigin(next)
+}
 
 // refuseNullOrigin answers a request with "Origin: null" 403, as the
 // handler answers an origin that is not allowed ("allow_null_origin":

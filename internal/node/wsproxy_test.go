@@ -57,12 +57,23 @@ func TestWebSocketProxy(t *testing.T) {
 	}
 }
 
-// TestWebSocketProxyStop: stopping the node ends the relayed connections.
+// TestWebSocketProxyStop: stopping the node ends the relayed connections,
+// while the backend (another node, reached over TCP at the endpoint's
+// address although the URL names another host) keeps running.
 func TestWebSocketProxyStop(t *testing.T) {
+	backend := start(t, parse(t, `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+			"paths": {"ws": {"type": "websocket"}}}]}]}`, nil), t.TempDir())
+	_, port, _ := splitHostPort(t, address(t, backend, "workers[0].transports[0]"))
 	dir := t.TempDir()
-	n := start(t, parse(t, wsProxyConfig(t, dir), nil), dir)
-	s := mustWS(t, "ws://"+address(t, n, "workers[0].transports[1]")+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
-	if err := n.Stop(context.Background()); err != nil {
+	front := start(t, parse(t, `{"version": 2, "workers": [{"type": "router",
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+			"ws": {"type": "websocket-reverseproxy", "backend": {"type": "websocket",
+				"endpoint": {"type": "tcp", "host": "127.0.0.1", "port": `+port+`}, "url": "ws://backend.invalid/ws"}}}}]}]}`, nil), dir)
+	s := mustWS(t, "ws://"+address(t, front, "workers[0].transports[0]")+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
+	echo(t, s, "com.example.echo")
+	if err := front.Stop(context.Background()); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
 	select {

@@ -136,9 +136,10 @@ func FuzzDeflateNegotiate(f *testing.F) {
 }
 
 // FuzzProxyRelay feeds a relay any byte stream as the client's: the relay
-// must end (the backend answers close frames), and each frame reaching the
-// backend must be masked, with no reserved bits, and be the client's next
-// frame unchanged, except a last close frame 1001 of the relay's own.
+// must end (the backend answers close frames), and what reaches the backend
+// must be the client's frames up to the first one the relay must refuse (or
+// up to a close frame), each unchanged and masked afresh, then at most a
+// close frame 1001 of the relay's own.
 func FuzzProxyRelay(f *testing.F) {
 	f.Add(clientFrame(ws.OpText, true, "hello"), uint16(0))
 	f.Add(append(clientFrame(ws.OpBinary, false, "frag"), clientFrame(ws.OpContinuation, true, "ment")...), uint16(0))
@@ -152,7 +153,7 @@ func FuzzProxyRelay(f *testing.F) {
 		go func() { r.run(); close(done) }()
 		go func() { client.Write(in); client.Close() }()
 		go io.Copy(io.Discard, client) // the relay's close frames and the backend's answers
-		want := readFrames(bytes.NewReader(in))
+		want := relayable(readFrames(bytes.NewReader(in)), int64(maxFrame))
 		br := bufio.NewReader(backend)
 		for i := 0; ; i++ {
 			got, ok := readFrame(br)
@@ -178,6 +179,24 @@ func FuzzProxyRelay(f *testing.F) {
 		}
 		<-done
 	})
+}
+
+// relayable returns the frames a relay passes on from a client: those
+// before the first that breaks the rules (not masked, reserved bits or
+// opcode, a long or fragmented control frame, a payload above maxFrame if
+// not 0), and up to a close frame.
+func relayable(frames []ws.Frame, maxFrame int64) []ws.Frame {
+	for i, f := range frames {
+		h := f.Header
+		if !h.Masked || h.Rsv != 0 || h.OpCode.IsReserved() || h.OpCode.IsControl() && (!h.Fin || h.Length > maxControlPayload) ||
+			maxFrame > 0 && h.Length > maxFrame {
+			return frames[:i]
+		}
+		if h.OpCode == ws.OpClose {
+			return frames[:i+1]
+		}
+	}
+	return frames
 }
 
 // readFrames reads r's complete frames, unmasked.

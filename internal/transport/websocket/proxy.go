@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -50,6 +51,10 @@ const (
 	// closeTimeout is how long a relay waits for the answer to a close frame
 	// it relayed, and how long writing a close frame of its own may take.
 	closeTimeout = 5 * time.Second
+	// stallTimeout is how long a write to a side may make no progress: a
+	// peer that stops reading ends its relay after it, instead of holding
+	// two connections and two goroutines forever.
+	stallTimeout = 30 * time.Second
 	// relayBufferSize is each side's read and write buffer; payloads are
 	// copied through the write buffer in chunks of at most this size.
 	relayBufferSize = 4096
@@ -138,6 +143,9 @@ func (p *Proxy) check(r *http.Request) (status int, msg string) {
 	switch {
 	case !isUpgrade(r):
 		return http.StatusUpgradeRequired, "websocket: this is a WebSocket reverse proxy; upgrade required"
+	case r.Method != http.MethodGet || r.Header.Get("Sec-WebSocket-Version") != "13" || r.Header.Get("Sec-WebSocket-Key") == "":
+		// Checked again by the upgrade, but before the backend is dialled.
+		return http.StatusBadRequest, "websocket: bad upgrade request (want GET with Sec-WebSocket-Key and Sec-WebSocket-Version 13)"
 	case !originAllowed(p.origins, r.Header.Get("Origin")):
 		return http.StatusForbidden, "websocket: origin not allowed"
 	}
@@ -230,6 +238,30 @@ func (p *Proxy) Close() {
 	}
 	p.mu.Unlock()
 	p.wg.Wait()
+}
+
+// Shutdown is Close bounded by ctx: when ctx ends first, the relays still
+// running lose their connections at once (no close frame) and Shutdown
+// returns ctx's error once their goroutines are over.
+func (p *Proxy) Shutdown(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		p.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	p.mu.Lock()
+	relays := slices.Collect(maps.Keys(p.relays))
+	p.mu.Unlock()
+	for _, r := range relays {
+		r.end("reverse proxy shut down")
+	}
+	<-done
+	return ctx.Err()
 }
 
 // relay is one proxied connection. A pump goroutine per direction reads
@@ -365,6 +397,9 @@ type side struct {
 	w      *bufio.Writer
 	whdr   [ws.MaxHeaderSize]byte
 	closed bool // a close frame was written, or a frame cut short: nothing may follow
+	// limit bounds each write to conn (a time.Duration): stallTimeout,
+	// closeTimeout once the relay is closing.
+	limit atomic.Int64
 }
 
 // newSide wraps conn; pending are bytes of conn's stream that the handshake
@@ -374,7 +409,19 @@ func newSide(name string, conn net.Conn, pending []byte, masks bool) *side {
 	if len(pending) > 0 {
 		rd = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(pending), conn), relayBufferSize)
 	}
-	return &side{name: name, conn: conn, masks: masks, rd: rd, w: bufio.NewWriterSize(conn, relayBufferSize)}
+	s := &side{name: name, conn: conn, masks: masks, rd: rd}
+	s.limit.Store(int64(stallTimeout))
+	s.w = bufio.NewWriterSize(sideWriter{s}, relayBufferSize)
+	return s
+}
+
+// sideWriter writes to a side's connection, each write bounded by the
+// side's current time limit.
+type sideWriter struct{ s *side }
+
+func (w sideWriter) Write(b []byte) (int, error) {
+	w.s.conn.SetWriteDeadline(time.Now().Add(time.Duration(w.s.limit.Load())))
+	return w.s.conn.Write(b)
 }
 
 // check returns the close status and reason for a frame header from s
@@ -388,6 +435,8 @@ func (s *side) check(h ws.Header, maxFrame int) (ws.StatusCode, string) {
 		return ws.StatusProtocolError, "frame masking is wrong for this side"
 	case h.Rsv != 0:
 		return ws.StatusProtocolError, "reserved bits set"
+	case h.OpCode.IsReserved():
+		return ws.StatusProtocolError, "reserved opcode"
 	case h.OpCode.IsControl() && (!h.Fin || h.Length > maxControlPayload):
 		return ws.StatusProtocolError, "fragmented or long control frame"
 	}
@@ -404,6 +453,7 @@ func (s *side) relayFrame(h ws.Header, src io.Reader) error {
 // sendClose writes a close frame to s, within closeTimeout, unless s had
 // one or a frame to it was cut short. Errors are left to the relay's end.
 func (s *side) sendClose(code ws.StatusCode, reason string) {
+	s.limit.Store(int64(closeTimeout))
 	s.conn.SetWriteDeadline(time.Now().Add(closeTimeout)) // also bounds a frame being written
 	s.wmu.Lock()
 	defer s.wmu.Unlock()

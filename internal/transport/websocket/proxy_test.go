@@ -380,6 +380,45 @@ func TestProxyCloseTimeout(t *testing.T) {
 	})
 }
 
+// TestProxyStalledPeer: a client that stops reading ends its relay once a
+// write to it has made no progress for stallTimeout (the frame is cut
+// short, so it gets no close frame), instead of holding the relay forever.
+func TestProxyStalledPeer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, _, backend := pipeRelay(t, ProxyOptions{}) // the client end is never read
+		done := make(chan struct{})
+		go func() { r.run(); close(done) }()
+		start := time.Now()
+		go backend.Write(frameBytes(ws.NewTextFrame([]byte("for nobody"))))
+		go io.Copy(io.Discard, backend)
+		<-done
+		if elapsed, want := time.Since(start), stallTimeout; elapsed != want {
+			t.Fatalf("relay ended after %v, want %v", elapsed, want)
+		}
+	})
+}
+
+// TestProxyShutdown: Shutdown returns when its context ends, with the
+// relays whose close frames cannot be written ended at once.
+func TestProxyShutdown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, _, backend := pipeRelay(t, ProxyOptions{}) // the client end is never read
+		go io.Copy(io.Discard, backend)
+		if !r.proxy.start(r) {
+			t.Fatal("relay not started")
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		start := time.Now()
+		if err := r.proxy.Shutdown(ctx); err != context.DeadlineExceeded {
+			t.Fatalf("Shutdown: %v, want %v", err, context.DeadlineExceeded)
+		}
+		if elapsed := time.Since(start); elapsed != time.Second {
+			t.Fatalf("Shutdown returned after %v, want 1s", elapsed)
+		}
+	})
+}
+
 // TestProxyConnectionDropped: when one side's connection ends without a
 // close frame, the other side gets 1001 and loses its connection.
 func TestProxyConnectionDropped(t *testing.T) {
@@ -449,6 +488,8 @@ func TestProxyRefusals(t *testing.T) {
 	}{
 		{"not an upgrade", func(*testing.T) ProxyOptions { return ProxyOptions{URL: neverDialed} },
 			false, "", http.StatusUpgradeRequired, "upgrade required"},
+		{"no Sec-WebSocket-Key", func(*testing.T) ProxyOptions { return ProxyOptions{URL: neverDialed} },
+			true, noKey, http.StatusBadRequest, "websocket: bad upgrade request"},
 		{"origin not allowed", func(*testing.T) ProxyOptions {
 			return ProxyOptions{URL: neverDialed, AllowedOrigins: []string{"https://*.example.com"}}
 		}, true, "https://example.com.evil.test", http.StatusForbidden, "websocket: origin not allowed"},
@@ -484,14 +525,21 @@ func silentDial(t *testing.T) func(ctx context.Context, network, addr string) (n
 }
 
 // upgradeRequest sends srv a request, with the upgrade headers if upgrade,
-// and returns a refusal and its text.
+// and returns a refusal and its text. origin is the Origin header (none if
+// ""), or noKey to leave Sec-WebSocket-Key out instead.
+const noKey = "(no key)"
+
 func upgradeRequest(t *testing.T, srv *httptest.Server, upgrade bool, origin string) (*http.Response, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
 	if upgrade {
 		setUpgradeHeaders(req.Header)
 	}
-	if origin != "" {
+	switch origin {
+	case noKey:
+		req.Header.Del("Sec-WebSocket-Key")
+	case "":
+	default:
 		req.Header.Set("Origin", origin)
 	}
 	resp, err := srv.Client().Do(req)
@@ -519,6 +567,7 @@ func TestProxyProtocolErrors(t *testing.T) {
 		{"reserved bits", 0, frameBytes(reserved), nil, ws.StatusProtocolError, ws.StatusGoingAway},
 		{"long ping", 0, clientFrame(ws.OpPing, true, pattern(126)), nil, ws.StatusProtocolError, ws.StatusGoingAway},
 		{"fragmented ping", 0, clientFrame(ws.OpPing, false, "p"), nil, ws.StatusProtocolError, ws.StatusGoingAway},
+		{"reserved opcode", 0, clientFrame(ws.OpCode(3), true, "x"), nil, ws.StatusProtocolError, ws.StatusGoingAway},
 		{"client frame too big", 16, clientFrame(ws.OpBinary, true, pattern(17)), nil, ws.StatusMessageTooBig, ws.StatusGoingAway},
 		{"backend frame masked", 0, nil, clientFrame(ws.OpText, true, "x"), ws.StatusGoingAway, ws.StatusProtocolError},
 		{"backend frame too big", 16, nil, frameBytes(ws.NewBinaryFrame([]byte(pattern(17)))), ws.StatusGoingAway, ws.StatusMessageTooBig},
