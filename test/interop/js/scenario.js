@@ -22,71 +22,16 @@
 // AUTOBAHN_DEBUG=1 in the environment makes autobahn-js trace every message.
 if (process.env.AUTOBAHN_DEBUG) global.AUTOBAHN_DEBUG = true;
 const autobahn = require('autobahn');
+const common = require('./common.js');
 
-const ERROR_URI = 'com.interop.error';
-const EVENT_ARGS = ['hello', 1];
-const EVENT_KWARGS = {k: 'v'};
-const ERROR_ARGS = ['bad', 42];
-const ERROR_KWARGS = {reason: 'because', code: 7};
-const PROGRESS = [1, 2, 3];
-const FINAL = 'done';
-
-function usage(msg) {
-  fail('usage: ' + msg);
-}
+const {ERROR_URI, EVENT_ARGS, EVENT_KWARGS, ERROR_ARGS, ERROR_KWARGS, PROGRESS, FINAL} = common.values;
+const {check, same, sorted, uris} = common;
+const {step, emit, fail, usage} = common.reporter('scenario.js');
 
 function parseArgs(argv) {
-  const opts = {
-    url: '', realm: 'realm1', serializer: 'json', authmethod: 'anonymous',
-    authid: '', secret: '', expectFail: false, role: 'all',
-    prefix: 'com.interop.js' + process.pid + '_' + Date.now(), timeout: 20,
-  };
-  const names = {
-    '--url': 'url', '--realm': 'realm', '--serializer': 'serializer',
-    '--authmethod': 'authmethod', '--authid': 'authid', '--secret': 'secret',
-    '--role': 'role', '--prefix': 'prefix', '--timeout': 'timeout',
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--expect-fail') {
-      opts.expectFail = true;
-    } else if (names[a] !== undefined) {
-      if (i + 1 >= argv.length) usage(a + ' needs a value');
-      opts[names[a]] = argv[++i];
-    } else {
-      usage('unknown argument ' + JSON.stringify(a));
-    }
-  }
-  opts.timeout = Number(opts.timeout);
-  if (!opts.url) usage('--url is required');
-  if (!['json', 'msgpack', 'cbor'].includes(opts.serializer)) usage('--serializer must be json, msgpack or cbor');
-  if (!['anonymous', 'ticket', 'wampcra', 'cryptosign'].includes(opts.authmethod)) {
-    usage('--authmethod must be anonymous, ticket, wampcra or cryptosign');
-  }
-  if (opts.authmethod === 'cryptosign' && !/^[0-9a-fA-F]{64}$/.test(opts.secret)) {
-    usage('--secret must be a 64 hex digit Ed25519 seed with --authmethod cryptosign');
-  }
-  if (!['all', 'callee', 'caller'].includes(opts.role)) usage('--role must be all, callee or caller');
-  if (!(opts.timeout > 0)) usage('--timeout must be a positive number of seconds');
-  if (opts.url.startsWith('rs://') && opts.serializer !== 'json') usage('autobahn-js speaks RawSocket with json only');
-  return opts;
-}
-
-const started = Date.now();
-
-// step notes progress on stderr, so that a failure shows how far it got.
-function step(msg) {
-  process.stderr.write('scenario.js: +' + (Date.now() - started) + 'ms ' + msg + '\n');
-}
-
-function emit(obj) {
-  process.stdout.write(JSON.stringify(obj) + '\n');
-}
-
-function fail(msg) {
-  process.stderr.write('scenario.js: ' + msg + '\n');
-  emit({ok: false, error: String(msg)});
-  process.exit(1);
+  return common.parseArgs(argv, usage, 'js', (opts) => {
+    if (opts.url.startsWith('rs://') && opts.serializer !== 'json') usage('autobahn-js speaks RawSocket with json only');
+  });
 }
 
 function describe(err) {
@@ -163,23 +108,6 @@ function deferred() {
   return d;
 }
 
-function check(cond, msg) {
-  if (!cond) throw new Error('check failed: ' + msg);
-}
-
-function same(got, want) {
-  return JSON.stringify(got) === JSON.stringify(want);
-}
-
-function uris(prefix) {
-  return {
-    add2: prefix + '.add2',
-    progress: prefix + '.progress',
-    error: prefix + '.error',
-    topic: prefix + '.topic',
-  };
-}
-
 function add2(args) {
   return args[0] + args[1];
 }
@@ -244,12 +172,6 @@ async function callError(session, u) {
   check(same(err.args, ERROR_ARGS), 'error args ' + JSON.stringify(err.args) + ', want ' + JSON.stringify(ERROR_ARGS));
   check(same(sorted(err.kwargs), sorted(ERROR_KWARGS)),
     'error kwargs ' + JSON.stringify(err.kwargs) + ', want ' + JSON.stringify(ERROR_KWARGS));
-}
-
-function sorted(obj) {
-  const out = {};
-  for (const k of Object.keys(obj || {}).sort()) out[k] = obj[k];
-  return out;
 }
 
 async function publish(session, u) {

@@ -18,70 +18,17 @@ import { sign as craSign } from 'wampy/wampcra.js';
 import { sign as cryptosignSign } from 'wampy/cryptosign.js';
 import tweetnacl from 'tweetnacl';
 import WebSocket from 'ws';
+import common from './common.js';
 
-const ERROR_URI = 'com.interop.error';
-const EVENT_ARGS = ['hello', 1];
-const EVENT_KWARGS = {k: 'v'};
-const ERROR_ARGS = ['bad', 42];
-const ERROR_KWARGS = {reason: 'because', code: 7};
-const PROGRESS = [1, 2, 3];
-const FINAL = 'done';
+const {ERROR_URI, EVENT_ARGS, EVENT_KWARGS, ERROR_ARGS, ERROR_KWARGS, PROGRESS, FINAL} = common.values;
+const {check, same, sorted, uris} = common;
+const {step, emit, fail, usage} = common.reporter('wampy-scenario.mjs');
 const GOODBYE = 6;
 
-const started = Date.now();
-
-function step(msg) {
-  process.stderr.write('wampy-scenario.mjs: +' + (Date.now() - started) + 'ms ' + msg + '\n');
-}
-
-function emit(obj) {
-  process.stdout.write(JSON.stringify(obj) + '\n');
-}
-
-function fail(msg) {
-  process.stderr.write('wampy-scenario.mjs: ' + msg + '\n');
-  emit({ok: false, error: String(msg)});
-  process.exit(1);
-}
-
-function usage(msg) {
-  fail('usage: ' + msg);
-}
-
 function parseArgs(argv) {
-  const opts = {
-    url: '', realm: 'realm1', serializer: 'json', authmethod: 'anonymous',
-    authid: '', secret: '', expectFail: false, role: 'all',
-    prefix: 'com.interop.wampy' + process.pid + '_' + Date.now(), timeout: 20,
-  };
-  const names = {
-    '--url': 'url', '--realm': 'realm', '--serializer': 'serializer',
-    '--authmethod': 'authmethod', '--authid': 'authid', '--secret': 'secret',
-    '--role': 'role', '--prefix': 'prefix', '--timeout': 'timeout',
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--expect-fail') {
-      opts.expectFail = true;
-    } else if (names[a] !== undefined) {
-      if (i + 1 >= argv.length) usage(a + ' needs a value');
-      opts[names[a]] = argv[++i];
-    } else {
-      usage('unknown argument ' + JSON.stringify(a));
-    }
-  }
-  opts.timeout = Number(opts.timeout);
-  if (!opts.url.startsWith('ws://')) usage('--url must be ws://HOST:PORT/PATH (wampy.js speaks WebSocket only)');
-  if (!['json', 'msgpack', 'cbor'].includes(opts.serializer)) usage('--serializer must be json, msgpack or cbor');
-  if (!['anonymous', 'ticket', 'wampcra', 'cryptosign'].includes(opts.authmethod)) {
-    usage('--authmethod must be anonymous, ticket, wampcra or cryptosign');
-  }
-  if (opts.authmethod === 'cryptosign' && !/^[0-9a-fA-F]{64}$/.test(opts.secret)) {
-    usage('--secret must be a 64 hex digit Ed25519 seed with --authmethod cryptosign');
-  }
-  if (!['all', 'callee', 'caller'].includes(opts.role)) usage('--role must be all, callee or caller');
-  if (!(opts.timeout > 0)) usage('--timeout must be a positive number of seconds');
-  return opts;
+  return common.parseArgs(argv, usage, 'wampy', (opts) => {
+    if (!opts.url.startsWith('ws://')) usage('--url must be ws://HOST:PORT/PATH (wampy.js speaks WebSocket only)');
+  });
 }
 
 // recording wraps a serializer so that the reason of the router's GOODBYE
@@ -134,30 +81,12 @@ function wampyOptions(opts, seen) {
   return o;
 }
 
-function check(cond, msg) {
-  if (!cond) throw new Error('check failed: ' + msg);
-}
-
-function same(got, want) {
-  return JSON.stringify(got) === JSON.stringify(want);
-}
-
-function sorted(obj) {
-  const out = {};
-  for (const k of Object.keys(obj || {}).sort()) out[k] = obj[k];
-  return out;
-}
-
 function describe(err) {
   if (err && err.errorUri) {
     return 'WAMP error ' + err.errorUri + ' ' + JSON.stringify(err.argsList) + ' ' + JSON.stringify(err.argsDict);
   }
   if (err && err.stack) return err.stack;
   return String(err);
-}
-
-function uris(prefix) {
-  return {add2: prefix + '.add2', progress: prefix + '.progress', error: prefix + '.error', topic: prefix + '.topic'};
 }
 
 // provide registers the procedures and subscribes to the topic; it returns
