@@ -79,44 +79,40 @@ type wsTarget struct {
 }
 
 // webSocketTarget maps a connecting WebSocket transport's endpoint and URL.
-// With keepHost, the handshake names the URL's host (the scheme still
-// follows the endpoint's "tls") and a TCP endpoint is dialled apart; see
-// webSocketURL for the other way.
+// With keepHost, the handshake names the URL's host and a TCP endpoint is
+// dialled apart (the scheme still follows the endpoint's "tls"); without,
+// see webSocketURL.
 func (b *builder) webSocketTarget(t *config.ComponentTransport, keepHost bool) (wsTarget, error) {
 	e := t.Endpoint
 	u, err := webSocketURL(t)
 	if err != nil {
 		return wsTarget{}, err
 	}
-	target := wsTarget{url: u.String()}
-	if keepHost && e.Type == "tcp" {
-		address := u.Host
-		if u, err = url.Parse(t.URL); err != nil {
-			return wsTarget{}, fmt.Errorf("node: url: %w", err)
-		}
-		if e.TLS != nil {
-			u.Scheme = "wss"
-		}
-		target.url = u.String()
-		network := tcpNetwork(e.Version)
-		target.netDial = func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, network, address)
-		}
+	var target wsTarget
+	switch {
+	case e.Type == "unix":
+		target.netDial = dialTo("unix", b.resolve(e.Path))
+	case keepHost:
+		target.netDial = dialTo(tcpNetwork(e.Version), u.Host)
+		orig, _ := url.Parse(t.URL) // parsed by webSocketURL
+		u.Host = orig.Host
 	}
+	target.url = u.String()
 	if e.TLS != nil {
 		if target.tls, err = clientTLSConfig(e.TLS, e.Host, b.resolve); err != nil {
 			return wsTarget{}, err
 		}
 	}
-	if e.Type == "unix" {
-		path := b.resolve(e.Path)
-		target.netDial = func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", path)
-		}
-	}
 	return target, nil
+}
+
+// dialTo is a NetDial function that connects to address, whatever the
+// handshake's URL names.
+func dialTo(network, address string) func(ctx context.Context, _, _ string) (net.Conn, error) {
+	return func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, address)
+	}
 }
 
 // webSocketURL is the URL a WebSocket component transport connects to:
