@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # HTTP load runs of make bench: the junction binary's Caller, Publisher and
-# Reverse Proxy under wrk, each beside a baseline measured in the same run
-# with the same load generator:
+# Reverse Proxy, each beside a baseline measured in the same run with the
+# same load generator:
 #   - POST /call -> Go callee over WebSocket -> 200, at 1, 10 and 50
 #     connections, beside a plain net/http handler answering a fixed JSON body;
 #   - POST /publish with one subscriber, beside the plain handler;
@@ -11,6 +11,11 @@
 #   - POST /call to a RESTCallee (a container node in a second junction
 #     process, connected over WebSocket) that GETs the same upstream:
 #     Callee calls/s through the Caller.
+# Everything runs under wrk (C, one thread); the Caller and Publisher runs
+# are repeated under hey, a Go load generator (issue 4 allows either). The
+# generator shares the two cores with the node and its peers, so its own
+# cost per request weighs on every ratio: wrk drives the plain handler at
+# about twice hey's rate.
 # Everything listens on 127.0.0.1 with ports chosen by the OS; every process
 # started here is stopped by PID at the end.
 # The ratio targets are measured in alternating rounds (baseline, service)
@@ -21,10 +26,12 @@ cd "$(dirname "$0")/.."
 secs=${1:-10}
 rounds=${2:-3}
 
-if ! command -v wrk >/dev/null; then
-	echo "bench-http: installing wrk (Debian package)" >&2
-	apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk >&2
-fi
+for tool in wrk hey; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "bench-http: installing $tool (Debian package)" >&2
+		apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$tool" >&2
+	fi
+done
 
 tmp=$(mktemp -d)
 pids=()
@@ -147,68 +154,97 @@ fi
 start callee "$tmp/loadpeer" callee "ws://$node/ws" realm1 com.bench.echo
 start subscriber "$tmp/loadpeer" subscriber "ws://$node/ws" realm1 com.bench.topic
 
-cat >"$tmp/call.lua" <<'LUA'
-wrk.method = "POST"
-wrk.body = '{"procedure":"com.bench.echo","args":[42]}'
-wrk.headers["Content-Type"] = "application/json"
-LUA
-cat >"$tmp/rest.lua" <<'LUA'
-wrk.method = "POST"
-wrk.body = '{"procedure":"com.bench.rest","kwargs":{"method":"GET","url":"page"}}'
-wrk.headers["Content-Type"] = "application/json"
-LUA
-cat >"$tmp/publish.lua" <<'LUA'
-wrk.method = "POST"
-wrk.body = '{"topic":"com.bench.topic","args":[42]}'
-wrk.headers["Content-Type"] = "application/json"
-LUA
+# load NAME METHOD [JSON]: a request the generators send, as a wrk script
+# ($tmp/NAME.lua) and, for hey, a body file ($tmp/NAME.body).
+declare -A methods
+load() {
+	local name=$1 method=$2 body=${3:-}
+	methods[$name]=$method
+	printf '%s' "$body" >"$tmp/$name.body"
+	{
+		echo "wrk.method = \"$method\""
+		if [ -n "$body" ]; then
+			echo "wrk.body = '$body'"
+			echo 'wrk.headers["Content-Type"] = "application/json"'
+		fi
+	} >"$tmp/$name.lua"
+}
+load call POST '{"procedure":"com.bench.echo","args":[42]}'
+load rest POST '{"procedure":"com.bench.rest","kwargs":{"method":"GET","url":"page"}}'
+load publish POST '{"topic":"com.bench.topic","args":[42]}'
+load get GET
 
-# wrk1 CONNS URL [SCRIPT]: one wrk run; sets rps, p50, p99 and errs.
-wrk1() {
-	local conns=$1 url=$2 script=${3:-}
+# measure CONNS URL LOAD: one run of $gen; sets rps, p50, p99 and errs
+# (non-2xx answers and socket errors, empty when there were none).
+measure() {
+	local conns=$1 url=$2 name=$3
 	local out
-	out=$(wrk -t1 -c"$conns" -d"${secs}s" --latency ${script:+-s "$script"} "$url")
-	rps=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
-	p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
-	p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
-	errs=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out" | tr '\n' ' ')
+	case $gen in
+	wrk)
+		out=$(wrk -t1 -c"$conns" -d"${secs}s" --latency -s "$tmp/$name.lua" "$url")
+		rps=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
+		p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
+		p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+		errs=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out" | tr '\n' ' ')
+		;;
+	hey)
+		local body=()
+		[ -s "$tmp/$name.body" ] && body=(-T application/json -D "$tmp/$name.body")
+		out=$(hey -c "$conns" -z "${secs}s" -m "${methods[$name]}" "${body[@]}" "$url")
+		rps=$(awk '/Requests\/sec/ {printf "%.2f", $2}' <<<"$out")
+		p50=$(awk '$1 == "50%" {printf "%.2fms", $3 * 1000}' <<<"$out")
+		p99=$(awk '$1 == "99%" {printf "%.2fms", $3 * 1000}' <<<"$out")
+		errs=$(awk '/^Status code distribution/ {s = 1; next} /^Error distribution/ {e = 1; next}
+			s && /\[[0-9]+\]/ && $1 !~ /^\[2/ {printf "status %s %s ", $1, $2}
+			e && NF {print "error:", $0}' <<<"$out" | tr '\n' ' ')
+		;;
+	esac
 }
 
-# run LABEL CONNS URL [SCRIPT]: one wrk run, summarised on one line.
+# run LABEL CONNS URL LOAD: one run, summarised on one line.
 run() {
 	local label=$1
 	shift
-	wrk1 "$@"
+	measure "$@"
 	printf '%-28s c=%-3s %10s req/s   p50 %-9s p99 %-9s %s\n' "$label" "$1" "$rps" "$p50" "$p99" "$errs"
 }
 
-# pairs LABEL BASE-LABEL BASE-URL URL [SCRIPT]: $rounds alternating runs
+# pairs LABEL BASE-LABEL BASE-URL URL LOAD: $rounds alternating runs
 # of the baseline and the service at 50 connections, each pair's ratio
 # and the median ratio (the machine's speed drifts between runs; a pair
 # taken back to back shares the drift).
 pairs() {
-	local label=$1 base_label=$2 base_url=$3 url=$4 script=${5:-}
+	local label=$1 base_label=$2 base_url=$3 url=$4 name=$5
 	local ratios=() base
 	for i in $(seq "$rounds"); do
-		run "$base_label" 50 "$base_url" "$script"
+		run "$base_label" 50 "$base_url" "$name"
 		base=$rps
-		run "$label" 50 "$url" "$script"
+		run "$label" 50 "$url" "$name"
 		ratios+=("$(awk -v a="$rps" -v b="$base" 'BEGIN {printf "%.1f", 100 * a / b}')")
 		echo "    ratio, round $i: ${ratios[-1]} %"
 	done
 	printf '%s\n' "${ratios[@]}" | sort -n | awk -v l="$label" '{r[NR] = $1} END {printf "==> %s: median %s %% of the baseline over %d rounds\n", l, r[int((NR + 1) / 2)], NR}'
 }
 
-echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, wrk -t1 -d${secs}s, node and peers on 127.0.0.1"
-for c in 1 10; do
-	run "plain net/http handler" "$c" "http://$plain/" "$tmp/call.lua"
-	run "caller POST /call" "$c" "http://$node/call" "$tmp/call.lua"
-done
-pairs "caller POST /call" "plain net/http handler" "http://$plain/" "http://$node/call" "$tmp/call.lua"
-pairs "publisher POST /publish" "plain net/http handler" "http://$plain/" "http://$node/publish" "$tmp/publish.lua"
-pairs "reverse proxy GET /proxy" "upstream direct GET" "http://$upstream/page" "http://$node/proxy/page"
-pairs "TCP forwarder GET" "upstream direct GET" "http://$upstream/page" "http://$tcpforward/page"
+# bridge_runs: the Caller at 1, 10 and 50 connections and the Publisher,
+# each beside the plain handler, under $gen.
+bridge_runs() {
+	echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $gen, ${secs}s runs, node and peers on 127.0.0.1"
+	for c in 1 10; do
+		run "plain net/http handler" "$c" "http://$plain/" call
+		run "caller POST /call" "$c" "http://$node/call" call
+	done
+	pairs "caller POST /call" "plain net/http handler" "http://$plain/" "http://$node/call" call
+	pairs "publisher POST /publish" "plain net/http handler" "http://$plain/" "http://$node/publish" publish
+}
+
+gen=wrk
+bridge_runs
+pairs "reverse proxy GET /proxy" "upstream direct GET" "http://$upstream/page" "http://$node/proxy/page" get
+pairs "TCP forwarder GET" "upstream direct GET" "http://$upstream/page" "http://$tcpforward/page" get
 if [ -n "$nginx" ]; then
-	pairs "nginx reverse proxy GET" "upstream direct GET" "http://$upstream/page" "http://$nginx/page"
+	pairs "nginx reverse proxy GET" "upstream direct GET" "http://$upstream/page" "http://$nginx/page" get
 fi
-run "caller -> RESTCallee GET" 50 "http://$node/call" "$tmp/rest.lua"
+run "caller -> RESTCallee GET" 50 "http://$node/call" rest
+gen=hey
+bridge_runs

@@ -17,7 +17,7 @@ out=${1:-bench-results.txt}
 	go test -run='^$' -bench=BenchmarkIdleSessions -benchtime=1x -count=1 -v ./test/bench/ | grep -v '^=== '
 	echo "## WAMP -> HTTP components: Subscriber forwarding rate, Callee calls/s"
 	go test -run='^$' -bench=. -benchtime=3s -count=1 ./internal/bridge/rest/
-	echo "## HTTP load on the junction binary (wrk), each beside its baseline"
+	echo "## HTTP load on the junction binary (wrk, then hey for the Caller and Publisher), each beside its baseline"
 	bash scripts/bench-http.sh 10
 } 2>&1 | tee "$out"
 echo "results in $out"
