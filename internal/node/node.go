@@ -44,7 +44,7 @@ type Node struct {
 	listeners  []*listenerUnit
 	components []*componentUnit
 	sessions   []*bridgeSession              // of the caller, publisher and webhook services
-	proxies    []func(context.Context) error // close the reverse proxies' idle upstream connections and relayed WebSockets
+	proxies    []func(context.Context) error // close the reverse proxies' idle upstream connections, upgraded connections and relayed WebSockets
 
 	mu      sync.Mutex // guards the fields below
 	state   state
@@ -162,7 +162,8 @@ func (n *Node) startAll(ctx context.Context) error {
 // connecting), then listeners (no new connections, in-flight HTTP requests
 // finish), then the embedded sessions of the HTTP bridge services
 // (GOODBYE), the reverse proxies' idle upstream connections and the
-// WebSockets relayed by WebSocket reverse proxies (close 1001), then
+// connections passing through them after an upgrade, and the WebSockets
+// relayed by WebSocket reverse proxies (close 1001), then
 // routers (GOODBYE wamp.close.system_shutdown to every session), then the
 // listeners' remaining connections. ctx bounds the whole stop: when it
 // ends, Stop closes what is left without waiting and returns ctx's error.

@@ -65,7 +65,8 @@ func serviceResult(path string, h http.Handler, commonErr, err error) (http.Hand
 }
 
 // buildReverseProxy builds a "reverseproxy" service; its idle upstream
-// connections are closed when the node stops.
+// connections and the connections passing through after an upgrade
+// (WebSockets) are closed when the node stops.
 func buildReverseProxy(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.ReverseProxyService)
 	h, err := web.ReverseProxy(web.ReverseProxyOptions{
@@ -79,9 +80,13 @@ func buildReverseProxy(env *pathEnv, path, url string, svc config.PathService) (
 	if err != nil {
 		return nil, fieldError(path, err)
 	}
-	if c, ok := h.(interface{ CloseIdleConnections() }); ok {
+	if c, ok := h.(interface {
+		CloseIdleConnections()
+		CloseUpgraded()
+	}); ok {
 		env.b.node.proxies = append(env.b.node.proxies, func(context.Context) error {
 			c.CloseIdleConnections()
+			c.CloseUpgraded()
 			return nil
 		})
 	}

@@ -82,3 +82,27 @@ func TestWebSocketProxyStop(t *testing.T) {
 		t.Fatal("the relayed session is still open after Stop")
 	}
 }
+
+// TestReverseProxyWebSocketStop: a WebSocket passing through a plain
+// "reverseproxy" path (an HTTP upgrade relayed by httputil) ends when the
+// node stops, while the backend node keeps running.
+func TestReverseProxyWebSocketStop(t *testing.T) {
+	backend := start(t, parse(t, `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+			"paths": {"ws": {"type": "websocket"}}}]}]}`, nil), t.TempDir())
+	_, port, _ := splitHostPort(t, address(t, backend, "workers[0].transports[0]"))
+	front := start(t, parse(t, `{"version": 2, "workers": [{"type": "router",
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+			"ws": {"type": "reverseproxy", "host": "127.0.0.1", "port": `+port+`, "path": "/ws"}}}]}]}`, nil), t.TempDir())
+	s := mustWS(t, "ws://"+address(t, front, "workers[0].transports[0]")+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
+	echo(t, s, "com.example.echo")
+	if err := front.Stop(context.Background()); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	select {
+	case <-s.Done():
+	case <-testCtx(t).Done():
+		t.Fatal("the session passing through the reverse proxy is still open after Stop")
+	}
+}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -69,6 +70,7 @@ type reverseProxy struct {
 	fwdPort   string // X-Forwarded-Port override, "" if none
 	fwdProto  string // X-Forwarded-Proto override, "" if none
 	log       *slog.Logger
+	upgraded  connSet // client connections of upgrades passing through
 }
 
 var _ http.Handler = (*reverseProxy)(nil)
@@ -78,7 +80,9 @@ var _ http.Handler = (*reverseProxy)(nil)
 // remaining path (behind Path), query, headers and streamed body, and the
 // upstream's answer is streamed back. The handler also has a
 // CloseIdleConnections() method that closes the idle upstream connections
-// of its transport (call it when the service stops).
+// of its transport, and a CloseUpgraded() method that closes the
+// connections passing through after an upgrade (WebSockets), which
+// http.Server.Shutdown leaves alone: call both when the service stops.
 //
 // What the upstream receives:
 //   - the path below the mount point with the encoding the client used
@@ -267,7 +271,101 @@ func (p *reverseProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = http.NewResponseController(w).EnableFullDuplex() // best effort: not on every writer
+	if _, upgrade := r.Header["Upgrade"]; upgrade {
+		if p.upgraded.isClosed() {
+			writeSmallJSON(w, r, http.StatusServiceUnavailable, `{"error":"service unavailable","reason":"the proxy is stopping"}`)
+			return
+		}
+		uw := &upgradeWriter{ResponseWriter: w, set: &p.upgraded}
+		defer uw.forget()
+		w = uw
+	}
 	p.proxy.ServeHTTP(w, r)
+}
+
+// CloseUpgraded closes the client connections of the upgrades passing
+// through (the relay to the upstream then ends too); later upgrade
+// requests are answered 503. The upgraded protocol is opaque to
+// the proxy, so nothing is said before the connection closes.
+func (p *reverseProxy) CloseUpgraded() { p.upgraded.closeAll() }
+
+// upgradeWriter records the connection httputil.ReverseProxy hijacks for
+// an upgrade, so that CloseUpgraded can close it.
+type upgradeWriter struct {
+	http.ResponseWriter
+	set  *connSet
+	conn net.Conn // nil until hijacked
+}
+
+// Hijack hands the connection over and records it; if CloseUpgraded ran
+// since the request came in, the connection is closed at once instead.
+func (w *upgradeWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !w.set.add(c) {
+		_ = c.Close()
+		return nil, nil, errors.New("web: reverseproxy: stopping")
+	}
+	w.conn = c
+	return c, rw, nil
+}
+
+// Unwrap gives http.ResponseController the writer below.
+func (w *upgradeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// forget drops the connection from the set once the relay is over.
+func (w *upgradeWriter) forget() {
+	if w.conn != nil {
+		w.set.remove(w.conn)
+	}
+}
+
+// connSet holds connections until they are removed or closed together.
+// The zero value is ready to use.
+type connSet struct {
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	closed bool
+}
+
+// add records c; it returns false once closeAll has run.
+func (s *connSet) add(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	if s.conns == nil {
+		s.conns = make(map[net.Conn]struct{})
+	}
+	s.conns[c] = struct{}{}
+	return true
+}
+
+func (s *connSet) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+func (s *connSet) remove(c net.Conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+}
+
+// closeAll closes every connection held and refuses later ones.
+func (s *connSet) closeAll() {
+	s.mu.Lock()
+	s.closed = true
+	conns := s.conns
+	s.conns = nil
+	s.mu.Unlock()
+	for c := range conns {
+		_ = c.Close()
+	}
 }
 
 // hasDotSegment reports whether the decoded path has a "." or ".."

@@ -235,3 +235,83 @@ func TestReverseProxyResponseStreams(t *testing.T) {
 		next <- struct{}{}
 	}
 }
+
+// TestReverseProxyCloseUpgraded: CloseUpgraded ends the WebSockets passing
+// through on both sides, and a later upgrade is answered 503; a relay that
+// ended by itself is forgotten.
+func TestReverseProxyCloseUpgraded(t *testing.T) {
+	gone := make(chan struct{}, 3) // an upstream WebSocket ended
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, _, err := ws.UpgradeHTTP(r, w)
+		if err != nil {
+			return
+		}
+		defer func() { conn.Close(); gone <- struct{}{} }()
+		for {
+			msg, op, err := wsutil.ReadClientData(conn)
+			if err != nil {
+				return
+			}
+			if err := wsutil.WriteServerMessage(conn, op, msg); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(up.Close)
+	h := mustProxy(t, upstreamOptions(t, up))
+	p := h.(*reverseProxy)
+	tree := NewTree()
+	mustMount(t, tree, "ws", h)
+	addr := serveTree(t, tree)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	dial := func() net.Conn {
+		t.Helper()
+		conn, _, _, err := ws.Dial(ctx, "ws://"+addr+"/ws/")
+		if err != nil {
+			t.Fatalf("dial through the proxy: %v", err)
+		}
+		_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+		if err := wsutil.WriteClientMessage(conn, ws.OpText, []byte("hi")); err != nil {
+			t.Fatal(err)
+		}
+		if got, _, err := wsutil.ReadServerData(conn); err != nil || string(got) != "hi" {
+			t.Fatalf("echo: %q, %v", got, err)
+		}
+		return conn
+	}
+	waitGone := func(what string) {
+		t.Helper()
+		select {
+		case <-gone:
+		case <-ctx.Done():
+			t.Fatalf("%s: the upstream's WebSocket is still open", what)
+		}
+	}
+
+	ended := dial()
+	ended.Close()
+	waitGone("client closed")
+	open := dial()
+	defer open.Close()
+
+	p.CloseUpgraded()
+	if _, _, err := wsutil.ReadServerData(open); err == nil {
+		t.Fatal("read a message after CloseUpgraded")
+	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("the client's connection is still open after CloseUpgraded: %v", err)
+	}
+	waitGone("CloseUpgraded")
+	p.upgraded.mu.Lock()
+	left := len(p.upgraded.conns)
+	p.upgraded.mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d connections still held after CloseUpgraded", left)
+	}
+
+	_, _, _, err := ws.Dial(ctx, "ws://"+addr+"/ws/")
+	var se ws.StatusError
+	if !errors.As(err, &se) || int(se) != http.StatusServiceUnavailable {
+		t.Errorf("upgrade after CloseUpgraded: %v, want status 503", err)
+	}
+}
