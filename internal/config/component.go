@@ -1,6 +1,9 @@
 package config
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Bridge component classes: the class components Junction has built in.
 // Crossbar's older names for them are accepted too (see BridgeClass).
@@ -177,6 +180,9 @@ func (d *decoder) webSocketTarget(o *object, t *ComponentTransport) {
 	t.URL = o.reqStr("url")
 	if t.URL != "" && !webSocketURL(t.URL) {
 		d.errorf(o.at("url"), "invalid WebSocket URL %q (want ws://host[:port]/path or wss://...)", t.URL)
+	}
+	if strings.HasPrefix(strings.ToLower(t.URL), "wss:") && t.Endpoint.TLS == nil && t.Endpoint.Type != "" {
+		d.warnf(o.at("url"), "wss:// with an endpoint without \"tls\": TLS is still used, verified against the system's root certificates (give the endpoint \"tls\" to choose the CA or hostname)")
 	}
 }
 

@@ -102,6 +102,13 @@ var warningTests = []struct {
 	{"proxy backend option", proxyPath("", `"max_message_size": 1000`), t0 + ".paths.x.backend.options.max_message_size", "ignored: a WebSocket reverse proxy relays frames as they come, with no options of its own towards the backend"},
 	{"proxy url", web(`{"x": {"type": "websocket-reverseproxy", "url": "ws://localhost/x", "backend": {"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 9000}, "url": "ws://h/ws"}}}`),
 		t0 + ".paths.x.url", "ignored: the service is at its path"},
+	{"proxy wss without tls", web(`{"x": {"type": "websocket-reverseproxy", "backend": {"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 9000}, "url": "wss://h/ws"}}}`),
+		t0 + ".paths.x.backend.url", "TLS is still used, verified against the system's root certificates"},
+	{"proxy wss over unix", web(`{"x": {"type": "websocket-reverseproxy", "backend": {"type": "websocket", "endpoint": {"type": "unix", "path": "b.sock"}, "url": "WSS://h/ws"}}}`),
+		t0 + ".paths.x.backend.url", "TLS is still used"},
+	{"proxy wss with tls", web(`{"x": {"type": "websocket-reverseproxy", "backend": {"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 9000, "tls": {}}, "url": "wss://h/ws"}}}`), "", ""},
+	{"component wss without tls", componentWith(`{"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 443}, "url": "wss://h/ws"}`),
+		ctr0 + ".url", "TLS is still used"},
 	{"component ping timeout 0", componentOptions(`"auto_ping_interval": 1000, "auto_ping_timeout": 0`), ctrOpts + ".auto_ping_timeout", "0 means the same as auto_ping_interval"},
 }
 
