@@ -23,12 +23,15 @@ var rules = []rule{
 	{prefix: "internal/uriindex", allowed: nil, stdOnly: true},
 	{prefix: "internal/auth", allowed: []string{"internal/wamp", "internal/uriindex"}},
 	{prefix: "internal/router", allowed: []string{"internal/wamp", "internal/uriindex", "internal/auth"}},
-	{prefix: "internal/transport", allowed: []string{"internal/wamp", "internal/transport"}},
+	{prefix: "internal/transport", allowed: []string{"internal/wamp", "internal/transport", "internal/lograte"}},
 	{prefix: "internal/client", allowed: []string{"internal/wamp", "internal/auth"}},
 	// bridge -> codec: the Caller and Publisher read request bodies and
 	// write answers with the codec's plain-JSON value API (no reflection),
 	// not to speak WAMP JSON: it is their hot path (issue 4).
-	{prefix: "internal/bridge", allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/client", "internal/auth", "internal/bridge/webhooksig"}},
+	{prefix: "internal/bridge", allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/client", "internal/auth", "internal/bridge/webhooksig", "internal/lograte"}},
+	// lograte: a leaf utility (rate-limited warnings), usable by any
+	// package but the router, which keeps its own counting slowLog.
+	{prefix: "internal/lograte", allowed: nil, stdOnly: true},
 	{prefix: "internal/config", allowed: []string{"internal/wamp", "internal/uriindex"}},
 }
 

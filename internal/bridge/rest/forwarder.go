@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/lograte"
 )
 
 // forwarder delivers one subscription's events in order: push (on the
@@ -19,14 +20,14 @@ type forwarder struct {
 	queue   chan *client.Event
 	closing chan struct{} // closed by close: deliver what is queued and end
 	once    sync.Once
-	full    logLimit // "queue full" warnings
-	failed  logLimit // "delivery dropped" warnings
+	full    lograte.Limit // "queue full" warnings
+	failed  lograte.Limit // "delivery dropped" warnings
 }
 
 func newForwarder(s *Subscriber, sub Subscription) *forwarder {
 	return &forwarder{s: s, sub: sub, log: s.log.With("topic", sub.Topic, "url", sub.URL),
 		queue: make(chan *client.Event, s.opts.QueueSize), closing: make(chan struct{}),
-		full: logLimit{interval: time.Second}, failed: logLimit{interval: time.Second}}
+		full: lograte.Limit{Interval: time.Second}, failed: lograte.Limit{Interval: time.Second}}
 }
 
 // push queues ev, or drops and counts it when the queue is full or the
@@ -41,7 +42,7 @@ func (f *forwarder) push(ev *client.Event) {
 	case f.queue <- ev:
 	default:
 		f.s.stats.queueFull.Add(1)
-		if ok, held := f.full.allow(); ok {
+		if ok, held := f.full.Allow(); ok {
 			f.log.Warn("rest: subscriber queue full, dropping events", "limit", cap(f.queue), "dropped_since_last_log", held)
 		}
 	}
@@ -111,7 +112,7 @@ func (f *forwarder) deliver(ctx context.Context, ev *client.Event) {
 // drop counts ev as dropped and logs it (rate-limited).
 func (f *forwarder) drop(ev *client.Event, err error) {
 	f.s.stats.dropped.Add(1)
-	if ok, held := f.failed.allow(); ok {
+	if ok, held := f.failed.Allow(); ok {
 		f.log.Warn("rest: subscriber dropped an event", "publication", ev.Publication, "err", err, "dropped_since_last_log", held)
 	}
 }

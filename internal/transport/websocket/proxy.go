@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/gobwas/ws"
+
+	"github.com/junction-wamp/junction/internal/lograte"
 )
 
 // ProxyOptions configures a Proxy. Only URL is required.
@@ -55,6 +57,9 @@ const (
 	// peer that stops reading ends its relay after it, instead of holding
 	// two connections and two goroutines forever.
 	stallTimeout = 30 * time.Second
+	// unreachableLogEvery is the shortest interval between two "backend
+	// not reachable" warnings; the next one says how many were held back.
+	unreachableLogEvery = 10 * time.Second
 	// relayBufferSize is each side's read and write buffer; payloads are
 	// copied through the write buffer in chunks of at most this size.
 	relayBufferSize = 4096
@@ -73,6 +78,9 @@ type Proxy struct {
 	origins []string // lower-cased origin patterns
 	log     *slog.Logger
 	wg      sync.WaitGroup // the relays' goroutines, and Close's stops
+	// unreachable limits the "backend not reachable" warnings: clients
+	// retry, and each retry would log one.
+	unreachable lograte.Limit
 
 	mu     sync.Mutex
 	relays map[*relay]struct{} // live relays; under mu
@@ -96,6 +104,7 @@ func NewProxy(opts ProxyOptions) (*Proxy, error) {
 		opts.DialTimeout = defaultDialTimeout
 	}
 	p := &Proxy{opts: opts, log: opts.Logger, relays: map[*relay]struct{}{}}
+	p.unreachable.Interval = unreachableLogEvery
 	p.origins = lowerAll(opts.AllowedOrigins)
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
@@ -115,7 +124,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	backend, pending, proto, err := p.dial(r)
 	if err != nil {
-		p.log.Warn("websocket: reverse proxy backend not reachable", "backend", p.opts.URL, "remote", r.RemoteAddr, "err", err)
+		if ok, held := p.unreachable.Allow(); ok {
+			p.log.Warn("websocket: reverse proxy backend not reachable", "backend", p.opts.URL, "remote", r.RemoteAddr, "err", err,
+				"refused_since_last_log", held)
+		}
 		http.Error(w, "websocket: reverse proxy backend not reachable", http.StatusServiceUnavailable)
 		return
 	}

@@ -10,11 +10,13 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -513,6 +515,49 @@ func TestProxyRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProxyUnreachableLogLimit: every client refused while the backend is
+// down gets 503, but the warning is logged once per interval, the next one
+// saying how many were held back.
+func TestProxyUnreachableLogLimit(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	var logs lockedBuffer
+	_, srv := serveProxy(t, ProxyOptions{URL: "ws://" + l.Addr().String() + "/",
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	for range 3 {
+		if resp, _ := upgradeRequest(t, srv, true, ""); resp.StatusCode != http.StatusServiceUnavailable {
+			t.Fatalf("status %d, want 503", resp.StatusCode)
+		}
+	}
+	if n := strings.Count(logs.String(), "backend not reachable"); n != 1 {
+		t.Fatalf("%d warnings for 3 refusals within %v, want 1:\n%s", n, unreachableLogEvery, logs.String())
+	}
+	if !strings.Contains(logs.String(), "refused_since_last_log=0") {
+		t.Errorf("the first warning does not count the refusals held back:\n%s", logs.String())
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a logger and a test together.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // silentDial connects to a peer that never answers the handshake.
