@@ -39,7 +39,8 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("web options = %+v", webT.Options)
 	}
 	wsS := webT.Paths["ws"].(*WebSocketService)
-	if !reflect.DeepEqual(wsS.Options, defaultWebSocketOptions()) || !reflect.DeepEqual(wsS.Serializers, Serializers) {
+	if !reflect.DeepEqual(wsS.Options, defaultWebSocketOptions()) || !reflect.DeepEqual(wsS.Serializers, Serializers) ||
+		wsS.Options.CloseHandshakeTimeout != time.Second {
 		t.Errorf("websocket service = %+v", wsS)
 	}
 	static := webT.Paths["/"].(*StaticService)

@@ -5,6 +5,12 @@ import (
 	"time"
 )
 
+// DefaultCloseHandshakeTimeout is "close_handshake_timeout" when not
+// given: Crossbar's (Autobahn's default). Closing TCP right after the
+// close frame can reset the connection before the client has read the
+// frame, and the client then sees 1006 instead of the close code.
+const DefaultCloseHandshakeTimeout = time.Second
+
 // WebSocketService is a path service of "type": "websocket": WAMP over
 // WebSocket at this path (and the paths below it).
 type WebSocketService struct {
@@ -64,8 +70,8 @@ type WebSocketOptions struct {
 	OpenHandshakeTimeout time.Duration
 	// CloseHandshakeTimeout is "close_handshake_timeout" (ms): after
 	// sending its close frame, the server waits this long for the client's
-	// before it closes TCP (default 0: TCP is closed right after the close
-	// frame).
+	// before it closes TCP (default DefaultCloseHandshakeTimeout; 0: TCP
+	// is closed right after the close frame).
 	CloseHandshakeTimeout time.Duration
 	// EnableWebStatus is "enable_webstatus" (default true). Junction never
 	// serves Crossbar's status page: a plain GET without Upgrade always
@@ -107,6 +113,7 @@ type DeflateOptions struct {
 func defaultWebSocketOptions() WebSocketOptions {
 	return WebSocketOptions{
 		AutoPingSize:                4,
+		CloseHandshakeTimeout:       DefaultCloseHandshakeTimeout,
 		AllowedOrigins:              []string{"*"},
 		AllowNullOrigin:             true,
 		EnableWebStatus:             true,
@@ -164,7 +171,7 @@ func (d *decoder) webSocketOptionValues(oo *object, opts *WebSocketOptions) {
 	}
 	opts.AllowNullOrigin = oo.boolean("allow_null_origin", true)
 	opts.OpenHandshakeTimeout = ms("open_handshake_timeout")
-	opts.CloseHandshakeTimeout = ms("close_handshake_timeout")
+	opts.CloseHandshakeTimeout = time.Duration(oo.integer("close_handshake_timeout", DefaultCloseHandshakeTimeout.Milliseconds(), 0, maxInt32)) * time.Millisecond
 	opts.EnableWebStatus = oo.boolean("enable_webstatus", true)
 	opts.FailByDrop = oo.boolean("fail_by_drop", false)
 	opts.RequireWebSocketSubprotocol = oo.boolean("require_websocket_subprotocol", true)
