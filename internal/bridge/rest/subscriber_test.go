@@ -261,17 +261,26 @@ func TestSubscriberExpectedCode(t *testing.T) {
 
 func TestSubscriberClientErrorNotRetried(t *testing.T) {
 	reqs := make(chan int, 10)
+	release := make(chan struct{}) // the second event's answer waits for it
+	var n atomic.Int32
 	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
 		reqs <- 1
+		if n.Add(1) == 2 {
+			<-release
+		}
 		w.WriteHeader(http.StatusBadRequest)
 	})
+	releaseOnce := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(releaseOnce) // before the server's cleanup, which waits for the handler
 	s, pub := subscriberEnv(t, SubscriberOptions{Subscriptions: []Subscription{{Topic: "com.example.x", URL: srv.URL}}})
 	publish(t, pub, "com.example.x", nil, nil)
 	publish(t, pub, "com.example.x", nil, nil)
 	recv(t, testCtx(t), reqs)
 	recv(t, testCtx(t), reqs) // the second event: the first was not retried
-	if st := s.Stats(); st.Retried != 0 || st.Dropped != 1 {
-		t.Errorf("stats = %+v", st)
+	st := s.Stats()
+	releaseOnce()
+	if st.Retried != 0 || st.Dropped != 1 {
+		t.Errorf("stats = %+v, want the first event dropped without a retry", st)
 	}
 }
 
