@@ -26,12 +26,14 @@ cd "$(dirname "$0")/.."
 secs=${1:-10}
 rounds=${2:-3}
 
+missing=()
 for tool in wrk hey; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "bench-http: installing $tool (Debian package)" >&2
-		apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$tool" >&2
-	fi
+	command -v "$tool" >/dev/null || missing+=("$tool")
 done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "bench-http: installing ${missing[*]} (Debian packages)" >&2
+	apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
+fi
 
 tmp=$(mktemp -d)
 pids=()
@@ -194,7 +196,7 @@ measure() {
 		rps=$(awk '/Requests\/sec/ {printf "%.2f", $2}' <<<"$out")
 		p50=$(awk '$1 == "50%" {printf "%.2fms", $3 * 1000}' <<<"$out")
 		p99=$(awk '$1 == "99%" {printf "%.2fms", $3 * 1000}' <<<"$out")
-		errs=$(awk '/^Status code distribution/ {s = 1; next} /^Error distribution/ {e = 1; next}
+		errs=$(awk '/^Status code distribution/ {s = 1; next} /^Error distribution/ {s = 0; e = 1; next}
 			s && /\[[0-9]+\]/ && $1 !~ /^\[2/ {printf "status %s %s ", $1, $2}
 			e && NF {print "error:", $0}' <<<"$out" | tr '\n' ' ')
 		;;

@@ -181,8 +181,14 @@ func (d *decoder) webSocketTarget(o *object, t *ComponentTransport) {
 	if t.URL != "" && !webSocketURL(t.URL) {
 		d.errorf(o.at("url"), "invalid WebSocket URL %q (want ws://host[:port]/path or wss://...)", t.URL)
 	}
-	if strings.HasPrefix(strings.ToLower(t.URL), "wss:") && t.Endpoint.TLS == nil && t.Endpoint.Type != "" {
-		d.warnf(o.at("url"), "wss:// with an endpoint without \"tls\": TLS is still used, verified against the system's root certificates (give the endpoint \"tls\" to choose the CA or hostname)")
+	if strings.HasPrefix(strings.ToLower(t.URL), "wss:") && t.Endpoint.TLS == nil {
+		const used = "wss:// with an endpoint without \"tls\": TLS is still used, verified against the system's root certificates"
+		switch t.Endpoint.Type {
+		case "tcp":
+			d.warnf(o.at("url"), "%s (give the endpoint \"tls\" to choose the CA or hostname)", used)
+		case "unix":
+			d.warnf(o.at("url"), "%s, over the Unix socket (use ws://, or a TCP endpoint with \"tls\" to choose the CA or hostname)", used)
+		}
 	}
 }
 

@@ -105,7 +105,7 @@ var warningTests = []struct {
 	{"proxy wss without tls", web(`{"x": {"type": "websocket-reverseproxy", "backend": {"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 9000}, "url": "wss://h/ws"}}}`),
 		t0 + ".paths.x.backend.url", "TLS is still used, verified against the system's root certificates"},
 	{"proxy wss over unix", web(`{"x": {"type": "websocket-reverseproxy", "backend": {"type": "websocket", "endpoint": {"type": "unix", "path": "b.sock"}, "url": "WSS://h/ws"}}}`),
-		t0 + ".paths.x.backend.url", "TLS is still used"},
+		t0 + ".paths.x.backend.url", "TLS is still used, verified against the system's root certificates, over the Unix socket (use ws://"},
 	{"proxy wss with tls", web(`{"x": {"type": "websocket-reverseproxy", "backend": {"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 9000, "tls": {}}, "url": "wss://h/ws"}}}`), "", ""},
 	{"component wss without tls", componentWith(`{"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 443}, "url": "wss://h/ws"}`),
 		ctr0 + ".url", "TLS is still used"},

@@ -272,99 +272,119 @@ func (p *reverseProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = http.NewResponseController(w).EnableFullDuplex() // best effort: not on every writer
 	if _, upgrade := r.Header["Upgrade"]; upgrade {
-		if p.upgraded.isClosed() {
-			writeSmallJSON(w, r, http.StatusServiceUnavailable, `{"error":"service unavailable","reason":"the proxy is stopping"}`)
-			return
-		}
-		uw := &upgradeWriter{ResponseWriter: w, set: &p.upgraded}
-		defer uw.forget()
-		w = uw
+		p.serveUpgrade(w, r)
+		return
 	}
 	p.proxy.ServeHTTP(w, r)
 }
 
-// CloseUpgraded closes the client connections of the upgrades passing
-// through (the relay to the upstream then ends too); later upgrade
-// requests are answered 503. The upgraded protocol is opaque to
-// the proxy, so nothing is said before the connection closes.
+// serveUpgrade proxies a request that asks for a protocol upgrade
+// (WebSocket), registered in p.upgraded until the relay ends, so that
+// CloseUpgraded can end it: its context is canceled, which makes httputil
+// close the upstream connection (also while it still waits for the
+// upstream's 101), and the client's connection is closed once hijacked.
+func (p *reverseProxy) serveUpgrade(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	u := &upgrade{cancel: cancel}
+	if !p.upgraded.add(u) {
+		writeSmallJSON(w, r, http.StatusServiceUnavailable, `{"error":"service unavailable","reason":"the proxy is stopping"}`)
+		return
+	}
+	defer p.upgraded.remove(u)
+	p.proxy.ServeHTTP(&upgradeWriter{ResponseWriter: w, set: &p.upgraded, u: u}, r.WithContext(ctx))
+}
+
+// CloseUpgraded ends the upgrades passing through, and those still waiting
+// for the upstream's answer: the client's and the upstream's connections
+// are closed. Later upgrade requests are answered 503. The upgraded
+// protocol is opaque to the proxy, so nothing is said before the
+// connections close.
 func (p *reverseProxy) CloseUpgraded() { p.upgraded.closeAll() }
+
+// upgrade is one upgrade request in p.upgraded.
+type upgrade struct {
+	cancel context.CancelFunc // ends the request, and the relay
+	conn   net.Conn           // the client's connection once hijacked; under connSet.mu
+}
 
 // upgradeWriter records the connection httputil.ReverseProxy hijacks for
 // an upgrade, so that CloseUpgraded can close it.
 type upgradeWriter struct {
 	http.ResponseWriter
-	set  *connSet
-	conn net.Conn // nil until hijacked
+	set *connSet
+	u   *upgrade
 }
 
 // Hijack hands the connection over and records it; if CloseUpgraded ran
-// since the request came in, the connection is closed at once instead.
+// meanwhile, the connection is closed at once instead.
 func (w *upgradeWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	c, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
 	if err != nil {
 		return nil, nil, err
 	}
-	if !w.set.add(c) {
+	if !w.set.hijacked(w.u, c) {
 		_ = c.Close()
-		return nil, nil, errors.New("web: reverseproxy: stopping")
+		w.u.cancel() // so that the error is taken for the client gone
+		return nil, nil, context.Canceled
 	}
-	w.conn = c
 	return c, rw, nil
 }
 
 // Unwrap gives http.ResponseController the writer below.
 func (w *upgradeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// forget drops the connection from the set once the relay is over.
-func (w *upgradeWriter) forget() {
-	if w.conn != nil {
-		w.set.remove(w.conn)
-	}
-}
-
-// connSet holds connections until they are removed or closed together.
-// The zero value is ready to use.
+// connSet holds the upgrades in progress until they end or are closed
+// together. The zero value is ready to use.
 type connSet struct {
 	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
+	ups    map[*upgrade]struct{}
 	closed bool
 }
 
-// add records c; it returns false once closeAll has run.
-func (s *connSet) add(c net.Conn) bool {
+// add records u; it returns false once closeAll has run.
+func (s *connSet) add(u *upgrade) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return false
 	}
-	if s.conns == nil {
-		s.conns = make(map[net.Conn]struct{})
+	if s.ups == nil {
+		s.ups = make(map[*upgrade]struct{})
 	}
-	s.conns[c] = struct{}{}
+	s.ups[u] = struct{}{}
 	return true
 }
 
-func (s *connSet) isClosed() bool {
+// hijacked records u's connection; it returns false once closeAll has run.
+func (s *connSet) hijacked(u *upgrade, c net.Conn) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.closed
+	if s.closed {
+		return false
+	}
+	u.conn = c
+	return true
 }
 
-func (s *connSet) remove(c net.Conn) {
+func (s *connSet) remove(u *upgrade) {
 	s.mu.Lock()
-	delete(s.conns, c)
+	delete(s.ups, u)
 	s.mu.Unlock()
 }
 
-// closeAll closes every connection held and refuses later ones.
+// closeAll ends every upgrade held and refuses later ones.
 func (s *connSet) closeAll() {
 	s.mu.Lock()
 	s.closed = true
-	conns := s.conns
-	s.conns = nil
+	ups := s.ups
+	s.ups = nil
 	s.mu.Unlock()
-	for c := range conns {
-		_ = c.Close()
+	for u := range ups {
+		u.cancel()
+		if u.conn != nil {
+			_ = u.conn.Close()
+		}
 	}
 }
 

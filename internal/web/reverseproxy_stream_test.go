@@ -303,7 +303,7 @@ func TestReverseProxyCloseUpgraded(t *testing.T) {
 	}
 	waitGone("CloseUpgraded")
 	p.upgraded.mu.Lock()
-	left := len(p.upgraded.conns)
+	left := len(p.upgraded.ups)
 	p.upgraded.mu.Unlock()
 	if left != 0 {
 		t.Errorf("%d connections still held after CloseUpgraded", left)
@@ -313,5 +313,81 @@ func TestReverseProxyCloseUpgraded(t *testing.T) {
 	var se ws.StatusError
 	if !errors.As(err, &se) || int(se) != http.StatusServiceUnavailable {
 		t.Errorf("upgrade after CloseUpgraded: %v, want status 503", err)
+	}
+}
+
+// TestReverseProxyCloseUpgradedStuck: CloseUpgraded also ends a relay that
+// no read or write would end (the client half-closed, the upstream is
+// silent), and an upgrade still waiting for the upstream's answer.
+func TestReverseProxyCloseUpgradedStuck(t *testing.T) {
+	tests := []struct {
+		name     string
+		answer   bool // the upstream upgrades (else it never answers)
+		halfOpen bool // the client half-closes once upgraded
+	}{
+		{"client half-closed, upstream silent", true, true},
+		{"upstream never answers the upgrade", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stop := make(chan struct{})
+			reached := make(chan struct{}, 1) // the upgrade reached the upstream, in the state the test wants
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tt.answer {
+					conn, _, _, err := ws.UpgradeHTTP(r, w)
+					if err != nil {
+						return
+					}
+					defer conn.Close()
+					io.Copy(io.Discard, conn) // until the proxy passes the half-close on
+				}
+				reached <- struct{}{}
+				<-stop
+			}))
+			t.Cleanup(up.Close)
+			t.Cleanup(func() { close(stop) })
+			h := mustProxy(t, upstreamOptions(t, up))
+			done := make(chan struct{}) // the proxy's handler returned
+			tree := NewTree()
+			mustMount(t, tree, "ws", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				defer close(done)
+				h.ServeHTTP(w, r)
+			}))
+			addr := serveTree(t, tree)
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			defer cancel()
+			dialed := make(chan error, 1)
+			go func() {
+				conn, _, _, err := ws.Dial(ctx, "ws://"+addr+"/ws/")
+				if err == nil {
+					t.Cleanup(func() { conn.Close() })
+					if tt.halfOpen {
+						err = conn.(*net.TCPConn).CloseWrite()
+					}
+				}
+				dialed <- err
+			}()
+			if tt.answer {
+				if err := <-dialed; err != nil {
+					t.Fatalf("dial through the proxy: %v", err)
+				}
+			}
+			select {
+			case <-reached:
+			case <-ctx.Done():
+				t.Fatal("the upgrade never reached the upstream")
+			}
+			h.(interface{ CloseUpgraded() }).CloseUpgraded()
+			select {
+			case <-done:
+			case <-ctx.Done():
+				t.Fatal("the relay is still running after CloseUpgraded")
+			}
+			if !tt.answer {
+				if err := <-dialed; err == nil {
+					t.Error("the upgrade succeeded after CloseUpgraded")
+				}
+			}
+		})
 	}
 }
