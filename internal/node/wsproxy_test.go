@@ -57,52 +57,44 @@ func TestWebSocketProxy(t *testing.T) {
 	}
 }
 
-// TestWebSocketProxyStop: stopping the node ends the relayed connections,
-// while the backend (another node, reached over TCP at the endpoint's
-// address although the URL names another host) keeps running.
-func TestWebSocketProxyStop(t *testing.T) {
-	backend := start(t, parse(t, `{"version": 2, "workers": [{"type": "router",
-		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
-		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
-			"paths": {"ws": {"type": "websocket"}}}]}]}`, nil), t.TempDir())
-	_, port, _ := splitHostPort(t, address(t, backend, "workers[0].transports[0]"))
-	dir := t.TempDir()
-	front := start(t, parse(t, `{"version": 2, "workers": [{"type": "router",
-		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
-			"ws": {"type": "websocket-reverseproxy", "backend": {"type": "websocket",
-				"endpoint": {"type": "tcp", "host": "127.0.0.1", "port": `+port+`}, "url": "ws://backend.invalid/ws"}}}}]}]}`, nil), dir)
-	s := mustWS(t, "ws://"+address(t, front, "workers[0].transports[0]")+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
-	echo(t, s, "com.example.echo")
-	if err := front.Stop(context.Background()); err != nil {
-		t.Fatalf("Stop: %v", err)
+// TestProxyStop: stopping the node ends the WebSockets its proxies relay,
+// while the backend (another node) keeps running: a "websocket-reverseproxy"
+// path (reached over TCP at the endpoint's address although the URL names
+// another host) and a plain "reverseproxy" path (an HTTP upgrade relayed by
+// httputil).
+func TestProxyStop(t *testing.T) {
+	tests := []struct {
+		name string
+		path func(port string) string // the front node's "ws" path
+	}{
+		{"websocket-reverseproxy", func(port string) string {
+			return `{"type": "websocket-reverseproxy", "backend": {"type": "websocket",
+				"endpoint": {"type": "tcp", "host": "127.0.0.1", "port": ` + port + `}, "url": "ws://backend.invalid/ws"}}`
+		}},
+		{"reverseproxy", func(port string) string {
+			return `{"type": "reverseproxy", "host": "127.0.0.1", "port": ` + port + `, "path": "/ws"}`
+		}},
 	}
-	select {
-	case <-s.Done():
-	case <-testCtx(t).Done():
-		t.Fatal("the relayed session is still open after Stop")
-	}
-}
-
-// TestReverseProxyWebSocketStop: a WebSocket passing through a plain
-// "reverseproxy" path (an HTTP upgrade relayed by httputil) ends when the
-// node stops, while the backend node keeps running.
-func TestReverseProxyWebSocketStop(t *testing.T) {
-	backend := start(t, parse(t, `{"version": 2, "workers": [{"type": "router",
-		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
-		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
-			"paths": {"ws": {"type": "websocket"}}}]}]}`, nil), t.TempDir())
-	_, port, _ := splitHostPort(t, address(t, backend, "workers[0].transports[0]"))
-	front := start(t, parse(t, `{"version": 2, "workers": [{"type": "router",
-		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
-			"ws": {"type": "reverseproxy", "host": "127.0.0.1", "port": `+port+`, "path": "/ws"}}}]}]}`, nil), t.TempDir())
-	s := mustWS(t, "ws://"+address(t, front, "workers[0].transports[0]")+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
-	echo(t, s, "com.example.echo")
-	if err := front.Stop(context.Background()); err != nil {
-		t.Fatalf("Stop: %v", err)
-	}
-	select {
-	case <-s.Done():
-	case <-testCtx(t).Done():
-		t.Fatal("the session passing through the reverse proxy is still open after Stop")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			backend := start(t, parse(t, `{"version": 2, "workers": [{"type": "router",
+				"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+				"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+					"paths": {"ws": {"type": "websocket"}}}]}]}`, nil), t.TempDir())
+			_, port, _ := splitHostPort(t, address(t, backend, "workers[0].transports[0]"))
+			front := start(t, parse(t, `{"version": 2, "workers": [{"type": "router",
+				"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+					"ws": `+tt.path(port)+`}}]}]}`, nil), t.TempDir())
+			s := mustWS(t, "ws://"+address(t, front, "workers[0].transports[0]")+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
+			echo(t, s, "com.example.echo")
+			if err := front.Stop(context.Background()); err != nil {
+				t.Fatalf("Stop: %v", err)
+			}
+			select {
+			case <-s.Done():
+			case <-testCtx(t).Done():
+				t.Fatal("the relayed session is still open after Stop")
+			}
+		})
 	}
 }

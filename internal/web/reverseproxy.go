@@ -70,7 +70,7 @@ type reverseProxy struct {
 	fwdPort   string // X-Forwarded-Port override, "" if none
 	fwdProto  string // X-Forwarded-Proto override, "" if none
 	log       *slog.Logger
-	upgraded  connSet // client connections of upgrades passing through
+	upgraded  upgradeSet // upgrades passing through, for CloseUpgraded
 }
 
 var _ http.Handler = (*reverseProxy)(nil)
@@ -305,14 +305,14 @@ func (p *reverseProxy) CloseUpgraded() { p.upgraded.closeAll() }
 // upgrade is one upgrade request in p.upgraded.
 type upgrade struct {
 	cancel context.CancelFunc // ends the request, and the relay
-	conn   net.Conn           // the client's connection once hijacked; under connSet.mu
+	conn   net.Conn           // the client's connection once hijacked; under upgradeSet.mu
 }
 
 // upgradeWriter records the connection httputil.ReverseProxy hijacks for
 // an upgrade, so that CloseUpgraded can close it.
 type upgradeWriter struct {
 	http.ResponseWriter
-	set *connSet
+	set *upgradeSet
 	u   *upgrade
 }
 
@@ -334,16 +334,16 @@ func (w *upgradeWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // Unwrap gives http.ResponseController the writer below.
 func (w *upgradeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// connSet holds the upgrades in progress until they end or are closed
+// upgradeSet holds the upgrades in progress until they end or are closed
 // together. The zero value is ready to use.
-type connSet struct {
+type upgradeSet struct {
 	mu     sync.Mutex
 	ups    map[*upgrade]struct{}
 	closed bool
 }
 
 // add records u; it returns false once closeAll has run.
-func (s *connSet) add(u *upgrade) bool {
+func (s *upgradeSet) add(u *upgrade) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -357,7 +357,7 @@ func (s *connSet) add(u *upgrade) bool {
 }
 
 // hijacked records u's connection; it returns false once closeAll has run.
-func (s *connSet) hijacked(u *upgrade, c net.Conn) bool {
+func (s *upgradeSet) hijacked(u *upgrade, c net.Conn) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -367,14 +367,14 @@ func (s *connSet) hijacked(u *upgrade, c net.Conn) bool {
 	return true
 }
 
-func (s *connSet) remove(u *upgrade) {
+func (s *upgradeSet) remove(u *upgrade) {
 	s.mu.Lock()
 	delete(s.ups, u)
 	s.mu.Unlock()
 }
 
 // closeAll ends every upgrade held and refuses later ones.
-func (s *connSet) closeAll() {
+func (s *upgradeSet) closeAll() {
 	s.mu.Lock()
 	s.closed = true
 	ups := s.ups

@@ -20,14 +20,19 @@ import (
 )
 
 // wsEchoUpstream is a WebSocket echo server; each upgrade's request URI is
-// sent on uris.
-func wsEchoUpstream(t *testing.T, uris chan<- string) *httptest.Server {
+// sent on uris, and each WebSocket's end on gone (when not nil).
+func wsEchoUpstream(t *testing.T, uris chan<- string, gone chan<- struct{}) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, _, _, err := ws.UpgradeHTTP(r, w)
 		if err != nil {
 			return
 		}
-		defer conn.Close()
+		defer func() {
+			conn.Close()
+			if gone != nil {
+				gone <- struct{}{}
+			}
+		}()
 		uris <- r.RequestURI
 		for {
 			msg, op, err := wsutil.ReadClientData(conn)
@@ -45,7 +50,7 @@ func wsEchoUpstream(t *testing.T, uris chan<- string) *httptest.Server {
 
 func TestReverseProxyWebSocket(t *testing.T) {
 	uris := make(chan string, 1)
-	up := wsEchoUpstream(t, uris)
+	up := wsEchoUpstream(t, uris, nil)
 	o := upstreamOptions(t, up)
 	o.Path = "/base"
 	tree := NewTree()
@@ -241,23 +246,7 @@ func TestReverseProxyResponseStreams(t *testing.T) {
 // ended by itself is forgotten.
 func TestReverseProxyCloseUpgraded(t *testing.T) {
 	gone := make(chan struct{}, 3) // an upstream WebSocket ended
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, _, _, err := ws.UpgradeHTTP(r, w)
-		if err != nil {
-			return
-		}
-		defer func() { conn.Close(); gone <- struct{}{} }()
-		for {
-			msg, op, err := wsutil.ReadClientData(conn)
-			if err != nil {
-				return
-			}
-			if err := wsutil.WriteServerMessage(conn, op, msg); err != nil {
-				return
-			}
-		}
-	}))
-	t.Cleanup(up.Close)
+	up := wsEchoUpstream(t, make(chan string, 3), gone)
 	h := mustProxy(t, upstreamOptions(t, up))
 	p := h.(*reverseProxy)
 	tree := NewTree()
