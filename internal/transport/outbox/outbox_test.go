@@ -119,7 +119,10 @@ func TestSlowConsumer(t *testing.T) {
 			if !errors.Is(err, wamp.ErrSlowConsumer) {
 				t.Fatalf("Send = %v after %d, want ErrSlowConsumer", err, sent)
 			}
-			if sent > 20 {
+			// The writer may hold one batch (at most the limit: 10
+			// frames) blocked in its flush while 10 more queue up; the
+			// next Send is the one refused.
+			if sent > 2*10+1 {
 				t.Fatalf("queue grew to %d messages", sent)
 			}
 			<-a.closed
