@@ -3,6 +3,7 @@ package node
 import (
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/router"
 )
 
 // authenticators translates a transport's "auth" into the authenticators
@@ -56,4 +57,11 @@ func anonymousAs(role string) auth.Authenticator {
 		role = TrustedRole
 	}
 	return auth.Anonymous(role)
+}
+
+// internalGate is the entry of the node's own sessions (bridge services,
+// components running in the router): anonymous as role, and exempt from
+// the limits meant for outside clients.
+func internalGate(r *router.Router, role string) *router.Gate {
+	return r.NewGate(router.GateOptions{Auths: []auth.Authenticator{anonymousAs(role)}, Internal: true})
 }

@@ -86,7 +86,7 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 		cp := fmt.Sprintf("%s.components[%d]", path, i)
 		env := componentEnv{Path: cp, Config: c}
 		if c != nil {
-			env.Dial = localDialer(r.Gate(anonymousAs(c.Role)))
+			env.Dial = localDialer(internalGate(r, c.Role))
 		}
 		b.fail(b.component(env))
 	}

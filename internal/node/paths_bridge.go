@@ -119,7 +119,7 @@ func (env *pathEnv) common(path, url string, s *config.BridgeService) (bridge.Co
 func (env *pathEnv) session(path string, s *config.BridgeService) *bridgeSession {
 	bs := &bridgeSession{
 		path: path,
-		dial: localDialer(env.router.router.Gate(anonymousAs(s.Role))),
+		dial: localDialer(internalGate(env.router.router, s.Role)),
 		cfg:  client.Config{Realm: wamp.URI(s.Realm), Logger: env.b.log.With("path", path)},
 	}
 	env.b.node.sessions = append(env.b.node.sessions, bs)

@@ -12,6 +12,20 @@ import (
 type Gate struct {
 	r     *Router
 	auths []auth.Authenticator
+	opts  GateOptions
+}
+
+// GateOptions configures a Gate. The zero value is a gate for outside
+// clients where every session is anonymous with role "anonymous".
+type GateOptions struct {
+	// Auths are the authenticators, tried in the order of the client's
+	// HELLO authmethods. None: every session is anonymous with role
+	// "anonymous".
+	Auths []auth.Authenticator
+	// Internal marks the gate of the node's own sessions (the bridge
+	// services' embedded sessions, components running in the router):
+	// the limits meant for outside clients do not apply to them.
+	Internal bool
 }
 
 // Gate and Router satisfy the transports' Attacher interface.
@@ -24,10 +38,16 @@ var (
 // the client's HELLO authmethods. With none, every session is anonymous with
 // role "anonymous".
 func (r *Router) Gate(auths ...auth.Authenticator) *Gate {
+	return r.NewGate(GateOptions{Auths: auths})
+}
+
+// NewGate returns an entry configured by o.
+func (r *Router) NewGate(o GateOptions) *Gate {
+	auths := o.Auths
 	if len(auths) == 0 {
 		auths = []auth.Authenticator{anonymous{}}
 	}
-	return &Gate{r: r, auths: auths}
+	return &Gate{r: r, auths: auths, opts: o}
 }
 
 // Attach runs a session over p on the calling goroutine: handshake, then
