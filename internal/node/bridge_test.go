@@ -220,7 +220,7 @@ func TestBridgeServices(t *testing.T) {
 			t.Errorf("forwarded %s %s %s", r.method, r.path, r.body)
 		}
 	})
-	// The specification's flow: HTTP -> Caller -> Callee -> HTTP, and the
+	// The bridge's round trip: HTTP -> Caller -> Callee -> HTTP, and the
 	// web response back in the Caller's reply.
 	t.Run("caller to callee", func(t *testing.T) {
 		code, got := post(t, f.base+"/call", `{"procedure": "com.example.rest.router", "kwargs": {"method": "POST", "url": "orders", "body": "{\"n\": 1}"}}`, nil)
