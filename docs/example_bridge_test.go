@@ -92,9 +92,8 @@ func pointBridge(t *testing.T, cfg *config.Config, api, hook string) {
 	proxy.Host = host
 	proxy.Port, _ = strconv.Atoi(port)
 	comps := cfg.Workers[1].(*config.ContainerWorker).Components
-	comps[0].Extra["baseurl"] = api
-	sub := comps[1].Extra["subscriptions"].([]any)[0].(map[string]any)
-	sub["url"] = hook + "/orders"
+	comps[0].RESTCallee.BaseURL = api
+	comps[1].MessageForwarder.Subscriptions[0].URL = hook + "/orders"
 }
 
 // wampClient registers and subscribes what the pages' snippets do.

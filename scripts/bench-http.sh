@@ -12,7 +12,7 @@
 #     process, connected over WebSocket) that GETs the same upstream:
 #     Callee calls/s through the Caller.
 # Everything runs under wrk (C, one thread); the Caller and Publisher runs
-# are repeated under hey, a Go load generator (issue 4 allows either). The
+# are repeated under hey, a Go load generator (ratios under both). The
 # generator shares the two cores with the node and its peers, so its own
 # cost per request weighs on every ratio: wrk drives the plain handler at
 # about twice hey's rate.

@@ -33,8 +33,8 @@ const bridgeBuildFails = `{"version": 2, "workers": [{"type": "router",
 		"paths": {"call": {"type": "caller", "realm": "realm1", "role": "anonymous",
 			"options": {"require_ip": ["10.0.0.0/255.0.255.0"]}}}}]}]}`
 
-// calleeBuildFails has a RESTCallee without baseurl.
-const calleeBuildFails = `{"version": 2, "workers": [{"type": "router",
+// calleeExtraBad has a RESTCallee without baseurl: its extra does not load.
+const calleeExtraBad = `{"version": 2, "workers": [{"type": "router",
 	"realms": [{"name": "realm1"}],
 	"components": [{"type": "class", "classname": "router.adapter.rest.RESTCallee", "realm": "realm1",
 		"extra": {"procedure": "com.example.api"}}]}]}`
@@ -67,7 +67,7 @@ func TestRun(t *testing.T) {
 	bad := writeFile(t, dir, "bad.json", badConfig)
 	unbuildable := writeFile(t, dir, "unbuildable.json", buildFails)
 	bridgeBad := writeFile(t, dir, "bridge.json", bridgeBuildFails)
-	calleeBad := writeFile(t, dir, "callee.json", calleeBuildFails)
+	calleeBad := writeFile(t, dir, "callee.json", calleeExtraBad)
 	bridgeWarn := writeFile(t, dir, "warn.json", bridgeWarns)
 	yamlDir := filepath.Join(dir, "yaml")
 	os.Mkdir(yamlDir, 0o755)
@@ -172,23 +172,23 @@ func TestStartInProcess(t *testing.T) {
 }
 
 // threeBuildErrors loads, but three of its items cannot be built: a
-// static directory, a require_ip entry and a callee's extra.
+// static directory, a require_ip entry and a TLS key pair.
 const threeBuildErrors = `{"version": 2, "workers": [{"type": "router",
 	"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
 	"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
 		"/": {"type": "static", "directory": "no-such-dir"},
-		"call": {"type": "caller", "realm": "realm1", "role": "anonymous", "options": {"require_ip": ["10.0.0.0/33"]}}}}],
-	"components": [{"type": "class", "classname": "router.adapter.rest.RESTCallee", "realm": "realm1",
-		"extra": {"procedure": "com.example.api"}}]}]}`
+		"call": {"type": "caller", "realm": "realm1", "role": "anonymous", "options": {"require_ip": ["10.0.0.0/33"]}}}},
+		{"type": "rawsocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0,
+			"tls": {"key": "no.key", "certificate": "no.crt"}}}]}]}`
 
 // TestBuildErrorsAllAtOnce: check prints every problem the build finds,
 // one per line in path order, and exits 1; start logs each of them.
 func TestBuildErrorsAllAtOnce(t *testing.T) {
 	file := writeFile(t, t.TempDir(), "config.json", threeBuildErrors)
 	want := []string{
-		file + `: workers[0].components[0].extra.baseurl: required`,
 		file + `: workers[0].transports[0].paths.call.options.require_ip[0]: invalid prefix length "33"`,
 		file + `: workers[0].transports[0].paths["/"]: web: static directory: `,
+		file + `: workers[0].transports[1].endpoint.tls: `,
 	}
 	var out, errOut bytes.Buffer
 	if code := run(t.Context(), []string{"check", "--config", file}, &out, &errOut, noEnv); code != 1 {

@@ -1,2 +1,3 @@
-// Package archtest holds the test that enforces DESIGN.md's import rules.
+// Package archtest holds the test that enforces the import rules between
+// the packages of the module (see docs/ARCHITECTURE.md).
 package archtest

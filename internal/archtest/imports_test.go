@@ -1,119 +1,255 @@
 package archtest
 
 import (
+	"fmt"
+	"maps"
 	"os/exec"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
 const module = "github.com/junction-wamp/junction/"
 
-// rule says which of the module's packages a package may import directly.
-// Standard-library imports are always allowed; third-party imports are
-// allowed unless stdOnly is set.
-type rule struct {
-	prefix  string   // package path under the module, matched as a prefix
-	allowed []string // module packages (prefixes) it may import
-	stdOnly bool
+// pkgInfo is what go list says of one package of the module: its path
+// under the module and its direct imports.
+type pkgInfo struct {
+	path        string
+	imports     []string
+	testImports []string // of its _test.go files, both test packages
 }
 
-var rules = []rule{
-	{prefix: "internal/wamp/codec", allowed: []string{"internal/wamp"}},
-	{prefix: "internal/wamp", allowed: nil, stdOnly: true},
-	{prefix: "internal/uriindex", allowed: nil, stdOnly: true},
-	{prefix: "internal/auth", allowed: []string{"internal/wamp", "internal/uriindex"}},
-	{prefix: "internal/router", allowed: []string{"internal/wamp", "internal/uriindex", "internal/auth"}},
-	{prefix: "internal/transport", allowed: []string{"internal/wamp", "internal/transport", "internal/lograte"}},
-	{prefix: "internal/client", allowed: []string{"internal/wamp", "internal/auth"}},
-	// bridge -> codec: the Caller and Publisher read request bodies and
-	// write answers with the codec's plain-JSON value API (no reflection),
-	// not to speak WAMP JSON: it is their hot path (issue 4).
-	{prefix: "internal/bridge", allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/client", "internal/auth", "internal/bridge/webhooksig", "internal/lograte"}},
-	// lograte: a leaf utility (rate-limited warnings), usable by any
-	// package but the router, which keeps its own counting slowLog.
-	{prefix: "internal/lograte", allowed: nil, stdOnly: true},
-	{prefix: "internal/config", allowed: []string{"internal/wamp", "internal/uriindex"}},
-}
-
-// The codec is a transport concern: transports may use it too.
-func init() {
-	for i := range rules {
-		if rules[i].prefix == "internal/transport" {
-			rules[i].allowed = append(rules[i].allowed, "internal/wamp/codec")
-		}
-	}
-}
-
-func TestImportRules(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"...").Output()
+// listPackages runs go list once for every test of the package.
+var listPackages = sync.OnceValues(func() ([]pkgInfo, error) {
+	const format = `{{.ImportPath}}|{{join .Imports " "}}|{{join .TestImports " "}} {{join .XTestImports " "}}`
+	out, err := exec.Command("go", "list", "-f", format, module+"...").Output()
 	if err != nil {
-		t.Fatalf("go list: %v", err)
+		return nil, fmt.Errorf("go list: %w", err)
 	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		pkg := strings.TrimPrefix(fields[0], module)
-		r, ok := ruleFor(pkg)
+	var pkgs []pkgInfo
+	for line := range strings.Lines(strings.TrimSpace(string(out))) {
+		f := strings.Split(strings.TrimSpace(line), "|")
+		pkgs = append(pkgs, pkgInfo{path: strings.TrimPrefix(f[0], module),
+			imports: strings.Fields(f[1]), testImports: strings.Fields(f[2])})
+	}
+	return pkgs, nil
+})
+
+func packages(t *testing.T) []pkgInfo {
+	t.Helper()
+	pkgs, err := listPackages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+// TestImportRules holds every package of the module to its rule.
+func TestImportRules(t *testing.T) {
+	for _, p := range packages(t) {
+		key, ok := ruleFor(p.path)
 		if !ok {
+			t.Errorf("%s has no import rule: add one to rules", p.path)
 			continue
 		}
-		for _, imp := range fields[1:] {
-			if msg := r.check(imp); msg != "" {
-				t.Errorf("%s imports %s: %s (DESIGN.md)", pkg, imp, msg)
+		r := rules[key]
+		imports := p.imports
+		if r.tests {
+			imports = append(slices.Clip(imports), p.testImports...)
+		}
+		for _, imp := range imports {
+			if msg := r.check(p.path, imp); msg != "" {
+				t.Errorf("%s imports %s: %s (rule %q)", p.path, imp, msg, key)
 			}
 		}
 	}
 }
 
-func ruleFor(pkg string) (rule, bool) {
-	for _, r := range rules {
-		if pkg == r.prefix || strings.HasPrefix(pkg, r.prefix+"/") {
-			return r, true
+// TestRulesNameRealPackages: every key and every allowed pattern matches a
+// package, so that a typo or a rule left behind by a removed package
+// shows.
+func TestRulesNameRealPackages(t *testing.T) {
+	var paths []string
+	for _, p := range packages(t) {
+		paths = append(paths, p.path)
+	}
+	for key, r := range rules {
+		for _, pattern := range append([]string{key}, r.allowed...) {
+			if !slices.ContainsFunc(paths, func(p string) bool { return matches(pattern, p) }) {
+				t.Errorf("rule %q: %q matches no package", key, pattern)
+			}
 		}
 	}
-	return rule{}, false
 }
 
-func (r rule) check(imp string) string {
-	if !strings.HasPrefix(imp, module) {
-		if r.stdOnly && strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
-			return "only the standard library is allowed"
+// ruleFor returns the key of the rule of pkg, a path under the module.
+func ruleFor(pkg string) (string, bool) {
+	return mostSpecific(slices.Collect(maps.Keys(rules)), pkg)
+}
+
+// mostSpecific returns the pattern among patterns that matches pkg most
+// specifically: an exact pattern before a "/..." one, a longer base before
+// a shorter one. Two patterns cannot tie (both would be the same prefix
+// of pkg), so the answer does not depend on the order of patterns.
+func mostSpecific(patterns []string, pkg string) (string, bool) {
+	best, found := "", false
+	for _, p := range patterns {
+		if matches(p, pkg) && (!found || specificity(p) > specificity(best)) {
+			best, found = p, true
 		}
-		return ""
 	}
-	p := strings.TrimPrefix(imp, module)
-	for _, a := range r.allowed {
-		if p == a || strings.HasPrefix(p, a+"/") && a != "internal/wamp" {
-			return ""
-		}
+	return best, found
+}
+
+func specificity(pattern string) int {
+	base, tree := strings.CutSuffix(pattern, "/...")
+	if tree {
+		return 2 * len(base)
+	}
+	return 2*len(base) + 1
+}
+
+// matches reports whether pattern ("a/b" exactly, or "a/b/..." for a/b
+// and below) matches pkg.
+func matches(pattern, pkg string) bool {
+	base, tree := strings.CutSuffix(pattern, "/...")
+	if !tree {
+		return pkg == pattern
+	}
+	return pkg == base || strings.HasPrefix(pkg, base+"/")
+}
+
+// check returns why pkg, under r, may not import imp ("" when it may).
+func (r rule) check(pkg, imp string) string {
+	p, inModule := strings.CutPrefix(imp, module)
+	switch {
+	case !inModule && !thirdParty(imp):
+		return ""
+	case !inModule && r.stdOnly:
+		return "only the standard library is allowed"
+	case !inModule, p == pkg:
+		return ""
+	case slices.ContainsFunc(r.allowed, func(a string) bool { return matches(a, p) }):
+		return ""
 	}
 	return "not an allowed dependency"
 }
 
+// thirdParty reports whether an import path is outside the standard
+// library: its first element holds a dot, as a domain does.
+func thirdParty(imp string) bool {
+	first, _, _ := strings.Cut(imp, "/")
+	return strings.Contains(first, ".")
+}
+
 func TestRuleCheck(t *testing.T) {
-	router, _ := ruleFor("internal/router")
-	wamp, _ := ruleFor("internal/wamp")
-	transport, _ := ruleFor("internal/transport/websocket")
-	bridge, _ := ruleFor("internal/bridge")
 	tests := []struct {
-		r    rule
-		imp  string
-		want bool // allowed
+		pkg, imp string
+		want     bool // allowed
 	}{
-		{router, module + "internal/wamp", true},
-		{router, module + "internal/wamp/codec", false},
-		{router, module + "internal/transport/local", false},
-		{router, "github.com/some/lib", true},
-		{wamp, "github.com/some/lib", false},
-		{wamp, "sync", true},
-		{transport, module + "internal/wamp/codec", true},
-		{transport, module + "internal/transport/outbox", true},
-		{transport, module + "internal/router", false},
-		{bridge, module + "internal/wamp/codec", true},
-		{bridge, module + "internal/router", false},
+		{"internal/router", module + "internal/wamp", true},
+		{"internal/router", module + "internal/lograte", true},
+		{"internal/router", module + "internal/wamp/codec", false},
+		{"internal/router", module + "internal/transport/local", false},
+		{"internal/router", module + "internal/config", false},
+		{"internal/router", "github.com/some/lib", true},
+		{"internal/wamp", "github.com/some/lib", false},
+		{"internal/wamp", "sync", true},
+		{"internal/wamp", module + "internal/uriindex", false},
+		{"internal/wamp/codec", module + "internal/wamp", true},
+		{"internal/transport/websocket", module + "internal/wamp/codec", true},
+		{"internal/transport/websocket", module + "internal/transport/outbox", true},
+		{"internal/transport/websocket", module + "internal/router", false},
+		{"internal/bridge", module + "internal/wamp/codec", true},
+		{"internal/bridge", module + "internal/bridge/webhooksig", true},
+		{"internal/bridge", module + "internal/router", false},
+		{"internal/bridge/rest", module + "internal/client", true},
+		{"internal/bridge/rest", module + "internal/config", false},
+		{"internal/bridge/webhooksig", module + "internal/wamp", false},
+		{"internal/web", module + "internal/lograte", true},
+		{"internal/web", module + "internal/router", false},
+		{"internal/web", module + "internal/transport/websocket", false},
+		{"internal/client", module + "internal/auth", true},
+		{"internal/client", module + "internal/router", false},
+		{"internal/config", module + "internal/uriindex", true},
+		{"internal/config", module + "internal/bridge/rest", false},
+		{"internal/node", module + "internal/router", true},
+		{"cmd/junction", module + "internal/node", true},
+		{"docs", module + "internal/node", true},
+		{"test/e2e", module + "internal/client", true},
+		{"test/e2e", module + "test/internal/nodeproc", true},
+		{"test/e2e", module + "internal/node", false},
+		{"test/interop", module + "internal/client", false},
+		{"test/internal/nodeproc", "go.uber.org/goleak", false},
+		{"internal/web", module + "internal/web", true}, // its external test package
 	}
 	for _, tt := range tests {
-		if got := tt.r.check(tt.imp) == ""; got != tt.want {
-			t.Errorf("rule %s, import %s: allowed = %v, want %v", tt.r.prefix, tt.imp, got, tt.want)
+		key, ok := ruleFor(tt.pkg)
+		if !ok {
+			t.Errorf("%s: no rule", tt.pkg)
+			continue
+		}
+		if got := rules[key].check(tt.pkg, tt.imp) == ""; got != tt.want {
+			t.Errorf("%s (rule %q) imports %s: allowed = %v, want %v", tt.pkg, key, tt.imp, got, tt.want)
+		}
+	}
+}
+
+// TestRuleForIsOrderIndependent resolves packages against overlapping
+// patterns in every order of the patterns: the most specific one wins in
+// each.
+func TestRuleForIsOrderIndependent(t *testing.T) {
+	patterns := []string{"internal/...", "internal/bridge/...", "internal/bridge", "internal/bridge/webhooksig", "internal/wamp"}
+	tests := []struct{ pkg, want string }{
+		{"internal/bridge", "internal/bridge"},
+		{"internal/bridge/rest", "internal/bridge/..."},
+		{"internal/bridge/webhooksig", "internal/bridge/webhooksig"},
+		{"internal/wamp", "internal/wamp"},
+		{"internal/wamp/codec", "internal/..."},
+		{"internal/bridgex", "internal/..."},
+		{"cmd/junction", ""},
+	}
+	for _, order := range permutations(patterns) {
+		for _, tt := range tests {
+			if got, _ := mostSpecific(order, tt.pkg); got != tt.want {
+				t.Errorf("patterns %q, package %s: rule %q, want %q", order, tt.pkg, got, tt.want)
+			}
+		}
+	}
+}
+
+// permutations returns every order of s.
+func permutations(s []string) [][]string {
+	if len(s) <= 1 {
+		return [][]string{slices.Clone(s)}
+	}
+	var out [][]string
+	for i := range s {
+		rest := slices.Concat(s[:i], s[i+1:])
+		for _, p := range permutations(rest) {
+			out = append(out, append([]string{s[i]}, p...))
+		}
+	}
+	return out
+}
+
+func TestMatches(t *testing.T) {
+	tests := []struct {
+		pattern, pkg string
+		want         bool
+	}{
+		{"internal/wamp", "internal/wamp", true},
+		{"internal/wamp", "internal/wamp/codec", false},
+		{"internal/wamp/...", "internal/wamp", true},
+		{"internal/wamp/...", "internal/wamp/codec", true},
+		{"internal/wamp/...", "internal/wampx", false},
+		{"internal/...", "internal/web", true},
+		{"internal/...", "cmd/junction", false},
+	}
+	for _, tt := range tests {
+		if got := matches(tt.pattern, tt.pkg); got != tt.want {
+			t.Errorf("matches(%q, %q) = %v, want %v", tt.pattern, tt.pkg, got, tt.want)
 		}
 	}
 }

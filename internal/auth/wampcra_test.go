@@ -11,7 +11,7 @@ import (
 )
 
 // Known vectors, computed with Python's hashlib and hmac exactly as
-// autobahn's derive_key and compute_wcs do (see the brief's algorithm).
+// autobahn's derive_key and compute_wcs do.
 const (
 	vecChallenge = `{"authid":"client2","authrole":"frontend","authmethod":"wampcra","authprovider":"static","session":42,"nonce":"abc","timestamp":"2024-01-02T03:04:05.678Z"}`
 	// DeriveKey("secret123", "salt123", 100, 16)

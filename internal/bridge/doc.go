@@ -9,9 +9,9 @@
 // CORS, body limit, content type, query parsing, request signatures with
 // replay protection, require_ip and require_tls. Handlers return errors and
 // one function (respond.go) writes them; one table (status.go) maps WAMP
-// error URIs to HTTP statuses. The contract is /work/shared/spec/BRIDGE.md:
-// wire-compatible with Crossbar.io's clients, stricter where Crossbar is not
-// safe.
+// error URIs to HTTP statuses. The contract: Crossbar.io's HTTP bridge
+// clients work unchanged (requests, answers, error texts and signatures as
+// Crossbar's), and where Crossbar is not safe this bridge is stricter.
 //
 // Concurrency: the handlers are safe for concurrent use; the only shared
 // mutable state is the nonce cache, which has its own lock.

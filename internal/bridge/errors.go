@@ -63,7 +63,7 @@ func (e *timeoutError) Unwrap() error { return e.cause }
 const ErrUnavailableURI wamp.URI = "junction.error.unavailable"
 
 // Texts of the refusals, Crossbar's where Crossbar has one (without its
-// Python bytes reprs). See /work/shared/reference/crossbar-behaviour.md 1.1.5.
+// Python bytes reprs), so that its clients see the answers they expect.
 const (
 	textMethod         = "Method not accepted by the REST bridge. (%s not allowed, only POST, PUT)"
 	textContentType    = "Non-accepted content type. (must be 'application/json', not '%s')"

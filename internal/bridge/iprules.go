@@ -16,7 +16,7 @@ type IPRules struct {
 
 // ParseIPRules parses require_ip entries: single addresses ("127.0.0.1",
 // "::1"), CIDR networks ("10.0.0.0/8", "fd00::/8") and IPv4 address/netmask
-// ("192.168.1.1/255.255.255.0", the specification's example). Host bits are
+// ("192.168.1.1/255.255.255.0", Crossbar's documented example). Host bits are
 // cleared rather than refused (Crossbar refuses them, which made its own
 // documentation example fail). IPv4-mapped IPv6 networks are stored as IPv4.
 // The error names the entry by index: "require_ip[2]: ...".

@@ -8,8 +8,8 @@ import (
 
 // Defaults of the options.
 const (
-	// DefaultPostBodyLimit applies when PostBodyLimit is 0. The
-	// specification's 0 means unlimited; we keep a bound (Crossbar's
+	// DefaultPostBodyLimit applies when PostBodyLimit is 0. Crossbar's
+	// default, 0, means unlimited; we keep a bound (Crossbar's
 	// configuration check allows at most this much anyway).
 	DefaultPostBodyLimit = 1 << 20
 	// DefaultWebhookPostBodyLimit applies to a Webhook when PostBodyLimit

@@ -13,7 +13,7 @@ import (
 )
 
 // signer checks the signing query parameters of Caller and Publisher
-// requests (crossbar-behaviour.md section 2). Immutable after construction,
+// requests, as Crossbar's HTTP bridge signs them. Immutable after construction,
 // but for the nonce cache, which has its own lock.
 type signer struct {
 	key, secret string // secret "" means unsigned mode

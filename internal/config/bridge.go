@@ -7,7 +7,7 @@ import (
 )
 
 // Body limits of the HTTP bridge services when "post_body_limit" is not
-// given. The specification's default is 0, unlimited; ours is a bound, so
+// given. Crossbar's default is 0, unlimited; ours is a bound, so
 // that a client cannot make the node buffer any amount unless the
 // configuration says so with an explicit 0.
 const (
@@ -38,8 +38,8 @@ type BridgeService struct {
 	Role string
 	// PostBodyLimit is "options.post_body_limit" (bytes, >= 0): larger
 	// bodies get 413. Absent means DefaultPostBodyLimit (webhooks:
-	// DefaultWebhookPostBodyLimit); the file's 0 means unlimited, as the
-	// specification says, and is NoPostBodyLimit here (with a warning).
+	// DefaultWebhookPostBodyLimit); the file's 0 means unlimited, as in
+	// Crossbar, and is NoPostBodyLimit here (with a warning).
 	// 0 in a hand-built Config means the default.
 	PostBodyLimit int64
 	// RequireIP is "options.require_ip": when not empty, only clients from

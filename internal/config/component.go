@@ -47,10 +47,12 @@ type Component struct {
 	// Role is "role" (router components only): the authrole the component
 	// joins with (default "trusted", as in Crossbar).
 	Role string
-	// Extra is "extra": the component's own configuration, kept as decoded
-	// (JSON objects as map[string]any, numbers as json.Number), with
-	// ${NAME} strings substituted (default nil).
-	Extra map[string]any
+	// RESTCallee is "extra" of a ClassRESTCallee component (nil for the
+	// other class).
+	RESTCallee *RESTCalleeExtra
+	// MessageForwarder is "extra" of a ClassMessageForwarder component
+	// (nil for the other class).
+	MessageForwarder *MessageForwarderExtra
 	// Transport is "transport" (container components only, required): how
 	// the component reaches the router.
 	Transport *ComponentTransport
@@ -108,9 +110,7 @@ func (d *decoder) classComponent(o *object, inContainer bool) *Component {
 		}
 	}
 	d.realmRef(o, c.Realm)
-	if v, ok := o.get("extra"); ok {
-		c.Extra = d.extra(o.at("extra"), v)
-	}
+	d.componentExtra(o, c)
 	if inContainer {
 		c.Transport = d.componentTransportAt(o)
 	} else {
@@ -124,16 +124,6 @@ func (d *decoder) realmRef(o *object, realm string) {
 	if realm != "" && !wampValidRealm(realm) {
 		d.errorf(o.at("realm"), "invalid realm URI %q", realm)
 	}
-}
-
-func (d *decoder) extra(path string, v any) map[string]any {
-	m, ok := v.(map[string]any)
-	if !ok {
-		d.errorf(path, "must be an object, not %s", kind(v))
-		return nil
-	}
-	d.resolveDeep(path, m)
-	return m
 }
 
 func (d *decoder) componentTransportAt(o *object) *ComponentTransport {

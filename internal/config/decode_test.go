@@ -70,7 +70,7 @@ func TestValues(t *testing.T) {
 		t.Errorf("nested path = %+v", webT.Paths["api"])
 	}
 	rc := r.Components[0]
-	if rc.Class != ClassMessageForwarder || rc.Role != "bridge" || rc.Transport != nil || rc.Extra["subscriptions"] == nil {
+	if rc.Class != ClassMessageForwarder || rc.Role != "bridge" || rc.Transport != nil || rc.MessageForwarder == nil || len(rc.MessageForwarder.Subscriptions) == 0 {
 		t.Errorf("router component = %+v", rc)
 	}
 	ctr := c.Workers[1].(*ContainerWorker)

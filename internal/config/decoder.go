@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,7 +78,14 @@ func (o *object) reqChild(k string) (*object, bool) {
 func (o *object) has(k string) bool { return o.m[k] != nil }
 
 // done reports every key of the object that no getter asked for.
-func (o *object) done() {
+func (o *object) done() { o.finish(false) }
+
+// doneListing is done for a small object of a few keys, such as a
+// component's "extra": an unknown key that is not close to a known one
+// gets the list of the known ones.
+func (o *object) doneListing() { o.finish(true) }
+
+func (o *object) finish(list bool) {
 	for _, k := range sortedKeys(o.m) {
 		if slices.Contains(o.known, k) {
 			continue
@@ -85,6 +93,8 @@ func (o *object) done() {
 		msg := "unknown key"
 		if s := suggest(k, o.known); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		} else if list {
+			msg += " (known: " + strings.Join(slices.Compact(slices.Sorted(slices.Values(o.known))), ", ") + ")"
 		}
 		o.d.errorf(o.at(k), "%s", msg)
 	}
@@ -144,6 +154,28 @@ func (o *object) reqStr(k string) string {
 		return ""
 	}
 	return o.str(k, "")
+}
+
+// validStr is str for a value that valid must accept: msg, which formats
+// the value with %q, reports one it refuses. A value that is not a string
+// is reported once, as such.
+func (o *object) validStr(k, def string, valid func(string) bool, msg string) string {
+	n := len(o.d.errs)
+	s := o.str(k, def)
+	if len(o.d.errs) == n && !valid(s) {
+		o.d.errorf(o.at(k), msg, s)
+	}
+	return s
+}
+
+// reqValidStr is validStr for a required key.
+func (o *object) reqValidStr(k string, valid func(string) bool, msg string) string {
+	n := len(o.d.errs)
+	s := o.reqStr(k)
+	if len(o.d.errs) == n && !valid(s) {
+		o.d.errorf(o.at(k), msg, s)
+	}
+	return s
 }
 
 // boolean returns the boolean at key k, or def when absent.
@@ -247,30 +279,52 @@ func (d *decoder) boolean(path string, v any, def bool) bool {
 
 // integer decodes an integer (or a ${NAME} that holds one).
 func (d *decoder) integer(path string, v any) (int64, bool) {
-	v, fromEnv, ok := d.resolveTyped(path, v)
+	text, ok := d.numberText(path, v, "an integer")
 	if !ok {
 		return 0, false
 	}
-	var text string
-	switch v := v.(type) {
-	case json.Number:
-		text = string(v)
-	case string:
-		if !fromEnv {
-			d.errorf(path, "must be an integer, not a string")
-			return 0, false
-		}
-		text = v
-	default:
-		d.errorf(path, "must be an integer, not %s", kind(v))
-		return 0, false
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+	n, err := strconv.ParseInt(text, 10, 64)
 	if err != nil {
 		d.errorf(path, "must be an integer, not %q", text)
 		return 0, false
 	}
 	return n, true
+}
+
+// number decodes a finite number (or a ${NAME} that holds one).
+func (d *decoder) number(path string, v any) (float64, bool) {
+	text, ok := d.numberText(path, v, "a number")
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		d.errorf(path, "must be a number, not %q", text)
+		return 0, false
+	}
+	return f, true
+}
+
+// numberText returns the text of a JSON number, or of a ${NAME} (which may
+// hold one), reporting any other value as not being what (such as "an
+// integer").
+func (d *decoder) numberText(path string, v any, what string) (string, bool) {
+	v, fromEnv, ok := d.resolveTyped(path, v)
+	if !ok {
+		return "", false
+	}
+	switch v := v.(type) {
+	case json.Number:
+		return string(v), true
+	case string:
+		if fromEnv {
+			return strings.TrimSpace(v), true
+		}
+		d.errorf(path, "must be %s, not a string", what)
+	default:
+		d.errorf(path, "must be %s, not %s", what, kind(v))
+	}
+	return "", false
 }
 
 // list calls fn for each element of an array.

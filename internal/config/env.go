@@ -57,8 +57,8 @@ func envName(s string) bool {
 	return true
 }
 
-// resolveDeep substitutes variables in every string of a raw value (such as
-// a component's extra), in place.
+// resolveDeep substitutes variables in every string of a raw value (a
+// json service's "value"), in place.
 func (d *decoder) resolveDeep(path string, v any) any {
 	switch v := v.(type) {
 	case map[string]any:

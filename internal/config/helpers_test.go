@@ -14,6 +14,7 @@ var testEnv = map[string]string{
 	"NOT_A_NUMBER":  "eighty",
 	"BACKEND_PORT":  "8081",
 	"WORKER_SECRET": "w0rk3r",
+	"SECRET_URL":    "http://secret.example/hook",
 }
 
 func lookupTestEnv(name string) (string, bool) {
@@ -90,7 +91,16 @@ func container(component string) string {
 
 // componentWith is a container component with the given transport.
 func componentWith(transport string) string {
-	return container(`{"type": "class", "classname": "crossbar.bridge.rest.RESTCallee", "realm": "realm1", "transport": ` + transport + `}`)
+	return container(callee(`"realm": "realm1", "transport": ` + transport))
+}
+
+// callee is a RESTCallee component with a valid "extra" and the given
+// members.
+func callee(members string) string {
+	if members != "" {
+		members = ", " + members
+	}
+	return `{"type": "class", "classname": "crossbar.bridge.rest.RESTCallee", "extra": {"procedure": "com.example.api", "baseurl": ""}` + members + `}`
 }
 
 func warningsText(ws []Warning) string {

@@ -106,7 +106,7 @@ func (b *builder) containerWorker(path string, w *config.ContainerWorker) {
 
 // containerComponent builds a container component: it connects in the
 // background over its own transport (its router may not be up yet). A
-// transport that cannot be dialed and an "extra" that does not parse are
+// transport that cannot be dialed and options the component refuses are
 // both reported.
 func (b *builder) containerComponent(path string, c *config.Component) error {
 	env := componentEnv{Path: path, Config: c, Background: true}

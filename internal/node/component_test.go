@@ -47,7 +47,8 @@ func TestComponentDialer(t *testing.T) {
 func componentTransport(t *testing.T, transport string) *config.ComponentTransport {
 	t.Helper()
 	cfg := parse(t, `{"version": 2, "workers": [{"type": "container", "components": [{"type": "class",
-		"classname": "router.adapter.rest.MessageForwarder", "realm": "realm1", "transport": `+transport+`}]}]}`, nil)
+		"classname": "router.adapter.rest.MessageForwarder", "realm": "realm1", "transport": `+transport+`,
+		"extra": {"subscriptions": [{"topic": "com.example.t", "url": "http://127.0.0.1:1/x"}]}}]}]}`, nil)
 	return cfg.Workers[0].(*config.ContainerWorker).Components[0].Transport
 }
 

@@ -58,7 +58,7 @@ const componentConfig = `{"version": 2, "workers": [{"type": "router",
 	"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
 	"transports": [{"type": "websocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}}],
 	"components": [{"type": "class", "classname": "router.adapter.rest.MessageForwarder", "realm": "realm1",
-		"extra": {"subscriptions": []}}]}]}`
+		"extra": {"subscriptions": [{"topic": "com.example.t", "url": "http://127.0.0.1:1/x"}]}}]}]}`
 
 func TestRouterComponentLifecycle(t *testing.T) {
 	f := &fakeComponent{}

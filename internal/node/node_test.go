@@ -180,24 +180,23 @@ func TestNewReportsEveryError(t *testing.T) {
 			{"type": "web", "endpoint": {"type": "tcp", "port": 0, "tls": {"key": "nokey.pem", "certificate": "nocert.pem"}},
 				"paths": {"/": {"type": "static", "directory": "missing"}}}],
 		"components": [{"type": "class", "classname": "router.adapter.rest.RESTCallee", "realm": "realm1",
-			"extra": {"procedure": "com.x"}}]},
+			"extra": {"procedure": "com.x", "baseurl": ""}}]},
 		{"type": "container", "components": [{"type": "class", "classname": "router.adapter.rest.MessageForwarder",
-			"realm": "realm1", "transport": {"type": "websocket", "endpoint": {"type": "tcp", "host": "127.0.0.1", "port": 1},
-				"url": "ws://127.0.0.1:1/ws"},
-			"extra": {"subscriptions": [{"topic": "t", "url": "ftp://x"}]}}]}]}`
+			"realm": "realm1", "transport": {"type": "websocket", "url": "wss://127.0.0.1:1/ws",
+				"endpoint": {"type": "tcp", "host": "127.0.0.1", "port": 1, "tls": {"ca_certificates": ["noca.pem"]}}},
+			"extra": {"subscriptions": [{"topic": "t", "url": "http://127.0.0.1:1/x"}]}}]}]}`
 	_, err := New(parse(t, doc, nil), Options{Dir: t.TempDir()})
 	var es config.Errors
 	if !errors.As(err, &es) {
 		t.Fatalf("New: %v, want a config.Errors", err)
 	}
 	want := []string{
-		`workers[0].components[0].extra.baseurl: required`,
 		`workers[0].transports[0].paths.call.options.require_ip[0]: invalid IP address "localhost"`,
 		`workers[0].transports[0].paths.files: web: static directory: `,
 		`workers[0].transports[1].endpoint.tls: web: tls: open `,
 		`workers[0].transports[2].endpoint.tls: web: tls: open `,
 		`workers[0].transports[2].paths["/"]: web: static directory: `,
-		`workers[1].components[0].extra.subscriptions[0].url: must be an http or https URL`,
+		`workers[1].components[0].transport: `,
 	}
 	if len(es) != len(want) {
 		t.Fatalf("New: %d errors, want %d:\n%v", len(es), len(want), err)

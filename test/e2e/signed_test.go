@@ -15,7 +15,7 @@ import (
 )
 
 // crossbarHTTP sends requests as the Python client crossbarhttp does
-// (crossbar-behaviour.md, section 6): the body is Python's json.dumps of
+// (Crossbar's own HTTP bridge client): the body is Python's json.dumps of
 // {"procedure" or "topic", "args", "kwargs"} (", " and ": " separators);
 // the query has timestamp (UTC, microseconds, "Z"), seq (a counter from
 // 1), nonce (random in 0..2^53), key and signature, the URL-safe Base64

@@ -1,9 +1,12 @@
 package rest
 
 import (
+	"encoding/json"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,7 +55,7 @@ func mergeArgs(args wamp.List, kwargs wamp.Dict) (map[string]any, error) {
 	for i, v := range args {
 		vals[argNames[i]] = v
 	}
-	for _, k := range sortedKeys(kwargs) {
+	for _, k := range slices.Sorted(maps.Keys(kwargs)) {
 		if !isArgName(k) {
 			return nil, invalidArg("unknown argument %q (known: method, url, body, headers, params)", k)
 		}
@@ -113,7 +116,7 @@ func parseHeaders(v any) (http.Header, error) {
 		return nil, invalidArg("argument headers must be a dictionary of name to list of strings")
 	}
 	h := make(http.Header, len(m))
-	for _, name := range sortedKeys(m) {
+	for _, name := range slices.Sorted(maps.Keys(m)) {
 		if !validMethod(name) { // a header name is a token too
 			return nil, invalidArg("header name %q is invalid", name)
 		}
@@ -195,6 +198,25 @@ func paramString(v any) (string, bool) {
 		return strconv.FormatInt(n, 10), true
 	}
 	return "", false
+}
+
+// asInteger accepts the integer types a decoded WAMP message holds:
+// json.Number, Go integers and integral floats.
+func asInteger(v any) (int64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		i, err := strconv.ParseInt(string(n), 10, 64)
+		return i, err == nil
+	case int:
+		return int64(n), true
+	case int64:
+		return n, true
+	case uint64:
+		return int64(n), n <= math.MaxInt64
+	case float64:
+		return int64(n), n == math.Trunc(n) && math.Abs(n) <= 1<<53
+	}
+	return 0, false
 }
 
 // invalidArg is a wamp.error.invalid_argument with a message.

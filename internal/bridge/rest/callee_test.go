@@ -74,7 +74,7 @@ func call(ctx context.Context, c *client.Client, kwargs wamp.Dict) (wamp.Dict, e
 	return d, nil
 }
 
-// TestCalleeKwargs is the specification's flow: a WAMP call with kwargs
+// TestCalleeKwargs is the Callee's whole flow: a WAMP call with kwargs
 // becomes an HTTP request, and the web response comes back as the result.
 func TestCalleeKwargs(t *testing.T) {
 	rec := &recorder{}

@@ -5,9 +5,10 @@
 // of its subscriptions to an HTTP endpoint.
 //
 // Both are components: they are built from option structs (NewCallee,
-// NewSubscriber; ParseCalleeExtra and ParseSubscriberExtra read a config's
-// "extra" object) and run on a reconnecting client.Client given to Start,
-// which renews their registration and subscriptions after a reconnect.
+// NewSubscriber; package config decodes and checks a component's "extra",
+// package node translates it) and run on a reconnecting client.Client given
+// to Start, which renews their registration and subscriptions after a
+// reconnect.
 //
 // Callee errors (the URI of the WAMP ERROR answering the call):
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -127,6 +128,25 @@ func checkSubscriberOptions(o *SubscriberOptions) error {
 		return fmt.Errorf("rest: subscriber: invalid method %q", o.Method)
 	}
 	setSubscriberDefaults(o)
+	return nil
+}
+
+func matchOf(m string) string {
+	if m == "" {
+		return wamp.MatchExact
+	}
+	return m
+}
+
+// checkForwardURL checks a Subscriber target: an absolute http(s) URL.
+func checkForwardURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("rest: url %q: %w", s, err)
+	}
+	if !isHTTP(u) {
+		return fmt.Errorf("%w: %q", errNotHTTP, s)
+	}
 	return nil
 }
 

@@ -1,0 +1,84 @@
+package archtest
+
+// rule says which packages of the module a package may import directly.
+// The standard library is always allowed, and so is a third-party module
+// unless stdOnly is set (go.mod is where a new dependency is asked for).
+//
+// A pattern in allowed, as a key of rules, is a package path under the
+// module: "internal/wamp" is that package alone, "internal/transport/..."
+// the package and every package below it.
+type rule struct {
+	allowed []string
+	stdOnly bool
+	// tests holds the package's _test.go files to the rule too. Set for
+	// packages that are nothing but tests; elsewhere a test may import any
+	// package of the module (the bridge's tests assemble a real router,
+	// as the node does).
+	tests bool
+}
+
+// rules is the import rule of every package: the one whose key matches
+// most specifically (an exact key before a "/..." one, a longer one before
+// a shorter one), so the order of the entries means nothing. A package
+// that no key matches fails TestImportRules: a new package states its rule
+// here, one line, the day it is created.
+var rules = map[string]rule{
+	// The message model every other package shares: a leaf.
+	"internal/wamp": {stdOnly: true},
+	// Serializers turn messages into bytes and back, nothing more.
+	"internal/wamp/codec": {allowed: []string{"internal/wamp"}},
+	// A pure matching index (no I/O), fuzzed against a naive matcher.
+	"internal/uriindex": {stdOnly: true},
+	// Authenticators; role permissions compile into a uriindex.
+	"internal/auth": {allowed: []string{"internal/wamp", "internal/uriindex"}},
+	// The router is tested without sockets or JSON: it never reaches a
+	// transport, the web, the bridge, a client, the config or the node.
+	// Transports reach it through the Attacher interface they declare.
+	"internal/router": {allowed: []string{"internal/wamp", "internal/uriindex", "internal/auth", "internal/lograte"}},
+	// Transports carry messages: they encode with the codec and share the
+	// outbox, keepalive and idle reader among themselves; never the router.
+	"internal/transport/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/transport/...", "internal/lograte"}},
+	// A client session runs over any wamp.Peer its caller dials (the node
+	// picks the transport); auth signs its challenges.
+	"internal/client": {allowed: []string{"internal/wamp", "internal/auth"}},
+	// The bridge's embedded sessions are clients on a peer the node makes,
+	// never the router itself. The codec is for its plain-JSON bodies (the
+	// Caller's and Publisher's hot path, with no reflection), not for WAMP.
+	"internal/bridge/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/client", "internal/auth", "internal/bridge/webhooksig", "internal/lograte"}},
+	// Webhook providers' signature schemes: HMACs over the standard library.
+	"internal/bridge/webhooksig": {stdOnly: true},
+	// Rate-limited warnings, usable on any hot path: a leaf.
+	"internal/lograte": {stdOnly: true},
+	// The config is data and validation only (uriindex for match types):
+	// the node translates it, so no package but the node depends on it.
+	"internal/config": {allowed: []string{"internal/wamp", "internal/uriindex"}},
+	// The web transport serves HTTP paths with handlers the node gives it
+	// (the WebSocket and bridge services included); nothing that routes.
+	"internal/web": {allowed: []string{"internal/wamp", "internal/lograte"}},
+	// The composition root: config -> routers, transports, web, bridges.
+	"internal/node": {allowed: []string{"internal/..."}},
+	// The command: flags, logging and signals around config and node.
+	"cmd/junction": {allowed: []string{"internal/..."}},
+	// This test: go list and the standard library.
+	"internal/archtest": {stdOnly: true, tests: true},
+	// The docs' tests load every example config and start nodes from them,
+	// as the command does.
+	"docs": {allowed: []string{"internal/..."}, tests: true},
+	// One suite over every transport x serializer, in process: the router
+	// as a library with real transports and clients; no config or node.
+	"test/integration": {allowed: []string{"internal/wamp/...", "internal/auth", "internal/router", "internal/client", "internal/transport/..."}, tests: true},
+	// Router benchmarks, in process: the router with real transports and
+	// clients, as test/integration.
+	"test/bench": {allowed: []string{"internal/wamp/...", "internal/router", "internal/client", "internal/transport/..."}, tests: true},
+	// The load generator is a client process: it never links the router.
+	"test/bench/loadpeer": {allowed: []string{"internal/wamp/...", "internal/client", "internal/transport/..."}},
+	// End-to-end tests drive the built binary over the wire: clients and
+	// nodeproc, never the node, the router or the config in process.
+	"test/e2e": {allowed: []string{"internal/wamp/...", "internal/client", "internal/transport/...", "test/internal/nodeproc"}, tests: true},
+	// Interop tests: the reference clients (autobahn-js, autobahn-python,
+	// wampy) against the built binary, through nodeproc only.
+	"test/interop": {allowed: []string{"test/internal/nodeproc"}, tests: true},
+	// Builds, starts and stops the binary: it knows its command line and
+	// its logs, none of its packages.
+	"test/internal/nodeproc": {stdOnly: true},
+}
