@@ -63,7 +63,9 @@ func parseCallOptions(o wamp.Dict, perm auth.Permission) (callOptions, error) {
 }
 
 // call records a call in flight and returns the INVOCATION for its callee,
-// to send once announced is closed.
+// to send once announced is closed. A call to a wamp.* procedure never
+// goes to a callee that is not trusted (handleRegister refuses such
+// registrations; this is the second line).
 func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.Invocation, chan struct{}, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -72,10 +74,13 @@ func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.
 	}
 	_, _, reg, ok := d.index.Best(string(m.Procedure))
 	if !ok {
-		return nil, nil, nil, wamp.Errorf(wamp.ErrNoSuchProcedure, "no callee registered for procedure %q", m.Procedure)
+		return nil, nil, nil, noSuchProcedure(m.Procedure)
 	}
 	picked := reg.pick()
 	to := picked.s
+	if restricted(m.Procedure) && !to.trusted() {
+		return nil, nil, nil, noSuchProcedure(m.Procedure)
+	}
 	c := &call{caller: s, request: m.Request, callee: to, invocation: to.invIDs.Next(), progress: opts.progress}
 	if s.calls == nil {
 		s.calls = make(map[wamp.ID]*call)
@@ -87,6 +92,10 @@ func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.
 	inv := &wamp.Invocation{Request: c.invocation, Registration: reg.id,
 		Details: invocationDetails(s, m.Procedure, reg.match, opts), Args: m.Args, Kwargs: m.Kwargs}
 	return c, inv, picked.announced, nil
+}
+
+func noSuchProcedure(proc wamp.URI) error {
+	return wamp.Errorf(wamp.ErrNoSuchProcedure, "no callee registered for procedure %q", proc)
 }
 
 // invocationDetails are INVOCATION.Details: the procedure for pattern

@@ -25,8 +25,11 @@ func (s *session) handleRegister(m *wamp.Register) error {
 	if !slices.Contains(invokePolicies, policy) {
 		return wamp.Errorf(wamp.ErrInvalidArgument, "unknown invocation policy %q", policy)
 	}
-	if !rm.validURI(m.Procedure, match) || restricted(m.Procedure) {
+	if !rm.validURI(m.Procedure, match) {
 		return wamp.Errorf(wamp.ErrInvalidURI, "invalid procedure %q", m.Procedure)
+	}
+	if !s.trusted() && reachesReserved(m.Procedure, match) {
+		return wamp.Errorf(wamp.ErrInvalidURI, "procedure %q (match %s) can match the router's wamp.* procedures", m.Procedure, match)
 	}
 	if !rm.authz.Authorize(&s.ident, auth.ActionRegister, m.Procedure).Allow {
 		return wamp.Errorf(wamp.ErrNotAuthorized, "session is not authorized to register %q", m.Procedure)
