@@ -63,14 +63,18 @@ func parseCallOptions(o wamp.Dict, perm auth.Permission) (callOptions, error) {
 }
 
 // call records a call in flight and returns the INVOCATION for its callee,
-// to send once announced is closed. A call to a wamp.* procedure never
-// goes to a callee that is not trusted (handleRegister refuses such
-// registrations; this is the second line).
+// to send once announced is closed. A session at its limit of calls in
+// flight gets a limitError. A call to a wamp.* procedure never goes to a
+// callee that is not trusted (handleRegister refuses such registrations;
+// this is the second line).
 func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.Invocation, chan struct{}, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if s.calls[m.Request] != nil {
 		return nil, nil, nil, violation("CALL request ID %d is already in flight", m.Request)
+	}
+	if err := perSession(s, len(s.calls), d.realm.limits.calls, "calls in flight per session"); err != nil {
+		return nil, nil, nil, err
 	}
 	_, _, reg, ok := d.index.Best(string(m.Procedure))
 	if !ok {

@@ -49,10 +49,14 @@ func (s *session) handleRegister(m *wamp.Register) error {
 }
 
 // register adds s as a callee of (procedure, match). The caller sends
-// REGISTERED, then closes announced.
+// REGISTERED, then closes announced. A session at its registration limit
+// gets a limitError.
 func (d *dealer) register(s *session, procedure wamp.URI, m uriindex.Match, policy string) (info regInfo, announced chan struct{}, created bool, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if err := perSession(s, len(s.regs), d.realm.limits.regs, "registrations per session"); err != nil {
+		return info, nil, false, err
+	}
 	reg, ok := d.index.Get(string(procedure), m)
 	created = !ok
 	if ok {
