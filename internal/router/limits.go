@@ -32,8 +32,8 @@ type Limits struct {
 	SubscriptionsPerSession int
 	// RegistrationsPerSession: registrations one session may hold.
 	RegistrationsPerSession int
-	// CallsPerSession: calls one session may have in flight as caller.
-	CallsPerSession int
+	// CallsInFlightPerSession: calls one session may have in flight as caller.
+	CallsInFlightPerSession int
 
 	// Retained events (PUBLISH retain: true), one per topic, kept until
 	// the topic's next retained event replaces it or the realm goes away.
@@ -65,7 +65,7 @@ type Limits struct {
 const (
 	DefaultSubscriptionsPerSession  = 10_000
 	DefaultRegistrationsPerSession  = 10_000
-	DefaultCallsPerSession          = 10_000
+	DefaultCallsInFlightPerSession  = 10_000
 	DefaultRetainedEventsPerRealm   = 100_000
 	DefaultRetainedBytesPerRealm    = 64 << 20
 	DefaultRetainedEventsPerSession = 10_000
@@ -101,7 +101,7 @@ func newRealmLimits(o Limits, log *slog.Logger) *realmLimits {
 	return &realmLimits{
 		subs:  resolve(o.SubscriptionsPerSession, DefaultSubscriptionsPerSession),
 		regs:  resolve(o.RegistrationsPerSession, DefaultRegistrationsPerSession),
-		calls: resolve(o.CallsPerSession, DefaultCallsPerSession),
+		calls: resolve(o.CallsInFlightPerSession, DefaultCallsInFlightPerSession),
 		retainedRealm: budget{"retained events per realm",
 			resolve(o.RetainedEventsPerRealm, DefaultRetainedEventsPerRealm),
 			resolve(o.RetainedBytesPerRealm, DefaultRetainedBytesPerRealm)},

@@ -81,7 +81,7 @@ var sessionLimits = []sessionLimit{
 	},
 	{
 		// The audit's attack: calls to a callee that never yields.
-		name: "calls in flight", lim: Limits{CallsPerSession: 50}, typ: wamp.TypeCall,
+		name: "calls in flight", lim: Limits{CallsInFlightPerSession: 50}, typ: wamp.TypeCall,
 		hold:     func(c *client, i int) wamp.ID { return c.call("com.slow", nil, i) },
 		accepted: func(_, callee *client) wamp.ID { return expect[*wamp.Invocation](callee).Request },
 		release: func(c, callee *client, inv wamp.ID) {
