@@ -9,32 +9,8 @@ import (
 const limitsPath = r0 + ".options.limits"
 
 // limitsDoc is a document with a realm whose "options.limits" is limits.
+// ruleTests has a row per rule of "options.limits".
 func limitsDoc(limits string) string { return realmOptionsDoc(`"limits": ` + limits) }
-
-func TestRealmLimitsErrors(t *testing.T) {
-	tests := []struct {
-		name, doc, path, msg string
-	}{
-		{"not an object", limitsDoc(`[]`), limitsPath, "must be an object, not an array"},
-		{"unknown key", limitsDoc(`{"subscriptions_per_sesion": 5}`), limitsPath + ".subscriptions_per_sesion", `did you mean "subscriptions_per_session"?`},
-		{"zero", limitsDoc(`{"subscriptions_per_session": 0}`), limitsPath + ".subscriptions_per_session", "must be -1 (no limit) or >= 1, not 0"},
-		{"below -1", limitsDoc(`{"retained_bytes_per_realm": -2}`), limitsPath + ".retained_bytes_per_realm", "must be -1 (no limit) or >= 1, not -2"},
-		{"string", limitsDoc(`{"testaments_per_session": "10"}`), limitsPath + ".testaments_per_session", "must be an integer, not a string"},
-		{"fraction", limitsDoc(`{"testament_bytes_per_session": 1.5}`), limitsPath + ".testament_bytes_per_session", `must be an integer, not "1.5"`},
-		{"env not a number", limitsDoc(`{"calls_in_flight_per_session": "${NOT_A_NUMBER}"}`), limitsPath + ".calls_in_flight_per_session", `must be an integer, not "eighty"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, errs := parseTest(t, tt.doc, JSON)
-			if len(errs) != 1 {
-				t.Fatalf("got %d errors, want 1 at %q:\n%v", len(errs), tt.path, errs)
-			}
-			if errs[0].Path != tt.path || !strings.Contains(errs[0].Msg, tt.msg) {
-				t.Errorf("got %q,\nwant %s: ...%s...", errs[0].Error(), tt.path, tt.msg)
-			}
-		})
-	}
-}
 
 // TestRealmLimitsErrorsAll: every bad key is reported, each at its path.
 func TestRealmLimitsErrorsAll(t *testing.T) {
