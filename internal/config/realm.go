@@ -31,6 +31,51 @@ type RealmOptions struct {
 	// receiver's own outbound queue and never yields, so the key is ignored
 	// with a warning when given.
 	EventDispatchingChunkSize int
+	// Limits is "limits", a Junction extension.
+	Limits RealmLimits
+}
+
+// RealmLimits is a realm's "options.limits", a Junction extension: what
+// clients can make the realm hold. Each field is a limit (>= 1), or
+// NoLimit; 0 (the key absent) means the router's default.
+type RealmLimits struct {
+	SubscriptionsPerSession  int // "subscriptions_per_session"
+	RegistrationsPerSession  int // "registrations_per_session"
+	CallsInFlightPerSession  int // "calls_in_flight_per_session"
+	RetainedEventsPerRealm   int // "retained_events_per_realm"
+	RetainedBytesPerRealm    int // "retained_bytes_per_realm"
+	RetainedEventsPerSession int // "retained_events_per_session"
+	RetainedBytesPerSession  int // "retained_bytes_per_session"
+	TestamentsPerRealm       int // "testaments_per_realm"
+	TestamentBytesPerRealm   int // "testament_bytes_per_realm"
+	TestamentsPerSession     int // "testaments_per_session"
+	TestamentBytesPerSession int // "testament_bytes_per_session"
+}
+
+// NoLimit as a RealmLimits field ("-1" in the file) turns the limit off.
+const NoLimit = -1
+
+// limitKey is a key of "options.limits" and the field it sets.
+type limitKey struct {
+	key string
+	v   *int
+}
+
+// limitKeys are the keys of "options.limits", in the documented order.
+func (l *RealmLimits) limitKeys() []limitKey {
+	return []limitKey{
+		{"subscriptions_per_session", &l.SubscriptionsPerSession},
+		{"registrations_per_session", &l.RegistrationsPerSession},
+		{"calls_in_flight_per_session", &l.CallsInFlightPerSession},
+		{"retained_events_per_realm", &l.RetainedEventsPerRealm},
+		{"retained_bytes_per_realm", &l.RetainedBytesPerRealm},
+		{"retained_events_per_session", &l.RetainedEventsPerSession},
+		{"retained_bytes_per_session", &l.RetainedBytesPerSession},
+		{"testaments_per_realm", &l.TestamentsPerRealm},
+		{"testament_bytes_per_realm", &l.TestamentBytesPerRealm},
+		{"testaments_per_session", &l.TestamentsPerSession},
+		{"testament_bytes_per_session", &l.TestamentBytesPerSession},
+	}
 }
 
 // Role is an item of a realm's "roles".
@@ -80,8 +125,43 @@ func (d *decoder) realmOptions(o *object) RealmOptions {
 	opts.URICheck = oo.enum("uri_check", opts.URICheck, "URI check", "strict", "loose")
 	opts.EventDispatchingChunkSize = int(oo.integer("event_dispatching_chunk_size", 100, 1, maxInt32))
 	oo.ignoredIf(true, "event_dispatching_chunk_size", ": each receiver has its own outbound queue, so the broker never yields")
+	opts.Limits = realmLimits(oo)
 	oo.done()
 	return opts
+}
+
+// realmLimits decodes "options.limits".
+func realmLimits(oo *object) RealmLimits {
+	var l RealmLimits
+	lo, ok := oo.child("limits")
+	if !ok {
+		return l
+	}
+	for _, k := range l.limitKeys() {
+		*k.v = lo.limit(k.key)
+	}
+	lo.done()
+	return l
+}
+
+// limit decodes a limit at key k: >= 1, or -1 for none (with a warning);
+// 0 when absent.
+func (o *object) limit(k string) int {
+	v, ok := o.get(k)
+	if !ok {
+		return 0
+	}
+	n, ok := o.d.integer(o.at(k), v)
+	switch {
+	case !ok:
+		return 0
+	case n == NoLimit:
+		o.d.warnf(o.at(k), "no limit: a client can make the router hold as much as it likes")
+	case n < 1:
+		o.d.errorf(o.at(k), "must be -1 (no limit) or >= 1, not %d", n)
+		return 0
+	}
+	return int(n)
 }
 
 const maxInt32 = 1<<31 - 1

@@ -96,6 +96,26 @@ func realmOption(rm *config.Realm) router.RealmOptions {
 		Authorizer:     trustedAuthorizer{auth.NewStaticAuthorizer(rules)},
 		StrictURIs:     rm.Options.URICheck == "strict",
 		DisableMetaAPI: !rm.Options.EnableMetaAPI,
+		Limits:         routerLimits(rm.Options.Limits),
+	}
+}
+
+// routerLimits translates a realm's "options.limits". Both sides mean the
+// same by 0 (the router's default) and by config.NoLimit (any negative
+// value is no limit for the router).
+func routerLimits(l config.RealmLimits) router.Limits {
+	return router.Limits{
+		SubscriptionsPerSession:  l.SubscriptionsPerSession,
+		RegistrationsPerSession:  l.RegistrationsPerSession,
+		CallsInFlightPerSession:  l.CallsInFlightPerSession,
+		RetainedEventsPerRealm:   l.RetainedEventsPerRealm,
+		RetainedBytesPerRealm:    l.RetainedBytesPerRealm,
+		RetainedEventsPerSession: l.RetainedEventsPerSession,
+		RetainedBytesPerSession:  l.RetainedBytesPerSession,
+		TestamentsPerRealm:       l.TestamentsPerRealm,
+		TestamentBytesPerRealm:   l.TestamentBytesPerRealm,
+		TestamentsPerSession:     l.TestamentsPerSession,
+		TestamentBytesPerSession: l.TestamentBytesPerSession,
 	}
 }
 

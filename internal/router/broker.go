@@ -18,10 +18,11 @@ type broker struct {
 	// read-locked on the publish hot path, which sends while holding it
 	// (Peer.Send never blocks and takes no router lock); it is
 	// write-locked to change subscriptions. After realm.mu in the order.
-	mu       sync.RWMutex
-	index    uriindex.Index[*subscription]
-	byID     map[wamp.ID]*subscription
-	retained map[wamp.URI]*outEvent
+	mu    sync.RWMutex
+	index uriindex.Index[*subscription]
+	byID  map[wamp.ID]*subscription
+
+	retained retainStore // has its own (leaf) lock
 }
 
 // subscription is a topic pattern and its subscribers; broker.mu guards it.
@@ -35,9 +36,8 @@ type subscription struct {
 
 func newBroker(rm *realm) *broker {
 	return &broker{
-		realm:    rm,
-		byID:     make(map[wamp.ID]*subscription),
-		retained: make(map[wamp.URI]*outEvent),
+		realm: rm,
+		byID:  make(map[wamp.ID]*subscription),
 	}
 }
 
@@ -73,8 +73,9 @@ func (b *broker) drop(sub *subscription, s *session) (deleted bool) {
 	return true
 }
 
-// removeSession unsubscribes s from everything, then tells the hooks.
-// Runs on s's goroutine when it leaves.
+// removeSession unsubscribes s from everything and drops its share of
+// the retained events, then tells the hooks. Runs on s's goroutine when
+// it leaves.
 func (b *broker) removeSession(s *session) {
 	type gone struct {
 		sub     subInfo
@@ -87,6 +88,7 @@ func (b *broker) removeSession(s *session) {
 	}
 	s.subs = nil
 	b.mu.Unlock()
+	b.retained.forget(s.id)
 	for _, g := range all {
 		b.realm.hooks.Unsubscribed(s.id, g.sub)
 		if g.deleted {

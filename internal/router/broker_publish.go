@@ -14,6 +14,7 @@ func (s *session) handlePublish(m *wamp.Publish) error {
 	ack, _ := optBool(m.Options, wamp.OptAcknowledge, false)
 	pub, err := s.realm.broker.publish(s, m.Topic, m.Options, m.Args, m.Kwargs)
 	if !ack {
+		s.dropped(err)
 		return nil
 	}
 	if err != nil {
@@ -34,7 +35,9 @@ func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, args wamp
 	}
 	e.args, e.kwargs = args, kwargs
 	if retain, _ := optBool(opts, wamp.OptRetain, false); retain {
-		b.retain(e)
+		if err := b.retain(pub, e, payloadSize(topic, args, kwargs, opts)); err != nil {
+			return 0, err
+		}
 	}
 	b.mu.RLock()
 	b.index.Match(string(topic), e.deliver)

@@ -1,16 +1,100 @@
 package router
 
 import (
+	"sync"
+
 	"github.com/junction-wamp/junction/internal/uriindex"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// retain keeps e as the last event of its topic, for subscribers that ask
-// get_retained. Its filter still applies to them.
-func (b *broker) retain(e *outEvent) {
-	b.mu.Lock()
-	b.retained[e.topic] = e
-	b.mu.Unlock()
+// retainStore is a realm's retained events, the last of each topic, and
+// what they hold against the realm's limits and their publishers'.
+//
+// mu is a leaf lock, never held with broker.mu: a retained event is
+// stored before its publication is delivered, and read (then sent, after
+// unlocking) once SUBSCRIBED was sent.
+type retainStore struct {
+	mu     sync.Mutex
+	events map[wamp.URI]retainedEvent
+	total  usage
+	// shares are the retained events of each joined session that are
+	// still retained; a session's entry goes when it leaves (its events
+	// stay, counted by total).
+	shares map[wamp.ID]*usage
+}
+
+// retainedEvent is a topic's retained event, with its estimated size and
+// its publisher's share (nil for the router's own events).
+type retainedEvent struct {
+	e     *outEvent
+	size  int
+	share *usage
+}
+
+// retain keeps e, of size bytes (see payloadSize), as the retained event
+// of its topic, in place of the one before, or returns the limitError
+// that refuses it: the realm's retained events, and pub's share, must
+// stay within their limits. The event it replaces is released, and no
+// longer counted in its publisher's share. pub is nil for the router's
+// own events. The publication is refused as a whole, never delivered
+// without its retain: the caller delivers only once this returned nil.
+func (b *broker) retain(pub *session, e *outEvent, size int) error {
+	lim, st := b.realm.limits, &b.retained
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	old, replaced := st.events[e.topic]
+	dn := 1
+	if replaced {
+		dn = 0
+	}
+	if err := lim.retainedRealm.admit(st.total, dn, size-old.size); err != nil {
+		return err
+	}
+	share, err := st.admitShare(pub, lim.retainedSession, old, size)
+	if err != nil {
+		return err
+	}
+	if old.share != nil {
+		old.share.add(-1, -old.size)
+	}
+	if share != nil {
+		share.add(1, size)
+	}
+	st.total.add(dn, size-old.size)
+	if st.events == nil {
+		st.events = make(map[wamp.URI]retainedEvent)
+	}
+	st.events[e.topic] = retainedEvent{e: e, size: size, share: share}
+	return nil
+}
+
+// admitShare returns pub's share, nil for the router's, if it can take an
+// event of size bytes in place of old. st.mu must be held.
+func (st *retainStore) admitShare(pub *session, b budget, old retainedEvent, size int) (*usage, error) {
+	if pub == nil {
+		return nil, nil
+	}
+	share := st.shares[pub.id]
+	if share == nil {
+		share = &usage{}
+		if st.shares == nil {
+			st.shares = make(map[wamp.ID]*usage)
+		}
+		st.shares[pub.id] = share
+	}
+	dn, db := 1, size
+	if old.share == share {
+		dn, db = 0, size-old.size
+	}
+	return share, b.admit(*share, dn, db)
+}
+
+// forget drops the share of a session that left; its retained events
+// stay.
+func (st *retainStore) forget(id wamp.ID) {
+	st.mu.Lock()
+	delete(st.shares, id)
+	st.mu.Unlock()
 }
 
 // sendRetained sends s the retained events that sub's pattern matches,
@@ -20,13 +104,14 @@ func (b *broker) sendRetained(s *session, sub subInfo) {
 	var one uriindex.Index[struct{}]
 	one.Set(string(sub.Topic), m, struct{}{})
 	var msgs []wamp.Message
-	b.mu.RLock()
-	for topic, e := range b.retained {
-		if matches(&one, topic) && e.filter.allows(s) {
-			msgs = append(msgs, e.event(sub.ID, m, true))
+	st := &b.retained
+	st.mu.Lock()
+	for topic, r := range st.events {
+		if matches(&one, topic) && r.e.filter.allows(s) {
+			msgs = append(msgs, r.e.event(sub.ID, m, true))
 		}
 	}
-	b.mu.RUnlock()
+	st.mu.Unlock()
 	for _, msg := range msgs {
 		s.send(msg)
 	}

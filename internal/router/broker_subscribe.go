@@ -27,7 +27,10 @@ func (s *session) handleSubscribe(m *wamp.Subscribe) error {
 		return wamp.Errorf(wamp.ErrNotAuthorized, "session is not authorized to subscribe to %q", m.Topic)
 	}
 	um, _ := uriindex.ParseMatch(match)
-	sub, created, added := rm.broker.subscribe(s, m.Request, m.Topic, um)
+	sub, created, added, err := rm.broker.subscribe(s, m.Request, m.Topic, um)
+	if err != nil {
+		return err
+	}
 	if created {
 		rm.hooks.SubscriptionCreated(s.id, sub)
 	}
@@ -43,11 +46,17 @@ func (s *session) handleSubscribe(m *wamp.Subscribe) error {
 // subscribe adds s to the subscription of (topic, match), creating it if
 // needed, and sends SUBSCRIBED while holding the lock, so that no EVENT of
 // the subscription reaches the client before it. added is false when s
-// was already a subscriber.
-func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.Match) (info subInfo, created, added bool) {
+// was already a subscriber. A session at its subscription limit gets a
+// limitError, unless it is a subscriber already.
+func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.Match) (info subInfo, created, added bool, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	sub, ok := b.index.Get(string(topic), m)
+	if !ok || s.subs[sub.id] == nil {
+		if err := perSession(s, len(s.subs), b.realm.limits.subs, "subscriptions per session"); err != nil {
+			return subInfo{}, false, false, err
+		}
+	}
 	if !ok {
 		sub = &subscription{id: b.realm.router.subIDs.Next(), topic: topic, match: m, created: time.Now()}
 		b.index.Set(string(topic), m, sub)
@@ -63,5 +72,5 @@ func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.M
 		added = true
 	}
 	s.send(&wamp.Subscribed{Request: req, Subscription: sub.id})
-	return sub.info(), created, added
+	return sub.info(), created, added, nil
 }

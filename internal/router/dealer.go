@@ -138,4 +138,30 @@ func (c *call) callError(uri wamp.URI, msg string) *wamp.Error {
 }
 
 // restricted reports whether uri is reserved for the router (wamp.*).
-func restricted(uri wamp.URI) bool { return strings.HasPrefix(string(uri), "wamp.") }
+func restricted(uri wamp.URI) bool { return strings.HasPrefix(string(uri), reserved) }
+
+// reserved is the router's own namespace.
+const reserved = "wamp."
+
+// reachesReserved reports whether the pattern (uri, match) can match a
+// URI under wamp.: an exact URI under it, a prefix that is a prefix of
+// "wamp." or starts with it (the empty prefix too), a wildcard whose
+// first component is empty or "wamp" (and that has more than one).
+func reachesReserved(uri wamp.URI, match string) bool {
+	p := string(uri)
+	switch match {
+	case wamp.MatchPrefix:
+		return strings.HasPrefix(reserved, p) || strings.HasPrefix(p, reserved)
+	case wamp.MatchWildcard:
+		first, _, more := strings.Cut(p, ".")
+		return more && (first == "" || first == "wamp")
+	}
+	return restricted(uri)
+}
+
+// trusted reports whether s may register the router's wamp.* procedures
+// and be called for them: the node's own sessions (an Internal gate) and
+// role "trusted" (Crossbar's role of the router's components).
+func (s *session) trusted() bool {
+	return s.gate.opts.Internal || s.ident.AuthRole == trustedRole
+}

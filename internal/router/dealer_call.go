@@ -63,19 +63,28 @@ func parseCallOptions(o wamp.Dict, perm auth.Permission) (callOptions, error) {
 }
 
 // call records a call in flight and returns the INVOCATION for its callee,
-// to send once announced is closed.
+// to send once announced is closed. A session at its limit of calls in
+// flight gets a limitError. A call to a wamp.* procedure never goes to a
+// callee that is not trusted (handleRegister refuses such registrations;
+// this is the second line).
 func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.Invocation, chan struct{}, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if s.calls[m.Request] != nil {
 		return nil, nil, nil, violation("CALL request ID %d is already in flight", m.Request)
 	}
+	if err := perSession(s, len(s.calls), d.realm.limits.calls, "calls in flight per session"); err != nil {
+		return nil, nil, nil, err
+	}
 	_, _, reg, ok := d.index.Best(string(m.Procedure))
 	if !ok {
-		return nil, nil, nil, wamp.Errorf(wamp.ErrNoSuchProcedure, "no callee registered for procedure %q", m.Procedure)
+		return nil, nil, nil, noSuchProcedure(m.Procedure)
 	}
 	picked := reg.pick()
 	to := picked.s
+	if restricted(m.Procedure) && !to.trusted() {
+		return nil, nil, nil, noSuchProcedure(m.Procedure)
+	}
 	c := &call{caller: s, request: m.Request, callee: to, invocation: to.invIDs.Next(), progress: opts.progress}
 	if s.calls == nil {
 		s.calls = make(map[wamp.ID]*call)
@@ -87,6 +96,10 @@ func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.
 	inv := &wamp.Invocation{Request: c.invocation, Registration: reg.id,
 		Details: invocationDetails(s, m.Procedure, reg.match, opts), Args: m.Args, Kwargs: m.Kwargs}
 	return c, inv, picked.announced, nil
+}
+
+func noSuchProcedure(proc wamp.URI) error {
+	return wamp.Errorf(wamp.ErrNoSuchProcedure, "no callee registered for procedure %q", proc)
 }
 
 // invocationDetails are INVOCATION.Details: the procedure for pattern

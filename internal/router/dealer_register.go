@@ -25,8 +25,11 @@ func (s *session) handleRegister(m *wamp.Register) error {
 	if !slices.Contains(invokePolicies, policy) {
 		return wamp.Errorf(wamp.ErrInvalidArgument, "unknown invocation policy %q", policy)
 	}
-	if !rm.validURI(m.Procedure, match) || restricted(m.Procedure) {
+	if !rm.validURI(m.Procedure, match) {
 		return wamp.Errorf(wamp.ErrInvalidURI, "invalid procedure %q", m.Procedure)
+	}
+	if !s.trusted() && reachesReserved(m.Procedure, match) {
+		return wamp.Errorf(wamp.ErrInvalidURI, "procedure %q (match %s) can match the router's wamp.* procedures", m.Procedure, match)
 	}
 	if !rm.authz.Authorize(&s.ident, auth.ActionRegister, m.Procedure).Allow {
 		return wamp.Errorf(wamp.ErrNotAuthorized, "session is not authorized to register %q", m.Procedure)
@@ -46,10 +49,14 @@ func (s *session) handleRegister(m *wamp.Register) error {
 }
 
 // register adds s as a callee of (procedure, match). The caller sends
-// REGISTERED, then closes announced.
+// REGISTERED, then closes announced. A session at its registration limit
+// gets a limitError.
 func (d *dealer) register(s *session, procedure wamp.URI, m uriindex.Match, policy string) (info regInfo, announced chan struct{}, created bool, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if err := perSession(s, len(s.regs), d.realm.limits.regs, "registrations per session"); err != nil {
+		return info, nil, false, err
+	}
 	reg, ok := d.index.Get(string(procedure), m)
 	created = !ok
 	if ok {

@@ -54,7 +54,8 @@ func (s *session) dispatch(m wamp.Message) bool {
 	return s.reply(m, err)
 }
 
-// reply sends the ERROR for a failed request, or aborts on a protocol
+// reply sends the ERROR for a failed request (junction.error.limit_exceeded
+// for a limitError, counted and logged), or aborts on a protocol
 // violation. It returns false when the session is over.
 func (s *session) reply(m wamp.Message, err error) bool {
 	if err == nil {
@@ -66,7 +67,11 @@ func (s *session) reply(m wamp.Message, err error) bool {
 		return false
 	}
 	var re *wamp.RequestError
-	if !errors.As(err, &re) {
+	var le *limitError
+	switch {
+	case errors.As(err, &le):
+		re = s.refusal(le)
+	case !errors.As(err, &re):
 		re = wamp.Errorf(wamp.ErrRuntimeError, "%v", err)
 	}
 	s.send(wamp.ErrorFor(m.Type(), requestID(m), re))

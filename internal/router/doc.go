@@ -11,6 +11,12 @@
 // wamp.registration.*, wamp.subscription.* procedures and events, and
 // testaments) unless RealmOptions.DisableMetaAPI is set.
 //
-// The package imports only wamp, uriindex and auth; transports reach it
-// through their own one-method Attacher interface, satisfied by Gate.
+// Limits (limits.go) bound what clients can make a realm hold:
+// subscriptions, registrations and calls in flight per session, retained
+// events and testaments per realm and per session. A request past one gets
+// ERROR junction.error.limit_exceeded.
+//
+// The package imports only wamp, uriindex, auth and lograte; transports
+// reach it through their own one-method Attacher interface, satisfied by
+// Gate.
 package router

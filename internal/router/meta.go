@@ -21,8 +21,9 @@ import (
 type metaAPI struct {
 	rm *realm
 
-	mu         sync.Mutex // guards testaments; a leaf lock
+	mu         sync.Mutex // guards testaments and total; a leaf lock
 	testaments map[wamp.ID]*testaments
+	total      usage // of every session's testaments, against the realm's limits
 }
 
 var _ hooks = (*metaAPI)(nil)

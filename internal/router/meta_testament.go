@@ -1,6 +1,7 @@
 package router
 
 import (
+	"errors"
 	"maps"
 
 	"github.com/junction-wamp/junction/internal/auth"
@@ -13,21 +14,20 @@ const (
 	scopeDetached  = "detached"
 )
 
-// maxTestaments bounds the testaments a session may keep per scope, so that
-// a client cannot grow the router's memory without limit.
-const maxTestaments = 256
-
 // testament is an event a session asked the router to publish when it goes.
 type testament struct {
 	topic  wamp.URI
 	opts   wamp.Dict
 	args   wamp.List
 	kwargs wamp.Dict
+	size   int // payloadSize
 }
 
-// testaments are one session's testaments by scope, in the order added.
+// testaments are one session's testaments by scope, in the order added,
+// and what they hold against the session's limits.
 type testaments struct {
 	detached, destroyed []testament
+	use                 usage
 }
 
 func (t *testaments) scope(s string) *[]testament {
@@ -41,7 +41,9 @@ func (t *testaments) scope(s string) *[]testament {
 // publish_options=, scope="destroyed") -> testament ID, as Crossbar: the
 // event is published on topic when the caller's session leaves the realm,
 // by the router (no publisher disclosed). The caller must be allowed to
-// publish to topic now; wamp.* topics are refused with invalid_uri.
+// publish to topic now; wamp.* topics are refused with invalid_uri. The
+// testament must keep the caller and the realm within their testament
+// limits (a limitError otherwise).
 func (m *metaAPI) addTestament(caller *session, c *wamp.Call) (wamp.List, wamp.Dict, error) {
 	a, err := parseArgs(c, "topic", "args", "kwargs", "publish_options", "scope")
 	if err != nil {
@@ -55,19 +57,36 @@ func (m *metaAPI) addTestament(caller *session, c *wamp.Call) (wamp.List, wamp.D
 	if err != nil {
 		return nil, nil, err
 	}
+	t.size = payloadSize(t.topic, t.args, t.kwargs, t.opts)
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	ts := m.testaments[caller.id]
+	err = m.keep(caller.id, scope, t)
+	m.mu.Unlock()
+	if err != nil {
+		return nil, nil, err
+	}
+	return wamp.List{uint64(wamp.GlobalID())}, nil, nil
+}
+
+// keep adds t to the testaments of session id in scope, or returns the
+// limitError that refuses it. m.mu must be held.
+func (m *metaAPI) keep(id wamp.ID, scope string, t testament) error {
+	lim := m.rm.limits
+	ts := m.testaments[id]
 	if ts == nil {
 		ts = &testaments{}
-		m.testaments[caller.id] = ts
+		m.testaments[id] = ts
+	}
+	if err := lim.testamentRealm.admit(m.total, 1, t.size); err != nil {
+		return err
+	}
+	if err := lim.testamentSession.admit(ts.use, 1, t.size); err != nil {
+		return err
 	}
 	list := ts.scope(scope)
-	if len(*list) >= maxTestaments {
-		return nil, nil, wamp.Errorf(wamp.ErrInvalidArgument, "at most %d testaments per scope", maxTestaments)
-	}
 	*list = append(*list, t)
-	return wamp.List{uint64(wamp.GlobalID())}, nil, nil
+	ts.use.add(1, t.size)
+	m.total.add(1, t.size)
+	return nil
 }
 
 // readTestament reads and checks the testament's topic, payload and
@@ -149,6 +168,10 @@ func (m *metaAPI) flushTestaments(caller *session, c *wamp.Call) (wamp.List, wam
 	if ts := m.testaments[caller.id]; ts != nil {
 		list := ts.scope(scope)
 		n = len(*list)
+		for _, t := range *list {
+			ts.use.add(-1, -t.size)
+			m.total.add(-1, -t.size)
+		}
 		*list = nil
 	}
 	return wamp.List{n}, nil, nil
@@ -163,11 +186,29 @@ func (m *metaAPI) publishTestaments(id wamp.ID) {
 	m.mu.Lock()
 	ts := m.testaments[id]
 	delete(m.testaments, id)
+	if ts != nil {
+		m.total.add(-ts.use.n, -ts.use.bytes)
+	}
 	m.mu.Unlock()
 	if ts == nil {
 		return
 	}
 	for _, t := range append(ts.detached, ts.destroyed...) {
-		m.rm.publishInternal(t.topic, t.opts, t.args, t.kwargs)
+		m.publishTestament(t)
+	}
+}
+
+// publishTestament publishes t. Its options were checked when it was
+// added, so only a limit can refuse it (that of retained events, when it
+// asks for retain): the refusal is counted and logged, rate-limited, as
+// every other.
+func (m *metaAPI) publishTestament(t testament) {
+	_, err := m.rm.broker.publish(nil, t.topic, t.opts, t.args, t.kwargs)
+	var le *limitError
+	switch {
+	case errors.As(err, &le):
+		m.rm.limits.note(nil, le)
+	case err != nil:
+		m.rm.router.log.Warn("testament publish failed", "realm", string(m.rm.name), "topic", string(t.topic), "err", err)
 	}
 }

@@ -24,6 +24,9 @@ type RealmOptions struct {
 	// testaments. The zero value enables it, like Crossbar's
 	// enable_meta_api, which defaults to true.
 	DisableMetaAPI bool
+	// Limits bound what clients can make the realm hold; the zero value
+	// gives every limit its default.
+	Limits Limits
 }
 
 // realm is a routing namespace: its sessions, broker and dealer.
@@ -38,6 +41,7 @@ type realm struct {
 	hooks  hooks
 	meta   bool // the meta API is on (set in newRealm, read-only after)
 	procs  internalProcs
+	limits *realmLimits
 
 	mu       sync.RWMutex // guards the fields below; after Router.mu
 	sessions map[wamp.ID]*session
@@ -52,6 +56,7 @@ func newRealm(r *Router, o RealmOptions) *realm {
 		strict:   o.StrictURIs,
 		router:   r,
 		hooks:    noHooks{},
+		limits:   newRealmLimits(o.Limits, r.log.With("realm", string(o.Name))),
 		sessions: make(map[wamp.ID]*session),
 	}
 	rm.broker = newBroker(rm)
@@ -115,7 +120,8 @@ func (rm *realm) stats() RealmStats {
 	rm.mu.RLock()
 	n := len(rm.sessions)
 	rm.mu.RUnlock()
-	return RealmStats{Sessions: n, Subscriptions: rm.broker.count(), Registrations: rm.dealer.count()}
+	return RealmStats{Sessions: n, Subscriptions: rm.broker.count(), Registrations: rm.dealer.count(),
+		LimitRefusals: rm.limits.refused.Load()}
 }
 
 // validURI checks a topic or procedure (or pattern) under the realm's rules.

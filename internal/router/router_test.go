@@ -129,6 +129,7 @@ func TestImports(t *testing.T) {
 		"github.com/junction-wamp/junction/internal/wamp":     true,
 		"github.com/junction-wamp/junction/internal/uriindex": true,
 		"github.com/junction-wamp/junction/internal/auth":     true,
+		"github.com/junction-wamp/junction/internal/lograte":  true,
 	}
 	files, err := filepath.Glob("*.go")
 	if err != nil {

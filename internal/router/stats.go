@@ -20,6 +20,7 @@ type RealmStats struct {
 	Sessions      int // joined sessions
 	Subscriptions int
 	Registrations int
+	LimitRefusals uint64 // requests refused by a limit (see Limits)
 }
 
 // counters are a session's message counts; each session has its own so

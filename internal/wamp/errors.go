@@ -38,6 +38,15 @@ const (
 	ErrTypeCheck                URI = "wamp.error.type_check_error"
 )
 
+// Error URIs of Junction's own, for conditions the WAMP specification has
+// no URI for.
+const (
+	// ErrLimitExceeded: the request would take the session or the realm
+	// past one of the router's limits (subscriptions, registrations,
+	// calls in flight, retained events, testaments).
+	ErrLimitExceeded URI = "junction.error.limit_exceeded"
+)
+
 // RequestError is an error that carries a WAMP error URI, as sent in an ERROR
 // message (or in ABORT/GOODBYE, where Args and Kwargs are not sent). Router
 // code returns it and one function turns it into the wire message; the client

@@ -1,0 +1,212 @@
+package router
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/lograte"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// Limits bound what clients can make a realm hold, so that no client can
+// grow the router's memory without end. A field's zero value means its
+// default (the Default constants); a negative value means no limit.
+//
+// A request past a limit gets ERROR junction.error.limit_exceeded (an
+// unacknowledged PUBLISH is dropped); each refusal is counted
+// (RealmStats.LimitRefusals) and logged, at most one line every 10
+// seconds per realm.
+//
+// The limits per session on subscriptions, registrations and calls do not
+// apply to the sessions of an Internal gate (the node's own bridge
+// services and components), which act for many clients at once. The
+// limits on retained events and testaments apply to every session: what
+// they bound outlives the request, and the bridge's sessions carry HTTP
+// clients' requests (a Publisher's retain, a Caller's add_testament).
+type Limits struct {
+	// SubscriptionsPerSession: subscriptions one session may hold.
+	SubscriptionsPerSession int
+	// RegistrationsPerSession: registrations one session may hold.
+	RegistrationsPerSession int
+	// CallsInFlightPerSession: calls one session may have in flight as caller.
+	CallsInFlightPerSession int
+
+	// Retained events (PUBLISH retain: true), one per topic, kept until
+	// the topic's next retained event replaces it or the realm goes away.
+	// A session's share is the retained events it published that are
+	// still retained, counted while it is joined: it no longer counts
+	// once the session left, but the events stay (as the WAMP spec says),
+	// still counted by the realm's limits.
+	RetainedEventsPerRealm   int
+	RetainedBytesPerRealm    int
+	RetainedEventsPerSession int
+	RetainedBytesPerSession  int
+
+	// Testaments (wamp.session.add_testament), held until published
+	// (when their session leaves) or flushed.
+	TestamentsPerRealm       int
+	TestamentBytesPerRealm   int
+	TestamentsPerSession     int
+	TestamentBytesPerSession int
+}
+
+// Defaults of Limits. The per session counts are far above what an
+// application needs (a browser page or a device holds tens of
+// subscriptions, a backend hundreds of registrations) and cost a few MB
+// of router memory at most. The byte limits bound the router's memory
+// per realm at 64 MiB for retained events and as much for testaments;
+// one session may take a sixteenth of the retained bytes and 64 KiB of
+// testaments (a testament is typically a presence event of a few hundred
+// bytes). Bytes are estimated by payloadSize.
+const (
+	DefaultSubscriptionsPerSession  = 10_000
+	DefaultRegistrationsPerSession  = 10_000
+	DefaultCallsInFlightPerSession  = 10_000
+	DefaultRetainedEventsPerRealm   = 100_000
+	DefaultRetainedBytesPerRealm    = 64 << 20
+	DefaultRetainedEventsPerSession = 10_000
+	DefaultRetainedBytesPerSession  = 4 << 20
+	DefaultTestamentsPerRealm       = 100_000
+	DefaultTestamentBytesPerRealm   = 64 << 20
+	DefaultTestamentsPerSession     = 256
+	DefaultTestamentBytesPerSession = 64 << 10
+)
+
+// limitLogEvery is the shortest interval between two "limit exceeded"
+// lines of a realm.
+const limitLogEvery = 10 * time.Second
+
+// realmLimits are a realm's Limits, resolved (every limit > 0,
+// math.MaxInt for none), with the count and the log of refusals.
+// Read-only after newRealmLimits but for the counters, which are safe for
+// concurrent use.
+type realmLimits struct {
+	subs, regs, calls int
+	retainedRealm     budget
+	retainedSession   budget
+	testamentRealm    budget
+	testamentSession  budget
+
+	log     *slog.Logger
+	rate    lograte.Limit
+	refused atomic.Uint64
+}
+
+// newRealmLimits resolves o; refusals are logged to log.
+func newRealmLimits(o Limits, log *slog.Logger) *realmLimits {
+	return &realmLimits{
+		subs:  resolve(o.SubscriptionsPerSession, DefaultSubscriptionsPerSession),
+		regs:  resolve(o.RegistrationsPerSession, DefaultRegistrationsPerSession),
+		calls: resolve(o.CallsInFlightPerSession, DefaultCallsInFlightPerSession),
+		retainedRealm: budget{"retained events per realm",
+			resolve(o.RetainedEventsPerRealm, DefaultRetainedEventsPerRealm),
+			resolve(o.RetainedBytesPerRealm, DefaultRetainedBytesPerRealm)},
+		retainedSession: budget{"retained events per session",
+			resolve(o.RetainedEventsPerSession, DefaultRetainedEventsPerSession),
+			resolve(o.RetainedBytesPerSession, DefaultRetainedBytesPerSession)},
+		testamentRealm: budget{"testaments per realm",
+			resolve(o.TestamentsPerRealm, DefaultTestamentsPerRealm),
+			resolve(o.TestamentBytesPerRealm, DefaultTestamentBytesPerRealm)},
+		testamentSession: budget{"testaments per session",
+			resolve(o.TestamentsPerSession, DefaultTestamentsPerSession),
+			resolve(o.TestamentBytesPerSession, DefaultTestamentBytesPerSession)},
+		log:  log,
+		rate: lograte.Limit{Interval: limitLogEvery},
+	}
+}
+
+// resolve turns a Limits field into a limit: 0 is def, negative none.
+func resolve(v, def int) int {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return math.MaxInt
+	}
+	return v
+}
+
+// limitError is a request refused by a limit. It is made under the lock
+// that guards what it counts, and turned into ERROR
+// junction.error.limit_exceeded, counted and logged (session.reply,
+// session.dropped) once that lock is released.
+type limitError struct {
+	what string // "subscriptions per session"
+	max  int
+}
+
+func (e *limitError) Error() string {
+	return fmt.Sprintf("router: limit exceeded: at most %d %s", e.max, e.what)
+}
+
+// perSession returns the limitError of a session that holds n of what,
+// limited to max, and asks for one more; nil when it may, or when s
+// belongs to an Internal gate.
+func perSession(s *session, n, max int, what string) error {
+	if n < max || s.gate.opts.Internal {
+		return nil
+	}
+	return &limitError{what: what, max: max}
+}
+
+// budget is a limit on a count and on bytes together.
+type budget struct {
+	what     string // "retained events per realm"
+	n, bytes int
+}
+
+// usage is what a realm or a session holds against a budget.
+type usage struct{ n, bytes int }
+
+// admit returns the limitError for u growing by dn items and db bytes
+// past b, or nil. What does not grow is always admitted, so a replacement
+// no bigger than what it replaces passes even over a limit.
+func (b budget) admit(u usage, dn, db int) error {
+	switch {
+	case dn > 0 && u.n+dn > b.n:
+		return &limitError{what: b.what, max: b.n}
+	case db > 0 && u.bytes+db > b.bytes:
+		return &limitError{what: "bytes of " + b.what, max: b.bytes}
+	}
+	return nil
+}
+
+func (u *usage) add(dn, db int) {
+	u.n += dn
+	u.bytes += db
+}
+
+// note counts a refusal and logs it, rate-limited. No lock may be held.
+// s is nil for the router's own publications (a retained testament).
+func (l *realmLimits) note(s *session, e *limitError) {
+	l.refused.Add(1)
+	ok, suppressed := l.rate.Allow()
+	if !ok {
+		return
+	}
+	attrs := []any{"limit", e.what, "max", e.max, "suppressed", suppressed}
+	if s != nil {
+		attrs = append(attrs, "session", uint64(s.id), "authid", s.ident.AuthID, "authrole", s.ident.AuthRole)
+	}
+	l.log.Warn("limit exceeded", attrs...)
+}
+
+// dropped counts and logs the refusal of an unacknowledged PUBLISH by a
+// limit; no ERROR is sent for it. Its other errors pass silently, as in
+// Crossbar.
+func (s *session) dropped(err error) {
+	var le *limitError
+	if errors.As(err, &le) {
+		s.realm.limits.note(s, le)
+	}
+}
+
+// refusal is the wire error of a limitError, counted and logged.
+func (s *session) refusal(e *limitError) *wamp.RequestError {
+	s.realm.limits.note(s, e)
+	return wamp.Errorf(wamp.ErrLimitExceeded, "limit exceeded: at most %d %s", e.max, e.what)
+}
