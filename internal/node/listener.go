@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -40,10 +41,11 @@ type listenerUnit struct {
 	// services served here; 0 for none.
 	handshake time.Duration
 
-	ln   net.Listener  // nil until started
-	done chan struct{} // closed when Serve returns
-	mu   sync.Mutex    // guards err
-	err  error         // Serve's error
+	ln       net.Listener  // nil until started
+	done     chan struct{} // closed when Serve returns
+	stopping atomic.Bool   // shutdown or close began: Serve's end is expected
+	mu       sync.Mutex    // guards err
+	err      error         // Serve's error
 }
 
 // boundHandshake notes a WebSocket service's open_handshake_timeout d
@@ -65,21 +67,30 @@ func (l *listenerUnit) readHeaderTimeout(d time.Duration) time.Duration {
 	return d
 }
 
-// start binds the listener and serves it on a new goroutine.
-func (l *listenerUnit) start() (Listener, error) {
+// start binds the listener and serves it on a new goroutine; log gets
+// the listener's end if it comes before the node stops.
+func (l *listenerUnit) start(log *slog.Logger) (Listener, error) {
 	ln, err := listen(l.spec)
 	if err != nil {
 		return Listener{}, pathError(l.path, err)
 	}
 	l.ln = ln
 	l.done = make(chan struct{})
-	go l.serve()
+	go l.serve(log)
 	return Listener{Transport: l.path, Type: l.kind, Network: l.spec.network, Address: ln.Addr().String()}, nil
 }
 
-func (l *listenerUnit) serve() {
+// serve runs Serve. The servers retry failed accepts (EMFILE and the like),
+// so Serve ends before the node stops only on an error they cannot pass:
+// that is logged at once, at error level, since the transport takes no
+// more connections; Stop returns the error too.
+func (l *listenerUnit) serve(log *slog.Logger) {
 	defer close(l.done)
 	err := l.srv.Serve(l.ln)
+	if !l.stopping.Load() {
+		log.Error("listener stopped accepting connections while the node runs", "transport", l.path,
+			"address", l.ln.Addr().String(), "err", err)
+	}
 	if errors.Is(err, net.ErrClosed) {
 		err = nil
 	}
@@ -100,6 +111,7 @@ func (l *listenerUnit) shutdown(ctx context.Context) error {
 	if l.ln == nil {
 		return nil
 	}
+	l.stopping.Store(true)
 	if err := l.srv.shutdown(ctx, l.ln); err != nil {
 		return pathError(l.path, err)
 	}
@@ -112,6 +124,7 @@ func (l *listenerUnit) close(ctx context.Context) error {
 	if l.ln == nil {
 		return nil
 	}
+	l.stopping.Store(true)
 	err := l.srv.close()
 	select {
 	case <-l.done:

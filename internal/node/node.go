@@ -138,7 +138,7 @@ func (n *Node) startAll(ctx context.Context) error {
 		}
 	}
 	for _, l := range n.listeners {
-		info, err := l.start()
+		info, err := l.start(n.log)
 		if err != nil {
 			return err
 		}
