@@ -23,6 +23,7 @@ var rules = []rule{
 	{prefix: "internal/uriindex", allowed: nil, stdOnly: true},
 	{prefix: "internal/auth", allowed: []string{"internal/wamp", "internal/uriindex"}},
 	{prefix: "internal/router", allowed: []string{"internal/wamp", "internal/uriindex", "internal/auth"}},
+	{prefix: "internal/transport/connlimit", allowed: []string{"internal/lograte"}, stdOnly: true},
 	{prefix: "internal/transport", allowed: []string{"internal/wamp", "internal/transport", "internal/lograte"}},
 	{prefix: "internal/client", allowed: []string{"internal/wamp", "internal/auth"}},
 	// bridge -> codec: the Caller and Publisher read request bodies and

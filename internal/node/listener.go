@@ -8,6 +8,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/transport/connlimit"
 )
 
 // server serves the connections of one listener: a web.Server (web and
@@ -37,6 +40,9 @@ type listenerUnit struct {
 	spec     listenSpec
 	srv      server
 	services []serviceLog
+	// limits caps the listener's connections (see limitsOf); Max 0 until
+	// builder.capListeners gives it the default.
+	limits connlimit.Options
 	// handshake is the shortest open_handshake_timeout of the WebSocket
 	// services served here; 0 for none.
 	handshake time.Duration
@@ -74,7 +80,7 @@ func (l *listenerUnit) start(log *slog.Logger) (Listener, error) {
 	if err != nil {
 		return Listener{}, pathError(l.path, err)
 	}
-	l.ln = ln
+	l.ln = connlimit.New(ln, l.limits)
 	l.done = make(chan struct{})
 	go l.serve(log)
 	return Listener{Transport: l.path, Type: l.kind, Network: l.spec.network, Address: ln.Addr().String()}, nil
@@ -97,6 +103,24 @@ func (l *listenerUnit) serve(log *slog.Logger) {
 	l.mu.Lock()
 	l.err = err
 	l.mu.Unlock()
+}
+
+// limitsOf returns the connection caps of endpoint e (max_connections, 0
+// for the default, and max_connections_per_ip) of the transport at path.
+func (b *builder) limitsOf(path string, e config.ListenEndpoint) connlimit.Options {
+	return connlimit.Options{Max: e.MaxConnections, MaxPerIP: e.MaxConnectionsPerIP, Logger: b.log.With("transport", path)}
+}
+
+// capListeners gives every listener without max_connections the default:
+// its share of the process's descriptors, connlimit.DefaultMax of the
+// node's listener count.
+func (b *builder) capListeners() {
+	def := connlimit.DefaultMax(len(b.node.listeners))
+	for _, l := range b.node.listeners {
+		if l.limits.Max == 0 {
+			l.limits.Max = def
+		}
+	}
 }
 
 // logServices logs the listener's path services.

@@ -121,6 +121,7 @@ func (b *builder) httpListener(path string, l *listenerUnit, e config.ListenEndp
 		errs = append(errs, fieldError(path+".endpoint", err))
 	}
 	l.spec = spec
+	l.limits = b.limitsOf(path, e)
 	if e.TLS != nil {
 		o.TLS = b.serverTLS(e.TLS)
 	}
