@@ -2,6 +2,7 @@ package node
 
 import (
 	"bufio"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -170,4 +171,27 @@ func TestInternalSessionsUncapped(t *testing.T) {
 		t.Fatalf("%d connections open on the listener before any client", s.Open)
 	}
 	mustWS(t, "ws://"+address(t, n, web0)+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
+}
+
+// TestMaxConnectionsTLS: the cap counts TCP connections under TLS: with
+// "max_connections": 1 and a wss:// session open, a second client's TLS
+// handshake finds its connection closed.
+func TestMaxConnectionsTLS(t *testing.T) {
+	dir := t.TempDir()
+	pool := writeCert(t, dir)
+	n := start(t, parse(t, `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [{"type": "web",
+			"endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0, "max_connections": 1,
+				"tls": {"key": "server.key", "certificate": "server.crt"}},
+			"paths": {"ws": {"type": "websocket"}}}]}]}`, nil), dir)
+	addr := address(t, n, web0)
+	tlsConfig := &tls.Config{RootCAs: pool}
+	mustWS(t, "wss://"+addr+"/ws", websocket.DialOptions{TLSConfig: tlsConfig}, client.Config{Realm: "realm1"})
+	d := tls.Dialer{Config: tlsConfig}
+	c, err := d.DialContext(testCtx(t), "tcp", addr)
+	if err == nil {
+		c.Close()
+		t.Fatal("a second TLS connection completed its handshake with max_connections 1")
+	}
 }
