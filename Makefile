@@ -4,7 +4,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: test deps vet unit bench fuzz
+.PHONY: test deps vet unit bench fuzz soak
 
 test: deps vet unit
 
@@ -26,3 +26,9 @@ fuzz:
 
 bench:
 	bash scripts/bench.sh
+
+# Soak tests (not part of make test): the binary under connection bursts and
+# floods, each scenario a test in test/soak (build tag soak).
+soak:
+	$(GO) vet -tags soak ./test/soak
+	$(GO) test -tags soak -count=1 -v -timeout 30m ./test/soak

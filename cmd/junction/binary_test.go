@@ -37,7 +37,12 @@ func waitListening(t *testing.T, r io.Reader) string {
 	return ""
 }
 
-func TestBinarySIGTERM(t *testing.T) {
+// startBinary builds the junction binary and starts it with goodConfig;
+// it returns the process, its log lines (the channel closes at the end of
+// the log) and the address of its listener. The process is killed at the
+// end of the test if it still runs.
+func startBinary(t *testing.T) (*exec.Cmd, <-chan string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "junction")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -52,9 +57,43 @@ func TestBinarySIGTERM(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
-	addr := waitListening(t, stderr)
+	lines := make(chan string, 100)
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		defer close(lines)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		for range lines { // until the log ends, so that Wait may close it
+		}
+		<-scanned
+		cmd.Wait()
+	})
+	m := addressRE.FindStringSubmatch(waitLine(t, lines, addressRE.MatchString))
+	return cmd, lines, m[1] + m[2]
+}
 
+// waitLine returns the first log line that match accepts; it fails the
+// test when the log ends first.
+func waitLine(t *testing.T, lines <-chan string, match func(string) bool) string {
+	t.Helper()
+	for l := range lines {
+		if match(l) {
+			return l
+		}
+	}
+	t.Fatal("the log ended (the process exited) before the line waited for")
+	return ""
+}
+
+// joinBinary joins realm1 on the binary's WebSocket listener at addr.
+func joinBinary(t *testing.T, addr string) *client.Session {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	p, err := websocket.Dial(ctx, "ws://"+addr+"/any/path", websocket.DialOptions{})
@@ -65,13 +104,24 @@ func TestBinarySIGTERM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
+	return s
+}
 
+// terminate sends SIGTERM and checks that the binary exits with status 0
+// within the stop bound, its session s told GOODBYE system_shutdown.
+func terminate(t *testing.T, cmd *exec.Cmd, lines <-chan string, s *client.Session) {
+	t.Helper()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	waitLine(t, lines, func(l string) bool { return strings.Contains(l, `msg="node stopped"`) })
 	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	go func() {
+		for range lines { // the rest of the log, so that Wait may close it
+		}
+		exited <- cmd.Wait()
+	}()
 	select {
 	case err := <-exited:
 		if err != nil {
@@ -84,4 +134,34 @@ func TestBinarySIGTERM(t *testing.T) {
 	if !strings.Contains(s.Err().Error(), "system_shutdown") {
 		t.Errorf("session ended with %v, want GOODBYE system_shutdown", s.Err())
 	}
+}
+
+func TestBinarySIGTERM(t *testing.T) {
+	cmd, lines, addr := startBinary(t)
+	s := joinBinary(t, addr)
+	terminate(t, cmd, lines, s)
+}
+
+// TestBinarySIGHUP is the audit's F12: a SIGHUP (a closed terminal or ssh
+// session) must not kill the node. It is logged and ignored: the node
+// still serves, sessions opened before it included, and a later SIGTERM
+// stops it cleanly.
+func TestBinarySIGHUP(t *testing.T) {
+	cmd, lines, addr := startBinary(t)
+	before := joinBinary(t, addr)
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitLine(t, lines, func(l string) bool { return strings.Contains(l, `level=WARN msg="SIGHUP ignored`) })
+	after := joinBinary(t, addr)
+	if _, err := after.Call(t.Context(), "wamp.session.count", nil, nil); err != nil {
+		t.Errorf("call after SIGHUP: %v", err)
+	}
+	select {
+	case <-before.Done():
+		t.Fatalf("the session joined before SIGHUP ended: %v", before.Err())
+	default:
+	}
+	after.Close()
+	terminate(t, cmd, lines, before)
 }

@@ -16,9 +16,16 @@ import (
 	"syscall"
 )
 
+// main stops "start" on SIGINT or SIGTERM. SIGHUP (also sent when the
+// terminal or ssh session closes) is caught so that it does not kill the
+// node: "start" logs and ignores it, since reloading the configuration is
+// not supported yet.
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)
+	hangup := make(chan os.Signal, 1)
+	signal.Notify(hangup, syscall.SIGHUP)
+	code := run(ctx, hangup, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)
 	stop()
+	signal.Stop(hangup)
 	os.Exit(code)
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 )
 
 // Exit statuses.
@@ -24,7 +25,8 @@ const usage = `usage:
 
 // env is what a command gets from its process.
 type env struct {
-	ctx       context.Context // ends on SIGINT or SIGTERM
+	ctx       context.Context  // ends on SIGINT or SIGTERM
+	hangup    <-chan os.Signal // SIGHUP; nil for none
 	stdout    io.Writer
 	stderr    io.Writer
 	lookupEnv func(string) (string, bool)
@@ -41,8 +43,9 @@ var commands = map[string]command{
 }
 
 // run runs the command line args (without the program name) and returns
-// the exit status. ctx ending stops "start".
-func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+// the exit status. ctx ending stops "start"; a value on hangup (SIGHUP)
+// does not.
+func run(ctx context.Context, hangup <-chan os.Signal, args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -57,7 +60,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookupEnv
 		fmt.Fprintf(stderr, "junction: unknown command %q\n%s", args[0], usage)
 		return exitUsage
 	}
-	return cmd(&env{ctx: ctx, stdout: stdout, stderr: stderr, lookupEnv: lookupEnv}, args[1:])
+	return cmd(&env{ctx: ctx, hangup: hangup, stdout: stdout, stderr: stderr, lookupEnv: lookupEnv}, args[1:])
 }
 
 // flagSet returns the FlagSet of a command; its usage goes to stderr.

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/config"
@@ -109,7 +111,7 @@ func TestRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			code := run(t.Context(), tt.args, &out, &errOut, noEnv)
+			code := run(t.Context(), nil, tt.args, &out, &errOut, noEnv)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, &out, &errOut)
 			}
@@ -130,7 +132,7 @@ func TestRun(t *testing.T) {
 func TestInit(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "node", ".crossbar")
 	var out, errOut bytes.Buffer
-	if code := run(t.Context(), []string{"init", "--cbdir", dir}, &out, &errOut, noEnv); code != 0 {
+	if code := run(t.Context(), nil, []string{"init", "--cbdir", dir}, &out, &errOut, noEnv); code != 0 {
 		t.Fatalf("init: exit %d: %s", code, &errOut)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
@@ -139,7 +141,7 @@ func TestInit(t *testing.T) {
 	}
 	writeFile(t, dir, "config.json", "{}")
 	errOut.Reset()
-	if code := run(t.Context(), []string{"init", "--cbdir", dir}, &out, &errOut, noEnv); code != 1 {
+	if code := run(t.Context(), nil, []string{"init", "--cbdir", dir}, &out, &errOut, noEnv); code != 1 {
 		t.Errorf("second init: exit %d, want 1", code)
 	}
 	if !strings.Contains(errOut.String(), "already exists") {
@@ -158,7 +160,7 @@ func TestStartInProcess(t *testing.T) {
 	r, w := newPipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"start", "--config", good, "--logformat", "json"}, &bytes.Buffer{}, w, noEnv)
+		done <- run(ctx, nil, []string{"start", "--config", good, "--logformat", "json"}, &bytes.Buffer{}, w, noEnv)
 	}()
 	addr := waitListening(t, r)
 	if !strings.HasPrefix(addr, "127.0.0.1:") {
@@ -169,6 +171,39 @@ func TestStartInProcess(t *testing.T) {
 		t.Errorf("start: exit %d", code)
 	}
 	w.Close()
+}
+
+// TestStartIgnoresHangup: each SIGHUP that "start" gets is logged and
+// ignored; the end of ctx (SIGINT, SIGTERM) still stops it with status 0.
+func TestStartIgnoresHangup(t *testing.T) {
+	good := writeFile(t, t.TempDir(), "config.json", goodConfig)
+	ctx, cancel := context.WithCancel(t.Context())
+	hangup := make(chan os.Signal)
+	r, w := newPipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, hangup, []string{"start", "--config", good}, &bytes.Buffer{}, w, noEnv)
+		w.Close()
+	}()
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		for sc := bufio.NewScanner(r); sc.Scan(); {
+			lines <- sc.Text()
+		}
+	}()
+	waitLine(t, lines, func(l string) bool { return strings.Contains(l, `msg="node started"`) })
+	for range 2 {
+		hangup <- syscall.SIGHUP
+		waitLine(t, lines, func(l string) bool { return strings.Contains(l, `level=WARN msg="SIGHUP ignored`) })
+	}
+	cancel()
+	waitLine(t, lines, func(l string) bool { return strings.Contains(l, `msg="node stopped"`) })
+	for range lines {
+	}
+	if code := <-done; code != 0 {
+		t.Errorf("start: exit %d after SIGHUP and the end of ctx, want 0", code)
+	}
 }
 
 // threeBuildErrors loads, but three of its items cannot be built: a
@@ -191,7 +226,7 @@ func TestBuildErrorsAllAtOnce(t *testing.T) {
 		file + `: workers[0].transports[1].endpoint.tls: `,
 	}
 	var out, errOut bytes.Buffer
-	if code := run(t.Context(), []string{"check", "--config", file}, &out, &errOut, noEnv); code != 1 {
+	if code := run(t.Context(), nil, []string{"check", "--config", file}, &out, &errOut, noEnv); code != 1 {
 		t.Errorf("check: exit %d, want 1", code)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
@@ -204,7 +239,7 @@ func TestBuildErrorsAllAtOnce(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if code := run(t.Context(), []string{"start", "--config", file}, &out, &errOut, noEnv); code != 1 {
+	if code := run(t.Context(), nil, []string{"start", "--config", file}, &out, &errOut, noEnv); code != 1 {
 		t.Errorf("start: exit %d, want 1", code)
 	}
 	for _, w := range want {

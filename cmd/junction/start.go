@@ -44,7 +44,7 @@ func runStart(e *env, args []string) int {
 		return exitError
 	}
 	log.Info("node started", "version", node.BuildVersion())
-	<-e.ctx.Done()
+	waitStop(e, log)
 	log.Info("shutting down", "timeout", stopTimeout)
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
@@ -53,6 +53,21 @@ func runStart(e *env, args []string) int {
 		return exitError
 	}
 	return exitOK
+}
+
+// waitStop waits until e.ctx ends (SIGINT or SIGTERM). A SIGHUP meanwhile
+// is logged and ignored: it must not kill the node (a closed terminal or
+// ssh session sends it), and reloading the configuration, which SIGHUP
+// usually asks of a server, is not supported yet.
+func waitStop(e *env, log *slog.Logger) {
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-e.hangup:
+			log.Warn("SIGHUP ignored: reloading the configuration is not supported yet; SIGINT or SIGTERM stops the node")
+		}
+	}
 }
 
 // buildNode loads the config and builds the node; a nil node comes with

@@ -20,10 +20,12 @@ type pkgInfo struct {
 	testImports []string // of its _test.go files, both test packages
 }
 
-// listPackages runs go list once for every test of the package.
+// listPackages runs go list once for every test of the package, with
+// the build tags of the tests kept out of make test (soak), so that their
+// imports are checked too.
 var listPackages = sync.OnceValues(func() ([]pkgInfo, error) {
 	const format = `{{.ImportPath}}|{{join .Imports " "}}|{{join .TestImports " "}} {{join .XTestImports " "}}`
-	out, err := exec.Command("go", "list", "-f", format, module+"...").Output()
+	out, err := exec.Command("go", "list", "-tags", "soak", "-f", format, module+"...").Output()
 	if err != nil {
 		return nil, fmt.Errorf("go list: %w", err)
 	}

@@ -38,6 +38,9 @@ var rules = map[string]rule{
 	// Transports carry messages: they encode with the codec and share the
 	// outbox, keepalive and idle reader among themselves; never the router.
 	"internal/transport/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/transport/...", "internal/lograte"}},
+	// Connection caps under every listener: counting and rate-limited
+	// refusal warnings, nothing of WAMP.
+	"internal/transport/connlimit": {allowed: []string{"internal/lograte"}, stdOnly: true},
 	// A client session runs over any wamp.Peer its caller dials (the node
 	// picks the transport); auth signs its challenges.
 	"internal/client": {allowed: []string{"internal/wamp", "internal/auth"}},
@@ -75,6 +78,9 @@ var rules = map[string]rule{
 	// End-to-end tests drive the built binary over the wire: clients and
 	// nodeproc, never the node, the router or the config in process.
 	"test/e2e": {allowed: []string{"internal/wamp/...", "internal/client", "internal/transport/...", "test/internal/nodeproc"}, tests: true},
+	// Soak tests (build tag soak, listed with it): the binary under load
+	// and floods, over the wire, as test/e2e.
+	"test/soak": {allowed: []string{"internal/wamp/...", "internal/client", "internal/transport/...", "test/internal/nodeproc"}, tests: true},
 	// Interop tests: the reference clients (autobahn-js, autobahn-python,
 	// wampy) against the built binary, through nodeproc only.
 	"test/interop": {allowed: []string{"test/internal/nodeproc"}, tests: true},

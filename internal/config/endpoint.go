@@ -41,6 +41,18 @@ type ListenEndpoint struct {
 
 	// Path is "path" (unix, required): the socket file.
 	Path string
+
+	// MaxConnections is "max_connections" (a Junction extension): how
+	// many connections the listener holds open at once, 1..2147483647; a
+	// connection past it is closed at once. 0 (not given) leaves it to
+	// package node, which derives it from the process's descriptor limit.
+	MaxConnections int
+	// MaxConnectionsPerIP is "max_connections_per_ip" (tcp, a Junction
+	// extension): how many connections one client IP address may hold open
+	// at once; a connection past it is closed at once. 0 (the default)
+	// means no cap. On a unix endpoint, whose clients have no IP address,
+	// it is an error.
+	MaxConnectionsPerIP int
 }
 
 // ServerTLS is a listening endpoint's "tls". File names are relative to the
@@ -104,10 +116,14 @@ func (d *decoder) listenEndpoint(path string, v any) ListenEndpoint {
 	case "unix":
 		e.Path = o.reqStr("path")
 		e.Backlog = int(o.integer("backlog", 50, 1, 65535))
+		o.unsupported("max_connections_per_ip", " on a unix endpoint: its clients have no IP address")
 	case "":
 		o.skip()
 	default:
 		d.unknownEndpoint(o, e.Type)
+	}
+	if e.Type == "tcp" || e.Type == "unix" {
+		e.MaxConnections = int(o.integer("max_connections", 0, 1, maxInt32))
 	}
 	o.done()
 	return e
@@ -128,6 +144,7 @@ func (d *decoder) listenTCP(o *object, e *ListenEndpoint) {
 	if v, ok := o.get("tls"); ok {
 		e.TLS = d.serverTLS(o.at("tls"), v)
 	}
+	e.MaxConnectionsPerIP = int(o.integer("max_connections_per_ip", 0, 0, maxInt32))
 	o.unsupported("portrange", " (use port 0 for any free port)")
 }
 

@@ -36,6 +36,7 @@ func (b *builder) build(cfg *config.Config) {
 			b.fail(fieldError(path, fmt.Errorf("node: unknown worker type %T", w)))
 		}
 	}
+	b.capListeners()
 }
 
 // fail records the problems of err (nil records nothing).

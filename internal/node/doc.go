@@ -25,4 +25,14 @@
 // wamp.close.system_shutdown; then the listeners release their
 // connections. A Start that fails part-way runs the same Stop on what had
 // started.
+//
+// # Listeners
+//
+// Each listener is wrapped in a connlimit.Listener with its endpoint's
+// max_connections (by default its share of the descriptor limit,
+// connlimit.DefaultMax) and max_connections_per_ip. Its server retries
+// failed accepts (EMFILE after a burst): the RawSocket server itself,
+// net/http for web listeners, whose failures acceptLog logs at warn level.
+// A listener whose Serve ends while the node runs is logged at error level
+// at once.
 package node

@@ -6,7 +6,11 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/transport/connlimit"
 )
 
 // server serves the connections of one listener: a web.Server (web and
@@ -36,14 +40,18 @@ type listenerUnit struct {
 	spec     listenSpec
 	srv      server
 	services []serviceLog
+	// limits caps the listener's connections (see limitsOf); Max 0 until
+	// builder.capListeners gives it the default.
+	limits connlimit.Options
 	// handshake is the shortest open_handshake_timeout of the WebSocket
 	// services served here; 0 for none.
 	handshake time.Duration
 
-	ln   net.Listener  // nil until started
-	done chan struct{} // closed when Serve returns
-	mu   sync.Mutex    // guards err
-	err  error         // Serve's error
+	ln       net.Listener  // nil until started
+	done     chan struct{} // closed when Serve returns
+	stopping atomic.Bool   // shutdown or close began: Serve's end is expected
+	mu       sync.Mutex    // guards err
+	err      error         // Serve's error
 }
 
 // boundHandshake notes a WebSocket service's open_handshake_timeout d
@@ -65,27 +73,54 @@ func (l *listenerUnit) readHeaderTimeout(d time.Duration) time.Duration {
 	return d
 }
 
-// start binds the listener and serves it on a new goroutine.
-func (l *listenerUnit) start() (Listener, error) {
+// start binds the listener and serves it on a new goroutine; log gets
+// the listener's end if it comes before the node stops.
+func (l *listenerUnit) start(log *slog.Logger) (Listener, error) {
 	ln, err := listen(l.spec)
 	if err != nil {
 		return Listener{}, pathError(l.path, err)
 	}
-	l.ln = ln
+	l.ln = connlimit.New(ln, l.limits)
 	l.done = make(chan struct{})
-	go l.serve()
+	go l.serve(log)
 	return Listener{Transport: l.path, Type: l.kind, Network: l.spec.network, Address: ln.Addr().String()}, nil
 }
 
-func (l *listenerUnit) serve() {
+// serve runs Serve. The servers retry failed accepts (EMFILE and the like),
+// so Serve ends before the node stops only on an error they cannot pass:
+// that is logged at once, at error level, since the transport takes no
+// more connections; Stop returns the error too.
+func (l *listenerUnit) serve(log *slog.Logger) {
 	defer close(l.done)
 	err := l.srv.Serve(l.ln)
+	if !l.stopping.Load() {
+		log.Error("listener stopped accepting connections while the node runs", "transport", l.path,
+			"address", l.ln.Addr().String(), "err", err)
+	}
 	if errors.Is(err, net.ErrClosed) {
 		err = nil
 	}
 	l.mu.Lock()
 	l.err = err
 	l.mu.Unlock()
+}
+
+// limitsOf returns the connection caps of endpoint e (max_connections, 0
+// for the default, and max_connections_per_ip) of the transport at path.
+func (b *builder) limitsOf(path string, e config.ListenEndpoint) connlimit.Options {
+	return connlimit.Options{Max: e.MaxConnections, MaxPerIP: e.MaxConnectionsPerIP, Logger: b.log.With("transport", path)}
+}
+
+// capListeners gives every listener without max_connections the default:
+// its share of the process's descriptors, connlimit.DefaultMax of the
+// node's listener count.
+func (b *builder) capListeners() {
+	def := connlimit.DefaultMax(len(b.node.listeners))
+	for _, l := range b.node.listeners {
+		if l.limits.Max == 0 {
+			l.limits.Max = def
+		}
+	}
 }
 
 // logServices logs the listener's path services.
@@ -100,6 +135,7 @@ func (l *listenerUnit) shutdown(ctx context.Context) error {
 	if l.ln == nil {
 		return nil
 	}
+	l.stopping.Store(true)
 	if err := l.srv.shutdown(ctx, l.ln); err != nil {
 		return pathError(l.path, err)
 	}
@@ -112,6 +148,7 @@ func (l *listenerUnit) close(ctx context.Context) error {
 	if l.ln == nil {
 		return nil
 	}
+	l.stopping.Store(true)
 	err := l.srv.close()
 	select {
 	case <-l.done:

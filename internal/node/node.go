@@ -138,7 +138,7 @@ func (n *Node) startAll(ctx context.Context) error {
 		}
 	}
 	for _, l := range n.listeners {
-		info, err := l.start()
+		info, err := l.start(n.log)
 		if err != nil {
 			return err
 		}
@@ -146,7 +146,8 @@ func (n *Node) startAll(ctx context.Context) error {
 		n.bound = append(n.bound, info)
 		n.mu.Unlock()
 		n.log.Info("listening", "transport", info.Transport, "type", info.Type,
-			"network", info.Network, "address", info.Address)
+			"network", info.Network, "address", info.Address,
+			"max_connections", l.limits.Max, "max_connections_per_ip", l.limits.MaxPerIP)
 		l.logServices(n.log)
 	}
 	for _, c := range n.components {

@@ -67,7 +67,7 @@ func (b *builder) rawSocketTransport(path string, ru *routerUnit, t *config.RawS
 		return nil, errs
 	}
 	logEndpoint(b.log, path, t.Endpoint)
-	l := &listenerUnit{path: path, kind: "rawsocket", spec: spec, srv: srv}
+	l := &listenerUnit{path: path, kind: "rawsocket", spec: spec, srv: srv, limits: b.limitsOf(path, t.Endpoint)}
 	l.services = append(l.services, serviceLog{"rawsocket service", []any{"serializers", t.Serializers}})
 	return l, nil
 }

@@ -3,16 +3,53 @@ package node
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/lograte"
 	"github.com/junction-wamp/junction/internal/web"
 )
 
 // webServer adapts a web.Server to server.
-type webServer struct{ *web.Server }
+type webServer struct {
+	*web.Server
+	log *slog.Logger
+}
+
+// Serve serves l, logging its accept errors (see acceptLog).
+func (s webServer) Serve(l net.Listener) error {
+	return s.Server.Serve(&acceptLog{Listener: l, log: s.log, limit: lograte.Limit{Interval: acceptLogInterval}})
+}
+
+// acceptLogInterval is the shortest time between two accept warnings of
+// one web listener.
+const acceptLogInterval = 5 * time.Second
+
+// acceptLog logs the accept errors of a web listener at warn level, at most
+// one line per acceptLogInterval with the count held back. net/http's
+// Server retries them (EMFILE from a burst past the descriptor limit
+// among them), pausing 5 ms doubling to 1 s, but logs each at debug level
+// only. The error goes on unchanged: the Server retries only a net.Error
+// that says it is temporary, and stops on any other (the node then logs
+// the listener's end).
+type acceptLog struct {
+	net.Listener
+	log   *slog.Logger
+	limit lograte.Limit
+}
+
+func (l *acceptLog) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil && !errors.Is(err, net.ErrClosed) {
+		if ok, held := l.limit.Allow(); ok {
+			l.log.Warn("web: accept failed", "err", err, "failures_since_last_log", held)
+		}
+	}
+	return c, err
+}
 
 func (s webServer) shutdown(ctx context.Context, l net.Listener) error {
 	err := s.Shutdown(ctx)
@@ -84,6 +121,7 @@ func (b *builder) httpListener(path string, l *listenerUnit, e config.ListenEndp
 		errs = append(errs, fieldError(path+".endpoint", err))
 	}
 	l.spec = spec
+	l.limits = b.limitsOf(path, e)
 	if e.TLS != nil {
 		o.TLS = b.serverTLS(e.TLS)
 	}
@@ -98,6 +136,6 @@ func (b *builder) httpListener(path string, l *listenerUnit, e config.ListenEndp
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	l.srv = webServer{s}
+	l.srv = webServer{Server: s, log: o.Logger}
 	return l, nil
 }

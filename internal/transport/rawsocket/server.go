@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/lograte"
 	"github.com/junction-wamp/junction/internal/transport/outbox"
 	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/wamp/codec"
@@ -32,6 +33,15 @@ const (
 
 // ErrServerClosed is returned by Serve after Close.
 var ErrServerClosed = errors.New("rawsocket: server closed")
+
+// Serve pauses after a failed Accept, from minAcceptDelay doubling up to
+// maxAcceptDelay (as net/http's Server does), and logs the failures at
+// most once per acceptLogInterval.
+const (
+	minAcceptDelay    = 5 * time.Millisecond
+	maxAcceptDelay    = time.Second
+	acceptLogInterval = 5 * time.Second
+)
 
 // Options configures a Server. Only Attacher is required.
 type Options struct {
@@ -62,10 +72,13 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 
+	acceptLog lograte.Limit // "accept failed" warnings
+
 	mu        sync.Mutex // guards the fields below
 	listeners map[net.Listener]struct{}
 	conns     map[net.Conn]struct{}
 	closed    bool
+	closing   chan struct{} // closed by Close, ending Serve's pauses
 
 	wg sync.WaitGroup // connection goroutines
 }
@@ -87,7 +100,8 @@ func NewServer(opts Options) (*Server, error) {
 	if opts.HandshakeTimeout <= 0 {
 		opts.HandshakeTimeout = DefaultHandshakeTimeout
 	}
-	s := &Server{opts: opts, log: opts.Logger, listeners: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}}
+	s := &Server{opts: opts, log: opts.Logger, acceptLog: lograte.Limit{Interval: acceptLogInterval},
+		listeners: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}, closing: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -96,19 +110,30 @@ func NewServer(opts Options) (*Server, error) {
 
 // Serve accepts connections on l until Close, running each on its own
 // goroutine, which becomes the session's reader. It returns
-// ErrServerClosed after Close, or the listener's error.
+// ErrServerClosed after Close, or an error wrapping net.ErrClosed when l
+// was closed otherwise. Any other accept error (EMFILE when the process
+// is out of descriptors, ECONNABORTED, a timeout) is retried after a pause
+// (see minAcceptDelay) and logged at warn level, rate-limited, so that the
+// server serves again once the cause has passed.
 func (s *Server) Serve(l net.Listener) error {
 	if !s.trackListener(l) {
 		return ErrServerClosed
 	}
+	var delay time.Duration // the last pause; 0 after a successful Accept
+	failures := 0           // since the last successful Accept
 	for {
 		conn, err := l.Accept()
 		if err != nil {
-			if s.isClosed() {
-				return ErrServerClosed
+			if delay, err = s.acceptFailed(err, delay); err != nil {
+				return err
 			}
-			return fmt.Errorf("rawsocket: accept: %w", err)
+			failures++
+			continue
 		}
+		if failures > 0 {
+			s.log.Info("rawsocket: accepting again", "failures", failures)
+		}
+		delay, failures = 0, 0
 		if !s.trackConn(conn) {
 			conn.Close()
 			return ErrServerClosed
@@ -117,11 +142,36 @@ func (s *Server) Serve(l net.Listener) error {
 	}
 }
 
+// acceptFailed handles Accept's error err, the last pause being delay: it
+// returns the error that ends Serve, or pauses for the next delay and
+// returns it.
+func (s *Server) acceptFailed(err error, delay time.Duration) (time.Duration, error) {
+	if s.isClosed() {
+		return 0, ErrServerClosed
+	}
+	if errors.Is(err, net.ErrClosed) {
+		return 0, fmt.Errorf("rawsocket: accept: %w", err)
+	}
+	delay = min(max(2*delay, minAcceptDelay), maxAcceptDelay)
+	if ok, held := s.acceptLog.Allow(); ok {
+		s.log.Warn("rawsocket: accept failed, retrying", "err", err, "retry_in", delay, "failures_since_last_log", held)
+	}
+	select {
+	case <-time.After(delay):
+		return delay, nil
+	case <-s.closing:
+		return 0, ErrServerClosed
+	}
+}
+
 // Close closes every listener and connection and waits for the sessions to
 // end.
 func (s *Server) Close() error {
 	s.mu.Lock()
-	s.closed = true
+	if !s.closed {
+		s.closed = true
+		close(s.closing)
+	}
 	for l := range s.listeners {
 		l.Close()
 	}

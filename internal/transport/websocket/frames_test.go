@@ -280,3 +280,28 @@ func TestFragmentSize(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseFrameAnswer: a close frame with a code that may not be sent, a
+// 1-byte payload or a reason that is not UTF-8 is answered with 1002
+// (RFC 6455 section 7.4); a valid one, or one without payload, with 1000.
+func TestCloseFrameAnswer(t *testing.T) {
+	dial := func(t *testing.T, url string) *rawClient { return dialRaw(t, url, "wamp.2.json") }
+	closeFrame := func(payload string) func(c *rawClient) {
+		return func(c *rawClient) { c.write(ws.OpClose, true, payload) }
+	}
+	code := func(code ws.StatusCode, reason string) string { return string(ws.NewCloseFrameBody(code, reason)) }
+	var tests []failCase
+	for _, c := range []ws.StatusCode{0, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000, 65535} {
+		tests = append(tests, failCase{"code " + strconv.Itoa(int(c)), closeFrame(code(c, "")), wamp.ErrProtocol, ws.StatusProtocolError})
+	}
+	tests = append(tests,
+		failCase{"1-byte payload", closeFrame("\x03"), wamp.ErrProtocol, ws.StatusProtocolError},
+		failCase{"reason not UTF-8", closeFrame(code(ws.StatusNormalClosure, "bye\xff")), wamp.ErrProtocol, ws.StatusProtocolError},
+		failCase{"no payload", closeFrame(""), io.EOF, ws.StatusNormalClosure},
+		failCase{"reason UTF-8", closeFrame(code(ws.StatusGoingAway, "au revoir, déjà")), io.EOF, ws.StatusNormalClosure},
+	)
+	for _, c := range []ws.StatusCode{1000, 1001, 1002, 1003, 1007, 1011, 1014, 3000, 4999} {
+		tests = append(tests, failCase{"code " + strconv.Itoa(int(c)), closeFrame(code(c, "")), io.EOF, ws.StatusNormalClosure})
+	}
+	checkFailures(t, Options{}, dial, tests)
+}

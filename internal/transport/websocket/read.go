@@ -1,6 +1,7 @@
 package websocket
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -121,7 +122,8 @@ func (p *Peer) checkText(op ws.OpCode, msg []byte) error {
 }
 
 // readControl answers a ping, and a close frame with a normal close (ours,
-// whatever code the peer sent); a pong was already noted as traffic.
+// whatever valid code the peer sent), or with 1002 when its payload is
+// invalid (see checkClose); a pong was already noted as traffic.
 func (p *Peer) readControl(h ws.Header) error {
 	payload, err := p.readPayload(h, nil)
 	if err != nil {
@@ -132,10 +134,46 @@ func (p *Peer) readControl(h ws.Header) error {
 		p.out.Queue(outbox.Frame{Kind: kindPong, Data: payload})
 	case ws.OpClose:
 		p.conn.closeRecv.Store(true)
+		if reason := checkClose(payload); reason != "" {
+			return p.fail(ws.StatusProtocolError, reason)
+		}
 		p.closeWith(ws.StatusNormalClosure, "")
 		return errPeerClosed
 	}
 	return nil
+}
+
+// checkClose returns what is wrong with a close frame's payload, "" if
+// nothing (RFC 6455 sections 5.5.1 and 7.4): empty, or a status code that
+// may be sent followed by a UTF-8 reason.
+func checkClose(payload []byte) string {
+	switch {
+	case len(payload) == 0:
+		return ""
+	case len(payload) == 1:
+		return "close frame with a 1-byte payload"
+	case !validCloseCode(binary.BigEndian.Uint16(payload)):
+		return "close frame with an invalid status code"
+	case !utf8.Valid(payload[2:]):
+		return "close frame reason is not UTF-8"
+	}
+	return ""
+}
+
+// validCloseCode reports whether code may appear in a close frame: the
+// codes defined for the wire (1000-1003, 1007-1011, and 1012-1014 since
+// registered by IANA), and those for libraries and applications
+// (3000-4999). 1004 is reserved; 1005, 1006 and 1015 are only reported
+// locally, never sent; the rest of 0-2999 is unassigned or reserved for
+// the protocol, and 5000 and above undefined.
+func validCloseCode(code uint16) bool {
+	switch {
+	case code >= 1000 && code <= 1003, code >= 1007 && code <= 1014:
+		return true
+	case code >= 3000 && code <= 4999:
+		return true
+	}
+	return false
 }
 
 // fail fails the connection (see failWith) and returns the matching

@@ -1,0 +1,201 @@
+// Package connlimit caps the connections a listener holds open: in total,
+// and from one client IP address, so that one client, or a burst, cannot
+// take every file descriptor of the process (the server then could accept
+// nothing, and open no file or upstream connection either).
+//
+// A connection past a cap is accepted and closed at once: the client sees
+// its connection closed (or reset) right away instead of waiting in the
+// listen queue, the queue keeps draining, and every refusal is counted and
+// logged (rate-limited). A connection counts from Accept until its Close,
+// including after an HTTP server handed it over (a hijacked WebSocket).
+package connlimit
+
+import (
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/lograte"
+)
+
+// logInterval is the shortest time between two refusal warnings of one
+// kind; the ones held back are counted in the next.
+const logInterval = 5 * time.Second
+
+// Options configures a Listener. The zero value caps nothing.
+type Options struct {
+	// Max is how many connections may be open at once; 0 means no cap.
+	Max int
+	// MaxPerIP is how many connections may be open at once from one client
+	// IP address; 0 means no cap. IPv4-mapped IPv6 addresses count as their
+	// IPv4 address; every other IPv6 address counts alone. Connections
+	// without an IP address (Unix sockets) are never capped per IP.
+	MaxPerIP int
+	// Logger gets the refusals, at warn level, at most one line per kind
+	// every 5 s; nil discards them.
+	Logger *slog.Logger
+}
+
+// Stats are the counts of a Listener.
+type Stats struct {
+	Open         int    // connections open now
+	Refused      uint64 // closed at once: Max connections were open
+	RefusedPerIP uint64 // closed at once: MaxPerIP connections from their IP were open
+}
+
+// Listener is a net.Listener whose Accept returns only connections within
+// its caps. Safe for concurrent use, as net.Listener requires.
+type Listener struct {
+	net.Listener
+	opts      Options
+	log       *slog.Logger
+	full      lograte.Limit // "at Max" warnings
+	fullPerIP lograte.Limit // "at MaxPerIP" warnings
+
+	mu    sync.Mutex // guards the fields below
+	stats Stats
+	perIP map[netip.Addr]int // open connections by client IP; only with MaxPerIP
+}
+
+// New wraps l. Closing the Listener closes l.
+func New(l net.Listener, opts Options) *Listener {
+	cl := &Listener{Listener: l, opts: opts, log: opts.Logger,
+		full: lograte.Limit{Interval: logInterval}, fullPerIP: lograte.Limit{Interval: logInterval}}
+	if cl.log == nil {
+		cl.log = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxPerIP > 0 {
+		cl.perIP = map[netip.Addr]int{}
+	}
+	return cl
+}
+
+// Accept waits for the next connection within the caps; those past a cap
+// are closed on the way. Its errors are those of the wrapped listener,
+// unchanged: net/http's Server retries the ones that are temporary
+// net.Errors (EMFILE) and would stop on a wrapped one.
+func (l *Listener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if admitted := l.admit(c); admitted != nil {
+			return admitted, nil
+		}
+	}
+}
+
+// Stats returns the counts so far.
+func (l *Listener) Stats() Stats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.stats
+}
+
+// admit counts c in and returns it wrapped, or closes it and returns nil
+// when a cap is reached.
+func (l *Listener) admit(c net.Conn) net.Conn {
+	ip, perIP := l.clientIP(c)
+	refusal := l.take(ip, perIP)
+	if refusal == nil {
+		return &conn{Conn: c, l: l, ip: ip, perIP: perIP}
+	}
+	c.Close()
+	refusal(c.RemoteAddr())
+	return nil
+}
+
+// clientIP returns the IP address of c's client, and whether c counts per
+// IP.
+func (l *Listener) clientIP(c net.Conn) (netip.Addr, bool) {
+	if l.perIP == nil {
+		return netip.Addr{}, false
+	}
+	a, ok := c.RemoteAddr().(*net.TCPAddr)
+	if !ok {
+		return netip.Addr{}, false
+	}
+	ip, ok := netip.AddrFromSlice(a.IP)
+	return ip.Unmap(), ok
+}
+
+// take counts a connection from ip in, or returns the function that logs
+// its refusal.
+func (l *Listener) take(ip netip.Addr, perIP bool) func(remote net.Addr) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.opts.Max > 0 && l.stats.Open >= l.opts.Max:
+		l.stats.Refused++
+		return l.refusedFull
+	case perIP && l.perIP[ip] >= l.opts.MaxPerIP:
+		l.stats.RefusedPerIP++
+		return l.refusedPerIP
+	}
+	l.stats.Open++
+	if perIP {
+		l.perIP[ip]++
+	}
+	return nil
+}
+
+// release counts a closed connection out.
+func (l *Listener) release(ip netip.Addr, perIP bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stats.Open--
+	if !perIP {
+		return
+	}
+	if l.perIP[ip]--; l.perIP[ip] == 0 {
+		delete(l.perIP, ip)
+	}
+}
+
+func (l *Listener) refusedFull(remote net.Addr) {
+	if ok, held := l.full.Allow(); ok {
+		l.log.Warn("connection refused: the listener is at its connection cap",
+			"max_connections", l.opts.Max, "remote", remote.String(), "refused_since_last_log", held)
+	}
+}
+
+func (l *Listener) refusedPerIP(remote net.Addr) {
+	if ok, held := l.fullPerIP.Allow(); ok {
+		l.log.Warn("connection refused: its client IP is at its connection cap",
+			"max_connections_per_ip", l.opts.MaxPerIP, "remote", remote.String(), "refused_since_last_log", held)
+	}
+}
+
+// conn is an admitted connection: its first Close counts it out.
+type conn struct {
+	net.Conn
+	l     *Listener
+	ip    netip.Addr
+	perIP bool
+	once  sync.Once
+}
+
+// Close counts the connection out, then closes it: a client that has seen
+// its connection closed finds the slot free.
+func (c *conn) Close() error {
+	c.once.Do(func() { c.l.release(c.ip, c.perIP) })
+	return c.Conn.Close()
+}
+
+// ReadFrom keeps the wrapped connection's ReadFrom (sendfile for a
+// *net.TCPConn, which net/http uses to serve static files).
+func (c *conn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
+}
+
+var (
+	_ net.Listener  = (*Listener)(nil)
+	_ io.ReaderFrom = (*conn)(nil)
+)

@@ -1,0 +1,276 @@
+package connlimit
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"testing/synctest"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fakeListener hands out, on each Accept, the next connection sent on
+// conns, or the next error sent on errs.
+type fakeListener struct {
+	conns  chan net.Conn
+	errs   chan error
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newFakeListener() *fakeListener {
+	return &fakeListener{conns: make(chan net.Conn), errs: make(chan error), closed: make(chan struct{})}
+}
+
+func (l *fakeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case err := <-l.errs:
+		return nil, err
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *fakeListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return nil
+}
+
+func (l *fakeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1} }
+
+// fakeConn is a connection from remote that notes its Close calls.
+type fakeConn struct {
+	net.Conn // nil: only the methods below are used
+	remote   net.Addr
+
+	mu     sync.Mutex
+	closes int
+}
+
+func (c *fakeConn) RemoteAddr() net.Addr { return c.remote }
+
+func (c *fakeConn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closes++
+	return nil
+}
+
+func (c *fakeConn) closed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closes > 0
+}
+
+func tcpFrom(ip string) net.Addr { return &net.TCPAddr{IP: net.ParseIP(ip), Port: 40000} }
+
+// harness runs Accept in a loop on a capped fake listener, in a synctest
+// bubble: arrive makes a connection arrive and tells what Accept did.
+type harness struct {
+	t        *testing.T
+	fake     *fakeListener
+	l        *Listener
+	accepted chan net.Conn
+	errs     chan error
+}
+
+func newHarness(t *testing.T, opts Options) *harness {
+	h := &harness{t: t, fake: newFakeListener(), accepted: make(chan net.Conn), errs: make(chan error)}
+	h.l = New(h.fake, opts)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := h.l.Accept()
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			if err != nil {
+				h.errs <- err
+				continue
+			}
+			h.accepted <- c
+		}
+	}()
+	t.Cleanup(func() {
+		h.l.Close()
+		<-done
+	})
+	return h
+}
+
+// arrive offers a connection from remote; it returns it with what Accept
+// returned for it, nil when Accept closed it and went on waiting.
+func (h *harness) arrive(remote net.Addr) (*fakeConn, net.Conn) {
+	h.t.Helper()
+	c := &fakeConn{remote: remote}
+	h.fake.conns <- c
+	synctest.Wait()
+	select {
+	case got := <-h.accepted:
+		return c, got
+	default:
+	}
+	if !c.closed() {
+		h.t.Fatalf("connection from %v neither accepted nor closed", remote)
+	}
+	return c, nil
+}
+
+// TestMaxConnections: past Max open connections, a new one is closed at
+// once and counted; once one closes (once, whatever its Close calls), the
+// next is accepted again.
+func TestMaxConnections(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log bytes.Buffer
+		h := newHarness(t, Options{Max: 2, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		_, a := h.arrive(tcpFrom("192.0.2.1"))
+		_, b := h.arrive(tcpFrom("192.0.2.2"))
+		if a == nil || b == nil {
+			t.Fatal("connections under the cap refused")
+		}
+		if _, got := h.arrive(tcpFrom("192.0.2.3")); got != nil {
+			t.Fatal("third connection over a cap of 2 accepted")
+		}
+		a.Close()
+		a.Close() // a second Close frees no second slot
+		if _, got := h.arrive(tcpFrom("192.0.2.3")); got == nil {
+			t.Fatal("connection refused after one of two closed")
+		}
+		if _, got := h.arrive(tcpFrom("192.0.2.4")); got != nil {
+			t.Fatal("connection accepted over the cap after a double Close")
+		}
+		if s := h.l.Stats(); s != (Stats{Open: 2, Refused: 2}) {
+			t.Errorf("Stats = %+v, want 2 open, 2 refused", s)
+		}
+		// Two refusals within the log interval: one line.
+		if n := strings.Count(log.String(), "the listener is at its connection cap"); n != 1 {
+			t.Errorf("%d refusal lines, want 1:\n%s", n, &log)
+		}
+		want := "level=WARN msg=\"connection refused: the listener is at its connection cap\" max_connections=2 remote=192.0.2.3:40000 refused_since_last_log=0"
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, &log)
+		}
+	})
+}
+
+// TestMaxPerIP: a client IP at MaxPerIP gets its next connection closed at
+// once while other IPs are served; IPv4-mapped IPv6 is its IPv4 address;
+// a Unix socket's clients have no IP and are not capped per IP.
+func TestMaxPerIP(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, Options{MaxPerIP: 2})
+		tests := []struct {
+			remote net.Addr
+			want   bool // accepted
+		}{
+			{tcpFrom("192.0.2.1"), true},
+			{tcpFrom("192.0.2.1"), true},
+			{tcpFrom("192.0.2.1"), false},
+			{tcpFrom("::ffff:192.0.2.1"), false}, // the same client
+			{tcpFrom("192.0.2.2"), true},
+			{tcpFrom("2001:db8::1"), true},
+			{tcpFrom("2001:db8::1"), true},
+			{tcpFrom("2001:db8::1"), false},
+			{tcpFrom("2001:db8::2"), true},
+			{&net.UnixAddr{Name: "@", Net: "unix"}, true},
+			{&net.UnixAddr{Name: "@", Net: "unix"}, true},
+			{&net.UnixAddr{Name: "@", Net: "unix"}, true},
+		}
+		var first net.Conn
+		for i, tt := range tests {
+			_, got := h.arrive(tt.remote)
+			if (got != nil) != tt.want {
+				t.Fatalf("connection %d from %v: accepted %v, want %v", i, tt.remote, got != nil, tt.want)
+			}
+			if i == 0 {
+				first = got
+			}
+		}
+		first.Close()
+		if _, got := h.arrive(tcpFrom("192.0.2.1")); got == nil {
+			t.Fatal("refused after one of its IP's connections closed")
+		}
+		if s := h.l.Stats(); s != (Stats{Open: 9, RefusedPerIP: 3}) {
+			t.Errorf("Stats = %+v, want 9 open, 3 refused per IP", s)
+		}
+	})
+}
+
+// TestAcceptErrorUnchanged: Accept returns the wrapped listener's error
+// as it is, so that net/http's Server still sees a temporary net.Error
+// (EMFILE) and retries instead of stopping.
+func TestAcceptErrorUnchanged(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, Options{Max: 1})
+		emfile := &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+		h.fake.errs <- emfile
+		if err := <-h.errs; err != error(emfile) {
+			t.Errorf("Accept error %v (%T), want the listener's own", err, err)
+		}
+	})
+}
+
+// readerFromConn records a ReadFrom call.
+type readerFromConn struct {
+	fakeConn
+	read bool
+}
+
+func (c *readerFromConn) ReadFrom(r io.Reader) (int64, error) {
+	c.read = true
+	return io.Copy(io.Discard, r)
+}
+
+// TestReadFromKept: an admitted connection keeps its ReadFrom (sendfile
+// for net/http's static files).
+func TestReadFromKept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, Options{Max: 1})
+		inner := &readerFromConn{fakeConn: fakeConn{remote: tcpFrom("192.0.2.1")}}
+		h.fake.conns <- inner
+		c := <-h.accepted
+		if _, err := c.(io.ReaderFrom).ReadFrom(strings.NewReader("x")); err != nil || !inner.read {
+			t.Errorf("ReadFrom: %v, inner called %v", err, inner.read)
+		}
+		c.Close()
+	})
+}
+
+func TestDefaultMax(t *testing.T) {
+	tests := []struct {
+		nofile uint64
+		n      int
+		want   int
+	}{
+		{1024, 1, 896},
+		{1024, 2, 448},
+		{256, 1, 192},
+		{256, 2, 96},
+		{20000, 1, 17500},
+		{1 << 20, 1, 917504},
+		{1 << 63, 1, 1879048192}, // unlimited: math.MaxInt32 less 1/8
+		{64, 1, 1},               // all reserve: still one
+		{100, 3, 12},
+		{1024, 0, 1},
+	}
+	for _, tt := range tests {
+		if got := defaultMax(tt.nofile, tt.n); got != tt.want {
+			t.Errorf("defaultMax(%d, %d) = %d, want %d", tt.nofile, tt.n, got, tt.want)
+		}
+	}
+	if n := DefaultMax(1); n < 1 {
+		t.Errorf("DefaultMax(1) = %d on this system", n)
+	}
+}
