@@ -127,6 +127,7 @@ var ruleTests = []struct {
 	{"auth type missing", wsPath(`"auth": {"anonymous": {"role": "anonymous"}}`), ws + ".auth.anonymous.type", "required"},
 	{"auth type unknown", wsPath(`"auth": {"anonymous": {"type": "statik"}}`), ws + ".auth.anonymous.type", `unknown authentication type "statik"`},
 	{"anonymous unknown key", wsPath(`"auth": {"anonymous": {"type": "static", "rol": "x"}}`), ws + ".auth.anonymous.rol", `did you mean "role"?`},
+	{"anonymous authid type", wsPath(`"auth": {"anonymous": {"type": "static", "authid": 7}}`), ws + ".auth.anonymous.authid", "must be a string, not a number"},
 	{"ticket missing", wsPath(`"auth": {"ticket": {"type": "static", "principals": {"joe": {"role": "anonymous"}}}}`), ws + ".auth.ticket.principals.joe.ticket", "required"},
 	{"ticket role missing", wsPath(`"auth": {"ticket": {"type": "static", "principals": {"joe": {"ticket": "x"}}}}`), ws + ".auth.ticket.principals.joe.role", "required"},
 	{"ticket principals type", wsPath(`"auth": {"ticket": {"type": "static", "principals": []}}`), ws + ".auth.ticket.principals", "must be an object, not an array"},

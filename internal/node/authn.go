@@ -12,7 +12,7 @@ import (
 func authenticators(a config.Auth) []auth.Authenticator {
 	var out []auth.Authenticator
 	if a.Anonymous != nil {
-		out = append(out, auth.Anonymous(a.Anonymous.Role))
+		out = append(out, auth.NewAnonymous(auth.AnonymousOptions{Role: a.Anonymous.Role, AuthID: a.Anonymous.AuthID}))
 	}
 	if a.Ticket != nil {
 		out = append(out, auth.Ticket(ticketPrincipals(a.Ticket)))
@@ -50,8 +50,10 @@ func cryptosignPrincipals(c *config.CryptosignAuth) map[string]auth.CryptosignPr
 	return m
 }
 
-// anonymousAs is the authenticator of the components running inside a
-// router: every session gets role (TrustedRole when "").
+// anonymousAs is the authenticator of the node's own sessions: every
+// session gets role (TrustedRole when "") and a random authid, as
+// Crossbar's in-router sessions have none of their own (its authid is
+// null there; WELCOME here always carries a string).
 func anonymousAs(role string) auth.Authenticator {
 	if role == "" {
 		role = TrustedRole

@@ -1,8 +1,6 @@
 package router
 
 import (
-	"fmt"
-
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
@@ -20,7 +18,7 @@ type Gate struct {
 type GateOptions struct {
 	// Auths are the authenticators, tried in the order of the client's
 	// HELLO authmethods. None: every session is anonymous with role
-	// "anonymous".
+	// "anonymous" and a random authid (auth.Anonymous).
 	Auths []auth.Authenticator
 	// Internal marks the gate of the node's own sessions (the bridge
 	// services' embedded sessions, components running in the router):
@@ -45,7 +43,7 @@ func (r *Router) Gate(auths ...auth.Authenticator) *Gate {
 func (r *Router) NewGate(o GateOptions) *Gate {
 	auths := o.Auths
 	if len(auths) == 0 {
-		auths = []auth.Authenticator{anonymous{}}
+		auths = []auth.Authenticator{auth.Anonymous("")}
 	}
 	return &Gate{r: r, auths: auths, opts: o}
 }
@@ -79,18 +77,4 @@ func (g *Gate) pick(methods []string) auth.Authenticator {
 		}
 	}
 	return nil
-}
-
-// anonymous is the authenticator of a gate made with none: every session
-// is anonymous with role "anonymous" and the authid it asked for, if any.
-type anonymous struct{}
-
-func (anonymous) Method() string { return "anonymous" }
-
-func (anonymous) Start(req *auth.Request) (*auth.Identity, auth.Challenge, error) {
-	id := req.AuthID
-	if id == "" {
-		id = fmt.Sprintf("anonymous-%d", req.Session)
-	}
-	return &auth.Identity{AuthID: id, AuthRole: "anonymous", AuthMethod: "anonymous", AuthProvider: "static"}, nil, nil
 }
