@@ -127,6 +127,8 @@ var ruleTests = []struct {
 	{"auth type missing", wsPath(`"auth": {"anonymous": {"role": "anonymous"}}`), ws + ".auth.anonymous.type", "required"},
 	{"auth type unknown", wsPath(`"auth": {"anonymous": {"type": "statik"}}`), ws + ".auth.anonymous.type", `unknown authentication type "statik"`},
 	{"anonymous unknown key", wsPath(`"auth": {"anonymous": {"type": "static", "rol": "x"}}`), ws + ".auth.anonymous.rol", `did you mean "role"?`},
+	{"join_timeout negative", wsPath(`"options": {"join_timeout": -1}`), ws + ".options.join_timeout", "must be in 0..2147483647, not -1"},
+	{"rawsocket join_timeout type", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "options": {"join_timeout": "10s"}}`), t0 + ".options.join_timeout", "must be an integer"},
 	{"anonymous authid type", wsPath(`"auth": {"anonymous": {"type": "static", "authid": 7}}`), ws + ".auth.anonymous.authid", "must be a string, not a number"},
 	{"ticket missing", wsPath(`"auth": {"ticket": {"type": "static", "principals": {"joe": {"role": "anonymous"}}}}`), ws + ".auth.ticket.principals.joe.ticket", "required"},
 	{"ticket role missing", wsPath(`"auth": {"ticket": {"type": "static", "principals": {"joe": {"ticket": "x"}}}}`), ws + ".auth.ticket.principals.joe.role", "required"},

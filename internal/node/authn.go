@@ -1,6 +1,8 @@
 package node
 
 import (
+	"time"
+
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/router"
@@ -59,6 +61,16 @@ func anonymousAs(role string) auth.Authenticator {
 		role = TrustedRole
 	}
 	return auth.Anonymous(role)
+}
+
+// clientGate is the entry of a transport's outside clients: the
+// authenticators of a, and joinTimeout ("join_timeout"; its 0, no
+// deadline, is the router's negative).
+func clientGate(r *router.Router, a config.Auth, joinTimeout time.Duration) *router.Gate {
+	if joinTimeout == 0 {
+		joinTimeout = -1
+	}
+	return r.NewGate(router.GateOptions{Auths: authenticators(a), JoinTimeout: joinTimeout})
 }
 
 // internalGate is the entry of the node's own sessions (bridge services,

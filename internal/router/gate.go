@@ -1,6 +1,8 @@
 package router
 
 import (
+	"time"
+
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
@@ -24,6 +26,12 @@ type GateOptions struct {
 	// services' embedded sessions, components running in the router):
 	// the limits meant for outside clients do not apply to them.
 	Internal bool
+	// JoinTimeout bounds the client's share of the handshake: HELLO must
+	// come within it after attach, and AUTHENTICATE within it after each
+	// CHALLENGE; otherwise the session is ended with ABORT
+	// ErrJoinTimeoutURI. 0 means DefaultJoinTimeout; negative, none.
+	// Internal gates have none.
+	JoinTimeout time.Duration
 }
 
 // Gate and Router satisfy the transports' Attacher interface.
@@ -65,6 +73,18 @@ func (g *Gate) Attach(p wamp.Peer) {
 	}
 	defer rm.leave(s)
 	s.serve()
+}
+
+// joinTimeout is the gate's join timeout, 0 for none.
+func (g *Gate) joinTimeout() time.Duration {
+	switch d := g.opts.JoinTimeout; {
+	case g.opts.Internal || d < 0:
+		return 0
+	case d == 0:
+		return DefaultJoinTimeout
+	default:
+		return d
+	}
 }
 
 // pick returns the authenticator for the first of methods the gate has.

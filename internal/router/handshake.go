@@ -2,6 +2,7 @@ package router
 
 import (
 	"errors"
+	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -13,7 +14,12 @@ var errQuiet = errors.New("router: handshake ended by the client")
 // handshake runs HELLO, authentication and WELCOME. It returns the realm
 // the session joined, or nil when the session is over (ABORT was sent).
 func (s *session) handshake() *realm {
+	clock := newJoinClock(s)
+	clock.start("HELLO")
 	m, err := s.recv()
+	if !clock.stop() {
+		return nil
+	}
 	if err != nil {
 		s.abortWith(err)
 		return nil
@@ -23,7 +29,7 @@ func (s *session) handshake() *realm {
 		s.abort(wamp.ErrProtocolViolation, "first message must be HELLO, not %s", m.Type())
 		return nil
 	}
-	rm, id, err := s.authenticate(hello)
+	rm, id, err := s.authenticate(hello, clock)
 	if err == nil && !rm.hasRole(id.AuthRole) {
 		err = wamp.Errorf(wamp.ErrNoSuchRole, "role %q does not exist on realm %q", id.AuthRole, rm.name)
 	}
@@ -99,7 +105,7 @@ func abortDetails(e *wamp.RequestError) wamp.Dict {
 
 // authenticate finds the realm and runs the authentication method the
 // client and the gate agree on, with a challenge if the method needs one.
-func (s *session) authenticate(h *wamp.Hello) (*realm, *auth.Identity, error) {
+func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.Identity, error) {
 	rm := s.router.realm(h.Realm)
 	if rm == nil {
 		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q", h.Realm)
@@ -114,7 +120,7 @@ func (s *session) authenticate(h *wamp.Hello) (*realm, *auth.Identity, error) {
 	}
 	id, ch, err := a.Start(req)
 	if err == nil && ch != nil {
-		id, err = s.challenge(ch)
+		id, err = s.challenge(ch, clock, 0)
 	}
 	if err == nil && id == nil {
 		err = wamp.Errorf(wamp.ErrAuthenticationFailed, "authentication gave no identity")
@@ -122,18 +128,21 @@ func (s *session) authenticate(h *wamp.Hello) (*realm, *auth.Identity, error) {
 	return rm, id, err
 }
 
-// challenge sends CHALLENGE and verifies the client's AUTHENTICATE.
-func (s *session) challenge(ch auth.Challenge) (*auth.Identity, error) {
-	if !s.send(ch.Message()) {
+// challenge sends CHALLENGE, after wait, and verifies the client's
+// AUTHENTICATE, which clock bounds from the CHALLENGE on.
+func (s *session) challenge(ch auth.Challenge, clock *joinClock, wait time.Duration) (*auth.Identity, error) {
+	sent := s.sendAfter(ch.Message(), wait, func() { clock.start("AUTHENTICATE") })
+	m, err := s.recv()
+	early := !sent.settle()
+	if !clock.stop() {
 		return nil, errQuiet
 	}
-	m, err := s.recv()
 	if err != nil {
 		return nil, err
 	}
 	a, ok := m.(*wamp.Authenticate)
-	if !ok {
-		return nil, violation("expected AUTHENTICATE, not %s", m.Type())
+	if !ok || early {
+		return nil, violation("expected AUTHENTICATE after CHALLENGE, not %s", m.Type())
 	}
 	return ch.Verify(a)
 }

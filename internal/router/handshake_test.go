@@ -2,7 +2,9 @@ package router
 
 import (
 	"testing"
+	"time"
 
+	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -35,5 +37,93 @@ func TestAnonymousCannotClaimAuthID(t *testing.T) {
 				imp.quiet()
 			})
 		})
+	}
+}
+
+// TestJoinTimeout is the audit's F3 (its join part): a client that never
+// sends HELLO, or never answers CHALLENGE, is ended with ABORT
+// junction.error.join_timeout once the gate's JoinTimeout has passed, and
+// not before. The timeout bounds each wait for the client on its own.
+func TestJoinTimeout(t *testing.T) {
+	const d = 3 * time.Second
+	tests := []struct {
+		name  string
+		steps func(c *client) // what the client does before it falls silent
+	}{
+		{"no HELLO", func(*client) {}},
+		{"CHALLENGE not answered", func(c *client) {
+			c.send(ticketHello("alice"))
+			expect[*wamp.Challenge](c)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bubble(t, Options{}, func(t *testing.T, r *Router) {
+				g := r.NewGate(GateOptions{Auths: []auth.Authenticator{ticketAuth{role: "user"}}, JoinTimeout: d})
+				c := attach(t, g)
+				tt.steps(c)
+				time.Sleep(d - time.Millisecond)
+				c.quiet()
+				time.Sleep(time.Millisecond)
+				a := c.expectAbort(ErrJoinTimeoutURI)
+				if msg, _ := a.Details["message"].(string); msg == "" {
+					t.Errorf("ABORT details %v, want a message", a.Details)
+				}
+			})
+		})
+	}
+}
+
+// TestJoinTimeoutPerStep: HELLO and AUTHENTICATE each come just within the
+// timeout, together after it; the session joins.
+func TestJoinTimeoutPerStep(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		const d = 3 * time.Second
+		c := attach(t, r.NewGate(GateOptions{Auths: []auth.Authenticator{ticketAuth{role: "user"}}, JoinTimeout: d}))
+		time.Sleep(d - time.Millisecond)
+		c.send(ticketHello("alice"))
+		expect[*wamp.Challenge](c)
+		time.Sleep(d - time.Millisecond)
+		c.send(&wamp.Authenticate{Signature: "secret", Extra: wamp.Dict{}})
+		expect[*wamp.Welcome](c)
+		time.Sleep(2 * d)
+		c.quiet() // joined: the clock is off
+	})
+}
+
+// TestNoJoinTimeout: internal gates and a negative JoinTimeout have no
+// deadline.
+func TestNoJoinTimeout(t *testing.T) {
+	gates := map[string]GateOptions{
+		"internal": {Internal: true, JoinTimeout: time.Second},
+		"negative": {JoinTimeout: -1},
+	}
+	for name, o := range gates {
+		t.Run(name, func(t *testing.T) {
+			bubble(t, Options{}, func(t *testing.T, r *Router) {
+				c := attach(t, r.NewGate(o))
+				time.Sleep(time.Hour)
+				c.quiet()
+				c.send(&wamp.Hello{Realm: "realm1", Details: wamp.Dict{}})
+				expect[*wamp.Welcome](c)
+			})
+		})
+	}
+}
+
+func TestGateJoinTimeout(t *testing.T) {
+	tests := []struct {
+		o    GateOptions
+		want time.Duration
+	}{
+		{GateOptions{}, DefaultJoinTimeout},
+		{GateOptions{JoinTimeout: time.Second}, time.Second},
+		{GateOptions{JoinTimeout: -1}, 0},
+		{GateOptions{Internal: true}, 0},
+	}
+	for _, tt := range tests {
+		if got := (&Gate{opts: tt.o}).joinTimeout(); got != tt.want {
+			t.Errorf("joinTimeout(%+v) = %v, want %v", tt.o, got, tt.want)
+		}
 	}
 }
