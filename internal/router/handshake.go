@@ -120,12 +120,32 @@ func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.I
 	}
 	id, ch, err := a.Start(req)
 	if err == nil && ch != nil {
-		id, err = s.challenge(ch, clock, 0)
+		id, err = s.login(ch, req, clock)
 	}
 	if err == nil && id == nil {
 		err = wamp.Errorf(wamp.ErrAuthenticationFailed, "authentication gave no identity")
 	}
 	return rm, id, err
+}
+
+// login runs a challenge held back by the router's login throttle, and
+// tells the throttle how it went.
+func (s *session) login(ch auth.Challenge, req *auth.Request, clock *joinClock) (*auth.Identity, error) {
+	logins, k := &s.router.logins, s.loginKeyOf(req)
+	wait, ok := logins.admit(k, time.Now())
+	if !ok {
+		s.log.Debug("login refused: too many attempts from its address", "remote", req.Peer.RemoteAddr, "authid", req.AuthID)
+		return nil, wamp.Errorf(ErrThrottledURI, "too many failed logins from this address: try again later")
+	}
+	id, err := s.challenge(ch, clock, wait)
+	switch {
+	case err == nil && id != nil:
+		logins.succeeded(k)
+	case errors.Is(err, &wamp.RequestError{URI: wamp.ErrAuthenticationDenied}):
+		logins.failed(k, time.Now())
+		s.log.Debug("login denied", "remote", req.Peer.RemoteAddr, "authid", req.AuthID, "err", err)
+	}
+	return id, err
 }
 
 // challenge sends CHALLENGE, after wait, and verifies the client's

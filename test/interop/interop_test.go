@@ -92,22 +92,28 @@ func runMatrix(t *testing.T, n *node, tr string, supported func(c client, ser st
 // authid the node does not know, are refused with ABORT
 // wamp.error.authentication_denied (an unknown authid is challenged like a
 // real one, then refused the same way), and that an anonymous client is
-// refused on the ticket-only WebSocket path.
+// refused on the ticket-only WebSocket path. Each client library gets a
+// node of its own and tries one attempt after the other: after each
+// failure the node holds back the next CHALLENGE from 127.0.0.1 a little
+// longer (its login throttle), and attempts that arrived all at once
+// would be refused with junction.error.login_throttled.
 func TestRefused(t *testing.T) {
 	harness.RequireDeps(t)
-	n := startNode(t)
 	for _, c := range clients {
-		for _, tc := range refusals(n) {
-			t.Run(c.name+"/"+tc.name, func(t *testing.T) {
-				t.Parallel()
-				args := argsFor(tc.url, "json", tc.auth)
-				args.expectFail = true
-				r := run(t, c, args)
-				if !r.Refused || r.Reason != tc.wantReason {
-					t.Errorf("%s: refused=%v reason=%q, want ABORT %s", c.name, r.Refused, r.Reason, tc.wantReason)
-				}
-			})
-		}
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			n := startNode(t)
+			for _, tc := range refusals(n) {
+				t.Run(tc.name, func(t *testing.T) {
+					args := argsFor(tc.url, "json", tc.auth)
+					args.expectFail = true
+					r := run(t, c, args)
+					if !r.Refused || r.Reason != tc.wantReason {
+						t.Errorf("%s: refused=%v reason=%q, want ABORT %s", c.name, r.Refused, r.Reason, tc.wantReason)
+					}
+				})
+			}
+		})
 	}
 }
 
