@@ -279,11 +279,7 @@ func TestLoginFailures(t *testing.T) {
 				real := wantDenied(t, abortReal)
 
 				unknown := attachFrom(t, g, addr)
-				unknown.send(&wamp.Hello{Realm: "realm1", Details: m.hello("mallory")})
-				time.Sleep(throttleDelay(1) - time.Nanosecond)
-				unknown.quiet()
-				time.Sleep(time.Nanosecond)
-				chDecoy := expect[*wamp.Challenge](unknown)
+				chDecoy := heldBack(unknown, m.hello("mallory"), throttleDelay(1))
 				unknown.send(&wamp.Authenticate{Signature: m.answer(t, chDecoy, true), Extra: wamp.Dict{}})
 				answered := time.Now()
 				decoy := wantDenied(t, unknown.recv())
@@ -303,16 +299,23 @@ func TestLoginFailures(t *testing.T) {
 				}
 
 				right := attachFrom(t, g, addr)
-				right.send(&wamp.Hello{Realm: "realm1", Details: m.hello("alice")})
-				time.Sleep(throttleDelay(2) - time.Nanosecond)
-				right.quiet()
-				time.Sleep(time.Nanosecond)
-				ch := expect[*wamp.Challenge](right)
+				ch := heldBack(right, m.hello("alice"), throttleDelay(2))
 				right.send(&wamp.Authenticate{Signature: m.answer(t, ch, true), Extra: wamp.Dict{}})
 				expect[*wamp.Welcome](right)
 			})
 		})
 	}
+}
+
+// heldBack sends HELLO with details and checks that the CHALLENGE comes
+// after d, not before.
+func heldBack(c *client, details wamp.Dict, d time.Duration) *wamp.Challenge {
+	c.t.Helper()
+	c.send(&wamp.Hello{Realm: "realm1", Details: details})
+	time.Sleep(d - time.Nanosecond)
+	c.quiet()
+	time.Sleep(time.Nanosecond)
+	return expect[*wamp.Challenge](c)
 }
 
 func wantDenied(t *testing.T, m wamp.Message) *wamp.Abort {
