@@ -16,7 +16,8 @@ type Gate struct {
 }
 
 // GateOptions configures a Gate. The zero value is a gate for outside
-// clients where every session is anonymous with role "anonymous".
+// clients where every session is anonymous with role "anonymous", under
+// DefaultJoinTimeout and the router's login throttle (throttle.go).
 type GateOptions struct {
 	// Auths are the authenticators, tried in the order of the client's
 	// HELLO authmethods. None: every session is anonymous with role
@@ -24,7 +25,8 @@ type GateOptions struct {
 	Auths []auth.Authenticator
 	// Internal marks the gate of the node's own sessions (the bridge
 	// services' embedded sessions, components running in the router):
-	// the limits meant for outside clients do not apply to them.
+	// the limits meant for outside clients (the join timeout, the login
+	// throttle, ...) do not apply to them.
 	Internal bool
 	// JoinTimeout bounds the client's share of the handshake: HELLO must
 	// come within it after attach, and AUTHENTICATE within it after each

@@ -160,9 +160,12 @@ func (s *session) challenge(ch auth.Challenge, clock *joinClock, wait time.Durat
 	if err != nil {
 		return nil, err
 	}
+	if early {
+		return nil, violation("%s before CHALLENGE", m.Type())
+	}
 	a, ok := m.(*wamp.Authenticate)
-	if !ok || early {
-		return nil, violation("expected AUTHENTICATE after CHALLENGE, not %s", m.Type())
+	if !ok {
+		return nil, violation("expected AUTHENTICATE, not %s", m.Type())
 	}
 	return ch.Verify(a)
 }

@@ -99,7 +99,8 @@ type throttleTable struct {
 	lru list.List // of *throttleEntry; front: the oldest last failure
 }
 
-// get returns key's entry, nil if it has no failure left at now.
+// get returns key's entry, nil (dropping it) if at now it has no failure
+// left and no attempt scheduled.
 func (t *throttleTable) get(key string, now time.Time) *throttleEntry {
 	e := t.m[key]
 	if e != nil && e.failsAt(now) == 0 && !e.next.After(now) {

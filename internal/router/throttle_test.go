@@ -375,6 +375,25 @@ func TestLoginThrottleAudit(t *testing.T) {
 	})
 }
 
+// TestAnswerBeforeHeldBackChallenge: a client that sends AUTHENTICATE
+// while its CHALLENGE is held back breaks the protocol; the CHALLENGE is
+// then never sent.
+func TestAnswerBeforeHeldBackChallenge(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		m := loginMethods(t)[0]
+		g := r.Gate(m.a)
+		const addr = "192.0.2.5:1"
+		_, last := login(t, attachFrom(t, g, addr), m, "alice", false)
+		wantDenied(t, last)
+		c := attachFrom(t, g, addr)
+		c.send(&wamp.Hello{Realm: "realm1", Details: m.hello("alice")})
+		c.send(&wamp.Authenticate{Signature: "s3cret", Extra: wamp.Dict{}})
+		c.expectAbort(wamp.ErrProtocolViolation)
+		time.Sleep(throttleMax)
+		c.quiet()
+	})
+}
+
 // TestLoginThrottleExempt: the node's own sessions (an Internal gate) and
 // in-process peers (no address) are never held back.
 func TestLoginThrottleExempt(t *testing.T) {
