@@ -179,6 +179,8 @@ func TestStatusTable(t *testing.T) {
 		{"wamp.error.timeout", 504, 504},
 		{"junction.error.unavailable", 503, 503},
 		{"wamp.error.not_authorized", 403, 200},
+		{"wamp.error.authentication_denied", 401, 200},
+		{"wamp.error.authentication_failed", 401, 200},
 		{"wamp.error.no_such_procedure", 404, 200},
 		{"com.example.app_error", 500, 200},
 	}
@@ -190,7 +192,7 @@ func TestStatusTable(t *testing.T) {
 			t.Errorf("remoteStatus(%s) = %d", tt.uri, got)
 		}
 	}
-	for status, want := range map[int]string{400: "wamp.error.invalid_argument", 403: "wamp.error.not_authorized",
+	for status, want := range map[int]string{400: "wamp.error.invalid_argument", 401: "wamp.error.authentication_denied", 403: "wamp.error.not_authorized",
 		504: "wamp.error.timeout", 418: "wamp.error.runtime_error"} {
 		if got := ErrorURI(status); string(got) != want {
 			t.Errorf("ErrorURI(%d) = %s", status, got)

@@ -250,7 +250,7 @@ func (ticketAuth) Method() string { return "ticket" }
 
 func (a ticketAuth) Start(req *auth.Request) (*auth.Identity, auth.Challenge, error) {
 	if req.AuthID == "" {
-		return nil, nil, wamp.Errorf(wamp.ErrNoSuchPrincipal, "no authid")
+		return nil, nil, wamp.Errorf(wamp.ErrAuthenticationDenied, "no authid")
 	}
 	return nil, ticketChallenge{authid: req.AuthID, role: a.role}, nil
 }
@@ -263,7 +263,7 @@ func (ticketChallenge) Message() *wamp.Challenge {
 
 func (c ticketChallenge) Verify(a *wamp.Authenticate) (*auth.Identity, error) {
 	if a.Signature != "secret" {
-		return nil, wamp.Errorf(wamp.ErrAuthenticationFailed, "wrong ticket")
+		return nil, wamp.Errorf(wamp.ErrAuthenticationDenied, "wrong ticket")
 	}
 	return &auth.Identity{AuthID: c.authid, AuthRole: c.role, AuthMethod: "ticket",
 		AuthProvider: "static", AuthExtra: wamp.Dict{"color": "blue"}}, nil

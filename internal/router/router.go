@@ -33,6 +33,7 @@ type Router struct {
 	regIDs  wamp.IDGen // router scope: registration IDs
 	anon    *Gate
 	retired counters // of sessions that ended
+	logins  throttle // failed logins, by address and authid
 
 	mu       sync.Mutex // guards the fields below; first in the lock order
 	realms   map[wamp.URI]*realm
