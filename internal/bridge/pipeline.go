@@ -130,8 +130,8 @@ func (p *pipeline) serve(w http.ResponseWriter, r *http.Request, act func(http.R
 		return
 	}
 	if err == nil {
+		defer p.done(req) // also if act panics
 		err = act(w, r, req)
-		p.done(req)
 	}
 	if err != nil {
 		p.respond(w, r, err)
