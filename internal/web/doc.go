@@ -6,8 +6,10 @@
 // confined with os.Root), Redirect, JSON and NodeInfo, and ReverseProxy
 // (an HTTP upstream behind the mount point, WebSocket upgrades included).
 // The WebSocket and bridge services are built by other packages and mounted
-// as plain http.Handlers. Server wraps http.Server with timeouts, TLS, HSTS,
-// an access log and graceful shutdown.
+// as plain http.Handlers. Server wraps http.Server with timeouts (request
+// headers, idle connections, and stalled request bodies: see
+// ServerOptions.BodyTimeout), TLS, HSTS, an access log and graceful
+// shutdown.
 //
 // # How a service sees its request
 //
