@@ -143,6 +143,7 @@ func BenchmarkPublishChurn(b *testing.B) {
 				c := joinPeer(b, r.Gate(), "realm1", nil, newFakePeer(1<<16))
 				wg.Go(func() { churn(c, "com.t", stop, &pairs) })
 			}
+			pairs.Store(0) // count those during the loop only
 			publishLoop(b, rm, pub)
 			close(stop)
 			wg.Wait()
