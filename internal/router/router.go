@@ -53,10 +53,10 @@ func New(opts Options) (*Router, error) {
 	}
 	r := &Router{
 		log:      log,
+		slow:     newSlowLog(log),
 		realms:   make(map[wamp.URI]*realm),
 		sessions: make(map[*session]struct{}),
 	}
-	r.slow.log = log
 	r.anon = r.Gate()
 	for _, o := range opts.Realms {
 		if err := r.AddRealm(o); err != nil {
