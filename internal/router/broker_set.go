@@ -3,6 +3,8 @@ package router
 import (
 	"slices"
 	"sync/atomic"
+
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // subscriberSet is one version of a subscription's subscribers, copy on
@@ -105,4 +107,18 @@ func waitIdle(sets []*subscriberSet) {
 	for _, ss := range sets {
 		<-ss.idle
 	}
+}
+
+// hold acquires the current subscriber set of s's subscription id, or
+// returns nil if s is no longer its subscriber. The caller releases it.
+// Takes broker.mu (read).
+func (b *broker) hold(s *session, id wamp.ID) *subscriberSet {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	sub := s.subs[id]
+	if sub == nil || sub.set == nil {
+		return nil
+	}
+	sub.set.acquire()
+	return sub.set
 }

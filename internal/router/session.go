@@ -74,6 +74,15 @@ func (s *session) send(m wamp.Message) bool {
 	return false
 }
 
+// afterFlusher is an optional capability of a wamp.Peer (the WebSocket
+// and RawSocket peers, through their outbox, and the local peer):
+// AfterFlush calls fn once everything queued before the call has been
+// written to the connection, so that what fn sends comes in a later write;
+// never if the peer closes first. fn must not block.
+type afterFlusher interface {
+	AfterFlush(fn func())
+}
+
 // kill sends m (a GOODBYE or ABORT) and closes the peer, which may take
 // the peer's close timeout when the client does not read; the session's
 // goroutine then ends. Only for the session's own goroutine, or one that
