@@ -11,7 +11,9 @@ import (
 
 	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/transport/local"
 	"github.com/junction-wamp/junction/internal/transport/rawsocket"
+	"github.com/junction-wamp/junction/internal/transport/websocket"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -55,6 +57,10 @@ func TestRetainedEventInLaterRead(t *testing.T) {
 		t.Errorf("retained EVENT in the same read as SUBSCRIBED %d times of %d", same, trials)
 	}
 }
+
+// The peers the router meets have the capability it sends retained events
+// with (router's afterFlusher).
+var _ = []interface{ AfterFlush(func()) }{(*websocket.Peer)(nil), (*rawsocket.Peer)(nil), (*local.Peer)(nil)}
 
 // rawsocketServer serves g over RawSocket on a loopback port.
 func rawsocketServer(t *testing.T, g *router.Gate) string {
