@@ -61,9 +61,12 @@ func (ss *subscriberSet) without(s *session) *subscriberSet {
 // and ss must be a current set.
 func (ss *subscriberSet) acquire() { ss.users.Add(1) }
 
-// release ends what acquire began. No lock needed.
+// release ends what acquire began. No lock needed. The last release of a
+// retired set lets go of its sessions, which may have left the realm: the
+// set itself may stay in subscription.busy until the next change.
 func (ss *subscriberSet) release() {
 	if ss.users.Add(-1) == retired {
+		ss.sessions = nil // nobody reads a retired set once it is idle
 		close(ss.idle)
 	}
 }
