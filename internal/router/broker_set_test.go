@@ -128,3 +128,34 @@ func TestNoEventOutsideSubscription(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// TestSubscriberSetBusy: a replaced set stays busy while a publish sends
+// to it, and is dropped (with its sessions) once that publish is done.
+func TestSubscriberSetBusy(t *testing.T) {
+	s1, s2 := &session{id: 1}, &session{id: 2}
+	sub := &subscription{}
+	sub.replace(sub.set.with(s1))
+	a := sub.set
+	a.acquire() // a publish under way
+	if busy := sub.replace(a.with(s2)); len(busy) != 1 || busy[0] != a {
+		t.Fatalf("busy after replacing a set in use = %v, want [a]", busy)
+	}
+	b := sub.set
+	if busy := sub.replace(b.without(s1)); len(busy) != 1 || busy[0] != a {
+		t.Fatalf("busy after replacing an unused set = %v, want [a]", busy)
+	}
+	equal(t, "current", sub.subscribers(), []*session{s2})
+	equal(t, "a unchanged by the appends after it", a.sessions, []*session{s1})
+	a.release()
+	select {
+	case <-a.idle:
+	default:
+		t.Fatal("a not idle after its last release")
+	}
+	if busy := sub.replace(sub.set.without(s2)); len(busy) != 0 || sub.set != nil {
+		t.Fatalf("after the last subscriber left: busy %v, set %v", busy, sub.set)
+	}
+	if a.sessions != nil {
+		t.Error("an idle retired set still holds its sessions")
+	}
+}
