@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/transport/local"
 	"github.com/junction-wamp/junction/internal/transport/rawsocket"
@@ -32,8 +31,11 @@ func TestRetainedEventInLaterRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Close)
-	addr := rawsocketServer(t, r.Gate())
-	pub := joinRawsocket(t, addr)
+	addr := serveRawsocket(t, r.Gate(), "tcp")
+	e := &env{t: t, router: r, dial: func(ctx context.Context) (wamp.Peer, error) {
+		return rawsocket.Dial(ctx, "tcp", addr, rawsocket.DialOptions{Serializer: "json"})
+	}}
+	pub := e.anon()
 	if _, err := pub.Publish(ctx(t), "com.r", wamp.List{"kept"}, nil, wamp.Dict{"retain": true, "acknowledge": true}); err != nil {
 		t.Fatal(err)
 	}
@@ -61,21 +63,6 @@ func TestRetainedEventInLaterRead(t *testing.T) {
 // The peers the router meets have the capability it sends retained events
 // with (router's afterFlusher).
 var _ = []interface{ AfterFlush(func()) }{(*websocket.Peer)(nil), (*rawsocket.Peer)(nil), (*local.Peer)(nil)}
-
-// rawsocketServer serves g over RawSocket on a loopback port.
-func rawsocketServer(t *testing.T, g *router.Gate) string {
-	srv, err := rawsocket.NewServer(rawsocket.Options{Attacher: g})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
-	return l.Addr().String()
-}
 
 // rawJSON is a RawSocket client with JSON that sees each read it does.
 type rawJSON struct {
@@ -168,20 +155,4 @@ func slicesContainType(msgs [][]any, typ wamp.MessageType) bool {
 		}
 	}
 	return false
-}
-
-// joinRawsocket joins realm1 with the Go client over RawSocket.
-func joinRawsocket(t *testing.T, addr string) *client.Session {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	p, err := rawsocket.Dial(ctx, "tcp", addr, rawsocket.DialOptions{Serializer: "json"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := client.Join(ctx, p, client.Config{Realm: realm})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
 }
