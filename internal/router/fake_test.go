@@ -80,11 +80,14 @@ type client struct {
 func attach(t testing.TB, g *Gate) *client { return attachQ(t, g, newFakePeer(256)) }
 
 // attachQ starts a session on g over p.
-func attachQ(t testing.TB, g *Gate, p *fakePeer) *client {
+func attachQ(t testing.TB, g *Gate, p *fakePeer) *client { return attachAs(t, g, p, p) }
+
+// attachAs starts a session on g over peer, which wraps p.
+func attachAs(t testing.TB, g *Gate, p *fakePeer, peer wamp.Peer) *client {
 	c := &client{t: t, p: p, done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
-		g.Attach(c.p)
+		g.Attach(peer)
 	}()
 	return c
 }
@@ -108,13 +111,19 @@ func join(t testing.TB, g *Gate, realm wamp.URI, details wamp.Dict) *client {
 func joinPeer(t testing.TB, g *Gate, realm wamp.URI, details wamp.Dict, p *fakePeer) *client {
 	t.Helper()
 	c := attachQ(t, g, p)
+	c.hello(realm, details)
+	return c
+}
+
+// hello joins realm; details nil means clientRoles().
+func (c *client) hello(realm wamp.URI, details wamp.Dict) {
+	c.t.Helper()
 	if details == nil {
 		details = clientRoles()
 	}
 	c.send(&wamp.Hello{Realm: realm, Details: details})
 	c.wel = expect[*wamp.Welcome](c)
 	c.id = c.wel.Session
-	return c
 }
 
 func (c *client) send(m any) {
