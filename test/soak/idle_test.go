@@ -32,9 +32,6 @@ const (
 	// to close an idle connection: 10,000 timers fire within moments of
 	// each other, each sending ABORT and closing, on a shared machine.
 	idleCloseSlack = 5 * time.Second
-	// idleFDSlack: once every idle connection is closed, the node's
-	// descriptors must come back to within this of the baseline.
-	idleFDSlack = 16
 	// idleConnBytes bounds the memory an idle connection may cost the
 	// node: each flood's peak resident memory is at most the baseline
 	// plus idleConns times this.
@@ -89,7 +86,7 @@ func TestIdleConnectionsTimeOut(t *testing.T) {
 
 // idleFlood opens idleConns idle connections and checks that the node
 // closes them all in time, serves a normal client meanwhile and after,
-// and gives its descriptors back (to within idleFDSlack of base). It
+// and gives its descriptors back (to within fdSlack of base). It
 // returns the node's peak usage.
 func idleFlood(t *testing.T, i, pid int, raw, url string, base usage) usage {
 	t.Helper()
@@ -107,7 +104,7 @@ func idleFlood(t *testing.T, i, pid int, raw, url string, base usage) usage {
 		t.Fatal(err)
 	}
 	t.Logf("flood %d: peak %s", i, peak)
-	settled(t, pid, base, idleFDSlack)
+	settled(t, pid, base)
 	normalJoins(t, fmt.Sprintf("after flood %d", i), raw, url)
 	return peak
 }
@@ -373,22 +370,4 @@ func checkIdleClosed(t *testing.T, flood int, all []idleResult) {
 		flood, joinTimeoutURI, count["rawsocket"], count["websocket"], delays[0].Round(time.Millisecond),
 		delays[len(delays)/2].Round(time.Millisecond), delays[len(delays)*99/100].Round(time.Millisecond),
 		delays[len(delays)-1].Round(time.Millisecond), idleJoinTimeout)
-}
-
-// settled waits until the node's descriptors are back within fdSlack of
-// base, and fails the test when recoveryBound passes first; it returns
-// its usage then.
-func settled(t *testing.T, pid int, base usage, fdSlack int) usage {
-	t.Helper()
-	start := time.Now()
-	var now usage
-	eventually(t, "descriptors back near the baseline", recoveryBound, func() error {
-		now = readUsage(t, pid)
-		if now.FDs > base.FDs+fdSlack {
-			return fmt.Errorf("%s, baseline %s", now, base)
-		}
-		return nil
-	})
-	t.Logf("descriptors back near the baseline after %v: %s", time.Since(start).Round(time.Millisecond), now)
-	return now
 }

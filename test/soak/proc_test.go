@@ -170,3 +170,25 @@ func needNoFile(t *testing.T, n uint64) {
 			"run it where ulimit -Hn is at least %d", n, lim.Cur, lim.Max, err, n)
 	}
 }
+
+// fdSlack: once a flood is over, the node's descriptors must come back to
+// within this of the baseline.
+const fdSlack = 16
+
+// settled waits until the node's descriptors are back within fdSlack of
+// base, and fails the test when recoveryBound passes first; it returns
+// its usage then.
+func settled(t *testing.T, pid int, base usage) usage {
+	t.Helper()
+	start := time.Now()
+	var now usage
+	eventually(t, "descriptors back near the baseline", recoveryBound, func() error {
+		now = readUsage(t, pid)
+		if now.FDs > base.FDs+fdSlack {
+			return fmt.Errorf("%s, baseline %s", now, base)
+		}
+		return nil
+	})
+	t.Logf("descriptors back near the baseline after %v: %s", time.Since(start).Round(time.Millisecond), now)
+	return now
+}
