@@ -24,7 +24,10 @@
 //     memory stays within a bound derived from the limits.
 //
 // The node's descriptors and memory are read from /proc (proc_test.go), so
-// the scenarios that check them need Linux. The idle scenario holds some
+// the scenarios that check them need Linux. Their memory bounds are for
+// the binary as shipped: run them without -race, as make soak does (with
+// it, the node is built with the race detector too, which multiplies its
+// memory). The idle scenario holds some
 // 10,000 descriptors in the test process: it raises its own limit when it
 // may, and otherwise fails saying what ulimit -Hn it needs.
 //
