@@ -34,16 +34,17 @@ const (
 	idleCloseSlack = 5 * time.Second
 	// idleConnBytes bounds the memory an idle connection may cost the
 	// node: each flood's peak resident memory is at most the baseline
-	// plus idleConns times this.
-	idleConnBytes = 16 << 10
+	// plus idleConns times this. Measured: 8 to 10 KiB on a quiet
+	// machine, up to 15 KiB on a busy one (the collector falls behind).
+	idleConnBytes = 24 << 10
 	// idleFloods is how many floods run, one after the other. The second
 	// takes some 20 MiB more than the first (Go's runtime keeps the
 	// first one's freed memory, and collects it as the second one grows);
-	// from then on the memory is reused: a flood's peak may not exceed
-	// the second one's by more than idleRSSGrowth, which a leak of 1.6
-	// KiB per connection would.
+	// from then on the memory is reused: the last flood's peak may not
+	// exceed the highest before it by more than idleRSSGrowth, which a
+	// leak of 2.4 KiB per connection would.
 	idleFloods    = 3
-	idleRSSGrowth = 16 * MiB
+	idleRSSGrowth = 24 * MiB
 )
 
 // joinTimeoutURI is the ABORT reason of a client that did not join in
@@ -67,20 +68,18 @@ func TestIdleConnectionsTimeOut(t *testing.T) {
 	t.Logf("baseline: %s", base)
 
 	limit := base.RSS + idleConns*idleConnBytes
-	var second usage
+	var before int64 // the highest peak of the floods before
 	for i := 1; i <= idleFloods; i++ {
 		peak := idleFlood(t, i, n.PID(), raw, url, base)
 		if peak.RSS > limit {
 			t.Errorf("flood %d: peak resident memory %.1f MiB, over the bound %.1f MiB (the baseline + %d x %d KiB)",
 				i, float64(peak.RSS)/MiB, float64(limit)/MiB, idleConns, idleConnBytes>>10)
 		}
-		switch {
-		case i == 2:
-			second = peak
-		case i > 2 && peak.RSS > second.RSS+idleRSSGrowth:
-			t.Errorf("flood %d: peak resident memory %.1f MiB, more than the second flood's %.1f MiB + %d MiB: the node keeps memory of closed connections",
-				i, float64(peak.RSS)/MiB, float64(second.RSS)/MiB, idleRSSGrowth/MiB)
+		if i == idleFloods && peak.RSS > before+idleRSSGrowth {
+			t.Errorf("flood %d: peak resident memory %.1f MiB, more than the floods before (%.1f MiB) + %d MiB: the node keeps memory of closed connections",
+				i, float64(peak.RSS)/MiB, float64(before)/MiB, idleRSSGrowth/MiB)
 		}
+		before = max(before, peak.RSS)
 	}
 }
 
