@@ -76,14 +76,34 @@ func limited(t *testing.T, nofile int) string {
 	return script
 }
 
-// routerConfig is a config with one router worker: realm1, where
-// anonymous may do everything, and the transports given.
+// routerConfig is a config with one router worker: realm1, where the
+// roles anonymous and user may do everything, and the transports given.
 func routerConfig(transports ...obj) obj {
 	return obj{"version": 2, "workers": []obj{{
-		"type":       "router",
-		"realms":     []obj{{"name": "realm1", "roles": []obj{{"name": "anonymous", "allow-by-default": true}}}},
+		"type": "router",
+		"realms": []obj{{"name": "realm1", "roles": []obj{
+			{"name": "anonymous", "allow-by-default": true},
+			{"name": "user", "allow-by-default": true},
+		}}},
 		"transports": transports,
 	}}}
+}
+
+// The tickets of the principals of the scenarios that log in (see
+// ticketAuth and withTicket).
+const (
+	aliceTicket = "alice-secret-ticket"
+	bobTicket   = "bob-secret-ticket"
+)
+
+// ticketAuth is an auth object that offers only ticket, for the
+// principals given by authid with their tickets, each of role user.
+func ticketAuth(tickets map[string]string) obj {
+	principals := obj{}
+	for authid, ticket := range tickets {
+		principals[authid] = obj{"ticket": ticket, "role": "user"}
+	}
+	return obj{"ticket": obj{"type": "static", "principals": principals}}
 }
 
 // tcpEndpoint is a listening endpoint on 127.0.0.1, any port, with the
@@ -118,31 +138,54 @@ func stepCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// joinRaw joins realm1 over RawSocket at addr; the session closes at the
-// end of the test.
+// anonymous is the client config of an anonymous session of realm1.
+var anonymous = client.Config{Realm: "realm1"}
+
+// withTicket is the client config of principal authid of realm1, logging
+// in with ticket.
+func withTicket(authid, ticket string) client.Config {
+	return client.Config{Realm: "realm1", AuthID: authid, Auth: []client.Authenticator{client.Ticket(ticket)}}
+}
+
+// joinRaw joins realm1 anonymously over RawSocket at addr; the session
+// closes at the end of the test.
 func joinRaw(t *testing.T, addr string) (*client.Session, error) {
+	t.Helper()
+	return joinRawAs(t, addr, anonymous)
+}
+
+// joinRawAs joins over RawSocket at addr as cfg says; the session closes
+// at the end of the test.
+func joinRawAs(t *testing.T, addr string, cfg client.Config) (*client.Session, error) {
 	t.Helper()
 	p, err := rawsocket.Dial(stepCtx(t), "tcp", addr, rawsocket.DialOptions{})
 	if err != nil {
 		return nil, err
 	}
-	return join(t, p)
+	return join(t, p, cfg)
 }
 
-// joinWS joins realm1 over WebSocket at url; the session closes at the end
-// of the test.
+// joinWS joins realm1 anonymously over WebSocket at url; the session
+// closes at the end of the test.
 func joinWS(t *testing.T, url string) (*client.Session, error) {
+	t.Helper()
+	return joinWSAs(t, url, anonymous)
+}
+
+// joinWSAs joins over WebSocket at url as cfg says; the session closes at
+// the end of the test.
+func joinWSAs(t *testing.T, url string, cfg client.Config) (*client.Session, error) {
 	t.Helper()
 	p, err := websocket.Dial(stepCtx(t), url, websocket.DialOptions{})
 	if err != nil {
 		return nil, err
 	}
-	return join(t, p)
+	return join(t, p, cfg)
 }
 
-// join joins realm1 on p; the session closes at the end of the test.
-func join(t *testing.T, p wamp.Peer) (*client.Session, error) {
-	s, err := client.Join(stepCtx(t), p, client.Config{Realm: "realm1"})
+// join joins on p as cfg says; the session closes at the end of the test.
+func join(t *testing.T, p wamp.Peer, cfg client.Config) (*client.Session, error) {
+	s, err := client.Join(stepCtx(t), p, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -203,14 +246,21 @@ const (
 // last error when recoveryBound passes first.
 func recovered(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(recoveryBound)
+	eventually(t, what+": served again", recoveryBound, check)
+}
+
+// eventually runs check every recoveryPause until it succeeds, and fails
+// the test with its last error when bound passes first.
+func eventually(t *testing.T, what string, bound time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
 	for {
 		err := check()
 		if err == nil {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not served again within %s of the burst's end: %v", what, recoveryBound, err)
+			t.Fatalf("%s: not within %s: %v", what, bound, err)
 		}
 		time.Sleep(recoveryPause)
 	}

@@ -13,7 +13,8 @@
 // [Harness.Start] (or [Start]): junction start --config FILE --logformat
 // json, which must log "node started" within [StartBound]. The addresses
 // come from the JSON log's "listening" lines ([Node.Addr], named by
-// [Transport]); [Node.WaitLog] waits for other lines.
+// [Transport]); [Node.WaitLog] waits for other lines; [Node.PID] is its
+// process ID, for what the system says of it (/proc/PID).
 //
 // When the test ends, or earlier at [Node.Stop], the node gets SIGTERM by
 // PID and must exit with status 0 within [StopBound], with no line in its

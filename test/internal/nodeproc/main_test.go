@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 
@@ -24,9 +25,9 @@ func TestMain(m *testing.M) {
 }
 
 // fakeNode plays junction start --config FILE --logformat json: it logs two
-// "listening" lines, "node started" and "component ready", then what mode
-// asks for, and exits at SIGTERM, with status 1 in mode "exit1" and 0
-// otherwise. Mode "early" exits 2 before "node started". A wrong
+// "listening" lines, "node started" (with its process ID as "pid") and
+// "component ready", then what mode asks for, and exits at SIGTERM, with
+// status 1 in mode "exit1" and 0 otherwise. Mode "early" exits 2 before "node started". A wrong
 // invocation is logged as an ERROR.
 func fakeNode(mode string, args []string) int {
 	term := make(chan os.Signal, 1)
@@ -40,7 +41,7 @@ func fakeNode(mode string, args []string) int {
 		logLine("ERROR", "config invalid")
 		return 2
 	}
-	logLine("INFO", "node started")
+	logLine("INFO", "node started", "pid", strconv.Itoa(os.Getpid()))
 	logLine("INFO", "component ready")
 	switch mode {
 	case "warn":

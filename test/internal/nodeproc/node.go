@@ -97,6 +97,11 @@ func (n *Node) Addr(transport string) string { return n.log.address(transport) }
 // Addrs returns the logged addresses by transport (a copy).
 func (n *Node) Addrs() map[string]string { return n.log.addresses() }
 
+// PID is the node's process ID, for reading what the system says of it
+// (/proc/PID on Linux). It stays the node's while the Node has not been
+// stopped.
+func (n *Node) PID() int { return n.cmd.Process.Pid }
+
 // Log is the node's whole log so far (stdout and stderr).
 func (n *Node) Log() string { return n.log.String() }
 

@@ -3,6 +3,7 @@ package nodeproc
 import (
 	"maps"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -68,6 +69,19 @@ func TestAddr(t *testing.T) {
 		if got := n.Addr(Transport(0, 2)); got != "" {
 			t.Errorf("Addr of a transport that did not listen = %q, want \"\"", got)
 		}
+	})
+	if got := r.errorText(); got != "" {
+		t.Errorf("failed: %s", got)
+	}
+}
+
+// TestPID checks that PID is the process that runs the node: the one
+// the fake logs as its own.
+func TestPID(t *testing.T) {
+	r := &recorder{TB: t}
+	r.run(func(tb testing.TB) {
+		n := startFake(t, r, "ok", Options{})
+		n.WaitLog(tb, "the node's own pid", 1, MsgIs("node started", "pid", strconv.Itoa(n.PID())))
 	})
 	if got := r.errorText(); got != "" {
 		t.Errorf("failed: %s", got)
