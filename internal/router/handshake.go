@@ -135,14 +135,15 @@ func (s *session) login(ch auth.Challenge, req *auth.Request, clock *joinClock) 
 	wait, ok := logins.admit(k, time.Now())
 	if !ok {
 		s.log.Debug("login refused: too many attempts from its address", "remote", req.Peer.RemoteAddr, "authid", req.AuthID)
-		return nil, wamp.Errorf(ErrThrottledURI, "too many failed logins from this address: try again later")
+		return nil, wamp.Errorf(ErrThrottledURI, "too many failed or pending logins from this address: try again later")
 	}
+	defer func() { logins.done(k, time.Now()) }()
 	id, err := s.challenge(ch, clock, wait)
 	switch {
 	case err == nil && id != nil:
 		logins.succeeded(k)
 	case errors.Is(err, &wamp.RequestError{URI: wamp.ErrAuthenticationDenied}):
-		logins.failed(k, time.Now())
+		logins.failed(k, time.Now()) // before done: no attempt slips in between
 		s.log.Debug("login denied", "remote", req.Peer.RemoteAddr, "authid", req.AuthID, "err", err)
 	}
 	return id, err

@@ -24,6 +24,13 @@ const (
 	// throttleEntries caps each table (client addresses, authids); when
 	// one is full, the entry whose last failure is oldest goes.
 	throttleEntries = 10_000
+	// throttlePending caps the attempts of one address whose outcome is
+	// not known yet (CHALLENGE sent or held back, no answer verified):
+	// failures are counted only once answered, so without it a burst of
+	// parallel attempts that all hold back their answers would all get a
+	// CHALLENGE before the first failure is counted. One more is refused
+	// at once.
+	throttlePending = 64
 )
 
 // throttleMaxFails is the failure count whose delay reaches throttleMax:
@@ -82,10 +89,17 @@ type loginKey struct {
 // throttleEntry is the failures of one address or authid.
 type throttleEntry struct {
 	key   string
-	fails int       // failures counted at last
-	last  time.Time // the last failure
-	next  time.Time // addresses: when the next attempt may start
-	elem  *list.Element
+	fails   int       // failures counted at last
+	last    time.Time // the last failure
+	next    time.Time // addresses: when the next attempt may start
+	pending int       // addresses: attempts admitted and not yet done
+	elem    *list.Element
+}
+
+// idleAt reports whether e has nothing left to hold at now: no failure,
+// no attempt scheduled or pending.
+func (e *throttleEntry) idleAt(now time.Time) bool {
+	return e.failsAt(now) == 0 && !e.next.After(now) && e.pending == 0
 }
 
 // failsAt is the failures not yet forgotten at now.
@@ -99,23 +113,27 @@ type throttleTable struct {
 	lru list.List // of *throttleEntry; front: the oldest last failure
 }
 
-// get returns key's entry, nil (dropping it) if at now it has no failure
-// left and no attempt scheduled.
+// get returns key's entry, nil (dropping it) if at now it is idle.
 func (t *throttleTable) get(key string, now time.Time) *throttleEntry {
 	e := t.m[key]
-	if e != nil && e.failsAt(now) == 0 && !e.next.After(now) {
+	if e != nil && e.idleAt(now) {
 		t.remove(e)
 		return nil
 	}
 	return e
 }
 
+// getOrAdd returns key's entry, adding one if there is none.
+func (t *throttleTable) getOrAdd(key string, now time.Time) *throttleEntry {
+	if e := t.get(key, now); e != nil {
+		return e
+	}
+	return t.add(key, now)
+}
+
 // fail counts a failure of key at now and returns its entry.
 func (t *throttleTable) fail(key string, now time.Time) *throttleEntry {
-	e := t.get(key, now)
-	if e == nil {
-		e = t.add(key, now)
-	}
+	e := t.getOrAdd(key, now)
 	e.fails = min(e.failsAt(now)+1, throttleMaxFails)
 	e.last = now
 	t.lru.MoveToBack(e.elem)
@@ -129,7 +147,7 @@ func (t *throttleTable) add(key string, now time.Time) *throttleEntry {
 	}
 	for t.lru.Len() > 0 {
 		oldest := t.lru.Front().Value.(*throttleEntry)
-		if t.lru.Len() < throttleEntries && (oldest.failsAt(now) > 0 || oldest.next.After(now)) {
+		if t.lru.Len() < throttleEntries && !oldest.idleAt(now) {
 			break
 		}
 		t.remove(oldest)
@@ -147,16 +165,19 @@ func (t *throttleTable) remove(e *throttleEntry) {
 
 // admit is asked before a login attempt's CHALLENGE: it returns how long
 // to hold the CHALLENGE back, or false when the attempt is refused at once.
+// An admitted attempt is pending for its address until done is called.
 func (th *throttle) admit(k loginKey, now time.Time) (time.Duration, bool) {
 	th.mu.Lock()
 	defer th.mu.Unlock()
 	var wait time.Duration
-	if e := th.addrs.get(k.addr, now); e != nil {
+	if k.addr != "" {
+		e := th.addrs.getOrAdd(k.addr, now)
 		start := maxTime(now, e.next)
-		if start.Sub(now) > throttleMax {
+		if start.Sub(now) > throttleMax || e.pending >= throttlePending {
 			return 0, false
 		}
 		e.next = start.Add(throttleDelay(e.failsAt(now)))
+		e.pending++
 		wait = start.Sub(now)
 	}
 	if e := th.authids.get(k.authid, now); e != nil {
@@ -175,6 +196,21 @@ func (th *throttle) failed(k loginKey, now time.Time) {
 	}
 	if k.authid != "" {
 		th.authids.fail(k.authid, now)
+	}
+}
+
+// done ends an attempt that admit let through, once its outcome (failed,
+// succeeded, or the client gone) is known at now.
+func (th *throttle) done(k loginKey, now time.Time) {
+	th.mu.Lock()
+	defer th.mu.Unlock()
+	e := th.addrs.m[k.addr]
+	if e == nil || e.pending == 0 {
+		return
+	}
+	e.pending--
+	if e.idleAt(now) {
+		th.addrs.remove(e)
 	}
 }
 

@@ -145,11 +145,41 @@ func TestThrottleMemoryBounded(t *testing.T) {
 	}
 }
 
+// wantAdmit checks that an attempt is admitted at now with a wait of want,
+// and ends it (done) at once, without an outcome.
 func wantAdmit(t *testing.T, th *throttle, k loginKey, now time.Time, want time.Duration) {
 	t.Helper()
 	wait, ok := th.admit(k, now)
 	if !ok || wait != want {
 		t.Fatalf("admit(%+v) = %v, %v; want %v, true", k, wait, ok, want)
+	}
+	th.done(k, now)
+}
+
+// TestThrottlePending: an address with no failure yet may have
+// throttlePending attempts in progress at once (failures count only once
+// answered, so a burst that holds back its answers would otherwise all get
+// a CHALLENGE); one more is refused, and an attempt that ends makes room.
+func TestThrottlePending(t *testing.T) {
+	var th throttle
+	a := loginKey{addr: "192.0.2.1", authid: "alice"}
+	t0 := time.Unix(1_000_000, 0)
+	for k := range throttlePending {
+		if wait, ok := th.admit(a, t0); !ok || wait != 0 {
+			t.Fatalf("attempt %d: admit = %v, %v; want 0, true", k+1, wait, ok)
+		}
+	}
+	if _, ok := th.admit(a, t0); ok {
+		t.Fatalf("attempt %d admitted with %d pending", throttlePending+1, throttlePending)
+	}
+	wantAdmit(t, &th, loginKey{addr: "192.0.2.2", authid: "alice"}, t0, 0)
+	th.done(a, t0)
+	wantAdmit(t, &th, a, t0, 0)
+	for range throttlePending - 1 {
+		th.done(a, t0)
+	}
+	if len(th.addrs.m) != 0 || th.addrs.lru.Len() != 0 {
+		t.Errorf("an address with nothing pending is still held: %d, %d", len(th.addrs.m), th.addrs.lru.Len())
 	}
 }
 
