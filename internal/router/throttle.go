@@ -88,7 +88,7 @@ type loginKey struct {
 
 // throttleEntry is the failures of one address or authid.
 type throttleEntry struct {
-	key   string
+	key     string
 	fails   int       // failures counted at last
 	last    time.Time // the last failure
 	next    time.Time // addresses: when the next attempt may start
