@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -59,9 +58,10 @@ type ReverseProxyOptions struct {
 	Logger *slog.Logger
 }
 
-// reverseProxy is the handler built by ReverseProxy. It is safe for
-// concurrent use; its fields are set once at construction.
-type reverseProxy struct {
+// ReverseProxy is the "reverseproxy" path service, built by
+// NewReverseProxy (see there). It is safe for concurrent use; its fields
+// are set once at construction.
+type ReverseProxy struct {
 	proxy     *httputil.ReverseProxy
 	transport http.RoundTripper
 	upstream  string // host[:port] of the upstream, also its Host header
@@ -70,19 +70,15 @@ type reverseProxy struct {
 	fwdPort   string // X-Forwarded-Port override, "" if none
 	fwdProto  string // X-Forwarded-Proto override, "" if none
 	log       *slog.Logger
-	upgraded  upgradeSet // upgrades passing through, for CloseUpgraded
+	upgraded  upgradeSet // upgrades passing through, for Shutdown
 }
 
-var _ http.Handler = (*reverseProxy)(nil)
+var _ Proxy = (*ReverseProxy)(nil)
 
-// ReverseProxy returns the handler of a "reverseproxy" path service: every
-// request below its mount point is sent to the upstream with its method,
-// remaining path (behind Path), query, headers and streamed body, and the
-// upstream's answer is streamed back. The handler also has a
-// CloseIdleConnections() method that closes the idle upstream connections
-// of its transport, and a CloseUpgraded() method that closes the
-// connections passing through after an upgrade (WebSockets), which
-// http.Server.Shutdown leaves alone: call both when the service stops.
+// NewReverseProxy returns a "reverseproxy" path service: every request
+// below its mount point is sent to the upstream with its method, remaining
+// path (behind Path), query, headers and streamed body, and the upstream's
+// answer is streamed back.
 //
 // What the upstream receives:
 //   - the path below the mount point with the encoding the client used
@@ -121,7 +117,7 @@ var _ http.Handler = (*reverseProxy)(nil)
 // An unreachable upstream (refused connection, failed DNS lookup, broken
 // connection) gives 502 (Crossbar sends 501), an upstream that does not
 // answer in time 504, each with a short JSON body and a warning in the log.
-func ReverseProxy(o ReverseProxyOptions) (http.Handler, error) {
+func NewReverseProxy(o ReverseProxyOptions) (*ReverseProxy, error) {
 	p, err := newReverseProxy(o)
 	if err != nil {
 		return nil, err
@@ -138,7 +134,7 @@ func ReverseProxy(o ReverseProxyOptions) (http.Handler, error) {
 
 // newReverseProxy checks o and fills in everything but the
 // httputil.ReverseProxy.
-func newReverseProxy(o ReverseProxyOptions) (*reverseProxy, error) {
+func newReverseProxy(o ReverseProxyOptions) (*ReverseProxy, error) {
 	upstream, err := upstreamHost(o.Host, orDefault(o.Port, DefaultReverseProxyPort))
 	if err != nil {
 		return nil, err
@@ -147,7 +143,7 @@ func newReverseProxy(o ReverseProxyOptions) (*reverseProxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &reverseProxy{upstream: upstream, prefix: prefix, transport: o.Transport, log: o.Logger}
+	p := &ReverseProxy{upstream: upstream, prefix: prefix, transport: o.Transport, log: o.Logger}
 	p.prefixDec, _ = url.PathUnescape(prefix) // upstreamPrefix made sure it decodes
 	if p.fwdPort, p.fwdProto, err = forwardedOverrides(o); err != nil {
 		return nil, err
@@ -254,18 +250,25 @@ func (b *bufferPool) Get() []byte {
 
 func (b *bufferPool) Put(buf []byte) { b.pool.Put(&buf) }
 
-// CloseIdleConnections closes the idle upstream connections of the
-// proxy's transport, if it can; in-flight requests are not affected.
-func (p *reverseProxy) CloseIdleConnections() {
+// Shutdown ends the upgrades passing through (WebSockets), and those
+// still waiting for the upstream's answer, closing the client's and the
+// upstream's connections, and closes the proxy's idle upstream
+// connections; later upgrade requests are answered 503, other requests
+// still go through. The upgraded protocol is opaque to the proxy, so
+// nothing is said before the connections close. It does not wait, so it
+// never returns an error.
+func (p *ReverseProxy) Shutdown(context.Context) error {
+	p.upgraded.closeAll()
 	if c, ok := p.transport.(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()
 	}
+	return nil
 }
 
 // ServeHTTP refuses dot segments and proxies everything else; the request
 // body may be read while the response is written (full duplex), so large
 // uploads stream both ways.
-func (p *reverseProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (p *ReverseProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if hasDotSegment(r.URL.Path) {
 		writeSmallJSON(w, r, http.StatusBadRequest, `{"error":"bad request","reason":"dot segment in path"}`)
 		return
@@ -276,116 +279,6 @@ func (p *reverseProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.proxy.ServeHTTP(w, r)
-}
-
-// serveUpgrade proxies a request that asks for a protocol upgrade
-// (WebSocket), registered in p.upgraded until the relay ends, so that
-// CloseUpgraded can end it: its context is canceled, which makes httputil
-// close the upstream connection (also while it still waits for the
-// upstream's 101), and the client's connection is closed once hijacked.
-func (p *reverseProxy) serveUpgrade(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	u := &upgrade{cancel: cancel}
-	if !p.upgraded.add(u) {
-		writeSmallJSON(w, r, http.StatusServiceUnavailable, `{"error":"service unavailable","reason":"the proxy is stopping"}`)
-		return
-	}
-	defer p.upgraded.remove(u)
-	p.proxy.ServeHTTP(&upgradeWriter{ResponseWriter: w, set: &p.upgraded, u: u}, r.WithContext(ctx))
-}
-
-// CloseUpgraded ends the upgrades passing through, and those still waiting
-// for the upstream's answer: the client's and the upstream's connections
-// are closed. Later upgrade requests are answered 503. The upgraded
-// protocol is opaque to the proxy, so nothing is said before the
-// connections close.
-func (p *reverseProxy) CloseUpgraded() { p.upgraded.closeAll() }
-
-// upgrade is one upgrade request in p.upgraded.
-type upgrade struct {
-	cancel context.CancelFunc // ends the request, and the relay
-	conn   net.Conn           // the client's connection once hijacked; under upgradeSet.mu
-}
-
-// upgradeWriter records the connection httputil.ReverseProxy hijacks for
-// an upgrade, so that CloseUpgraded can close it.
-type upgradeWriter struct {
-	http.ResponseWriter
-	set *upgradeSet
-	u   *upgrade
-}
-
-// Hijack hands the connection over and records it; if CloseUpgraded ran
-// meanwhile, the connection is closed at once instead.
-func (w *upgradeWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	c, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
-	if err != nil {
-		return nil, nil, err
-	}
-	if !w.set.hijacked(w.u, c) {
-		_ = c.Close()
-		w.u.cancel() // so that the error is taken for the client gone
-		return nil, nil, context.Canceled
-	}
-	return c, rw, nil
-}
-
-// Unwrap gives http.ResponseController the writer below.
-func (w *upgradeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// upgradeSet holds the upgrades in progress until they end or are closed
-// together. The zero value is ready to use.
-type upgradeSet struct {
-	mu     sync.Mutex
-	ups    map[*upgrade]struct{}
-	closed bool
-}
-
-// add records u; it returns false once closeAll has run.
-func (s *upgradeSet) add(u *upgrade) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false
-	}
-	if s.ups == nil {
-		s.ups = make(map[*upgrade]struct{})
-	}
-	s.ups[u] = struct{}{}
-	return true
-}
-
-// hijacked records u's connection; it returns false once closeAll has run.
-func (s *upgradeSet) hijacked(u *upgrade, c net.Conn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false
-	}
-	u.conn = c
-	return true
-}
-
-func (s *upgradeSet) remove(u *upgrade) {
-	s.mu.Lock()
-	delete(s.ups, u)
-	s.mu.Unlock()
-}
-
-// closeAll ends every upgrade held and refuses later ones.
-func (s *upgradeSet) closeAll() {
-	s.mu.Lock()
-	s.closed = true
-	ups := s.ups
-	s.ups = nil
-	s.mu.Unlock()
-	for u := range ups {
-		u.cancel()
-		if u.conn != nil {
-			_ = u.conn.Close()
-		}
-	}
 }
 
 // hasDotSegment reports whether the decoded path has a "." or ".."
@@ -400,7 +293,7 @@ func hasDotSegment(path string) bool {
 }
 
 // rewrite makes the upstream request; see ReverseProxy for what it sends.
-func (p *reverseProxy) rewrite(pr *httputil.ProxyRequest) {
+func (p *ReverseProxy) rewrite(pr *httputil.ProxyRequest) {
 	out := pr.Out
 	out.URL.Scheme, out.URL.Host, out.URL.User = "http", p.upstream, nil
 	out.URL.Path, out.URL.RawPath = p.upstreamPath(pr.In.URL)
@@ -426,7 +319,7 @@ func (p *reverseProxy) rewrite(pr *httputil.ProxyRequest) {
 
 // upstreamPath joins the prefix and the path below the mount point,
 // returning the decoded and escaped forms.
-func (p *reverseProxy) upstreamPath(in *url.URL) (path, rawPath string) {
+func (p *ReverseProxy) upstreamPath(in *url.URL) (path, rawPath string) {
 	rest, restRaw := in.Path, in.EscapedPath()
 	switch {
 	case rest == "" && p.prefix == "":
@@ -439,7 +332,7 @@ func (p *reverseProxy) upstreamPath(in *url.URL) (path, rawPath string) {
 
 // forwardedPort is ForwardedPort if set, else the port of the local address
 // the request arrived on ("" if unknown).
-func (p *reverseProxy) forwardedPort(in *http.Request) string {
+func (p *ReverseProxy) forwardedPort(in *http.Request) string {
 	if p.fwdPort != "" {
 		return p.fwdPort
 	}
@@ -456,7 +349,7 @@ func (p *reverseProxy) forwardedPort(in *http.Request) string {
 // serveError answers a failed upstream exchange: 504 for a timeout, 502
 // otherwise, logged; only a short reason reaches the client. After a
 // WebSocket hijack the write fails harmlessly.
-func (p *reverseProxy) serveError(w http.ResponseWriter, r *http.Request, err error) {
+func (p *ReverseProxy) serveError(w http.ResponseWriter, r *http.Request, err error) {
 	level, status, body := classifyUpstreamError(r, err)
 	p.log.LogAttrs(r.Context(), level, "web: reverseproxy: upstream request failed",
 		slog.String("method", r.Method),

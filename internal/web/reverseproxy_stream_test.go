@@ -241,16 +241,15 @@ func TestReverseProxyResponseStreams(t *testing.T) {
 	}
 }
 
-// TestReverseProxyCloseUpgraded: CloseUpgraded ends the WebSockets passing
+// TestReverseProxyShutdownUpgraded: Shutdown ends the WebSockets passing
 // through on both sides, and a later upgrade is answered 503; a relay that
 // ended by itself is forgotten.
-func TestReverseProxyCloseUpgraded(t *testing.T) {
+func TestReverseProxyShutdownUpgraded(t *testing.T) {
 	gone := make(chan struct{}, 3) // an upstream WebSocket ended
 	up := wsEchoUpstream(t, make(chan string, 3), gone)
-	h := mustProxy(t, upstreamOptions(t, up))
-	p := h.(*reverseProxy)
+	p := mustProxy(t, upstreamOptions(t, up))
 	tree := NewTree()
-	mustMount(t, tree, "ws", h)
+	mustMount(t, tree, "ws", p)
 	addr := serveTree(t, tree)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
@@ -284,31 +283,33 @@ func TestReverseProxyCloseUpgraded(t *testing.T) {
 	open := dial()
 	defer open.Close()
 
-	p.CloseUpgraded()
-	if _, _, err := wsutil.ReadServerData(open); err == nil {
-		t.Fatal("read a message after CloseUpgraded")
-	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
-		t.Fatalf("the client's connection is still open after CloseUpgraded: %v", err)
+	if err := p.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
 	}
-	waitGone("CloseUpgraded")
+	if _, _, err := wsutil.ReadServerData(open); err == nil {
+		t.Fatal("read a message after Shutdown")
+	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("the client's connection is still open after Shutdown: %v", err)
+	}
+	waitGone("Shutdown")
 	p.upgraded.mu.Lock()
 	left := len(p.upgraded.ups)
 	p.upgraded.mu.Unlock()
 	if left != 0 {
-		t.Errorf("%d connections still held after CloseUpgraded", left)
+		t.Errorf("%d connections still held after Shutdown", left)
 	}
 
 	_, _, _, err := ws.Dial(ctx, "ws://"+addr+"/ws/")
 	var se ws.StatusError
 	if !errors.As(err, &se) || int(se) != http.StatusServiceUnavailable {
-		t.Errorf("upgrade after CloseUpgraded: %v, want status 503", err)
+		t.Errorf("upgrade after Shutdown: %v, want status 503", err)
 	}
 }
 
-// TestReverseProxyCloseUpgradedStuck: CloseUpgraded also ends a relay that
+// TestReverseProxyShutdownUpgradedStuck: Shutdown also ends a relay that
 // no read or write would end (the client half-closed, the upstream is
 // silent), and an upgrade still waiting for the upstream's answer.
-func TestReverseProxyCloseUpgradedStuck(t *testing.T) {
+func TestReverseProxyShutdownUpgradedStuck(t *testing.T) {
 	tests := []struct {
 		name     string
 		answer   bool // the upstream upgrades (else it never answers)
@@ -366,15 +367,17 @@ func TestReverseProxyCloseUpgradedStuck(t *testing.T) {
 			case <-ctx.Done():
 				t.Fatal("the upgrade never reached the upstream")
 			}
-			h.(interface{ CloseUpgraded() }).CloseUpgraded()
+			if err := h.Shutdown(t.Context()); err != nil {
+				t.Fatal(err)
+			}
 			select {
 			case <-done:
 			case <-ctx.Done():
-				t.Fatal("the relay is still running after CloseUpgraded")
+				t.Fatal("the relay is still running after Shutdown")
 			}
 			if !tt.answer {
 				if err := <-dialed; err == nil {
-					t.Error("the upgrade succeeded after CloseUpgraded")
+					t.Error("the upgrade succeeded after Shutdown")
 				}
 			}
 		})

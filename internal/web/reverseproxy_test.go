@@ -2,6 +2,7 @@ package web
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -48,16 +49,15 @@ func upstreamOptions(t testing.TB, srv *httptest.Server) ReverseProxyOptions {
 	return ReverseProxyOptions{Host: host, Port: p}
 }
 
-// mustProxy builds a proxy and closes its idle upstream connections at the
-// end of the test.
-func mustProxy(t testing.TB, o ReverseProxyOptions) http.Handler {
+// mustProxy builds a proxy and shuts it down at the end of the test.
+func mustProxy(t testing.TB, o ReverseProxyOptions) *ReverseProxy {
 	t.Helper()
-	h, err := ReverseProxy(o)
+	p, err := NewReverseProxy(o)
 	if err != nil {
-		t.Fatalf("ReverseProxy(%+v): %v", o, err)
+		t.Fatalf("NewReverseProxy(%+v): %v", o, err)
 	}
-	t.Cleanup(h.(interface{ CloseIdleConnections() }).CloseIdleConnections)
-	return h
+	t.Cleanup(func() { _ = p.Shutdown(context.Background()) })
+	return p
 }
 
 // serveTree serves tree on a loopback test server and returns its address.
@@ -407,8 +407,8 @@ func TestReverseProxyOptionErrors(t *testing.T) {
 		{Host: "h", ForwardedProto: "ftp"},
 		{Host: "h", Timeout: -time.Second},
 	} {
-		if _, err := ReverseProxy(o); !errors.Is(err, ErrBadOption) {
-			t.Errorf("ReverseProxy(%+v) = %v, want ErrBadOption", o, err)
+		if _, err := NewReverseProxy(o); !errors.Is(err, ErrBadOption) {
+			t.Errorf("NewReverseProxy(%+v) = %v, want ErrBadOption", o, err)
 		}
 	}
 }
@@ -480,7 +480,7 @@ func FuzzReverseProxyPath(f *testing.F) {
 			got = r.URL
 			return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody, Header: http.Header{}}, nil
 		})
-		h, err := ReverseProxy(ReverseProxyOptions{Host: "up.test", Path: "/base", Transport: rt})
+		h, err := NewReverseProxy(ReverseProxyOptions{Host: "up.test", Path: "/base", Transport: rt})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -243,8 +243,8 @@ func TestReverseProxyReusesUpstreamConnections(t *testing.T) {
 		_, _ = io.WriteString(w, r.URL.Path)
 	}))
 	h := mustProxy(t, upstreamOptions(t, up))
-	if _, ok := h.(*reverseProxy).transport.(*upstreamTransport); !ok {
-		t.Fatalf("transport %T, want *upstreamTransport", h.(*reverseProxy).transport)
+	if _, ok := h.transport.(*upstreamTransport); !ok {
+		t.Fatalf("transport %T, want *upstreamTransport", h.transport)
 	}
 	tree := NewTree()
 	mustMount(t, tree, "/", h)
