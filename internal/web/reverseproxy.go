@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/junction-wamp/junction/internal/wsupgrade"
 )
 
 // Defaults of ReverseProxyOptions.
@@ -91,8 +93,11 @@ var _ Proxy = (*ReverseProxy)(nil)
 //     (omitted when the request had none);
 //   - hop-by-hop headers removed (Connection and the headers it names,
 //     Keep-Alive, TE, Transfer-Encoding, Upgrade and so on), except that
-//     an Upgrade request (a WebSocket) keeps "Connection: Upgrade" and
-//     "Upgrade" and then passes through in both directions;
+//     a WebSocket upgrade keeps "Connection: Upgrade" and "Upgrade:
+//     websocket" and then passes through in both directions. An upgrade
+//     to any other protocol (h2c, for one) is refused with 400: it would
+//     turn the connection into a tunnel to the upstream, outside Path and
+//     without X-Forwarded-* headers;
 //   - X-Forwarded-For: the client's X-Forwarded-For values followed by the
 //     direct peer's IP (appended, where Crossbar overwrites it);
 //     X-Real-IP: the direct peer's IP (replacing any sent by the client);
@@ -269,8 +274,8 @@ func (p *ReverseProxy) Shutdown(context.Context) error {
 // body may be read while the response is written (full duplex), so large
 // uploads stream both ways.
 func (p *ReverseProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if hasDotSegment(r.URL.Path) {
-		writeSmallJSON(w, r, http.StatusBadRequest, `{"error":"bad request","reason":"dot segment in path"}`)
+	if body := refusal(r); body != "" {
+		writeSmallJSON(w, r, http.StatusBadRequest, body)
 		return
 	}
 	_ = http.NewResponseController(w).EnableFullDuplex() // best effort: not on every writer
@@ -279,6 +284,32 @@ func (p *ReverseProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.proxy.ServeHTTP(w, r)
+}
+
+// refusal returns the JSON body of the 400 answer to a request that must
+// not reach the upstream, "" for one that may: its path has a dot segment,
+// or it asks to upgrade to anything but a WebSocket.
+func refusal(r *http.Request) string {
+	if hasDotSegment(r.URL.Path) {
+		return `{"error":"bad request","reason":"dot segment in path"}`
+	}
+	if up, ok := r.Header["Upgrade"]; ok && !onlyWebSocket(up) {
+		return `{"error":"bad request","reason":"only WebSocket upgrades are proxied"}`
+	}
+	return ""
+}
+
+// onlyWebSocket reports whether the Upgrade header's lines name the
+// WebSocket protocol and nothing else.
+func onlyWebSocket(lines []string) bool {
+	n := 0
+	for t := range wsupgrade.Tokens(lines) {
+		if !strings.EqualFold(t, "websocket") {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // hasDotSegment reports whether the decoded path has a "." or ".."

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,6 +47,121 @@ func wsEchoUpstream(t *testing.T, uris chan<- string, gone chan<- struct{}) *htt
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// rawUpstream is an upstream that answers a request asking to upgrade to
+// h2c with 101 and then reads raw HTTP/1.1 requests on the same
+// connection, as an upstream speaking h2c would take HTTP/2 frames, and
+// answers each. Every request line it reads, on any connection, is sent on
+// the returned channel. A request for websocket is answered 101 with
+// "Upgrade: h2c" (which the proxy must not take).
+func rawUpstream(t *testing.T) (string, <-chan string) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan string, 16)
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go serveRaw(c, seen)
+		}
+	}()
+	return l.Addr().String(), seen
+}
+
+func serveRaw(c net.Conn, seen chan<- string) {
+	br := bufio.NewReader(c)
+	for {
+		r, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		seen <- r.Method + " " + r.RequestURI
+		if r.Header.Get("Upgrade") != "" {
+			io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n")
+			continue
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecret")
+	}
+}
+
+// TestReverseProxyOnlyWebSocketUpgrades: the audit's h2c attack (F7). A
+// request to upgrade to anything but a WebSocket is refused with 400
+// before it reaches the upstream, so that no tunnel opens through which a
+// request outside the proxy's path (GET /internal/admin) would reach it;
+// and a WebSocket upgrade that the upstream answers with another protocol
+// fails (502).
+func TestReverseProxyOnlyWebSocketUpgrades(t *testing.T) {
+	addr, seen := rawUpstream(t)
+	host, port, _ := net.SplitHostPort(addr)
+	p, _ := strconv.Atoi(port)
+	tree := NewTree()
+	mustMount(t, tree, "app", mustProxy(t, ReverseProxyOptions{Host: host, Port: p, Path: "/app"}))
+	front := serveTree(t, tree)
+	for _, upgrade := range []string{"h2c", "H2C", "websocket, h2c", "h2c, websocket", "TLS/1.2", "foo", ","} {
+		t.Run(upgrade, func(t *testing.T) {
+			c, err := net.Dial("tcp", front)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+			io.WriteString(c, "GET /app/x HTTP/1.1\r\nHost: x\r\nUpgrade: "+upgrade+
+				"\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\nConnection: Upgrade\r\n\r\n")
+			br := bufio.NewReader(c)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "only WebSocket upgrades") {
+				// Without the refusal: 101, then the tunnel.
+				io.WriteString(c, "GET /internal/admin HTTP/1.1\r\nHost: internal\r\n\r\n")
+				var after []byte
+				if next, err := http.ReadResponse(br, nil); err == nil {
+					after, _ = io.ReadAll(next.Body)
+				}
+				t.Fatalf("got %d %q, then for GET /internal/admin %q; want 400", resp.StatusCode, body, after)
+			}
+		})
+	}
+	t.Run("websocket answered with h2c", func(t *testing.T) {
+		resp, body := rawGet(t, front, "/app/ws", "Connection: Upgrade", "Upgrade: websocket",
+			"Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==")
+		if resp.StatusCode != http.StatusBadGateway {
+			t.Errorf("got %d %q, want 502", resp.StatusCode, body)
+		}
+	})
+	select {
+	case line := <-seen:
+		if line != "GET /app/ws" {
+			t.Errorf("the upstream saw %q; only the WebSocket upgrade may reach it", line)
+		}
+	default:
+		t.Error("the WebSocket upgrade did not reach the upstream")
+	}
+	select {
+	case line := <-seen:
+		t.Errorf("the upstream also saw %q", line)
+	default:
+	}
 }
 
 func TestReverseProxyWebSocket(t *testing.T) {
