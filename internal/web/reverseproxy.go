@@ -84,8 +84,10 @@ var _ Proxy = (*ReverseProxy)(nil)
 //
 // What the upstream receives:
 //   - the path below the mount point with the encoding the client used
-//     ("%2F" stays "%2F"), behind Path; a path with a "." or ".." segment
-//     (encoded or not) is refused with 400, so it cannot climb out of Path;
+//     ("%2F" stays "%2F"), behind Path. A path that an upstream could read
+//     as climbing out of Path is refused with 400: a "." or ".." segment
+//     (encoded or not), also with ";" parameters ("..;", which Tomcat and
+//     Spring read as "..") or encoded more than once ("%252e%252e");
 //   - the raw query, unchanged (httputil's removal of unparsable query
 //     parameters is undone: this proxy does not interpret the query);
 //   - Host: the upstream's host, with ":port" unless the port is 80, as
@@ -287,10 +289,10 @@ func (p *ReverseProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // refusal returns the JSON body of the 400 answer to a request that must
-// not reach the upstream, "" for one that may: its path has a dot segment,
-// or it asks to upgrade to anything but a WebSocket.
+// not reach the upstream, "" for one that may: its path could climb out of
+// Path (see climbsOut), or it asks to upgrade to anything but a WebSocket.
 func refusal(r *http.Request) string {
-	if hasDotSegment(r.URL.Path) {
+	if climbsOut(r.URL.Path) {
 		return `{"error":"bad request","reason":"dot segment in path"}`
 	}
 	if up, ok := r.Header["Upgrade"]; ok && !onlyWebSocket(up) {
@@ -312,15 +314,63 @@ func onlyWebSocket(lines []string) bool {
 	return n > 0
 }
 
-// hasDotSegment reports whether the decoded path has a "." or ".."
-// segment.
-func hasDotSegment(path string) bool {
-	for seg := range strings.SplitSeq(path, "/") {
-		if seg == "." || seg == ".." {
-			return true
+// maxPathDecodes bounds how many times climbsOut decodes a path further; a
+// path still changing after that is refused.
+const maxPathDecodes = 4
+
+// climbsOut reports whether the decoded path has a segment that some
+// upstream could take for "." or "..": one that is "." or "..", ignoring
+// ";" path parameters ("..;" and "..;x=1", which Tomcat and Spring read as
+// ".."), or that becomes one when its percent escapes are decoded again
+// ("%2e%2e" in the decoded path: "%252e%252e" on the wire), as an upstream
+// that decodes twice would.
+func climbsOut(path string) bool {
+	for range maxPathDecodes {
+		for seg := range strings.SplitSeq(path, "/") {
+			if name, _, _ := strings.Cut(seg, ";"); name == "." || name == ".." {
+				return true
+			}
 		}
+		decoded := unescapeLenient(path)
+		if decoded == path {
+			return false
+		}
+		path = decoded
 	}
-	return false
+	return true
+}
+
+// unescapeLenient decodes the "%XX" escapes of s that are valid and keeps
+// everything else as it is, as a lenient upstream would.
+func unescapeLenient(s string) string {
+	i := strings.IndexByte(s, '%')
+	if i < 0 {
+		return s
+	}
+	b := []byte(s[:i])
+	for ; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
 }
 
 // rewrite makes the upstream request; see ReverseProxy for what it sends.
