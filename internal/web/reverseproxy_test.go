@@ -93,12 +93,22 @@ func rawDo(t testing.TB, addr, raw string) (*http.Response, []byte) {
 
 // rawGet sends "GET target" with the given extra header lines.
 func rawGet(t testing.TB, addr, target string, headers ...string) (*http.Response, []byte) {
-	raw := "GET " + target + " HTTP/1.1\r\nHost: front.test:8080\r\nConnection: close\r\n"
+	return rawRequest(t, addr, http.MethodGet, target, headers...)
+}
+
+// rawRequest sends a bodiless request with the given extra header lines.
+func rawRequest(t testing.TB, addr, method, target string, headers ...string) (*http.Response, []byte) {
+	raw := method + " " + target + " HTTP/1.1\r\nHost: front.test:8080\r\nConnection: close\r\n"
 	for _, h := range headers {
 		raw += h + "\r\n"
 	}
 	return rawDo(t, addr, raw+"\r\n")
 }
+
+// bodilessMethods are a method whose bodiless requests take the direct
+// path (GET) and one whose requests go through httputil (DELETE): the
+// tests of what the upstream receives run with both.
+var bodilessMethods = []string{http.MethodGet, http.MethodDelete}
 
 // getSeen is rawGet decoded by seen.
 func getSeen(t testing.TB, addr, target string, headers ...string) seenRequest {
@@ -159,9 +169,12 @@ func TestReverseProxyPathMapping(t *testing.T) {
 			o.Path = tt.path
 			tree := NewTree()
 			mustMount(t, tree, tt.mount, mustProxy(t, o))
-			got := getSeen(t, serveTree(t, tree), tt.target)
-			if got.URI != tt.want || got.Method != http.MethodGet {
-				t.Errorf("upstream got %s %q, want GET %q", got.Method, got.URI, tt.want)
+			addr := serveTree(t, tree)
+			for _, method := range bodilessMethods {
+				resp, body := rawRequest(t, addr, method, tt.target)
+				if got := seen(t, resp, body); got.URI != tt.want || got.Method != method {
+					t.Errorf("upstream got %s %q, want %s %q", got.Method, got.URI, method, tt.want)
+				}
 			}
 		})
 	}
@@ -283,30 +296,38 @@ func TestReverseProxyMethodsAndBody(t *testing.T) {
 }
 
 func TestReverseProxyHeaders(t *testing.T) {
+	for _, method := range bodilessMethods {
+		t.Run(method, func(t *testing.T) { testHeaders(t, method) })
+	}
+}
+
+func testHeaders(t *testing.T, method string) {
 	up := echoUpstream(t)
 	tree := NewTree()
 	mustMount(t, tree, "/", mustProxy(t, upstreamOptions(t, up)))
 	addr := serveTree(t, tree)
-	resp, body := rawGet(t, addr, "/h",
+	resp, body := rawRequest(t, addr, method, "/h",
 		"X-Custom: a", "X-Multi: 1", "X-Multi: 2", "Connection: X-Foo", "X-Foo: bar",
 		"Keep-Alive: timeout=5", "Accept-Encoding: gzip", "X-Forwarded-For: 203.0.113.7, 198.51.100.1",
 		"X-Forwarded-Host: spoofed", "X-Forwarded-Proto: https", "X-Forwarded-Port: 1",
-		"X-Real-IP: 192.0.2.1", "Forwarded: for=192.0.2.9")
+		"X-Real-IP: 192.0.2.1", "Forwarded: for=192.0.2.9", "TE: trailers", "Proxy-Authorization: Basic eA==")
 	got := seen(t, resp, body)
 	_, proxyPort, _ := net.SplitHostPort(addr)
 	want := map[string]string{
-		"X-Custom":          "a",
-		"X-Multi":           "1,2",
-		"X-Foo":             "",
-		"Keep-Alive":        "",
-		"Connection":        "",
-		"Accept-Encoding":   "gzip",
-		"X-Forwarded-For":   "203.0.113.7, 198.51.100.1, 127.0.0.1",
-		"X-Forwarded-Host":  "front.test:8080",
-		"X-Forwarded-Proto": "http",
-		"X-Forwarded-Port":  proxyPort,
-		"X-Real-Ip":         "127.0.0.1",
-		"Forwarded":         "",
+		"X-Custom":            "a",
+		"X-Multi":             "1,2",
+		"X-Foo":               "",
+		"Keep-Alive":          "",
+		"Connection":          "",
+		"Accept-Encoding":     "gzip",
+		"X-Forwarded-For":     "203.0.113.7, 198.51.100.1, 127.0.0.1",
+		"X-Forwarded-Host":    "front.test:8080",
+		"X-Forwarded-Proto":   "http",
+		"X-Forwarded-Port":    proxyPort,
+		"X-Real-Ip":           "127.0.0.1",
+		"Forwarded":           "",
+		"Te":                  "trailers",
+		"Proxy-Authorization": "",
 	}
 	for k, v := range want {
 		if g := strings.Join(got.Header.Values(k), ","); g != v {
@@ -328,17 +349,22 @@ func TestReverseProxyForwardedOverrides(t *testing.T) {
 	tree := NewTree()
 	mustMount(t, tree, "/", mustProxy(t, o))
 	addr := serveTree(t, tree)
-	got := getSeen(t, addr, "/", "X-Forwarded-Port: 1")
-	if got.Header.Get("X-Forwarded-Port") != "8443" || got.Header.Get("X-Forwarded-Proto") != "https" {
-		t.Errorf("upstream headers %v", got.Header)
-	}
-	if got.Header.Get("X-Forwarded-For") != "127.0.0.1" {
-		t.Errorf("X-Forwarded-For %q, want the peer only", got.Header.Get("X-Forwarded-For"))
+	for _, method := range bodilessMethods {
+		resp, body := rawRequest(t, addr, method, "/", "X-Forwarded-Port: 1")
+		got := seen(t, resp, body)
+		if got.Header.Get("X-Forwarded-Port") != "8443" || got.Header.Get("X-Forwarded-Proto") != "https" {
+			t.Errorf("%s: upstream headers %v", method, got.Header)
+		}
+		if got.Header.Get("X-Forwarded-For") != "127.0.0.1" {
+			t.Errorf("%s: X-Forwarded-For %q, want the peer only", method, got.Header.Get("X-Forwarded-For"))
+		}
 	}
 	// HTTP/1.0 without Host: no X-Forwarded-Host, and no 500 as in Crossbar.
-	got = doSeen(t, addr, "GET /old HTTP/1.0\r\n\r\n")
-	if _, ok := got.Header["X-Forwarded-Host"]; ok || got.URI != "/old" {
-		t.Errorf("HTTP/1.0 request: %+v", got)
+	for _, method := range bodilessMethods {
+		got := doSeen(t, addr, method+" /old HTTP/1.0\r\n\r\n")
+		if _, ok := got.Header["X-Forwarded-Host"]; ok || got.URI != "/old" {
+			t.Errorf("HTTP/1.0 request: %+v", got)
+		}
 	}
 }
 
