@@ -140,7 +140,7 @@ func TestAuthExampleRefusals(t *testing.T) {
 		{"anonymous on rawsocket", func() (*client.Session, error) { return joinRaw(t, raw, client.Config{Realm: "realm1"}) }, wamp.ErrNoAuthMethod},
 		{"wrong ticket", func() (*client.Session, error) {
 			return joinWS(t, ws, client.Config{Realm: "realm1", AuthID: "alice", Auth: []client.Authenticator{client.Ticket("nope")}})
-		}, wamp.ErrAuthenticationFailed},
+		}, wamp.ErrAuthenticationDenied},
 		{"wampcra on ws", func() (*client.Session, error) {
 			return joinWS(t, ws, client.Config{Realm: "realm1", AuthID: "worker1", Auth: []client.Authenticator{client.WampCRA("worker1-secret")}})
 		}, wamp.ErrNoAuthMethod},

@@ -10,7 +10,9 @@ out=${1:-bench-results.txt}
 	echo "# $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(go version)"
 	echo "## micro-benchmarks"
 	go test -run='^$' -bench=. -benchmem -count=1 \
-		./internal/uriindex/ ./internal/wamp/codec/ ./internal/auth/ ./internal/router/
+		./internal/uriindex/ ./internal/wamp/codec/ ./internal/auth/
+	echo "## router: publish fan-out alone (BenchmarkPublish) and while two sessions subscribe and unsubscribe to its topic without pause (BenchmarkPublishChurn, churn/s = pairs per second), call round trip"
+	go test -run='^$' -bench=. -benchmem -count=1 ./internal/router/
 	echo "## end to end: RPC and fan-out over WebSocket (client and router in one process)"
 	go test -run='^$' -bench='BenchmarkRPC|BenchmarkFanout' -benchtime=3s -count=1 ./test/bench/
 	echo "## memory: 10,000 idle WebSocket sessions (router in its own process)"

@@ -96,7 +96,7 @@ func TestRun(t *testing.T) {
 		{"check callee extra", []string{"check", "--config", calleeBad}, 1,
 			[]string{calleeBad + ": workers[0].components[0].extra.baseurl: required"}, nil},
 		{"check bridge warnings", []string{"check", "--config", bridgeWarn}, 0, []string{
-			"warning: workers[0].transports[0].paths.publish.options.post_body_limit: unlimited: a client can make the node buffer any amount",
+			"warning: workers[0].transports[0].paths.publish.options.post_body_limit: unlimited: a request body is bounded only by the web transport's body_buffer_limit",
 			"warning: workers[0].transports[0].paths.publish.options.secret: no \"timestamp_delta_limit\"",
 			"ok: " + bridgeWarn}, nil},
 		{"check missing file", []string{"check", "--config", filepath.Join(dir, "nope.json")}, 1, []string{"nope.json"}, nil},

@@ -8,16 +8,19 @@ import (
 func TestAnonymous(t *testing.T) {
 	serial := regexp.MustCompile(`^[A-Z2-7]{4}(-[A-Z2-7]{4}){5}$`)
 	tests := []struct {
-		name, role, authid string
-		wantRole, wantID   string // wantID "" means a random serial
+		name             string
+		o                AnonymousOptions
+		authid           string // asked for in HELLO
+		wantRole, wantID string // wantID "" means a random serial
 	}{
 		{name: "default role", wantRole: "anonymous"},
-		{name: "configured role", role: "guest", wantRole: "guest"},
-		{name: "client authid kept", authid: "joe", wantRole: "anonymous", wantID: "joe"},
+		{name: "configured role", o: AnonymousOptions{Role: "guest"}, wantRole: "guest"},
+		{name: "client authid ignored", authid: "alice", wantRole: "anonymous"},
+		{name: "configured authid", o: AnonymousOptions{AuthID: "visitor"}, authid: "alice", wantRole: "anonymous", wantID: "visitor"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := Anonymous(tt.role)
+			a := NewAnonymous(tt.o)
 			if a.Method() != "anonymous" {
 				t.Fatalf("Method = %q", a.Method())
 			}
@@ -35,6 +38,9 @@ func TestAnonymous(t *testing.T) {
 				t.Fatalf("authid = %q, want a serial like XXXX-XXXX-...", id.AuthID)
 			}
 		})
+	}
+	if a := Anonymous("guest"); a.(*anonymous).o != (AnonymousOptions{Role: "guest"}) {
+		t.Errorf("Anonymous(guest) options = %+v", a.(*anonymous).o)
 	}
 }
 

@@ -32,8 +32,10 @@ type Authenticator interface {
 
 	// Start begins authenticating req. It returns an Identity when no
 	// challenge is needed (anonymous), or a Challenge to send the client.
-	// A refusal is a *wamp.RequestError (wamp.error.authentication_failed,
-	// wamp.error.no_such_principal, ...) that the router sends in ABORT.
+	// A refusal is a *wamp.RequestError (wamp.error.authentication_denied)
+	// that the router sends in ABORT. An authid that names no principal
+	// gets a decoy Challenge, not a refusal, so that it cannot be told
+	// from a real principal with a wrong secret.
 	Start(req *Request) (*Identity, Challenge, error)
 }
 

@@ -63,7 +63,10 @@ func Cryptosign(principals map[string]CryptosignPrincipal) Authenticator {
 func (*cryptosign) Method() string { return MethodCryptosign }
 
 // Start identifies the principal and challenges the client to sign 32
-// random bytes.
+// random bytes. When no principal matches (an unknown authid or public
+// key, or a public key that is not the named principal's), the challenge
+// is a decoy that no signature verifies, so that the client is refused
+// exactly as for a wrong signature.
 func (c *cryptosign) Start(req *Request) (*Identity, Challenge, error) {
 	extra, _ := req.Details[wamp.KeyAuthExtra].(wamp.Dict)
 	if err := checkChannelBinding(extra, req.Peer.TLS); err != nil {
@@ -73,45 +76,54 @@ func (c *cryptosign) Start(req *Request) (*Identity, Challenge, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if req.AuthID == "" && pubkey == nil {
+		return nil, nil, denied(MethodCryptosign, "no authid and no authextra.pubkey given")
+	}
 	authid, err := c.resolve(req.AuthID, pubkey)
 	if err != nil {
 		return nil, nil, err
 	}
-	p := c.principals[authid]
-	keys := p.keys
-	if len(keys) == 0 {
-		return nil, nil, failed(MethodCryptosign, "authid %q has no authorized keys", authid)
+	return nil, c.challenge(authid, pubkey), nil
+}
+
+// challenge challenges authid, with only pubkey if it is not nil; a decoy
+// when the principal does not exist or has no such key.
+func (c *cryptosign) challenge(authid string, pubkey ed25519.PublicKey) *csChallenge {
+	ch := &csChallenge{authid: authid, challenge: randomBytes(32)}
+	if p := c.principals[authid]; p != nil {
+		ch.role, ch.keys = p.role, p.keys
 	}
 	if pubkey != nil {
-		if !hasKey(keys, pubkey) {
-			return nil, nil, failed(MethodCryptosign, "authextra.pubkey is not an authorized key of authid %q", authid)
-		}
-		keys = []ed25519.PublicKey{pubkey}
+		ch.keys = only(ch.keys, pubkey)
 	}
-	return nil, &csChallenge{authid: authid, role: p.role, keys: keys, challenge: randomBytes(32)}, nil
+	if len(ch.keys) == 0 {
+		ch.decoy = true
+		ch.keys = []ed25519.PublicKey{decoyPublicKey(authid)}
+	}
+	return ch
+}
+
+// decoyPublicKey is the key a decoy challenge checks signatures against,
+// so that it takes as long as a real one: derived from the authid with
+// the process's decoy key, so nobody holds its private key.
+func decoyPublicKey(authid string) ed25519.PublicKey {
+	return ed25519.NewKeyFromSeed(decoySum("cryptosign-key", authid)).Public().(ed25519.PublicKey)
 }
 
 // resolve returns the authid of the principal named by authid or, when
-// authid is "", by pubkey.
+// authid is "", by pubkey ("" when none has it: a decoy).
 func (c *cryptosign) resolve(authid string, pubkey ed25519.PublicKey) (string, error) {
 	if authid != "" {
-		if _, ok := c.principals[authid]; !ok {
-			return "", noPrincipal(MethodCryptosign, authid)
-		}
 		return authid, nil
 	}
-	if pubkey == nil {
-		return "", wamp.Errorf(wamp.ErrNoSuchPrincipal, "cryptosign: no authid and no authextra.pubkey given")
-	}
 	owners := c.owners[[32]byte(pubkey)]
-	switch len(owners) {
-	case 0:
-		return "", wamp.Errorf(wamp.ErrNoSuchPrincipal, "cryptosign: no principal has the public key in authextra.pubkey")
-	case 1:
-		return owners[0], nil
-	default:
-		return "", failed(MethodCryptosign, "cannot infer authid: several principals have the public key in authextra.pubkey")
+	if len(owners) > 1 {
+		return "", denied(MethodCryptosign, "cannot infer authid: several principals have the public key in authextra.pubkey")
 	}
+	if len(owners) == 0 {
+		return "", nil
+	}
+	return owners[0], nil
 }
 
 // helloPubkey returns authextra.pubkey, nil if absent (or "", as Crossbar
@@ -123,11 +135,11 @@ func helloPubkey(extra wamp.Dict) (ed25519.PublicKey, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return nil, failed(MethodCryptosign, "authextra.pubkey is not a string")
+		return nil, denied(MethodCryptosign, "authextra.pubkey is not a string")
 	}
 	k, err := ParsePublicKey(s)
 	if err != nil {
-		return nil, failed(MethodCryptosign, "authextra.pubkey is malformed: %v", err)
+		return nil, denied(MethodCryptosign, "authextra.pubkey is malformed: %v", err)
 	}
 	return k, nil
 }
@@ -143,21 +155,22 @@ func checkChannelBinding(extra wamp.Dict, tls bool) error {
 		return nil
 	}
 	if s, _ := v.(string); s != "tls-unique" {
-		return failed(MethodCryptosign, "invalid channel binding type %v requested", v)
+		return denied(MethodCryptosign, "invalid channel binding type %v requested", v)
 	}
 	if tls {
-		return failed(MethodCryptosign, "channel binding \"tls-unique\" is not supported")
+		return denied(MethodCryptosign, "channel binding \"tls-unique\" is not supported")
 	}
 	return nil
 }
 
-func hasKey(keys []ed25519.PublicKey, k ed25519.PublicKey) bool {
+// only returns k alone if it is among keys, else none.
+func only(keys []ed25519.PublicKey, k ed25519.PublicKey) []ed25519.PublicKey {
 	for _, x := range keys {
 		if bytes.Equal(x, k) {
-			return true
+			return []ed25519.PublicKey{k}
 		}
 	}
-	return false
+	return nil
 }
 
 // csChallenge waits for the signature of 32 random bytes.
@@ -167,6 +180,7 @@ type csChallenge struct {
 	role      string
 	keys      []ed25519.PublicKey // any of these may have signed
 	challenge []byte
+	decoy     bool // no principal matched: never accepted
 }
 
 var _ Challenge = (*csChallenge)(nil)
@@ -182,24 +196,24 @@ func (c *csChallenge) Message() *wamp.Challenge {
 // challenge, hex encoded.
 func (c *csChallenge) Verify(a *wamp.Authenticate) (*Identity, error) {
 	if !c.take() {
-		return nil, failed(MethodCryptosign, "challenge already answered")
+		return nil, denied(MethodCryptosign, "challenge already answered")
 	}
 	sig, err := hex.DecodeString(a.Signature)
 	if err != nil {
-		return nil, failed(MethodCryptosign, "signature is not hex encoded")
+		return nil, denied(MethodCryptosign, "signature is not hex encoded")
 	}
 	switch {
 	case len(sig) == ed25519.SignatureSize:
 	case len(sig) == ed25519.SignatureSize+len(c.challenge):
 		if !bytes.Equal(sig[ed25519.SignatureSize:], c.challenge) {
-			return nil, failed(MethodCryptosign, "signed message is not the challenge")
+			return nil, denied(MethodCryptosign, "signed message is not the challenge")
 		}
 		sig = sig[:ed25519.SignatureSize]
 	default:
-		return nil, failed(MethodCryptosign, "signature has %d bytes, want 64 or 96", len(sig))
+		return nil, denied(MethodCryptosign, "signature has %d bytes, want 64 or 96", len(sig))
 	}
-	if !c.verified(sig) {
-		return nil, failed(MethodCryptosign, "invalid signature for authid %q", c.authid)
+	if !c.verified(sig) || c.decoy {
+		return nil, denied(MethodCryptosign, "invalid signature")
 	}
 	return &Identity{AuthID: c.authid, AuthRole: c.role, AuthMethod: MethodCryptosign, AuthProvider: ProviderStatic}, nil
 }

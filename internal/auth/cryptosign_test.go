@@ -114,17 +114,18 @@ func TestCryptosignStart(t *testing.T) {
 		{"upper case pubkey", hello("", wamp.Dict{"pubkey": strings.ToUpper(f.alicePub)}), ""},
 		{"tls-unique without TLS", hello("alice", wamp.Dict{"pubkey": f.alicePub, "channel_binding": "tls-unique"}), ""},
 		{"null channel binding", hello("alice", wamp.Dict{"pubkey": f.alicePub, "channel_binding": nil}), ""},
-		{"unknown authid", hello("mallory", wamp.Dict{"pubkey": f.alicePub}), wamp.ErrNoSuchPrincipal},
-		{"unknown pubkey", hello("", wamp.Dict{"pubkey": f.strPub}), wamp.ErrNoSuchPrincipal},
-		{"no authid no pubkey", hello("", nil), wamp.ErrNoSuchPrincipal},
-		{"no details", &Request{}, wamp.ErrNoSuchPrincipal},
-		{"pubkey of another principal", hello("alice", wamp.Dict{"pubkey": f.bobPub}), wamp.ErrAuthenticationFailed},
-		{"ambiguous pubkey", hello("", wamp.Dict{"pubkey": f.bobPub}), wamp.ErrAuthenticationFailed},
-		{"malformed pubkey hex", hello("alice", wamp.Dict{"pubkey": "zz" + f.alicePub[2:]}), wamp.ErrAuthenticationFailed},
-		{"short pubkey", hello("alice", wamp.Dict{"pubkey": f.alicePub[:62]}), wamp.ErrAuthenticationFailed},
-		{"pubkey not a string", hello("alice", wamp.Dict{"pubkey": 42}), wamp.ErrAuthenticationFailed},
-		{"principal without valid keys", hello("nokey", nil), wamp.ErrAuthenticationFailed},
-		{"bogus channel binding", hello("alice", wamp.Dict{"channel_binding": "tls-exporter"}), wamp.ErrAuthenticationFailed},
+		// decoys: challenged, then refused as a wrong signature is
+		{"unknown authid", hello("mallory", wamp.Dict{"pubkey": f.alicePub}), ""},
+		{"unknown pubkey", hello("", wamp.Dict{"pubkey": f.strPub}), ""},
+		{"pubkey of another principal", hello("alice", wamp.Dict{"pubkey": f.bobPub}), ""},
+		{"principal without valid keys", hello("nokey", nil), ""},
+		{"no authid no pubkey", hello("", nil), wamp.ErrAuthenticationDenied},
+		{"no details", &Request{}, wamp.ErrAuthenticationDenied},
+		{"ambiguous pubkey", hello("", wamp.Dict{"pubkey": f.bobPub}), wamp.ErrAuthenticationDenied},
+		{"malformed pubkey hex", hello("alice", wamp.Dict{"pubkey": "zz" + f.alicePub[2:]}), wamp.ErrAuthenticationDenied},
+		{"short pubkey", hello("alice", wamp.Dict{"pubkey": f.alicePub[:62]}), wamp.ErrAuthenticationDenied},
+		{"pubkey not a string", hello("alice", wamp.Dict{"pubkey": 42}), wamp.ErrAuthenticationDenied},
+		{"bogus channel binding", hello("alice", wamp.Dict{"channel_binding": "tls-exporter"}), wamp.ErrAuthenticationDenied},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,7 +149,7 @@ func TestCryptosignStart(t *testing.T) {
 	req := hello("alice", wamp.Dict{"channel_binding": "tls-unique"})
 	req.Peer.TLS = true
 	_, _, err := f.a.Start(req)
-	wantRefusal(t, err, wamp.ErrAuthenticationFailed)
+	wantRefusal(t, err, wamp.ErrAuthenticationDenied)
 }
 
 func TestCryptosignVerify(t *testing.T) {
@@ -178,13 +179,17 @@ func TestCryptosignVerify(t *testing.T) {
 		{"odd length hex", hello("alice", nil), func(ch string) string { return sign(f.alice1)(ch)[1:] }, false},
 		{"63 bytes", hello("alice", nil), func(ch string) string { return sign(f.alice1)(ch)[:126] }, false},
 		{"empty", hello("alice", nil), func(string) string { return "" }, false},
+		{"unknown authid", hello("mallory", nil), sign(f.alice1), false},
+		{"unknown authid, own key announced", hello("mallory", wamp.Dict{"pubkey": f.alicePub}), sign(f.alice1), false},
+		{"unknown pubkey", hello("", wamp.Dict{"pubkey": f.strPub}), sign(f.stranger), false},
+		{"announced key of another principal", hello("alice", wamp.Dict{"pubkey": f.bobPub}), sign(f.bob), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ch := start(t, f.a, tt.req)
 			id, err := ch.Verify(&wamp.Authenticate{Signature: tt.sig(ch.Message().Extra["challenge"].(string))})
 			if !tt.ok {
-				wantRefusal(t, err, wamp.ErrAuthenticationFailed)
+				wantRefusal(t, err, wamp.ErrAuthenticationDenied)
 				return
 			}
 			wantIdentity(t, id, err, Identity{AuthID: "alice", AuthRole: "device", AuthMethod: "cryptosign", AuthProvider: "static"})

@@ -16,17 +16,16 @@ const (
 
 // noAuthID refuses a HELLO without the authid that method needs.
 func noAuthID(method string) *wamp.RequestError {
-	return wamp.Errorf(wamp.ErrNoSuchPrincipal, "%s: no authid given", method)
+	return denied(method, "no authid given")
 }
 
-// noPrincipal refuses a HELLO whose authid is not a configured principal.
-func noPrincipal(method, authid string) *wamp.RequestError {
-	return wamp.Errorf(wamp.ErrNoSuchPrincipal, "%s: no principal with authid %q exists", method, authid)
-}
-
-// failed refuses an authentication whose credentials do not check out.
-func failed(method, format string, a ...any) *wamp.RequestError {
-	return wamp.Errorf(wamp.ErrAuthenticationFailed, method+": "+format, a...)
+// denied refuses an authentication: wamp.error.authentication_denied, the
+// WAMP URI for credentials that do not check out. An unknown authid gets
+// the same refusal as a wrong secret (after a decoy challenge, see
+// decoy.go), and the message never names the authid, so that the answers
+// do not tell which principals exist.
+func denied(method, format string, a ...any) *wamp.RequestError {
+	return wamp.Errorf(wamp.ErrAuthenticationDenied, method+": "+format, a...)
 }
 
 // once guards a Challenge against a second Verify, so that one challenge

@@ -35,19 +35,18 @@ func Ticket(principals map[string]TicketPrincipal) Authenticator {
 
 func (*ticketAuth) Method() string { return MethodTicket }
 
-// Start looks up req's authid and challenges the client for its ticket.
+// Start challenges the client for its ticket. An authid that names no
+// principal is challenged too (a decoy: its ticket never matches), so that
+// it is refused exactly as a wrong ticket is.
 func (t *ticketAuth) Start(req *Request) (*Identity, Challenge, error) {
 	if req.AuthID == "" {
 		return nil, nil, noAuthID(MethodTicket)
 	}
-	p, ok := t.principals[req.AuthID]
-	if !ok {
-		return nil, nil, noPrincipal(MethodTicket, req.AuthID)
-	}
-	return nil, &ticketChallenge{authid: req.AuthID, principal: p}, nil
+	return nil, &ticketChallenge{authid: req.AuthID, principal: t.principals[req.AuthID]}, nil
 }
 
-// ticketChallenge waits for one principal's ticket.
+// ticketChallenge waits for one principal's ticket; a zero principal is
+// a decoy.
 type ticketChallenge struct {
 	once
 	authid    string
@@ -60,13 +59,15 @@ func (c *ticketChallenge) Message() *wamp.Challenge {
 	return &wamp.Challenge{AuthMethod: MethodTicket, Extra: wamp.Dict{}}
 }
 
-// Verify compares the ticket in a with the principal's.
+// Verify compares the ticket in a with the principal's. The comparison
+// runs for a decoy too, so that it takes as long.
 func (c *ticketChallenge) Verify(a *wamp.Authenticate) (*Identity, error) {
 	if !c.take() {
-		return nil, failed(MethodTicket, "challenge already answered")
+		return nil, denied(MethodTicket, "challenge already answered")
 	}
-	if c.principal.Ticket == "" || !equalSecret(a.Signature, c.principal.Ticket) {
-		return nil, failed(MethodTicket, "invalid ticket for authid %q", c.authid)
+	match := equalSecret(a.Signature, c.principal.Ticket)
+	if !match || c.principal.Ticket == "" {
+		return nil, denied(MethodTicket, "invalid ticket")
 	}
 	return &Identity{
 		AuthID:       c.authid,

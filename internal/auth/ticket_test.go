@@ -19,12 +19,12 @@ func TestTicket(t *testing.T) {
 		verifyErr wamp.URI // refusal of Verify, "" if it accepts
 	}{
 		{name: "success", authid: "client1", signature: "123sekret"},
-		{name: "wrong ticket", authid: "client1", signature: "123sekreT", verifyErr: wamp.ErrAuthenticationFailed},
-		{name: "prefix of ticket", authid: "client1", signature: "123", verifyErr: wamp.ErrAuthenticationFailed},
-		{name: "empty ticket", authid: "client1", signature: "", verifyErr: wamp.ErrAuthenticationFailed},
-		{name: "empty configured ticket", authid: "nopass", signature: "", verifyErr: wamp.ErrAuthenticationFailed},
-		{name: "unknown authid", authid: "mallory", startErr: wamp.ErrNoSuchPrincipal},
-		{name: "missing authid", startErr: wamp.ErrNoSuchPrincipal},
+		{name: "wrong ticket", authid: "client1", signature: "123sekreT", verifyErr: wamp.ErrAuthenticationDenied},
+		{name: "prefix of ticket", authid: "client1", signature: "123", verifyErr: wamp.ErrAuthenticationDenied},
+		{name: "empty ticket", authid: "client1", signature: "", verifyErr: wamp.ErrAuthenticationDenied},
+		{name: "empty configured ticket", authid: "nopass", signature: "", verifyErr: wamp.ErrAuthenticationDenied},
+		{name: "unknown authid", authid: "mallory", signature: "123sekret", verifyErr: wamp.ErrAuthenticationDenied},
+		{name: "missing authid", startErr: wamp.ErrAuthenticationDenied},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,7 +55,7 @@ func TestChallengeAnsweredOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := ch.Verify(&wamp.Authenticate{Signature: "t"})
-	wantRefusal(t, err, wamp.ErrAuthenticationFailed)
+	wantRefusal(t, err, wamp.ErrAuthenticationDenied)
 }
 
 func TestTicketCopiesPrincipals(t *testing.T) {

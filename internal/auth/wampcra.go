@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/json"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -32,13 +34,18 @@ type craUser struct {
 	// example configs), the second older Crossbar configs that hold the
 	// already derived key. Whoever knows Secret can compute both.
 	keys []string
+	// decoy: made up for an unknown authid; never accepted.
+	decoy bool
 }
 
 // wampCRA checks WAMP-CRA signatures against static users. Immutable after
 // construction, so safe for concurrent use.
 type wampCRA struct {
 	users map[string]*craUser
-	now   func() time.Time
+	// templates are the users sorted by authid: a decoy takes the role and
+	// salt parameters of one of them, so that decoys look like real users.
+	templates []*craUser
+	now       func() time.Time
 }
 
 var _ Authenticator = (*wampCRA)(nil)
@@ -47,13 +54,17 @@ var _ Authenticator = (*wampCRA)(nil)
 // The challenge is a JSON string with authid, authrole, authmethod,
 // authprovider, nonce, timestamp and session, as Crossbar sends; salted
 // users also get salt, iterations and keylen in CHALLENGE.Extra. PBKDF2 runs
-// here, once per salted user, not per session. users is copied.
+// here, once per salted user, not per session. An authid that names no user
+// gets a decoy challenge (see decoy.go) and is refused as a wrong signature
+// is. users is copied.
 func WampCRA(users map[string]CRAUser) Authenticator {
-	m := make(map[string]*craUser, len(users))
-	for id, u := range users {
-		m[id] = newCRAUser(u)
+	w := &wampCRA{users: make(map[string]*craUser, len(users)), now: time.Now}
+	for _, id := range slices.Sorted(maps.Keys(users)) {
+		u := newCRAUser(users[id])
+		w.users[id] = u
+		w.templates = append(w.templates, u)
 	}
-	return &wampCRA{users: m, now: time.Now}
+	return w
 }
 
 func newCRAUser(u CRAUser) *craUser {
@@ -78,20 +89,42 @@ func newCRAUser(u CRAUser) *craUser {
 
 func (*wampCRA) Method() string { return MethodWampCRA }
 
-// Start looks up req's authid and builds the challenge.
+// Start looks up req's authid, or makes up a decoy user for it, and builds
+// the challenge.
 func (w *wampCRA) Start(req *Request) (*Identity, Challenge, error) {
 	if req.AuthID == "" {
 		return nil, nil, noAuthID(MethodWampCRA)
 	}
 	u, ok := w.users[req.AuthID]
 	if !ok {
-		return nil, nil, noPrincipal(MethodWampCRA, req.AuthID)
+		u = w.decoy(req.AuthID)
 	}
 	challenge, err := craChallengeString(req, u.Role, w.now())
 	if err != nil {
-		return nil, nil, failed(MethodWampCRA, "cannot build challenge: %v", err)
+		return nil, nil, denied(MethodWampCRA, "cannot build challenge: %v", err)
 	}
 	return nil, &craChallenge{authid: req.AuthID, user: u, challenge: challenge}, nil
+}
+
+// decoy returns the user an unknown authid is challenged as: the role,
+// iterations and keylen of one of the real users, chosen by authid, and a
+// salt of the same length as that user's, derived from the authid. It has
+// as many keys as that user, so that Verify takes as long, and Verify
+// refuses it whatever the signature.
+func (w *wampCRA) decoy(authid string) *craUser {
+	u := &craUser{decoy: true}
+	if len(w.templates) == 0 {
+		return u
+	}
+	t := w.templates[decoyIndex("wampcra-user", authid, len(w.templates))]
+	u.Role, u.Iterations, u.KeyLen = t.Role, t.Iterations, t.KeyLen
+	if t.Salt != "" {
+		u.Salt = decoyText("wampcra-salt", authid, len(t.Salt))
+	}
+	for range t.keys {
+		u.keys = append(u.keys, decoyText("wampcra-key", authid, 44))
+	}
+	return u
 }
 
 // craChallengeJSON is the challenge's content, in Crossbar's key order.
@@ -145,15 +178,15 @@ func (c *craChallenge) Message() *wamp.Challenge {
 // Verify checks the signature in a against every key of the user.
 func (c *craChallenge) Verify(a *wamp.Authenticate) (*Identity, error) {
 	if !c.take() {
-		return nil, failed(MethodWampCRA, "challenge already answered")
+		return nil, denied(MethodWampCRA, "challenge already answered")
 	}
 	match := 0
 	for _, k := range c.user.keys {
 		want := SignWampCRA(k, c.challenge)
 		match |= subtle.ConstantTimeCompare([]byte(a.Signature), []byte(want))
 	}
-	if match != 1 {
-		return nil, failed(MethodWampCRA, "invalid signature for authid %q", c.authid)
+	if match != 1 || c.user.decoy {
+		return nil, denied(MethodWampCRA, "invalid signature")
 	}
 	return &Identity{
 		AuthID:       c.authid,

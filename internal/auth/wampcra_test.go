@@ -72,11 +72,11 @@ func TestWampCRA(t *testing.T) {
 		{name: "salted", authid: "client2", secret: "secret123", role: "frontend"},
 		{name: "salted defaults", authid: "client3", secret: "secret123", role: "backend"},
 		{name: "salted legacy config", authid: "legacy", secret: "secret123", role: "frontend"},
-		{name: "wrong secret", authid: "client1", secret: "secret124", verifyErr: wamp.ErrAuthenticationFailed},
-		{name: "wrong salted secret", authid: "client2", secret: "secret124", verifyErr: wamp.ErrAuthenticationFailed},
-		{name: "empty configured secret", authid: "nopass", secret: "", verifyErr: wamp.ErrAuthenticationFailed},
-		{name: "unknown authid", authid: "mallory", startErr: wamp.ErrNoSuchPrincipal},
-		{name: "missing authid", startErr: wamp.ErrNoSuchPrincipal},
+		{name: "wrong secret", authid: "client1", secret: "secret124", verifyErr: wamp.ErrAuthenticationDenied},
+		{name: "wrong salted secret", authid: "client2", secret: "secret124", verifyErr: wamp.ErrAuthenticationDenied},
+		{name: "empty configured secret", authid: "nopass", secret: "", verifyErr: wamp.ErrAuthenticationDenied},
+		{name: "unknown authid", authid: "mallory", secret: "secret123", verifyErr: wamp.ErrAuthenticationDenied},
+		{name: "missing authid", startErr: wamp.ErrAuthenticationDenied},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

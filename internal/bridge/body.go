@@ -4,50 +4,115 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 )
 
-// readBody reads the body, refusing with 413 a Content-Length over limit
-// before reading and a longer body (chunked) while reading. limit < 0 means
-// none.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+// readBody reads the body into one buffer whose capacity is reserved from
+// buf. It refuses with 413 a Content-Length over limit (or over the whole
+// of buf) before reading, and a longer body (chunked) while reading; with
+// 503 a body that does not fit in buf now; with 408 a body that stalled
+// for the web server's body timeout. limit < 0 means none. The caller
+// releases held once done with the body; on error nothing is held.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, buf *BodyBuffer) (body []byte, held int64, err error) {
 	if limit >= 0 && r.ContentLength > limit {
-		return nil, refuse(http.StatusRequestEntityTooLarge, textTooLong, r.ContentLength, limit)
+		return nil, 0, refuse(http.StatusRequestEntityTooLarge, textTooLong, r.ContentLength, limit)
 	}
-	body := r.Body
-	if limit >= 0 && r.ContentLength < 0 {
-		// A declared length is already within limit, and the server reads
-		// no more than it; only a body of unknown length needs the cap.
-		body = http.MaxBytesReader(w, r.Body, limit)
+	rd := &bodyReader{buf: buf, ceiling: r.ContentLength, declared: r.ContentLength >= 0}
+	if r.ContentLength > 0 {
+		if err := rd.reserveDeclared(r.ContentLength); err != nil {
+			return nil, 0, err
+		}
 	}
-	b, err := readAll(body, r.ContentLength)
+	src := r.Body
+	if r.ContentLength < 0 {
+		rd.ceiling = ceilingOf(limit, buf.Limit())
+		if limit >= 0 {
+			// A declared length is already within limit, and the server
+			// reads no more than it; only a body of unknown length needs
+			// the cap.
+			src = http.MaxBytesReader(w, r.Body, limit)
+		}
+	}
+	b, err := rd.readAll(src)
 	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return nil, refuse(http.StatusRequestEntityTooLarge, textTooLongUnknown, limit)
-		}
-		if r.Context().Err() != nil || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, errors.Join(errClientGone, err)
-		}
-		return nil, &Error{Status: http.StatusBadRequest, Text: "Request body could not be read.", Cause: err}
+		buf.release(rd.held)
+		return nil, 0, readError(r, err, limit)
 	}
-	return b, nil
+	return b, rd.held, nil
+}
+
+// ceilingOf is the most bytes a body of unknown length may have: the
+// smaller of the body limit and the buffer's bound (< 0: none).
+func ceilingOf(limit, bound int64) int64 {
+	switch {
+	case limit < 0:
+		return bound
+	case bound < 0:
+		return limit
+	}
+	return min(limit, bound)
+}
+
+// readError maps a failed read to its answer. The timeout comes first:
+// net/http cancels the request's context on any read error.
+func readError(r *http.Request, err error, limit int64) error {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e
+	}
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return refuse(http.StatusRequestEntityTooLarge, textTooLongUnknown, limit)
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return &Error{Status: http.StatusRequestTimeout, Text: textBodyTimeout, Cause: err}
+	}
+	if r.Context().Err() != nil || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.Join(errClientGone, err)
+	}
+	return &Error{Status: http.StatusBadRequest, Text: "Request body could not be read.", Cause: err}
 }
 
 // maxPrealloc bounds the buffer allocated for a declared length before
-// any of the body has arrived.
+// any of the body has arrived; it grows as the body does.
 const maxPrealloc = 64 << 10
 
-// readAll reads body to its end into one buffer sized for the declared
-// length (< 0: unknown), so that a body of that length needs one
-// allocation.
-func readAll(body io.Reader, length int64) ([]byte, error) {
-	size := 512
-	if length >= 0 && length < maxPrealloc {
-		size = int(length) + 1 // + 1: room to read the EOF into
+// bodyReader reads a body into one buffer, reserving its capacity from buf
+// before each allocation. Used by one request.
+type bodyReader struct {
+	buf      *BodyBuffer
+	ceiling  int64 // the most bytes the body may have; < 0: no bound
+	declared bool  // the ceiling is the declared length, which the server never reads past
+	held     int64 // the capacity reserved
+}
+
+// reserveDeclared reserves a declared length at once: 413 if it could
+// never fit, 503 if it does not fit now.
+func (rd *bodyReader) reserveDeclared(n int64) error {
+	if !rd.buf.fits(n) {
+		return refuse(http.StatusRequestEntityTooLarge, textTooLong, n, rd.buf.Limit())
 	}
-	b := make([]byte, 0, size)
+	if !rd.buf.reserve(n) {
+		return refuse(http.StatusServiceUnavailable, textBusy)
+	}
+	rd.held = n
+	return nil
+}
+
+// readAll reads body to its end. A buffer sized for a declared length
+// below maxPrealloc is allocated once.
+func (rd *bodyReader) readAll(body io.Reader) ([]byte, error) {
+	var b []byte
 	for {
 		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
+			if int64(len(b)) == rd.ceiling {
+				if rd.declared {
+					return b, nil
+				}
+				return b, rd.atEnd(body)
+			}
+			var err error
+			if b, err = rd.grow(b); err != nil {
+				return nil, err
+			}
 		}
 		n, err := body.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -55,7 +120,50 @@ func readAll(body io.Reader, length int64) ([]byte, error) {
 			return b, nil
 		}
 		if err != nil {
-			return b, err
+			return nil, err
 		}
 	}
+}
+
+// grow returns b in a buffer twice as large (the first one: sized for the
+// body, up to maxPrealloc), never past the ceiling, whose capacity is
+// reserved: 503 when it does not fit now.
+func (rd *bodyReader) grow(b []byte) ([]byte, error) {
+	size := int64(2 * cap(b))
+	if size == 0 {
+		size = 512
+		if rd.ceiling >= 0 {
+			size = min(rd.ceiling, maxPrealloc)
+		}
+	}
+	if rd.ceiling >= 0 {
+		size = min(size, rd.ceiling)
+	}
+	if more := size - rd.held; more > 0 {
+		if !rd.buf.reserve(more) {
+			return nil, refuse(http.StatusServiceUnavailable, textBusy)
+		}
+		rd.held = size
+	}
+	nb := make([]byte, len(b), size)
+	copy(nb, b)
+	return nb, nil
+}
+
+// atEnd checks that a body of unknown length that has filled its ceiling
+// ends there: a longer one overflows the bound (413).
+func (rd *bodyReader) atEnd(body io.Reader) error {
+	var one [1]byte
+	for range 100 {
+		n, err := body.Read(one[:])
+		switch {
+		case n > 0:
+			return refuse(http.StatusRequestEntityTooLarge, textTooLongUnknown, rd.ceiling)
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return err
+		}
+	}
+	return io.ErrNoProgress
 }

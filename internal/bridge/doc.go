@@ -5,14 +5,17 @@
 // options struct (NewCaller, NewPublisher, NewWebhook) over an embedded WAMP
 // session (the Session interface, which *client.Client satisfies).
 //
-// The three services share one request pipeline (pipeline.go): method and
-// CORS, body limit, content type, query parsing, request signatures with
-// replay protection, require_ip and require_tls. Handlers return errors and
-// one function (respond.go) writes them; one table (status.go) maps WAMP
-// error URIs to HTTP statuses. The contract: Crossbar.io's HTTP bridge
-// clients work unchanged (requests, answers, error texts and signatures as
-// Crossbar's), and where Crossbar is not safe this bridge is stricter.
+// The three services share one request pipeline (pipeline.go): CORS, then
+// what needs no body (require_ip, require_tls, method, content type), then
+// the body (its limit, and room in the BodyBuffer the services of a web
+// transport share), query parsing and request signatures with replay
+// protection. Handlers return errors and one function (respond.go) writes
+// them; one table (status.go) maps WAMP error URIs to HTTP statuses. The
+// contract: Crossbar.io's HTTP bridge clients work unchanged (requests,
+// answers, error texts and signatures as Crossbar's), and where Crossbar is
+// not safe this bridge is stricter.
 //
 // Concurrency: the handlers are safe for concurrent use; the only shared
-// mutable state is the nonce cache, which has its own lock.
+// mutable state is the nonce cache, which has its own lock, and the body
+// buffer's count of reserved bytes, an atomic.
 package bridge

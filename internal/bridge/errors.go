@@ -83,6 +83,8 @@ const (
 	textNotDict        = "Request body was valid JSON, but not well formed (must be a dict)."
 	textMissingKey     = "Request body was valid JSON, but not well formed (missing key '%s')."
 	textBadMember      = "Request body was valid JSON, but not well formed (%s)."
+	textBodyTimeout    = "Request body timed out, nothing received for too long."
+	textBusy           = "Too many request bodies in flight, retry later."
 	textInternal       = "Unhandled exception in the REST bridge."
 	textUnavailable    = "WAMP session unavailable, retry later."
 	textTimeout        = "canceled: no answer within %v"

@@ -5,27 +5,39 @@ import (
 	"time"
 )
 
-// Nonce cache defaults.
+// Replay cache defaults.
 const (
-	// DefaultMaxNonces bounds a NonceCache with MaxNonces 0: about 64 bytes
-	// an entry with the map's overhead, so a few MiB at most.
+	// DefaultMaxNonces bounds a NonceCache with MaxNonces 0: about 250
+	// bytes a request with the maps' overhead (measured), so about 16 MiB
+	// at most.
 	DefaultMaxNonces = 65536
-	// DefaultNonceHorizon is how long a nonce is remembered when the
+	// DefaultNonceHorizon is how long a request is remembered when the
 	// service has no timestamp_delta_limit (the window cannot bound it).
 	DefaultNonceHorizon = time.Hour
 )
 
-// NonceCache remembers the (key, nonce) pairs of accepted signed requests
-// for a time, so that a replayed request is refused. It is bounded: past
-// MaxNonces entries the oldest is forgotten first. One cache may be shared
-// by the services that use the same key. Safe for concurrent use.
+// macKeySize is how much of a request's MAC the cache keeps: 128 bits,
+// so that two different accepted requests never share a key by chance.
+// Only requests whose full MAC was verified are recorded.
+const macKeySize = 16
+
+// NonceCache remembers the accepted signed requests for a time, so that a
+// replayed request is refused. It remembers two things of each: its (key,
+// nonce), so that a nonce is never used twice with a key, and its MAC, so
+// that the same signed request cannot come back with its nonce spelt
+// differently. (The signed string key‖timestamp‖seq‖nonce‖body has no
+// separators: seq=1&nonce=4242 and seq=14&nonce=242 share one MAC.) It is
+// bounded: past MaxNonces requests the oldest is forgotten first. One
+// cache may be shared by the services that use the same key. Safe for
+// concurrent use.
 type NonceCache struct {
 	max int
 
-	mu    sync.Mutex             // guards the fields below
-	seen  map[nonceKey]time.Time // expiry of each remembered pair
-	order []nonceEntry           // the pairs in insertion order, from head on
-	head  int                    // index of the oldest entry in order
+	mu     sync.Mutex                 // guards the fields below
+	nonces map[nonceKey]int64         // expiry (Unix ns) of each remembered (key, nonce)
+	macs   map[[macKeySize]byte]int64 // expiry (Unix ns) of each remembered MAC
+	order  []nonceEntry               // the requests in insertion order, from head on
+	head   int                        // index of the oldest entry in order
 }
 
 type nonceKey struct {
@@ -33,28 +45,33 @@ type nonceKey struct {
 	nonce uint64
 }
 
+// nonceEntry is one accepted request.
 type nonceEntry struct {
-	k       nonceKey
-	expires time.Time
+	nonce   nonceKey
+	mac     [macKeySize]byte
+	expires int64 // Unix ns
 }
 
-// NewNonceCache returns a cache of at most max entries (0 means
+// NewNonceCache returns a cache of at most max requests (0 means
 // DefaultMaxNonces).
 func NewNonceCache(max int) *NonceCache {
 	if max <= 0 {
 		max = DefaultMaxNonces
 	}
-	return &NonceCache{max: max, seen: make(map[nonceKey]time.Time)}
+	return &NonceCache{max: max, nonces: make(map[nonceKey]int64), macs: make(map[[macKeySize]byte]int64)}
 }
 
-// Use records (key, nonce) as used until now+ttl. It returns false when the
-// pair is already remembered and unexpired: a replay.
-func (c *NonceCache) Use(key string, nonce uint64, now time.Time, ttl time.Duration) bool {
-	k := nonceKey{key, nonce}
+// Use records the request with this key, nonce and (verified) MAC as used
+// until now+ttl. It returns false when its (key, nonce) or its MAC is
+// already remembered and unexpired: a replay.
+func (c *NonceCache) Use(key string, nonce uint64, mac []byte, now time.Time, ttl time.Duration) bool {
+	at := now.UnixNano()
+	e := nonceEntry{nonce: nonceKey{key, nonce}, expires: now.Add(ttl).UnixNano()}
+	copy(e.mac[:], mac)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.expire(now)
-	if exp, ok := c.seen[k]; ok && now.Before(exp) {
+	c.expire(at)
+	if c.seen(e, at) {
 		return false
 	}
 	if c.len() == c.max {
@@ -64,36 +81,50 @@ func (c *NonceCache) Use(key string, nonce uint64, now time.Time, ttl time.Durat
 		c.order = append(c.order[:0], c.order[c.head:]...) // reuse the array
 		c.head = 0
 	}
-	e := nonceEntry{k: k, expires: now.Add(ttl)}
 	c.order = append(c.order, e)
-	c.seen[k] = e.expires
+	c.nonces[e.nonce] = e.expires
+	c.macs[e.mac] = e.expires
 	return true
+}
+
+// seen reports whether e's nonce or MAC is remembered and unexpired at
+// now (Unix ns). c.mu must be held.
+func (c *NonceCache) seen(e nonceEntry, now int64) bool {
+	if exp, ok := c.nonces[e.nonce]; ok && now < exp {
+		return true
+	}
+	exp, ok := c.macs[e.mac]
+	return ok && now < exp
 }
 
 // len returns the number of entries. c.mu must be held.
 func (c *NonceCache) len() int { return len(c.order) - c.head }
 
-// Len returns the number of remembered pairs.
+// Len returns the number of remembered requests.
 func (c *NonceCache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.len()
 }
 
-// expire forgets the entries expired at now. Entries expire in insertion
+// expire forgets the entries expired at now (Unix ns). Entries expire in insertion
 // order when they share a ttl; an entry with a longer ttl only delays those
 // behind it, never keeps one past the bound. c.mu must be held.
-func (c *NonceCache) expire(now time.Time) {
-	for c.len() > 0 && !now.Before(c.order[c.head].expires) {
+func (c *NonceCache) expire(now int64) {
+	for c.len() > 0 && now >= c.order[c.head].expires {
 		c.drop()
 	}
 }
 
-// drop forgets the oldest entry. c.mu must be held.
+// drop forgets the oldest entry; a nonce or MAC recorded again since (once
+// expired) stays. c.mu must be held.
 func (c *NonceCache) drop() {
 	e := c.order[c.head]
-	if exp, ok := c.seen[e.k]; ok && exp.Equal(e.expires) {
-		delete(c.seen, e.k)
+	if exp, ok := c.nonces[e.nonce]; ok && exp == e.expires {
+		delete(c.nonces, e.nonce)
+	}
+	if exp, ok := c.macs[e.mac]; ok && exp == e.expires {
+		delete(c.macs, e.mac)
 	}
 	c.order[c.head] = nonceEntry{}
 	c.head++

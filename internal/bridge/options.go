@@ -36,6 +36,10 @@ type Common struct {
 	// RequireTLS: only requests over TLS are served (r.TLS != nil; a TLS
 	// terminating proxy in front does not count); others get 403.
 	RequireTLS bool
+	// Buffer bounds the body bytes held at once by the services that share
+	// it (a web transport's); nil means a BodyBuffer of
+	// DefaultBodyBufferLimit for this service alone.
+	Buffer *BodyBuffer
 	// Debug logs each request's decision at debug level.
 	Debug bool
 	// Logger receives the service's logs; nil discards them.

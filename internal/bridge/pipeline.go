@@ -10,7 +10,8 @@ import (
 // after construction; safe for concurrent use.
 type pipeline struct {
 	limit      int64 // < 0: none
-	json       bool  // Content-Type rules and a JSON object body
+	buf        *BodyBuffer
+	json       bool // Content-Type rules and a JSON object body
 	requireIP  IPRules
 	requireTLS bool
 	// verify checks a request's signature against its body: the signing
@@ -23,73 +24,102 @@ type pipeline struct {
 }
 
 func newPipeline(c *Common, json bool, service string) *pipeline {
-	return &pipeline{limit: c.bodyLimit(), json: json, requireIP: c.RequireIP, requireTLS: c.RequireTLS,
+	buf := c.Buffer
+	if buf == nil {
+		buf = NewBodyBuffer(0)
+	}
+	return &pipeline{limit: c.bodyLimit(), buf: buf, json: json, requireIP: c.RequireIP, requireTLS: c.RequireTLS,
 		debug: c.Debug, log: c.logger().With("service", service)}
 }
 
 // request is an accepted request, as the pipeline hands it to a service.
 type request struct {
 	body []byte
+	held int64          // the body's bytes reserved from the pipeline's buffer
 	obj  map[string]any // the decoded body (JSON services)
 }
 
 // accept runs the pipeline. It returns (nil, nil) when it has answered the
-// request itself (OPTIONS), or the error to answer with. Order: method,
-// content type, body limit, signature, require_ip, require_tls, UTF-8, JSON.
+// request itself (OPTIONS), or the error to answer with. Order: require_ip,
+// require_tls, method, content type (what needs no body), body limit and
+// buffer, signature, UTF-8, JSON. A request it returns holds its body's
+// bytes in p.buf until p.done.
 func (p *pipeline) accept(w http.ResponseWriter, r *http.Request) (*request, error) {
 	setCORS(w, r)
 	if r.Method == http.MethodOptions {
 		preflight(w)
 		return nil, nil
 	}
-	if err := checkMethod(r); err != nil {
-		return nil, err
+	if err := p.checkHead(r); err != nil {
+		return nil, unread(w, r, err)
 	}
-	if p.json {
-		if err := checkContentType(r.Header); err != nil {
-			return nil, err
-		}
-	}
-	body, err := readBody(w, r, p.limit)
+	body, held, err := readBody(w, r, p.limit, p.buf)
 	if err != nil {
+		return nil, unread(w, r, err)
+	}
+	req := &request{body: body, held: held}
+	if err := p.checkBody(r, req); err != nil {
+		p.done(req)
 		return nil, err
 	}
-	if err := p.checkPeer(r, body); err != nil {
-		return nil, err
-	}
-	return p.decode(body)
+	return req, nil
 }
 
-// checkPeer checks the signature, then the address, then TLS.
-func (p *pipeline) checkPeer(r *http.Request, body []byte) error {
-	if p.verify != nil {
-		if err := p.verify(r, body); err != nil {
-			return err
-		}
-	}
+// checkHead checks what needs no body, before any of it is read: the
+// address, TLS, the method and the content type.
+func (p *pipeline) checkHead(r *http.Request) error {
 	if !p.requireIP.Empty() && !p.requireIP.Allows(peerAddr(r.RemoteAddr)) {
 		return refuse(http.StatusForbidden, textDeniedIP)
 	}
 	if p.requireTLS && r.TLS == nil {
 		return refuse(http.StatusForbidden, textDeniedTLS)
 	}
+	if err := checkMethod(r); err != nil {
+		return err
+	}
+	if p.json {
+		return checkContentType(r.Header)
+	}
 	return nil
 }
 
-// decode checks the body is UTF-8 and, for the JSON services, one object.
-func (p *pipeline) decode(body []byte) (*request, error) {
-	if !utf8.Valid(body) {
-		return nil, badRequest(textNotUTF8)
+// unread prepares the answer to a request refused before its body was
+// read to the end: the connection is closed after it, so that net/http
+// does not read what is left of the body first (at the client's pace) to
+// keep the connection.
+func unread(w http.ResponseWriter, r *http.Request, err error) error {
+	if r.ContentLength != 0 {
+		w.Header().Set("Connection", "close")
 	}
-	req := &request{body: body}
+	return err
+}
+
+// checkBody checks the signature, then decodes the body.
+func (p *pipeline) checkBody(r *http.Request, req *request) error {
+	if p.verify != nil {
+		if err := p.verify(r, req.body); err != nil {
+			return err
+		}
+	}
+	return p.decode(req)
+}
+
+// done releases the request's body bytes.
+func (p *pipeline) done(req *request) { p.buf.release(req.held) }
+
+// decode checks the body is UTF-8 and, for the JSON services, one object.
+func (p *pipeline) decode(req *request) error {
+	if !utf8.Valid(req.body) {
+		return badRequest(textNotUTF8)
+	}
 	if p.json {
-		obj, err := decodeObject(body)
+		obj, err := decodeObject(req.body)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		req.obj = obj
 	}
-	return req, nil
+	return nil
 }
 
 // serve runs the pipeline, then act with the accepted request, and answers
@@ -100,6 +130,7 @@ func (p *pipeline) serve(w http.ResponseWriter, r *http.Request, act func(http.R
 		return
 	}
 	if err == nil {
+		defer p.done(req) // also if act panics
 		err = act(w, r, req)
 	}
 	if err != nil {

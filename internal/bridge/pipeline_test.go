@@ -131,8 +131,13 @@ func TestPipeline(t *testing.T) {
 		{"ip unix peer", CallerOptions{Common: Common{RequireIP: MustParseIPRules("10.0.0.0/8")}}, httpReq{body: okBody, remote: "@"}, 403, deny(textDeniedIP)},
 		{"tls refused", CallerOptions{Common: Common{RequireTLS: true}}, httpReq{body: okBody}, 403, deny(textDeniedTLS)},
 		{"tls", CallerOptions{Common: Common{RequireTLS: true}}, httpReq{body: okBody, tls: true}, 200, okAnswer},
-		{"signature before ip", CallerOptions{Common: Common{RequireIP: MustParseIPRules("10.0.0.0/8")}, Signing: signing}, httpReq{query: signedQuery("other", ts, "1", "106", okBody, base64.URLEncoding), body: okBody}, 401, deny(textBadKey)},
+		{"ip before signature", CallerOptions{Common: Common{RequireIP: MustParseIPRules("10.0.0.0/8")}, Signing: signing}, httpReq{query: signedQuery("other", ts, "1", "106", okBody, base64.URLEncoding), body: okBody}, 403, deny(textDeniedIP)},
+		{"tls before signature", CallerOptions{Common: Common{RequireTLS: true}, Signing: signing}, httpReq{query: signedQuery("other", ts, "1", "107", okBody, base64.URLEncoding), body: okBody}, 403, deny(textDeniedTLS)},
 		{"ip before tls", CallerOptions{Common: Common{RequireIP: MustParseIPRules("10.0.0.0/8"), RequireTLS: true}}, httpReq{body: okBody}, 403, deny(textDeniedIP)},
+		{"ip before method", CallerOptions{Common: Common{RequireIP: MustParseIPRules("10.0.0.0/8")}}, httpReq{method: "GET"}, 403, deny(textDeniedIP)},
+		{"ip before content type", CallerOptions{Common: Common{RequireIP: MustParseIPRules("10.0.0.0/8")}}, httpReq{body: okBody, header: ct("text/plain")}, 403, deny(textDeniedIP)},
+		{"ip before body limit", CallerOptions{Common: Common{RequireIP: MustParseIPRules("10.0.0.0/8"), PostBodyLimit: 10}}, httpReq{body: okBody}, 403, deny(textDeniedIP)},
+		{"tls before method", CallerOptions{Common: Common{RequireTLS: true}}, httpReq{method: "GET"}, 403, deny(textDeniedTLS)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -112,8 +112,9 @@ func checkNonce(q query, signed bool) (uint64, error) {
 	return n, nil
 }
 
-// verify checks the signature, the key, the MAC and the nonce, in that
-// order. Comparisons are constant-time.
+// verify checks the signature, the key, the MAC, then that neither the
+// nonce nor the MAC was used before, in that order. Comparisons are
+// constant-time.
 func (s *signer) verify(q query, nonce uint64, body []byte) error {
 	sig, ok := q["signature"]
 	if !ok {
@@ -126,16 +127,19 @@ func (s *signer) verify(q query, nonce uint64, body []byte) error {
 	if subtle.ConstantTimeCompare([]byte(q["key"]), []byte(s.key)) != 1 {
 		return refuse(http.StatusUnauthorized, textBadKey)
 	}
-	if !hmac.Equal(got, Sign(s.secret, q["key"], q["timestamp"], q["seq"], q["nonce"], body)) {
+	mac := Sign(s.secret, q["key"], q["timestamp"], q["seq"], q["nonce"], body)
+	if !hmac.Equal(got, mac) {
 		return refuse(http.StatusUnauthorized, textBadSignature)
 	}
-	if !s.nonces.Use(s.key, nonce, s.now(), s.nonceTTL()) {
+	// The MAC too, not the nonce alone: digits moved between seq and
+	// nonce make another nonce with the same MAC.
+	if !s.nonces.Use(s.key, nonce, mac, s.now(), s.nonceTTL()) {
 		return refuse(http.StatusUnauthorized, textReplay)
 	}
 	return nil
 }
 
-// nonceTTL is how long a nonce must be remembered: a timestamp may be up to
+// nonceTTL is how long a request must be remembered: a timestamp may be up to
 // delta in the future and is accepted until delta after it.
 func (s *signer) nonceTTL() time.Duration {
 	if s.delta > 0 {

@@ -2,6 +2,9 @@ package bridge
 
 import (
 	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"testing"
 	"time"
@@ -45,6 +48,52 @@ func TestSignedVectorAccepted(t *testing.T) {
 	}
 	if n := len(fake.recorded()); n != 1 {
 		t.Fatalf("%d publishes, want 1", n)
+	}
+}
+
+// TestReplayShiftedNonce is the audit's F2: the signed string has no
+// separators, so a captured request signed as seq=1&nonce=4242 verifies
+// again as seq=14&nonce=242, 142/42 and 1424/2. Each is a replay.
+func TestReplayShiftedNonce(t *testing.T) {
+	fake := newFake(t)
+	signing := Signing{Key: testKey, Secret: testSecret, TimestampDeltaLimit: 300 * time.Second}
+	c, _ := NewCaller(fake, CallerOptions{Signing: signing})
+	p, _ := NewPublisher(fake, PublisherOptions{Signing: signing})
+	for _, h := range []http.Handler{c, p} {
+		t.Run(fmt.Sprintf("%T", h), func(t *testing.T) {
+			body := `{"procedure":"com.example.x","topic":"com.example.x"}`
+			ts := nowStamp()
+			sig := base64.URLEncoding.EncodeToString(Sign(testSecret, testKey, ts, "1", "4242", []byte(body)))
+			send := func(seq, nonce string) *httptest.ResponseRecorder {
+				q := url.Values{"key": {testKey}, "timestamp": {ts}, "seq": {seq}, "nonce": {nonce}, "signature": {sig}}
+				return do(h, httpReq{query: q.Encode(), body: body})
+			}
+			before := len(fake.recorded())
+			if w := send("1", "4242"); w.Code != 200 {
+				t.Fatalf("first: %d %s", w.Code, w.Body)
+			}
+			for _, v := range [][2]string{{"1", "4242"}, {"14", "242"}, {"142", "42"}, {"1424", "2"}} {
+				if w := send(v[0], v[1]); w.Code != 401 || w.Body.String() != deny(textReplay) {
+					t.Errorf("seq=%s&nonce=%s: %d %s, want 401 replay", v[0], v[1], w.Code, w.Body)
+				}
+			}
+			if n := len(fake.recorded()) - before; n != 1 {
+				t.Errorf("%d requests executed, want 1", n)
+			}
+		})
+	}
+}
+
+// TestNonceNeverUsedTwice: a nonce stays single-use with its key, even
+// for another request body (another MAC), as the documentation promises.
+func TestNonceNeverUsedTwice(t *testing.T) {
+	h, _ := NewCaller(newFake(t), CallerOptions{Signing: Signing{Key: testKey, Secret: testSecret}})
+	ts := nowStamp()
+	for i, want := range []int{200, 401} {
+		body := fmt.Sprintf(`{"procedure":"com.example.p","args":[%d]}`, i)
+		if w := do(h, httpReq{query: signedQuery(testKey, ts, "1", "5", body, base64.URLEncoding), body: body}); w.Code != want {
+			t.Errorf("request %d: %d %s, want %d", i, w.Code, w.Body, want)
+		}
 	}
 }
 

@@ -22,6 +22,7 @@ var statusTable = []statusRow{
 	{wamp.ErrInvalidArgument, http.StatusBadRequest, true},
 	{wamp.ErrInvalidURI, http.StatusBadRequest, true},
 	{wamp.ErrTypeCheck, http.StatusBadRequest, true},
+	{wamp.ErrAuthenticationDenied, http.StatusUnauthorized, true},
 	{wamp.ErrAuthenticationFailed, http.StatusUnauthorized, true},
 	{wamp.ErrNotAuthorized, http.StatusForbidden, true},
 	{wamp.ErrAuthorizationFailed, http.StatusForbidden, true},

@@ -130,42 +130,52 @@ func TestIPRulesAllows(t *testing.T) {
 func TestNonceCache(t *testing.T) {
 	c := NewNonceCache(3)
 	t0 := time.Unix(1000, 0)
-	if !c.Use("k", 1, t0, time.Minute) || c.Use("k", 1, t0.Add(time.Second), time.Minute) {
-		t.Fatal("replay within the ttl accepted")
+	if !c.Use("k", 1, testMAC(1), t0, time.Minute) || c.Use("k", 1, testMAC(2), t0.Add(time.Second), time.Minute) {
+		t.Fatal("nonce replayed within the ttl accepted")
 	}
-	if !c.Use("other", 1, t0, time.Minute) {
+	if c.Use("k", 2, testMAC(1), t0.Add(time.Second), time.Minute) {
+		t.Fatal("MAC replayed with another nonce within the ttl accepted")
+	}
+	if !c.Use("other", 1, testMAC(3), t0, time.Minute) {
 		t.Fatal("same nonce of another key refused")
 	}
-	if !c.Use("k", 1, t0.Add(time.Minute), time.Minute) {
-		t.Fatal("expired nonce refused")
+	if !c.Use("k", 1, testMAC(1), t0.Add(time.Minute), time.Minute) {
+		t.Fatal("expired request refused")
 	}
 	// Bounded: the oldest entries go first.
 	for n := uint64(10); n < 20; n++ {
-		c.Use("k", n, t0.Add(time.Minute), time.Minute)
+		c.Use("k", n, testMAC(byte(n)), t0.Add(time.Minute), time.Minute)
 	}
 	if c.Len() != 3 {
 		t.Fatalf("Len = %d, want 3", c.Len())
 	}
-	if !c.Use("k", 10, t0.Add(time.Minute), time.Minute) {
-		t.Fatal("evicted nonce still remembered")
+	if !c.Use("k", 10, testMAC(10), t0.Add(time.Minute), time.Minute) {
+		t.Fatal("evicted request still remembered")
 	}
-	if c.Use("k", 19, t0.Add(time.Minute), time.Minute) {
-		t.Fatal("recent nonce forgotten")
+	if c.Use("k", 19, testMAC(100), t0.Add(time.Minute), time.Minute) || c.Use("k", 100, testMAC(19), t0.Add(time.Minute), time.Minute) {
+		t.Fatal("recent request forgotten")
 	}
 	// Everything expires.
-	c.Use("k", 99, t0.Add(time.Hour), time.Minute)
-	if c.Len() != 1 || len(c.seen) != 1 {
-		t.Fatalf("after expiry: Len %d, map %d", c.Len(), len(c.seen))
+	c.Use("k", 99, testMAC(99), t0.Add(time.Hour), time.Minute)
+	if c.Len() != 1 || len(c.nonces) != 1 || len(c.macs) != 1 {
+		t.Fatalf("after expiry: Len %d, maps %d %d", c.Len(), len(c.nonces), len(c.macs))
 	}
+}
+
+// testMAC is a MAC for the cache tests: 32 bytes that differ by b.
+func testMAC(b byte) []byte {
+	m := make([]byte, 32)
+	m[0] = b
+	return m
 }
 
 func TestNonceCacheMemoryBounded(t *testing.T) {
 	c := NewNonceCache(100)
 	t0 := time.Unix(0, 0)
 	for n := uint64(0); n < 10000; n++ {
-		c.Use("k", n, t0, time.Hour)
-		if c.Len() > 100 || len(c.seen) > 100 || len(c.order) > 200 {
-			t.Fatalf("n=%d: Len %d, map %d, slice %d", n, c.Len(), len(c.seen), len(c.order))
+		c.Use("k", n, Sign("s", "k", "", "", "", []byte{byte(n), byte(n >> 8)}), t0, time.Hour)
+		if c.Len() > 100 || len(c.nonces) > 100 || len(c.macs) > 100 || len(c.order) > 200 {
+			t.Fatalf("n=%d: Len %d, maps %d %d, slice %d", n, c.Len(), len(c.nonces), len(c.macs), len(c.order))
 		}
 	}
 }
@@ -179,6 +189,8 @@ func TestStatusTable(t *testing.T) {
 		{"wamp.error.timeout", 504, 504},
 		{"junction.error.unavailable", 503, 503},
 		{"wamp.error.not_authorized", 403, 200},
+		{"wamp.error.authentication_denied", 401, 200},
+		{"wamp.error.authentication_failed", 401, 200},
 		{"wamp.error.no_such_procedure", 404, 200},
 		{"com.example.app_error", 500, 200},
 	}
@@ -190,7 +202,7 @@ func TestStatusTable(t *testing.T) {
 			t.Errorf("remoteStatus(%s) = %d", tt.uri, got)
 		}
 	}
-	for status, want := range map[int]string{400: "wamp.error.invalid_argument", 403: "wamp.error.not_authorized",
+	for status, want := range map[int]string{400: "wamp.error.invalid_argument", 401: "wamp.error.authentication_denied", 403: "wamp.error.not_authorized",
 		504: "wamp.error.timeout", 418: "wamp.error.runtime_error"} {
 		if got := ErrorURI(status); string(got) != want {
 			t.Errorf("ErrorURI(%d) = %s", status, got)

@@ -20,6 +20,10 @@ type Auth struct {
 type AnonymousAuth struct {
 	// Role is "role": the authrole given (default "anonymous").
 	Role string
+	// AuthID is "authid": the authid every anonymous session gets
+	// (default "": a random one per session). The authid a client asks
+	// for in HELLO is never used, as in Crossbar.
+	AuthID string
 }
 
 // TicketAuth is "auth.ticket" ("type": "static").
@@ -80,7 +84,7 @@ func defaultAuth() Auth { return Auth{Anonymous: &AnonymousAuth{Role: "anonymous
 // configuration of one method into a.
 var authMethods = map[string]func(d *decoder, o *object, a *Auth){
 	"anonymous": func(d *decoder, o *object, a *Auth) {
-		a.Anonymous = &AnonymousAuth{Role: o.str("role", "anonymous")}
+		a.Anonymous = &AnonymousAuth{Role: o.str("role", "anonymous"), AuthID: o.str("authid", "")}
 	},
 	"ticket": func(d *decoder, o *object, a *Auth) {
 		a.Ticket = &TicketAuth{Principals: map[string]TicketPrincipal{}}

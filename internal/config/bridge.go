@@ -173,7 +173,7 @@ func (d *decoder) bridgeService(o *object, s *BridgeService, bodyLimit int64, re
 func (d *decoder) postBodyLimit(oo *object, def int64) int64 {
 	n := oo.integer("post_body_limit", def, 0, maxInt)
 	if n == 0 {
-		d.warnf(oo.at("post_body_limit"), "unlimited: a client can make the node buffer any amount")
+		d.warnf(oo.at("post_body_limit"), "unlimited: a request body is bounded only by the web transport's body_buffer_limit")
 		return NoPostBodyLimit
 	}
 	return n

@@ -115,7 +115,7 @@ func TestBridgeRules(t *testing.T) {
 var bridgeWarningTests = []struct {
 	name, doc, path, msg string
 }{
-	{"unlimited body", bridgePath("caller", `"post_body_limit": 0`), bpOpts + ".post_body_limit", "unlimited: a client can make the node buffer any amount"},
+	{"unlimited body", bridgePath("caller", `"post_body_limit": 0`), bpOpts + ".post_body_limit", "unlimited: a request body is bounded only by the web transport's body_buffer_limit"},
 	{"unlimited webhook body", hook(`"post_body_limit": 0`), bpOpts + ".post_body_limit", "unlimited"},
 	{"secret without timestamp limit", bridgePath("publisher", `"key": "k", "secret": "s"`), bpOpts + ".secret",
 		"old signed requests can be replayed once their nonce leaves the replay cache"},

@@ -51,7 +51,7 @@ func (w *RouterWorker) check(d *decoder, wp string, listeners *[]listener) {
 		checkListener(d, tp, t, listeners)
 		checkTransportRoles(d, tp, t, roles)
 		if wt, ok := t.(*WebTransport); ok {
-			checkBridgePaths(d, tp+".paths", wt.Paths, realms)
+			checkBridgePaths(d, tp+".paths", wt.Paths, realms, wt.Options.BodyBufferLimit)
 		}
 	}
 	for i, c := range w.Components {

@@ -4,21 +4,39 @@ import "slices"
 
 // checkBridgePaths reports each caller, publisher and webhook of a web
 // transport's paths whose realm the router does not define, or whose role
-// that realm does not define (its session would be refused at join).
-func checkBridgePaths(d *decoder, pp string, ps Paths, realms map[string]*Realm) {
+// that realm does not define (its session would be refused at join), and
+// warns about a body limit over the transport's body buffer (bound, < 0:
+// none).
+func checkBridgePaths(d *decoder, pp string, ps Paths, realms map[string]*Realm, bound int64) {
 	for _, k := range sortedKeysOf(ps) {
 		sp := childPath(pp, k)
+		var bs *BridgeService
 		switch s := ps[k].(type) {
 		case *CallerService:
-			s.BridgeService.checkRefs(d, sp, realms)
+			bs = &s.BridgeService
 		case *PublisherService:
-			s.BridgeService.checkRefs(d, sp, realms)
+			bs = &s.BridgeService
 		case *WebhookService:
-			s.BridgeService.checkRefs(d, sp, realms)
+			bs = &s.BridgeService
 		case *PathTree:
-			checkBridgePaths(d, sp+".paths", s.Paths, realms)
+			checkBridgePaths(d, sp+".paths", s.Paths, realms, bound)
+		}
+		if bs != nil {
+			bs.checkRefs(d, sp, realms)
+			bs.checkBodyBound(d, sp, bound)
 		}
 	}
+}
+
+// checkBodyBound warns about a body limit above the transport's body
+// buffer: larger bodies could never be buffered, and get 413. (An
+// unlimited post_body_limit already has its warning.)
+func (s *BridgeService) checkBodyBound(d *decoder, sp string, bound int64) {
+	if bound < 0 || s.PostBodyLimit <= bound {
+		return
+	}
+	d.warnf(sp+".options.post_body_limit", "%d exceeds the web transport's options.body_buffer_limit %d: larger bodies get 413",
+		s.PostBodyLimit, bound)
 }
 
 func (s *BridgeService) checkRefs(d *decoder, sp string, realms map[string]*Realm) {

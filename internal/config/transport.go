@@ -1,6 +1,9 @@
 package config
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Transport is an item of a router's "transports": a *WebTransport, a
 // *WebSocketTransport or a *RawSocketTransport.
@@ -45,6 +48,11 @@ type RawSocketTransport struct {
 	// MaxMessageSize is "options.max_message_size": the largest message
 	// accepted, in bytes, 512..16777216 (default 1048576).
 	MaxMessageSize int
+	// JoinTimeout is "options.join_timeout" (ms), a Junction extension: a
+	// client must send HELLO within it after the RawSocket handshake, and
+	// answer each CHALLENGE within it (default DefaultJoinTimeout; 0: no
+	// deadline).
+	JoinTimeout time.Duration
 }
 
 func (t *WebSocketTransport) TransportID() string { return t.ID }
@@ -107,13 +115,14 @@ func (d *decoder) webSocketTransport(o *object) *WebSocketTransport {
 }
 
 func (d *decoder) rawSocketTransport(o *object) *RawSocketTransport {
-	t := &RawSocketTransport{ID: d.id(o), MaxMessageSize: 1 << 20}
+	t := &RawSocketTransport{ID: d.id(o), MaxMessageSize: 1 << 20, JoinTimeout: DefaultJoinTimeout}
 	t.Endpoint = d.listenEndpointAt(o)
 	t.Serializers = d.serializers(o)
 	t.Auth = d.auth(o, "auth")
 	if v, ok := o.get("options"); ok {
 		if oo, ok := d.object(o.at("options"), v); ok {
 			t.MaxMessageSize = int(oo.integer("max_message_size", 1<<20, 512, 1<<24))
+			t.JoinTimeout = joinTimeout(oo)
 			oo.done()
 		}
 	}

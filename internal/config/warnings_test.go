@@ -98,6 +98,8 @@ var warningTests = []struct {
 	{"component pings", componentOptions(`"max_message_size": 65536, "auto_ping_interval": 1000, "auto_ping_timeout": 500`), "", ""},
 	{"proxy origins", proxyPath(`"allowed_origins": ["https://*.example.com"], "allow_null_origin": false, "open_handshake_timeout": 500, "max_frame_size": 65536`, ""), "", ""},
 	{"proxy ping", proxyPath(`"auto_ping_interval": 1000`, ""), t0 + ".paths.x.options.auto_ping_interval", "ignored: a WebSocket reverse proxy relays frames as they come; of the options it uses only"},
+	{"component join_timeout", componentOptions(`"join_timeout": 5000`), ctrOpts + ".join_timeout", "ignored: a component's connection uses only"},
+	{"proxy join_timeout", proxyPath(`"join_timeout": 5000`, ""), t0 + ".paths.x.options.join_timeout", "ignored: a WebSocket reverse proxy relays frames as they come"},
 	{"proxy compression", proxyPath(`"compression": {"deflate": {}}`, ""), t0 + ".paths.x.options.compression", "ignored: a WebSocket reverse proxy relays frames"},
 	{"proxy backend option", proxyPath("", `"max_message_size": 1000`), t0 + ".paths.x.backend.options.max_message_size", "ignored: a WebSocket reverse proxy relays frames as they come, with no options of its own towards the backend"},
 	{"proxy url", web(`{"x": {"type": "websocket-reverseproxy", "url": "ws://localhost/x", "backend": {"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 9000}, "url": "ws://h/ws"}}}`),

@@ -38,11 +38,41 @@ type WebOptions struct {
 	// request's headers. Null or absent means DefaultClientTimeout.
 	// WebSocket connections are not affected.
 	ClientTimeout time.Duration
+	// BodyTimeout is "body_timeout" (seconds, 1..86400; a Junction
+	// extension): a request body that sends nothing for this long fails
+	// (408 from the bridge services) and its connection is closed; a body
+	// that keeps arriving is never cut. Absent means DefaultBodyTimeout.
+	// WebSocket connections are not affected.
+	BodyTimeout time.Duration
+	// BodyBufferLimit is "body_buffer_limit" (bytes, >= 0; a Junction
+	// extension): the most request-body bytes the transport's caller,
+	// publisher and webhook services hold at once, all requests together;
+	// a request whose body does not fit now gets 503 with Retry-After.
+	// Absent means DefaultBodyBufferLimit; the file's 0 means no bound
+	// (with a warning) and is NoBodyBufferLimit here. Each service's
+	// post_body_limit must be within it. 0 in a hand-built Config means the
+	// default.
+	BodyBufferLimit int64
 }
 
 // DefaultClientTimeout is the "client_timeout" of a web transport without
 // one: how long an idle keep-alive HTTP connection stays open.
 const DefaultClientTimeout = 120 * time.Second
+
+// DefaultBodyTimeout is the "body_timeout" of a web transport without one:
+// how long a request body may stall.
+const DefaultBodyTimeout = 30 * time.Second
+
+// Body buffer bounds of a web transport.
+const (
+	// DefaultBodyBufferLimit is the "body_buffer_limit" of a web
+	// transport without one: two webhook bodies at their default limit,
+	// and room besides.
+	DefaultBodyBufferLimit = 64 << 20
+	// NoBodyBufferLimit as BodyBufferLimit means no bound
+	// ("body_buffer_limit": 0 in the file).
+	NoBodyBufferLimit = -1
+)
 
 func (t *WebTransport) TransportID() string { return t.ID }
 func (*WebTransport) isTransport()          {}
@@ -50,7 +80,8 @@ func (*WebTransport) isTransport()          {}
 var _ Transport = (*WebTransport)(nil)
 
 func (d *decoder) webTransport(o *object) *WebTransport {
-	t := &WebTransport{ID: d.id(o), Options: WebOptions{HSTSMaxAge: 31536000 * time.Second, ClientTimeout: DefaultClientTimeout}}
+	t := &WebTransport{ID: d.id(o), Options: WebOptions{HSTSMaxAge: 31536000 * time.Second,
+		ClientTimeout: DefaultClientTimeout, BodyTimeout: DefaultBodyTimeout, BodyBufferLimit: DefaultBodyBufferLimit}}
 	t.Endpoint = d.listenEndpointAt(o)
 	if !o.has("paths") {
 		o.get("paths")
@@ -75,5 +106,11 @@ func (d *decoder) webOptions(path string, v any, opts *WebOptions) {
 	opts.HSTS = o.boolean("hsts", false)
 	opts.HSTSMaxAge = time.Duration(o.integer("hsts_max_age", 31536000, 0, maxInt32)) * time.Second
 	opts.ClientTimeout = time.Duration(o.integer("client_timeout", int64(DefaultClientTimeout/time.Second), 1, 86400)) * time.Second
+	opts.BodyTimeout = time.Duration(o.integer("body_timeout", int64(DefaultBodyTimeout/time.Second), 1, 86400)) * time.Second
+	opts.BodyBufferLimit = o.integer("body_buffer_limit", DefaultBodyBufferLimit, 0, maxInt)
+	if opts.BodyBufferLimit == 0 {
+		d.warnf(o.at("body_buffer_limit"), "unbounded: concurrent request bodies can make the node buffer any amount")
+		opts.BodyBufferLimit = NoBodyBufferLimit
+	}
 	o.done()
 }

@@ -11,6 +11,10 @@ import (
 // frame, and the client then sees 1006 instead of the close code.
 const DefaultCloseHandshakeTimeout = time.Second
 
+// DefaultJoinTimeout is "join_timeout" when not given (a Junction
+// extension, for WebSocket and RawSocket transports).
+const DefaultJoinTimeout = 10 * time.Second
+
 // WebSocketService is a path service of "type": "websocket": WAMP over
 // WebSocket at this path (and the paths below it).
 type WebSocketService struct {
@@ -90,6 +94,11 @@ type WebSocketOptions struct {
 	// Compression is "compression": with "deflate", permessage-deflate
 	// for clients that offer it; nil without.
 	Compression *DeflateOptions
+	// JoinTimeout is "join_timeout" (ms), a Junction extension: a client
+	// must send HELLO within it after the WebSocket handshake, and answer
+	// each CHALLENGE within it, or it gets ABORT and is closed (default
+	// DefaultJoinTimeout; 0: no deadline).
+	JoinTimeout time.Duration
 }
 
 // DeflateOptions are "compression"."deflate". Junction compresses every
@@ -118,6 +127,7 @@ func defaultWebSocketOptions() WebSocketOptions {
 		AllowNullOrigin:             true,
 		EnableWebStatus:             true,
 		RequireWebSocketSubprotocol: true,
+		JoinTimeout:                 DefaultJoinTimeout,
 	}
 }
 
@@ -175,6 +185,12 @@ func (d *decoder) webSocketOptionValues(oo *object, opts *WebSocketOptions) {
 	opts.EnableWebStatus = oo.boolean("enable_webstatus", true)
 	opts.FailByDrop = oo.boolean("fail_by_drop", false)
 	opts.RequireWebSocketSubprotocol = oo.boolean("require_websocket_subprotocol", true)
+	opts.JoinTimeout = joinTimeout(oo)
+}
+
+// joinTimeout decodes "join_timeout" (ms) of oo.
+func joinTimeout(oo *object) time.Duration {
+	return time.Duration(oo.integer("join_timeout", DefaultJoinTimeout.Milliseconds(), 0, maxInt32)) * time.Millisecond
 }
 
 // compression decodes the "compression" object of oo: only "deflate".

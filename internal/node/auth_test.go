@@ -67,12 +67,12 @@ func TestAuthRefused(t *testing.T) {
 			_, err := joinWS(t, ws, websocket.DialOptions{}, client.Config{Realm: "realm1", AuthID: "joe",
 				Auth: []client.Authenticator{client.Ticket("wrong")}})
 			return err
-		}, wamp.ErrAuthenticationFailed},
+		}, wamp.ErrAuthenticationDenied},
 		{"wrong wampcra secret", func() error {
 			_, err := joinRaw(t, "tcp", raw, client.Config{Realm: "realm1", AuthID: "worker1",
 				Auth: []client.Authenticator{client.WampCRA("wrong")}})
 			return err
-		}, wamp.ErrAuthenticationFailed},
+		}, wamp.ErrAuthenticationDenied},
 		{"anonymous on rawsocket", func() error {
 			_, err := joinRaw(t, "tcp", raw, client.Config{Realm: "realm1"})
 			return err

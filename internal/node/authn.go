@@ -1,6 +1,8 @@
 package node
 
 import (
+	"time"
+
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/router"
@@ -12,7 +14,7 @@ import (
 func authenticators(a config.Auth) []auth.Authenticator {
 	var out []auth.Authenticator
 	if a.Anonymous != nil {
-		out = append(out, auth.Anonymous(a.Anonymous.Role))
+		out = append(out, auth.NewAnonymous(auth.AnonymousOptions{Role: a.Anonymous.Role, AuthID: a.Anonymous.AuthID}))
 	}
 	if a.Ticket != nil {
 		out = append(out, auth.Ticket(ticketPrincipals(a.Ticket)))
@@ -50,13 +52,25 @@ func cryptosignPrincipals(c *config.CryptosignAuth) map[string]auth.CryptosignPr
 	return m
 }
 
-// anonymousAs is the authenticator of the components running inside a
-// router: every session gets role (TrustedRole when "").
+// anonymousAs is the authenticator of the node's own sessions: every
+// session gets role (TrustedRole when "") and a random authid, as
+// Crossbar's in-router sessions have none of their own (its authid is
+// null there; WELCOME here always carries a string).
 func anonymousAs(role string) auth.Authenticator {
 	if role == "" {
 		role = TrustedRole
 	}
 	return auth.Anonymous(role)
+}
+
+// clientGate is the entry of a transport's outside clients: the
+// authenticators of a, and joinTimeout ("join_timeout"; its 0, no
+// deadline, is the router's negative).
+func clientGate(r *router.Router, a config.Auth, joinTimeout time.Duration) *router.Gate {
+	if joinTimeout == 0 {
+		joinTimeout = -1
+	}
+	return r.NewGate(router.GateOptions{Auths: authenticators(a), JoinTimeout: joinTimeout})
 }
 
 // internalGate is the entry of the node's own sessions (bridge services,

@@ -165,7 +165,8 @@ func (n *Node) startAll(ctx context.Context) error {
 // (GOODBYE), the reverse proxies' idle upstream connections and the
 // connections passing through them after an upgrade, and the WebSockets
 // relayed by WebSocket reverse proxies (close 1001), then
-// routers (GOODBYE wamp.close.system_shutdown to every session), then the
+// routers (GOODBYE wamp.close.system_shutdown to every session; the
+// routers and their sessions close concurrently), then the
 // listeners' remaining connections. ctx bounds the whole stop: when it
 // ends, Stop closes what is left without waiting and returns ctx's error.
 // Stop before Start only marks the node stopped (Start then fails); Stop
@@ -197,14 +198,24 @@ func (n *Node) stopAll(ctx context.Context) error {
 	for _, p := range n.proxies {
 		errs = append(errs, p.shutdown(ctx))
 	}
-	for _, r := range slices.Backward(n.routers) {
-		errs = append(errs, r.close(ctx))
-	}
+	errs = append(errs, n.closeRouters(ctx)...)
 	for _, l := range slices.Backward(n.listeners) {
 		errs = append(errs, l.close(ctx))
 	}
 	n.log.Info("node stopped")
 	return errors.Join(errs...)
+}
+
+// closeRouters closes the routers concurrently, each bounded by ctx: a
+// router whose clients do not read delays the others by nothing.
+func (n *Node) closeRouters(ctx context.Context) []error {
+	errs := make([]error, len(n.routers))
+	var wg sync.WaitGroup
+	for i, r := range n.routers {
+		wg.Go(func() { errs[i] = r.close(ctx) })
+	}
+	wg.Wait()
+	return errs
 }
 
 // WaitComponents waits until every component has started (joined, and

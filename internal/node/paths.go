@@ -8,17 +8,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/junction-wamp/junction/internal/bridge"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/web"
 )
 
 // pathEnv is what a path builder may use: the node directory, the router
-// of the worker and the listener being built (for its start log).
+// of the worker, the listener being built (for its start log) and the body
+// buffer its bridge services share.
 type pathEnv struct {
 	b        *builder
 	types    map[string]pathBuilder // pathTypes
 	router   *routerUnit
 	listener *listenerUnit
+	bodies   *bridge.BodyBuffer
 }
 
 // pathBuilder builds the handler of one path service. path is the JSON

@@ -115,6 +115,7 @@ func (env *pathEnv) common(path, url string, s *config.BridgeService) (bridge.Co
 		PostBodyLimit: s.PostBodyLimit,
 		RequireIP:     ips,
 		RequireTLS:    s.RequireTLS,
+		Buffer:        env.bodies,
 		Debug:         s.Debug,
 		Logger:        env.b.log.With("url", url),
 	}, err

@@ -33,21 +33,14 @@ func (r *routerUnit) realmNames() []string {
 	return names
 }
 
-// close closes every session with GOODBYE wamp.close.system_shutdown and
-// waits for them, or for ctx to end (the sessions then finish closing in
-// the background).
+// close closes every session with GOODBYE wamp.close.system_shutdown, all
+// at once, and waits for them, or for ctx to end (the sessions then finish
+// closing in the background).
 func (r *routerUnit) close(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() {
-		r.router.Close()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return pathError(r.path, fmt.Errorf("node: closing sessions: %w", ctx.Err()))
+	if err := r.router.Shutdown(ctx); err != nil {
+		return pathError(r.path, fmt.Errorf("node: closing sessions: %w", err))
 	}
+	return nil
 }
 
 // realmOptions translates a router worker's realms.

@@ -55,7 +55,7 @@ func (b *builder) rawSocketTransport(path string, ru *routerUnit, t *config.RawS
 		}
 	}
 	srv.Server, err = rawsocket.NewServer(rawsocket.Options{
-		Attacher:       ru.router.Gate(authenticators(t.Auth)...),
+		Attacher:       clientGate(ru.router, t.Auth, t.JoinTimeout),
 		Serializers:    t.Serializers,
 		MaxMessageSize: t.MaxMessageSize,
 		Logger:         b.log.With("transport", path),

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/bridge"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/lograte"
 	"github.com/junction-wamp/junction/internal/web"
@@ -63,7 +64,10 @@ func (webServer) close() error { return nil }
 // web.Server.
 func (b *builder) webTransport(path string, ru *routerUnit, t *config.WebTransport) (*listenerUnit, error) {
 	l := &listenerUnit{path: path, kind: "web"}
-	tree, treeErr := b.tree(&pathEnv{b: b, types: pathTypes, router: ru, listener: l}, path+".paths", "", t.Paths)
+	// One body buffer for the transport's bridge services; "body_buffer_limit"
+	// maps one to one (config.NoBodyBufferLimit is negative, no bound).
+	env := &pathEnv{b: b, types: pathTypes, router: ru, listener: l, bodies: bridge.NewBodyBuffer(t.Options.BodyBufferLimit)}
+	tree, treeErr := b.tree(env, path+".paths", "", t.Paths)
 	o := web.ServerOptions{
 		Handler:       tree,
 		HSTS:          t.Options.HSTS,
@@ -71,6 +75,7 @@ func (b *builder) webTransport(path string, ru *routerUnit, t *config.WebTranspo
 		HSTSMaxAgeSet: true,
 		AccessLog:     t.Options.AccessLog,
 		Logger:        b.log.With("transport", path),
+		BodyTimeout:   t.Options.BodyTimeout, // 0 from a hand-built config: web's default, the same
 	}
 	o.IdleTimeout, o.ReadHeaderTimeout = clientTimeouts(t.Options.ClientTimeout)
 	o.ReadHeaderTimeout = l.readHeaderTimeout(o.ReadHeaderTimeout)

@@ -12,8 +12,8 @@ import (
 )
 
 // webSocketHandler builds WAMP over WebSocket for a "websocket" path
-// service or transport: its own router.Gate with the authenticators of a,
-// and the options mapped from o. The options the handler does not have
+// service or transport: its own router.Gate with the authenticators of a
+// and o's join_timeout, and the options mapped from o. The options the handler does not have
 // were reported by package config when the file loaded (each at its path);
 // allow_null_origin is applied here (see nullOrigin), and
 // require_websocket_subprotocol false lets clients without a subprotocol
@@ -26,7 +26,7 @@ func (b *builder) webSocketHandler(path string, ru *routerUnit, serializers []st
 			errors.New("false needs the json serializer: a client without a subprotocol speaks JSON"))
 	}
 	h, err := websocket.NewHandler(websocket.Options{
-		Attacher:              ru.router.Gate(authenticators(a)...),
+		Attacher:              clientGate(ru.router, a, o.JoinTimeout),
 		Subprotocols:          subprotocols(serializers),
 		AssumeJSON:            assumeJSON,
 		MaxMessageSize:        o.MaxMessageSize,

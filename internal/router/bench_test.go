@@ -2,6 +2,8 @@ package router
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
@@ -40,22 +42,28 @@ func TestMatchPathAllocs(t *testing.T) {
 	b.mu.RLock()
 	matchAllocs := testing.AllocsPerRun(100, func() { b.index.Match("com.t", count) })
 	sub, _ := b.index.Get("com.t", uriindex.Exact)
+	b.mu.RUnlock()
 	var f pubFilter
 	if err := f.parse(pub, wamp.Dict{}); err != nil {
 		t.Fatal(err)
 	}
 	filterAllocs := testing.AllocsPerRun(100, func() {
-		for _, s := range sub.subscribers {
+		for _, s := range sub.set.sessions {
 			f.allows(s)
 		}
 	})
+	targetAllocs := testing.AllocsPerRun(100, func() {
+		var buf [4]target
+		for _, t := range b.targets("com.t", buf[:0]) {
+			t.set.release()
+		}
+	})
 	e := &outEvent{topic: "com.t", details: wamp.Dict{}}
-	one := &subscription{id: sub.id, subscribers: sub.subscribers[:1]}
-	deliverOne := testing.AllocsPerRun(100, func() { e.deliver("", uriindex.Exact, one) })
-	deliverAll := testing.AllocsPerRun(100, func() { e.deliver("", uriindex.Exact, sub) })
-	b.mu.RUnlock()
-	if n == 0 || matchAllocs != 0 || filterAllocs != 0 {
-		t.Errorf("match %v allocs (%d matches), filter %v allocs; want 0", matchAllocs, n, filterAllocs)
+	one := target{id: sub.id, set: &subscriberSet{sessions: sub.set.sessions[:1]}}
+	deliverOne := testing.AllocsPerRun(100, func() { e.deliver(one) })
+	deliverAll := testing.AllocsPerRun(100, func() { e.deliver(target{id: sub.id, set: sub.set}) })
+	if n == 0 || matchAllocs != 0 || filterAllocs != 0 || targetAllocs != 0 {
+		t.Errorf("match %v allocs (%d matches), filter %v allocs, targets %v allocs; want 0", matchAllocs, n, filterAllocs, targetAllocs)
 	}
 	if deliverAll != deliverOne || deliverOne > 2 {
 		t.Errorf("deliver to 1: %v allocs, to 100: %v; want the same, at most 2 (EVENT and Shared)", deliverOne, deliverAll)
@@ -68,14 +76,7 @@ func BenchmarkPublish(b *testing.B) {
 			r := newTestRouter(b)
 			defer r.Close()
 			rm, pub := fanOut(b, r, n)
-			args := wamp.List{"hello", 42}
-			opts := wamp.Dict{}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := rm.broker.publish(pub, "com.t", opts, args, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
+			publishLoop(b, rm, pub)
 		})
 	}
 }
@@ -109,5 +110,73 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 		if _, ok := wamp.Unwrap(<-caller.p.out).(*wamp.Result); !ok {
 			b.Fatal("no RESULT")
 		}
+	}
+}
+
+// publishLoop publishes an event to com.t for every iteration of b.
+func publishLoop(b *testing.B, rm *realm, pub *session) {
+	args := wamp.List{"hello", 42}
+	opts := wamp.Dict{}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := rm.broker.publish(pub, "com.t", opts, args, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPublishChurn is BenchmarkPublish while other sessions subscribe
+// to and unsubscribe from the same topic without pause, each waiting for
+// its SUBSCRIBED and UNSUBSCRIBED: the broker's write lock is taken over
+// and over during the fan-out. churn/s is how many SUBSCRIBE+UNSUBSCRIBE
+// pairs the churners completed per second meanwhile.
+func BenchmarkPublishChurn(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("subscribers=%d", n), func(b *testing.B) {
+			r := newTestRouter(b)
+			defer r.Close()
+			rm, pub := fanOut(b, r, n)
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			var pairs atomic.Int64
+			for range 2 {
+				c := joinPeer(b, r.Gate(), "realm1", nil, newFakePeer(1<<16))
+				wg.Go(func() { churn(c, "com.t", stop, &pairs) })
+			}
+			pairs.Store(0) // count those during the loop only
+			publishLoop(b, rm, pub)
+			close(stop)
+			wg.Wait()
+			b.ReportMetric(float64(pairs.Load())/b.Elapsed().Seconds(), "churn/s")
+		})
+	}
+}
+
+// churn subscribes c to topic and unsubscribes it again until stop is
+// closed, counting the pairs; the events c gets meanwhile are skipped.
+func churn(c *client, topic wamp.URI, stop <-chan struct{}, pairs *atomic.Int64) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		c.send(&wamp.Subscribe{Request: c.nextReq(), Options: wamp.Dict{}, Topic: topic})
+		sub := skipEvents[*wamp.Subscribed](c)
+		c.send(&wamp.Unsubscribe{Request: c.nextReq(), Subscription: sub.Subscription})
+		skipEvents[*wamp.Unsubscribed](c)
+		pairs.Add(1)
+	}
+}
+
+// skipEvents returns the next message of type T that the router sent to c,
+// skipping EVENTs.
+func skipEvents[T wamp.Message](c *client) T {
+	for {
+		m := c.recv()
+		if _, ok := m.(*wamp.Event); ok {
+			continue
+		}
+		return m.(T)
 	}
 }

@@ -15,9 +15,10 @@ type broker struct {
 	realm *realm
 
 	// mu guards the fields below and every session's subs. It is
-	// read-locked on the publish hot path, which sends while holding it
-	// (Peer.Send never blocks and takes no router lock); it is
-	// write-locked to change subscriptions. After realm.mu in the order.
+	// read-locked by a publish only to find the matching subscriptions and
+	// take their subscriber sets, and released before the EVENTs are sent
+	// (see subscriberSet); it is write-locked to change subscriptions.
+	// After realm.mu in the order.
 	mu    sync.RWMutex
 	index uriindex.Index[*subscription]
 	byID  map[wamp.ID]*subscription
@@ -25,13 +26,15 @@ type broker struct {
 	retained retainStore // has its own (leaf) lock
 }
 
-// subscription is a topic pattern and its subscribers; broker.mu guards it.
+// subscription is a topic pattern and its subscribers. id, topic, match
+// and created never change; broker.mu guards the rest.
 type subscription struct {
-	id          wamp.ID
-	topic       wamp.URI
-	match       uriindex.Match
-	created     time.Time
-	subscribers []*session
+	id      wamp.ID
+	topic   wamp.URI
+	match   uriindex.Match
+	created time.Time
+	set     *subscriberSet   // the current subscribers; nil: none left
+	busy    []*subscriberSet // replaced sets that publishes still send to
 }
 
 func newBroker(rm *realm) *broker {
@@ -53,24 +56,18 @@ func (b *broker) count() int {
 }
 
 // drop removes s from sub, and sub from the index once it has no
-// subscriber left (then it returns true). b.mu must be held for writing.
-func (b *broker) drop(sub *subscription, s *session) (deleted bool) {
+// subscriber left (then deleted is true). It returns the replaced
+// subscriber sets that publishes still send to (see subscriberSet), which
+// the caller clones to keep. b.mu must be held for writing.
+func (b *broker) drop(sub *subscription, s *session) (deleted bool, busy []*subscriberSet) {
 	delete(s.subs, sub.id)
-	for i, r := range sub.subscribers {
-		if r == s {
-			last := len(sub.subscribers) - 1
-			sub.subscribers[i] = sub.subscribers[last]
-			sub.subscribers[last] = nil
-			sub.subscribers = sub.subscribers[:last]
-			break
-		}
-	}
-	if len(sub.subscribers) > 0 {
-		return false
+	busy = sub.replace(sub.set.without(s))
+	if sub.set != nil {
+		return false, busy
 	}
 	b.index.Delete(string(sub.topic), sub.match)
 	delete(b.byID, sub.id)
-	return true
+	return true, busy
 }
 
 // removeSession unsubscribes s from everything and drops its share of
@@ -84,7 +81,8 @@ func (b *broker) removeSession(s *session) {
 	b.mu.Lock()
 	all := make([]gone, 0, len(s.subs))
 	for _, sub := range s.subs {
-		all = append(all, gone{sub.info(), b.drop(sub, s)})
+		deleted, _ := b.drop(sub, s) // s leaves: late EVENTs do not matter
+		all = append(all, gone{sub.info(), deleted})
 	}
 	s.subs = nil
 	b.mu.Unlock()

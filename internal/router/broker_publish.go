@@ -39,10 +39,36 @@ func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, args wamp
 			return 0, err
 		}
 	}
-	b.mu.RLock()
-	b.index.Match(string(topic), e.deliver)
-	b.mu.RUnlock()
+	var buf [4]target
+	for _, t := range b.targets(topic, buf[:0]) {
+		e.deliver(t)
+		t.set.release()
+	}
 	return e.publication, nil
+}
+
+// target is a subscription that a publication matches, with the subscriber
+// set it had then (acquired: the caller releases it once it has sent).
+type target struct {
+	id    wamp.ID
+	match uriindex.Match
+	set   *subscriberSet
+}
+
+// targets appends to ts the subscriptions matching topic that have
+// subscribers, and acquires their sets. It takes broker.mu (read), only
+// for the lookup: the sends happen after it is released.
+func (b *broker) targets(topic wamp.URI, ts []target) []target {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	b.index.Match(string(topic), func(_ string, m uriindex.Match, sub *subscription) bool {
+		if sub.set != nil {
+			sub.set.acquire()
+			ts = append(ts, target{id: sub.id, match: m, set: sub.set})
+		}
+		return true
+	})
+	return ts
 }
 
 // prepare validates and authorizes a publication and reads its options.
@@ -81,21 +107,20 @@ type outEvent struct {
 	filter      pubFilter
 }
 
-// deliver sends the event to the subscribers of sub that the filter
-// allows: one EVENT, shared, so that each serializer encodes it once.
-// broker.mu must be held (read).
-func (e *outEvent) deliver(_ string, _ uriindex.Match, sub *subscription) bool {
+// deliver sends the event to the subscribers of t that the filter allows:
+// one EVENT, shared, so that each serializer encodes it once. No lock is
+// needed: t.set does not change.
+func (e *outEvent) deliver(t target) {
 	var msg wamp.Message
-	for _, r := range sub.subscribers {
+	for _, r := range t.set.sessions {
 		if !e.filter.allows(r) {
 			continue
 		}
 		if msg == nil {
-			msg = wamp.NewShared(e.event(sub.id, sub.match, false))
+			msg = wamp.NewShared(e.event(t.id, t.match, false))
 		}
 		r.send(msg)
 	}
-	return true
 }
 
 // event builds the EVENT for a subscription; pattern subscriptions get the

@@ -2,6 +2,7 @@ package router
 
 import (
 	"sync"
+	"time"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -97,9 +98,42 @@ func (st *retainStore) forget(id wamp.ID) {
 	st.mu.Unlock()
 }
 
+// retainedGrace is how long after SUBSCRIBED was written the retained
+// events follow (see sendRetained).
+const retainedGrace = time.Millisecond
+
 // sendRetained sends s the retained events that sub's pattern matches,
 // each with details retained: true. Runs after SUBSCRIBED was sent.
+//
+// Clients that attach their event handler only once SUBSCRIBED has
+// arrived (nexus's and xconn's Go clients) drop an EVENT that they read
+// together with it. So the retained events go out in a later write,
+// retainedGrace after SUBSCRIBED was written (afterFlusher): a
+// separate write alone is mostly read at once with SUBSCRIBED, as the
+// client wakes up for it. Best effort: a client slower than that still
+// reads both at once. A peer that cannot tell when it wrote gets them at
+// once.
 func (b *broker) sendRetained(s *session, sub subInfo) {
+	f, ok := s.peer.(afterFlusher)
+	if !ok {
+		b.sendRetainedNow(s, sub)
+		return
+	}
+	f.AfterFlush(func() {
+		time.AfterFunc(retainedGrace, func() { b.sendRetainedNow(s, sub) })
+	})
+}
+
+// sendRetainedNow is sendRetained once SUBSCRIBED is written, maybe on
+// another goroutine than s's: it sends nothing if s has unsubscribed
+// meanwhile, and holds the subscription's subscriber set while it sends,
+// so that an UNSUBSCRIBE waits for it (see subscriberSet).
+func (b *broker) sendRetainedNow(s *session, sub subInfo) {
+	set := b.hold(s, sub.ID)
+	if set == nil {
+		return
+	}
+	defer set.release()
 	m, _ := uriindex.ParseMatch(sub.Match)
 	var one uriindex.Index[struct{}]
 	one.Set(string(sub.Topic), m, struct{}{})

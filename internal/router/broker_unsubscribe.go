@@ -1,6 +1,10 @@
 package router
 
-import "github.com/junction-wamp/junction/internal/wamp"
+import (
+	"slices"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+)
 
 // handleUnsubscribe removes s from one of its subscriptions.
 func (s *session) handleUnsubscribe(m *wamp.Unsubscribe) error {
@@ -18,13 +22,19 @@ func (s *session) handleUnsubscribe(m *wamp.Unsubscribe) error {
 }
 
 // unsubscribe removes s from subscription id; ok is false if s is not a
-// subscriber of it.
+// subscriber of it. It returns once no publish can send s an EVENT of the
+// subscription anymore (those in flight have queued theirs), so that
+// UNSUBSCRIBED comes after the last one.
 func (b *broker) unsubscribe(s *session, id wamp.ID) (info subInfo, deleted, ok bool) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	sub := s.subs[id]
 	if sub == nil {
+		b.mu.Unlock()
 		return subInfo{}, false, false
 	}
-	return sub.info(), b.drop(sub, s), true
+	deleted, busy := b.drop(sub, s)
+	busy = slices.Clone(busy)
+	b.mu.Unlock()
+	waitIdle(busy)
+	return sub.info(), deleted, true
 }

@@ -80,11 +80,14 @@ type client struct {
 func attach(t testing.TB, g *Gate) *client { return attachQ(t, g, newFakePeer(256)) }
 
 // attachQ starts a session on g over p.
-func attachQ(t testing.TB, g *Gate, p *fakePeer) *client {
+func attachQ(t testing.TB, g *Gate, p *fakePeer) *client { return attachAs(t, g, p, p) }
+
+// attachAs starts a session on g over peer, which wraps p.
+func attachAs(t testing.TB, g *Gate, p *fakePeer, peer wamp.Peer) *client {
 	c := &client{t: t, p: p, done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
-		g.Attach(c.p)
+		g.Attach(peer)
 	}()
 	return c
 }
@@ -108,13 +111,19 @@ func join(t testing.TB, g *Gate, realm wamp.URI, details wamp.Dict) *client {
 func joinPeer(t testing.TB, g *Gate, realm wamp.URI, details wamp.Dict, p *fakePeer) *client {
 	t.Helper()
 	c := attachQ(t, g, p)
+	c.hello(realm, details)
+	return c
+}
+
+// hello joins realm; details nil means clientRoles().
+func (c *client) hello(realm wamp.URI, details wamp.Dict) {
+	c.t.Helper()
 	if details == nil {
 		details = clientRoles()
 	}
 	c.send(&wamp.Hello{Realm: realm, Details: details})
 	c.wel = expect[*wamp.Welcome](c)
 	c.id = c.wel.Session
-	return c
 }
 
 func (c *client) send(m any) {
@@ -250,7 +259,7 @@ func (ticketAuth) Method() string { return "ticket" }
 
 func (a ticketAuth) Start(req *auth.Request) (*auth.Identity, auth.Challenge, error) {
 	if req.AuthID == "" {
-		return nil, nil, wamp.Errorf(wamp.ErrNoSuchPrincipal, "no authid")
+		return nil, nil, wamp.Errorf(wamp.ErrAuthenticationDenied, "no authid")
 	}
 	return nil, ticketChallenge{authid: req.AuthID, role: a.role}, nil
 }
@@ -263,7 +272,7 @@ func (ticketChallenge) Message() *wamp.Challenge {
 
 func (c ticketChallenge) Verify(a *wamp.Authenticate) (*auth.Identity, error) {
 	if a.Signature != "secret" {
-		return nil, wamp.Errorf(wamp.ErrAuthenticationFailed, "wrong ticket")
+		return nil, wamp.Errorf(wamp.ErrAuthenticationDenied, "wrong ticket")
 	}
 	return &auth.Identity{AuthID: c.authid, AuthRole: c.role, AuthMethod: "ticket",
 		AuthProvider: "static", AuthExtra: wamp.Dict{"color": "blue"}}, nil

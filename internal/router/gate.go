@@ -1,7 +1,7 @@
 package router
 
 import (
-	"fmt"
+	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -16,16 +16,24 @@ type Gate struct {
 }
 
 // GateOptions configures a Gate. The zero value is a gate for outside
-// clients where every session is anonymous with role "anonymous".
+// clients where every session is anonymous with role "anonymous", under
+// DefaultJoinTimeout and the router's login throttle (throttle.go).
 type GateOptions struct {
 	// Auths are the authenticators, tried in the order of the client's
 	// HELLO authmethods. None: every session is anonymous with role
-	// "anonymous".
+	// "anonymous" and a random authid (auth.Anonymous).
 	Auths []auth.Authenticator
 	// Internal marks the gate of the node's own sessions (the bridge
 	// services' embedded sessions, components running in the router):
-	// the limits meant for outside clients do not apply to them.
+	// the limits meant for outside clients (the join timeout, the login
+	// throttle, ...) do not apply to them.
 	Internal bool
+	// JoinTimeout bounds the client's share of the handshake: HELLO must
+	// come within it after attach, and AUTHENTICATE within it after each
+	// CHALLENGE; otherwise the session is ended with ABORT
+	// ErrJoinTimeoutURI. 0 means DefaultJoinTimeout; negative, none.
+	// Internal gates have none.
+	JoinTimeout time.Duration
 }
 
 // Gate and Router satisfy the transports' Attacher interface.
@@ -45,7 +53,7 @@ func (r *Router) Gate(auths ...auth.Authenticator) *Gate {
 func (r *Router) NewGate(o GateOptions) *Gate {
 	auths := o.Auths
 	if len(auths) == 0 {
-		auths = []auth.Authenticator{anonymous{}}
+		auths = []auth.Authenticator{auth.Anonymous("")}
 	}
 	return &Gate{r: r, auths: auths, opts: o}
 }
@@ -69,6 +77,18 @@ func (g *Gate) Attach(p wamp.Peer) {
 	s.serve()
 }
 
+// joinTimeout is the gate's join timeout, 0 for none.
+func (g *Gate) joinTimeout() time.Duration {
+	switch d := g.opts.JoinTimeout; {
+	case g.opts.Internal || d < 0:
+		return 0
+	case d == 0:
+		return DefaultJoinTimeout
+	default:
+		return d
+	}
+}
+
 // pick returns the authenticator for the first of methods the gate has.
 func (g *Gate) pick(methods []string) auth.Authenticator {
 	for _, m := range methods {
@@ -79,18 +99,4 @@ func (g *Gate) pick(methods []string) auth.Authenticator {
 		}
 	}
 	return nil
-}
-
-// anonymous is the authenticator of a gate made with none: every session
-// is anonymous with role "anonymous" and the authid it asked for, if any.
-type anonymous struct{}
-
-func (anonymous) Method() string { return "anonymous" }
-
-func (anonymous) Start(req *auth.Request) (*auth.Identity, auth.Challenge, error) {
-	id := req.AuthID
-	if id == "" {
-		id = fmt.Sprintf("anonymous-%d", req.Session)
-	}
-	return &auth.Identity{AuthID: id, AuthRole: "anonymous", AuthMethod: "anonymous", AuthProvider: "static"}, nil, nil
 }

@@ -2,6 +2,7 @@ package router
 
 import (
 	"errors"
+	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -13,7 +14,12 @@ var errQuiet = errors.New("router: handshake ended by the client")
 // handshake runs HELLO, authentication and WELCOME. It returns the realm
 // the session joined, or nil when the session is over (ABORT was sent).
 func (s *session) handshake() *realm {
+	clock := newJoinClock(s)
+	clock.start("HELLO")
 	m, err := s.recv()
+	if !clock.stop() {
+		return nil
+	}
 	if err != nil {
 		s.abortWith(err)
 		return nil
@@ -23,7 +29,7 @@ func (s *session) handshake() *realm {
 		s.abort(wamp.ErrProtocolViolation, "first message must be HELLO, not %s", m.Type())
 		return nil
 	}
-	rm, id, err := s.authenticate(hello)
+	rm, id, err := s.authenticate(hello, clock)
 	if err == nil && !rm.hasRole(id.AuthRole) {
 		err = wamp.Errorf(wamp.ErrNoSuchRole, "role %q does not exist on realm %q", id.AuthRole, rm.name)
 	}
@@ -99,7 +105,7 @@ func abortDetails(e *wamp.RequestError) wamp.Dict {
 
 // authenticate finds the realm and runs the authentication method the
 // client and the gate agree on, with a challenge if the method needs one.
-func (s *session) authenticate(h *wamp.Hello) (*realm, *auth.Identity, error) {
+func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.Identity, error) {
 	rm := s.router.realm(h.Realm)
 	if rm == nil {
 		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q", h.Realm)
@@ -114,7 +120,7 @@ func (s *session) authenticate(h *wamp.Hello) (*realm, *auth.Identity, error) {
 	}
 	id, ch, err := a.Start(req)
 	if err == nil && ch != nil {
-		id, err = s.challenge(ch)
+		id, err = s.login(ch, req, clock)
 	}
 	if err == nil && id == nil {
 		err = wamp.Errorf(wamp.ErrAuthenticationFailed, "authentication gave no identity")
@@ -122,14 +128,40 @@ func (s *session) authenticate(h *wamp.Hello) (*realm, *auth.Identity, error) {
 	return rm, id, err
 }
 
-// challenge sends CHALLENGE and verifies the client's AUTHENTICATE.
-func (s *session) challenge(ch auth.Challenge) (*auth.Identity, error) {
-	if !s.send(ch.Message()) {
+// login runs a challenge held back by the router's login throttle, and
+// tells the throttle how it went.
+func (s *session) login(ch auth.Challenge, req *auth.Request, clock *joinClock) (*auth.Identity, error) {
+	logins, k := &s.router.logins, s.loginKeyOf(req)
+	wait, ok := logins.admit(k, time.Now())
+	if !ok {
+		s.log.Debug("login refused: too many attempts from its address", "remote", req.Peer.RemoteAddr, "authid", req.AuthID)
+		return nil, wamp.Errorf(ErrThrottledURI, "too many failed logins from this address: try again later")
+	}
+	id, err := s.challenge(ch, clock, wait)
+	switch {
+	case err == nil && id != nil:
+		logins.succeeded(k)
+	case errors.Is(err, &wamp.RequestError{URI: wamp.ErrAuthenticationDenied}):
+		logins.failed(k, time.Now())
+		s.log.Debug("login denied", "remote", req.Peer.RemoteAddr, "authid", req.AuthID, "err", err)
+	}
+	return id, err
+}
+
+// challenge sends CHALLENGE, after wait, and verifies the client's
+// AUTHENTICATE, which clock bounds from the CHALLENGE on.
+func (s *session) challenge(ch auth.Challenge, clock *joinClock, wait time.Duration) (*auth.Identity, error) {
+	sent := s.sendAfter(ch.Message(), wait, func() { clock.start("AUTHENTICATE") })
+	m, err := s.recv()
+	early := !sent.settle()
+	if !clock.stop() {
 		return nil, errQuiet
 	}
-	m, err := s.recv()
 	if err != nil {
 		return nil, err
+	}
+	if early {
+		return nil, violation("%s before CHALLENGE", m.Type())
 	}
 	a, ok := m.(*wamp.Authenticate)
 	if !ok {

@@ -5,7 +5,8 @@ import (
 )
 
 // sessionKill serves wamp.session.kill(session, reason=, message=): the
-// session gets GOODBYE and is closed. A session cannot kill itself: its own
+// session gets GOODBYE and is closed in the background (session.end), so
+// the caller gets its RESULT at once. A session cannot kill itself: its own
 // ID gives no_such_session, as the spec says ("no other session with that
 // ID exists").
 func (m *metaAPI) sessionKill(caller *session, c *wamp.Call) (wamp.List, wamp.Dict, error) {
@@ -25,7 +26,7 @@ func (m *metaAPI) sessionKill(caller *session, c *wamp.Call) (wamp.List, wamp.Di
 	if s == nil || s == caller {
 		return nil, nil, noSuchSession(id)
 	}
-	s.kill(bye())
+	s.end(bye())
 	return nil, nil, nil
 }
 
@@ -42,6 +43,8 @@ func (m *metaAPI) sessionKillByAuthRole(caller *session, c *wamp.Call) (wamp.Lis
 }
 
 // killBy kills every session but the caller for which match(s, arg) holds.
+// The victims close in the background (session.end): the caller's RESULT
+// does not wait for clients that do not read.
 func (m *metaAPI) killBy(caller *session, c *wamp.Call, param string, match func(*session, string) bool) (wamp.List, wamp.Dict, error) {
 	a, err := parseArgs(c, param, "reason", "message")
 	if err != nil {
@@ -58,7 +61,7 @@ func (m *metaAPI) killBy(caller *session, c *wamp.Call, param string, match func
 	victims := m.rm.joined(func(s *session) bool { return s != caller && match(s, v) })
 	ids := make(wamp.List, len(victims))
 	for i, s := range victims {
-		s.kill(bye())
+		s.end(bye())
 		ids[i] = uint64(s.id)
 	}
 	return wamp.List{ids}, nil, nil

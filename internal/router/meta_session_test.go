@@ -4,11 +4,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // mixedGate accepts anonymous sessions and ticket sessions of role "user".
-func mixedGate(r *Router) *Gate { return r.Gate(anonymous{}, ticketAuth{role: "user"}) }
+func mixedGate(r *Router) *Gate { return r.Gate(auth.Anonymous(""), ticketAuth{role: "user"}) }
 
 func sortedIDs(v any) []uint64 {
 	var ids []uint64
@@ -94,11 +95,10 @@ func TestSessionKillRefused(t *testing.T) {
 
 func TestSessionKillBy(t *testing.T) {
 	bubble(t, Options{}, func(t *testing.T, r *Router) {
-		g := mixedGate(r)
-		bob := wamp.Dict{"authid": "bob"}
-		caller := join(t, g, "realm1", bob)
-		bob1, bob2 := join(t, g, "realm1", bob), join(t, g, "realm1", bob)
-		carol := join(t, g, "realm1", wamp.Dict{"authid": "carol"})
+		g, others := r.Gate(ticketAuth{role: "user"}), r.Gate(ticketAuth{role: "other"})
+		caller := ticketJoin(t, others, "realm1", "bob")
+		bob1, bob2 := ticketJoin(t, others, "realm1", "bob"), ticketJoin(t, others, "realm1", "bob")
+		carol := ticketJoin(t, others, "realm1", "carol")
 		user1, user2 := ticketJoin(t, g, "realm1", "u1"), ticketJoin(t, g, "realm1", "u2")
 
 		killed := caller.result("wamp.session.kill_by_authid", wamp.List{"bob"}, wamp.Dict{"message": "bye bob"})

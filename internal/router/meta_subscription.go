@@ -176,8 +176,8 @@ func (b *broker) snapshot(id wamp.ID) (info subInfo, subscribers []wamp.ID, ok b
 	if sub == nil {
 		return subInfo{}, nil, false
 	}
-	subscribers = make([]wamp.ID, len(sub.subscribers))
-	for i, s := range sub.subscribers {
+	subscribers = make([]wamp.ID, len(sub.subscribers()))
+	for i, s := range sub.subscribers() {
 		subscribers[i] = s.id
 	}
 	return sub.info(), subscribers, true

@@ -102,7 +102,8 @@ func (rm *realm) session(id wamp.ID) *session {
 	return rm.sessions[id]
 }
 
-// close marks the realm closed and ends its sessions with GOODBYE reason.
+// close marks the realm closed and ends its sessions with GOODBYE reason;
+// their peers close in the background (session.end).
 func (rm *realm) close(reason wamp.URI) {
 	rm.mu.Lock()
 	rm.closed = true

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,12 +34,15 @@ type Router struct {
 	regIDs  wamp.IDGen // router scope: registration IDs
 	anon    *Gate
 	retired counters // of sessions that ended
+	logins  throttle // failed logins, by address and authid
 
 	mu       sync.Mutex // guards the fields below; first in the lock order
 	realms   map[wamp.URI]*realm
 	sessions map[*session]struct{} // every attached session, joined or not
 	closed   bool
-	wg       sync.WaitGroup // one per attached session
+	// wg counts the attached sessions and the peer closes running in the
+	// background (closeLater). Added to under mu only.
+	wg sync.WaitGroup
 }
 
 // New returns a router with the realms of opts.
@@ -49,10 +53,10 @@ func New(opts Options) (*Router, error) {
 	}
 	r := &Router{
 		log:      log,
+		slow:     newSlowLog(log),
 		realms:   make(map[wamp.URI]*realm),
 		sessions: make(map[*session]struct{}),
 	}
-	r.slow.log = log
 	r.anon = r.Gate()
 	for _, o := range opts.Realms {
 		if err := r.AddRealm(o); err != nil {
@@ -80,7 +84,9 @@ func (r *Router) AddRealm(o RealmOptions) error {
 }
 
 // RemoveRealm removes a realm and closes its sessions with GOODBYE
-// wamp.close.close_realm. Removing an unknown realm does nothing.
+// wamp.close.close_realm. It returns at once: the sessions close
+// concurrently in the background, and Close/Shutdown wait for them.
+// Removing an unknown realm does nothing.
 func (r *Router) RemoveRealm(name wamp.URI) {
 	r.mu.Lock()
 	rm := r.realms[name]
@@ -101,10 +107,18 @@ func (r *Router) realm(name wamp.URI) *realm {
 // Attach runs a session with anonymous authentication only; see Gate.Attach.
 func (r *Router) Attach(p wamp.Peer) { r.anon.Attach(p) }
 
-// Close sends GOODBYE wamp.close.system_shutdown to every session, closes
-// them and waits for their Attach calls to return. Later Attach calls are
-// refused with ABORT. Close is idempotent.
-func (r *Router) Close() {
+// Close is Shutdown with no deadline: it returns once every session has
+// ended, which a client that does not read delays by at most its peer's
+// close timeout (all sessions close at once, not one after another).
+func (r *Router) Close() { r.Shutdown(context.Background()) }
+
+// Shutdown sends GOODBYE wamp.close.system_shutdown to every session (ABORT
+// to those still in the handshake), closes them all concurrently and waits
+// until their Attach calls have returned, or until ctx ends: it then
+// returns ctx's error and the sessions finish closing in the background (a
+// later Close waits for them). Later Attach calls are refused with ABORT.
+// Safe to call more than once and concurrently.
+func (r *Router) Shutdown(ctx context.Context) error {
 	r.mu.Lock()
 	r.closed = true
 	all := make([]*session, 0, len(r.sessions))
@@ -115,7 +129,38 @@ func (r *Router) Close() {
 	for _, s := range all {
 		s.shutdown(wamp.ErrSystemShutdown)
 	}
-	r.wg.Wait()
+	done := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("router: shutdown: %w", ctx.Err())
+	}
+}
+
+// closeLater closes s's peer on a goroutine of its own that Shutdown waits
+// for, so that closes run concurrently and never hold up the caller. A
+// session that is no longer tracked has had its peer closed by its Attach
+// already: Close returns at once then.
+func (r *Router) closeLater(s *session) {
+	r.mu.Lock()
+	_, tracked := r.sessions[s]
+	if tracked {
+		r.wg.Add(1) // s counts in wg: never an Add from zero during a Wait
+	}
+	r.mu.Unlock()
+	if !tracked {
+		s.peer.Close()
+		return
+	}
+	go func() {
+		defer r.wg.Done()
+		s.peer.Close()
+	}()
 }
 
 // track adds s to the attached sessions; false once the router is closed.

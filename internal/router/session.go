@@ -12,7 +12,7 @@ import (
 
 // session is one client's WAMP session. Its goroutine (the one in
 // Gate.Attach) reads and handles its messages; other goroutines only send
-// to it (send, kill) and read its immutable fields.
+// to it (send, end) and read its immutable fields.
 type session struct {
 	id     wamp.ID
 	peer   wamp.Peer
@@ -74,28 +74,65 @@ func (s *session) send(m wamp.Message) bool {
 	return false
 }
 
-// kill sends m (a GOODBYE or ABORT) and closes the peer; the session's
-// goroutine then ends. Safe for concurrent use; only the first call acts.
+// afterFlusher is an optional capability of a wamp.Peer (the WebSocket
+// and RawSocket peers, through their outbox, and the local peer):
+// AfterFlush calls fn once everything queued before the call has been
+// written to the connection, so that what fn sends comes in a later write;
+// never if the peer closes first. fn must not block.
+type afterFlusher interface {
+	AfterFlush(fn func())
+}
+
+// kill sends m (a GOODBYE or ABORT) and closes the peer, which may take
+// the peer's close timeout when the client does not read; the session's
+// goroutine then ends. Only for the session's own goroutine, or one that
+// works for it alone such as its join clock's timer (others call end).
+// Only the first kill or end acts.
 func (s *session) kill(m wamp.Message) {
-	if s.killed.CompareAndSwap(false, true) {
-		s.send(m)
+	if s.markKilled(m) {
 		s.peer.Close()
 	}
 }
 
-// shutdown ends the session because the router or its realm goes away:
-// GOODBYE once joined, ABORT during the handshake.
-func (s *session) shutdown(reason wamp.URI) {
-	if s.joined.Load() {
-		s.kill(&wamp.Goodbye{Details: wamp.Dict{}, Reason: reason})
-		return
+// end is kill for any other goroutine (Router.Close, realm removal,
+// wamp.session.kill*): it sends m and closes the peer in the background,
+// so that a client that does not read holds up nobody. Router.Close waits
+// for those closes. Safe for concurrent use; only the first kill or end
+// acts.
+func (s *session) end(m wamp.Message) {
+	if s.markKilled(m) {
+		s.router.closeLater(s)
 	}
-	s.abort(reason, "the router is closing the session")
 }
 
-// abort ends the session with ABORT reason and a message detail.
+// markKilled sends m if s was not killed yet, and reports whether it was
+// the first to kill s.
+func (s *session) markKilled(m wamp.Message) bool {
+	if !s.killed.CompareAndSwap(false, true) {
+		return false
+	}
+	s.send(m)
+	return true
+}
+
+// shutdown ends the session because the router or its realm goes away:
+// GOODBYE once joined, ABORT during the handshake. See end.
+func (s *session) shutdown(reason wamp.URI) {
+	if s.joined.Load() {
+		s.end(&wamp.Goodbye{Details: wamp.Dict{}, Reason: reason})
+		return
+	}
+	s.end(abortMsg(reason, "the router is closing the session"))
+}
+
+// abort ends the session with ABORT reason and a message detail. Only for
+// the goroutines that may call kill.
 func (s *session) abort(reason wamp.URI, format string, a ...any) {
-	s.kill(&wamp.Abort{Details: wamp.Dict{wamp.KeyMessage: fmt.Sprintf(format, a...)}, Reason: reason})
+	s.kill(abortMsg(reason, format, a...))
+}
+
+func abortMsg(reason wamp.URI, format string, a ...any) *wamp.Abort {
+	return &wamp.Abort{Details: wamp.Dict{wamp.KeyMessage: fmt.Sprintf(format, a...)}, Reason: reason}
 }
 
 func (s *session) realmName() wamp.URI {

@@ -60,8 +60,8 @@ func TestHandshakeAborts(t *testing.T) {
 		{"first message not HELLO", []any{&wamp.Call{Request: 1, Options: wamp.Dict{}, Procedure: "a"}}, nil, wamp.ErrProtocolViolation},
 		{"undecodable message", []any{fmt.Errorf("bad frame: %w", wamp.ErrProtocol)}, nil, wamp.ErrProtocolViolation},
 		{"bad authmethods", []any{&wamp.Hello{Realm: "realm1", Details: wamp.Dict{"authmethods": "ticket"}}}, nil, wamp.ErrProtocolViolation},
-		{"authenticator refuses", []any{&wamp.Hello{Realm: "realm1", Details: wamp.Dict{"authmethods": []any{"ticket"}}}}, ticketGate, wamp.ErrNoSuchPrincipal},
-		{"wrong ticket", []any{ticketHello("bob"), &wamp.Authenticate{Signature: "guess", Extra: wamp.Dict{}}}, ticketGate, wamp.ErrAuthenticationFailed},
+		{"authenticator refuses", []any{&wamp.Hello{Realm: "realm1", Details: wamp.Dict{"authmethods": []any{"ticket"}}}}, ticketGate, wamp.ErrAuthenticationDenied},
+		{"wrong ticket", []any{ticketHello("bob"), &wamp.Authenticate{Signature: "guess", Extra: wamp.Dict{}}}, ticketGate, wamp.ErrAuthenticationDenied},
 		{"not AUTHENTICATE", []any{ticketHello("bob"), &wamp.Hello{Realm: "realm1", Details: wamp.Dict{}}}, ticketGate, wamp.ErrProtocolViolation},
 	}
 	for _, tt := range tests {

@@ -2,9 +2,10 @@ package router
 
 import (
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/junction-wamp/junction/internal/lograte"
 )
 
 // slowLogEvery is the shortest interval between two "slow consumer" lines.
@@ -14,26 +15,21 @@ const slowLogEvery = 10 * time.Second
 // once per slowLogEvery, with the count since the last line, as NATS does.
 // Safe for concurrent use; it takes no router lock.
 type slowLog struct {
-	log     *slog.Logger
-	total   atomic.Uint64
-	mu      sync.Mutex // guards the fields below
-	last    time.Time
-	pending uint64
+	log   *slog.Logger
+	total atomic.Uint64
+	rate  lograte.Limit // Interval slowLogEvery
+}
+
+func newSlowLog(log *slog.Logger) slowLog {
+	return slowLog{log: log, rate: lograte.Limit{Interval: slowLogEvery}}
 }
 
 // note counts one slow consumer and logs if the last line is old enough.
 func (l *slowLog) note(realm string, session uint64) {
 	l.total.Add(1)
-	l.mu.Lock()
-	l.pending++
-	now := time.Now()
-	if !l.last.IsZero() && now.Sub(l.last) < slowLogEvery {
-		l.mu.Unlock()
+	ok, suppressed := l.rate.Allow()
+	if !ok {
 		return
 	}
-	n := l.pending
-	l.pending = 0
-	l.last = now
-	l.mu.Unlock()
-	l.log.Warn("slow consumer", "realm", realm, "session", session, "count", n)
+	l.log.Warn("slow consumer", "realm", realm, "session", session, "count", suppressed+1)
 }

@@ -24,6 +24,7 @@ const (
 	ErrNotAuthorized            URI = "wamp.error.not_authorized"
 	ErrAuthorizationFailed      URI = "wamp.error.authorization_failed"
 	ErrAuthenticationFailed     URI = "wamp.error.authentication_failed"
+	ErrAuthenticationDenied     URI = "wamp.error.authentication_denied"
 	ErrNoAuthMethod             URI = "wamp.error.no_auth_method"
 	ErrNoSuchRealm              URI = "wamp.error.no_such_realm"
 	ErrNoSuchRole               URI = "wamp.error.no_such_role"

@@ -8,8 +8,10 @@
 // (an HTTP upstream behind the mount point, WebSocket upgrades included)
 // and WebSocketProxy (each WebSocket relayed frame by frame to a backend).
 // The WAMP WebSocket and bridge services are built by other packages and
-// mounted as plain http.Handlers. Server wraps http.Server with timeouts, TLS, HSTS,
-// an access log and graceful shutdown.
+// mounted as plain http.Handlers. Server wraps http.Server with timeouts
+// (request headers, idle connections, and stalled request bodies: see
+// ServerOptions.BodyTimeout), TLS, HSTS, an access log and graceful
+// shutdown.
 //
 // # How a service sees its request
 //

@@ -11,7 +11,9 @@ import (
 	"time"
 )
 
-// Default timeouts of Server. There is no write timeout: WebSocket
+// Default timeouts of Server (see also DefaultBodyTimeout). There is no
+// whole-request read timeout and no write timeout: they would cut large
+// proxied uploads and downloads, and streamed answers; WebSocket
 // connections live as long as their session.
 const (
 	DefaultReadHeaderTimeout = 10 * time.Second
@@ -46,6 +48,11 @@ type ServerOptions struct {
 	// ReadHeaderTimeout and IdleTimeout; 0 means the defaults above.
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
+	// BodyTimeout is the idle-read timeout of every request body: a body
+	// that sends nothing for this long fails with ErrBodyTimeout, and the
+	// connection is closed after the answer; one that keeps arriving is
+	// never cut. 0 means DefaultBodyTimeout; negative is an error.
+	BodyTimeout time.Duration
 }
 
 // Server is one web-transport listener: an http.Server with timeouts, TLS,
@@ -67,14 +74,20 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if opts.BodyTimeout < 0 {
+		return nil, fmt.Errorf("%w: body timeout %v: must be >= 0", ErrBadOption, opts.BodyTimeout)
+	}
 	h, err := wrapHandler(opts, log)
 	if err != nil {
 		return nil, err
 	}
+	bt := &bodyTimeout{timeout: orDefault(opts.BodyTimeout, DefaultBodyTimeout)}
 	s := &Server{srv: &http.Server{
-		Handler:           h,
+		Handler:           bt.wrap(h), // outermost: its ResponseWriter is the server's
 		ReadHeaderTimeout: orDefault(opts.ReadHeaderTimeout, DefaultReadHeaderTimeout),
 		IdleTimeout:       orDefault(opts.IdleTimeout, DefaultIdleTimeout),
+		ConnContext:       connContext,
+		ConnState:         bt.connState,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}}
 	if opts.TLS != nil {

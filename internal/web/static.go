@@ -30,7 +30,9 @@ type StaticOptions struct {
 	// EnableDirectoryListing serves an HTML listing for a directory without
 	// index.html. When false such a directory is "not found" (404, or
 	// DefaultFile when set): 404 rather than 403 so that probing does not
-	// learn which directories exist.
+	// learn which directories exist. A listing leaves out dotfiles and
+	// what a request could not fetch (symlinks leaving the directory);
+	// dotfiles are still served when asked for by name.
 	EnableDirectoryListing bool
 	// DefaultFile, when set, is served with status 200 for any path that
 	// does not exist (single-page apps). It is relative to Directory and

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path"
 	"slices"
 	"strings"
 )
@@ -52,7 +53,8 @@ func (s *static) serveListing(w http.ResponseWriter, r *http.Request, root *os.R
 	writeBody(w, r, http.StatusOK, "text/html; charset=utf-8", buf.Bytes())
 }
 
-// readListing returns the entries of directory name, sorted by name.
+// readListing returns the entries of directory name, sorted by name:
+// those listEntry keeps.
 func readListing(root *os.Root, name string) ([]listingEntry, error) {
 	d, err := root.Open(name)
 	if err != nil {
@@ -65,16 +67,34 @@ func readListing(root *os.Root, name string) ([]listingEntry, error) {
 	}
 	out := make([]listingEntry, 0, len(des))
 	for _, de := range des {
-		e := listingEntry{Name: de.Name(), Dir: de.IsDir(), Href: "./" + url.PathEscape(de.Name())}
-		if e.Dir {
-			e.Name += "/"
-			e.Href += "/"
+		if e, ok := listEntry(root, name, de.Name()); ok {
+			out = append(out, e)
 		}
-		if fi, err := de.Info(); err == nil {
-			e.Size = fi.Size()
-		}
-		out = append(out, e)
 	}
 	slices.SortFunc(out, func(a, b listingEntry) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// listEntry returns the listing entry of the entry base of directory dir,
+// or false for what the listing leaves out: dotfiles (".env", ".git"),
+// names a request could not fetch, symlinks that leave the directory or
+// lead nowhere, and anything but regular files and directories. An entry
+// is shown as what a request gets (root.Stat follows a symlink inside the
+// directory): a link's size is its target's, never the link's own length.
+func listEntry(root *os.Root, dir, base string) (listingEntry, bool) {
+	if strings.HasPrefix(base, ".") || !safeSegment(base) {
+		return listingEntry{}, false
+	}
+	fi, err := root.Stat(path.Join(dir, base))
+	if err != nil || !fi.IsDir() && !fi.Mode().IsRegular() {
+		return listingEntry{}, false
+	}
+	e := listingEntry{Name: base, Dir: fi.IsDir(), Href: "./" + url.PathEscape(base)}
+	if e.Dir {
+		e.Name += "/"
+		e.Href += "/"
+	} else {
+		e.Size = fi.Size()
+	}
+	return e, true
 }

@@ -26,9 +26,9 @@ func TestAuthentication(t *testing.T) {
 		cfg  client.Config
 		uri  wamp.URI
 	}{
-		{"wrong ticket", client.Config{AuthID: "alice", Auth: []client.Authenticator{client.Ticket("nope")}}, wamp.ErrAuthenticationFailed},
-		{"wrong secret", client.Config{AuthID: "bob", Auth: []client.Authenticator{client.WampCRA("nope")}}, wamp.ErrAuthenticationFailed},
-		{"unknown authid", client.Config{AuthID: "mallory", Auth: []client.Authenticator{client.Ticket("x")}}, wamp.ErrNoSuchPrincipal},
+		{"wrong ticket", client.Config{AuthID: "alice", Auth: []client.Authenticator{client.Ticket("nope")}}, wamp.ErrAuthenticationDenied},
+		{"wrong secret", client.Config{AuthID: "bob", Auth: []client.Authenticator{client.WampCRA("nope")}}, wamp.ErrAuthenticationDenied},
+		{"unknown authid", client.Config{AuthID: "mallory", Auth: []client.Authenticator{client.Ticket("x")}}, wamp.ErrAuthenticationDenied},
 		{"no such realm", client.Config{Realm: "realm.none"}, wamp.ErrNoSuchRealm},
 	}
 	forEachTransport(t, func(t *testing.T, e *env) {

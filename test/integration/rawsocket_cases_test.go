@@ -23,22 +23,29 @@ func rawsocketCases() []transportCase {
 
 func rawsocketSetup(network, serializer string) func(*testing.T, *router.Gate) func(context.Context) (wamp.Peer, error) {
 	return func(t *testing.T, g *router.Gate) func(context.Context) (wamp.Peer, error) {
-		srv, err := rawsocket.NewServer(rawsocket.Options{Attacher: g})
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := "127.0.0.1:0"
-		if network == "unix" {
-			addr = filepath.Join(t.TempDir(), "wamp.sock")
-		}
-		l, err := net.Listen(network, addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go srv.Serve(l)
-		t.Cleanup(func() { srv.Close() })
+		addr := serveRawsocket(t, g, network)
 		return func(ctx context.Context) (wamp.Peer, error) {
-			return rawsocket.Dial(ctx, network, l.Addr().String(), rawsocket.DialOptions{Serializer: serializer})
+			return rawsocket.Dial(ctx, network, addr, rawsocket.DialOptions{Serializer: serializer})
 		}
 	}
+}
+
+// serveRawsocket serves g over RawSocket on a new listener, loopback TCP
+// or a Unix socket, until the test ends; it returns the address.
+func serveRawsocket(t *testing.T, g *router.Gate, network string) string {
+	srv, err := rawsocket.NewServer(rawsocket.Options{Attacher: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "127.0.0.1:0"
+	if network == "unix" {
+		addr = filepath.Join(t.TempDir(), "wamp.sock")
+	}
+	l, err := net.Listen(network, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return l.Addr().String()
 }

@@ -88,24 +88,32 @@ func runMatrix(t *testing.T, n *node, tr string, supported func(c client, ser st
 }
 
 // TestRefused checks that a wrong ticket, a wrong wampcra secret and a
-// cryptosign key that is not authorized are refused with ABORT
-// wamp.error.authentication_failed, and that an anonymous client is refused
-// on the ticket-only WebSocket path.
+// cryptosign key that is not authorized, and each of these methods with an
+// authid the node does not know, are refused with ABORT
+// wamp.error.authentication_denied (an unknown authid is challenged like a
+// real one, then refused the same way), and that an anonymous client is
+// refused on the ticket-only WebSocket path. Each client library gets a
+// node of its own and tries one attempt after the other: after each
+// failure the node holds back the next CHALLENGE from 127.0.0.1 a little
+// longer (its login throttle), and attempts that arrived all at once
+// would be refused with junction.error.login_throttled.
 func TestRefused(t *testing.T) {
 	harness.RequireDeps(t)
-	n := startNode(t)
 	for _, c := range clients {
-		for _, tc := range refusals(n) {
-			t.Run(c.name+"/"+tc.name, func(t *testing.T) {
-				t.Parallel()
-				args := argsFor(tc.url, "json", tc.auth)
-				args.expectFail = true
-				r := run(t, c, args)
-				if !r.Refused || r.Reason != tc.wantReason {
-					t.Errorf("%s: refused=%v reason=%q, want ABORT %s", c.name, r.Refused, r.Reason, tc.wantReason)
-				}
-			})
-		}
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			n := startNode(t)
+			for _, tc := range refusals(n) {
+				t.Run(tc.name, func(t *testing.T) {
+					args := argsFor(tc.url, "json", tc.auth)
+					args.expectFail = true
+					r := run(t, c, args)
+					if !r.Refused || r.Reason != tc.wantReason {
+						t.Errorf("%s: refused=%v reason=%q, want ABORT %s", c.name, r.Refused, r.Reason, tc.wantReason)
+					}
+				})
+			}
+		})
 	}
 }
 
@@ -118,14 +126,19 @@ type refusal struct {
 }
 
 func refusals(n *node) []refusal {
-	const failed = "wamp.error.authentication_failed"
+	const denied = "wamp.error.authentication_denied"
 	wrongTicket, wrongCRA, wrongKey := ticket, wampcraSalted, cryptosign
 	wrongTicket.secret, wrongCRA.secret = "wrong", "wrong"
 	wrongKey.secret = "00000000000000000000000000000000000000000000000000000000000000ff"
+	unknownTicket, unknownCRA, unknownKey := ticket, wampcraSalted, cryptosign
+	unknownTicket.authid, unknownCRA.authid, unknownKey.authid = "mallory", "mallory", "mallory"
 	return []refusal{
-		{"wrong-ticket", n.url("websocket", wrongTicket), wrongTicket, failed},
-		{"wrong-wampcra-secret", n.url("websocket", wrongCRA), wrongCRA, failed},
-		{"wrong-cryptosign-key", n.url("websocket", wrongKey), wrongKey, failed},
+		{"wrong-ticket", n.url("websocket", wrongTicket), wrongTicket, denied},
+		{"wrong-wampcra-secret", n.url("websocket", wrongCRA), wrongCRA, denied},
+		{"wrong-cryptosign-key", n.url("websocket", wrongKey), wrongKey, denied},
+		{"unknown-ticket-authid", n.url("websocket", unknownTicket), unknownTicket, denied},
+		{"unknown-wampcra-authid", n.url("websocket", unknownCRA), unknownCRA, denied},
+		{"unknown-cryptosign-authid", n.url("websocket", unknownKey), unknownKey, denied},
 		{"anonymous-on-ticket-path", n.url("websocket", ticket), anonymous, "wamp.error.no_auth_method"},
 	}
 }

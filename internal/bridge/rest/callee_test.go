@@ -185,6 +185,8 @@ func TestCalleeConfinement(t *testing.T) {
 			http.Redirect(w, r, "/admin", http.StatusFound)
 		case "/api/to-dotdot":
 			http.Redirect(w, r, srvURL+"/api/%2e%2e/admin", http.StatusTemporaryRedirect)
+		case "/api/to-dotparam":
+			http.Redirect(w, r, srvURL+"/api/..;/admin", http.StatusFound)
 		case "/api/to-scheme":
 			http.Redirect(w, r, strings.Replace(srvURL, "http:", "https:", 1)+"/api/x", http.StatusFound)
 		default:
@@ -198,7 +200,8 @@ func TestCalleeConfinement(t *testing.T) {
 		".%2e/admin", "a%2f..%2f..%2fadmin", "a%2F..", "%5c..%5cadmin",
 		"http://evil.example/", "https://127.0.0.1/", "//evil.example/x", "///evil.example/x",
 		"..\\admin", "a\\..\\..\\admin", "\\\\evil.example\\x", "javascript:alert(1)", "mailto:x",
-		"to-other", "to-outside", "to-dotdot", "to-scheme",
+		"to-other", "to-outside", "to-dotdot", "to-scheme", "to-dotparam",
+		"..;/admin", "a/..;/..;/admin", "%2e%2e;/admin", "..%3b/admin", "%252e%252e/admin", "a%252f..%252f..%252fadmin",
 	}
 	for _, u := range tests {
 		t.Run(u, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 var escapeSeeds = []string{
 	"", "a", "a/b?x=1#f", "/a", "a/../b", "..", "../x", "%2e%2e/x", ".%2E/x", "a%2f..%2f..", "%5c",
 	"http://evil/", "//evil/x", "\\\\evil", "a\\..\\..", "x:y", "a/b/../../..", "?q", "a/.", "a/..",
+	"..;/x", "a/..;x/b", "%252e%252e/x", "a%252f..", "%2e%2e%3b/x", "a;b/c", "100%2541",
 }
 
 // FuzzResolve: whatever url a caller sends, an accepted target is below
@@ -36,7 +38,76 @@ func FuzzResolve(f *testing.F) {
 		if p := again.EscapedPath(); p != "/v1" && !strings.HasPrefix(p, "/v1/") {
 			t.Fatalf("resolve(%q) = %s: path %q", rel, u, p)
 		}
+		for seg := range strings.SplitSeq(again.EscapedPath(), "/") {
+			if s, ok := dotLikeAt(seg); ok {
+				t.Fatalf("resolve(%q) = %s: segment %q reads as %q once decoded again", rel, u, seg, s)
+			}
+		}
 	})
+}
+
+// dotLikeAt decodes seg up to maxDecodes times and reports a form that is
+// a dot segment, with or without parameters.
+func dotLikeAt(seg string) (string, bool) {
+	for range maxDecodes {
+		dec, err := url.PathUnescape(seg)
+		if err != nil {
+			return "", false
+		}
+		if before, _, _ := strings.Cut(dec, ";"); isDot(before) {
+			return dec, true
+		}
+		seg = dec
+	}
+	return "", false
+}
+
+// TestResolveRefuses is the audit's F13 for the Callee: segments that
+// Tomcat or Spring read as "..", and dots or slashes encoded twice, are
+// refused; look-alikes that are plain names pass.
+func TestResolveRefuses(t *testing.T) {
+	base, _ := parseBaseURL("http://h/api")
+	refused := []struct {
+		rel  string
+		want error
+	}{
+		{"..;/x", errDotParam},
+		{"..;", errDotParam},
+		{"a/..;/..;/x", errDotParam},
+		{"..;jsessionid=1/x", errDotParam},
+		{".;/x", errDotParam},
+		{"%2e%2e;/x", errDotParam},
+		{".%2E;x/y", errDotParam},
+		{"..%3b/x", errDotParam},
+		{"%252e%252e/x", errEncoded},
+		{"%252E%252e/x", errEncoded},
+		{".%252e/x", errEncoded},
+		{"%252e/x", errEncoded},
+		{"%25252e%25252e/x", errEncoded},
+		{"%252e%252e%253b/x", errEncoded},
+		{"a%252f..%252f..%252fadmin", errEncoded},
+		{"a%255c..%255cadmin", errEncoded},
+	}
+	for _, tt := range refused {
+		if u, err := base.resolve(tt.rel); !errors.Is(err, tt.want) {
+			t.Errorf("resolve(%q) = %v, %v; want %v", tt.rel, u, err, tt.want)
+		}
+	}
+	passed := map[string]string{
+		"a;b/c":          "http://h/api/a;b/c",
+		"a;../b":         "http://h/api/a;../b",
+		";../b":          "http://h/api/;../b",
+		"..a;/b":         "http://h/api/..a;/b",
+		"...;/b":         "http://h/api/...;/b",
+		"100%2541":       "http://h/api/100%2541",
+		"%25":            "http://h/api/%25",
+		"x?p=%252e%252e": "http://h/api/x?p=%252e%252e",
+	}
+	for rel, want := range passed {
+		if u, err := base.resolve(rel); err != nil || u.String() != want {
+			t.Errorf("resolve(%q) = %v, %v; want %s", rel, u, err, want)
+		}
+	}
 }
 
 func TestResolve(t *testing.T) {

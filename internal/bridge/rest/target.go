@@ -14,7 +14,13 @@ var (
 	errNotHTTP  = errors.New("rest: url must be an absolute http or https URL")
 	errBaseURL  = errors.New("rest: baseurl must be an http or https URL")
 	errEncSlash = errors.New("rest: url path must not contain an encoded slash or backslash")
+	errDotParam = errors.New("rest: url path must not contain a dot segment with parameters")
+	errEncoded  = errors.New("rest: url path must not contain a dot segment, slash or backslash encoded twice")
 )
+
+// maxDecodes is how many times a path segment is percent-decoded to look
+// for what an upstream that decodes again would see.
+const maxDecodes = 3
 
 // baseURL is a Callee's configured base: every target must stay below it.
 // The zero value (from baseurl "") allows any absolute http(s) URL.
@@ -47,7 +53,9 @@ func isHTTP(u *url.URL) bool {
 // resolve returns the target of a call's url: base + "/" + rel with
 // exactly one slash between, its dot segments resolved. It refuses a rel
 // that is absolute, scheme-relative, holds a backslash or an encoded slash,
-// or climbs above the base. With no base, rel must be an absolute http(s) URL.
+// climbs above the base, or has a segment that an upstream could read as
+// a dot segment where we do not (see checkSegment). With no base, rel must
+// be an absolute http(s) URL.
 func (b baseURL) resolve(rel string) (*url.URL, error) {
 	if b.u == nil {
 		return absoluteTarget(rel)
@@ -121,17 +129,14 @@ func hostPart(u *url.URL) string {
 
 // cleanSegments resolves the dot segments of a relative escaped path
 // (percent-encoded dots included) and refuses climbing above its root and
-// encoded slashes or backslashes. The segments keep their escaping.
+// the segments checkSegment refuses. The segments keep their escaping.
 func cleanSegments(p string) ([]string, error) {
 	var out []string
 	parts := strings.Split(p, "/")
 	for i, seg := range parts {
-		dec, err := url.PathUnescape(seg)
+		dec, err := checkSegment(seg)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errBadURL, err)
-		}
-		if strings.ContainsAny(dec, "/\\") {
-			return nil, fmt.Errorf("%w: %q", errEncSlash, seg)
+			return nil, err
 		}
 		last := i == len(parts)-1
 		switch dec {
@@ -150,6 +155,46 @@ func cleanSegments(p string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkSegment decodes one escaped path segment. It refuses an encoded
+// slash or backslash, and what an upstream may read as a dot segment
+// where a URL parser does not: ".." or "." with path parameters ("..;",
+// "..;x", "%2e%2e;"), which Tomcat and Spring resolve as "..", and a
+// dot segment, slash or backslash encoded twice ("%252e%252e",
+// "%252f"), which an upstream that decodes again resolves.
+func checkSegment(seg string) (string, error) {
+	dec, err := url.PathUnescape(seg)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", errBadURL, err)
+	}
+	if strings.ContainsAny(dec, "/\\") {
+		return "", fmt.Errorf("%w: %q", errEncSlash, seg)
+	}
+	if isDotWithParams(dec) {
+		return "", fmt.Errorf("%w: %q", errDotParam, seg)
+	}
+	again := dec
+	for range maxDecodes - 1 {
+		next, err := url.PathUnescape(again)
+		if err != nil || next == again {
+			break
+		}
+		if strings.ContainsAny(next, "/\\") || isDot(next) || isDotWithParams(next) {
+			return "", fmt.Errorf("%w: %q", errEncoded, seg)
+		}
+		again = next
+	}
+	return dec, nil
+}
+
+func isDot(s string) bool { return s == "." || s == ".." }
+
+// isDotWithParams reports whether s is "." or ".." followed by ";" and
+// path parameters.
+func isDotWithParams(s string) bool {
+	before, _, found := strings.Cut(s, ";")
+	return found && isDot(before)
 }
 
 // contains reports whether u (a redirect's target) is below the base: same

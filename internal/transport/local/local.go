@@ -41,6 +41,9 @@ type conn struct {
 	mu     sync.Mutex // guards the fields below
 	queue  [2][]wamp.Message
 	closed error // nil while open, else ErrClosed or ErrSlowConsumer
+	// flushed[i] are the AfterFlush callbacks waiting for side i to take
+	// what is in queue[i].
+	flushed [2][]func()
 }
 
 // Peer is one end of a Pair.
@@ -90,7 +93,8 @@ func (p *Peer) Recv() (wamp.Message, error) {
 	return m, nil
 }
 
-// take waits until messages are queued for p and moves them to p.pending.
+// take waits until messages are queued for p and moves them to p.pending,
+// then runs the AfterFlush callbacks that waited for them.
 func (p *Peer) take() error {
 	c := p.c
 	for {
@@ -98,7 +102,15 @@ func (p *Peer) take() error {
 		if q := c.queue[p.side]; len(q) > 0 {
 			c.queue[p.side] = p.buf[:0]
 			p.buf, p.pending = q, q
+			flushed := c.flushed[p.side]
+			c.flushed[p.side] = nil
+			if c.closed != nil {
+				flushed = nil // closed first: never called
+			}
 			c.mu.Unlock()
+			for _, fn := range flushed {
+				fn()
+			}
 			return nil
 		}
 		err := c.closed
@@ -111,6 +123,28 @@ func (p *Peer) take() error {
 		}
 		<-c.ready[p.side]
 	}
+}
+
+// AfterFlush calls fn once the other end's Recv has taken every message
+// this end sent before the call, so that what fn sends reaches it in a
+// later batch (as a stream transport writes it in a later write). fn runs
+// on the other end's Recv goroutine, or at once on the caller's when
+// nothing is waiting there; it must not block (Send does not). It is
+// never called if the pair closes first.
+func (p *Peer) AfterFlush(fn func()) {
+	c, to := p.c, 1-p.side
+	c.mu.Lock()
+	if c.closed != nil {
+		c.mu.Unlock()
+		return
+	}
+	if len(c.queue[to]) == 0 {
+		c.mu.Unlock()
+		fn()
+		return
+	}
+	c.flushed[to] = append(c.flushed[to], fn)
+	c.mu.Unlock()
 }
 
 // Close closes both ends; each side's Recv drains what was sent to it first.

@@ -147,3 +147,44 @@ func BenchmarkSendRecv(b *testing.B) {
 		y.Recv()
 	}
 }
+
+func TestAfterFlush(t *testing.T) {
+	a, b := Pair(Options{})
+	defer a.Close()
+	a.Send(pub(1))
+	a.Send(pub(2))
+	called := false
+	a.(*Peer).AfterFlush(func() {
+		called = true
+		a.Send(pub(3))
+	})
+	if called {
+		t.Fatal("fn called before the other end took what was sent")
+	}
+	for i := 1; i <= 3; i++ {
+		m, err := b.Recv()
+		if err != nil || m.(*wamp.Published).Request != wamp.ID(i) {
+			t.Fatalf("Recv = %v, %v; want request %d", m, err, i)
+		}
+		if i == 1 && (!called || len(b.(*Peer).pending) != 1) {
+			t.Fatalf("after the first Recv: called %v, %d pending; want fn called, and its message in a later batch", called, len(b.(*Peer).pending))
+		}
+	}
+}
+
+func TestAfterFlushIdleOrClosed(t *testing.T) {
+	a, b := Pair(Options{})
+	p := a.(*Peer)
+	called := false
+	p.AfterFlush(func() { called = true })
+	if !called {
+		t.Fatal("with nothing queued, fn was not called at once")
+	}
+	a.Send(pub(1))
+	p.AfterFlush(func() { t.Error("fn called although the pair closed first") })
+	a.Close()
+	p.AfterFlush(func() { t.Error("fn called after Close") })
+	if m, err := b.Recv(); err != nil || m.(*wamp.Published).Request != 1 {
+		t.Fatalf("Recv after Close = %v, %v; want what was sent before", m, err)
+	}
+}

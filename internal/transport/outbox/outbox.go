@@ -77,6 +77,7 @@ type Outbox struct {
 	writing bool  // a writer goroutine is running
 	err     error // why the outbox closed; nil while open
 	bw      *bufio.Writer
+	flushed []func() // AfterFlush callbacks for the frames queued so far
 
 	writers   sync.WaitGroup
 	closeOnce sync.Once
@@ -144,6 +145,27 @@ func (o *Outbox) pushLocked(f Frame) bool {
 	o.writing = true
 	o.writers.Add(1)
 	return true
+}
+
+// AfterFlush calls fn once every frame queued before the call has been
+// written and flushed to the connection, so that what fn queues goes out
+// in a later write: a client then reads it after what was queued before.
+// fn runs on the writer goroutine, or at once on the caller's when nothing
+// is waiting to be written; it must not block (Send and Queue do not). It
+// is never called if the outbox closes first.
+func (o *Outbox) AfterFlush(fn func()) {
+	o.mu.Lock()
+	if o.err != nil {
+		o.mu.Unlock()
+		return
+	}
+	if !o.writing {
+		o.mu.Unlock()
+		fn()
+		return
+	}
+	o.flushed = append(o.flushed, fn)
+	o.mu.Unlock()
 }
 
 // Closed reports whether the outbox is closed (by Close, a slow consumer or

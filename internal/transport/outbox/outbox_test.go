@@ -224,3 +224,58 @@ func TestConcurrentSend(t *testing.T) {
 	wg.Wait()
 	o.Close()
 }
+
+func TestAfterFlush(t *testing.T) {
+	tests := []struct {
+		name   string
+		before int // frames queued before AfterFlush
+	}{
+		{"behind a queued batch", 3},
+		{"behind the batch being written", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := pipe(t)
+			o := New(a, nil, encodeID, writeLen, Options{})
+			defer o.Close()
+			for i := 1; i <= tt.before; i++ {
+				o.Send(pub(i))
+			}
+			called := make(chan struct{})
+			o.AfterFlush(func() {
+				o.Send(pub(99)) // goes out in a later write
+				close(called)
+			})
+			// net.Pipe: the writer's flush returns only once every byte
+			// it wrote was read, so fn cannot run before the last frame
+			// queued before it has been read.
+			r := bufio.NewReaderSize(b, 16)
+			for i := 1; i <= tt.before; i++ {
+				select {
+				case <-called:
+					t.Fatalf("fn called before frame %d was read", i)
+				default:
+				}
+				if f, err := readFrame(t, r); err != nil || binary.BigEndian.Uint64(f.Data) != uint64(i) {
+					t.Fatalf("frame %d: %v %v", i, f, err)
+				}
+			}
+			<-called
+			if f, err := readFrame(t, r); err != nil || binary.BigEndian.Uint64(f.Data) != 99 {
+				t.Fatalf("frame sent by fn: %v %v", f, err)
+			}
+		})
+	}
+}
+
+func TestAfterFlushIdleOrClosed(t *testing.T) {
+	a, _ := pipe(t)
+	o := New(a, nil, encodeID, writeLen, Options{})
+	called := false
+	o.AfterFlush(func() { called = true })
+	if !called {
+		t.Fatal("with nothing queued, fn was not called at once")
+	}
+	o.Close()
+	o.AfterFlush(func() { t.Error("fn called after Close") })
+}

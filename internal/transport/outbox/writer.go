@@ -26,7 +26,7 @@ func (o *Outbox) run() {
 	defer o.releaseWriter(bw)
 	for {
 		runtime.Gosched()
-		batch, ok := o.take()
+		batch, flushed, ok := o.take()
 		if !ok {
 			return
 		}
@@ -36,21 +36,28 @@ func (o *Outbox) run() {
 			o.fail(err)
 			return
 		}
+		for _, fn := range flushed {
+			fn()
+		}
 	}
 }
 
-// take swaps out the queued frames, or marks the writer stopped and returns
-// false when there are none.
-func (o *Outbox) take() ([]Frame, bool) {
+// take swaps out the queued frames and the AfterFlush callbacks that wait
+// for them (or, with no frame queued, for the batch just written), or
+// marks the writer stopped and returns false when there are neither.
+func (o *Outbox) take() ([]Frame, []func(), bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if len(o.queue) == 0 {
+	if len(o.queue) == 0 && len(o.flushed) == 0 {
 		o.writing = false
-		return nil, false
+		return nil, nil, false
 	}
-	batch := o.queue
-	o.queue, o.spare = o.spare[:0], nil
-	return batch, true
+	batch, flushed := o.queue, o.flushed
+	o.queue, o.spare, o.flushed = o.spare[:0], nil, nil
+	if o.err != nil {
+		flushed = nil // closed first: never called
+	}
+	return batch, flushed, true
 }
 
 func (o *Outbox) writeBatch(bw *bufio.Writer, batch []Frame) (int, error) {

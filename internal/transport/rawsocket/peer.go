@@ -60,6 +60,10 @@ func newPeer(conn net.Conn, cfg peerConfig) *Peer {
 // length gives an error wrapping ErrMessageTooBig and is not sent.
 func (p *Peer) Send(msg wamp.Message) error { return p.out.Send(msg) }
 
+// AfterFlush calls fn once what was queued before has been written; see
+// outbox.Outbox.AfterFlush.
+func (p *Peer) AfterFlush(fn func()) { p.out.AfterFlush(fn) }
+
 // Close flushes what is queued, within the outbox's CloseTimeout, and closes
 // the connection.
 func (p *Peer) Close() error {

@@ -109,6 +109,10 @@ func (o *peerOptions) withDefaults() *peerOptions {
 // Send queues msg; see wamp.Peer.
 func (p *Peer) Send(msg wamp.Message) error { return p.out.Send(msg) }
 
+// AfterFlush calls fn once what was queued before has been written; see
+// outbox.Outbox.AfterFlush.
+func (p *Peer) AfterFlush(fn func()) { p.out.AfterFlush(fn) }
+
 // Close sends a normal close frame, flushes what is queued within the
 // outbox's CloseTimeout and closes the connection.
 func (p *Peer) Close() error {

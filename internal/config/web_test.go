@@ -1,0 +1,85 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestWebBodyOptions: "body_timeout" and "body_buffer_limit" of a web
+// transport, absent, given, and at their bounds.
+func TestWebBodyOptions(t *testing.T) {
+	tests := []struct {
+		name    string
+		options string
+		timeout time.Duration
+		buffer  int64
+	}{
+		{"absent", `"access_log": false`, DefaultBodyTimeout, DefaultBodyBufferLimit},
+		{"given", `"body_timeout": 5, "body_buffer_limit": 1048576`, 5 * time.Second, 1 << 20},
+		{"bounds", `"body_timeout": 86400, "body_buffer_limit": 1`, 86400 * time.Second, 1},
+		{"unbounded", `"body_buffer_limit": 0`, DefaultBodyTimeout, NoBodyBufferLimit},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _ := mustParse(t, webOptions(tt.options))
+			o := c.Workers[0].(*RouterWorker).Transports[0].(*WebTransport).Options
+			if o.BodyTimeout != tt.timeout || o.BodyBufferLimit != tt.buffer {
+				t.Errorf("body_timeout %v, body_buffer_limit %d; want %v, %d", o.BodyTimeout, o.BodyBufferLimit, tt.timeout, tt.buffer)
+			}
+		})
+	}
+	c, _ := mustParse(t, web(`{}`))
+	if o := c.Workers[0].(*RouterWorker).Transports[0].(*WebTransport).Options; o.BodyTimeout != DefaultBodyTimeout || o.BodyBufferLimit != DefaultBodyBufferLimit {
+		t.Errorf("without options: %+v", o)
+	}
+}
+
+// TestWebBodyOptionChecks: each rule and warning of the body options, at
+// its path, a bridge service's limit over the buffer included (nested).
+func TestWebBodyOptionChecks(t *testing.T) {
+	nested := func(options string) string {
+		return transports(`{"type": "web", "endpoint": {"type": "tcp", "port": 80}, "options": {` + options + `},
+			"paths": {"api": {"type": "path", "paths": {"svc": {"type": "webhook", "realm": "realm1", "role": "anonymous",
+				"options": {"topic": "com.example.hook"}}}}}}`)
+	}
+	const svcLimit = t0 + ".paths.api.paths.svc.options.post_body_limit"
+	tests := []struct {
+		name, doc, path, msg string
+		warning              bool
+	}{
+		{"timeout 0", webOptions(`"body_timeout": 0`), t0 + ".options.body_timeout", "must be in 1..86400, not 0", false},
+		{"timeout too long", webOptions(`"body_timeout": 86401`), t0 + ".options.body_timeout", "must be in 1..86400, not 86401", false},
+		{"timeout string", webOptions(`"body_timeout": "30"`), t0 + ".options.body_timeout", "must be an integer", false},
+		{"buffer negative", webOptions(`"body_buffer_limit": -1`), t0 + ".options.body_buffer_limit", "must be >= 0, not -1", false},
+		{"buffer unbounded", webOptions(`"body_buffer_limit": 0`), t0 + ".options.body_buffer_limit", "unbounded: concurrent request bodies can make the node buffer any amount", true},
+		{"service over the buffer", nested(`"body_buffer_limit": 1000000`), svcLimit, "26214400 exceeds the web transport's options.body_buffer_limit 1000000: larger bodies get 413", true},
+		{"service within the buffer", nested(`"body_buffer_limit": 26214400`), "", "", true},
+		{"service, buffer unbounded", nested(`"body_buffer_limit": 0`), t0 + ".options.body_buffer_limit", "unbounded", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, warns, errs := parseTest(t, tt.doc, JSON)
+			var path, msg string
+			n := len(errs)
+			switch {
+			case tt.warning && errs != nil:
+				t.Fatalf("unexpected errors:\n%v", errs)
+			case tt.warning:
+				n = len(warns)
+				if n == 1 {
+					path, msg = warns[0].Path, warns[0].Msg
+				}
+			case n == 1:
+				path, msg = errs[0].Path, errs[0].Msg
+			}
+			want := 1
+			if tt.path == "" {
+				want = 0
+			}
+			if n != want || path != tt.path || !strings.Contains(msg, tt.msg) {
+				t.Errorf("got %d (%s: %s), want %d at %s: ...%s... (errors %v, warnings %v)", n, path, msg, want, tt.path, tt.msg, errs, warns)
+			}
+		})
+	}
+}
