@@ -1,23 +1,21 @@
 #!/usr/bin/env bash
-# HTTP load runs of make bench: the junction binary's Caller, Publisher and
-# Reverse Proxy, each beside a baseline measured in the same run with the
-# same load generator:
+# HTTP load runs of make bench: the junction binary's Caller and Publisher,
+# each beside a baseline measured in the same run with the same load
+# generator:
 #   - POST /call -> Go callee over WebSocket -> 200, at 1, 10 and 50
 #     connections, beside a plain net/http handler answering a fixed JSON body;
 #   - POST /publish with one subscriber, beside the plain handler;
-#   - GET through /proxy, beside the same upstream measured directly, with
-#     two references to the same upstream: a TCP forwarder (the least work
-#     any proxy does: the ceiling on this machine) and nginx (if installed);
 #   - POST /call to a RESTCallee (a container node in a second junction
-#     process, connected over WebSocket) that GETs the same upstream:
+#     process, connected over WebSocket) that GETs a 1 KiB upstream:
 #     Callee calls/s through the Caller.
 # Everything runs under wrk (C, one thread); the Caller and Publisher runs
-# are repeated under hey, a Go load generator (ratios under both). The
+# are repeated under hey, a Go load generator (issue 4 allows either). The
 # generator shares the two cores with the node and its peers, so its own
 # cost per request weighs on every ratio: wrk drives the plain handler at
-# about twice hey's rate.
+# about twice hey's rate. The reverse proxy has a script of its own,
+# bench-proxy.sh.
 # Everything listens on 127.0.0.1 with ports chosen by the OS; every process
-# started here is stopped by PID at the end.
+# started here is stopped by PID at the end (bench-common.sh).
 # The ratio targets are measured in alternating rounds (baseline, service)
 # and reported with their median.
 # Usage: scripts/bench-http.sh [seconds per run [rounds]]   (default 10 and 3)
@@ -26,56 +24,14 @@ cd "$(dirname "$0")/.."
 secs=${1:-10}
 rounds=${2:-3}
 
-missing=()
-for tool in wrk hey; do
-	command -v "$tool" >/dev/null || missing+=("$tool")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	echo "bench-http: installing ${missing[*]} (Debian packages)" >&2
-	apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
-fi
-
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-go build -o "$tmp/junction" ./cmd/junction
-go build -o "$tmp/loadpeer" ./test/bench/loadpeer
-
-# start NAME CMD...: runs CMD with stdin held open, waits for its "ready"
-# line and sets $started to the rest of that line (an address, for
-# servers). Not to be called in a subshell: it records the PID and keeps
-# the stdin pipe open in this shell.
-start() {
-	local name=$1
-	shift
-	mkfifo "$tmp/$name.in"
-	"$@" <"$tmp/$name.in" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-	pids+=($!)
-	exec {fd}>"$tmp/$name.in"
-	for _ in $(seq 100); do
-		if grep -q '^ready' "$tmp/$name.out" 2>/dev/null; then
-			started=$(sed -n 's/^ready *//p' "$tmp/$name.out" | head -1)
-			return
-		fi
-		sleep 0.1
-	done
-	echo "bench-http: $name did not start:" >&2
-	cat "$tmp/$name.err" >&2
-	exit 1
-}
+bench=bench-http
+source scripts/bench-common.sh
+need wrk hey
 
 start upstream "$tmp/loadpeer" upstream 127.0.0.1:0
 upstream=$started
 start plain "$tmp/loadpeer" plain 127.0.0.1:0
 plain=$started
-start tcpforward "$tmp/loadpeer" tcpforward 127.0.0.1:0 "$upstream"
-tcpforward=$started
 
 cat >"$tmp/config.json" <<JSON
 {"version": 2, "workers": [{"type": "router",
@@ -85,19 +41,10 @@ cat >"$tmp/config.json" <<JSON
     "paths": {
       "ws": {"type": "websocket"},
       "call": {"type": "caller", "realm": "realm1", "role": "anonymous"},
-      "publish": {"type": "publisher", "realm": "realm1", "role": "anonymous"},
-      "proxy": {"type": "reverseproxy", "host": "${upstream%:*}", "port": ${upstream##*:}}
+      "publish": {"type": "publisher", "realm": "realm1", "role": "anonymous"}
     }}]}]}
 JSON
-"$tmp/junction" start --config "$tmp/config.json" --logformat json 2>"$tmp/junction.log" &
-pids+=($!)
-node=""
-for _ in $(seq 100); do
-	node=$(grep -o '"msg":"listening".*"address":"[^"]*"' "$tmp/junction.log" 2>/dev/null | sed 's/.*"address":"//;s/"$//' | head -1 || true)
-	[ -n "$node" ] && grep -q '"node started"' "$tmp/junction.log" && break
-	sleep 0.1
-done
-[ -n "$node" ] || { cat "$tmp/junction.log" >&2; exit 1; }
+start_node junction "$tmp/config.json"
 
 # The container node: a RESTCallee for the upstream, over WebSocket.
 cat >"$tmp/container.json" <<JSON
@@ -114,44 +61,6 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 grep -q 'callee registered' "$tmp/container.log" || { cat "$tmp/container.log" >&2; exit 1; }
-
-# nginx, when installed, as a reference reverse proxy to the same upstream
-# (one worker, keep-alive upstream connections). nginx cannot report a
-# port it chose, so a free one is picked first (retried if taken meanwhile).
-nginx=""
-if command -v nginx >/dev/null; then
-	mkdir -p "$tmp/nginx"
-	for _ in 1 2 3; do
-		port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-		cat >"$tmp/nginx/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  upstream up { server $upstream; keepalive 64; }
-  server {
-    listen 127.0.0.1:$port;
-    location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; }
-  }
-}
-CONF
-		nginx -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" 2>>"$tmp/nginx/start.err" &
-		npid=$!
-		pids+=($npid)
-		for _ in $(seq 50); do
-			curl -sf -o /dev/null "http://127.0.0.1:$port/page" && nginx=127.0.0.1:$port && break
-			kill -0 "$npid" 2>/dev/null || break
-			sleep 0.1
-		done
-		[ -n "$nginx" ] && break
-	done
-	[ -n "$nginx" ] || echo "bench-http: nginx did not start; no reference proxy" >&2
-else
-	echo "bench-http: nginx not installed (apt-get install nginx-light); no reference proxy" >&2
-fi
 
 start callee "$tmp/loadpeer" callee "ws://$node/ws" realm1 com.bench.echo
 start subscriber "$tmp/loadpeer" subscriber "ws://$node/ws" realm1 com.bench.topic
@@ -174,7 +83,6 @@ load() {
 load call POST '{"procedure":"com.bench.echo","args":[42]}'
 load rest POST '{"procedure":"com.bench.rest","kwargs":{"method":"GET","url":"page"}}'
 load publish POST '{"topic":"com.bench.topic","args":[42]}'
-load get GET
 
 # measure CONNS URL LOAD: one run of $gen; sets rps, p50, p99 and errs
 # (non-2xx answers and socket errors, empty when there were none).
@@ -242,11 +150,6 @@ bridge_runs() {
 
 gen=wrk
 bridge_runs
-pairs "reverse proxy GET /proxy" "upstream direct GET" "http://$upstream/page" "http://$node/proxy/page" get
-pairs "TCP forwarder GET" "upstream direct GET" "http://$upstream/page" "http://$tcpforward/page" get
-if [ -n "$nginx" ]; then
-	pairs "nginx reverse proxy GET" "upstream direct GET" "http://$upstream/page" "http://$nginx/page" get
-fi
 run "caller -> RESTCallee GET" 50 "http://$node/call" rest
 gen=hey
 bridge_runs

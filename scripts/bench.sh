@@ -21,5 +21,7 @@ out=${1:-bench-results.txt}
 	go test -run='^$' -bench=. -benchtime=3s -count=1 ./internal/bridge/rest/
 	echo "## HTTP load on the junction binary (wrk, then hey for the Caller and Publisher), each beside its baseline"
 	bash scripts/bench-http.sh 10
+	echo "## reverse proxy: Junction beside nginx and Caddy, the same 1 KiB upstream (wrk, rotating rounds)"
+	bash scripts/bench-proxy.sh
 } 2>&1 | tee "$out"
 echo "results in $out"

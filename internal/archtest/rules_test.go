@@ -37,7 +37,7 @@ var rules = map[string]rule{
 	"internal/router": {allowed: []string{"internal/wamp", "internal/uriindex", "internal/auth", "internal/lograte"}},
 	// Transports carry messages: they encode with the codec and share the
 	// outbox, keepalive and idle reader among themselves; never the router.
-	"internal/transport/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/transport/...", "internal/lograte"}},
+	"internal/transport/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/transport/...", "internal/lograte", "internal/wsupgrade"}},
 	// Connection caps under every listener: counting and rate-limited
 	// refusal warnings, nothing of WAMP.
 	"internal/transport/connlimit": {allowed: []string{"internal/lograte"}, stdOnly: true},
@@ -57,7 +57,10 @@ var rules = map[string]rule{
 	"internal/config": {allowed: []string{"internal/wamp", "internal/uriindex"}},
 	// The web transport serves HTTP paths with handlers the node gives it
 	// (the WebSocket and bridge services included); nothing that routes.
-	"internal/web": {allowed: []string{"internal/wamp", "internal/lograte"}},
+	"internal/web": {allowed: []string{"internal/wamp", "internal/lograte", "internal/wsupgrade"}},
+	// The WebSocket opening handshake as the WAMP endpoint (transport) and
+	// the proxies (web) both read it: a leaf.
+	"internal/wsupgrade": {stdOnly: true},
 	// The composition root: config -> routers, transports, web, bridges.
 	"internal/node": {allowed: []string{"internal/..."}},
 	// The command: flags, logging and signals around config and node.

@@ -43,8 +43,8 @@ type Node struct {
 	routers    []*routerUnit
 	listeners  []*listenerUnit
 	components []*componentUnit
-	sessions   []*bridgeSession              // of the caller, publisher and webhook services
-	proxies    []func(context.Context) error // close the reverse proxies' idle upstream connections, upgraded connections and relayed WebSockets
+	sessions   []*bridgeSession // of the caller, publisher and webhook services
+	proxies    []proxyUnit      // the reverse proxies and WebSocket reverse proxies
 
 	mu      sync.Mutex // guards the fields below
 	state   state
@@ -195,8 +195,8 @@ func (n *Node) stopAll(ctx context.Context) error {
 	for _, s := range slices.Backward(n.sessions) {
 		errs = append(errs, s.stop(ctx))
 	}
-	for _, close := range n.proxies {
-		errs = append(errs, close(ctx))
+	for _, p := range n.proxies {
+		errs = append(errs, p.shutdown(ctx))
 	}
 	errs = append(errs, n.closeRouters(ctx)...)
 	for _, l := range slices.Backward(n.listeners) {

@@ -64,12 +64,11 @@ func serviceResult(path string, h http.Handler, commonErr, err error) (http.Hand
 	return h, nil
 }
 
-// buildReverseProxy builds a "reverseproxy" service; its idle upstream
-// connections and the connections passing through after an upgrade
-// (WebSockets) are closed when the node stops.
+// buildReverseProxy builds a "reverseproxy" service; it is shut down
+// when the node stops (see proxyUnit).
 func buildReverseProxy(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.ReverseProxyService)
-	h, err := web.ReverseProxy(web.ReverseProxyOptions{
+	p, err := web.NewReverseProxy(web.ReverseProxyOptions{
 		Host:           s.Host,
 		Port:           s.Port,
 		Path:           s.Path,
@@ -80,17 +79,25 @@ func buildReverseProxy(env *pathEnv, path, url string, svc config.PathService) (
 	if err != nil {
 		return nil, fieldError(path, err)
 	}
-	if c, ok := h.(interface {
-		CloseIdleConnections()
-		CloseUpgraded()
-	}); ok {
-		env.b.node.proxies = append(env.b.node.proxies, func(context.Context) error {
-			c.CloseIdleConnections()
-			c.CloseUpgraded()
-			return nil
-		})
+	env.b.node.proxies = append(env.b.node.proxies, proxyUnit{path, p})
+	return p, nil
+}
+
+// proxyUnit is a proxy path service, stopped with the node after the
+// listeners: its Shutdown ends the connections passing through it, which
+// the web server's own shutdown leaves alone (WebSockets relayed or
+// upgraded), and closes its idle upstream connections.
+type proxyUnit struct {
+	path  string
+	proxy web.Proxy
+}
+
+// shutdown shuts the proxy down within ctx; an error names its path.
+func (u proxyUnit) shutdown(ctx context.Context) error {
+	if err := u.proxy.Shutdown(ctx); err != nil {
+		return pathError(u.path, err)
 	}
-	return h, nil
+	return nil
 }
 
 // common translates the options every bridge service has. The body limit

@@ -1,7 +1,6 @@
 package node
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
+	"github.com/junction-wamp/junction/internal/web"
 )
 
 // webSocketHandler builds WAMP over WebSocket for a "websocket" path
@@ -48,8 +48,8 @@ func (b *builder) webSocketHandler(path string, ru *routerUnit, serializers []st
 }
 
 // buildWebSocketProxy builds a "websocket-reverseproxy" service: a
-// websocket.Proxy to the backend, whose relayed connections end (close
-// 1001) when the node stops.
+// web.WebSocketProxy to the backend, whose relayed connections end (close
+// 1001) when the node stops (see proxyUnit).
 func buildWebSocketProxy(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.WebSocketProxyService)
 	env.listener.boundHandshake(s.Options.OpenHandshakeTimeout)
@@ -57,7 +57,7 @@ func buildWebSocketProxy(env *pathEnv, path, url string, svc config.PathService)
 	if err != nil {
 		return nil, fieldError(path+".backend", err)
 	}
-	p, err := websocket.NewProxy(websocket.ProxyOptions{
+	p, err := web.NewWebSocketProxy(web.WebSocketProxyOptions{
 		URL:            target.url,
 		NetDial:        target.netDial,
 		TLSConfig:      target.tls,
@@ -70,12 +70,7 @@ func buildWebSocketProxy(env *pathEnv, path, url string, svc config.PathService)
 	if err != nil {
 		return nil, fieldError(path, err)
 	}
-	env.b.node.proxies = append(env.b.node.proxies, func(ctx context.Context) error {
-		if err := p.Shutdown(ctx); err != nil {
-			return pathError(path, err)
-		}
-		return nil
-	})
+	env.b.node.proxies = append(env.b.node.proxies, proxyUnit{path, p})
 	return nullOrigins(p, s.Options.AllowNullOrigin), nil
 }
 

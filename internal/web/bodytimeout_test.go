@@ -146,7 +146,7 @@ func (f upstreamFunc) RoundTrip(r *http.Request) (*http.Response, error) { retur
 // readingUpstream is a reverse proxy whose upstream reads the streamed
 // body to its end and answers 200, sending the read error on errs.
 func readingUpstream(t *testing.T, errs chan<- error) http.Handler {
-	h, err := ReverseProxy(ReverseProxyOptions{Host: "up.test", Transport: upstreamFunc(func(r *http.Request) (*http.Response, error) {
+	h, err := NewReverseProxy(ReverseProxyOptions{Host: "up.test", Transport: upstreamFunc(func(r *http.Request) (*http.Response, error) {
 		_, err := io.Copy(io.Discard, r.Body)
 		errs <- err
 		if err != nil {

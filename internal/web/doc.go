@@ -3,11 +3,13 @@
 //
 // A Tree maps URL segments to http.Handlers; a "path" service is a nested
 // Tree. The simple services live here too: Static (files under a directory,
-// confined with os.Root), Redirect, JSON and NodeInfo, and ReverseProxy
-// (an HTTP upstream behind the mount point, WebSocket upgrades included).
-// The WebSocket and bridge services are built by other packages and mounted
-// as plain http.Handlers. Server wraps http.Server with timeouts (request
-// headers, idle connections, and stalled request bodies: see
+// confined with os.Root), Redirect, JSON and NodeInfo, and the two proxies,
+// each a Proxy whose Shutdown ends what passes through it: ReverseProxy
+// (an HTTP upstream behind the mount point, WebSocket upgrades included)
+// and WebSocketProxy (each WebSocket relayed frame by frame to a backend).
+// The WAMP WebSocket and bridge services are built by other packages and
+// mounted as plain http.Handlers. Server wraps http.Server with timeouts
+// (request headers, idle connections, and stalled request bodies: see
 // ServerOptions.BodyTimeout), TLS, HSTS, an access log and graceful
 // shutdown.
 //

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,6 +47,121 @@ func wsEchoUpstream(t *testing.T, uris chan<- string, gone chan<- struct{}) *htt
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// rawUpstream is an upstream that answers a request asking to upgrade to
+// h2c with 101 and then reads raw HTTP/1.1 requests on the same
+// connection, as an upstream speaking h2c would take HTTP/2 frames, and
+// answers each. Every request line it reads, on any connection, is sent on
+// the returned channel. A request for websocket is answered 101 with
+// "Upgrade: h2c" (which the proxy must not take).
+func rawUpstream(t *testing.T) (string, <-chan string) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan string, 16)
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go serveRaw(c, seen)
+		}
+	}()
+	return l.Addr().String(), seen
+}
+
+func serveRaw(c net.Conn, seen chan<- string) {
+	br := bufio.NewReader(c)
+	for {
+		r, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		seen <- r.Method + " " + r.RequestURI
+		if r.Header.Get("Upgrade") != "" {
+			io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n")
+			continue
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecret")
+	}
+}
+
+// TestReverseProxyOnlyWebSocketUpgrades: the audit's h2c attack (F7). A
+// request to upgrade to anything but a WebSocket is refused with 400
+// before it reaches the upstream, so that no tunnel opens through which a
+// request outside the proxy's path (GET /internal/admin) would reach it;
+// and a WebSocket upgrade that the upstream answers with another protocol
+// fails (502).
+func TestReverseProxyOnlyWebSocketUpgrades(t *testing.T) {
+	addr, seen := rawUpstream(t)
+	host, port, _ := net.SplitHostPort(addr)
+	p, _ := strconv.Atoi(port)
+	tree := NewTree()
+	mustMount(t, tree, "app", mustProxy(t, ReverseProxyOptions{Host: host, Port: p, Path: "/app"}))
+	front := serveTree(t, tree)
+	for _, upgrade := range []string{"h2c", "H2C", "websocket, h2c", "h2c, websocket", "TLS/1.2", "foo", ","} {
+		t.Run(upgrade, func(t *testing.T) {
+			c, err := net.Dial("tcp", front)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+			io.WriteString(c, "GET /app/x HTTP/1.1\r\nHost: x\r\nUpgrade: "+upgrade+
+				"\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\nConnection: Upgrade\r\n\r\n")
+			br := bufio.NewReader(c)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "only WebSocket upgrades") {
+				// Without the refusal: 101, then the tunnel.
+				io.WriteString(c, "GET /internal/admin HTTP/1.1\r\nHost: internal\r\n\r\n")
+				var after []byte
+				if next, err := http.ReadResponse(br, nil); err == nil {
+					after, _ = io.ReadAll(next.Body)
+				}
+				t.Fatalf("got %d %q, then for GET /internal/admin %q; want 400", resp.StatusCode, body, after)
+			}
+		})
+	}
+	t.Run("websocket answered with h2c", func(t *testing.T) {
+		resp, body := rawGet(t, front, "/app/ws", "Connection: Upgrade", "Upgrade: websocket",
+			"Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==")
+		if resp.StatusCode != http.StatusBadGateway {
+			t.Errorf("got %d %q, want 502", resp.StatusCode, body)
+		}
+	})
+	select {
+	case line := <-seen:
+		if line != "GET /app/ws" {
+			t.Errorf("the upstream saw %q; only the WebSocket upgrade may reach it", line)
+		}
+	default:
+		t.Error("the WebSocket upgrade did not reach the upstream")
+	}
+	select {
+	case line := <-seen:
+		t.Errorf("the upstream also saw %q", line)
+	default:
+	}
 }
 
 func TestReverseProxyWebSocket(t *testing.T) {
@@ -241,16 +357,15 @@ func TestReverseProxyResponseStreams(t *testing.T) {
 	}
 }
 
-// TestReverseProxyCloseUpgraded: CloseUpgraded ends the WebSockets passing
+// TestReverseProxyShutdownUpgraded: Shutdown ends the WebSockets passing
 // through on both sides, and a later upgrade is answered 503; a relay that
 // ended by itself is forgotten.
-func TestReverseProxyCloseUpgraded(t *testing.T) {
+func TestReverseProxyShutdownUpgraded(t *testing.T) {
 	gone := make(chan struct{}, 3) // an upstream WebSocket ended
 	up := wsEchoUpstream(t, make(chan string, 3), gone)
-	h := mustProxy(t, upstreamOptions(t, up))
-	p := h.(*reverseProxy)
+	p := mustProxy(t, upstreamOptions(t, up))
 	tree := NewTree()
-	mustMount(t, tree, "ws", h)
+	mustMount(t, tree, "ws", p)
 	addr := serveTree(t, tree)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
@@ -284,31 +399,33 @@ func TestReverseProxyCloseUpgraded(t *testing.T) {
 	open := dial()
 	defer open.Close()
 
-	p.CloseUpgraded()
-	if _, _, err := wsutil.ReadServerData(open); err == nil {
-		t.Fatal("read a message after CloseUpgraded")
-	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
-		t.Fatalf("the client's connection is still open after CloseUpgraded: %v", err)
+	if err := p.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
 	}
-	waitGone("CloseUpgraded")
+	if _, _, err := wsutil.ReadServerData(open); err == nil {
+		t.Fatal("read a message after Shutdown")
+	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("the client's connection is still open after Shutdown: %v", err)
+	}
+	waitGone("Shutdown")
 	p.upgraded.mu.Lock()
 	left := len(p.upgraded.ups)
 	p.upgraded.mu.Unlock()
 	if left != 0 {
-		t.Errorf("%d connections still held after CloseUpgraded", left)
+		t.Errorf("%d connections still held after Shutdown", left)
 	}
 
 	_, _, _, err := ws.Dial(ctx, "ws://"+addr+"/ws/")
 	var se ws.StatusError
 	if !errors.As(err, &se) || int(se) != http.StatusServiceUnavailable {
-		t.Errorf("upgrade after CloseUpgraded: %v, want status 503", err)
+		t.Errorf("upgrade after Shutdown: %v, want status 503", err)
 	}
 }
 
-// TestReverseProxyCloseUpgradedStuck: CloseUpgraded also ends a relay that
+// TestReverseProxyShutdownUpgradedStuck: Shutdown also ends a relay that
 // no read or write would end (the client half-closed, the upstream is
 // silent), and an upgrade still waiting for the upstream's answer.
-func TestReverseProxyCloseUpgradedStuck(t *testing.T) {
+func TestReverseProxyShutdownUpgradedStuck(t *testing.T) {
 	tests := []struct {
 		name     string
 		answer   bool // the upstream upgrades (else it never answers)
@@ -366,15 +483,17 @@ func TestReverseProxyCloseUpgradedStuck(t *testing.T) {
 			case <-ctx.Done():
 				t.Fatal("the upgrade never reached the upstream")
 			}
-			h.(interface{ CloseUpgraded() }).CloseUpgraded()
+			if err := h.Shutdown(t.Context()); err != nil {
+				t.Fatal(err)
+			}
 			select {
 			case <-done:
 			case <-ctx.Done():
-				t.Fatal("the relay is still running after CloseUpgraded")
+				t.Fatal("the relay is still running after Shutdown")
 			}
 			if !tt.answer {
 				if err := <-dialed; err == nil {
-					t.Error("the upgrade succeeded after CloseUpgraded")
+					t.Error("the upgrade succeeded after Shutdown")
 				}
 			}
 		})

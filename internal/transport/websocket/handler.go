@@ -6,10 +6,8 @@
 package websocket
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"iter"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -22,6 +20,7 @@ import (
 	"github.com/junction-wamp/junction/internal/transport/outbox"
 	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/internal/wsupgrade"
 )
 
 // Attacher runs a WAMP session on a connected peer. Attach blocks until the
@@ -90,7 +89,7 @@ type Handler struct {
 	opts      Options
 	peerOpts  *peerOptions // shared by the handler's connections
 	protocols []string     // allowed subprotocols
-	origins   []string     // lower-cased origin patterns
+	origins   wsupgrade.Origins
 	log       *slog.Logger
 }
 
@@ -129,7 +128,7 @@ func NewHandler(opts Options) (*Handler, error) {
 	if json := codec.JSON.Subprotocol(); opts.AssumeJSON && !slices.Contains(h.protocols, json) {
 		return nil, errors.New("websocket: assuming JSON for clients without a subprotocol needs " + json + " among the subprotocols")
 	}
-	h.origins = lowerAll(opts.AllowedOrigins)
+	h.origins = wsupgrade.NewOrigins(opts.AllowedOrigins)
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -173,7 +172,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c, batched, _ = codec.Lookup(proto)
 	}
 	info := wamp.PeerInfo{Transport: "websocket", Serializer: c.Name(), RemoteAddr: r.RemoteAddr, TLS: r.TLS != nil}
-	p := newPeer(conn, idlereader.New(conn, buffered(rw.Reader)), nil, peerConfig{
+	p := newPeer(conn, idlereader.New(conn, wsupgrade.Pending(rw.Reader)), nil, peerConfig{
 		codec: c, batched: batched, info: info, deflateBits: deflateBits, peerOptions: h.peerOpts,
 	})
 	go func() {
@@ -183,21 +182,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 }
 
-// buffered returns the bytes net/http read past the upgrade request (frames
-// a client sent right after its handshake); idlereader copies them.
-func buffered(br *bufio.Reader) []byte {
-	b, _ := br.Peek(br.Buffered())
-	return b
-}
-
 // check validates an upgrade request before the connection is hijacked. It
 // returns the chosen subprotocol ("" for none, with AssumeJSON), or an HTTP
 // status and text for a refusal.
 func (h *Handler) check(r *http.Request) (proto string, status int, msg string) {
-	if !isUpgrade(r) {
+	if !wsupgrade.Requested(r.Header) {
 		return "", http.StatusUpgradeRequired, "websocket: this is a WAMP WebSocket endpoint; upgrade required"
 	}
-	if !originAllowed(h.origins, r.Header.Get("Origin")) {
+	if !h.origins.Allow(r.Header.Get("Origin")) {
 		return "", http.StatusForbidden, "websocket: origin not allowed"
 	}
 	proto, ok := selectProtocol(r.Header.Values("Sec-WebSocket-Protocol"), h.protocols)
@@ -210,42 +202,13 @@ func (h *Handler) check(r *http.Request) (proto string, status int, msg string) 
 	return proto, 0, ""
 }
 
-// isUpgrade reports whether r asks for a WebSocket upgrade.
-func isUpgrade(r *http.Request) bool {
-	return headerHasToken(r.Header.Values("Connection"), "upgrade") &&
-		headerHasToken(r.Header.Values("Upgrade"), "websocket")
-}
-
 // selectProtocol returns the first of the client's subprotocols (in the
 // order offered, over all header lines) that is allowed.
 func selectProtocol(offered []string, allowed []string) (string, bool) {
-	for p := range headerTokens(offered) {
+	for p := range wsupgrade.Tokens(offered) {
 		if slices.Contains(allowed, p) {
 			return p, true
 		}
 	}
 	return "", false
-}
-
-func headerHasToken(values []string, token string) bool {
-	for t := range headerTokens(values) {
-		if strings.EqualFold(t, token) {
-			return true
-		}
-	}
-	return false
-}
-
-// headerTokens yields the comma-separated tokens of a header's lines, in
-// order, trimmed; empty ones are skipped.
-func headerTokens(lines []string) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		for _, line := range lines {
-			for t := range strings.SplitSeq(line, ",") {
-				if t = strings.TrimSpace(t); t != "" && !yield(t) {
-					return
-				}
-			}
-		}
-	}
 }

@@ -186,28 +186,6 @@ func TestOrigin(t *testing.T) {
 	}
 }
 
-func TestMatchGlob(t *testing.T) {
-	tests := []struct {
-		pattern, s string
-		want       bool
-	}{
-		{"*", "anything", true},
-		{"a*c", "abc", true},
-		{"a*c", "ac", true},
-		{"a*c", "ab", false},
-		{"a*b*c", "axxbyyc", true},
-		{"a*b*c", "acb", false},
-		{"ab*ba", "aba", false},
-		{"exact", "exact", true},
-		{"exact", "exactly", false},
-	}
-	for _, tt := range tests {
-		if got := matchGlob(tt.pattern, tt.s); got != tt.want {
-			t.Errorf("matchGlob(%q, %q) = %v", tt.pattern, tt.s, got)
-		}
-	}
-}
-
 func TestNewHandlerErrors(t *testing.T) {
 	if _, err := NewHandler(Options{}); err == nil {
 		t.Error("nil Attacher accepted")

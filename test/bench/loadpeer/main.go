@@ -2,19 +2,13 @@
 // (scripts/bench-http.sh): a WAMP callee or subscriber connected to a node
 // over WebSocket, a plain net/http handler that answers a fixed JSON body
 // (the baseline the bridge is compared with), or an upstream for the
-// reverse proxy, or a TCP forwarder to that upstream. It prints "ready" on
+// reverse proxy and the Callee. It prints "ready" on
 // stdout when it is serving and runs until stdin is closed or it is killed.
 //
 //	loadpeer callee URL REALM PROCEDURE
 //	loadpeer subscriber URL REALM TOPIC
 //	loadpeer plain ADDR        (answers POST/GET with {"args":[42]})
 //	loadpeer upstream ADDR     (answers GET with 1 KiB of text)
-//	loadpeer tcpforward ADDR UPSTREAM
-//
-// tcpforward copies bytes both ways between each accepted connection and
-// a connection of its own to UPSTREAM, without looking at them: the least
-// work any proxy does (a read and a write each way per request), so its
-// throughput is a ceiling for a proxy on the same machine.
 package main
 
 import (
@@ -42,7 +36,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) < 2 {
-		return fmt.Errorf("usage: loadpeer callee|subscriber URL REALM URI | plain|upstream ADDR | tcpforward ADDR UPSTREAM")
+		return fmt.Errorf("usage: loadpeer callee|subscriber URL REALM URI | plain|upstream ADDR")
 	}
 	switch args[0] {
 	case "callee", "subscriber":
@@ -56,11 +50,6 @@ func run(args []string) error {
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"args":[42]}`)
 		})
-	case "tcpforward":
-		if len(args) != 3 {
-			return fmt.Errorf("usage: loadpeer tcpforward ADDR UPSTREAM")
-		}
-		return tcpForward(args[1], args[2])
 	case "upstream":
 		page := strings.Repeat("x", 1024)
 		return serve(args[1], func(w http.ResponseWriter, r *http.Request) {
@@ -80,41 +69,6 @@ func serve(addr string, h http.HandlerFunc) error {
 	fmt.Println("ready", l.Addr())
 	io.Copy(io.Discard, os.Stdin)
 	return nil
-}
-
-func tcpForward(addr, upstream string) error {
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go forward(c, upstream)
-		}
-	}()
-	fmt.Println("ready", l.Addr())
-	io.Copy(io.Discard, os.Stdin)
-	return nil
-}
-
-// forward copies between c and a new connection to upstream until either
-// side closes.
-func forward(c net.Conn, upstream string) {
-	defer c.Close()
-	u, err := net.Dial("tcp", upstream)
-	if err != nil {
-		return
-	}
-	defer u.Close()
-	go func() {
-		io.Copy(u, c)
-		u.Close()
-	}()
-	io.Copy(c, u)
 }
 
 func wampPeer(mode, url string, realm, uri wamp.URI) error {

@@ -1,4 +1,4 @@
-package websocket
+package web
 
 import (
 	"bufio"
@@ -106,18 +106,18 @@ func (b *testBackend) echo(conn net.Conn, br *bufio.Reader) {
 	}
 }
 
-// serveProxy starts a Proxy with opts behind a test server; both are
-// closed at cleanup.
-func serveProxy(t *testing.T, opts ProxyOptions) (*Proxy, *httptest.Server) {
+// serveProxy starts a WebSocketProxy with opts behind a test server; both
+// are closed at cleanup.
+func serveProxy(t *testing.T, opts WebSocketProxyOptions) (*WebSocketProxy, *httptest.Server) {
 	t.Helper()
-	p, err := NewProxy(opts)
+	p, err := NewWebSocketProxy(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(p)
 	t.Cleanup(func() {
 		srv.Close()
-		p.Close()
+		_ = p.Shutdown(context.Background())
 	})
 	return p, srv
 }
@@ -152,6 +152,43 @@ func dialProxy(t *testing.T, srv *httptest.Server, protocols []string, early []b
 	return &rawClient{t: t, conn: conn, br: br}, resp.Header.Get("Sec-WebSocket-Protocol")
 }
 
+// rawClient is a WebSocket client at the frame level, to send what a
+// client library would not.
+type rawClient struct {
+	t    *testing.T
+	conn net.Conn
+	br   *bufio.Reader
+}
+
+func (c *rawClient) write(op ws.OpCode, fin bool, payload string) {
+	c.t.Helper()
+	if _, err := c.conn.Write(clientFrame(op, fin, payload)); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// read returns the next frame, unmasked.
+func (c *rawClient) read() (ws.Header, []byte) {
+	c.t.Helper()
+	f, ok := readFrame(c.br)
+	if !ok {
+		c.t.Fatal("no frame: the connection ended")
+	}
+	return f.Header, f.Payload
+}
+
+// readClose reads frames until a close frame and returns its status.
+func (c *rawClient) readClose() ws.StatusCode {
+	c.t.Helper()
+	for {
+		h, b := c.read()
+		if h.OpCode == ws.OpClose {
+			code, _ := ws.ParseCloseFrameData(b)
+			return code
+		}
+	}
+}
+
 // expectEnd checks that the proxy closed the client's connection.
 func (c *rawClient) expectEnd() {
 	c.t.Helper()
@@ -176,34 +213,34 @@ func pattern(n int) string {
 	return string(b)
 }
 
-func TestNewProxyErrors(t *testing.T) {
+func TestNewWebSocketProxyErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		opts ProxyOptions
+		opts WebSocketProxyOptions
 		ok   bool
 	}{
-		{"ws", ProxyOptions{URL: "ws://127.0.0.1:8080/ws"}, true},
-		{"wss", ProxyOptions{URL: "wss://backend.example.com/"}, true},
-		{"no URL", ProxyOptions{}, false},
-		{"http scheme", ProxyOptions{URL: "http://127.0.0.1:8080/"}, false},
-		{"no host", ProxyOptions{URL: "ws:///path"}, false},
-		{"relative", ProxyOptions{URL: "backend/ws"}, false},
-		{"negative frame size", ProxyOptions{URL: "ws://h/", MaxFrameSize: -1}, false},
-		{"negative dial timeout", ProxyOptions{URL: "ws://h/", DialTimeout: -time.Second}, false},
+		{"ws", WebSocketProxyOptions{URL: "ws://127.0.0.1:8080/ws"}, true},
+		{"wss", WebSocketProxyOptions{URL: "wss://backend.example.com/"}, true},
+		{"no URL", WebSocketProxyOptions{}, false},
+		{"http scheme", WebSocketProxyOptions{URL: "http://127.0.0.1:8080/"}, false},
+		{"no host", WebSocketProxyOptions{URL: "ws:///path"}, false},
+		{"relative", WebSocketProxyOptions{URL: "backend/ws"}, false},
+		{"negative frame size", WebSocketProxyOptions{URL: "ws://h/", MaxFrameSize: -1}, false},
+		{"negative dial timeout", WebSocketProxyOptions{URL: "ws://h/", DialTimeout: -time.Second}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := NewProxy(tt.opts); (err == nil) != tt.ok {
+			if _, err := NewWebSocketProxy(tt.opts); (err == nil) != tt.ok {
 				t.Fatalf("NewProxy error %v, want ok=%v", err, tt.ok)
 			}
 		})
 	}
 }
 
-func TestProxySubprotocols(t *testing.T) {
+func TestWebSocketProxySubprotocols(t *testing.T) {
 	tests := []struct {
 		name      string
-		filter    []string // ProxyOptions.Subprotocols
+		filter    []string // WebSocketProxyOptions.Subprotocols
 		backend   []string // what the backend accepts
 		offered   []string // the client's header lines
 		chosen    string
@@ -218,7 +255,7 @@ func TestProxySubprotocols(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := echoBackend(t, httptest.NewServer, tt.backend...)
-			_, srv := serveProxy(t, ProxyOptions{URL: b.url, Subprotocols: tt.filter})
+			_, srv := serveProxy(t, WebSocketProxyOptions{URL: b.url, Subprotocols: tt.filter})
 			c, chosen := dialProxy(t, srv, tt.offered, nil)
 			if chosen != tt.chosen {
 				t.Errorf("client's handshake chose %q, want %q", chosen, tt.chosen)
@@ -240,7 +277,7 @@ type testFrame struct {
 	payload string
 }
 
-func TestProxyRelaysFrames(t *testing.T) {
+func TestWebSocketProxyRelaysFrames(t *testing.T) {
 	big := pattern(70000) // a 64-bit length, many chunks
 	tests := []struct {
 		name       string
@@ -260,7 +297,7 @@ func TestProxyRelaysFrames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := echoBackend(t, httptest.NewServer, "wamp.2.json")
-			_, srv := serveProxy(t, ProxyOptions{URL: b.url})
+			_, srv := serveProxy(t, WebSocketProxyOptions{URL: b.url})
 			c, _ := dialProxy(t, srv, []string{"wamp.2.json"}, nil)
 			for _, f := range tt.send {
 				c.write(f.op, f.fin, f.payload)
@@ -279,12 +316,12 @@ func TestProxyRelaysFrames(t *testing.T) {
 	}
 }
 
-// TestProxyEarlyFrames: frames that arrive with a handshake, read ahead by
+// TestWebSocketProxyEarlyFrames: frames that arrive with a handshake, read ahead by
 // net/http on the client's side and by gobwas on the backend's, are
 // relayed first.
-func TestProxyEarlyFrames(t *testing.T) {
+func TestWebSocketProxyEarlyFrames(t *testing.T) {
 	b := rawBackend(t, frameBytes(ws.NewTextFrame([]byte("hello"))))
-	_, srv := serveProxy(t, ProxyOptions{URL: b.url})
+	_, srv := serveProxy(t, WebSocketProxyOptions{URL: b.url})
 	c, _ := dialProxy(t, srv, nil, clientFrame(ws.OpText, true, "early"))
 	for _, want := range []string{"hello", "early"} { // the backend's, then the echo of the client's
 		if h, payload := c.read(); h.OpCode != ws.OpText || string(payload) != want {
@@ -293,11 +330,11 @@ func TestProxyEarlyFrames(t *testing.T) {
 	}
 }
 
-func TestProxyTLSBackend(t *testing.T) {
+func TestWebSocketProxyTLSBackend(t *testing.T) {
 	b := echoBackend(t, httptest.NewTLSServer, "wamp.2.json")
 	roots := x509.NewCertPool()
 	roots.AddCert(b.srv.Certificate())
-	_, srv := serveProxy(t, ProxyOptions{URL: b.url, TLSConfig: &tls.Config{RootCAs: roots}})
+	_, srv := serveProxy(t, WebSocketProxyOptions{URL: b.url, TLSConfig: &tls.Config{RootCAs: roots}})
 	c, chosen := dialProxy(t, srv, []string{"wamp.2.json"}, nil)
 	c.write(ws.OpText, true, "over TLS")
 	if h, payload := c.read(); chosen != "wamp.2.json" || h.OpCode != ws.OpText || string(payload) != "over TLS" {
@@ -305,15 +342,15 @@ func TestProxyTLSBackend(t *testing.T) {
 	}
 }
 
-// TestProxyNetDial: the backend is reached through NetDial while the URL
+// TestWebSocketProxyNetDial: the backend is reached through NetDial while the URL
 // still names the handshake's host and path.
-func TestProxyNetDial(t *testing.T) {
+func TestWebSocketProxyNetDial(t *testing.T) {
 	b := echoBackend(t, httptest.NewServer, "wamp.2.json")
 	netDial := func(ctx context.Context, network, _ string) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, network, b.srv.Listener.Addr().String())
 	}
-	_, srv := serveProxy(t, ProxyOptions{URL: "ws://backend.test/ws/path", NetDial: netDial})
+	_, srv := serveProxy(t, WebSocketProxyOptions{URL: "ws://backend.test/ws/path", NetDial: netDial})
 	c, _ := dialProxy(t, srv, nil, nil)
 	if hs := <-b.handshakes; hs.host != "backend.test" || hs.path != "/ws/path" {
 		t.Fatalf("backend handshake for %s%s, want backend.test/ws/path", hs.host, hs.path)
@@ -324,9 +361,9 @@ func TestProxyNetDial(t *testing.T) {
 	}
 }
 
-// TestProxyCloseHandshake: a close frame from either side reaches the
+// TestWebSocketProxyCloseHandshake: a close frame from either side reaches the
 // other, and the answer comes back; then both connections end.
-func TestProxyCloseHandshake(t *testing.T) {
+func TestWebSocketProxyCloseHandshake(t *testing.T) {
 	tests := []struct {
 		name   string
 		after  []byte // the backend's frames after its handshake
@@ -338,7 +375,7 @@ func TestProxyCloseHandshake(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := rawBackend(t, tt.after)
-			_, srv := serveProxy(t, ProxyOptions{URL: b.url})
+			_, srv := serveProxy(t, WebSocketProxyOptions{URL: b.url})
 			c, _ := dialProxy(t, srv, nil, nil)
 			if tt.after == nil {
 				c.write(ws.OpClose, true, string(ws.NewCloseFrameBody(tt.status, "bye")))
@@ -358,11 +395,11 @@ func TestProxyCloseHandshake(t *testing.T) {
 	}
 }
 
-// TestProxyCloseTimeout: a close frame that the other side does not
-// answer ends the relay after closeTimeout.
-func TestProxyCloseTimeout(t *testing.T) {
+// TestWebSocketProxyCloseTimeout: a close frame that the other side does not
+// answer ends the relay after relayCloseTimeout.
+func TestWebSocketProxyCloseTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r, client, backend := pipeRelay(t, ProxyOptions{})
+		r, client, backend := pipeRelay(t, WebSocketProxyOptions{})
 		done := make(chan struct{})
 		go func() { r.run(); close(done) }()
 		start := time.Now()
@@ -373,8 +410,8 @@ func TestProxyCloseTimeout(t *testing.T) {
 		}
 		io.Copy(io.Discard, br) // never answers; ends when the relay closes
 		<-done
-		if elapsed := time.Since(start); elapsed != closeTimeout {
-			t.Fatalf("relay ended after %v, want %v", elapsed, closeTimeout)
+		if elapsed := time.Since(start); elapsed != relayCloseTimeout {
+			t.Fatalf("relay ended after %v, want %v", elapsed, relayCloseTimeout)
 		}
 		if _, err := client.Read(make([]byte, 1)); err != io.EOF {
 			t.Fatalf("client read %v, want EOF", err)
@@ -382,29 +419,29 @@ func TestProxyCloseTimeout(t *testing.T) {
 	})
 }
 
-// TestProxyStalledPeer: a client that stops reading ends its relay once a
-// write to it has made no progress for stallTimeout (the frame is cut
+// TestWebSocketProxyStalledPeer: a client that stops reading ends its relay once a
+// write to it has made no progress for relayStallTimeout (the frame is cut
 // short, so it gets no close frame), instead of holding the relay forever.
-func TestProxyStalledPeer(t *testing.T) {
+func TestWebSocketProxyStalledPeer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r, _, backend := pipeRelay(t, ProxyOptions{}) // the client end is never read
+		r, _, backend := pipeRelay(t, WebSocketProxyOptions{}) // the client end is never read
 		done := make(chan struct{})
 		go func() { r.run(); close(done) }()
 		start := time.Now()
 		go backend.Write(frameBytes(ws.NewTextFrame([]byte("for nobody"))))
 		go io.Copy(io.Discard, backend)
 		<-done
-		if elapsed, want := time.Since(start), stallTimeout; elapsed != want {
+		if elapsed, want := time.Since(start), relayStallTimeout; elapsed != want {
 			t.Fatalf("relay ended after %v, want %v", elapsed, want)
 		}
 	})
 }
 
-// TestProxyShutdown: Shutdown returns when its context ends, with the
+// TestWebSocketProxyShutdownBounded: Shutdown returns when its context ends, with the
 // relays whose close frames cannot be written ended at once.
-func TestProxyShutdown(t *testing.T) {
+func TestWebSocketProxyShutdownBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r, _, backend := pipeRelay(t, ProxyOptions{}) // the client end is never read
+		r, _, backend := pipeRelay(t, WebSocketProxyOptions{}) // the client end is never read
 		go io.Copy(io.Discard, backend)
 		if !r.proxy.start(r) {
 			t.Fatal("relay not started")
@@ -421,12 +458,12 @@ func TestProxyShutdown(t *testing.T) {
 	})
 }
 
-// TestProxyConnectionDropped: when one side's connection ends without a
+// TestWebSocketProxyConnectionDropped: when one side's connection ends without a
 // close frame, the other side gets 1001 and loses its connection.
-func TestProxyConnectionDropped(t *testing.T) {
+func TestWebSocketProxyConnectionDropped(t *testing.T) {
 	for _, dropBackend := range []bool{false, true} {
 		t.Run(fmt.Sprintf("backend=%v", dropBackend), func(t *testing.T) {
-			r, client, backend := pipeRelay(t, ProxyOptions{})
+			r, client, backend := pipeRelay(t, WebSocketProxyOptions{})
 			done := make(chan struct{})
 			go func() { r.run(); close(done) }()
 			dropped, other := client, backend
@@ -452,9 +489,9 @@ func TestProxyConnectionDropped(t *testing.T) {
 
 // pipeRelay makes a relay between the ends of two net.Pipes and returns the
 // client's and the backend's other ends, closed at cleanup.
-func pipeRelay(t *testing.T, opts ProxyOptions) (r *relay, client, backend net.Conn) {
+func pipeRelay(t *testing.T, opts WebSocketProxyOptions) (r *relay, client, backend net.Conn) {
 	opts.URL = "ws://backend.test/"
-	p, err := NewProxy(opts)
+	p, err := NewWebSocketProxy(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +502,7 @@ func pipeRelay(t *testing.T, opts ProxyOptions) (r *relay, client, backend net.C
 	return r, c2, b2
 }
 
-func TestProxyRefusals(t *testing.T) {
+func TestWebSocketProxyRefusals(t *testing.T) {
 	unreachable := func(t *testing.T) string {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -482,25 +519,25 @@ func TestProxyRefusals(t *testing.T) {
 	const neverDialed = "ws://127.0.0.1:1/"
 	tests := []struct {
 		name    string
-		opts    func(t *testing.T) ProxyOptions
+		opts    func(t *testing.T) WebSocketProxyOptions
 		upgrade bool
 		origin  string
 		status  int
 		text    string
 	}{
-		{"not an upgrade", func(*testing.T) ProxyOptions { return ProxyOptions{URL: neverDialed} },
+		{"not an upgrade", func(*testing.T) WebSocketProxyOptions { return WebSocketProxyOptions{URL: neverDialed} },
 			false, "", http.StatusUpgradeRequired, "upgrade required"},
-		{"no Sec-WebSocket-Key", func(*testing.T) ProxyOptions { return ProxyOptions{URL: neverDialed} },
+		{"no Sec-WebSocket-Key", func(*testing.T) WebSocketProxyOptions { return WebSocketProxyOptions{URL: neverDialed} },
 			true, noKey, http.StatusBadRequest, "websocket: bad upgrade request"},
-		{"origin not allowed", func(*testing.T) ProxyOptions {
-			return ProxyOptions{URL: neverDialed, AllowedOrigins: []string{"https://*.example.com"}}
+		{"origin not allowed", func(*testing.T) WebSocketProxyOptions {
+			return WebSocketProxyOptions{URL: neverDialed, AllowedOrigins: []string{"https://*.example.com"}}
 		}, true, "https://example.com.evil.test", http.StatusForbidden, "websocket: origin not allowed"},
-		{"backend unreachable", func(t *testing.T) ProxyOptions { return ProxyOptions{URL: unreachable(t)} },
+		{"backend unreachable", func(t *testing.T) WebSocketProxyOptions { return WebSocketProxyOptions{URL: unreachable(t)} },
 			true, "", http.StatusServiceUnavailable, "websocket: reverse proxy backend not reachable"},
-		{"backend refuses the handshake", func(t *testing.T) ProxyOptions { return ProxyOptions{URL: refusing(t)} },
+		{"backend refuses the handshake", func(t *testing.T) WebSocketProxyOptions { return WebSocketProxyOptions{URL: refusing(t)} },
 			true, "", http.StatusServiceUnavailable, "websocket: reverse proxy backend not reachable"},
-		{"backend silent", func(t *testing.T) ProxyOptions {
-			return ProxyOptions{URL: neverDialed, DialTimeout: 50 * time.Millisecond, NetDial: silentDial(t)}
+		{"backend silent", func(t *testing.T) WebSocketProxyOptions {
+			return WebSocketProxyOptions{URL: neverDialed, DialTimeout: 50 * time.Millisecond, NetDial: silentDial(t)}
 		}, true, "", http.StatusServiceUnavailable, "websocket: reverse proxy backend not reachable"},
 	}
 	for _, tt := range tests {
@@ -517,17 +554,17 @@ func TestProxyRefusals(t *testing.T) {
 	}
 }
 
-// TestProxyUnreachableLogLimit: every client refused while the backend is
+// TestWebSocketProxyUnreachableLogLimit: every client refused while the backend is
 // down gets 503, but the warning is logged once per interval, the next one
 // saying how many were held back.
-func TestProxyUnreachableLogLimit(t *testing.T) {
+func TestWebSocketProxyUnreachableLogLimit(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	l.Close()
 	var logs lockedBuffer
-	_, srv := serveProxy(t, ProxyOptions{URL: "ws://" + l.Addr().String() + "/",
+	_, srv := serveProxy(t, WebSocketProxyOptions{URL: "ws://" + l.Addr().String() + "/",
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	for range 3 {
 		if resp, _ := upgradeRequest(t, srv, true, ""); resp.StatusCode != http.StatusServiceUnavailable {
@@ -578,7 +615,10 @@ func upgradeRequest(t *testing.T, srv *httptest.Server, upgrade bool, origin str
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
 	if upgrade {
-		setUpgradeHeaders(req.Header)
+		req.Header.Set("Connection", "Upgrade")
+		req.Header.Set("Upgrade", "websocket")
+		req.Header.Set("Sec-WebSocket-Version", "13")
+		req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
 	}
 	switch origin {
 	case noKey:
@@ -596,9 +636,9 @@ func upgradeRequest(t *testing.T, srv *httptest.Server, upgrade bool, origin str
 	return resp, string(text)
 }
 
-// TestProxyProtocolErrors: a side that breaks the protocol gets a close
+// TestWebSocketProxyProtocolErrors: a side that breaks the protocol gets a close
 // frame with the reason's status, the other side 1001.
-func TestProxyProtocolErrors(t *testing.T) {
+func TestWebSocketProxyProtocolErrors(t *testing.T) {
 	unmasked := frameBytes(ws.NewTextFrame([]byte("x")))
 	reserved := ws.MaskFrame(ws.NewTextFrame([]byte("x")))
 	reserved.Header.Rsv = 4
@@ -621,7 +661,7 @@ func TestProxyProtocolErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := rawBackend(t, tt.backend)
-			_, srv := serveProxy(t, ProxyOptions{URL: b.url, MaxFrameSize: tt.maxFrame})
+			_, srv := serveProxy(t, WebSocketProxyOptions{URL: b.url, MaxFrameSize: tt.maxFrame})
 			c, _ := dialProxy(t, srv, nil, nil)
 			c.conn.Write(tt.client)
 			if got := c.readClose(); got != tt.toClient {
@@ -635,11 +675,11 @@ func TestProxyProtocolErrors(t *testing.T) {
 	}
 }
 
-// TestProxyClose: Close ends live relays with 1001 to both sides, and
-// refuses later upgrades with 503.
-func TestProxyClose(t *testing.T) {
+// TestWebSocketProxyShutdownCloses: Shutdown ends live relays with 1001 to both
+// sides, and refuses later upgrades with 503.
+func TestWebSocketProxyShutdownCloses(t *testing.T) {
 	b := echoBackend(t, httptest.NewServer)
-	p, srv := serveProxy(t, ProxyOptions{URL: b.url})
+	p, srv := serveProxy(t, WebSocketProxyOptions{URL: b.url})
 	var clients []*rawClient
 	for range 2 {
 		c, _ := dialProxy(t, srv, nil, nil)
@@ -647,7 +687,9 @@ func TestProxyClose(t *testing.T) {
 		c.read() // the relay runs
 		clients = append(clients, c)
 	}
-	p.Close()
+	if err := p.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range clients {
 		if got := c.readClose(); got != ws.StatusGoingAway {
 			t.Fatalf("client got close status %d, want 1001", got)
@@ -658,6 +700,6 @@ func TestProxyClose(t *testing.T) {
 		}
 	}
 	if resp, text := upgradeRequest(t, srv, true, ""); resp.StatusCode != http.StatusServiceUnavailable {
-		t.Fatalf("upgrade after Close: %d %q, want 503", resp.StatusCode, text)
+		t.Fatalf("upgrade after Shutdown: %d %q, want 503", resp.StatusCode, text)
 	}
 }

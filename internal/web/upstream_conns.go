@@ -1,0 +1,351 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Settings of a proxy's upstream connections, shared by its direct path
+// and its http.Transport.
+const (
+	upstreamMaxIdle     = 256              // idle connections kept, like MaxIdleConnsPerHost
+	upstreamIdleTimeout = 90 * time.Second // an idle connection is closed after this
+	upstreamKeepAlive   = 30 * time.Second // TCP keep-alive period
+	// upstreamMaxHeaderBytes bounds each response header block, as
+	// http.Transport's default MaxResponseHeaderBytes does.
+	upstreamMaxHeaderBytes = 10 << 20
+	// upstreamMax1xx bounds the informational responses passed on before
+	// the final one.
+	upstreamMax1xx = 100
+	// upstreamBufSize is the size of each connection's read buffer.
+	upstreamBufSize = 4 << 10
+)
+
+// newUpstreamDialer returns the dialer of a proxy's upstream connections.
+func newUpstreamDialer() *net.Dialer {
+	return &net.Dialer{Timeout: reverseProxyDialTimeout, KeepAlive: upstreamKeepAlive}
+}
+
+// upstreamConns are the persistent connections of a proxy's direct path to
+// its upstream: exchange sends a request head on one and reads the answer's
+// head, on the caller's goroutine; the caller reads the body and gives the
+// connection back with release.
+//
+// It is safe for concurrent use: its fields are set once at construction,
+// the idle pool has its own lock, and a connection belongs to one exchange
+// (or to the pool) at a time.
+type upstreamConns struct {
+	addr    string        // host:port dialed
+	timeout time.Duration // response header timeout; 0 means none
+	maxHdr  int64         // bytes a response header block may take
+	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
+	idle    idlePool
+}
+
+// newUpstreamConns returns the connections to upstream (a URL host, as
+// upstreamHost returns it) whose response headers must arrive within
+// timeout.
+func newUpstreamConns(upstream string, timeout time.Duration) *upstreamConns {
+	return &upstreamConns{
+		addr:    dialAddr(upstream),
+		timeout: timeout,
+		maxHdr:  upstreamMaxHeaderBytes,
+		dial:    newUpstreamDialer().DialContext,
+		idle:    idlePool{max: upstreamMaxIdle, timeout: upstreamIdleTimeout},
+	}
+}
+
+// dialAddr is host with the port made explicit (80 when absent).
+func dialAddr(host string) string {
+	u := url.URL{Host: host}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// closeIdle closes the idle connections; exchanges in flight are not
+// affected.
+func (u *upstreamConns) closeIdle() { u.idle.closeAll() }
+
+// exchange writes head, the head of a bodiless request for r, on an idle
+// connection or a new one, and reads the head of the final answer,
+// passing informational (1xx) answers on to w. A reused connection that
+// turns out to have been closed by the upstream before it answered
+// anything is replaced by a new one, once. The returned connection
+// belongs to the caller until release; it is closed when r's context ends.
+func (u *upstreamConns) exchange(w http.ResponseWriter, r *http.Request, head []byte) (*upstreamConn, *http.Response, error) {
+	ctx := r.Context()
+	c, err := u.get(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := u.try(w, r, c, head)
+	if err != nil && c.reused && c.nread == 0 && isStaleConnErr(err) && ctx.Err() == nil {
+		if c, err = u.dialConn(ctx); err != nil {
+			return nil, nil, err
+		}
+		resp, err = u.try(w, r, c, head)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, resp, nil
+}
+
+// isStaleConnErr reports whether err is what a write to, or a read from,
+// a connection that the upstream closed while it was idle gives.
+func isStaleConnErr(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// get takes an idle connection, or dials one.
+func (u *upstreamConns) get(ctx context.Context) (*upstreamConn, error) {
+	if c := u.idle.get(time.Now()); c != nil {
+		return c, nil
+	}
+	return u.dialConn(ctx)
+}
+
+// dialConn dials a new connection; a dial error is returned as it is, so
+// that classifyUpstreamError sees it.
+func (u *upstreamConns) dialConn(ctx context.Context) (*upstreamConn, error) {
+	nc, err := u.dial(ctx, "tcp", u.addr)
+	if err != nil {
+		return nil, err
+	}
+	return newUpstreamConn(nc), nil
+}
+
+// try runs one exchange on c, with c's abort armed on r's context until
+// release. On error c is closed.
+func (u *upstreamConns) try(w http.ResponseWriter, r *http.Request, c *upstreamConn, head []byte) (*http.Response, error) {
+	ctx := r.Context()
+	c.stop = context.AfterFunc(ctx, c.abort)
+	resp, err := u.writeAndRead(w, r, c, head)
+	if err == nil {
+		// Body reads are not bounded by the header timeout. This fails
+		// only on a closed connection, which the body read reports.
+		_ = c.conn.SetReadDeadline(time.Time{})
+		// A cancel that fired before the deadline was cleared is not lost.
+		err = ctx.Err()
+	}
+	if err != nil {
+		c.stop()
+		_ = c.conn.Close()
+		return nil, exchangeError(ctx, c, err)
+	}
+	return resp, nil
+}
+
+// writeAndRead sends head and reads the final answer's head, within the
+// header timeout counted from the end of the write.
+func (u *upstreamConns) writeAndRead(w http.ResponseWriter, r *http.Request, c *upstreamConn, head []byte) (*http.Response, error) {
+	c.nread = 0
+	if _, err := c.conn.Write(head); err != nil {
+		return nil, err
+	}
+	if u.timeout > 0 {
+		if err := c.conn.SetReadDeadline(time.Now().Add(u.timeout)); err != nil {
+			return nil, err
+		}
+	}
+	return c.readFinal(w, r, u.maxHdr)
+}
+
+// exchangeError says why an exchange on c failed: the request's context
+// when it ended (the connection was closed for it), else err.
+func exchangeError(ctx context.Context, c *upstreamConn, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("web: reverseproxy: upstream exchange aborted: %w", ctx.Err())
+	case c.limit <= 0:
+		return fmt.Errorf("web: reverseproxy: upstream response headers exceed the limit: %w", err)
+	}
+	return fmt.Errorf("web: reverseproxy: upstream exchange: %w", err)
+}
+
+// release ends c's exchange: c goes back to the pool when reuse is true
+// (the answer was read to its end and allows it), the request's end did
+// not abort it, and no unrequested bytes are waiting; else c is closed.
+func (u *upstreamConns) release(c *upstreamConn, reuse bool) {
+	if !c.stop() || !reuse || c.br.Buffered() > 0 {
+		_ = c.conn.Close()
+		return
+	}
+	c.reused = true
+	u.idle.put(c, time.Now())
+}
+
+// upstreamConn is one connection of the direct path. It belongs to one
+// exchange (or to the idle pool) at a time, and only that owner uses it,
+// except that abort (conn.Close) may run on the context's goroutine.
+type upstreamConn struct {
+	conn      net.Conn
+	br        *bufio.Reader // reads c through Read
+	abort     func()        // closes conn; made once, armed per exchange
+	stop      func() bool   // disarms abort: false if it fired
+	reused    bool          // it served an exchange before this one
+	nread     int64         // bytes read in the current exchange
+	limit     int64         // bytes Read may still take
+	idleSince time.Time     // when it went idle; idlePool.mu guards it
+}
+
+// newUpstreamConn wraps a freshly dialed connection.
+func newUpstreamConn(nc net.Conn) *upstreamConn {
+	c := &upstreamConn{conn: nc, limit: upstreamMaxHeaderBytes}
+	c.br = bufio.NewReaderSize(c, upstreamBufSize)
+	c.abort = func() { _ = nc.Close() }
+	return c
+}
+
+// Read reads from the connection within limit, counting the bytes.
+func (c *upstreamConn) Read(p []byte) (int, error) {
+	if c.limit <= 0 {
+		return 0, errors.New("web: reverseproxy: read limit exhausted")
+	}
+	if int64(len(p)) > c.limit {
+		p = p[:c.limit]
+	}
+	n, err := c.conn.Read(p)
+	c.nread += int64(n)
+	c.limit -= int64(n)
+	return n, err
+}
+
+// readFinal reads the final answer to r, passing informational (1xx)
+// answers on to w as they come. Each header block may take maxHdr bytes.
+func (c *upstreamConn) readFinal(w http.ResponseWriter, r *http.Request, maxHdr int64) (*http.Response, error) {
+	for range upstreamMax1xx {
+		c.limit = maxHdr
+		resp, err := http.ReadResponse(c.br, r)
+		if err != nil {
+			return nil, err
+		}
+		switch code := resp.StatusCode; {
+		case code < 100:
+			return nil, fmt.Errorf("web: reverseproxy: bad upstream status %d", code)
+		case code == http.StatusSwitchingProtocols:
+			return nil, errors.New("web: reverseproxy: upstream switched protocols without an upgrade request")
+		case code >= 200:
+			c.limit = 1<<63 - 1 // the body is not limited
+			return resp, nil
+		}
+		passInformational(w, resp)
+	}
+	return nil, fmt.Errorf("web: reverseproxy: more than %d informational responses from upstream", upstreamMax1xx)
+}
+
+// idlePool holds the idle connections, oldest first, at most max of them,
+// each for at most timeout: expired connections are closed when the
+// newest one is taken, and by one timer that runs while the pool is not
+// empty (no goroutine per connection). Safe for concurrent use.
+type idlePool struct {
+	max     int
+	timeout time.Duration
+
+	mu    sync.Mutex
+	conns []*upstreamConn // mu must be held
+	timer *time.Timer     // mu must be held; runs prune
+	armed bool            // mu must be held; timer is set to fire
+}
+
+// get takes the most recently used connection, or returns nil when there
+// is none that is not expired.
+func (p *idlePool) get(now time.Time) *upstreamConn {
+	p.mu.Lock()
+	n := len(p.conns)
+	if n == 0 {
+		p.mu.Unlock()
+		return nil
+	}
+	c := p.conns[n-1]
+	if now.Sub(c.idleSince) < p.timeout {
+		p.conns[n-1] = nil
+		p.conns = p.conns[:n-1]
+		p.mu.Unlock()
+		return c
+	}
+	expired := p.conns // the newest is expired, so all are
+	p.conns = nil
+	p.mu.Unlock()
+	closeConns(expired)
+	return nil
+}
+
+// put adds c to the pool, or closes it when the pool is full.
+func (p *idlePool) put(c *upstreamConn, now time.Time) {
+	p.mu.Lock()
+	if len(p.conns) >= p.max {
+		p.mu.Unlock()
+		_ = c.conn.Close()
+		return
+	}
+	c.idleSince = now
+	p.conns = append(p.conns, c)
+	if !p.armed {
+		p.armLocked(p.timeout)
+	}
+	p.mu.Unlock()
+}
+
+// armLocked sets the timer to prune in d. mu must be held.
+func (p *idlePool) armLocked(d time.Duration) {
+	p.armed = true
+	if p.timer == nil {
+		p.timer = time.AfterFunc(d, p.prune)
+		return
+	}
+	p.timer.Reset(d)
+}
+
+// prune closes the expired connections and sets the timer for the next
+// expiry, if any connection is left. It runs on the timer's goroutine.
+func (p *idlePool) prune() {
+	now := time.Now()
+	p.mu.Lock()
+	i := 0
+	for i < len(p.conns) && now.Sub(p.conns[i].idleSince) >= p.timeout {
+		i++
+	}
+	expired := slices.Clone(p.conns[:i])
+	p.conns = slices.Delete(p.conns, 0, i)
+	p.armed = false
+	if len(p.conns) > 0 {
+		p.armLocked(p.timeout - now.Sub(p.conns[0].idleSince))
+	}
+	p.mu.Unlock()
+	closeConns(expired)
+}
+
+// closeAll closes every idle connection and stops the timer.
+func (p *idlePool) closeAll() {
+	p.mu.Lock()
+	conns := p.conns
+	p.conns = nil
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	p.armed = false
+	p.mu.Unlock()
+	closeConns(conns)
+}
+
+// closeConns closes each connection of conns.
+func closeConns(conns []*upstreamConn) {
+	for _, c := range conns {
+		_ = c.conn.Close()
+	}
+}
