@@ -480,6 +480,8 @@ func classifyUpstreamError(r *http.Request, err error) (slog.Level, int, string)
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
 	switch {
+	case errors.Is(err, ErrBodyTimeout): // the client stalled its body
+		return slog.LevelDebug, http.StatusRequestTimeout, `{"error":"request timeout","reason":"request body stalled"}`
 	case r.Context().Err() != nil: // the client went away; nobody reads this
 		return slog.LevelDebug, http.StatusBadGateway, `{"error":"bad gateway","reason":"request canceled"}`
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
