@@ -142,7 +142,7 @@ func TestBinarySIGTERM(t *testing.T) {
 	terminate(t, cmd, lines, s)
 }
 
-// TestBinarySIGHUP is the audit's F12: a SIGHUP (a closed terminal or ssh
+// TestBinarySIGHUP is F12 (docs/SECURITY.md): a SIGHUP (a closed terminal or ssh
 // session) must not kill the node. It is logged and ignored: the node
 // still serves, sessions opened before it included, and a later SIGTERM
 // stops it cleanly.

@@ -74,7 +74,7 @@ func challengeShape(t *testing.T, method, c string) string {
 }
 
 // TestUnknownAuthIDLooksLikeWrongSecret is the enumeration part of the
-// audit's F9: for each method, an authid that does not exist gets the
+// F9 (docs/SECURITY.md): for each method, an authid that does not exist gets the
 // same exchange as a real one with a wrong secret (a challenge of the
 // same shape, then the same refusal), and no refusal names the authid.
 func TestUnknownAuthIDLooksLikeWrongSecret(t *testing.T) {

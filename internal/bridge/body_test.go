@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// TestRefusedBeforeBody is the audit's F6 (order): a peer outside
+// TestRefusedBeforeBody is F6, its order part (docs/SECURITY.md): a peer outside
 // require_ip, or over plain HTTP with require_tls, is answered 403 from
 // the request's headers alone, with the connection closed, without a
 // byte of its body read; small and large declared bodies alike (net/http
@@ -92,7 +92,7 @@ func (b *blockedBody) start(h http.Handler, length int64) <-chan *httptest.Respo
 	return done
 }
 
-// TestBodyBufferBound is the audit's F6 (memory): concurrent large bodies
+// TestBodyBufferBound is F6, its memory part (docs/SECURITY.md): concurrent large bodies
 // reserve their declared length from one shared BodyBuffer; those that do
 // not fit are answered 503 with Retry-After at once, before their body is
 // read, and the bytes held never pass the bound.

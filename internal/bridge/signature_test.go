@@ -51,7 +51,7 @@ func TestSignedVectorAccepted(t *testing.T) {
 	}
 }
 
-// TestReplayShiftedNonce is the audit's F2: the signed string has no
+// TestReplayShiftedNonce is F2 (docs/SECURITY.md): the signed string has no
 // separators, so a captured request signed as seq=1&nonce=4242 verifies
 // again as seq=14&nonce=242, 142/42 and 1424/2. Each is a replay.
 func TestReplayShiftedNonce(t *testing.T) {

@@ -41,7 +41,7 @@ func dialWeb(t *testing.T, n *Node) (net.Conn, *bufio.Reader) {
 	return c, bufio.NewReader(c)
 }
 
-// TestBodyTimeoutCaller is the audit's F4 on a node: a POST to /call whose
+// TestBodyTimeoutCaller is F4 (docs/SECURITY.md) on a node: a POST to /call whose
 // body stops arriving is answered 408 in the Caller's format once
 // "body_timeout" passes, and its connection is closed.
 func TestBodyTimeoutCaller(t *testing.T) {
@@ -59,7 +59,7 @@ func TestBodyTimeoutCaller(t *testing.T) {
 	}
 }
 
-// TestBodyBufferShared is the audit's F6 on a node: the bridge services of
+// TestBodyBufferShared is F6 (docs/SECURITY.md) on a node: the bridge services of
 // a web transport share "body_buffer_limit"; a body that does not fit
 // beside one in flight on another service is answered 503 with
 // Retry-After, and fits once that one is answered.

@@ -71,7 +71,7 @@ func hangUp(t *testing.T, kind string, c net.Conn) {
 	io.Copy(io.Discard, bufio.NewReader(c)) // until the server's close
 }
 
-// TestMaxConnections is the audit's F3 connection flood scaled down: with
+// TestMaxConnections is F3's connection flood (docs/SECURITY.md), scaled down: with
 // "max_connections": 2, a third connection is closed at once, on every
 // listening transport type; once one of the two is closed, a new one is
 // served. A WebSocket session (a connection net/http handed over) counts

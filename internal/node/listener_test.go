@@ -57,7 +57,7 @@ func startLogged(t *testing.T, doc string) (*Node, *syncBuffer) {
 }
 
 // TestListenerEndLogged: a listener whose Serve ends while the node runs
-// is logged at once, at error level (the audit found F1's dead RawSocket
+// is logged at once, at error level (F1's dead RawSocket
 // listener only in the stop's error); a stop logs no such line.
 func TestListenerEndLogged(t *testing.T) {
 	for _, kind := range []string{"rawsocket", "websocket", "web"} {

@@ -10,7 +10,7 @@ import (
 // internalGate is the gate of the node's own sessions.
 func internalGate(r *Router) *Gate { return r.NewGate(GateOptions{Internal: true}) }
 
-// TestReservedPatterns: the audit's F8. A registration whose pattern can
+// TestReservedPatterns: F8 (docs/SECURITY.md). A registration whose pattern can
 // match a wamp.* procedure is refused with invalid_uri, unless the
 // session is trusted: the node's own (an Internal gate) or role
 // "trusted".

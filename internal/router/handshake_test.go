@@ -8,7 +8,7 @@ import (
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// TestAnonymousCannotClaimAuthID is the audit's F10: an anonymous client
+// TestAnonymousCannotClaimAuthID is F10 (docs/SECURITY.md): an anonymous client
 // that asks for the authid of a ticket principal ("alice") gets a random
 // authid, so an event for eligible_authid ["alice"] reaches the real alice
 // and not the impostor. Both the router's default anonymous gate and a
@@ -40,7 +40,7 @@ func TestAnonymousCannotClaimAuthID(t *testing.T) {
 	}
 }
 
-// TestJoinTimeout is the audit's F3 (its join part): a client that never
+// TestJoinTimeout is F3, its join part (docs/SECURITY.md): a client that never
 // sends HELLO, or never answers CHALLENGE, is ended with ABORT
 // junction.error.join_timeout once the gate's JoinTimeout has passed, and
 // not before. The timeout bounds each wait for the client on its own.

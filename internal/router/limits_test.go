@@ -81,7 +81,7 @@ var sessionLimits = []sessionLimit{
 		},
 	},
 	{
-		// The audit's attack: calls to a callee that never yields.
+		// The attack of F11 (docs/SECURITY.md): calls to a callee that never yields.
 		name: "calls in flight", lim: Limits{CallsInFlightPerSession: 50}, typ: wamp.TypeCall,
 		hold:     func(c *client, i int) wamp.ID { return c.call("com.slow", nil, i) },
 		accepted: func(_, callee *client) wamp.ID { return expect[*wamp.Invocation](callee).Request },
@@ -92,7 +92,7 @@ var sessionLimits = []sessionLimit{
 	},
 }
 
-// TestSessionLimits runs the audit's floods (F11) scaled down: a session
+// TestSessionLimits runs F11's floods (docs/SECURITY.md) scaled down: a session
 // is refused at its limit and not before, may go on once it holds one
 // less, and the node's own sessions (an Internal gate) are exempt.
 func TestSessionLimits(t *testing.T) {
@@ -154,8 +154,8 @@ func retainedSize(t *testing.T) int {
 	return size
 }
 
-// TestRetainedLimits runs the audit's flood of retained events on
-// distinct topics (F5), scaled down, against each limit: 3 fit, the 4th
+// TestRetainedLimits runs F5's flood of retained events on
+// distinct topics (docs/SECURITY.md), scaled down, against each limit: 3 fit, the 4th
 // is refused as a whole (not delivered), acknowledged or not; a
 // replacement no bigger passes. The limits per session bind the node's
 // own sessions too (the bridge's Publisher carries HTTP clients'
@@ -300,7 +300,7 @@ var testamentPayload = strings.Repeat("T", 900)
 
 func testamentSize() int { return payloadSize("com.will", wamp.List{testamentPayload}, nil, nil) }
 
-// TestTestamentLimits runs the audit's big testaments (F5), scaled down,
+// TestTestamentLimits runs F5's big testaments (docs/SECURITY.md), scaled down,
 // against each limit: 3 fit, the 4th is refused; a flush or a leave gives
 // the room back.
 func TestTestamentLimits(t *testing.T) {

@@ -289,7 +289,7 @@ func login(t *testing.T, c *client, m loginMethod, authid string, right bool) (*
 	return ch, c.recv()
 }
 
-// TestLoginFailures is the audit's F9 through the router, for each
+// TestLoginFailures is F9 (docs/SECURITY.md) through the router, for each
 // method, from one address: a wrong secret is refused at once with
 // authentication_denied; an unknown authid gets a CHALLENGE like alice's
 // and exactly the same ABORT, which names neither; each attempt after a
@@ -357,12 +357,12 @@ func wantDenied(t *testing.T, m wamp.Message) *wamp.Abort {
 	return a
 }
 
-// TestLoginThrottleAudit scales the audit's F9 attack down: 30 wrong
+// TestLoginThrottleFlood scales F9's attack down (docs/SECURITY.md): 30 wrong
 // tickets in a row from one address take (fake) time that grows with the
 // failures, not none; the right ticket still works afterwards; a burst of
 // parallel attempts is spaced out, and those that would wait past
 // throttleMax are refused at once.
-func TestLoginThrottleAudit(t *testing.T) {
+func TestLoginThrottleFlood(t *testing.T) {
 	bubble(t, Options{}, func(t *testing.T, r *Router) {
 		m := loginMethods(t)[0]
 		g := r.Gate(m.a)

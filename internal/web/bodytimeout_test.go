@@ -160,7 +160,7 @@ func readingUpstream(t *testing.T, errs chan<- error) http.Handler {
 	return h
 }
 
-// TestBodyTimeout is the audit's F4, scaled down in fake time: a body
+// TestBodyTimeout is F4 (docs/SECURITY.md), scaled down in fake time: a body
 // that stalls longer than the body timeout is cut (the handler's read
 // fails with ErrBodyTimeout and the connection is closed after the
 // answer), one that trickles a byte a little faster than the timeout

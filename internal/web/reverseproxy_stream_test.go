@@ -102,7 +102,7 @@ func serveRaw(c net.Conn, seen chan<- string) {
 	}
 }
 
-// TestReverseProxyOnlyWebSocketUpgrades: the audit's h2c attack (F7). A
+// TestReverseProxyOnlyWebSocketUpgrades: F7's h2c attack (docs/SECURITY.md). A
 // request to upgrade to anything but a WebSocket is refused with 400
 // before it reaches the upstream, so that no tunnel opens through which a
 // request outside the proxy's path (GET /internal/admin) would reach it;

@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// TestStaticListingHides is the audit's F15: a listing shows what a
+// TestStaticListingHides is F15 (docs/SECURITY.md): a listing shows what a
 // request can fetch, by the name and size a request gets, and leaves out
 // dotfiles, symlinks leaving the directory or leading nowhere, FIFOs and
 // names no request can name. Dotfiles are still served when asked for.

@@ -60,7 +60,7 @@ func TestBurstWithinCaps(t *testing.T) {
 	recovered(t, "HTTP", servesHTTP(t, "http://"+web+"/json"))
 }
 
-// TestBurstPastDescriptorLimit is the audit's F1: with caps above what the
+// TestBurstPastDescriptorLimit is F1 (docs/SECURITY.md): with caps above what the
 // descriptors allow, a burst makes accepts fail with EMFILE on both
 // listeners. Each must retry, and serve again once the burst's connections
 // are gone (the RawSocket listener used to stop for good).

@@ -51,7 +51,7 @@ const (
 // time.
 const joinTimeoutURI wamp.URI = "junction.error.join_timeout"
 
-// TestIdleConnectionsTimeOut is the audit's F3 held-connections attack:
+// TestIdleConnectionsTimeOut is F3's held-connections attack (docs/SECURITY.md):
 // 10,000 unauthenticated connections that never send HELLO, idleFloods
 // times. The node must close each (ABORT junction.error.join_timeout,
 // then close) within idleCloseSlack after its join_timeout, let a normal

@@ -65,7 +65,7 @@ var (
 	bystander = net.IPv4(127, 0, 0, 2)
 )
 
-// TestLoginFlood is the audit's F9 attack: 1,000 wrong logins from one
+// TestLoginFlood is F9's attack (docs/SECURITY.md): 1,000 wrong logins from one
 // address, wrong tickets for alice and unknown authids, as fast as the
 // node answers. The node must hold back each CHALLENGE from that address
 // as documented and refuse the attempts past throttleMax, so that only a

@@ -48,7 +48,7 @@ const limitExceededURI = wamp.ErrLimitExceeded
 // limitWarning is the node's (rate-limited) warning of a refusal.
 const limitWarning = "limit exceeded"
 
-// TestRetainedAndTestamentFlood is the audit's F5 attack: sessions that
+// TestRetainedAndTestamentFlood is F5's attack (docs/SECURITY.md): sessions that
 // make the router hold retained events and testaments without end. Each
 // publication and testament past a limit must get ERROR
 // junction.error.limit_exceeded, the realm's retained events stay within

@@ -62,7 +62,7 @@ func dotLikeAt(seg string) (string, bool) {
 	return "", false
 }
 
-// TestResolveRefuses is the audit's F13 for the Callee: segments that
+// TestResolveRefuses is F13 (docs/SECURITY.md) for the Callee: segments that
 // Tomcat or Spring read as "..", and dots or slashes encoded twice, are
 // refused; look-alikes that are plain names pass.
 func TestResolveRefuses(t *testing.T) {

@@ -86,7 +86,7 @@ func (l *logBuffer) count(msg string) int {
 	return strings.Count(l.b.String(), "msg=\""+msg+"\"")
 }
 
-// TestAcceptRetriesAfterEMFILE is the audit's F1 scaled down: accepts
+// TestAcceptRetriesAfterEMFILE is F1 (docs/SECURITY.md) scaled down: accepts
 // failing with EMFILE (a connection burst past the descriptor limit) must
 // not end Serve. It pauses 5 ms, doubling up to 1 s, logs once per
 // interval, and serves the next connection once Accept works again.
