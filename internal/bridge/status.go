@@ -44,17 +44,6 @@ func HTTPStatus(uri wamp.URI) int {
 	return http.StatusInternalServerError
 }
 
-// ErrorURI returns the WAMP error URI for an HTTP error status (4xx or 5xx):
-// wamp.error.runtime_error when the table has none.
-func ErrorURI(status int) wamp.URI {
-	for _, r := range statusTable {
-		if r.status == status {
-			return r.uri
-		}
-	}
-	return wamp.ErrRuntimeError
-}
-
 // remoteStatus is the status a Caller or Publisher answers a WAMP error from
 // the router or a callee with: 200 for compatibility, except for the
 // conditions the table says are gateway failures (wamp.error.timeout).

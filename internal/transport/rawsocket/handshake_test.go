@@ -51,20 +51,6 @@ func TestHandshake(t *testing.T) {
 	}
 }
 
-func TestMaxConnections(t *testing.T) {
-	a := newAttacher()
-	addr := serve(t, Options{Attacher: a, MaxConnections: 1})
-	first := dialRaw(t, addr)
-	first.open()
-	s := <-a.Sessions
-	second := dialRaw(t, addr)
-	second.write(magic, 0xF2, 0, 0)
-	if got, _ := io.ReadAll(second.br); !bytes.Equal(got, []byte{magic, 0x40, 0, 0}) {
-		t.Fatalf("answer %x, want error 4", got)
-	}
-	close(s.Release)
-}
-
 func TestDialRefused(t *testing.T) {
 	addr := serve(t, Options{Attacher: newAttacher(), Serializers: []string{"json"}})
 	_, err := Dial(t.Context(), "tcp", addr, DialOptions{Serializer: "cbor"})

@@ -53,9 +53,6 @@ type Options struct {
 	// of two in [512 B, 16 MiB] as the handshake announces it; a longer frame
 	// closes the connection. Default 1 MiB.
 	MaxMessageSize int
-	// MaxConnections refuses handshakes past this many open connections
-	// (error 4); 0 means no limit.
-	MaxConnections int
 	// HandshakeTimeout closes a connection whose handshake has not arrived
 	// in time. Default 10 s.
 	HandshakeTimeout time.Duration
@@ -218,12 +215,6 @@ func (s *Server) untrackConn(c net.Conn) {
 	s.wg.Done()
 }
 
-func (s *Server) connCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.conns)
-}
-
 // serveConn runs one connection: handshake, then the session.
 func (s *Server) serveConn(conn net.Conn) {
 	defer s.untrackConn(conn)
@@ -248,9 +239,6 @@ func (s *Server) handshake(conn net.Conn) (peerConfig, error) {
 		return peerConfig{}, fmt.Errorf("rawsocket: handshake: %w", err)
 	}
 	c, clientMax, err := serverHello(b, s.allowed)
-	if err == nil && s.opts.MaxConnections > 0 && s.connCount() > s.opts.MaxConnections {
-		err = &HandshakeError{Code: ErrCodeMaxConnections}
-	}
 	var refusal *HandshakeError
 	if errors.As(err, &refusal) {
 		answer := refusalBytes(refusal.Code)
