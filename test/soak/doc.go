@@ -21,7 +21,9 @@
 //     in.
 //   - memory_test.go: retained events and testaments past every default
 //     limit: each refusal is junction.error.limit_exceeded and the node's
-//     memory stays within a bound derived from the limits.
+//     memory stays within a bound derived from the limits; and retained
+//     events dense in small values (lists of empty objects), which must
+//     count for what they cost decoded, not for their size on the wire.
 //
 // The node's descriptors and memory are read from /proc (proc_test.go), so
 // the scenarios that check them need Linux. Their memory bounds are for

@@ -221,11 +221,17 @@ func floodWave(t *testing.T, raw string, wave int) ([]*client.Session, *floodTal
 // joined.
 func joinEach(t *testing.T, raw string, n int, do func(*client.Session, int)) []*client.Session {
 	t.Helper()
+	return joinEachBy(t, raw, n, floodWorkers, do)
+}
+
+// joinEachBy is joinEach with workers sessions at a time.
+func joinEachBy(t *testing.T, raw string, n, workers int, do func(*client.Session, int)) []*client.Session {
+	t.Helper()
 	sessions := make([]*client.Session, n)
 	var next atomic.Int64
 	var failed atomic.Pointer[error]
 	var wg sync.WaitGroup
-	for range floodWorkers {
+	for range workers {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < n && failed.Load() == nil; i = int(next.Add(1) - 1) {
 				s, err := joinRaw(t, raw)
@@ -266,5 +272,77 @@ func addTestament(ctx context.Context, s *client.Session, topic, payload string)
 func closeAll(sessions []*client.Session) {
 	for _, s := range sessions {
 		s.Close()
+	}
+}
+
+// The dense scenario: denseEvents sessions each publish one retained
+// event whose argument is a list of denseValues empty objects: a byte or
+// three each on the wire, some 62 bytes each once decoded (an interface
+// and an empty map), denseWorkers at a time.
+const (
+	denseEvents  = 64
+	denseValues  = 60_000 // 3.8 MB estimated: within one session's 4 MiB
+	denseWorkers = 4
+	// denseEstimate is what the router counts for one such event: 16
+	// bytes for the element and 48 for the map header (docs/router.md).
+	denseEstimate = denseValues * (16 + 48)
+)
+
+// TestDenseRetainedFlood is F5's attack with payloads dense in small
+// values (docs/SECURITY.md): they must count for what they cost in
+// memory, not for their size on the wire, so that the realm keeps no
+// more of them than its retained bytes allow, and the node's resident
+// memory stays bounded: the realm's 64 MiB, denseWorkers events being
+// decoded at once (each read, then decoded), the sessions, with the
+// collector's headroom:
+//
+//	base + 2 x (64 MiB + 4 x 2 x 60,000 x 64 B + 65 x 32 KiB)
+func TestDenseRetainedFlood(t *testing.T) {
+	requireSoak(t)
+	n := startNode(t, nodeSpec{
+		Config:          routerConfig(rawSocketTransport(tcpEndpoint(nil))),
+		AllowedWarnings: []string{limitWarning},
+	})
+	raw := n.Addr(rawPath)
+	base := readUsage(t, n.PID())
+	bound := base.RSS + 2*(retainedBytesPerRealm+denseWorkers*2*denseEstimate+(denseEvents+1)*floodSessionBytes)
+	payload := make(wamp.List, denseValues)
+	for i := range payload {
+		payload[i] = wamp.Dict{}
+	}
+	smp := sample(t, n.PID())
+	var accepted, refused atomic.Int64
+	var failures sync.Map
+	sessions := joinEachBy(t, raw, denseEvents, denseWorkers, func(s *client.Session, i int) {
+		ctx, cancel := context.WithTimeout(t.Context(), stepTimeout)
+		defer cancel()
+		_, err := s.Publish(ctx, wamp.URI(fmt.Sprintf("dense.%d", i)), wamp.List{payload}, nil, wamp.Dict{"acknowledge": true, "retain": true})
+		var re *wamp.RequestError
+		switch {
+		case err == nil:
+			accepted.Add(1)
+		case errors.As(err, &re) && re.URI == limitExceededURI:
+			refused.Add(1)
+		default:
+			failures.Store(err.Error(), true)
+		}
+	})
+	closeAll(sessions)
+	settled(t, n.PID(), base)
+	peak, err := smp.Peak()
+	smp.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d dense retained events accepted, %d refused; peak %s; bound %.1f MiB", accepted.Load(), refused.Load(), peak, float64(bound)/MiB)
+	failures.Range(func(k, _ any) bool {
+		t.Errorf("a publication failed: %v", k)
+		return true
+	})
+	if max := int64(retainedBytesPerRealm / denseEstimate); accepted.Load() > max || accepted.Load() == 0 || refused.Load() == 0 {
+		t.Errorf("%d dense events accepted, %d refused: the realm's %d MiB hold %d of them at most", accepted.Load(), refused.Load(), retainedBytesPerRealm>>20, max)
+	}
+	if peak.RSS > bound {
+		t.Errorf("peak resident memory %.1f MiB, over the bound %.1f MiB", float64(peak.RSS)/MiB, float64(bound)/MiB)
 	}
 }
