@@ -341,11 +341,7 @@ func TestLoginFailures(t *testing.T) {
 // after d, not before.
 func heldBack(c *client, details wamp.Dict, d time.Duration) *wamp.Challenge {
 	c.t.Helper()
-	c.send(&wamp.Hello{Realm: "realm1", Details: details})
-	time.Sleep(d - time.Nanosecond)
-	c.quiet()
-	time.Sleep(time.Nanosecond)
-	return expect[*wamp.Challenge](c)
+	return heldBackAll(c.t, d, attempt{c, details})[0]
 }
 
 func wantDenied(t *testing.T, m wamp.Message) *wamp.Abort {
@@ -445,4 +441,88 @@ func TestLoginThrottleExempt(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestUnansweredChallengeFails is F9 (docs/SECURITY.md): a CHALLENGE that
+// gets no valid AUTHENTICATE counts as a failed login for its address and
+// its authid, however the attempt ends, so that a client cannot sample
+// CHALLENGEs unthrottled by never answering them. An attempt that ends
+// while its CHALLENGE is still held back got none, and is not counted.
+func TestUnansweredChallengeFails(t *testing.T) {
+	const joinTimeout = 3 * time.Second
+	tests := []struct {
+		name    string
+		abandon func(c *client) // after the CHALLENGE
+	}{
+		{"client gone", func(c *client) { c.p.Close() }},
+		{"client ABORT", func(c *client) {
+			c.send(&wamp.Abort{Details: wamp.Dict{}, Reason: "wamp.close.goodbye_and_out"})
+		}},
+		{"join timeout", func(c *client) {
+			time.Sleep(joinTimeout)
+			c.expectAbort(ErrJoinTimeoutURI)
+		}},
+		{"protocol violation", func(c *client) {
+			c.send(&wamp.Hello{Realm: "realm1", Details: wamp.Dict{}})
+			c.expectAbort(wamp.ErrProtocolViolation)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bubble(t, Options{}, func(t *testing.T, r *Router) {
+				m := loginMethods(t)[0]
+				g := r.NewGate(GateOptions{Auths: []auth.Authenticator{m.a}, JoinTimeout: joinTimeout})
+				const addr = "192.0.2.7:1"
+				c := attachFrom(t, g, addr)
+				c.send(&wamp.Hello{Realm: "realm1", Details: m.hello("alice")})
+				expect[*wamp.Challenge](c)
+				tt.abandon(c)
+				c.waitDone()
+				heldBackAll(t, throttleDelay(1),
+					attempt{attachFrom(t, g, addr), m.hello("bob")},               // the address failed once
+					attempt{attachFrom(t, g, "198.51.100.1:1"), m.hello("alice")}, // the authid too
+				)
+			})
+		})
+	}
+	t.Run("left before its CHALLENGE", func(t *testing.T) {
+		bubble(t, Options{}, func(t *testing.T, r *Router) {
+			m := loginMethods(t)[0]
+			g := r.Gate(m.a)
+			const addr = "192.0.2.7:1"
+			_, last := login(t, attachFrom(t, g, addr), m, "alice", false)
+			wantDenied(t, last)
+			c := attachFrom(t, g, addr)
+			c.send(&wamp.Hello{Realm: "realm1", Details: m.hello("alice")})
+			c.quiet() // held back
+			c.p.Close()
+			c.waitDone()
+			heldBackAll(t, throttleDelay(1), attempt{attachFrom(t, g, "198.51.100.1:1"), m.hello("alice")})
+		})
+	})
+}
+
+// attempt is a login attempt about to send HELLO.
+type attempt struct {
+	c     *client
+	hello wamp.Dict
+}
+
+// heldBackAll sends the attempts' HELLOs at once and checks that each
+// CHALLENGE comes after d, not before; it returns them.
+func heldBackAll(t testing.TB, d time.Duration, attempts ...attempt) []*wamp.Challenge {
+	t.Helper()
+	for _, a := range attempts {
+		a.c.send(&wamp.Hello{Realm: "realm1", Details: a.hello})
+	}
+	time.Sleep(d - time.Nanosecond)
+	for _, a := range attempts {
+		a.c.quiet()
+	}
+	time.Sleep(time.Nanosecond)
+	var out []*wamp.Challenge
+	for _, a := range attempts {
+		out = append(out, expect[*wamp.Challenge](a.c))
+	}
+	return out
 }
