@@ -408,18 +408,26 @@ func TestLoginThrottleFlood(t *testing.T) {
 // then never sent.
 func TestAnswerBeforeHeldBackChallenge(t *testing.T) {
 	bubble(t, Options{}, func(t *testing.T, r *Router) {
-		m := loginMethods(t)[0]
-		g := r.Gate(m.a)
-		const addr = "192.0.2.5:1"
-		_, last := login(t, attachFrom(t, g, addr), m, "alice", false)
-		wantDenied(t, last)
-		c := attachFrom(t, g, addr)
-		c.send(&wamp.Hello{Realm: "realm1", Details: m.hello("alice")})
+		c, _ := heldBackAfterFailure(t, r, "192.0.2.5:1")
 		c.send(&wamp.Authenticate{Signature: "s3cret", Extra: wamp.Dict{}})
 		c.expectAbort(wamp.ErrProtocolViolation)
 		time.Sleep(throttleMax)
 		c.quiet()
 	})
+}
+
+// heldBackAfterFailure fails a ticket login for alice from addr on a new
+// gate of r, then starts another one from addr, whose CHALLENGE the
+// throttle holds back.
+func heldBackAfterFailure(t *testing.T, r *Router, addr string) (*client, *Gate) {
+	t.Helper()
+	m := loginMethods(t)[0]
+	g := r.Gate(m.a)
+	_, last := login(t, attachFrom(t, g, addr), m, "alice", false)
+	wantDenied(t, last)
+	c := attachFrom(t, g, addr)
+	c.send(&wamp.Hello{Realm: "realm1", Details: m.hello("alice")})
+	return c, g
 }
 
 // TestLoginThrottleExempt: the node's own sessions (an Internal gate) and
@@ -489,17 +497,11 @@ func TestUnansweredChallengeFails(t *testing.T) {
 	}
 	t.Run("left before its CHALLENGE", func(t *testing.T) {
 		bubble(t, Options{}, func(t *testing.T, r *Router) {
-			m := loginMethods(t)[0]
-			g := r.Gate(m.a)
-			const addr = "192.0.2.7:1"
-			_, last := login(t, attachFrom(t, g, addr), m, "alice", false)
-			wantDenied(t, last)
-			c := attachFrom(t, g, addr)
-			c.send(&wamp.Hello{Realm: "realm1", Details: m.hello("alice")})
-			c.quiet() // held back
+			c, g := heldBackAfterFailure(t, r, "192.0.2.7:1")
+			c.quiet()
 			c.p.Close()
 			c.waitDone()
-			heldBackAll(t, throttleDelay(1), attempt{attachFrom(t, g, "198.51.100.1:1"), m.hello("alice")})
+			heldBackAll(t, throttleDelay(1), attempt{attachFrom(t, g, "198.51.100.1:1"), loginMethods(t)[0].hello("alice")})
 		})
 	})
 }
