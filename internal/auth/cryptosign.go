@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"encoding/hex"
+	"maps"
+	"slices"
 
 	"github.com/junction-wamp/junction/internal/wamp"
 )
@@ -28,6 +30,14 @@ type csPrincipal struct {
 type cryptosign struct {
 	principals map[string]*csPrincipal
 	owners     map[[ed25519.PublicKeySize]byte][]string // public key -> authids
+	// keyCounts are the principals' numbers of keys (those with any),
+	// sorted by authid: a decoy checks a signature against as many keys
+	// as one of them, chosen by authid, so that Verify takes as long.
+	keyCounts []int
+	// decoyKeys are max(keyCounts) copies of a public key made at
+	// construction, whose private key was thrown away: what a decoy
+	// checks signatures against.
+	decoyKeys []ed25519.PublicKey
 }
 
 var _ Authenticator = (*cryptosign)(nil)
@@ -57,7 +67,22 @@ func Cryptosign(principals map[string]CryptosignPrincipal) Authenticator {
 		}
 		c.principals[id] = cp
 	}
+	c.makeDecoys()
 	return c
+}
+
+// makeDecoys fills keyCounts and decoyKeys.
+func (c *cryptosign) makeDecoys() {
+	for _, id := range slices.Sorted(maps.Keys(c.principals)) {
+		if n := len(c.principals[id].keys); n > 0 {
+			c.keyCounts = append(c.keyCounts, n)
+		}
+	}
+	if len(c.keyCounts) == 0 {
+		c.keyCounts = []int{1}
+	}
+	k := ed25519.NewKeyFromSeed(randomBytes(ed25519.SeedSize)).Public().(ed25519.PublicKey)
+	c.decoyKeys = slices.Repeat([]ed25519.PublicKey{k}, slices.Max(c.keyCounts))
 }
 
 func (*cryptosign) Method() string { return MethodCryptosign }
@@ -87,9 +112,12 @@ func (c *cryptosign) Start(req *Request) (*Identity, Challenge, error) {
 }
 
 // challenge challenges authid, with only pubkey if it is not nil; a decoy
-// when the principal does not exist or has no such key.
+// when the principal does not exist or has no such key. The decoy's keys
+// are chosen either way, so that Start does the same work for a known
+// authid as for an unknown one (see decoy.go).
 func (c *cryptosign) challenge(authid string, pubkey ed25519.PublicKey) *csChallenge {
 	ch := &csChallenge{authid: authid, challenge: randomBytes(32)}
+	decoy := c.decoy(authid, pubkey != nil)
 	if p := c.principals[authid]; p != nil {
 		ch.role, ch.keys = p.role, p.keys
 	}
@@ -97,17 +125,20 @@ func (c *cryptosign) challenge(authid string, pubkey ed25519.PublicKey) *csChall
 		ch.keys = only(ch.keys, pubkey)
 	}
 	if len(ch.keys) == 0 {
-		ch.decoy = true
-		ch.keys = []ed25519.PublicKey{decoyPublicKey(authid)}
+		ch.decoy, ch.keys = true, decoy
 	}
 	return ch
 }
 
-// decoyPublicKey is the key a decoy challenge checks signatures against,
-// so that it takes as long as a real one: derived from the authid with
-// the process's decoy key, so nobody holds its private key.
-func decoyPublicKey(authid string) ed25519.PublicKey {
-	return ed25519.NewKeyFromSeed(decoySum("cryptosign-key", authid)).Public().(ed25519.PublicKey)
+// decoy returns the keys a decoy challenge for authid checks signatures
+// against: as many as a principal chosen by authid has, or one when the
+// client named its key (withKey), as a real challenge then has.
+func (c *cryptosign) decoy(authid string, withKey bool) []ed25519.PublicKey {
+	n := c.keyCounts[decoyRand("cryptosign", authid).IntN(len(c.keyCounts))]
+	if withKey {
+		n = 1
+	}
+	return c.decoyKeys[:n]
 }
 
 // resolve returns the authid of the principal named by authid or, when
@@ -163,11 +194,12 @@ func checkChannelBinding(extra wamp.Dict, tls bool) error {
 	return nil
 }
 
-// only returns k alone if it is among keys, else none.
+// only returns k alone if it is among keys, else none (a part of keys,
+// not a copy: nothing to allocate, as for a decoy).
 func only(keys []ed25519.PublicKey, k ed25519.PublicKey) []ed25519.PublicKey {
-	for _, x := range keys {
+	for i, x := range keys {
 		if bytes.Equal(x, k) {
-			return []ed25519.PublicKey{k}
+			return keys[i : i+1 : i+1]
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -160,5 +161,88 @@ func TestWampCRADecoyIsStable(t *testing.T) {
 	}
 	if salted == 0 || salted == 20 {
 		t.Errorf("%d of 20 decoys salted, want some (the users are salted and not)", salted)
+	}
+}
+
+func TestSaltAlphabet(t *testing.T) {
+	const digits, lower, upper = "0123456789", "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	tests := map[string]string{
+		"salt123":     digits + lower,
+		"pepper":      lower,
+		"PEPPER":      upper,
+		"Pepper":      lower + upper,
+		"123456":      digits,
+		"deadbeef00":  digits + "abcdef",
+		"DEADBEEF":    digits + "ABCDEF",
+		"c2FsdA+/x==": digits + lower + upper,
+		"---":         "",
+		"":            "",
+		"s\u00e4lt-9": digits + lower,
+	}
+	for salt, want := range tests {
+		if got := saltAlphabet(salt); got != want {
+			t.Errorf("saltAlphabet(%q) = %q, want %q", salt, got, want)
+		}
+	}
+}
+
+// TestWampCRADecoySaltShape: a decoy salt is as long as its template
+// user's salt, its letters and digits are of the classes that salt has
+// (never '+' or '/' for an alphanumeric salt, as base64 decoys had in
+// about one of five 7-character salts), and its other characters are
+// where the template has them.
+func TestWampCRADecoySaltShape(t *testing.T) {
+	tests := []struct {
+		salt string
+		want *regexp.Regexp
+	}{
+		{"salt123", regexp.MustCompile(`^[a-z0-9]{7}$`)},
+		{"deadbeef0042", regexp.MustCompile(`^[0-9a-f]{12}$`)},
+		{"Zm9vYmFy+/a=", regexp.MustCompile(`^[a-zA-Z0-9]{8}\+/[a-zA-Z0-9]=$`)},
+		{"user-2024-x", regexp.MustCompile(`^[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]$`)},
+	}
+	for _, tt := range tests {
+		a := WampCRA(map[string]CRAUser{"alice": {Secret: "s3cret", Role: "user", Salt: tt.salt}})
+		seen := map[string]bool{}
+		for i := range 200 {
+			s, _ := start(t, a, &Request{AuthID: fmt.Sprint("nobody", i)}).Message().Extra["salt"].(string)
+			if !tt.want.MatchString(s) {
+				t.Fatalf("template salt %q: decoy salt %q, want %v", tt.salt, s, tt.want)
+			}
+			seen[s] = true
+		}
+		if len(seen) < 190 {
+			t.Errorf("template salt %q: %d distinct decoy salts of 200", tt.salt, len(seen))
+		}
+	}
+}
+
+// TestCryptosignDecoyKeys: a decoy checks a signature against as many
+// keys as a principal chosen by the authid has (so that Verify takes as
+// long as for a real principal), the same number on every attempt, one
+// when the client named its key; the keys are no principal's.
+func TestCryptosignDecoyKeys(t *testing.T) {
+	f := newCSFixture(t)
+	c := f.a.(*cryptosign)
+	pub, _ := ParsePublicKey(f.strPub)
+	counts := map[int]int{}
+	for i := range 100 {
+		authid := fmt.Sprint("nobody", i)
+		ch := c.challenge(authid, nil)
+		if !ch.decoy || len(c.challenge(authid, nil).keys) != len(ch.keys) {
+			t.Fatalf("%s: decoy %v with %d keys, then %d", authid, ch.decoy, len(ch.keys), len(c.challenge(authid, nil).keys))
+		}
+		counts[len(ch.keys)]++
+		for _, k := range ch.keys {
+			if len(c.owners[[32]byte(k)]) != 0 {
+				t.Fatalf("%s: decoy key %x is a principal's", authid, k)
+			}
+		}
+		if ch := c.challenge(authid, pub); !ch.decoy || len(ch.keys) != 1 {
+			t.Fatalf("%s with a public key: decoy %v with %d keys, want 1", authid, ch.decoy, len(ch.keys))
+		}
+	}
+	if len(counts) != 2 || counts[1] == 0 || counts[2] == 0 {
+		t.Errorf("decoys' numbers of keys %v, want 1 (bob, carol) and 2 (alice)", counts)
 	}
 }

@@ -42,10 +42,26 @@ type craUser struct {
 // construction, so safe for concurrent use.
 type wampCRA struct {
 	users map[string]*craUser
-	// templates are the users sorted by authid: a decoy takes the role and
-	// salt parameters of one of them, so that decoys look like real users.
-	templates []*craUser
+	// templates are the users sorted by authid: a decoy takes the role,
+	// salt parameters and number of keys of one of them, so that decoys
+	// look like real users and cost as much.
+	templates []craTemplate
 	now       func() time.Time
+}
+
+// craTemplate is a user that decoys copy, with what they need made once.
+type craTemplate struct {
+	user     *craUser
+	alphabet string   // of the user's salt: saltAlphabet
+	keys     []string // random: as many as the user's, as long (HMAC's cost)
+}
+
+func newCRATemplate(u *craUser) craTemplate {
+	t := craTemplate{user: u, alphabet: saltAlphabet(u.Salt)}
+	for _, k := range u.keys {
+		t.keys = append(t.keys, string(randomBytes(len(k))))
+	}
+	return t
 }
 
 var _ Authenticator = (*wampCRA)(nil)
@@ -62,7 +78,7 @@ func WampCRA(users map[string]CRAUser) Authenticator {
 	for _, id := range slices.Sorted(maps.Keys(users)) {
 		u := newCRAUser(users[id])
 		w.users[id] = u
-		w.templates = append(w.templates, u)
+		w.templates = append(w.templates, newCRATemplate(u))
 	}
 	return w
 }
@@ -95,10 +111,7 @@ func (w *wampCRA) Start(req *Request) (*Identity, Challenge, error) {
 	if req.AuthID == "" {
 		return nil, nil, noAuthID(MethodWampCRA)
 	}
-	u, ok := w.users[req.AuthID]
-	if !ok {
-		u = w.decoy(req.AuthID)
-	}
+	u := w.user(req.AuthID)
 	challenge, err := craChallengeString(req, u.Role, w.now())
 	if err != nil {
 		return nil, nil, denied(MethodWampCRA, "cannot build challenge: %v", err)
@@ -106,24 +119,31 @@ func (w *wampCRA) Start(req *Request) (*Identity, Challenge, error) {
 	return nil, &craChallenge{authid: req.AuthID, user: u, challenge: challenge}, nil
 }
 
+// user returns authid's user or, when there is none, a decoy. The decoy is
+// made either way, so that Start does the same work for a known authid as
+// for an unknown one (see decoy.go).
+func (w *wampCRA) user(authid string) *craUser {
+	decoy := w.decoy(authid)
+	if u, ok := w.users[authid]; ok {
+		return u
+	}
+	return decoy
+}
+
 // decoy returns the user an unknown authid is challenged as: the role,
 // iterations and keylen of one of the real users, chosen by authid, and a
-// salt of the same length as that user's, derived from the authid. It has
-// as many keys as that user, so that Verify takes as long, and Verify
-// refuses it whatever the signature.
+// salt shaped like that user's (decoySalt), derived from the authid. It
+// has as many keys as that user, as long, so that Verify takes as long,
+// and Verify refuses it whatever the signature.
 func (w *wampCRA) decoy(authid string) *craUser {
 	u := &craUser{decoy: true}
 	if len(w.templates) == 0 {
 		return u
 	}
-	t := w.templates[decoyIndex("wampcra-user", authid, len(w.templates))]
-	u.Role, u.Iterations, u.KeyLen = t.Role, t.Iterations, t.KeyLen
-	if t.Salt != "" {
-		u.Salt = decoyText("wampcra-salt", authid, len(t.Salt))
-	}
-	for range t.keys {
-		u.keys = append(u.keys, decoyText("wampcra-key", authid, 44))
-	}
+	r := decoyRand("wampcra", authid)
+	t := &w.templates[r.IntN(len(w.templates))]
+	u.Role, u.Iterations, u.KeyLen, u.keys = t.user.Role, t.user.Iterations, t.user.KeyLen, t.keys
+	u.Salt = decoySalt(r, t.user.Salt, t.alphabet)
 	return u
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -26,7 +27,6 @@ func TestAnonymousAuth(t *testing.T) {
 }
 
 func TestJoinTimeout(t *testing.T) {
-	ws := func(opts string) string { return wsOptions(opts) }
 	raw := func(opts string) string {
 		return transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "options": {` + opts + `}}`)
 	}
@@ -44,17 +44,20 @@ func TestJoinTimeout(t *testing.T) {
 		}
 		return -1
 	}
+	const noDeadline = "0: no deadline to join; clients may hold connections forever without joining"
 	tests := []struct {
 		name, doc string
 		want      time.Duration
+		warnAt    string // the path of the one warning expected, "" for none
 	}{
-		{"path default", ws(""), DefaultJoinTimeout},
-		{"path", ws(`"join_timeout": 2500`), 2500 * time.Millisecond},
-		{"path none", ws(`"join_timeout": 0`), 0},
-		{"websocket transport", wsT(`"join_timeout": 500`), 500 * time.Millisecond},
-		{"rawsocket default", raw(""), DefaultJoinTimeout},
-		{"rawsocket", raw(`"join_timeout": 3000`), 3 * time.Second},
-		{"rawsocket none", raw(`"join_timeout": 0`), 0},
+		{"path default", wsOptions(""), DefaultJoinTimeout, ""},
+		{"path", wsOptions(`"join_timeout": 2500`), 2500 * time.Millisecond, ""},
+		{"path none", wsOptions(`"join_timeout": 0`), NoJoinTimeout, ws + ".options.join_timeout"},
+		{"websocket transport", wsT(`"join_timeout": 500`), 500 * time.Millisecond, ""},
+		{"websocket transport none", wsT(`"join_timeout": 0`), NoJoinTimeout, t0 + ".options.join_timeout"},
+		{"rawsocket default", raw(""), DefaultJoinTimeout, ""},
+		{"rawsocket", raw(`"join_timeout": 3000`), 3 * time.Second, ""},
+		{"rawsocket none", raw(`"join_timeout": 0`), NoJoinTimeout, t0 + ".options.join_timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,9 +65,24 @@ func TestJoinTimeout(t *testing.T) {
 			if d := got(c); d != tt.want {
 				t.Errorf("join timeout = %v, want %v", d, tt.want)
 			}
-			if len(warns) != 0 {
-				t.Errorf("warnings %v", warns)
+			switch {
+			case tt.warnAt == "" && len(warns) != 0:
+				t.Errorf("warnings %v, want none", warns)
+			case tt.warnAt != "" && (len(warns) != 1 || warns[0].Path != tt.warnAt || warns[0].Msg != noDeadline):
+				t.Errorf("warnings %v, want one at %s: %s", warns, tt.warnAt, noDeadline)
 			}
 		})
+	}
+	// Where join_timeout is ignored, its 0 gives only the warning that
+	// says so.
+	for _, doc := range []string{componentOptions(`"join_timeout": 0`), proxyPath(`"join_timeout": 0`, "")} {
+		if _, warns := mustParse(t, doc); len(warns) != 1 || strings.Contains(warns[0].Msg, "no deadline") {
+			t.Errorf("ignored join_timeout 0: warnings %v, want only the one that it is ignored", warns)
+		}
+	}
+	for _, doc := range []string{wsOptions(`"join_timeout": -1`), raw(`"join_timeout": -1`)} {
+		if _, _, errs := parseTest(t, doc, JSON); errs == nil || !strings.Contains(errs.Error(), "join_timeout: must be in 0..2147483647, not -1") {
+			t.Errorf("join_timeout -1: errors %v, want one at its path", errs)
+		}
 	}
 }

@@ -50,8 +50,9 @@ type RawSocketTransport struct {
 	MaxMessageSize int
 	// JoinTimeout is "options.join_timeout" (ms), a Junction extension: a
 	// client must send HELLO within it after the RawSocket handshake, and
-	// answer each CHALLENGE within it (default DefaultJoinTimeout; 0: no
-	// deadline).
+	// answer each CHALLENGE within it (default DefaultJoinTimeout). 0
+	// means the default; negative, no deadline, which "join_timeout": 0
+	// gives (with a warning).
 	JoinTimeout time.Duration
 }
 
@@ -123,6 +124,7 @@ func (d *decoder) rawSocketTransport(o *object) *RawSocketTransport {
 		if oo, ok := d.object(o.at("options"), v); ok {
 			t.MaxMessageSize = int(oo.integer("max_message_size", 1<<20, 512, 1<<24))
 			t.JoinTimeout = joinTimeout(oo)
+			warnNoJoinTimeout(oo, t.JoinTimeout)
 			oo.done()
 		}
 	}

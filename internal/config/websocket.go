@@ -15,6 +15,10 @@ const DefaultCloseHandshakeTimeout = time.Second
 // extension, for WebSocket and RawSocket transports).
 const DefaultJoinTimeout = 10 * time.Second
 
+// NoJoinTimeout is a JoinTimeout of no deadline ("join_timeout": 0):
+// any negative value is, since 0 means DefaultJoinTimeout.
+const NoJoinTimeout time.Duration = -1
+
 // WebSocketService is a path service of "type": "websocket": WAMP over
 // WebSocket at this path (and the paths below it).
 type WebSocketService struct {
@@ -97,7 +101,9 @@ type WebSocketOptions struct {
 	// JoinTimeout is "join_timeout" (ms), a Junction extension: a client
 	// must send HELLO within it after the WebSocket handshake, and answer
 	// each CHALLENGE within it, or it gets ABORT and is closed (default
-	// DefaultJoinTimeout; 0: no deadline).
+	// DefaultJoinTimeout). Here, as in every options struct, 0 means the
+	// default; negative means no deadline, which "join_timeout": 0 gives
+	// (with a warning).
 	JoinTimeout time.Duration
 }
 
@@ -188,9 +194,22 @@ func (d *decoder) webSocketOptionValues(oo *object, opts *WebSocketOptions) {
 	opts.JoinTimeout = joinTimeout(oo)
 }
 
-// joinTimeout decodes "join_timeout" (ms) of oo.
+// joinTimeout decodes "join_timeout" (ms) of oo. Its 0 means no deadline,
+// as Crossbar's timeouts do, which is NoJoinTimeout in the options (their
+// 0 is the default).
 func joinTimeout(oo *object) time.Duration {
-	return time.Duration(oo.integer("join_timeout", DefaultJoinTimeout.Milliseconds(), 0, maxInt32)) * time.Millisecond
+	ms := oo.integer("join_timeout", DefaultJoinTimeout.Milliseconds(), 0, maxInt32)
+	if ms == 0 {
+		return NoJoinTimeout
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// warnNoJoinTimeout warns about a server's "join_timeout": 0.
+func warnNoJoinTimeout(oo *object, d time.Duration) {
+	if d < 0 {
+		oo.d.warnf(oo.at("join_timeout"), "0: no deadline to join; clients may hold connections forever without joining")
+	}
 }
 
 // compression decodes the "compression" object of oo: only "deflate".
@@ -222,6 +241,7 @@ func (d *decoder) compression(oo *object) *DeflateOptions {
 // warnServerOptions warns about each option of a server that asks for
 // something Junction does not do.
 func warnServerOptions(oo *object, opts WebSocketOptions) {
+	warnNoJoinTimeout(oo, opts.JoinTimeout)
 	oo.ignoredIf(opts.EnableWebStatus, "enable_webstatus", ": there is no status page; a plain GET gets 426 Upgrade Required")
 }
 

@@ -64,12 +64,9 @@ func anonymousAs(role string) auth.Authenticator {
 }
 
 // clientGate is the entry of a transport's outside clients: the
-// authenticators of a, and joinTimeout ("join_timeout"; its 0, no
-// deadline, is the router's negative).
+// authenticators of a, and joinTimeout ("join_timeout": 0 means the
+// default, negative none, in the config's options as in the gate's).
 func clientGate(r *router.Router, a config.Auth, joinTimeout time.Duration) *router.Gate {
-	if joinTimeout == 0 {
-		joinTimeout = -1
-	}
 	return r.NewGate(router.GateOptions{Auths: authenticators(a), JoinTimeout: joinTimeout})
 }
 

@@ -2,7 +2,10 @@ package node
 
 import (
 	"testing"
+	"time"
 
+	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/transport/rawsocket"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -43,5 +46,39 @@ func TestJoinTimeoutApplied(t *testing.T) {
 				t.Fatalf("after ABORT: %v, want the connection closed", m)
 			}
 		})
+	}
+}
+
+// TestClientGateJoinTimeout: a transport's join_timeout reaches its gate,
+// 0 in the options structs meaning the default, as everywhere (a
+// hand-built config.WebSocketOptions{} keeps the deadline), and
+// "join_timeout": 0 in the file, no deadline.
+func TestClientGateJoinTimeout(t *testing.T) {
+	r, err := router.New(router.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fromFile := func(joinTimeout string) time.Duration {
+		cfg := parse(t, `{"version": 2, "workers": [{"type": "router", "transports": [
+			{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 0}, "options": {`+joinTimeout+`}}]}]}`, nil)
+		return cfg.Workers[0].(*config.RouterWorker).Transports[0].(*config.RawSocketTransport).JoinTimeout
+	}
+	tests := []struct {
+		name string
+		opt  time.Duration
+		want time.Duration // the gate's; 0 for none
+	}{
+		{"hand-built options", config.WebSocketOptions{}.JoinTimeout, router.DefaultJoinTimeout},
+		{"negative", config.NoJoinTimeout, 0},
+		{"given", 1500 * time.Millisecond, 1500 * time.Millisecond},
+		{"file: not given", fromFile(""), router.DefaultJoinTimeout},
+		{"file: 0", fromFile(`"join_timeout": 0`), 0},
+		{"file: 250", fromFile(`"join_timeout": 250`), 250 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		if got := clientGate(r, config.Auth{}, tt.opt).JoinTimeout(); got != tt.want {
+			t.Errorf("%s: join_timeout %v gives the gate %v, want %v", tt.name, tt.opt, got, tt.want)
+		}
 	}
 }

@@ -77,8 +77,8 @@ func (g *Gate) Attach(p wamp.Peer) {
 	s.serve()
 }
 
-// joinTimeout is the gate's join timeout, 0 for none.
-func (g *Gate) joinTimeout() time.Duration {
+// JoinTimeout is the gate's join timeout, 0 for none.
+func (g *Gate) JoinTimeout() time.Duration {
 	switch d := g.opts.JoinTimeout; {
 	case g.opts.Internal || d < 0:
 		return 0

@@ -129,7 +129,11 @@ func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.I
 }
 
 // login runs a challenge held back by the router's login throttle, and
-// tells the throttle how it went.
+// tells the throttle how it went. A CHALLENGE that went out and got no
+// valid AUTHENTICATE counts as a failed attempt, whatever ended it (a
+// wrong answer, the client gone, the join timeout, a protocol violation):
+// otherwise a client could sample CHALLENGEs unthrottled by never
+// answering them.
 func (s *session) login(ch auth.Challenge, req *auth.Request, clock *joinClock) (*auth.Identity, error) {
 	logins, k := &s.router.logins, s.loginKeyOf(req)
 	wait, ok := logins.admit(k, time.Now())
@@ -138,37 +142,39 @@ func (s *session) login(ch auth.Challenge, req *auth.Request, clock *joinClock) 
 		return nil, wamp.Errorf(ErrThrottledURI, "too many failed or pending logins from this address: try again later")
 	}
 	defer func() { logins.done(k, time.Now()) }()
-	id, err := s.challenge(ch, clock, wait)
+	id, asked, err := s.challenge(ch, clock, wait)
 	switch {
 	case err == nil && id != nil:
 		logins.succeeded(k)
-	case errors.Is(err, &wamp.RequestError{URI: wamp.ErrAuthenticationDenied}):
+	case asked:
 		logins.failed(k, time.Now()) // before done: no attempt slips in between
-		s.log.Debug("login denied", "remote", req.Peer.RemoteAddr, "authid", req.AuthID, "err", err)
+		s.log.Debug("login failed", "remote", req.Peer.RemoteAddr, "authid", req.AuthID, "err", err)
 	}
 	return id, err
 }
 
 // challenge sends CHALLENGE, after wait, and verifies the client's
-// AUTHENTICATE, which clock bounds from the CHALLENGE on.
-func (s *session) challenge(ch auth.Challenge, clock *joinClock, wait time.Duration) (*auth.Identity, error) {
+// AUTHENTICATE, which clock bounds from the CHALLENGE on. asked reports
+// whether the CHALLENGE was sent.
+func (s *session) challenge(ch auth.Challenge, clock *joinClock, wait time.Duration) (id *auth.Identity, asked bool, err error) {
 	sent := s.sendAfter(ch.Message(), wait, func() { clock.start("AUTHENTICATE") })
 	m, err := s.recv()
-	early := !sent.settle()
+	asked = sent.settle()
 	if !clock.stop() {
-		return nil, errQuiet
+		return nil, asked, errQuiet
 	}
 	if err != nil {
-		return nil, err
+		return nil, asked, err
 	}
-	if early {
-		return nil, violation("%s before CHALLENGE", m.Type())
+	if !asked {
+		return nil, false, violation("%s before CHALLENGE", m.Type())
 	}
 	a, ok := m.(*wamp.Authenticate)
 	if !ok {
-		return nil, violation("expected AUTHENTICATE, not %s", m.Type())
+		return nil, true, violation("expected AUTHENTICATE, not %s", m.Type())
 	}
-	return ch.Verify(a)
+	id, err = ch.Verify(a)
+	return id, true, err
 }
 
 // authRequest reads the authentication part of HELLO.Details.

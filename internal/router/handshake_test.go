@@ -122,7 +122,7 @@ func TestGateJoinTimeout(t *testing.T) {
 		{GateOptions{Internal: true}, 0},
 	}
 	for _, tt := range tests {
-		if got := (&Gate{opts: tt.o}).joinTimeout(); got != tt.want {
+		if got := (&Gate{opts: tt.o}).JoinTimeout(); got != tt.want {
 			t.Errorf("joinTimeout(%+v) = %v, want %v", tt.o, got, tt.want)
 		}
 	}

@@ -32,7 +32,7 @@ type joinClock struct {
 
 // newJoinClock returns s's join clock, stopped.
 func newJoinClock(s *session) *joinClock {
-	return &joinClock{s: s, d: s.gate.joinTimeout(), expired: make(chan struct{})}
+	return &joinClock{s: s, d: s.gate.JoinTimeout(), expired: make(chan struct{})}
 }
 
 // start runs the clock while the router waits for the message named what.

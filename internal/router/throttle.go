@@ -1,7 +1,6 @@
 package router
 
 import (
-	"container/list"
 	"crypto/sha256"
 	"net"
 	"net/netip"
@@ -22,15 +21,25 @@ const (
 	// failure (halves the delay); an entry with none left is dropped.
 	throttleDecay = 30 * time.Second
 	// throttleEntries caps each table (client addresses, authids); when
-	// one is full, the entry whose last failure is oldest goes.
+	// one is full, an entry with nothing left to remember goes first, else
+	// the one that would be forgotten soonest; an address with attempts
+	// pending never goes (throttle_table.go).
 	throttleEntries = 10_000
 	// throttlePending caps the attempts of one address whose outcome is
 	// not known yet (CHALLENGE sent or held back, no answer verified):
-	// failures are counted only once answered, so without it a burst of
-	// parallel attempts that all hold back their answers would all get a
-	// CHALLENGE before the first failure is counted. One more is refused
-	// at once.
+	// a failure is counted only once its attempt ends, so without it a
+	// burst of parallel attempts that all hold back their answers would
+	// all get a CHALLENGE before the first failure is counted. One more
+	// is refused at once.
 	throttlePending = 64
+	// ipv6Prefix is how many leading bits of an IPv6 address name one
+	// client. Not 64: a host usually holds a whole /64, but a subscriber
+	// is commonly given a /56 (or a /48), one site as an IPv4 address
+	// behind NAT is; counted by /64, one subscriber would have 256 times
+	// the guesses and the pending attempts of an IPv4 client, and could
+	// fill the address table with pending entries (which are never
+	// evicted) on its own.
+	ipv6Prefix = 56
 )
 
 // throttleMaxFails is the failure count whose delay reaches throttleMax:
@@ -44,7 +53,8 @@ var throttleMaxFails = func() int {
 }()
 
 // ErrThrottledURI is the ABORT reason of a login refused without being
-// tried, because its address has too many attempts waiting already.
+// tried, because its address has too many attempts waiting already (or
+// the throttle's address table is full of addresses that have).
 const ErrThrottledURI wamp.URI = "junction.error.login_throttled"
 
 // throttleDelay is the delay after fails failures.
@@ -63,17 +73,25 @@ func throttleDelay(fails int) time.Duration {
 }
 
 // throttle slows down password guessing. Failed logins are counted per
-// client address and per authid. After a failure the router holds back
-// the CHALLENGE of the next login attempt (the failed one was answered at
-// once): from the same address, attempts are spaced throttleDelay(fails)
-// apart, so that parallel connections do not multiply the rate, and an
-// attempt that would wait more than throttleMax is refused at once with
-// ErrThrottledURI; for the same authid, an attempt waits until
-// throttleDelay(fails) after that authid's last failure, and is never
-// refused (anyone could otherwise lock a real user out). A success clears
-// its authid's failures, not its address's (or a valid account would reset
-// the count between guesses). Safe for concurrent use; the zero value is
-// ready.
+// client address and per authid: a wrong answer, and a CHALLENGE left
+// unanswered (the client gone, the join timeout, a protocol violation).
+// After a failure the router holds back the CHALLENGE of the next login
+// attempt (the failed one was answered at once):
+//
+//   - From the same address, attempts are spaced throttleDelay(fails)
+//     apart, so that parallel connections do not multiply the rate, and
+//     an attempt that would wait more than throttleMax is refused at once
+//     with ErrThrottledURI. A success does not clear its address's
+//     failures (or a valid account would reset the count between
+//     guesses).
+//   - For the same authid, an attempt waits until throttleDelay(fails)
+//     after that authid's last failure, and is never refused: anyone
+//     could otherwise lock a real user out. Nor are its parallel attempts
+//     spaced: the real user's attempt would then queue behind every
+//     guess in flight, from any number of addresses, which is a lockout
+//     by another name. A success clears its authid's failures.
+//
+// Safe for concurrent use; the zero value is ready.
 type throttle struct {
 	mu      sync.Mutex
 	addrs   throttleTable
@@ -82,102 +100,31 @@ type throttle struct {
 
 // loginKey says whom a login attempt is counted against; "" for none.
 type loginKey struct {
-	addr   string // the client's IP address (its /64 for IPv6)
+	addr   string // the client's IP address (its /56 for IPv6: ipv6Prefix)
 	authid string // a digest of the authid, of bounded size
 }
 
-// throttleEntry is the failures of one address or authid.
-type throttleEntry struct {
-	key     string
-	fails   int       // failures counted at last
-	last    time.Time // the last failure
-	next    time.Time // addresses: when the next attempt may start
-	pending int       // addresses: attempts admitted and not yet done
-	elem    *list.Element
-}
-
-// idleAt reports whether e has nothing left to hold at now: no failure,
-// no attempt scheduled or pending.
-func (e *throttleEntry) idleAt(now time.Time) bool {
-	return e.failsAt(now) == 0 && !e.next.After(now) && e.pending == 0
-}
-
-// failsAt is the failures not yet forgotten at now.
-func (e *throttleEntry) failsAt(now time.Time) int {
-	return max(e.fails-int(now.Sub(e.last)/throttleDecay), 0)
-}
-
-// throttleTable is a capped table of entries, oldest failure first.
-type throttleTable struct {
-	m   map[string]*throttleEntry
-	lru list.List // of *throttleEntry; front: the oldest last failure
-}
-
-// get returns key's entry, nil (dropping it) if at now it is idle.
-func (t *throttleTable) get(key string, now time.Time) *throttleEntry {
-	e := t.m[key]
-	if e != nil && e.idleAt(now) {
-		t.remove(e)
-		return nil
-	}
-	return e
-}
-
-// getOrAdd returns key's entry, adding one if there is none.
-func (t *throttleTable) getOrAdd(key string, now time.Time) *throttleEntry {
-	if e := t.get(key, now); e != nil {
-		return e
-	}
-	return t.add(key, now)
-}
-
-// fail counts a failure of key at now and returns its entry.
-func (t *throttleTable) fail(key string, now time.Time) *throttleEntry {
-	e := t.getOrAdd(key, now)
-	e.fails = min(e.failsAt(now)+1, throttleMaxFails)
-	e.last = now
-	t.lru.MoveToBack(e.elem)
-	return e
-}
-
-// add inserts a new entry for key, making room first.
-func (t *throttleTable) add(key string, now time.Time) *throttleEntry {
-	if t.m == nil {
-		t.m = make(map[string]*throttleEntry)
-	}
-	for t.lru.Len() > 0 {
-		oldest := t.lru.Front().Value.(*throttleEntry)
-		if t.lru.Len() < throttleEntries && !oldest.idleAt(now) {
-			break
-		}
-		t.remove(oldest)
-	}
-	e := &throttleEntry{key: key}
-	e.elem = t.lru.PushBack(e)
-	t.m[key] = e
-	return e
-}
-
-func (t *throttleTable) remove(e *throttleEntry) {
-	t.lru.Remove(e.elem)
-	delete(t.m, e.key)
-}
-
 // admit is asked before a login attempt's CHALLENGE: it returns how long
-// to hold the CHALLENGE back, or false when the attempt is refused at once.
-// An admitted attempt is pending for its address until done is called.
+// to hold the CHALLENGE back, or false when the attempt is refused at once
+// (its address is spaced past throttleMax or has throttlePending attempts
+// pending, or the address table is full of addresses with attempts
+// pending). An admitted attempt is pending for its address until done is
+// called.
 func (th *throttle) admit(k loginKey, now time.Time) (time.Duration, bool) {
 	th.mu.Lock()
 	defer th.mu.Unlock()
 	var wait time.Duration
 	if k.addr != "" {
 		e := th.addrs.getOrAdd(k.addr, now)
+		if e == nil {
+			return 0, false
+		}
 		start := maxTime(now, e.next)
 		if start.Sub(now) > throttleMax || e.pending >= throttlePending {
 			return 0, false
 		}
+		th.addrs.begin(e)
 		e.next = start.Add(throttleDelay(e.failsAt(now)))
-		e.pending++
 		wait = start.Sub(now)
 	}
 	if e := th.authids.get(k.authid, now); e != nil {
@@ -191,8 +138,10 @@ func (th *throttle) failed(k loginKey, now time.Time) {
 	th.mu.Lock()
 	defer th.mu.Unlock()
 	if k.addr != "" {
-		e := th.addrs.fail(k.addr, now)
-		e.next = maxTime(e.next, now.Add(throttleDelay(e.fails)))
+		if e := th.addrs.fail(k.addr, now); e != nil {
+			e.next = maxTime(e.next, now.Add(throttleDelay(e.fails)))
+			th.addrs.changed(e)
+		}
 	}
 	if k.authid != "" {
 		th.authids.fail(k.authid, now)
@@ -204,13 +153,8 @@ func (th *throttle) failed(k loginKey, now time.Time) {
 func (th *throttle) done(k loginKey, now time.Time) {
 	th.mu.Lock()
 	defer th.mu.Unlock()
-	e := th.addrs.m[k.addr]
-	if e == nil || e.pending == 0 {
-		return
-	}
-	e.pending--
-	if e.idleAt(now) {
-		th.addrs.remove(e)
+	if e := th.addrs.m[k.addr]; e != nil && e.pending > 0 {
+		th.addrs.end(e, now)
 	}
 }
 
@@ -245,9 +189,9 @@ func (s *session) loginKeyOf(req *auth.Request) loginKey {
 	return k
 }
 
-// addrKey is the throttle's key for a "host:port" address: the IP address,
-// or its /64 network for IPv6 (one host usually holds a whole /64); "" when
-// it is not an IP address (a Unix socket's path).
+// addrKey is the throttle's key for a "host:port" address: the IP
+// address, or its network of ipv6Prefix bits for IPv6; "" when it is not
+// an IP address (a Unix socket's path).
 func addrKey(remote string) string {
 	host, _, err := net.SplitHostPort(remote)
 	if err != nil {
@@ -259,7 +203,7 @@ func addrKey(remote string) string {
 	}
 	ip = ip.Unmap().WithZone("")
 	if ip.Is6() {
-		return netip.PrefixFrom(ip, 64).Masked().String()
+		return netip.PrefixFrom(ip, ipv6Prefix).Masked().String()
 	}
 	return ip.String()
 }

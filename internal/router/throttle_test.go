@@ -74,8 +74,8 @@ func TestThrottleAddress(t *testing.T) {
 		}
 	}
 	wantAdmit(t, &th, a, last.Add(time.Duration(throttleMaxFails)*throttleDecay), 0)
-	if len(th.addrs.m) != 0 || th.addrs.lru.Len() != 0 {
-		t.Errorf("forgotten entry still held: %d, %d", len(th.addrs.m), th.addrs.lru.Len())
+	if len(th.addrs.m) != 0 || len(th.addrs.evictable) != 0 {
+		t.Errorf("forgotten entry still held: %d, %d", len(th.addrs.m), len(th.addrs.evictable))
 	}
 }
 
@@ -135,8 +135,8 @@ func TestThrottleMemoryBounded(t *testing.T) {
 		th.failed(k, t0.Add(time.Duration(i)*time.Microsecond))
 	}
 	for name, tb := range map[string]*throttleTable{"addresses": &th.addrs, "authids": &th.authids} {
-		if len(tb.m) != throttleEntries || tb.lru.Len() != throttleEntries {
-			t.Errorf("%s: %d entries, list %d, want %d", name, len(tb.m), tb.lru.Len(), throttleEntries)
+		if len(tb.m) != throttleEntries || len(tb.evictable) != throttleEntries {
+			t.Errorf("%s: %d entries, %d evictable, want %d", name, len(tb.m), len(tb.evictable), throttleEntries)
 		}
 	}
 	last := 3*throttleEntries - 1
@@ -178,8 +178,8 @@ func TestThrottlePending(t *testing.T) {
 	for range throttlePending - 1 {
 		th.done(a, t0)
 	}
-	if len(th.addrs.m) != 0 || th.addrs.lru.Len() != 0 {
-		t.Errorf("an address with nothing pending is still held: %d, %d", len(th.addrs.m), th.addrs.lru.Len())
+	if len(th.addrs.m) != 0 || len(th.addrs.evictable) != 0 {
+		t.Errorf("an address with nothing pending is still held: %d, %d", len(th.addrs.m), len(th.addrs.evictable))
 	}
 }
 
@@ -187,9 +187,11 @@ func TestAddrKey(t *testing.T) {
 	tests := map[string]string{
 		"192.0.2.1:4000":          "192.0.2.1",
 		"[::ffff:192.0.2.1]:4000": "192.0.2.1",
-		"[2001:db8:1:2:3::4]:80":  "2001:db8:1:2::/64",
-		"[2001:db8:1:2:ff::9]:81": "2001:db8:1:2::/64",
-		"[fe80::1%eth0]:80":       "fe80::/64",
+		"[2001:db8:1:2:3::4]:80":  "2001:db8:1::/56",
+		"[2001:db8:1:2:ff::9]:81": "2001:db8:1::/56",
+		"[2001:db8:1:ff::1]:82":   "2001:db8:1::/56",
+		"[2001:db8:1:100::1]:83":  "2001:db8:1:100::/56",
+		"[fe80::1%eth0]:80":       "fe80::/56",
 		"/run/junction.sock":      "",
 		"@":                       "",
 		"host.example:80":         "",
@@ -341,11 +343,7 @@ func TestLoginFailures(t *testing.T) {
 // after d, not before.
 func heldBack(c *client, details wamp.Dict, d time.Duration) *wamp.Challenge {
 	c.t.Helper()
-	c.send(&wamp.Hello{Realm: "realm1", Details: details})
-	time.Sleep(d - time.Nanosecond)
-	c.quiet()
-	time.Sleep(time.Nanosecond)
-	return expect[*wamp.Challenge](c)
+	return heldBackAll(c.t, d, attempt{c, details})[0]
 }
 
 func wantDenied(t *testing.T, m wamp.Message) *wamp.Abort {
@@ -410,18 +408,26 @@ func TestLoginThrottleFlood(t *testing.T) {
 // then never sent.
 func TestAnswerBeforeHeldBackChallenge(t *testing.T) {
 	bubble(t, Options{}, func(t *testing.T, r *Router) {
-		m := loginMethods(t)[0]
-		g := r.Gate(m.a)
-		const addr = "192.0.2.5:1"
-		_, last := login(t, attachFrom(t, g, addr), m, "alice", false)
-		wantDenied(t, last)
-		c := attachFrom(t, g, addr)
-		c.send(&wamp.Hello{Realm: "realm1", Details: m.hello("alice")})
+		c, _ := heldBackAfterFailure(t, r, "192.0.2.5:1")
 		c.send(&wamp.Authenticate{Signature: "s3cret", Extra: wamp.Dict{}})
 		c.expectAbort(wamp.ErrProtocolViolation)
 		time.Sleep(throttleMax)
 		c.quiet()
 	})
+}
+
+// heldBackAfterFailure fails a ticket login for alice from addr on a new
+// gate of r, then starts another one from addr, whose CHALLENGE the
+// throttle holds back.
+func heldBackAfterFailure(t *testing.T, r *Router, addr string) (*client, *Gate) {
+	t.Helper()
+	m := loginMethods(t)[0]
+	g := r.Gate(m.a)
+	_, last := login(t, attachFrom(t, g, addr), m, "alice", false)
+	wantDenied(t, last)
+	c := attachFrom(t, g, addr)
+	c.send(&wamp.Hello{Realm: "realm1", Details: m.hello("alice")})
+	return c, g
 }
 
 // TestLoginThrottleExempt: the node's own sessions (an Internal gate) and
@@ -445,4 +451,154 @@ func TestLoginThrottleExempt(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestUnansweredChallengeFails is F9 (docs/SECURITY.md): a CHALLENGE that
+// gets no valid AUTHENTICATE counts as a failed login for its address and
+// its authid, however the attempt ends, so that a client cannot sample
+// CHALLENGEs unthrottled by never answering them. An attempt that ends
+// while its CHALLENGE is still held back got none, and is not counted.
+func TestUnansweredChallengeFails(t *testing.T) {
+	const joinTimeout = 3 * time.Second
+	tests := []struct {
+		name    string
+		abandon func(c *client) // after the CHALLENGE
+	}{
+		{"client gone", func(c *client) { c.p.Close() }},
+		{"client ABORT", func(c *client) {
+			c.send(&wamp.Abort{Details: wamp.Dict{}, Reason: "wamp.close.goodbye_and_out"})
+		}},
+		{"join timeout", func(c *client) {
+			time.Sleep(joinTimeout)
+			c.expectAbort(ErrJoinTimeoutURI)
+		}},
+		{"protocol violation", func(c *client) {
+			c.send(&wamp.Hello{Realm: "realm1", Details: wamp.Dict{}})
+			c.expectAbort(wamp.ErrProtocolViolation)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bubble(t, Options{}, func(t *testing.T, r *Router) {
+				m := loginMethods(t)[0]
+				g := r.NewGate(GateOptions{Auths: []auth.Authenticator{m.a}, JoinTimeout: joinTimeout})
+				const addr = "192.0.2.7:1"
+				c := attachFrom(t, g, addr)
+				c.send(&wamp.Hello{Realm: "realm1", Details: m.hello("alice")})
+				expect[*wamp.Challenge](c)
+				tt.abandon(c)
+				c.waitDone()
+				heldBackAll(t, throttleDelay(1),
+					attempt{attachFrom(t, g, addr), m.hello("bob")},               // the address failed once
+					attempt{attachFrom(t, g, "198.51.100.1:1"), m.hello("alice")}, // the authid too
+				)
+			})
+		})
+	}
+	t.Run("left before its CHALLENGE", func(t *testing.T) {
+		bubble(t, Options{}, func(t *testing.T, r *Router) {
+			c, g := heldBackAfterFailure(t, r, "192.0.2.7:1")
+			c.quiet()
+			c.p.Close()
+			c.waitDone()
+			heldBackAll(t, throttleDelay(1), attempt{attachFrom(t, g, "198.51.100.1:1"), loginMethods(t)[0].hello("alice")})
+		})
+	})
+}
+
+// attempt is a login attempt about to send HELLO.
+type attempt struct {
+	c     *client
+	hello wamp.Dict
+}
+
+// heldBackAll sends the attempts' HELLOs at once and checks that each
+// CHALLENGE comes after d, not before; it returns them.
+func heldBackAll(t testing.TB, d time.Duration, attempts ...attempt) []*wamp.Challenge {
+	t.Helper()
+	for _, a := range attempts {
+		a.c.send(&wamp.Hello{Realm: "realm1", Details: a.hello})
+	}
+	time.Sleep(d - time.Nanosecond)
+	for _, a := range attempts {
+		a.c.quiet()
+	}
+	time.Sleep(time.Nanosecond)
+	var out []*wamp.Challenge
+	for _, a := range attempts {
+		out = append(out, expect[*wamp.Challenge](a.c))
+	}
+	return out
+}
+
+// TestThrottleEviction: in a full table, an entry with nothing left to
+// remember goes first, else the one that would be forgotten soonest, not
+// the one whose last failure is oldest (a guesser's six failures would
+// otherwise be forgotten for a flood of single failures).
+func TestThrottleEviction(t *testing.T) {
+	t0 := time.Unix(1_000_000, 0)
+	tables := map[string]struct {
+		key   func(i int) loginKey
+		table func(th *throttle) *throttleTable
+	}{
+		"addresses": {func(i int) loginKey { return loginKey{addr: fmt.Sprint("addr", i)} }, func(th *throttle) *throttleTable { return &th.addrs }},
+		"authids":   {func(i int) loginKey { return loginKey{authid: fmt.Sprint("id", i)} }, func(th *throttle) *throttleTable { return &th.authids }},
+	}
+	for name, tb := range tables {
+		for _, later := range []time.Duration{time.Minute, 2 * time.Second} {
+			t.Run(fmt.Sprint(name, " ", later, " later"), func(t *testing.T) {
+				var th throttle
+				guesser := tb.key(-1)
+				for range throttleMaxFails {
+					th.failed(guesser, t0) // remembered for 3 minutes
+				}
+				for i := range throttleEntries - 1 {
+					th.failed(tb.key(i), t0.Add(time.Second)) // for 30 s
+				}
+				now := t0.Add(later)
+				th.failed(tb.key(throttleEntries), now)
+				table := tb.table(&th)
+				want := throttleMaxFails - int(later/throttleDecay)
+				if e := table.m[keyOf(guesser)]; e == nil || e.failsAt(now) != want {
+					t.Fatalf("the guesser's entry %+v was dropped or changed, want %d failures", e, want)
+				}
+				if n := len(table.m); n > throttleEntries || len(table.evictable) != n {
+					t.Errorf("%d entries, %d evictable", n, len(table.evictable))
+				}
+			})
+		}
+	}
+}
+
+// keyOf is k's key in its table, for a test that uses only one of them.
+func keyOf(k loginKey) string { return k.addr + k.authid }
+
+// TestThrottleKeepsPending: an address with attempts pending is never
+// dropped from the table; when every entry has some, an attempt from a
+// new address is refused, until one of them is done.
+func TestThrottleKeepsPending(t *testing.T) {
+	var th throttle
+	t0 := time.Unix(1_000_000, 0)
+	addr := func(i int) loginKey { return loginKey{addr: fmt.Sprint("addr", i)} }
+	for i := range throttleEntries {
+		if _, ok := th.admit(addr(i), t0); !ok {
+			t.Fatalf("attempt %d refused", i)
+		}
+	}
+	th.failed(addr(1), t0)
+	fresh := loginKey{addr: "198.51.100.1", authid: "alice"}
+	if _, ok := th.admit(fresh, t0); ok {
+		t.Fatal("a new address admitted into a table full of pending attempts")
+	}
+	if len(th.addrs.m) != throttleEntries || th.addrs.m[addr(0).addr] == nil {
+		t.Fatalf("%d addresses, the first one %v", len(th.addrs.m), th.addrs.m[addr(0).addr])
+	}
+	wantAdmit(t, &th, loginKey{authid: "alice"}, t0, 0) // no address: not refused
+	th.done(addr(1), t0)                                // failed: kept, now evictable
+	wantAdmit(t, &th, fresh, t0, 0)
+	if e := th.addrs.m[addr(1).addr]; e != nil {
+		t.Errorf("the failed address %+v was kept, want it evicted for the new one", e)
+	}
+	th.done(addr(0), t0)
+	wantAdmit(t, &th, fresh, t0, 0)
 }
