@@ -61,7 +61,7 @@ func (b *broker) count() int {
 // the caller clones to keep. b.mu must be held for writing.
 func (b *broker) drop(sub *subscription, s *session) (deleted bool, busy []*subscriberSet) {
 	delete(s.subs, sub.id)
-	busy = sub.replace(sub.set.without(s))
+	busy = sub.remove(s)
 	if sub.set != nil {
 		return false, busy
 	}

@@ -68,7 +68,7 @@ func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.M
 			s.subs = make(map[wamp.ID]*subscription)
 		}
 		s.subs[sub.id] = sub
-		sub.replace(sub.set.with(s))
+		sub.add(s)
 		added = true
 	}
 	s.send(&wamp.Subscribed{Request: req, Subscription: sub.id})
