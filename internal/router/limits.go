@@ -214,7 +214,7 @@ type usage struct{ n, bytes int }
 
 // admit returns the limitError for u growing by dn items and db bytes
 // past b, or nil. What does not grow is always admitted, so a replacement
-// no bigger than what it replaces passes even over a limit.
+// no bigger than what it replaces in u passes even over a limit.
 func (b budget) admit(u usage, dn, db int) error {
 	switch {
 	case dn > 0 && u.n+dn > b.n:

@@ -400,6 +400,25 @@ func TestRetainedShares(t *testing.T) {
 	})
 }
 
+// TestRetainedTakeover: a publisher at its share's limit may replace its
+// own retained event with one no bigger, but not another session's,
+// however small: that would be one more event in its share.
+func TestRetainedTakeover(t *testing.T) {
+	logs := &recordHandler{}
+	bubble(t, limitRealm(Limits{RetainedEventsPerSession: 1}, logs), func(t *testing.T, r *Router) {
+		a, b := join(t, r.Gate(), "realm1", nil), join(t, r.Gate(), "realm1", nil)
+		ack := wamp.Dict{"retain": true, "acknowledge": true}
+		a.publish("com.a", ack, "big")
+		expect[*wamp.Published](a)
+		b.publish("com.b", ack, "big")
+		expect[*wamp.Published](b)
+		a.publish("com.a", ack, "sm")
+		expect[*wamp.Published](a)
+		a.expectRefused(wamp.TypePublish, a.publish("com.b", ack, "sm"))
+		checkRefusals(t, r, logs, 1)
+	})
+}
+
 // TestRetainedMemoryReleased: a retained event is freed once replaced,
 // and when its realm goes away.
 func TestRetainedMemoryReleased(t *testing.T) {
