@@ -42,6 +42,9 @@ type RealmLimits struct {
 	SubscriptionsPerSession  int // "subscriptions_per_session"
 	RegistrationsPerSession  int // "registrations_per_session"
 	CallsInFlightPerSession  int // "calls_in_flight_per_session"
+	SubscriptionsPerRealm    int // "subscriptions_per_realm"
+	RegistrationsPerRealm    int // "registrations_per_realm"
+	CallsInFlightPerRealm    int // "calls_in_flight_per_realm"
 	RetainedEventsPerRealm   int // "retained_events_per_realm"
 	RetainedBytesPerRealm    int // "retained_bytes_per_realm"
 	RetainedEventsPerSession int // "retained_events_per_session"
@@ -67,6 +70,9 @@ func (l *RealmLimits) limitKeys() []limitKey {
 		{"subscriptions_per_session", &l.SubscriptionsPerSession},
 		{"registrations_per_session", &l.RegistrationsPerSession},
 		{"calls_in_flight_per_session", &l.CallsInFlightPerSession},
+		{"subscriptions_per_realm", &l.SubscriptionsPerRealm},
+		{"registrations_per_realm", &l.RegistrationsPerRealm},
+		{"calls_in_flight_per_realm", &l.CallsInFlightPerRealm},
 		{"retained_events_per_realm", &l.RetainedEventsPerRealm},
 		{"retained_bytes_per_realm", &l.RetainedBytesPerRealm},
 		{"retained_events_per_session", &l.RetainedEventsPerSession},

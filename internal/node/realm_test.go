@@ -22,10 +22,12 @@ func TestRealmLimitsTranslated(t *testing.T) {
 		{"every key", config.RealmLimits{
 			SubscriptionsPerSession: 1, RegistrationsPerSession: 2, CallsInFlightPerSession: 3,
 			RetainedEventsPerRealm: 4, RetainedBytesPerRealm: 5, RetainedEventsPerSession: 6, RetainedBytesPerSession: 7,
-			TestamentsPerRealm: 8, TestamentBytesPerRealm: 9, TestamentsPerSession: 10, TestamentBytesPerSession: 11}, router.Limits{
+			TestamentsPerRealm: 8, TestamentBytesPerRealm: 9, TestamentsPerSession: 10, TestamentBytesPerSession: 11,
+			SubscriptionsPerRealm: 12, RegistrationsPerRealm: 13, CallsInFlightPerRealm: 14}, router.Limits{
 			SubscriptionsPerSession: 1, RegistrationsPerSession: 2, CallsInFlightPerSession: 3,
 			RetainedEventsPerRealm: 4, RetainedBytesPerRealm: 5, RetainedEventsPerSession: 6, RetainedBytesPerSession: 7,
-			TestamentsPerRealm: 8, TestamentBytesPerRealm: 9, TestamentsPerSession: 10, TestamentBytesPerSession: 11}},
+			TestamentsPerRealm: 8, TestamentBytesPerRealm: 9, TestamentsPerSession: 10, TestamentBytesPerSession: 11,
+			SubscriptionsPerRealm: 12, RegistrationsPerRealm: 13, CallsInFlightPerRealm: 14}},
 		{"no limit", config.RealmLimits{CallsInFlightPerSession: config.NoLimit}, router.Limits{CallsInFlightPerSession: -1}},
 	}
 	for _, tt := range tests {
@@ -39,14 +41,15 @@ func TestRealmLimitsTranslated(t *testing.T) {
 }
 
 // TestRealmLimitsApplied: a realm's options.limits reach its router: an
-// outside client is refused its third subscription, and the HTTP
+// outside client is refused its third subscription, another the realm's
+// fourth, and the HTTP
 // Publisher (one of the node's own sessions, exempt from the limits on
 // subscriptions but not from those on retained events) its second
 // retained event.
 func TestRealmLimitsApplied(t *testing.T) {
 	cfg := zeroPorts(config.Default())
 	rw := cfg.Workers[0].(*config.RouterWorker)
-	rw.Realms[0].Options.Limits = config.RealmLimits{SubscriptionsPerSession: 2, RetainedEventsPerRealm: 1}
+	rw.Realms[0].Options.Limits = config.RealmLimits{SubscriptionsPerSession: 2, SubscriptionsPerRealm: 3, RetainedEventsPerRealm: 1}
 	addr := address(t, start(t, cfg, t.TempDir()), web0)
 
 	c := mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
@@ -54,6 +57,13 @@ func TestRealmLimitsApplied(t *testing.T) {
 		_, err := c.Subscribe(testCtx(t), topic, func(*client.Event) {}, nil)
 		if want := i == 2; (wampURIOf(err) == wamp.ErrLimitExceeded) != want {
 			t.Errorf("subscription %d: %v, want limit exceeded: %v", i+1, err, want)
+		}
+	}
+	other := mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
+	for i, topic := range []wamp.URI{"com.d", "com.e"} {
+		_, err := other.Subscribe(testCtx(t), topic, func(*client.Event) {}, nil)
+		if want := i == 1; want != (err != nil && strings.Contains(err.Error(), "3 subscriptions per realm")) {
+			t.Errorf("other's subscription %d: %v, want the realm's limit exceeded: %v", i+1, err, want)
 		}
 	}
 

@@ -22,6 +22,9 @@ type broker struct {
 	mu    sync.RWMutex
 	index uriindex.Index[*subscription]
 	byID  map[wamp.ID]*subscription
+	// held is the number of subscriptions the realm's sessions hold, the
+	// sum of their len(subs): what the realm's limit counts.
+	held int
 
 	retained retainStore // has its own (leaf) lock
 }
@@ -48,11 +51,12 @@ func (sub *subscription) info() subInfo {
 	return subInfo{ID: sub.id, Topic: sub.topic, Match: sub.match.String(), Created: sub.created}
 }
 
-// count returns the number of subscriptions.
-func (b *broker) count() int {
+// count returns the number of subscriptions, and of subscriptions held
+// by sessions (each subscriber of each).
+func (b *broker) count() (subs, held int) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	return len(b.byID)
+	return len(b.byID), b.held
 }
 
 // drop removes s from sub, and sub from the index once it has no
@@ -61,7 +65,8 @@ func (b *broker) count() int {
 // the caller clones to keep. b.mu must be held for writing.
 func (b *broker) drop(sub *subscription, s *session) (deleted bool, busy []*subscriberSet) {
 	delete(s.subs, sub.id)
-	busy = sub.replace(sub.set.without(s))
+	b.held--
+	busy = sub.remove(s)
 	if sub.set != nil {
 		return false, busy
 	}

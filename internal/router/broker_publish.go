@@ -109,7 +109,7 @@ type outEvent struct {
 
 // deliver sends the event to the subscribers of t that the filter allows:
 // one EVENT, shared, so that each serializer encodes it once. No lock is
-// needed: t.set does not change.
+// needed: t.set does not change while the publish holds it.
 func (e *outEvent) deliver(t target) {
 	var msg wamp.Message
 	for _, r := range t.set.sessions {

@@ -70,7 +70,10 @@ func (b *broker) retain(pub *session, e *outEvent, size int) error {
 }
 
 // admitShare returns pub's share, nil for the router's, if it can take an
-// event of size bytes in place of old. st.mu must be held.
+// event of size bytes in place of old. Only pub's own old event is
+// replaced within its share; another session's is taken over, one more
+// event in pub's share however small, so that a share never passes its
+// limit. st.mu must be held.
 func (st *retainStore) admitShare(pub *session, b budget, old retainedEvent, size int) (*usage, error) {
 	if pub == nil {
 		return nil, nil

@@ -7,12 +7,18 @@ import (
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// subscriberSet is one version of a subscription's subscribers, copy on
-// write: once it is a subscription's current set it is never modified.
-// Subscribe and unsubscribe build the next version under broker.mu
-// (write) and replace the current one; a publish takes the current set
-// under broker.mu (read) and sends to it after unlocking, so that no
-// broker lock is held during a fan-out.
+// subscriberSet is one version of a subscription's subscribers. A publish
+// takes the current set under broker.mu (read) and sends to it after
+// unlocking, so that no broker lock is held during a fan-out; subscribe,
+// unsubscribe and session removal change it under broker.mu (write).
+//
+// A set is changed in place when nothing reads it (see
+// subscription.add and remove): no publish holds it, and no replaced set
+// that may share its array is still in use. Otherwise the change is copy
+// on write: the next version is built and replaces the current one, which
+// is never modified again. So a client that subscribes and unsubscribes
+// over and over on a topic with many subscribers costs no copy of them
+// unless publishes are under way at that moment.
 //
 // A session that unsubscribes must get no EVENT of the subscription after
 // UNSUBSCRIBED (autobahn and other clients treat one as a protocol
@@ -89,6 +95,56 @@ func (sub *subscription) subscribers() []*session {
 	}
 	return sub.set.sessions
 }
+
+// add makes s a subscriber of sub. The current set is changed in place
+// when no publish holds it (none can take it meanwhile: broker.mu is held
+// for writing), the array of older sets still in use untouched: only a
+// slot past their length is written, as in with. broker.mu must be held
+// for writing.
+func (sub *subscription) add(s *session) {
+	if ss := sub.set; ss != nil && ss.unused() {
+		ss.sessions = append(ss.sessions, s)
+		return
+	}
+	sub.replace(sub.set.with(s))
+}
+
+// remove takes s out of sub's subscribers and returns the replaced sets
+// still in use, as replace does. The current set is changed in place when
+// nothing reads its array: no publish holds it, and no replaced set is
+// still in use (one may share the array, see with). Otherwise it is
+// replaced by a copy without s. broker.mu must be held for writing.
+func (sub *subscription) remove(s *session) []*subscriberSet {
+	sub.busy = slices.DeleteFunc(sub.busy, (*subscriberSet).done)
+	ss := sub.set
+	if !ss.unused() || len(sub.busy) > 0 {
+		return sub.replace(ss.without(s))
+	}
+	if i := lastIndex(ss.sessions, s); i >= 0 {
+		ss.sessions = slices.Delete(ss.sessions, i, i+1)
+	}
+	if len(ss.sessions) == 0 {
+		sub.set = nil
+	}
+	return nil
+}
+
+// lastIndex is the position of s in ss, or -1. It looks from the end: a
+// session that subscribes and unsubscribes over and over is among the
+// last, and the subscribers after it are the ones slices.Delete moves.
+func lastIndex(ss []*session, s *session) int {
+	for i := len(ss) - 1; i >= 0; i-- {
+		if ss[i] == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// unused reports whether no publish holds ss. broker.mu must be held for
+// writing, so that none can acquire it meanwhile; a publish's reads of ss
+// happen before its release, which this load observes.
+func (ss *subscriberSet) unused() bool { return ss.users.Load() == 0 }
 
 // replace makes next (nil: none) the current set and returns the replaced
 // sets still in use; the caller clones them if it keeps them past the

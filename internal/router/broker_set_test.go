@@ -134,28 +134,136 @@ func TestNoEventOutsideSubscription(t *testing.T) {
 func TestSubscriberSetBusy(t *testing.T) {
 	s1, s2 := &session{id: 1}, &session{id: 2}
 	sub := &subscription{}
-	sub.replace(sub.set.with(s1))
+	sub.add(s1)
 	a := sub.set
 	a.acquire() // a publish under way
-	if busy := sub.replace(a.with(s2)); len(busy) != 1 || busy[0] != a {
-		t.Fatalf("busy after replacing a set in use = %v, want [a]", busy)
+	sub.add(s2)
+	if len(sub.busy) != 1 || sub.busy[0] != a || sub.set == a {
+		t.Fatalf("after adding to a set in use: current %p, busy %v; want a new set, a busy", sub.set, sub.busy)
 	}
 	b := sub.set
-	if busy := sub.replace(b.without(s1)); len(busy) != 1 || busy[0] != a {
-		t.Fatalf("busy after replacing an unused set = %v, want [a]", busy)
+	if busy := sub.remove(s1); len(busy) != 1 || busy[0] != a || sub.set == b {
+		t.Fatalf("after removing while a shares b's array: busy %v, want [a] and a copy", busy)
 	}
 	equal(t, "current", sub.subscribers(), []*session{s2})
-	equal(t, "a unchanged by the appends after it", a.sessions, []*session{s1})
+	equal(t, "a unchanged by the changes after it", a.sessions, []*session{s1})
 	a.release()
 	select {
 	case <-a.idle:
 	default:
 		t.Fatal("a not idle after its last release")
 	}
-	if busy := sub.replace(sub.set.without(s2)); len(busy) != 0 || sub.set != nil {
+	if busy := sub.remove(s2); len(busy) != 0 || sub.set != nil {
 		t.Fatalf("after the last subscriber left: busy %v, set %v", busy, sub.set)
 	}
 	if a.sessions != nil {
 		t.Error("an idle retired set still holds its sessions")
+	}
+}
+
+// TestSubscriberSetInPlace: with no publish holding the current set and
+// no replaced set in use, subscribe and unsubscribe change the set in
+// place, in order, with no new array; while a publish holds it, a copy
+// is made and what the publish reads does not change.
+func TestSubscriberSetInPlace(t *testing.T) {
+	s := []*session{{id: 1}, {id: 2}, {id: 3}, {id: 4}}
+	sub := &subscription{}
+	for _, x := range s[:3] {
+		sub.add(x)
+	}
+	set := sub.set
+	if busy := sub.remove(s[1]); busy != nil || sub.set != set {
+		t.Fatalf("unused set not changed in place: busy %v, set %p (was %p)", busy, sub.set, set)
+	}
+	equal(t, "after removing s2", set.sessions, []*session{s[0], s[2]})
+	if allocs := testing.AllocsPerRun(100, func() {
+		sub.add(s[3])
+		sub.remove(s[3])
+	}); allocs != 0 {
+		t.Errorf("subscribe and unsubscribe in place: %v allocs, want 0", allocs)
+	}
+
+	set.acquire() // a publish reads [s1 s3]
+	sub.remove(s[0])
+	if sub.set == set {
+		t.Fatal("set in use changed in place")
+	}
+	equal(t, "held set", set.sessions, []*session{s[0], s[2]})
+	equal(t, "current", sub.subscribers(), []*session{s[2]})
+	set.release()
+}
+
+// TestChurnKeepsOtherSubscribers: while sessions subscribe to and
+// unsubscribe from a topic without pause (changing its set in place or
+// by copy, as publishes come and go), the other subscribers get every
+// event of every publisher exactly once and in order, and the churners
+// none outside their subscriptions.
+func TestChurnKeepsOtherSubscribers(t *testing.T) {
+	const publishers, events = 2, 300
+	r := newTestRouter(t)
+	defer r.Close()
+	var steady []*client
+	for range 3 {
+		c := joinPeer(t, r.Gate(), "realm1", nil, newFakePeer(publishers*events))
+		c.subscribe("com.t", nil)
+		steady = append(steady, c)
+	}
+	stop := make(chan struct{})
+	var churners sync.WaitGroup
+	for range 3 {
+		c := joinPeer(t, r.Gate(), "realm1", nil, newFakePeer(1<<16))
+		churners.Go(func() { churnStrict(t, c, stop) })
+	}
+	var pubs sync.WaitGroup
+	for p := range publishers {
+		c := join(t, r.Gate(), "realm1", nil)
+		pubs.Go(func() {
+			for i := range events {
+				c.publish("com.t", nil, p, i)
+			}
+		})
+	}
+	pubs.Wait()
+	for _, c := range steady {
+		next := make([]int, publishers)
+		for range publishers * events {
+			args := expect[*wamp.Event](c).Args
+			p, i := args[0].(int), args[1].(int)
+			if i != next[p] {
+				t.Fatalf("session %d: event %d of publisher %d, want %d", c.id, i, p, next[p])
+			}
+			next[p]++
+		}
+	}
+	close(stop)
+	churners.Wait()
+}
+
+// churnStrict subscribes c to com.t and unsubscribes it until stop is
+// closed, failing on an EVENT before SUBSCRIBED or after UNSUBSCRIBED.
+func churnStrict(t *testing.T, c *client, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		c.send(&wamp.Subscribe{Request: c.nextReq(), Options: wamp.Dict{}, Topic: "com.t"})
+		m := c.recv()
+		sub, ok := m.(*wamp.Subscribed)
+		if !ok {
+			t.Errorf("got %T %+v, want SUBSCRIBED", m, m)
+			return
+		}
+		c.send(&wamp.Unsubscribe{Request: c.nextReq(), Subscription: sub.Subscription})
+		for m := c.recv(); ; m = c.recv() {
+			if _, ok := m.(*wamp.Unsubscribed); ok {
+				break
+			}
+			if e, ok := m.(*wamp.Event); !ok || e.Subscription != sub.Subscription {
+				t.Errorf("got %T %+v while unsubscribing from %d", m, m, sub.Subscription)
+				return
+			}
+		}
 	}
 }

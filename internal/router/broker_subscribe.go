@@ -46,14 +46,14 @@ func (s *session) handleSubscribe(m *wamp.Subscribe) error {
 // subscribe adds s to the subscription of (topic, match), creating it if
 // needed, and sends SUBSCRIBED while holding the lock, so that no EVENT of
 // the subscription reaches the client before it. added is false when s
-// was already a subscriber. A session at its subscription limit gets a
-// limitError, unless it is a subscriber already.
+// was already a subscriber. A session at its subscription limit, or in a
+// realm at its own, gets a limitError, unless it is a subscriber already.
 func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.Match) (info subInfo, created, added bool, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	sub, ok := b.index.Get(string(topic), m)
 	if !ok || s.subs[sub.id] == nil {
-		if err := perSession(s, len(s.subs), b.realm.limits.subs, "subscriptions per session"); err != nil {
+		if err := b.realm.limits.subs.admit(s, len(s.subs), b.held); err != nil {
 			return subInfo{}, false, false, err
 		}
 	}
@@ -68,7 +68,8 @@ func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.M
 			s.subs = make(map[wamp.ID]*subscription)
 		}
 		s.subs[sub.id] = sub
-		sub.replace(sub.set.with(s))
+		b.held++
+		sub.add(s)
 		added = true
 	}
 	s.send(&wamp.Subscribed{Request: req, Subscription: sub.id})

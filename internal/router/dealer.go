@@ -23,6 +23,10 @@ type dealer struct {
 	mu    sync.Mutex // after realm.mu in the order; a leaf otherwise
 	index uriindex.Index[*registration]
 	byID  map[wamp.ID]*registration
+	// What the realm's limits count: the registrations the realm's
+	// sessions hold (the sum of their len(regs)) and their calls in
+	// flight (of their len(calls)).
+	held, inFlight int
 }
 
 // registration is a procedure pattern and its callees, in registration
@@ -83,11 +87,12 @@ func (r *registration) info() regInfo {
 	return regInfo{ID: r.id, Procedure: r.procedure, Match: r.match.String(), Invoke: r.policy, Created: r.created}
 }
 
-// count returns the number of registrations.
-func (d *dealer) count() int {
+// count returns the number of registrations, of registrations held by
+// sessions (each callee of each) and of calls in flight.
+func (d *dealer) count() (regs, held, inFlight int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.byID)
+	return len(d.byID), d.held, d.inFlight
 }
 
 // pick chooses a callee by the registration's policy. A registration
@@ -110,6 +115,9 @@ func (r *registration) pick() callee {
 // forget removes c from its caller's and callee's state and stops its
 // timer. dealer.mu must be held.
 func (d *dealer) forget(c *call) {
+	if c.pending() {
+		d.inFlight--
+	}
 	delete(c.caller.calls, c.request)
 	delete(c.callee.invs, c.invocation)
 	if c.timer != nil {

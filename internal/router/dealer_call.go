@@ -64,7 +64,7 @@ func parseCallOptions(o wamp.Dict, perm auth.Permission) (callOptions, error) {
 
 // call records a call in flight and returns the INVOCATION for its callee,
 // to send once announced is closed. A session at its limit of calls in
-// flight gets a limitError. A call to a wamp.* procedure never goes to a
+// flight, or in a realm at its own, gets a limitError. A call to a wamp.* procedure never goes to a
 // callee that is not trusted (handleRegister refuses such registrations;
 // this is the second line).
 func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.Invocation, chan struct{}, error) {
@@ -73,7 +73,7 @@ func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.
 	if s.calls[m.Request] != nil {
 		return nil, nil, nil, violation("CALL request ID %d is already in flight", m.Request)
 	}
-	if err := perSession(s, len(s.calls), d.realm.limits.calls, "calls in flight per session"); err != nil {
+	if err := d.realm.limits.calls.admit(s, len(s.calls), d.inFlight); err != nil {
 		return nil, nil, nil, err
 	}
 	_, _, reg, ok := d.index.Best(string(m.Procedure))
@@ -93,6 +93,7 @@ func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.
 		to.invs = make(map[wamp.ID]*call)
 	}
 	s.calls[c.request], to.invs[c.invocation] = c, c
+	d.inFlight++
 	inv := &wamp.Invocation{Request: c.invocation, Registration: reg.id,
 		Details: invocationDetails(s, m.Procedure, reg.match, opts), Args: m.Args, Kwargs: m.Kwargs}
 	return c, inv, picked.announced, nil

@@ -49,12 +49,12 @@ func (s *session) handleRegister(m *wamp.Register) error {
 }
 
 // register adds s as a callee of (procedure, match). The caller sends
-// REGISTERED, then closes announced. A session at its registration limit
-// gets a limitError.
+// REGISTERED, then closes announced. A session at its registration limit,
+// or in a realm at its own, gets a limitError.
 func (d *dealer) register(s *session, procedure wamp.URI, m uriindex.Match, policy string) (info regInfo, announced chan struct{}, created bool, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := perSession(s, len(s.regs), d.realm.limits.regs, "registrations per session"); err != nil {
+	if err := d.realm.limits.regs.admit(s, len(s.regs), d.held); err != nil {
 		return info, nil, false, err
 	}
 	reg, ok := d.index.Get(string(procedure), m)
@@ -74,5 +74,6 @@ func (d *dealer) register(s *session, procedure wamp.URI, m uriindex.Match, poli
 		s.regs = make(map[wamp.ID]*registration)
 	}
 	s.regs[reg.id] = reg
+	d.held++
 	return reg.info(), announced, created, nil
 }

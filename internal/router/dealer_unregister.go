@@ -36,6 +36,7 @@ func (d *dealer) unregister(s *session, id wamp.ID) (info regInfo, deleted, ok b
 // callee left (then it returns true). dealer.mu must be held.
 func (d *dealer) drop(reg *registration, s *session) (deleted bool) {
 	delete(s.regs, reg.id)
+	d.held--
 	for i, c := range reg.callees {
 		if c.s == s {
 			reg.callees = slices.Delete(reg.callees, i, i+1)

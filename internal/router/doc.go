@@ -12,8 +12,8 @@
 // testaments) unless RealmOptions.DisableMetaAPI is set.
 //
 // Limits (limits.go) bound what clients can make a realm hold:
-// subscriptions, registrations and calls in flight per session, retained
-// events and testaments per realm and per session. A request past one gets
+// subscriptions, registrations and calls in flight, retained events and
+// testaments, each per session and per realm. A request past one gets
 // ERROR junction.error.limit_exceeded.
 //
 // The package imports only wamp, uriindex, auth and lograte; transports

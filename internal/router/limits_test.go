@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 	"weak"
 
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -41,21 +42,25 @@ func checkRefusals(t *testing.T, r *Router, logs *recordHandler, want uint64) {
 	}
 }
 
-// sessionLimit is a limit per session of F11: hold sends the request
-// that makes c hold one more, accepted checks its success and returns
-// what release needs to give it back.
+// sessionLimit is a limit of F11, per session (lim) and per realm
+// (realm): hold sends the request that makes c hold one more, accepted
+// checks its success and returns what release needs to give it back;
+// held is what the realm's limit counts.
 type sessionLimit struct {
 	name     string
 	lim      Limits
+	realm    Limits
 	typ      wamp.MessageType
 	hold     func(c *client, i int) wamp.ID
 	accepted func(c, callee *client) wamp.ID
 	release  func(c, callee *client, held wamp.ID)
+	held     func(RealmStats) int
 }
 
 var sessionLimits = []sessionLimit{
 	{
-		name: "subscriptions", lim: Limits{SubscriptionsPerSession: 50}, typ: wamp.TypeSubscribe,
+		name: "subscriptions", lim: Limits{SubscriptionsPerSession: 50}, realm: Limits{SubscriptionsPerRealm: 10},
+		typ: wamp.TypeSubscribe, held: func(st RealmStats) int { return st.Subscribers },
 		hold: func(c *client, i int) wamp.ID {
 			req := c.nextReq()
 			c.send(&wamp.Subscribe{Request: req, Options: wamp.Dict{}, Topic: wamp.URI(fmt.Sprintf("com.t.%d", i))})
@@ -68,7 +73,8 @@ var sessionLimits = []sessionLimit{
 		},
 	},
 	{
-		name: "registrations", lim: Limits{RegistrationsPerSession: 50}, typ: wamp.TypeRegister,
+		name: "registrations", lim: Limits{RegistrationsPerSession: 50}, realm: Limits{RegistrationsPerRealm: 10},
+		typ: wamp.TypeRegister, held: func(st RealmStats) int { return st.Callees },
 		hold: func(c *client, i int) wamp.ID {
 			req := c.nextReq()
 			c.send(&wamp.Register{Request: req, Options: wamp.Dict{}, Procedure: wamp.URI(fmt.Sprintf("com.p.%d", i))})
@@ -82,7 +88,8 @@ var sessionLimits = []sessionLimit{
 	},
 	{
 		// The attack of F11 (docs/SECURITY.md): calls to a callee that never yields.
-		name: "calls in flight", lim: Limits{CallsInFlightPerSession: 50}, typ: wamp.TypeCall,
+		name: "calls in flight", lim: Limits{CallsInFlightPerSession: 50}, realm: Limits{CallsInFlightPerRealm: 10},
+		typ: wamp.TypeCall, held: func(st RealmStats) int { return st.CallsInFlight },
 		hold:     func(c *client, i int) wamp.ID { return c.call("com.slow", nil, i) },
 		accepted: func(_, callee *client) wamp.ID { return expect[*wamp.Invocation](callee).Request },
 		release: func(c, callee *client, inv wamp.ID) {
@@ -125,6 +132,149 @@ func TestSessionLimits(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestRealmLimits: many sessions, each far under its own limit, are
+// refused together at the realm's (F11 scaled out: one client with many
+// sessions). The node's own sessions (an Internal gate) are never
+// refused, but count: while one holds one more, an outside session that
+// gave one back leaves no room.
+func TestRealmLimits(t *testing.T) {
+	const sessions, each = 5, 2 // the realm's limit: 10
+	for _, tt := range sessionLimits {
+		t.Run(tt.name, func(t *testing.T) {
+			logs := &recordHandler{}
+			bubble(t, limitRealm(tt.realm, logs), func(t *testing.T, r *Router) {
+				callee := join(t, internalGate(r), "realm1", nil)
+				if tt.typ == wamp.TypeCall {
+					callee.register("com.slow", nil)
+				}
+				var holders []*client
+				var held []wamp.ID
+				for i := range sessions * each {
+					if i%each == 0 {
+						holders = append(holders, join(t, r.Gate(), "realm1", nil))
+					}
+					c := holders[len(holders)-1]
+					tt.hold(c, i)
+					held = append(held, tt.accepted(c, callee))
+				}
+				late := join(t, r.Gate(), "realm1", nil)
+				late.expectRealmRefused(tt.typ, tt.hold(late, 100))
+
+				own := join(t, internalGate(r), "realm1", nil)
+				tt.hold(own, 200)
+				tt.accepted(own, callee)
+				tt.release(holders[0], callee, held[0])
+				late.expectRealmRefused(tt.typ, tt.hold(late, 101))
+				tt.release(holders[0], callee, held[1])
+				tt.hold(late, 102)
+				tt.accepted(late, callee)
+				late.quiet()
+				equal(t, "held in the realm", tt.held(r.Stats().Realms["realm1"]), sessions*each) // own's included
+				checkRefusals(t, r, logs, 2)
+			})
+		})
+	}
+}
+
+// expectRealmRefused receives the ERROR for request req of type typ
+// that a realm's limit refused.
+func (c *client) expectRealmRefused(typ wamp.MessageType, req wamp.ID) {
+	c.t.Helper()
+	e := c.expectError(wamp.ErrLimitExceeded)
+	if msg, _ := e.Args[0].(string); e.RequestType != typ || e.Request != req || !strings.HasSuffix(msg, " per realm") {
+		c.t.Fatalf("ERROR %+v, want for %s request %d, a limit per realm", e, typ, req)
+	}
+}
+
+// TestRealmCountsGiveBack: what the realm's limits count goes back to
+// zero however sessions let go of it: unsubscribing, unregistering, a
+// call answered, failed, canceled in each mode, timed out, its caller or
+// callee gone, a session calling itself, and sessions leaving with what
+// they hold. A count that leaked would shrink the realm's room for good.
+func TestRealmCountsGiveBack(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		a, b := join(t, r.Gate(), "realm1", nil), join(t, r.Gate(), "realm1", nil)
+		for _, c := range []*client{a, b} {
+			c.subscribe("com.shared", nil)
+			c.subscribe("com.shared", nil) // again: counts once
+			c.register("com.rr", wamp.Dict{"invoke": "roundrobin"})
+		}
+		own := a.subscribe("com.own", nil)
+		a.send(&wamp.Unsubscribe{Request: a.nextReq(), Subscription: own})
+		expect[*wamp.Unsubscribed](a)
+		reg := a.register("com.a", nil)
+		a.send(&wamp.Unregister{Request: a.nextReq(), Registration: reg})
+		expect[*wamp.Unregistered](a)
+		a.register("com.slow", nil)
+		b.register("com.b", nil)
+		caller := join(t, r.Gate(), "realm1", nil)
+		endCalls(caller, a)
+		checkHeld(t, r, 2, 4, 0)
+
+		caller.call("com.rr", nil) // round robin: a first
+		caller.call("com.slow", nil)
+		caller.call("com.b", nil)
+		a.call("com.slow", nil) // a calls itself
+		for range 3 {
+			expect[*wamp.Invocation](a)
+		}
+		expect[*wamp.Invocation](b)
+		checkHeld(t, r, 2, 4, 4)
+		a.leave() // callee of three calls, caller of one
+		checkHeld(t, r, 1, 2, 1)
+		caller.expectError(wamp.ErrCanceled)
+		caller.expectError(wamp.ErrCanceled)
+		caller.leave() // caller of the call to b
+		checkHeld(t, r, 1, 2, 0)
+		expect[*wamp.Interrupt](b)
+		b.leave()
+		checkHeld(t, r, 0, 0, 0)
+	})
+}
+
+// checkHeld checks what the realm's limits count on realm1.
+func checkHeld(t *testing.T, r *Router, subs, regs, calls int) {
+	t.Helper()
+	synctest.Wait()
+	st := r.Stats().Realms["realm1"]
+	if st.Subscribers != subs || st.Callees != regs || st.CallsInFlight != calls {
+		t.Errorf("held %d subscriptions, %d registrations, %d calls in flight; want %d, %d, %d",
+			st.Subscribers, st.Callees, st.CallsInFlight, subs, regs, calls)
+	}
+}
+
+// endCalls makes caller's calls to callee's "com.slow" end every way but
+// by a session leaving.
+func endCalls(caller, callee *client) {
+	invoke := func(opts wamp.Dict) (req, inv wamp.ID) {
+		req = caller.call("com.slow", opts)
+		return req, expect[*wamp.Invocation](callee).Request
+	}
+	_, inv := invoke(wamp.Dict{"receive_progress": true})
+	callee.send(&wamp.Yield{Request: inv, Options: wamp.Dict{"progress": true}}) // still in flight
+	callee.send(&wamp.Yield{Request: inv, Options: wamp.Dict{}})
+	expect[*wamp.Result](caller)
+	expect[*wamp.Result](caller)
+	_, inv = invoke(nil)
+	callee.send(&wamp.Error{RequestType: wamp.TypeInvocation, Request: inv, Details: wamp.Dict{}, Error: "com.failed"})
+	caller.expectError("com.failed")
+	for _, mode := range []string{"skip", "kill", "killnowait"} {
+		req, inv := invoke(nil)
+		caller.send(&wamp.Cancel{Request: req, Options: wamp.Dict{"mode": mode}})
+		if mode != "skip" {
+			expect[*wamp.Interrupt](callee)
+		}
+		if mode == "kill" {
+			callee.send(&wamp.Error{RequestType: wamp.TypeInvocation, Request: inv, Details: wamp.Dict{}, Error: wamp.ErrCanceled})
+		}
+		caller.expectError(wamp.ErrCanceled)
+	}
+	invoke(wamp.Dict{"timeout": 1000})
+	time.Sleep(2 * time.Second) // fake time, in the bubble: lets the timer's deadline pass
+	caller.expectError(wamp.ErrTimeout)
+	expect[*wamp.Interrupt](callee)
 }
 
 func TestSubscribeAgainAtLimit(t *testing.T) {
@@ -247,6 +397,25 @@ func TestRetainedShares(t *testing.T) {
 		for range 3 {
 			late.expectEvent(id)
 		}
+	})
+}
+
+// TestRetainedTakeover: a publisher at its share's limit may replace its
+// own retained event with one no bigger, but not another session's,
+// however small: that would be one more event in its share.
+func TestRetainedTakeover(t *testing.T) {
+	logs := &recordHandler{}
+	bubble(t, limitRealm(Limits{RetainedEventsPerSession: 1}, logs), func(t *testing.T, r *Router) {
+		a, b := join(t, r.Gate(), "realm1", nil), join(t, r.Gate(), "realm1", nil)
+		ack := wamp.Dict{"retain": true, "acknowledge": true}
+		a.publish("com.a", ack, "big")
+		expect[*wamp.Published](a)
+		b.publish("com.b", ack, "big")
+		expect[*wamp.Published](b)
+		a.publish("com.a", ack, "sm")
+		expect[*wamp.Published](a)
+		a.expectRefused(wamp.TypePublish, a.publish("com.b", ack, "sm"))
+		checkRefusals(t, r, logs, 1)
 	})
 }
 

@@ -121,8 +121,10 @@ func (rm *realm) stats() RealmStats {
 	rm.mu.RLock()
 	n := len(rm.sessions)
 	rm.mu.RUnlock()
-	return RealmStats{Sessions: n, Subscriptions: rm.broker.count(), Registrations: rm.dealer.count(),
-		LimitRefusals: rm.limits.refused.Load()}
+	st := RealmStats{Sessions: n, LimitRefusals: rm.limits.refused.Load()}
+	st.Subscriptions, st.Subscribers = rm.broker.count()
+	st.Registrations, st.Callees, st.CallsInFlight = rm.dealer.count()
+	return st
 }
 
 // validURI checks a topic or procedure (or pattern) under the realm's rules.

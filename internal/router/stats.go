@@ -20,6 +20,12 @@ type RealmStats struct {
 	Sessions      int // joined sessions
 	Subscriptions int
 	Registrations int
+	// What the realm's limits count (see Limits): the subscriptions and
+	// registrations sessions hold (each subscriber or callee of a shared
+	// one counts) and the calls in flight.
+	Subscribers   int
+	Callees       int
+	CallsInFlight int
 	LimitRefusals uint64 // requests refused by a limit (see Limits)
 }
 
