@@ -70,6 +70,7 @@ const (
 	textEncoding       = "Non-accepted request encoding, must be UTF-8."
 	textTooLong        = "Request too long. (%d is longer than accepted %d)"
 	textTooLongUnknown = "Request too long. (longer than accepted %d)"
+	textTooLongDecoded = "Request too long once decoded. (about %d bytes decoded, the transport holds at most %d at once)"
 	textMissingField   = "REST bridge signature was invalid (missing mandatory field - %s)."
 	textInvalidField   = "REST bridge signature was invalid (%s)."
 	textExpired        = "Request expired, too old timestamp."
