@@ -86,6 +86,7 @@ const (
 	textBadMember      = "Request body was valid JSON, but not well formed (%s)."
 	textBodyTimeout    = "Request body timed out, nothing received for too long."
 	textBusy           = "Too many request bodies in flight, retry later."
+	textReplayFull     = "Too many signed requests within the timestamp window, retry later."
 	textInternal       = "Unhandled exception in the REST bridge."
 	textUnavailable    = "WAMP session unavailable, retry later."
 	textTimeout        = "canceled: no answer within %v"
