@@ -47,7 +47,7 @@ var rules = map[string]rule{
 	// The bridge's embedded sessions are clients on a peer the node makes,
 	// never the router itself. The codec is for its plain-JSON bodies (the
 	// Caller's and Publisher's hot path, with no reflection), not for WAMP.
-	"internal/bridge/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/client", "internal/auth", "internal/bridge/webhooksig", "internal/lograte"}},
+	"internal/bridge/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/client", "internal/auth", "internal/bridge/webhooksig", "internal/lograte", "internal/dotsegment"}},
 	// Webhook providers' signature schemes: HMACs over the standard library.
 	"internal/bridge/webhooksig": {stdOnly: true},
 	// Rate-limited warnings, usable on any hot path: a leaf.
@@ -57,10 +57,14 @@ var rules = map[string]rule{
 	"internal/config": {allowed: []string{"internal/wamp", "internal/uriindex"}},
 	// The web transport serves HTTP paths with handlers the node gives it
 	// (the WebSocket and bridge services included); nothing that routes.
-	"internal/web": {allowed: []string{"internal/wamp", "internal/lograte", "internal/wsupgrade"}},
+	"internal/web": {allowed: []string{"internal/wamp", "internal/lograte", "internal/wsupgrade", "internal/dotsegment"}},
 	// The WebSocket opening handshake as the WAMP endpoint (transport) and
 	// the proxies (web) both read it: a leaf.
 	"internal/wsupgrade": {stdOnly: true},
+	// What an upstream could read as a dot segment in a path, as the
+	// Callee (bridge/rest) and the reverse proxy (web) both check it: a
+	// leaf.
+	"internal/dotsegment": {stdOnly: true},
 	// The composition root: config -> routers, transports, web, bridges.
 	"internal/node": {allowed: []string{"internal/..."}},
 	// The command: flags, logging and signals around config and node.

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // TestRefusedBeforeBody is F6, its order part (docs/SECURITY.md): a peer outside
@@ -223,5 +226,81 @@ func TestBodyTimeoutAnswer(t *testing.T) {
 		if w.Code != http.StatusRequestTimeout || w.Body.String() != want || w.Result().Header.Get("Connection") != "close" {
 			t.Errorf("%T: %d %q, Connection %q; want 408 %q, close", h, w.Code, w.Body, w.Result().Header.Get("Connection"), want)
 		}
+	}
+}
+
+// denseBody is a Caller body of n empty objects: 3 bytes each on the
+// wire, about 64 bytes each once decoded.
+func denseBody(n int) string {
+	return `{"procedure":"com.example.slow","args":[` + strings.Repeat("{},", n-1) + `{}]}`
+}
+
+// decodedCost is what a request with this body holds from the body
+// buffer: its decoded value's estimate.
+func decodedCost(t *testing.T, body string) int64 {
+	t.Helper()
+	obj, err := decodeObject([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int64(wamp.DictSize(obj))
+}
+
+// TestBodyBufferDecoded is F6, its decoded part (docs/SECURITY.md):
+// bodies dense in small values cost many times their length once decoded,
+// and the decoded value is held until the call ends; calls to a slow
+// procedure hold the body buffer for their decoded bodies too, so the ones
+// that do not fit are answered 503 with Retry-After (without it, all four
+// were in flight on a buffer with room for two), and all of it is given
+// back once they are answered. A body whose decoded value could never fit
+// is 413.
+func TestBodyBufferDecoded(t *testing.T) {
+	body := denseBody(10000)
+	cost := decodedCost(t, body)
+	if cost < 15*int64(len(body)) {
+		t.Fatalf("decoded cost %d for %d bytes: not dense", cost, len(body))
+	}
+	buf := NewBodyBuffer(2*cost + cost/2) // room for two
+	fake := newFake(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	fake.call = func(wamp.URI, wamp.List, wamp.Dict) (*client.Result, error) {
+		entered <- struct{}{}
+		<-release
+		return &client.Result{}, nil
+	}
+	h := newCaller(t, fake, CallerOptions{Common: Common{Buffer: buf}})
+	const n = 4
+	answers := make(chan *httptest.ResponseRecorder, n)
+	for range n {
+		go func() { answers <- do(h, httpReq{body: body, header: ct("application/json")}) }()
+	}
+	inFlight := 0
+	for range n {
+		select {
+		case <-entered:
+			inFlight++
+		case w := <-answers:
+			if w.Code != http.StatusServiceUnavailable || w.Body.String() != deny(textBusy) || w.Header().Get("Retry-After") == "" {
+				t.Errorf("answer beside two calls in flight: %d %q, Retry-After %q; want 503", w.Code, w.Body, w.Header().Get("Retry-After"))
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("neither a call in flight nor an answer")
+		}
+	}
+	if inFlight != 2 || buf.InUse() != 2*cost {
+		t.Errorf("%d calls in flight holding %d bytes, want 2 holding %d", inFlight, buf.InUse(), 2*cost)
+	}
+	close(release)
+	for range inFlight {
+		if w := waitFor(t, answers, "answer"); w.Code != http.StatusOK {
+			t.Errorf("call in flight: %d %q", w.Code, w.Body)
+		}
+	}
+	if got := buf.InUse(); got != 0 {
+		t.Errorf("in use %d after the answers, want 0", got)
+	}
+	small := newCaller(t, newFake(t), CallerOptions{Common: Common{Buffer: NewBodyBuffer(cost - 1)}})
+	if w := do(small, httpReq{body: body, header: ct("application/json")}); w.Code != http.StatusRequestEntityTooLarge {
+		t.Errorf("decoded body larger than the whole buffer: %d, want 413", w.Code)
 	}
 }

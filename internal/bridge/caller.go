@@ -30,7 +30,7 @@ func NewCaller(s Session, o CallerOptions) (*Caller, error) {
 		return nil, err
 	}
 	p := newPipeline(&o.Common, true, "caller")
-	sg := newSigner(o.Signing, nil)
+	sg := newSigner(o.Signing, p.log, nil)
 	p.verify = func(r *http.Request, body []byte) error { return sg.check(parseQuery(r.URL.RawQuery), body) }
 	return &Caller{p: p, s: s, timeout: o.callTimeout()}, nil
 }

@@ -9,13 +9,15 @@
 // what needs no body (require_ip, require_tls, method, content type), then
 // the body (its limit, and room in the BodyBuffer the services of a web
 // transport share), query parsing and request signatures with replay
-// protection. Handlers return errors and one function (respond.go) writes
+// protection, then the JSON body, which holds room in the BodyBuffer for
+// its decoded value. Handlers return errors and one function (respond.go) writes
 // them; one table (status.go) maps WAMP error URIs to HTTP statuses. The
 // contract: Crossbar.io's HTTP bridge clients work unchanged (requests,
 // answers, error texts and signatures as Crossbar's), and where Crossbar is
 // not safe this bridge is stricter.
 //
 // Concurrency: the handlers are safe for concurrent use; the only shared
-// mutable state is the nonce cache, which has its own lock, and the body
-// buffer's count of reserved bytes, an atomic.
+// mutable state is the nonce cache, which has its own lock, the body
+// buffer's count of reserved bytes, an atomic, and the rate limits of
+// warnings, which have their own locks.
 package bridge

@@ -52,7 +52,9 @@ type Signing struct {
 	Key, Secret string
 	// TimestampDeltaLimit is the largest accepted difference between a
 	// request's timestamp and now; 0 means no limit. When > 0 a request
-	// without timestamp is refused.
+	// without timestamp is refused, and accepted requests are remembered
+	// until their copies would be expired: while the nonce cache is full
+	// of them, signed requests get 503 (see NonceUse.Window).
 	TimestampDeltaLimit time.Duration
 	// Nonces remembers used nonces so that a replay is refused; nil means
 	// a cache of DefaultMaxNonces entries for this service alone. Share one

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 	"unicode/utf8"
+
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // pipeline is the request processing the three services share. Immutable
@@ -34,8 +36,8 @@ func newPipeline(c *Common, json bool, service string) *pipeline {
 
 // request is an accepted request, as the pipeline hands it to a service.
 type request struct {
-	body []byte
-	held int64          // the body's bytes reserved from the pipeline's buffer
+	body []byte         // nil once decoded (JSON services)
+	held int64          // reserved from the pipeline's buffer: the body's bytes, or its decoded value's estimate if more
 	obj  map[string]any // the decoded body (JSON services)
 }
 
@@ -43,7 +45,8 @@ type request struct {
 // request itself (OPTIONS), or the error to answer with. Order: require_ip,
 // require_tls, method, content type (what needs no body), body limit and
 // buffer, signature, UTF-8, JSON. A request it returns holds its body's
-// bytes in p.buf until p.done.
+// bytes in p.buf until p.done, or what its decoded body costs if more
+// (JSON services).
 func (p *pipeline) accept(w http.ResponseWriter, r *http.Request) (*request, error) {
 	setCORS(w, r)
 	if r.Method == http.MethodOptions {
@@ -107,18 +110,46 @@ func (p *pipeline) checkBody(r *http.Request, req *request) error {
 // done releases the request's body bytes.
 func (p *pipeline) done(req *request) { p.buf.release(req.held) }
 
-// decode checks the body is UTF-8 and, for the JSON services, one object.
+// decode checks the body is UTF-8 and, for the JSON services, one object,
+// which then stands for the body: the body is dropped and its reservation
+// grown to the decoded value's (see holdDecoded).
 func (p *pipeline) decode(req *request) error {
 	if !utf8.Valid(req.body) {
 		return badRequest(textNotUTF8)
 	}
-	if p.json {
-		obj, err := decodeObject(req.body)
-		if err != nil {
-			return err
-		}
-		req.obj = obj
+	if !p.json {
+		return nil
 	}
+	obj, err := decodeObject(req.body)
+	if err != nil {
+		return err
+	}
+	req.body = nil
+	if err := p.holdDecoded(req, int64(wamp.DictSize(obj))); err != nil {
+		return err
+	}
+	req.obj = obj
+	return nil
+}
+
+// holdDecoded grows req's reservation to n bytes, the estimated memory of
+// its decoded body, when that is more than the body's: a body dense in
+// small values costs many times its length once decoded (a list of empty
+// objects, about 21 times), held until the request is answered, and the
+// bound is on memory. 413 if n could never fit, 503 if it does not fit
+// now.
+func (p *pipeline) holdDecoded(req *request, n int64) error {
+	more := n - req.held
+	if more <= 0 {
+		return nil
+	}
+	if !p.buf.fits(n) {
+		return refuse(http.StatusRequestEntityTooLarge, textTooLongDecoded, n, p.buf.Limit())
+	}
+	if !p.buf.reserve(more) {
+		return refuse(http.StatusServiceUnavailable, textBusy)
+	}
+	req.held = n
 	return nil
 }
 

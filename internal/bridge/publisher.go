@@ -27,7 +27,7 @@ func NewPublisher(s Session, o PublisherOptions) (*Publisher, error) {
 		return nil, err
 	}
 	p := newPipeline(&o.Common, true, "publisher")
-	sg := newSigner(o.Signing, nil)
+	sg := newSigner(o.Signing, p.log, nil)
 	p.verify = func(r *http.Request, body []byte) error { return sg.check(parseQuery(r.URL.RawQuery), body) }
 	return &Publisher{p: p, s: s}, nil
 }

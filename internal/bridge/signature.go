@@ -5,24 +5,35 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/lograte"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // signer checks the signing query parameters of Caller and Publisher
 // requests, as Crossbar's HTTP bridge signs them. Immutable after construction,
-// but for the nonce cache, which has its own lock.
+// but for the nonce cache and the warning limit, which have their own locks.
 type signer struct {
 	key, secret string // secret "" means unsigned mode
 	delta       time.Duration
 	nonces      *NonceCache
 	now         func() time.Time
+	log         *slog.Logger
+	full        lograte.Limit // "replay cache full" warnings
 }
 
-func newSigner(s Signing, now func() time.Time) *signer {
+// fullLogInterval is the shortest time between two "replay cache full"
+// warnings of a service.
+const fullLogInterval = 5 * time.Second
+
+// newSigner returns the signer of s; log gets its warnings, now (nil:
+// time.Now) tells the time.
+func newSigner(s Signing, log *slog.Logger, now func() time.Time) *signer {
 	n := s.Nonces
 	if n == nil && s.Secret != "" {
 		n = NewNonceCache(0)
@@ -30,7 +41,11 @@ func newSigner(s Signing, now func() time.Time) *signer {
 	if now == nil {
 		now = time.Now
 	}
-	return &signer{key: s.Key, secret: s.Secret, delta: s.TimestampDeltaLimit, nonces: n, now: now}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &signer{key: s.Key, secret: s.Secret, delta: s.TimestampDeltaLimit, nonces: n, now: now,
+		log: log, full: lograte.Limit{Interval: fullLogInterval}}
 }
 
 // signed reports whether requests must be signed.
@@ -133,10 +148,24 @@ func (s *signer) verify(q query, nonce uint64, body []byte) error {
 	}
 	// The MAC too, not the nonce alone: digits moved between seq and
 	// nonce make another nonce with the same MAC.
-	if !s.nonces.Use(s.key, nonce, mac, s.now(), s.nonceTTL()) {
+	err := s.nonces.Use(NonceUse{Key: s.key, Nonce: nonce, MAC: mac, TTL: s.nonceTTL(), Window: s.delta > 0}, s.now())
+	switch {
+	case errors.Is(err, ErrReplay):
 		return refuse(http.StatusUnauthorized, textReplay)
+	case errors.Is(err, ErrNoncesFull):
+		s.warnFull()
+		return &Error{Status: http.StatusServiceUnavailable, Text: textReplayFull, Cause: err}
 	}
 	return nil
+}
+
+// warnFull logs, rate-limited, that signed requests are refused because
+// the replay cache is full of requests inside their window.
+func (s *signer) warnFull() {
+	if ok, held := s.full.Allow(); ok {
+		s.log.Warn("bridge: replay cache full of signed requests inside their timestamp window: refused with 503",
+			"key", s.key, "max_requests", s.nonces.max, "timestamp_delta_limit", s.delta, "refused_since_last_log", held)
+	}
 }
 
 // nonceTTL is how long a request must be remembered: a timestamp may be up to

@@ -1,11 +1,15 @@
 package bridge
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -79,6 +83,53 @@ func TestReplayShiftedNonce(t *testing.T) {
 			}
 			if n := len(fake.recorded()) - before; n != 1 {
 				t.Errorf("%d requests executed, want 1", n)
+			}
+		})
+	}
+}
+
+// TestReplayCacheFull is F2, its flood part (docs/SECURITY.md): with a
+// timestamp window, a cache full of requests inside their window refuses
+// the next signed request with 503 and Retry-After instead of forgetting
+// its oldest, so that a captured request cannot be replayed by pushing it
+// out with enough fresh ones (without it, the replay of the first was
+// accepted). Without a window the oldest is forgotten, as documented: its
+// replay then passes.
+func TestReplayCacheFull(t *testing.T) {
+	const max = 4
+	tests := []struct {
+		delta      time.Duration
+		nextStatus int // the request past max
+		replay     int // the first request again
+	}{
+		{300 * time.Second, 503, 401},
+		{0, 200, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.delta.String(), func(t *testing.T) {
+			var logs bytes.Buffer
+			log := slog.New(slog.NewTextHandler(&logs, nil))
+			c, _ := NewCaller(newFake(t), CallerOptions{Common: Common{Logger: log},
+				Signing: Signing{Key: testKey, Secret: testSecret, TimestampDeltaLimit: tt.delta, Nonces: NewNonceCache(max)}})
+			ts := nowStamp()
+			req := func(nonce int) httpReq {
+				return httpReq{query: signedQuery(testKey, ts, "1", strconv.Itoa(nonce), okBody, base64.URLEncoding), body: okBody}
+			}
+			for n := range max {
+				if w := do(c, req(n)); w.Code != 200 {
+					t.Fatalf("request %d of %d: %d %s", n, max, w.Code, w.Body)
+				}
+			}
+			w := do(c, req(max))
+			if w.Code != tt.nextStatus {
+				t.Errorf("request past the cache: %d %s, want %d", w.Code, w.Body, tt.nextStatus)
+			}
+			if w.Code == 503 && (w.Body.String() != deny(textReplayFull) || w.Header().Get("Retry-After") != "1" ||
+				!strings.Contains(logs.String(), "replay cache full")) {
+				t.Errorf("503 %s, Retry-After %q; log:\n%s", w.Body, w.Header().Get("Retry-After"), &logs)
+			}
+			if w := do(c, req(0)); w.Code != tt.replay {
+				t.Errorf("replay of the first request: %d %s, want %d", w.Code, w.Body, tt.replay)
 			}
 		})
 	}
@@ -158,10 +209,10 @@ func TestDecodeSignature(t *testing.T) {
 }
 
 func TestNonceTTL(t *testing.T) {
-	if got := newSigner(Signing{Key: "k", Secret: "s"}, nil).nonceTTL(); got != DefaultNonceHorizon {
+	if got := newSigner(Signing{Key: "k", Secret: "s"}, nil, nil).nonceTTL(); got != DefaultNonceHorizon {
 		t.Errorf("no limit: %v", got)
 	}
-	if got := newSigner(Signing{Key: "k", Secret: "s", TimestampDeltaLimit: time.Minute}, nil).nonceTTL(); got != 2*time.Minute {
+	if got := newSigner(Signing{Key: "k", Secret: "s", TimestampDeltaLimit: time.Minute}, nil, nil).nonceTTL(); got != 2*time.Minute {
 		t.Errorf("limit 1m: %v", got)
 	}
 }

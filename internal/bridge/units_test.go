@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"errors"
 	"maps"
 	"net/netip"
 	"testing"
@@ -130,35 +131,67 @@ func TestIPRulesAllows(t *testing.T) {
 func TestNonceCache(t *testing.T) {
 	c := NewNonceCache(3)
 	t0 := time.Unix(1000, 0)
-	if !c.Use("k", 1, testMAC(1), t0, time.Minute) || c.Use("k", 1, testMAC(2), t0.Add(time.Second), time.Minute) {
+	use := func(key string, nonce uint64, mac byte, at time.Time) error {
+		return c.Use(NonceUse{Key: key, Nonce: nonce, MAC: testMAC(mac), TTL: time.Minute}, at)
+	}
+	if use("k", 1, 1, t0) != nil || !errors.Is(use("k", 1, 2, t0.Add(time.Second)), ErrReplay) {
 		t.Fatal("nonce replayed within the ttl accepted")
 	}
-	if c.Use("k", 2, testMAC(1), t0.Add(time.Second), time.Minute) {
+	if !errors.Is(use("k", 2, 1, t0.Add(time.Second)), ErrReplay) {
 		t.Fatal("MAC replayed with another nonce within the ttl accepted")
 	}
-	if !c.Use("other", 1, testMAC(3), t0, time.Minute) {
+	if use("other", 1, 3, t0) != nil {
 		t.Fatal("same nonce of another key refused")
 	}
-	if !c.Use("k", 1, testMAC(1), t0.Add(time.Minute), time.Minute) {
+	if use("k", 1, 1, t0.Add(time.Minute)) != nil {
 		t.Fatal("expired request refused")
 	}
-	// Bounded: the oldest entries go first.
+	// Bounded: without a window, the oldest entries go first.
 	for n := uint64(10); n < 20; n++ {
-		c.Use("k", n, testMAC(byte(n)), t0.Add(time.Minute), time.Minute)
+		if err := use("k", n, byte(n), t0.Add(time.Minute)); err != nil {
+			t.Fatalf("nonce %d: %v", n, err)
+		}
 	}
 	if c.Len() != 3 {
 		t.Fatalf("Len = %d, want 3", c.Len())
 	}
-	if !c.Use("k", 10, testMAC(10), t0.Add(time.Minute), time.Minute) {
+	if use("k", 10, 10, t0.Add(time.Minute)) != nil {
 		t.Fatal("evicted request still remembered")
 	}
-	if c.Use("k", 19, testMAC(100), t0.Add(time.Minute), time.Minute) || c.Use("k", 100, testMAC(19), t0.Add(time.Minute), time.Minute) {
+	if use("k", 19, 100, t0.Add(time.Minute)) == nil || use("k", 100, 19, t0.Add(time.Minute)) == nil {
 		t.Fatal("recent request forgotten")
 	}
 	// Everything expires.
-	c.Use("k", 99, testMAC(99), t0.Add(time.Hour), time.Minute)
+	use("k", 99, 99, t0.Add(time.Hour))
 	if c.Len() != 1 || len(c.nonces) != 1 || len(c.macs) != 1 {
 		t.Fatalf("after expiry: Len %d, maps %d %d", c.Len(), len(c.nonces), len(c.macs))
+	}
+}
+
+// TestNonceCacheWindow: requests inside a timestamp window are never
+// forgotten before they expire: a full cache refuses the next one (and
+// records nothing), takes one again as soon as the oldest expires, and
+// still makes room by forgetting a request recorded without a window.
+func TestNonceCacheWindow(t *testing.T) {
+	c := NewNonceCache(2)
+	t0 := time.Unix(1000, 0)
+	use := func(nonce uint64, at time.Time, window bool) error {
+		return c.Use(NonceUse{Key: "k", Nonce: nonce, MAC: testMAC(byte(nonce)), TTL: time.Minute, Window: window}, at)
+	}
+	if use(1, t0, false) != nil || use(2, t0.Add(time.Second), true) != nil || use(3, t0.Add(2*time.Second), true) != nil {
+		t.Fatal("room made by forgetting a request without a window refused")
+	}
+	if err := use(4, t0.Add(3*time.Second), true); !errors.Is(err, ErrNoncesFull) {
+		t.Fatalf("full of requests inside their window: %v, want ErrNoncesFull", err)
+	}
+	if err := use(5, t0.Add(4*time.Second), false); !errors.Is(err, ErrNoncesFull) {
+		t.Fatalf("full, without a window: %v, want ErrNoncesFull", err)
+	}
+	if c.Len() != 2 || !errors.Is(use(2, t0.Add(5*time.Second), true), ErrReplay) || !errors.Is(use(3, t0.Add(5*time.Second), true), ErrReplay) {
+		t.Fatal("a request inside its window forgotten")
+	}
+	if err := use(4, t0.Add(61*time.Second), true); err != nil {
+		t.Fatalf("once the oldest expired: %v", err)
 	}
 }
 
@@ -173,7 +206,7 @@ func TestNonceCacheMemoryBounded(t *testing.T) {
 	c := NewNonceCache(100)
 	t0 := time.Unix(0, 0)
 	for n := uint64(0); n < 10000; n++ {
-		c.Use("k", n, Sign("s", "k", "", "", "", []byte{byte(n), byte(n >> 8)}), t0, time.Hour)
+		c.Use(NonceUse{Key: "k", Nonce: n, MAC: Sign("s", "k", "", "", "", []byte{byte(n), byte(n >> 8)}), TTL: time.Hour}, t0)
 		if c.Len() > 100 || len(c.nonces) > 100 || len(c.macs) > 100 || len(c.order) > 200 {
 			t.Fatalf("n=%d: Len %d, maps %d %d, slice %d", n, c.Len(), len(c.nonces), len(c.macs), len(c.order))
 		}

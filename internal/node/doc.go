@@ -29,8 +29,10 @@
 // # Listeners
 //
 // Each listener is wrapped in a connlimit.Listener with its endpoint's
-// max_connections (by default its share of the descriptor limit,
-// connlimit.DefaultMax) and max_connections_per_ip. Its server retries
+// max_connections (by default its share of the descriptor limit, at most
+// connlimit.DefaultCeiling for all listeners together, and half of it on a
+// listener with a proxy path: connlimit.DefaultMax) and
+// max_connections_per_ip. Its server retries
 // failed accepts (EMFILE after a burst): the RawSocket server itself,
 // net/http for web listeners, whose failures acceptLog logs at warn level.
 // A listener whose Serve ends while the node runs is logged at error level

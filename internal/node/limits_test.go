@@ -136,16 +136,29 @@ func TestMaxConnectionsPerIP(t *testing.T) {
 }
 
 // TestDefaultMaxConnections: without max_connections, each listener gets
-// connlimit.DefaultMax of the node's listener count, and the "listening"
-// line says so; an explicit one is kept.
+// connlimit.DefaultMax of the node's listener count, half of it (two
+// descriptors a connection) on a listener with a reverseproxy or a
+// websocket-reverseproxy path (nested in a "path" service too), and the
+// "listening" line says so; an explicit one is kept.
 func TestDefaultMaxConnections(t *testing.T) {
 	n, log := startLogged(t, `{"version": 2, "workers": [{"type": "router",
 		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
 		"transports": [{"type": "rawsocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}},
 			{"type": "websocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0, "max_connections": 7}},
-			{"type": "rawsocket", "endpoint": {"type": "unix", "path": "r.sock"}}]}]}`)
-	def := connlimit.DefaultMax(3)
-	for i, want := range []int{def, 7, def} {
+			{"type": "rawsocket", "endpoint": {"type": "unix", "path": "r.sock"}},
+			{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+				"paths": {"/": {"type": "static", "directory": "."},
+					"app": {"type": "path", "paths": {"api": {"type": "reverseproxy", "host": "127.0.0.1", "port": 9}}}}},
+			{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+				"paths": {"ws": {"type": "websocket-reverseproxy", "backend": {"type": "websocket",
+					"endpoint": {"type": "tcp", "host": "127.0.0.1", "port": 9}, "url": "ws://127.0.0.1:9/ws"}}}},
+			{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+				"paths": {"ws": {"type": "websocket"}}}]}]}`)
+	def, proxied := connlimit.DefaultMax(6, 1), connlimit.DefaultMax(6, 2)
+	if proxied >= def && def > 1 {
+		t.Fatalf("DefaultMax: %d for a proxy listener, %d for another", proxied, def)
+	}
+	for i, want := range []int{def, 7, def, proxied, proxied, def} {
 		if got := n.listeners[i].limits.Max; got != want {
 			t.Errorf("listener %d: max %d, want %d", i, got, want)
 		}

@@ -43,9 +43,13 @@ type listenerUnit struct {
 	// limits caps the listener's connections (see limitsOf); Max 0 until
 	// builder.capListeners gives it the default.
 	limits connlimit.Options
+	// proxies says a path service proxies its connections to an upstream
+	// (reverseproxy, websocket-reverseproxy): each may hold a second
+	// descriptor, which the default cap counts.
 	// handshake is the shortest open_handshake_timeout of the WebSocket
 	// services served here; 0 for none.
 	handshake time.Duration
+	proxies   bool
 
 	ln       net.Listener  // nil until started
 	done     chan struct{} // closed when Serve returns
@@ -113,14 +117,23 @@ func (b *builder) limitsOf(path string, e config.ListenEndpoint) connlimit.Optio
 
 // capListeners gives every listener without max_connections the default:
 // its share of the process's descriptors, connlimit.DefaultMax of the
-// node's listener count.
+// node's listener count, in connections of two descriptors on a listener
+// that proxies.
 func (b *builder) capListeners() {
-	def := connlimit.DefaultMax(len(b.node.listeners))
 	for _, l := range b.node.listeners {
 		if l.limits.Max == 0 {
-			l.limits.Max = def
+			l.limits.Max = connlimit.DefaultMax(len(b.node.listeners), l.descriptorsPerConn())
 		}
 	}
+}
+
+// descriptorsPerConn is how many descriptors one of the listener's
+// connections may hold: 2 when a path proxies it to an upstream.
+func (l *listenerUnit) descriptorsPerConn() int {
+	if l.proxies {
+		return 2
+	}
+	return 1
 }
 
 // logServices logs the listener's path services.

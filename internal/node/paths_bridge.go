@@ -79,8 +79,16 @@ func buildReverseProxy(env *pathEnv, path, url string, svc config.PathService) (
 	if err != nil {
 		return nil, fieldError(path, err)
 	}
-	env.b.node.proxies = append(env.b.node.proxies, proxyUnit{path, p})
+	env.addProxy(path, p)
 	return p, nil
+}
+
+// addProxy registers a proxy path service of the listener being built:
+// the node shuts it down (see proxyUnit), and the listener's default
+// connection cap counts a descriptor to the upstream for each connection.
+func (env *pathEnv) addProxy(path string, p web.Proxy) {
+	env.b.node.proxies = append(env.b.node.proxies, proxyUnit{path, p})
+	env.listener.proxies = true
 }
 
 // proxyUnit is a proxy path service, stopped with the node after the

@@ -70,7 +70,7 @@ func buildWebSocketProxy(env *pathEnv, path, url string, svc config.PathService)
 	if err != nil {
 		return nil, fieldError(path, err)
 	}
-	env.b.node.proxies = append(env.b.node.proxies, proxyUnit{path, p})
+	env.addProxy(path, p)
 	return nullOrigins(p, s.Options.AllowNullOrigin), nil
 }
 

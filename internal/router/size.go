@@ -2,88 +2,9 @@ package router
 
 import "github.com/junction-wamp/junction/internal/wamp"
 
-// What a decoded value costs the heap, in bytes (64-bit Go, as measured
-// by TestPayloadSizeMatchesHeap over every codec): every value sits in an
-// interface (a list element, a dictionary slot); a number boxes its 8
-// bytes behind it, a non-empty string, a binary and a list their header
-// and contents (Go boxes neither booleans, null nor the empty string); a
-// dictionary is a map header and a table of groups of 8 slots, each slot a
-// key (a string header) and a value (an interface), with 8 control bytes
-// per group, filled to at most 7/8.
-const (
-	ifaceBytes    = 16
-	numberBytes   = 8
-	stringBytes   = 16
-	sliceBytes    = 24
-	mapBytes      = 48
-	mapSlotBytes  = stringBytes + ifaceBytes
-	mapGroupBytes = 8 + 8*mapSlotBytes
-)
-
 // payloadSize estimates the memory that a publication's or a testament's
-// topic, arguments, keyword arguments and options hold once decoded (see
-// the constants above), so that a payload of many small values (a list of
-// empty dictionaries) counts for what it costs, not for its bytes on the
-// wire. It walks the values once, without allocating; the transport's
-// message size limit bounds the walk. Values of other Go types (from an
-// embedded client) count as a boolean does.
+// topic, arguments, keyword arguments and options hold once decoded: what
+// the realm limits count as bytes (see wamp.PayloadSize).
 func payloadSize(topic wamp.URI, args wamp.List, kwargs, opts wamp.Dict) int {
-	return len(topic) + listSize(args) + dictSize(kwargs) + dictSize(opts)
-}
-
-// valueSize is what v costs in an interface: the interface and what it
-// points to.
-func valueSize(v any) int { return ifaceBytes + boxedSize(v) }
-
-// boxedSize is what v costs behind its interface.
-func boxedSize(v any) int {
-	switch v := v.(type) {
-	case string:
-		if v == "" {
-			return 0
-		}
-		return stringBytes + len(v)
-	case float64, int64, uint64, int:
-		return numberBytes
-	case []byte:
-		return sliceBytes + len(v)
-	case wamp.List:
-		return sliceBytes + listSize(v)
-	case wamp.Dict:
-		return dictSize(v)
-	}
-	return 0
-}
-
-func listSize(l wamp.List) int {
-	n := 0
-	for _, v := range l {
-		n += valueSize(v)
-	}
-	return n
-}
-
-// dictSize is a map's header and its table: the keys' and values' own
-// storage come on top of their slots.
-func dictSize(d wamp.Dict) int {
-	if d == nil {
-		return 0
-	}
-	n := mapBytes + mapGroups(len(d))*mapGroupBytes
-	for k, v := range d {
-		n += len(k) + boxedSize(v)
-	}
-	return n
-}
-
-// mapGroups is how many groups of 8 slots a map of n entries fills: none
-// while empty, one up to 8, then enough to stay 7/8 full.
-func mapGroups(n int) int {
-	switch {
-	case n == 0:
-		return 0
-	case n <= 8:
-		return 1
-	}
-	return (n*8/7 + 7) / 8
+	return wamp.PayloadSize(topic, args, kwargs, opts)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/junction-wamp/junction/internal/dotsegment"
 )
 
 // Errors of the URL confinement; each is wrapped with the offending text.
@@ -17,10 +19,6 @@ var (
 	errDotParam = errors.New("rest: url path must not contain a dot segment with parameters")
 	errEncoded  = errors.New("rest: url path must not contain a dot segment, slash or backslash encoded twice")
 )
-
-// maxDecodes is how many times a path segment is percent-decoded to look
-// for what an upstream that decodes again would see.
-const maxDecodes = 3
 
 // baseURL is a Callee's configured base: every target must stay below it.
 // The zero value (from baseurl "") allows any absolute http(s) URL.
@@ -159,10 +157,12 @@ func cleanSegments(p string) ([]string, error) {
 
 // checkSegment decodes one escaped path segment. It refuses an encoded
 // slash or backslash, and what an upstream may read as a dot segment
-// where a URL parser does not: ".." or "." with path parameters ("..;",
-// "..;x", "%2e%2e;"), which Tomcat and Spring resolve as "..", and a
-// dot segment, slash or backslash encoded twice ("%252e%252e",
-// "%252f"), which an upstream that decodes again resolves.
+// where a URL parser does not (see dotsegment.Check): "." or ".." with
+// path parameters ("..;", "..;x", "%2e%2e;"), which Tomcat and Spring
+// resolve as "..", and a dot segment, slash or backslash encoded twice
+// ("%252e%252e", "%252f", "%252e%252e;%25"), which an upstream that
+// decodes again, leniently, resolves. "." and ".." themselves are
+// returned, for cleanSegments to resolve.
 func checkSegment(seg string) (string, error) {
 	dec, err := url.PathUnescape(seg)
 	if err != nil {
@@ -171,30 +171,16 @@ func checkSegment(seg string) (string, error) {
 	if strings.ContainsAny(dec, "/\\") {
 		return "", fmt.Errorf("%w: %q", errEncSlash, seg)
 	}
-	if isDotWithParams(dec) {
-		return "", fmt.Errorf("%w: %q", errDotParam, seg)
+	if dec == "." || dec == ".." {
+		return dec, nil
 	}
-	again := dec
-	for range maxDecodes - 1 {
-		next, err := url.PathUnescape(again)
-		if err != nil || next == again {
-			break
+	if err := dotsegment.Check(dec); err != nil {
+		if errors.Is(err, dotsegment.ErrParams) {
+			return "", fmt.Errorf("%w: %q", errDotParam, seg)
 		}
-		if strings.ContainsAny(next, "/\\") || isDot(next) || isDotWithParams(next) {
-			return "", fmt.Errorf("%w: %q", errEncoded, seg)
-		}
-		again = next
+		return "", fmt.Errorf("%w: %q: %w", errEncoded, seg, err)
 	}
 	return dec, nil
-}
-
-func isDot(s string) bool { return s == "." || s == ".." }
-
-// isDotWithParams reports whether s is "." or ".." followed by ";" and
-// path parameters.
-func isDotWithParams(s string) bool {
-	before, _, found := strings.Cut(s, ";")
-	return found && isDot(before)
 }
 
 // contains reports whether u (a redirect's target) is below the base: same

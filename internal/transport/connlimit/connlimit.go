@@ -11,6 +11,8 @@
 package connlimit
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -186,8 +188,14 @@ func (c *conn) Close() error {
 	return c.Conn.Close()
 }
 
+// The optional methods of *net.TCPConn and *net.UnixConn that the
+// standard library looks for are passed through to the wrapped
+// connection; a wrapper that hid them would change what net/http and
+// httputil do with the connection.
+
 // ReadFrom keeps the wrapped connection's ReadFrom (sendfile for a
-// *net.TCPConn, which net/http uses to serve static files).
+// *net.TCPConn, which net/http uses to serve static files, and splice
+// from another connection).
 func (c *conn) ReadFrom(r io.Reader) (int64, error) {
 	if rf, ok := c.Conn.(io.ReaderFrom); ok {
 		return rf.ReadFrom(r)
@@ -195,7 +203,49 @@ func (c *conn) ReadFrom(r io.Reader) (int64, error) {
 	return io.Copy(struct{ io.Writer }{c.Conn}, r)
 }
 
+// WriteTo keeps the wrapped connection's WriteTo (splice into another
+// connection, which io.Copy uses when a hijacked connection is relayed to
+// an upstream, as the reverse proxy does with a WebSocket upgrade).
+func (c *conn) WriteTo(w io.Writer) (int64, error) {
+	if wt, ok := c.Conn.(io.WriterTo); ok {
+		return wt.WriteTo(w)
+	}
+	return io.Copy(w, struct{ io.Reader }{c.Conn})
+}
+
+// halfCloser is the half-close of *net.TCPConn and *net.UnixConn.
+type halfCloser interface {
+	CloseWrite() error
+	CloseRead() error
+}
+
+// CloseWrite shuts down the writing side of the wrapped connection: a FIN
+// that net/http sends before it closes a connection it answered with
+// "Connection: close" (so that the client sees the answer end while the
+// server still reads what the client sent), and that httputil sends when
+// one side of an upgraded connection ends. A connection without it
+// returns errors.ErrUnsupported.
+func (c *conn) CloseWrite() error {
+	if h, ok := c.Conn.(halfCloser); ok {
+		return h.CloseWrite()
+	}
+	return fmt.Errorf("connlimit: %T cannot close its writing side: %w", c.Conn, errors.ErrUnsupported)
+}
+
+// CloseRead shuts down the reading side of the wrapped connection, as
+// CloseWrite does the writing side.
+func (c *conn) CloseRead() error {
+	if h, ok := c.Conn.(halfCloser); ok {
+		return h.CloseRead()
+	}
+	return fmt.Errorf("connlimit: %T cannot close its reading side: %w", c.Conn, errors.ErrUnsupported)
+}
+
 var (
 	_ net.Listener  = (*Listener)(nil)
 	_ io.ReaderFrom = (*conn)(nil)
+	_ io.WriterTo   = (*conn)(nil)
+	_ halfCloser    = (*conn)(nil)
+	_ halfCloser    = (*net.TCPConn)(nil)
+	_ halfCloser    = (*net.UnixConn)(nil)
 )

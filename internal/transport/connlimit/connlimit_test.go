@@ -250,27 +250,119 @@ func TestReadFromKept(t *testing.T) {
 
 func TestDefaultMax(t *testing.T) {
 	tests := []struct {
-		nofile uint64
-		n      int
-		want   int
+		nofile     uint64
+		n, perConn int
+		want       int
 	}{
-		{1024, 1, 896},
-		{1024, 2, 448},
-		{256, 1, 192},
-		{256, 2, 96},
-		{20000, 1, 17500},
-		{1 << 20, 1, 917504},
-		{1 << 63, 1, 1879048192}, // unlimited: math.MaxInt32 less 1/8
-		{64, 1, 1},               // all reserve: still one
-		{100, 3, 12},
-		{1024, 0, 1},
+		{1024, 1, 1, 896},
+		{1024, 2, 1, 448},
+		{1024, 1, 2, 448}, // a proxy listener: two descriptors a connection
+		{1024, 2, 2, 224},
+		{256, 1, 1, 192},
+		{256, 2, 1, 96},
+		{20000, 1, 1, 17500},
+		{20000, 1, 2, 8750},
+		{524288, 1, 1, DefaultCeiling}, // systemd's hard limit: 458,752 without the ceiling
+		{524288, 2, 1, DefaultCeiling / 2},
+		{524288, 1, 2, DefaultCeiling / 2},
+		{1 << 20, 1, 1, DefaultCeiling},
+		{1 << 63, 1, 1, DefaultCeiling}, // unlimited
+		{74897, 1, 1, 65535},            // just below the ceiling
+		{64, 1, 1, 1},                   // all reserve: still one
+		{100, 3, 1, 12},
+		{100, 3, 2, 6},
+		{100, 40, 2, 1},
+		{1024, 0, 1, 1},
+		{1024, 1, 0, 896}, // perConn below 1 counts as 1
 	}
 	for _, tt := range tests {
-		if got := defaultMax(tt.nofile, tt.n); got != tt.want {
-			t.Errorf("defaultMax(%d, %d) = %d, want %d", tt.nofile, tt.n, got, tt.want)
+		if got := defaultMax(tt.nofile, tt.n, tt.perConn); got != tt.want {
+			t.Errorf("defaultMax(%d, %d, %d) = %d, want %d", tt.nofile, tt.n, tt.perConn, got, tt.want)
 		}
 	}
-	if n := DefaultMax(1); n < 1 {
-		t.Errorf("DefaultMax(1) = %d on this system", n)
+	if n := DefaultMax(1, 1); n < 1 || n > DefaultCeiling {
+		t.Errorf("DefaultMax(1, 1) = %d on this system", n)
 	}
+}
+
+// TestHalfClose: an admitted TCP connection keeps CloseWrite, which
+// net/http calls before it closes a connection it answered with
+// "Connection: close" (through an interface check: a wrapper without the
+// method silently sends no FIN): the client reads the end of the stream
+// while the server still reads what the client sends. CloseRead is kept
+// too.
+func TestHalfClose(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := New(inner, Options{Max: 1})
+	defer l.Close()
+	client, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	hc, ok := server.(interface{ CloseWrite() error })
+	if !ok {
+		t.Fatal("admitted connection has no CloseWrite")
+	}
+	if _, err := server.Write([]byte("answer")); err != nil {
+		t.Fatal(err)
+	}
+	if err := hc.CloseWrite(); err != nil {
+		t.Fatalf("CloseWrite: %v", err)
+	}
+	got, err := io.ReadAll(client) // ends only at the server's FIN
+	if err != nil || string(got) != "answer" {
+		t.Fatalf("client read %q, %v", got, err)
+	}
+	if _, err := client.Write([]byte("late")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(server, buf); err != nil || string(buf) != "late" {
+		t.Fatalf("server read %q, %v after its CloseWrite", buf, err)
+	}
+	if err := server.(interface{ CloseRead() error }).CloseRead(); err != nil {
+		t.Errorf("CloseRead: %v", err)
+	}
+}
+
+// writerToConn records a WriteTo call.
+type writerToConn struct {
+	fakeConn
+	wrote bool
+}
+
+func (c *writerToConn) WriteTo(w io.Writer) (int64, error) {
+	c.wrote = true
+	return 0, nil
+}
+
+// TestOptionalMethodsKept: an admitted connection keeps its WriteTo
+// (splice when a hijacked connection is copied to an upstream); one whose
+// connection cannot half-close says so with errors.ErrUnsupported.
+func TestOptionalMethodsKept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, Options{Max: 2})
+		inner := &writerToConn{fakeConn: fakeConn{remote: tcpFrom("192.0.2.1")}}
+		h.fake.conns <- inner
+		c := <-h.accepted
+		if _, err := c.(io.WriterTo).WriteTo(io.Discard); err != nil || !inner.wrote {
+			t.Errorf("WriteTo: %v, inner called %v", err, inner.wrote)
+		}
+		if err := c.(interface{ CloseWrite() error }).CloseWrite(); !errors.Is(err, errors.ErrUnsupported) {
+			t.Errorf("CloseWrite without one below: %v", err)
+		}
+		if err := c.(interface{ CloseRead() error }).CloseRead(); !errors.Is(err, errors.ErrUnsupported) {
+			t.Errorf("CloseRead without one below: %v", err)
+		}
+		c.Close()
+	})
 }
