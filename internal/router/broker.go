@@ -23,18 +23,21 @@ type broker struct {
 	index uriindex.Index[*subscription]
 	byID  map[wamp.ID]*subscription
 	// held is the number of subscriptions the realm's sessions hold, the
-	// sum of their len(subs): what the realm's limit counts.
-	held int
+	// sum of their len(subs); weight is what the realm's limit counts:
+	// one for each of those, and for each subscription its weight less
+	// one (what its pattern takes, held once however many subscribe).
+	held, weight int
 
 	retained retainStore // has its own (leaf) lock
 }
 
-// subscription is a topic pattern and its subscribers. id, topic, match
-// and created never change; broker.mu guards the rest.
+// subscription is a topic pattern and its subscribers. id, topic, match,
+// weight and created never change; broker.mu guards the rest.
 type subscription struct {
 	id      wamp.ID
 	topic   wamp.URI
 	match   uriindex.Match
+	weight  int // what it counts against the limits (subscriptionCost)
 	created time.Time
 	set     *subscriberSet   // the current subscribers; nil: none left
 	busy    []*subscriberSet // replaced sets that publishes still send to
@@ -51,12 +54,12 @@ func (sub *subscription) info() subInfo {
 	return subInfo{ID: sub.id, Topic: sub.topic, Match: sub.match.String(), Created: sub.created}
 }
 
-// count returns the number of subscriptions, and of subscriptions held
-// by sessions (each subscriber of each).
-func (b *broker) count() (subs, held int) {
+// count returns the number of subscriptions, of subscriptions held by
+// sessions (each subscriber of each), and what the realm's limit counts.
+func (b *broker) count() (subs, held, weight int) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	return len(b.byID), b.held
+	return len(b.byID), b.held, b.weight
 }
 
 // drop removes s from sub, and sub from the index once it has no
@@ -65,11 +68,14 @@ func (b *broker) count() (subs, held int) {
 // the caller clones to keep. b.mu must be held for writing.
 func (b *broker) drop(sub *subscription, s *session) (deleted bool, busy []*subscriberSet) {
 	delete(s.subs, sub.id)
+	s.subWeight -= sub.weight
 	b.held--
+	b.weight--
 	busy = sub.remove(s)
 	if sub.set != nil {
 		return false, busy
 	}
+	b.weight -= sub.weight - 1
 	b.index.Delete(string(sub.topic), sub.match)
 	delete(b.byID, sub.id)
 	return true, busy

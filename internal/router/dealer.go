@@ -23,10 +23,12 @@ type dealer struct {
 	mu    sync.Mutex // after realm.mu in the order; a leaf otherwise
 	index uriindex.Index[*registration]
 	byID  map[wamp.ID]*registration
-	// What the realm's limits count: the registrations the realm's
-	// sessions hold (the sum of their len(regs)) and their calls in
-	// flight (of their len(calls)).
-	held, inFlight int
+	// held is the number of registrations the realm's sessions hold (the
+	// sum of their len(regs)), weight what the realm's limit counts (one
+	// for each of those, and for each registration its weight less one),
+	// inFlight their calls in flight (of their len(calls)), which the
+	// realm's limit counts.
+	held, weight, inFlight int
 }
 
 // registration is a procedure pattern and its callees, in registration
@@ -35,6 +37,7 @@ type registration struct {
 	id        wamp.ID
 	procedure wamp.URI
 	match     uriindex.Match
+	weight    int // what it counts against the limits (registrationCost)
 	policy    string
 	created   time.Time
 	callees   []callee
@@ -88,11 +91,12 @@ func (r *registration) info() regInfo {
 }
 
 // count returns the number of registrations, of registrations held by
-// sessions (each callee of each) and of calls in flight.
-func (d *dealer) count() (regs, held, inFlight int) {
+// sessions (each callee of each), what the realm's limit on them counts,
+// and the number of calls in flight.
+func (d *dealer) count() (regs, held, weight, inFlight int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.byID), d.held, d.inFlight
+	return len(d.byID), d.held, d.weight, d.inFlight
 }
 
 // pick chooses a callee by the registration's policy. A registration

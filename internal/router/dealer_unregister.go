@@ -36,7 +36,9 @@ func (d *dealer) unregister(s *session, id wamp.ID) (info regInfo, deleted, ok b
 // callee left (then it returns true). dealer.mu must be held.
 func (d *dealer) drop(reg *registration, s *session) (deleted bool) {
 	delete(s.regs, reg.id)
+	s.regWeight -= reg.weight
 	d.held--
+	d.weight--
 	for i, c := range reg.callees {
 		if c.s == s {
 			reg.callees = slices.Delete(reg.callees, i, i+1)
@@ -49,6 +51,7 @@ func (d *dealer) drop(reg *registration, s *session) (deleted bool) {
 	if len(reg.callees) > 0 {
 		return false
 	}
+	d.weight -= reg.weight - 1
 	d.index.Delete(string(reg.procedure), reg.match)
 	delete(d.byID, reg.id)
 	return true

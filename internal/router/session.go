@@ -33,13 +33,16 @@ type session struct {
 	// it may be sent INTERRUPT.
 	canCancel bool
 
-	// subs are s's subscriptions; guarded by realm.broker.mu.
-	subs map[wamp.ID]*subscription
+	// subs are s's subscriptions, subWeight what they count against its
+	// limit (the sum of their weights); guarded by realm.broker.mu.
+	subs      map[wamp.ID]*subscription
+	subWeight int
 
 	// Dealer state; guarded by realm.dealer.mu.
-	regs  map[wamp.ID]*registration // registrations s is a callee of
-	calls map[wamp.ID]*call         // calls s made, by CALL request ID
-	invs  map[wamp.ID]*call         // calls s serves, by INVOCATION request ID
+	regs      map[wamp.ID]*registration // registrations s is a callee of
+	regWeight int                       // what regs count against s's limit
+	calls     map[wamp.ID]*call         // calls s made, by CALL request ID
+	invs      map[wamp.ID]*call         // calls s serves, by INVOCATION request ID
 }
 
 func newSession(g *Gate, p wamp.Peer) *session {
