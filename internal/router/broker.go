@@ -22,11 +22,10 @@ type broker struct {
 	mu    sync.RWMutex
 	index uriindex.Index[*subscription]
 	byID  map[wamp.ID]*subscription
-	// held is the number of subscriptions the realm's sessions hold, the
-	// sum of their len(subs); weight is what the realm's limit counts:
-	// one for each of those, and for each subscription its weight less
-	// one (what its pattern takes, held once however many subscribe).
-	held, weight int
+	// holders counts the subscriptions the realm's sessions hold (the sum
+	// of their len(subs)), and their weight, what the realm's limit
+	// counts.
+	holders tally
 
 	retained retainStore // has its own (leaf) lock
 }
@@ -59,7 +58,7 @@ func (sub *subscription) info() subInfo {
 func (b *broker) count() (subs, held, weight int) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	return len(b.byID), b.held, b.weight
+	return len(b.byID), b.holders.held, b.holders.weight
 }
 
 // drop removes s from sub, and sub from the index once it has no
@@ -69,13 +68,12 @@ func (b *broker) count() (subs, held, weight int) {
 func (b *broker) drop(sub *subscription, s *session) (deleted bool, busy []*subscriberSet) {
 	delete(s.subs, sub.id)
 	s.subWeight -= sub.weight
-	b.held--
-	b.weight--
 	busy = sub.remove(s)
-	if sub.set != nil {
+	deleted = sub.set == nil
+	b.holders.release(sub.weight, deleted)
+	if !deleted {
 		return false, busy
 	}
-	b.weight -= sub.weight - 1
 	b.index.Delete(string(sub.topic), sub.match)
 	delete(b.byID, sub.id)
 	return true, busy

@@ -59,7 +59,7 @@ func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.M
 	defer b.mu.Unlock()
 	sub, ok := b.index.Get(string(topic), m)
 	if !ok || s.subs[sub.id] == nil {
-		if err := b.realm.limits.subs.admit(s, s.subWeight, b.weight, w, growth(w, ok)); err != nil {
+		if err := b.realm.limits.subs.admit(s, s.subWeight, b.holders.weight, w, growth(w, ok)); err != nil {
 			return subInfo{}, false, false, err
 		}
 	}
@@ -67,26 +67,21 @@ func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.M
 		sub = &subscription{id: b.realm.router.subIDs.Next(), topic: topic, match: m, weight: w, created: time.Now()}
 		b.index.Set(string(topic), m, sub)
 		b.byID[sub.id] = sub
-		b.weight += w - 1
 		created = true
 	}
 	if s.subs[sub.id] == nil {
-		b.addSubscriber(s, sub)
+		b.addSubscriber(s, sub, created)
 		added = true
 	}
 	s.send(&wamp.Subscribed{Request: req, Subscription: sub.id})
 	return sub.info(), created, added, nil
 }
 
-// addSubscriber makes s a subscriber of sub, counted against the limits.
-// b.mu must be held for writing.
-func (b *broker) addSubscriber(s *session, sub *subscription) {
-	if s.subs == nil {
-		s.subs = make(map[wamp.ID]*subscription)
-	}
-	s.subs[sub.id] = sub
+// addSubscriber makes s a subscriber of sub, new if created, counted
+// against the limits. b.mu must be held for writing.
+func (b *broker) addSubscriber(s *session, sub *subscription, created bool) {
+	put(&s.subs, sub.id, sub)
 	s.subWeight += sub.weight
-	b.held++
-	b.weight++
+	b.holders.hold(sub.weight, created)
 	sub.add(s)
 }

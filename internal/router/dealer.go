@@ -23,12 +23,11 @@ type dealer struct {
 	mu    sync.Mutex // after realm.mu in the order; a leaf otherwise
 	index uriindex.Index[*registration]
 	byID  map[wamp.ID]*registration
-	// held is the number of registrations the realm's sessions hold (the
-	// sum of their len(regs)), weight what the realm's limit counts (one
-	// for each of those, and for each registration its weight less one),
-	// inFlight their calls in flight (of their len(calls)), which the
-	// realm's limit counts.
-	held, weight, inFlight int
+	// What the realm's limits count: the registrations the realm's
+	// sessions hold (the sum of their len(regs)) and their weight, and
+	// their calls in flight (of their len(calls)).
+	holders  tally
+	inFlight int
 }
 
 // registration is a procedure pattern and its callees, in registration
@@ -96,7 +95,7 @@ func (r *registration) info() regInfo {
 func (d *dealer) count() (regs, held, weight, inFlight int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.byID), d.held, d.weight, d.inFlight
+	return len(d.byID), d.holders.held, d.holders.weight, d.inFlight
 }
 
 // pick chooses a callee by the registration's policy. A registration

@@ -64,29 +64,18 @@ func (d *dealer) register(s *session, procedure wamp.URI, m uriindex.Match, poli
 	if ok && (policy == wamp.InvokeSingle || reg.policy != policy || s.regs[reg.id] != nil) {
 		return info, nil, false, wamp.Errorf(wamp.ErrProcedureAlreadyExists, "procedure %q is already registered", procedure)
 	}
-	if err := d.realm.limits.regs.admit(s, s.regWeight, d.weight, w, growth(w, ok)); err != nil {
+	if err := d.realm.limits.regs.admit(s, s.regWeight, d.holders.weight, w, growth(w, ok)); err != nil {
 		return info, nil, false, err
 	}
 	if !ok {
 		reg = &registration{id: d.realm.router.regIDs.Next(), procedure: procedure, match: m, weight: w, policy: policy, created: time.Now()}
 		d.index.Set(string(procedure), m, reg)
 		d.byID[reg.id] = reg
-		d.weight += w - 1
 	}
 	announced = make(chan struct{})
-	d.addCallee(s, reg, announced)
-	return reg.info(), announced, !ok, nil
-}
-
-// addCallee makes s a callee of reg, counted against the limits.
-// dealer.mu must be held.
-func (d *dealer) addCallee(s *session, reg *registration, announced chan struct{}) {
 	reg.callees = append(reg.callees, callee{s: s, announced: announced})
-	if s.regs == nil {
-		s.regs = make(map[wamp.ID]*registration)
-	}
-	s.regs[reg.id] = reg
-	s.regWeight += reg.weight
-	d.held++
-	d.weight++
+	put(&s.regs, reg.id, reg)
+	s.regWeight += w
+	d.holders.hold(w, !ok)
+	return reg.info(), announced, !ok, nil
 }

@@ -37,8 +37,6 @@ func (d *dealer) unregister(s *session, id wamp.ID) (info regInfo, deleted, ok b
 func (d *dealer) drop(reg *registration, s *session) (deleted bool) {
 	delete(s.regs, reg.id)
 	s.regWeight -= reg.weight
-	d.held--
-	d.weight--
 	for i, c := range reg.callees {
 		if c.s == s {
 			reg.callees = slices.Delete(reg.callees, i, i+1)
@@ -48,10 +46,11 @@ func (d *dealer) drop(reg *registration, s *session) (deleted bool) {
 	if reg.next >= len(reg.callees) {
 		reg.next = 0
 	}
-	if len(reg.callees) > 0 {
+	deleted = len(reg.callees) == 0
+	d.holders.release(reg.weight, deleted)
+	if !deleted {
 		return false
 	}
-	d.weight -= reg.weight - 1
 	d.index.Delete(string(reg.procedure), reg.match)
 	delete(d.byID, reg.id)
 	return true

@@ -72,6 +72,25 @@ func growth(w int, exists bool) int {
 	return w
 }
 
+// tally is what a realm's sessions hold of subscriptions (or
+// registrations): held, each subscriber (callee) of each, and weight,
+// what the realm's limit counts: one for each of those, and for each
+// subscription its weight less one.
+type tally struct{ held, weight int }
+
+// hold counts a session's holding an item of weight w, new if created.
+func (t *tally) hold(w int, created bool) {
+	t.held++
+	t.weight += growth(w, !created)
+}
+
+// release counts a session's letting go of an item of weight w, gone if
+// deleted.
+func (t *tally) release(w int, deleted bool) {
+	t.held--
+	t.weight -= growth(w, !deleted)
+}
+
 // uriBytes bounds what the router holds for the URI of pattern (uri, m):
 // its string, and for a prefix or wildcard pattern the index's copy of its
 // bytes (labels or edges) and its nodes. Shared nodes are counted as if

@@ -54,10 +54,10 @@ type patternKind struct {
 	name   string
 	typ    wamp.MessageType
 	cost   itemCost
-	limits func(perSession, perRealm int) Limits
-	send   func(c *client, uri wamp.URI, match string) wamp.ID // the request's ID
-	ok     func(c *client)                                     // its success
-	weight func(RealmStats) int                                // what the realm counts
+	limits func(perSession, perRealm int) Limits // and no cap on URIs
+	msg    func(req wamp.ID, uri wamp.URI, opts wamp.Dict) wamp.Message
+	ok     func(c *client)      // receives the request's success
+	weight func(RealmStats) int // what the realm's limit counts
 }
 
 var patternKinds = []patternKind{
@@ -66,10 +66,8 @@ var patternKinds = []patternKind{
 		limits: func(s, r int) Limits {
 			return Limits{SubscriptionsPerSession: s, SubscriptionsPerRealm: r, URIBytesPerPattern: -1}
 		},
-		send: func(c *client, uri wamp.URI, match string) wamp.ID {
-			req := c.nextReq()
-			c.send(&wamp.Subscribe{Request: req, Options: wamp.Dict{"match": match}, Topic: uri})
-			return req
+		msg: func(req wamp.ID, uri wamp.URI, o wamp.Dict) wamp.Message {
+			return &wamp.Subscribe{Request: req, Options: o, Topic: uri}
 		},
 		ok:     func(c *client) { expect[*wamp.Subscribed](c) },
 		weight: func(st RealmStats) int { return st.SubscriptionWeight },
@@ -79,14 +77,20 @@ var patternKinds = []patternKind{
 		limits: func(s, r int) Limits {
 			return Limits{RegistrationsPerSession: s, RegistrationsPerRealm: r, URIBytesPerPattern: -1}
 		},
-		send: func(c *client, uri wamp.URI, match string) wamp.ID {
-			req := c.nextReq()
-			c.send(&wamp.Register{Request: req, Options: wamp.Dict{"match": match}, Procedure: uri})
-			return req
+		msg: func(req wamp.ID, uri wamp.URI, o wamp.Dict) wamp.Message {
+			return &wamp.Register{Request: req, Options: o, Procedure: uri}
 		},
 		ok:     func(c *client) { expect[*wamp.Registered](c) },
 		weight: func(st RealmStats) int { return st.RegistrationWeight },
 	},
+}
+
+// send sends the request that makes c hold (uri, match) and returns its
+// ID.
+func (k patternKind) send(c *client, uri wamp.URI, match string) wamp.ID {
+	req := c.nextReq()
+	c.send(k.msg(req, uri, wamp.Dict{"match": match}))
+	return req
 }
 
 // longURI is the i-th of distinct exact URIs of 100 KB.

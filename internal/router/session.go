@@ -45,6 +45,15 @@ type session struct {
 	invs      map[wamp.ID]*call         // calls s serves, by INVOCATION request ID
 }
 
+// put sets (*m)[id] to v, making the map if it is nil: a session's
+// tables are made when it first holds something.
+func put[V any](m *map[wamp.ID]V, id wamp.ID, v V) {
+	if *m == nil {
+		*m = make(map[wamp.ID]V)
+	}
+	(*m)[id] = v
+}
+
 func newSession(g *Gate, p wamp.Peer) *session {
 	id := wamp.GlobalID()
 	return &session{
