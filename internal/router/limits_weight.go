@@ -14,7 +14,7 @@ import (
 // (1 MiB by default) and by Limits.URIBytesPerPattern, and a wildcard
 // pattern takes a trie node per component: counted one each, a wildcard
 // subscription of 1 MiB held 152 MB, and the 10,000 exact ones of 1 MiB
-// that one session could hold 11 GB.
+// that one session could make, 11 GB.
 //
 // An exact topic or procedure up to 167 bytes, and a prefix up to 16,
 // count one; a wildcard pattern of a few components two. The units are
