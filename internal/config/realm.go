@@ -45,6 +45,7 @@ type RealmLimits struct {
 	SubscriptionsPerRealm    int // "subscriptions_per_realm"
 	RegistrationsPerRealm    int // "registrations_per_realm"
 	CallsInFlightPerRealm    int // "calls_in_flight_per_realm"
+	URIBytesPerPattern       int // "uri_bytes_per_pattern"
 	RetainedEventsPerRealm   int // "retained_events_per_realm"
 	RetainedBytesPerRealm    int // "retained_bytes_per_realm"
 	RetainedEventsPerSession int // "retained_events_per_session"
@@ -73,6 +74,7 @@ func (l *RealmLimits) limitKeys() []limitKey {
 		{"subscriptions_per_realm", &l.SubscriptionsPerRealm},
 		{"registrations_per_realm", &l.RegistrationsPerRealm},
 		{"calls_in_flight_per_realm", &l.CallsInFlightPerRealm},
+		{"uri_bytes_per_pattern", &l.URIBytesPerPattern},
 		{"retained_events_per_realm", &l.RetainedEventsPerRealm},
 		{"retained_bytes_per_realm", &l.RetainedBytesPerRealm},
 		{"retained_events_per_session", &l.RetainedEventsPerSession},

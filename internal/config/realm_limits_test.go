@@ -15,13 +15,14 @@ func limitsDoc(limits string) string { return realmOptionsDoc(`"limits": ` + lim
 // TestRealmLimitsErrorsAll: every bad key is reported, each at its path.
 func TestRealmLimitsErrorsAll(t *testing.T) {
 	_, _, errs := parseTest(t, limitsDoc(`{"subscriptions_per_session": 0, "registrations_per_session": -3, "testaments_per_realm": true,
-		"subscriptions_per_realm": 0, "registrations_per_realm": "many", "calls_in_flight_per_realm": 1.5}`), JSON)
+		"subscriptions_per_realm": 0, "registrations_per_realm": "many", "calls_in_flight_per_realm": 1.5, "uri_bytes_per_pattern": 0}`), JSON)
 	var paths []string
 	for _, e := range errs {
 		paths = append(paths, e.Path)
 	}
 	want := []string{limitsPath + ".calls_in_flight_per_realm", limitsPath + ".registrations_per_realm", limitsPath + ".registrations_per_session",
-		limitsPath + ".subscriptions_per_realm", limitsPath + ".subscriptions_per_session", limitsPath + ".testaments_per_realm"}
+		limitsPath + ".subscriptions_per_realm", limitsPath + ".subscriptions_per_session", limitsPath + ".testaments_per_realm",
+		limitsPath + ".uri_bytes_per_pattern"}
 	slices.Sort(paths)
 	if !slices.Equal(paths, want) {
 		t.Errorf("errors at %v, want %v:\n%v", paths, want, errs)
@@ -32,7 +33,7 @@ func TestRealmLimitsDecode(t *testing.T) {
 	all := `{"subscriptions_per_session": 1, "registrations_per_session": 2, "calls_in_flight_per_session": 3,
 		"retained_events_per_realm": 4, "retained_bytes_per_realm": 5, "retained_events_per_session": 6, "retained_bytes_per_session": 7,
 		"testaments_per_realm": 8, "testament_bytes_per_realm": 9, "testaments_per_session": 10, "testament_bytes_per_session": 11,
-		"subscriptions_per_realm": 12, "registrations_per_realm": 13, "calls_in_flight_per_realm": 14}`
+		"subscriptions_per_realm": 12, "registrations_per_realm": 13, "calls_in_flight_per_realm": 14, "uri_bytes_per_pattern": 15}`
 	tests := []struct {
 		name     string
 		doc      string
@@ -47,11 +48,12 @@ func TestRealmLimitsDecode(t *testing.T) {
 			SubscriptionsPerSession: 1, RegistrationsPerSession: 2, CallsInFlightPerSession: 3,
 			RetainedEventsPerRealm: 4, RetainedBytesPerRealm: 5, RetainedEventsPerSession: 6, RetainedBytesPerSession: 7,
 			TestamentsPerRealm: 8, TestamentBytesPerRealm: 9, TestamentsPerSession: 10, TestamentBytesPerSession: 11,
-			SubscriptionsPerRealm: 12, RegistrationsPerRealm: 13, CallsInFlightPerRealm: 14}, ""},
+			SubscriptionsPerRealm: 12, RegistrationsPerRealm: 13, CallsInFlightPerRealm: 14, URIBytesPerPattern: 15}, ""},
 		{"big bytes", limitsDoc(`{"retained_bytes_per_realm": 17179869184}`), RealmLimits{RetainedBytesPerRealm: 16 << 30}, ""},
 		{"from env", limitsDoc(`{"registrations_per_session": "${PORT}"}`), RealmLimits{RegistrationsPerSession: 9090}, ""},
 		{"no limit", limitsDoc(`{"retained_events_per_realm": -1}`), RealmLimits{RetainedEventsPerRealm: NoLimit}, limitsPath + ".retained_events_per_realm"},
 		{"no realm limit on calls", limitsDoc(`{"calls_in_flight_per_realm": -1}`), RealmLimits{CallsInFlightPerRealm: NoLimit}, limitsPath + ".calls_in_flight_per_realm"},
+		{"no cap on URIs", limitsDoc(`{"uri_bytes_per_pattern": -1}`), RealmLimits{URIBytesPerPattern: NoLimit}, limitsPath + ".uri_bytes_per_pattern"},
 		{"a million subscriptions", limitsDoc(`{"subscriptions_per_realm": 1000000, "registrations_per_realm": 1}`),
 			RealmLimits{SubscriptionsPerRealm: 1_000_000, RegistrationsPerRealm: 1}, ""},
 	}

@@ -104,6 +104,7 @@ func routerLimits(l config.RealmLimits) router.Limits {
 		SubscriptionsPerRealm:    l.SubscriptionsPerRealm,
 		RegistrationsPerRealm:    l.RegistrationsPerRealm,
 		CallsInFlightPerRealm:    l.CallsInFlightPerRealm,
+		URIBytesPerPattern:       l.URIBytesPerPattern,
 		RetainedEventsPerRealm:   l.RetainedEventsPerRealm,
 		RetainedBytesPerRealm:    l.RetainedBytesPerRealm,
 		RetainedEventsPerSession: l.RetainedEventsPerSession,

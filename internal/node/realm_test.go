@@ -41,22 +41,31 @@ func TestRealmLimitsTranslated(t *testing.T) {
 }
 
 // TestRealmLimitsApplied: a realm's options.limits reach its router: an
-// outside client is refused its third subscription, another the realm's
-// fourth, and the HTTP
+// outside client is refused a topic longer than the realm's cap and its
+// third subscription, another the realm's fourth, and the HTTP
 // Publisher (one of the node's own sessions, exempt from the limits on
 // subscriptions but not from those on retained events) its second
 // retained event.
 func TestRealmLimitsApplied(t *testing.T) {
 	cfg := zeroPorts(config.Default())
 	rw := cfg.Workers[0].(*config.RouterWorker)
-	rw.Realms[0].Options.Limits = config.RealmLimits{SubscriptionsPerSession: 2, SubscriptionsPerRealm: 3, RetainedEventsPerRealm: 1}
+	rw.Realms[0].Options.Limits = config.RealmLimits{SubscriptionsPerSession: 2, SubscriptionsPerRealm: 3, RetainedEventsPerRealm: 1,
+		URIBytesPerPattern: 16}
 	addr := address(t, start(t, cfg, t.TempDir()), web0)
 
 	c := mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
-	for i, topic := range []wamp.URI{"com.a", "com.b", "com.c"} {
+	_, err := c.Subscribe(testCtx(t), "com.example.long", func(*client.Event) {}, nil) // 16 bytes
+	if err != nil {
+		t.Errorf("subscription to a topic of 16 bytes: %v", err)
+	}
+	_, err = c.Subscribe(testCtx(t), "com.example.long1", func(*client.Event) {}, nil)
+	if err == nil || !strings.Contains(err.Error(), "at most 16 bytes of URI per subscription") {
+		t.Errorf("subscription to a topic of 17 bytes: %v, want the cap on URIs exceeded", err)
+	}
+	for i, topic := range []wamp.URI{"com.b", "com.c"} {
 		_, err := c.Subscribe(testCtx(t), topic, func(*client.Event) {}, nil)
-		if want := i == 2; (wampURIOf(err) == wamp.ErrLimitExceeded) != want {
-			t.Errorf("subscription %d: %v, want limit exceeded: %v", i+1, err, want)
+		if want := i == 1; (wampURIOf(err) == wamp.ErrLimitExceeded) != want {
+			t.Errorf("subscription %d: %v, want limit exceeded: %v", i+2, err, want)
 		}
 	}
 	other := mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})

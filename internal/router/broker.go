@@ -22,19 +22,21 @@ type broker struct {
 	mu    sync.RWMutex
 	index uriindex.Index[*subscription]
 	byID  map[wamp.ID]*subscription
-	// held is the number of subscriptions the realm's sessions hold, the
-	// sum of their len(subs): what the realm's limit counts.
-	held int
+	// holders counts the subscriptions the realm's sessions hold (the sum
+	// of their len(subs)), and their weight, what the realm's limit
+	// counts.
+	holders tally
 
 	retained retainStore // has its own (leaf) lock
 }
 
-// subscription is a topic pattern and its subscribers. id, topic, match
-// and created never change; broker.mu guards the rest.
+// subscription is a topic pattern and its subscribers. id, topic, match,
+// weight and created never change; broker.mu guards the rest.
 type subscription struct {
 	id      wamp.ID
 	topic   wamp.URI
 	match   uriindex.Match
+	weight  int // what it counts against the limits (subscriptionCost)
 	created time.Time
 	set     *subscriberSet   // the current subscribers; nil: none left
 	busy    []*subscriberSet // replaced sets that publishes still send to
@@ -51,12 +53,12 @@ func (sub *subscription) info() subInfo {
 	return subInfo{ID: sub.id, Topic: sub.topic, Match: sub.match.String(), Created: sub.created}
 }
 
-// count returns the number of subscriptions, and of subscriptions held
-// by sessions (each subscriber of each).
-func (b *broker) count() (subs, held int) {
+// count returns the number of subscriptions, of subscriptions held by
+// sessions (each subscriber of each), and what the realm's limit counts.
+func (b *broker) count() (subs, held, weight int) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	return len(b.byID), b.held
+	return len(b.byID), b.holders.held, b.holders.weight
 }
 
 // drop removes s from sub, and sub from the index once it has no
@@ -65,9 +67,11 @@ func (b *broker) count() (subs, held int) {
 // the caller clones to keep. b.mu must be held for writing.
 func (b *broker) drop(sub *subscription, s *session) (deleted bool, busy []*subscriberSet) {
 	delete(s.subs, sub.id)
-	b.held--
+	s.subWeight -= sub.weight
 	busy = sub.remove(s)
-	if sub.set != nil {
+	deleted = sub.set == nil
+	b.holders.release(sub.weight, deleted)
+	if !deleted {
 		return false, busy
 	}
 	b.index.Delete(string(sub.topic), sub.match)

@@ -20,6 +20,9 @@ func (s *session) handleSubscribe(m *wamp.Subscribe) error {
 	if err != nil {
 		return err
 	}
+	if err := rm.limits.admitURI(s, m.Topic, "subscription"); err != nil {
+		return err
+	}
 	if !rm.validURI(m.Topic, match) {
 		return wamp.Errorf(wamp.ErrInvalidURI, "invalid topic %q", m.Topic)
 	}
@@ -47,31 +50,38 @@ func (s *session) handleSubscribe(m *wamp.Subscribe) error {
 // needed, and sends SUBSCRIBED while holding the lock, so that no EVENT of
 // the subscription reaches the client before it. added is false when s
 // was already a subscriber. A session at its subscription limit, or in a
-// realm at its own, gets a limitError, unless it is a subscriber already.
+// realm at its own, gets a limitError, unless it is a subscriber already:
+// the subscription counts its weight for s, and for the realm its weight
+// when it is new, one when s joins its other subscribers.
 func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.Match) (info subInfo, created, added bool, err error) {
+	w := subscriptionCost.weight(topic, m)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	sub, ok := b.index.Get(string(topic), m)
 	if !ok || s.subs[sub.id] == nil {
-		if err := b.realm.limits.subs.admit(s, len(s.subs), b.held); err != nil {
+		if err := b.realm.limits.subs.admit(s, s.subWeight, b.holders.weight, w, growth(w, ok)); err != nil {
 			return subInfo{}, false, false, err
 		}
 	}
 	if !ok {
-		sub = &subscription{id: b.realm.router.subIDs.Next(), topic: topic, match: m, created: time.Now()}
+		sub = &subscription{id: b.realm.router.subIDs.Next(), topic: topic, match: m, weight: w, created: time.Now()}
 		b.index.Set(string(topic), m, sub)
 		b.byID[sub.id] = sub
 		created = true
 	}
 	if s.subs[sub.id] == nil {
-		if s.subs == nil {
-			s.subs = make(map[wamp.ID]*subscription)
-		}
-		s.subs[sub.id] = sub
-		b.held++
-		sub.add(s)
+		b.addSubscriber(s, sub, created)
 		added = true
 	}
 	s.send(&wamp.Subscribed{Request: req, Subscription: sub.id})
 	return sub.info(), created, added, nil
+}
+
+// addSubscriber makes s a subscriber of sub, new if created, counted
+// against the limits. b.mu must be held for writing.
+func (b *broker) addSubscriber(s *session, sub *subscription, created bool) {
+	put(&s.subs, sub.id, sub)
+	s.subWeight += sub.weight
+	b.holders.hold(sub.weight, created)
+	sub.add(s)
 }

@@ -24,9 +24,10 @@ type dealer struct {
 	index uriindex.Index[*registration]
 	byID  map[wamp.ID]*registration
 	// What the realm's limits count: the registrations the realm's
-	// sessions hold (the sum of their len(regs)) and their calls in
-	// flight (of their len(calls)).
-	held, inFlight int
+	// sessions hold (the sum of their len(regs)) and their weight, and
+	// their calls in flight (of their len(calls)).
+	holders  tally
+	inFlight int
 }
 
 // registration is a procedure pattern and its callees, in registration
@@ -35,6 +36,7 @@ type registration struct {
 	id        wamp.ID
 	procedure wamp.URI
 	match     uriindex.Match
+	weight    int // what it counts against the limits (registrationCost)
 	policy    string
 	created   time.Time
 	callees   []callee
@@ -88,11 +90,12 @@ func (r *registration) info() regInfo {
 }
 
 // count returns the number of registrations, of registrations held by
-// sessions (each callee of each) and of calls in flight.
-func (d *dealer) count() (regs, held, inFlight int) {
+// sessions (each callee of each), what the realm's limit on them counts,
+// and the number of calls in flight.
+func (d *dealer) count() (regs, held, weight, inFlight int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.byID), d.held, d.inFlight
+	return len(d.byID), d.holders.held, d.holders.weight, d.inFlight
 }
 
 // pick chooses a callee by the registration's policy. A registration

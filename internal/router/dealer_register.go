@@ -25,6 +25,9 @@ func (s *session) handleRegister(m *wamp.Register) error {
 	if !slices.Contains(invokePolicies, policy) {
 		return wamp.Errorf(wamp.ErrInvalidArgument, "unknown invocation policy %q", policy)
 	}
+	if err := rm.limits.admitURI(s, m.Procedure, "registration"); err != nil {
+		return err
+	}
 	if !rm.validURI(m.Procedure, match) {
 		return wamp.Errorf(wamp.ErrInvalidURI, "invalid procedure %q", m.Procedure)
 	}
@@ -50,30 +53,29 @@ func (s *session) handleRegister(m *wamp.Register) error {
 
 // register adds s as a callee of (procedure, match). The caller sends
 // REGISTERED, then closes announced. A session at its registration limit,
-// or in a realm at its own, gets a limitError.
+// or in a realm at its own, gets a limitError: the registration counts its
+// weight for s, and for the realm its weight when it is new, one when s
+// joins its other callees.
 func (d *dealer) register(s *session, procedure wamp.URI, m uriindex.Match, policy string) (info regInfo, announced chan struct{}, created bool, err error) {
+	w := registrationCost.weight(procedure, m)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := d.realm.limits.regs.admit(s, len(s.regs), d.held); err != nil {
+	reg, ok := d.index.Get(string(procedure), m)
+	if ok && (policy == wamp.InvokeSingle || reg.policy != policy || s.regs[reg.id] != nil) {
+		return info, nil, false, wamp.Errorf(wamp.ErrProcedureAlreadyExists, "procedure %q is already registered", procedure)
+	}
+	if err := d.realm.limits.regs.admit(s, s.regWeight, d.holders.weight, w, growth(w, ok)); err != nil {
 		return info, nil, false, err
 	}
-	reg, ok := d.index.Get(string(procedure), m)
-	created = !ok
-	if ok {
-		if policy == wamp.InvokeSingle || reg.policy != policy || s.regs[reg.id] != nil {
-			return info, nil, false, wamp.Errorf(wamp.ErrProcedureAlreadyExists, "procedure %q is already registered", procedure)
-		}
-	} else {
-		reg = &registration{id: d.realm.router.regIDs.Next(), procedure: procedure, match: m, policy: policy, created: time.Now()}
+	if !ok {
+		reg = &registration{id: d.realm.router.regIDs.Next(), procedure: procedure, match: m, weight: w, policy: policy, created: time.Now()}
 		d.index.Set(string(procedure), m, reg)
 		d.byID[reg.id] = reg
 	}
 	announced = make(chan struct{})
 	reg.callees = append(reg.callees, callee{s: s, announced: announced})
-	if s.regs == nil {
-		s.regs = make(map[wamp.ID]*registration)
-	}
-	s.regs[reg.id] = reg
-	d.held++
-	return reg.info(), announced, created, nil
+	put(&s.regs, reg.id, reg)
+	s.regWeight += w
+	d.holders.hold(w, !ok)
+	return reg.info(), announced, !ok, nil
 }

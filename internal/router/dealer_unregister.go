@@ -36,7 +36,7 @@ func (d *dealer) unregister(s *session, id wamp.ID) (info regInfo, deleted, ok b
 // callee left (then it returns true). dealer.mu must be held.
 func (d *dealer) drop(reg *registration, s *session) (deleted bool) {
 	delete(s.regs, reg.id)
-	d.held--
+	s.regWeight -= reg.weight
 	for i, c := range reg.callees {
 		if c.s == s {
 			reg.callees = slices.Delete(reg.callees, i, i+1)
@@ -46,7 +46,9 @@ func (d *dealer) drop(reg *registration, s *session) (deleted bool) {
 	if reg.next >= len(reg.callees) {
 		reg.next = 0
 	}
-	if len(reg.callees) > 0 {
+	deleted = len(reg.callees) == 0
+	d.holders.release(reg.weight, deleted)
+	if !deleted {
 		return false
 	}
 	d.index.Delete(string(reg.procedure), reg.match)

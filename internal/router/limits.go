@@ -32,10 +32,19 @@ import (
 // what they bound outlives the request, and the bridge's sessions carry
 // HTTP clients' requests (a Publisher's retain, a Caller's
 // add_testament).
+//
+// Subscriptions and registrations count with a weight: one per 512 (600)
+// bytes of router memory each takes at most, so one for typical URIs and
+// more for long ones and wildcard patterns (see limits_weight.go). A
+// subscription that other sessions hold too counts its weight for each
+// of them, but for the realm only once (and one for each other
+// subscriber): what the realm holds for it.
 type Limits struct {
-	// SubscriptionsPerSession: subscriptions one session may hold.
+	// SubscriptionsPerSession: subscriptions one session may hold, by
+	// weight.
 	SubscriptionsPerSession int
-	// RegistrationsPerSession: registrations one session may hold.
+	// RegistrationsPerSession: registrations one session may hold, by
+	// weight.
 	RegistrationsPerSession int
 	// CallsInFlightPerSession: calls one session may have in flight as caller.
 	CallsInFlightPerSession int
@@ -49,6 +58,13 @@ type Limits struct {
 	// CallsInFlightPerRealm: calls the realm's sessions may have in
 	// flight together.
 	CallsInFlightPerRealm int
+	// URIBytesPerPattern: the longest topic or procedure, in bytes, that
+	// a session may subscribe to or register (any match policy). The
+	// weights bound memory already; this bounds the work a short request
+	// can cost: a prefix pattern's label is copied whole when a shorter
+	// pattern that split it is unsubscribed, and a wildcard pattern is
+	// walked one call deep per component at each publication.
+	URIBytesPerPattern int
 
 	// Retained events (PUBLISH retain: true), one per topic, kept until
 	// the topic's next retained event replaces it or the realm goes away.
@@ -77,13 +93,13 @@ type Limits struct {
 // The realm's counts fit 100,000 sessions with 10 subscriptions each,
 // 250,000 registrations (100,000 devices registering two each, with
 // room to spare) and 250,000 calls in flight (2.5 s of a node's peak
-// call rate, about 100,000 calls/s, all unanswered). With what each
-// costs in router memory at most, as TestHeldMemory measures it for URIs
-// of 30 bytes (512 bytes a subscription, 600 a registration, 300 a call
-// with a timeout), they bound that memory at about 490 MiB for
-// subscriptions, 145 MiB for registrations and 72 MiB for calls. Longer
-// URIs add their length, and a wildcard pattern about 300 bytes per
-// component that no other pattern shares.
+// call rate, about 100,000 calls/s, all unanswered). As a subscription
+// counts one per 512 bytes it takes, a registration one per 600 and a
+// call 300 at most (TestHeldMemory), they bound that memory at about
+// 490 MiB for subscriptions, 145 MiB for registrations and 72 MiB for
+// calls, whatever the URIs, plus about 200 bytes for each session that
+// holds any (sessionTableBytes). The longest URI a session may subscribe
+// to or register, 4 KiB, is 16 times a long real one (256 bytes).
 //
 // The byte limits bound the router's memory per realm at 64 MiB for
 // retained events and as much for testaments; one session may take a
@@ -97,6 +113,7 @@ const (
 	DefaultSubscriptionsPerRealm    = 1_000_000
 	DefaultRegistrationsPerRealm    = 250_000
 	DefaultCallsInFlightPerRealm    = 250_000
+	DefaultURIBytesPerPattern       = 4096
 	DefaultRetainedEventsPerRealm   = 100_000
 	DefaultRetainedBytesPerRealm    = 64 << 20
 	DefaultRetainedEventsPerSession = 10_000
@@ -117,6 +134,7 @@ const limitLogEvery = 10 * time.Second
 // concurrent use.
 type realmLimits struct {
 	subs, regs, calls countLimit
+	uriBytes          int
 	retainedRealm     budget
 	retainedSession   budget
 	testamentRealm    budget
@@ -139,6 +157,7 @@ func newRealmLimits(o Limits, log *slog.Logger) *realmLimits {
 		calls: countLimit{"calls in flight",
 			resolve(o.CallsInFlightPerSession, DefaultCallsInFlightPerSession),
 			resolve(o.CallsInFlightPerRealm, DefaultCallsInFlightPerRealm)},
+		uriBytes: resolve(o.URIBytesPerPattern, DefaultURIBytesPerPattern),
 		retainedRealm: budget{"retained events per realm",
 			resolve(o.RetainedEventsPerRealm, DefaultRetainedEventsPerRealm),
 			resolve(o.RetainedBytesPerRealm, DefaultRetainedBytesPerRealm)},
@@ -172,12 +191,20 @@ func resolve(v, def int) int {
 // junction.error.limit_exceeded, counted and logged (session.reply,
 // session.dropped) once that lock is released.
 type limitError struct {
-	what string // "subscriptions per session"
-	max  int
+	what   string // "subscriptions per session"
+	max    int
+	weight int // what the refused request counts, when more than one
 }
 
-func (e *limitError) Error() string {
-	return fmt.Sprintf("router: limit exceeded: at most %d %s", e.max, e.what)
+func (e *limitError) Error() string { return "router: " + e.message() }
+
+// message says which limit refused the request, and its weight.
+func (e *limitError) message() string {
+	msg := fmt.Sprintf("limit exceeded: at most %d %s", e.max, e.what)
+	if e.weight > 1 {
+		msg += fmt.Sprintf(" (this one counts as %d, for its long URI or pattern)", e.weight)
+	}
+	return msg
 }
 
 // countLimit is a limit on what sessions hold, one by one: per session
@@ -187,20 +214,32 @@ type countLimit struct {
 	session, realm int
 }
 
-// admit returns the limitError for s asking for one more when it holds
-// own and the realm's sessions hold all together (s's included); nil when
-// both stay within their limits, or when s belongs to an Internal gate,
-// which is never refused (what it holds is counted in all nonetheless).
-func (c countLimit) admit(s *session, own, all int) error {
+// admit returns the limitError for s asking for an item that counts w
+// against its own limit, of which it holds own, and grow against the
+// realm's, of which the realm's sessions hold all together (s's
+// included); nil when both stay within their limits, or when s belongs to
+// an Internal gate, which is never refused (what it holds is counted in
+// all nonetheless).
+func (c countLimit) admit(s *session, own, all, w, grow int) error {
 	switch {
 	case s.gate.opts.Internal:
 		return nil
-	case own >= c.session:
-		return &limitError{what: c.what + " per session", max: c.session}
-	case all >= c.realm:
-		return &limitError{what: c.what + " per realm", max: c.realm}
+	case own+w > c.session:
+		return &limitError{what: c.what + " per session", max: c.session, weight: w}
+	case all+grow > c.realm:
+		return &limitError{what: c.what + " per realm", max: c.realm, weight: grow}
 	}
 	return nil
+}
+
+// admitURI returns the limitError for s asking to subscribe to or
+// register (what) a URI longer than the realm allows, or nil. The
+// sessions of an Internal gate are never refused.
+func (l *realmLimits) admitURI(s *session, uri wamp.URI, what string) error {
+	if s.gate.opts.Internal || len(uri) <= l.uriBytes {
+		return nil
+	}
+	return &limitError{what: "bytes of URI per " + what, max: l.uriBytes}
 }
 
 // budget is a limit on a count and on bytes together.
@@ -239,6 +278,9 @@ func (l *realmLimits) note(s *session, e *limitError) {
 		return
 	}
 	attrs := []any{"limit", e.what, "max", e.max, "suppressed", suppressed}
+	if e.weight > 1 {
+		attrs = append(attrs, "weight", e.weight)
+	}
 	if s != nil {
 		attrs = append(attrs, "session", uint64(s.id), "authid", s.ident.AuthID, "authrole", s.ident.AuthRole)
 	}
@@ -258,5 +300,5 @@ func (s *session) dropped(err error) {
 // refusal is the wire error of a limitError, counted and logged.
 func (s *session) refusal(e *limitError) *wamp.RequestError {
 	s.realm.limits.note(s, e)
-	return wamp.Errorf(wamp.ErrLimitExceeded, "limit exceeded: at most %d %s", e.max, e.what)
+	return wamp.Errorf(wamp.ErrLimitExceeded, "%s", e.message())
 }

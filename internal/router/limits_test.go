@@ -10,6 +10,7 @@ import (
 	"time"
 	"weak"
 
+	"github.com/junction-wamp/junction/internal/uriindex"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -191,15 +192,23 @@ func (c *client) expectRealmRefused(typ wamp.MessageType, req wamp.ID) {
 // zero however sessions let go of it: unsubscribing, unregistering, a
 // call answered, failed, canceled in each mode, timed out, its caller or
 // callee gone, a session calling itself, and sessions leaving with what
-// they hold. A count that leaked would shrink the realm's room for good.
+// they hold, long patterns that count more than one included. A count
+// that leaked would shrink the realm's room for good.
 func TestRealmCountsGiveBack(t *testing.T) {
+	wild := wamp.URI("com" + strings.Repeat(".x", 100))
+	prefix := wamp.URI("com.long." + strings.Repeat("x", 1000))
 	bubble(t, Options{}, func(t *testing.T, r *Router) {
 		a, b := join(t, r.Gate(), "realm1", nil), join(t, r.Gate(), "realm1", nil)
 		for _, c := range []*client{a, b} {
 			c.subscribe("com.shared", nil)
 			c.subscribe("com.shared", nil) // again: counts once
+			c.subscribe(wild, wamp.Dict{"match": "wildcard"})
 			c.register("com.rr", wamp.Dict{"invoke": "roundrobin"})
+			c.register(prefix, wamp.Dict{"match": "prefix", "invoke": "roundrobin"})
 		}
+		st := r.Stats().Realms["realm1"]
+		equal(t, "subscriptions by weight", st.SubscriptionWeight, 3+subscriptionCost.weight(wild, uriindex.Wildcard))
+		equal(t, "registrations by weight", st.RegistrationWeight, 3+registrationCost.weight(prefix, uriindex.Prefix))
 		own := a.subscribe("com.own", nil)
 		a.send(&wamp.Unsubscribe{Request: a.nextReq(), Subscription: own})
 		expect[*wamp.Unsubscribed](a)
@@ -210,7 +219,7 @@ func TestRealmCountsGiveBack(t *testing.T) {
 		b.register("com.b", nil)
 		caller := join(t, r.Gate(), "realm1", nil)
 		endCalls(caller, a)
-		checkHeld(t, r, 2, 4, 0)
+		checkHeld(t, r, 4, 6, 0)
 
 		caller.call("com.rr", nil) // round robin: a first
 		caller.call("com.slow", nil)
@@ -220,20 +229,25 @@ func TestRealmCountsGiveBack(t *testing.T) {
 			expect[*wamp.Invocation](a)
 		}
 		expect[*wamp.Invocation](b)
-		checkHeld(t, r, 2, 4, 4)
+		checkHeld(t, r, 4, 6, 4)
 		a.leave() // callee of three calls, caller of one
-		checkHeld(t, r, 1, 2, 1)
+		checkHeld(t, r, 2, 3, 1)
 		caller.expectError(wamp.ErrCanceled)
 		caller.expectError(wamp.ErrCanceled)
 		caller.leave() // caller of the call to b
-		checkHeld(t, r, 1, 2, 0)
+		checkHeld(t, r, 2, 3, 0)
 		expect[*wamp.Interrupt](b)
 		b.leave()
 		checkHeld(t, r, 0, 0, 0)
+		st = r.Stats().Realms["realm1"]
+		if st.SubscriptionWeight != 0 || st.RegistrationWeight != 0 {
+			t.Errorf("subscriptions and registrations by weight: %d and %d, want 0", st.SubscriptionWeight, st.RegistrationWeight)
+		}
 	})
 }
 
-// checkHeld checks what the realm's limits count on realm1.
+// checkHeld checks the subscriptions, registrations and calls in flight
+// sessions hold on realm1.
 func checkHeld(t *testing.T, r *Router, subs, regs, calls int) {
 	t.Helper()
 	synctest.Wait()

@@ -122,8 +122,8 @@ func (rm *realm) stats() RealmStats {
 	n := len(rm.sessions)
 	rm.mu.RUnlock()
 	st := RealmStats{Sessions: n, LimitRefusals: rm.limits.refused.Load()}
-	st.Subscriptions, st.Subscribers = rm.broker.count()
-	st.Registrations, st.Callees, st.CallsInFlight = rm.dealer.count()
+	st.Subscriptions, st.Subscribers, st.SubscriptionWeight = rm.broker.count()
+	st.Registrations, st.Callees, st.RegistrationWeight, st.CallsInFlight = rm.dealer.count()
 	return st
 }
 

@@ -86,7 +86,7 @@ func TestStats(t *testing.T) {
 		a.register("com.p", nil)
 		join(t, r.Gate(), "b", nil)
 		st := r.Stats()
-		want := RealmStats{Sessions: 1, Subscriptions: 1, Registrations: 1, Subscribers: 1, Callees: 1}
+		want := RealmStats{Sessions: 1, Subscriptions: 1, Registrations: 1, Subscribers: 1, Callees: 1, SubscriptionWeight: 1, RegistrationWeight: 1}
 		if st.Sessions != 2 || st.Realms["a"] != want || st.Realms["b"].Sessions != 1 {
 			t.Errorf("stats %+v", st)
 		}

@@ -20,13 +20,18 @@ type RealmStats struct {
 	Sessions      int // joined sessions
 	Subscriptions int
 	Registrations int
+	// The subscriptions and registrations sessions hold (each subscriber
+	// or callee of a shared one counts).
+	Subscribers int
+	Callees     int
 	// What the realm's limits count (see Limits): the subscriptions and
-	// registrations sessions hold (each subscriber or callee of a shared
-	// one counts) and the calls in flight.
-	Subscribers   int
-	Callees       int
-	CallsInFlight int
-	LimitRefusals uint64 // requests refused by a limit (see Limits)
+	// registrations by weight (each subscriber or callee one, and each
+	// subscription or registration its weight less one), and the calls in
+	// flight.
+	SubscriptionWeight int
+	RegistrationWeight int
+	CallsInFlight      int
+	LimitRefusals      uint64 // requests refused by a limit (see Limits)
 }
 
 // counters are a session's message counts; each session has its own so

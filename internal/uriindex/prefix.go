@@ -1,6 +1,9 @@
 package uriindex
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // prefixNode is a node of a radix tree (a byte trie whose single-child
 // chains are compressed into edge labels) over prefix patterns.
@@ -10,6 +13,14 @@ import "slices"
 // which it also keeps in pattern so that lookups never build strings.
 // children are kept sorted by the first byte of their label, and no two
 // children share a first byte.
+//
+// Each node's label is its own copy, never a substring of a pattern or of
+// another node's label, so that a node a later pattern shares does not
+// keep the first pattern's string alive once it is deleted. A split gives
+// the new upper node a copy and leaves the lower node the rest of its own
+// (no copy of a long label for a short pattern); the bytes it no longer
+// uses belong to its original label, which every pattern below it
+// spells.
 type prefixNode[V any] struct {
 	label    string
 	children []*prefixNode[V]
@@ -89,7 +100,7 @@ func (n *prefixNode[V]) insert(pattern string, v V) bool {
 	for rest != "" {
 		c, i := n.child(rest[0])
 		if c == nil {
-			c = &prefixNode[V]{label: rest}
+			c = &prefixNode[V]{label: strings.Clone(rest)}
 			n.children = slices.Insert(n.children, i, c)
 		} else if l := commonPrefixLen(rest, c.label); l < len(c.label) {
 			c = n.split(i, l)
@@ -106,7 +117,7 @@ func (n *prefixNode[V]) insert(pattern string, v V) bool {
 // returns the new node that holds the first part.
 func (n *prefixNode[V]) split(i, l int) *prefixNode[V] {
 	c := n.children[i]
-	mid := &prefixNode[V]{label: c.label[:l], children: []*prefixNode[V]{c}}
+	mid := &prefixNode[V]{label: strings.Clone(c.label[:l]), children: []*prefixNode[V]{c}}
 	c.label = c.label[l:]
 	n.children[i] = mid
 	return mid

@@ -204,11 +204,18 @@ func checkPrefixTree(t *testing.T, n *prefixNode[int], root bool) {
 }
 
 // checkWildTree checks that no node below the root is empty (Delete must
-// prune).
+// prune) and that a node keeps a single concrete child inline, two or
+// more in its map.
 func checkWildTree(t *testing.T, n *wildNode[int], root bool) {
 	t.Helper()
 	if !root && n.empty() {
 		t.Fatal("wildcard tree: empty node left behind")
+	}
+	if n.children != nil && (len(n.children) < 2 || n.one != nil) || n.one != nil && n.oneComp == "" {
+		t.Fatalf("wildcard tree: %d children in the map, inline %q (%v)", len(n.children), n.oneComp, n.one != nil)
+	}
+	if n.one != nil {
+		checkWildTree(t, n.one, false)
 	}
 	for _, c := range n.children {
 		checkWildTree(t, c, false)

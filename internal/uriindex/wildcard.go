@@ -5,8 +5,17 @@ import "strings"
 // wildNode is a node of a trie over the '.'-separated components of
 // wildcard patterns. The node reached from the root by the components of a
 // pattern holds that pattern's value; an empty pattern component is the
-// edge any, every other component an edge in children.
+// edge any, every other component a concrete edge.
+//
+// A node's only concrete edge is kept inline (oneComp, one), and a map
+// made only for two or more (children, never fewer): most nodes are on
+// the chain of one pattern, and a map per node would cost ~250 bytes per
+// component. Edge components are copies, never substrings of the pattern
+// that made them, so a node that a later pattern shares does not keep the
+// first pattern's string alive once it is deleted.
 type wildNode[V any] struct {
+	oneComp  string
+	one      *wildNode[V]
 	children map[string]*wildNode[V]
 	any      *wildNode[V]
 	set      bool
@@ -31,7 +40,48 @@ func (n *wildNode[V]) step(comp string) *wildNode[V] {
 	if comp == "" {
 		return n.any
 	}
-	return n.children[comp]
+	return n.child(comp)
+}
+
+// child returns the concrete child of n for comp, or nil.
+func (n *wildNode[V]) child(comp string) *wildNode[V] {
+	if n.children != nil {
+		return n.children[comp]
+	}
+	if n.one != nil && n.oneComp == comp {
+		return n.one
+	}
+	return nil
+}
+
+// addChild makes c the concrete child of n for comp, which has none.
+func (n *wildNode[V]) addChild(comp string, c *wildNode[V]) {
+	comp = strings.Clone(comp)
+	switch {
+	case n.children != nil:
+		n.children[comp] = c
+	case n.one == nil:
+		n.oneComp, n.one = comp, c
+	default:
+		n.children = map[string]*wildNode[V]{n.oneComp: n.one, comp: c}
+		n.oneComp, n.one = "", nil
+	}
+}
+
+// removeChild deletes the concrete child of n for comp, which has one.
+func (n *wildNode[V]) removeChild(comp string) {
+	if n.children == nil {
+		n.oneComp, n.one = "", nil
+		return
+	}
+	delete(n.children, comp)
+	if len(n.children) > 1 {
+		return
+	}
+	for comp, c := range n.children {
+		n.oneComp, n.one = comp, c
+	}
+	n.children = nil
 }
 
 // find returns the node that holds pattern, or nil.
@@ -66,10 +116,7 @@ func (n *wildNode[V]) stepOrAdd(comp string) *wildNode[V] {
 		n.any = c
 		return c
 	}
-	if n.children == nil {
-		n.children = make(map[string]*wildNode[V])
-	}
-	n.children[comp] = c
+	n.addChild(comp, c)
 	return c
 }
 
@@ -94,14 +141,14 @@ func (n *wildNode[V]) remove(pattern string, start int) bool {
 		if comp == "" {
 			n.any = nil
 		} else {
-			delete(n.children, comp)
+			n.removeChild(comp)
 		}
 	}
 	return true
 }
 
 func (n *wildNode[V]) empty() bool {
-	return !n.set && n.any == nil && len(n.children) == 0
+	return !n.set && n.any == nil && n.one == nil && n.children == nil
 }
 
 // match calls fn for every pattern below n that matches the components of
@@ -114,7 +161,7 @@ func (n *wildNode[V]) match(uri string, start int, fn func(string, Match, V) boo
 		return !n.set || fn(n.pattern, Wildcard, n.val)
 	}
 	comp, next := component(uri, start)
-	if c := n.children[comp]; c != nil && !c.match(uri, next, fn) {
+	if c := n.child(comp); c != nil && !c.match(uri, next, fn) {
 		return false
 	}
 	return n.any == nil || n.any.match(uri, next, fn)
@@ -129,7 +176,7 @@ func (n *wildNode[V]) first(uri string, start int) *wildNode[V] {
 		return nil
 	}
 	comp, next := component(uri, start)
-	if c := n.children[comp]; c != nil {
+	if c := n.child(comp); c != nil {
 		if f := c.first(uri, next); f != nil {
 			return f
 		}
@@ -144,6 +191,9 @@ func (n *wildNode[V]) first(uri string, start int) *wildNode[V] {
 // order, and reports false as soon as fn does.
 func (n *wildNode[V]) all(fn func(string, Match, V) bool) bool {
 	if n.set && !fn(n.pattern, Wildcard, n.val) {
+		return false
+	}
+	if n.one != nil && !n.one.all(fn) {
 		return false
 	}
 	for _, c := range n.children {
