@@ -66,7 +66,7 @@ func (b *broker) count() (subs, held, weight int) {
 // subscriber sets that publishes still send to (see subscriberSet), which
 // the caller clones to keep. b.mu must be held for writing.
 func (b *broker) drop(sub *subscription, s *session) (deleted bool, busy []*subscriberSet) {
-	delete(s.subs, sub.id)
+	s.subs.remove(sub.id)
 	s.subWeight -= sub.weight
 	busy = sub.remove(s)
 	deleted = sub.set == nil
@@ -88,12 +88,12 @@ func (b *broker) removeSession(s *session) {
 		deleted bool
 	}
 	b.mu.Lock()
-	all := make([]gone, 0, len(s.subs))
-	for _, sub := range s.subs {
+	all := make([]gone, 0, len(s.subs.m))
+	for _, sub := range s.subs.m {
 		deleted, _ := b.drop(sub, s) // s leaves: late EVENTs do not matter
 		all = append(all, gone{sub.info(), deleted})
 	}
-	s.subs = nil
+	s.subs.clear()
 	b.mu.Unlock()
 	b.retained.forget(s.id)
 	for _, g := range all {

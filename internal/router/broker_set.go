@@ -174,7 +174,7 @@ func waitIdle(sets []*subscriberSet) {
 func (b *broker) hold(s *session, id wamp.ID) *subscriberSet {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	sub := s.subs[id]
+	sub := s.subs.m[id]
 	if sub == nil || sub.set == nil {
 		return nil
 	}

@@ -58,7 +58,7 @@ func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.M
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	sub, ok := b.index.Get(string(topic), m)
-	if !ok || s.subs[sub.id] == nil {
+	if !ok || s.subs.m[sub.id] == nil {
 		if err := b.realm.limits.subs.admit(s, s.subWeight, b.holders.weight, w, growth(w, ok)); err != nil {
 			return subInfo{}, false, false, err
 		}
@@ -69,7 +69,7 @@ func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.M
 		b.byID[sub.id] = sub
 		created = true
 	}
-	if s.subs[sub.id] == nil {
+	if s.subs.m[sub.id] == nil {
 		b.addSubscriber(s, sub, created)
 		added = true
 	}
@@ -80,7 +80,7 @@ func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.M
 // addSubscriber makes s a subscriber of sub, new if created, counted
 // against the limits. b.mu must be held for writing.
 func (b *broker) addSubscriber(s *session, sub *subscription, created bool) {
-	put(&s.subs, sub.id, sub)
+	s.subs.put(sub.id, sub)
 	s.subWeight += sub.weight
 	b.holders.hold(sub.weight, created)
 	sub.add(s)

@@ -27,7 +27,7 @@ func (s *session) handleUnsubscribe(m *wamp.Unsubscribe) error {
 // UNSUBSCRIBED comes after the last one.
 func (b *broker) unsubscribe(s *session, id wamp.ID) (info subInfo, deleted, ok bool) {
 	b.mu.Lock()
-	sub := s.subs[id]
+	sub := s.subs.m[id]
 	if sub == nil {
 		b.mu.Unlock()
 		return subInfo{}, false, false

@@ -121,15 +121,15 @@ func (d *dealer) forget(c *call) {
 	if c.pending() {
 		d.inFlight--
 	}
-	delete(c.caller.calls, c.request)
-	delete(c.callee.invs, c.invocation)
+	c.caller.calls.remove(c.request)
+	c.callee.invs.remove(c.invocation)
 	if c.timer != nil {
 		c.timer.Stop()
 	}
 }
 
 // pending reports whether c is still in flight. dealer.mu must be held.
-func (c *call) pending() bool { return c.caller.calls[c.request] == c }
+func (c *call) pending() bool { return c.caller.calls.m[c.request] == c }
 
 // interrupt adds the INTERRUPT for c's invocation to out, if the callee
 // announced call_canceling: a callee that did not (autobahn-js 22) treats

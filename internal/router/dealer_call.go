@@ -70,10 +70,10 @@ func parseCallOptions(o wamp.Dict, perm auth.Permission) (callOptions, error) {
 func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.Invocation, chan struct{}, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if s.calls[m.Request] != nil {
+	if s.calls.m[m.Request] != nil {
 		return nil, nil, nil, violation("CALL request ID %d is already in flight", m.Request)
 	}
-	if err := d.realm.limits.calls.admit(s, len(s.calls), d.inFlight, 1, 1); err != nil {
+	if err := d.realm.limits.calls.admit(s, len(s.calls.m), d.inFlight, 1, 1); err != nil {
 		return nil, nil, nil, err
 	}
 	_, _, reg, ok := d.index.Best(string(m.Procedure))
@@ -86,13 +86,8 @@ func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.
 		return nil, nil, nil, noSuchProcedure(m.Procedure)
 	}
 	c := &call{caller: s, request: m.Request, callee: to, invocation: to.invIDs.Next(), progress: opts.progress}
-	if s.calls == nil {
-		s.calls = make(map[wamp.ID]*call)
-	}
-	if to.invs == nil {
-		to.invs = make(map[wamp.ID]*call)
-	}
-	s.calls[c.request], to.invs[c.invocation] = c, c
+	s.calls.put(c.request, c)
+	to.invs.put(c.invocation, c)
 	d.inFlight++
 	inv := &wamp.Invocation{Request: c.invocation, Registration: reg.id,
 		Details: invocationDetails(s, m.Procedure, reg.match, opts), Args: m.Args, Kwargs: m.Kwargs}

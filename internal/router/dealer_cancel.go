@@ -28,7 +28,7 @@ func (d *dealer) cancel(s *session, req wamp.ID, mode string) outbox {
 	var out outbox
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	c := s.calls[req]
+	c := s.calls.m[req]
 	if c == nil {
 		return nil
 	}

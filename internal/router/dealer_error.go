@@ -19,7 +19,7 @@ func (s *session) handleError(m *wamp.Error) error {
 func (d *dealer) calleeError(s *session, m *wamp.Error) (*session, *wamp.Error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	c := s.invs[m.Request]
+	c := s.invs.m[m.Request]
 	if c == nil {
 		return nil, nil
 	}

@@ -15,15 +15,15 @@ func (d *dealer) removeSession(s *session) {
 	}
 	var out outbox
 	d.mu.Lock()
-	all := make([]gone, 0, len(s.regs))
-	for _, reg := range s.regs {
+	all := make([]gone, 0, len(s.regs.m))
+	for _, reg := range s.regs.m {
 		all = append(all, gone{reg.info(), d.drop(reg, s)})
 	}
-	for _, c := range s.calls {
+	for _, c := range s.calls.m {
 		d.forget(c)
 		c.interrupt(&out, wamp.CancelKillNoWait, wamp.ErrCanceled)
 	}
-	for _, c := range s.invs {
+	for _, c := range s.invs.m {
 		d.forget(c)
 		out.add(c.caller, c.callError(wamp.ErrCanceled, "callee disconnected from in-flight request"))
 	}

@@ -61,7 +61,7 @@ func (d *dealer) register(s *session, procedure wamp.URI, m uriindex.Match, poli
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	reg, ok := d.index.Get(string(procedure), m)
-	if ok && (policy == wamp.InvokeSingle || reg.policy != policy || s.regs[reg.id] != nil) {
+	if ok && (policy == wamp.InvokeSingle || reg.policy != policy || s.regs.m[reg.id] != nil) {
 		return info, nil, false, wamp.Errorf(wamp.ErrProcedureAlreadyExists, "procedure %q is already registered", procedure)
 	}
 	if err := d.realm.limits.regs.admit(s, s.regWeight, d.holders.weight, w, growth(w, ok)); err != nil {
@@ -74,7 +74,7 @@ func (d *dealer) register(s *session, procedure wamp.URI, m uriindex.Match, poli
 	}
 	announced = make(chan struct{})
 	reg.callees = append(reg.callees, callee{s: s, announced: announced})
-	put(&s.regs, reg.id, reg)
+	s.regs.put(reg.id, reg)
 	s.regWeight += w
 	d.holders.hold(w, !ok)
 	return reg.info(), announced, !ok, nil

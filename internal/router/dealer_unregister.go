@@ -25,7 +25,7 @@ func (s *session) handleUnregister(m *wamp.Unregister) error {
 func (d *dealer) unregister(s *session, id wamp.ID) (info regInfo, deleted, ok bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	reg := s.regs[id]
+	reg := s.regs.m[id]
 	if reg == nil {
 		return regInfo{}, false, false
 	}
@@ -35,7 +35,7 @@ func (d *dealer) unregister(s *session, id wamp.ID) (info regInfo, deleted, ok b
 // drop removes s from reg's callees, and reg from the index once it has no
 // callee left (then it returns true). dealer.mu must be held.
 func (d *dealer) drop(reg *registration, s *session) (deleted bool) {
-	delete(s.regs, reg.id)
+	s.regs.remove(reg.id)
 	s.regWeight -= reg.weight
 	for i, c := range reg.callees {
 		if c.s == s {

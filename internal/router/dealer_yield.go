@@ -23,7 +23,7 @@ func (d *dealer) yield(s *session, m *wamp.Yield) (*session, *wamp.Result) {
 	progress, _ := optBool(m.Options, wamp.OptProgress, false)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	c := s.invs[m.Request]
+	c := s.invs.m[m.Request]
 	if c == nil {
 		return nil, nil
 	}

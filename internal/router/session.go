@@ -35,23 +35,14 @@ type session struct {
 
 	// subs are s's subscriptions, subWeight what they count against its
 	// limit (the sum of their weights); guarded by realm.broker.mu.
-	subs      map[wamp.ID]*subscription
+	subs      idTable[*subscription]
 	subWeight int
 
 	// Dealer state; guarded by realm.dealer.mu.
-	regs      map[wamp.ID]*registration // registrations s is a callee of
-	regWeight int                       // what regs count against s's limit
-	calls     map[wamp.ID]*call         // calls s made, by CALL request ID
-	invs      map[wamp.ID]*call         // calls s serves, by INVOCATION request ID
-}
-
-// put sets (*m)[id] to v, making the map if it is nil: a session's
-// tables are made when it first holds something.
-func put[V any](m *map[wamp.ID]V, id wamp.ID, v V) {
-	if *m == nil {
-		*m = make(map[wamp.ID]V)
-	}
-	(*m)[id] = v
+	regs      idTable[*registration] // registrations s is a callee of
+	regWeight int                    // what regs count against s's limit
+	calls     idTable[*call]         // calls s made, by CALL request ID
+	invs      idTable[*call]         // calls s serves, by INVOCATION request ID
 }
 
 func newSession(g *Gate, p wamp.Peer) *session {
