@@ -18,10 +18,9 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, buf *BodyBuff
 		return nil, 0, refuse(http.StatusRequestEntityTooLarge, textTooLong, r.ContentLength, limit)
 	}
 	rd := &bodyReader{buf: buf, ceiling: r.ContentLength, declared: r.ContentLength >= 0}
-	if r.ContentLength > 0 {
-		if err := rd.reserveDeclared(r.ContentLength); err != nil {
-			return nil, 0, err
-		}
+	// A declared length is reserved at once.
+	if err := buf.hold(&rd.held, r.ContentLength, textTooLong); err != nil {
+		return nil, 0, err
 	}
 	src := r.Body
 	if r.ContentLength < 0 {
@@ -84,19 +83,6 @@ type bodyReader struct {
 	held     int64 // the capacity reserved
 }
 
-// reserveDeclared reserves a declared length at once: 413 if it could
-// never fit, 503 if it does not fit now.
-func (rd *bodyReader) reserveDeclared(n int64) error {
-	if !rd.buf.fits(n) {
-		return refuse(http.StatusRequestEntityTooLarge, textTooLong, n, rd.buf.Limit())
-	}
-	if !rd.buf.reserve(n) {
-		return refuse(http.StatusServiceUnavailable, textBusy)
-	}
-	rd.held = n
-	return nil
-}
-
 // readAll reads body to its end. A buffer sized for a declared length
 // below maxPrealloc is allocated once.
 func (rd *bodyReader) readAll(body io.Reader) ([]byte, error) {
@@ -127,7 +113,8 @@ func (rd *bodyReader) readAll(body io.Reader) ([]byte, error) {
 
 // grow returns b in a buffer twice as large (the first one: sized for the
 // body, up to maxPrealloc), never past the ceiling, whose capacity is
-// reserved: 503 when it does not fit now.
+// reserved: 503 when it does not fit now (the ceiling is within the
+// buffer's bound, so it always could).
 func (rd *bodyReader) grow(b []byte) ([]byte, error) {
 	size := int64(2 * cap(b))
 	if size == 0 {
@@ -139,11 +126,8 @@ func (rd *bodyReader) grow(b []byte) ([]byte, error) {
 	if rd.ceiling >= 0 {
 		size = min(size, rd.ceiling)
 	}
-	if more := size - rd.held; more > 0 {
-		if !rd.buf.reserve(more) {
-			return nil, refuse(http.StatusServiceUnavailable, textBusy)
-		}
-		rd.held = size
+	if err := rd.buf.hold(&rd.held, size, textTooLong); err != nil {
+		return nil, err
 	}
 	nb := make([]byte, len(b), size)
 	copy(nb, b)

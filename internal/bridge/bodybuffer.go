@@ -1,6 +1,9 @@
 package bridge
 
-import "sync/atomic"
+import (
+	"net/http"
+	"sync/atomic"
+)
 
 // DefaultBodyBufferLimit is the bound of a BodyBuffer made with 0, and of
 // a service without one: room for two webhook bodies at their default
@@ -39,8 +42,23 @@ func (b *BodyBuffer) Limit() int64 { return b.max }
 // InUse returns the bytes reserved now.
 func (b *BodyBuffer) InUse() int64 { return b.used.Load() }
 
-// fits reports whether n bytes could ever be reserved.
-func (b *BodyBuffer) fits(n int64) bool { return b.max < 0 || n <= b.max }
+// hold grows a request's reservation of *held bytes to n, if n is more:
+// 413, its text tooLarge given n and the bound, if n could never fit; 503
+// if it does not fit now, *held then unchanged.
+func (b *BodyBuffer) hold(held *int64, n int64, tooLarge string) error {
+	more := n - *held
+	if more <= 0 {
+		return nil
+	}
+	if b.max >= 0 && n > b.max {
+		return refuse(http.StatusRequestEntityTooLarge, tooLarge, n, b.max)
+	}
+	if !b.reserve(more) {
+		return refuse(http.StatusServiceUnavailable, textBusy)
+	}
+	*held = n
+	return nil
+}
 
 // reserve takes n bytes if they fit now.
 func (b *BodyBuffer) reserve(n int64) bool {

@@ -112,7 +112,7 @@ func (p *pipeline) done(req *request) { p.buf.release(req.held) }
 
 // decode checks the body is UTF-8 and, for the JSON services, one object,
 // which then stands for the body: the body is dropped and its reservation
-// grown to the decoded value's (see holdDecoded).
+// grown to the decoded value's.
 func (p *pipeline) decode(req *request) error {
 	if !utf8.Valid(req.body) {
 		return badRequest(textNotUTF8)
@@ -125,31 +125,15 @@ func (p *pipeline) decode(req *request) error {
 		return err
 	}
 	req.body = nil
-	if err := p.holdDecoded(req, int64(wamp.DictSize(obj))); err != nil {
+	// The reservation grows to the decoded value's estimated memory when
+	// that is more than the body's: a body dense in small values costs
+	// many times its length once decoded (a list of empty objects, about
+	// 21 times), held until the request is answered, and the bound is on
+	// memory.
+	if err := p.buf.hold(&req.held, int64(wamp.DictSize(obj)), textTooLongDecoded); err != nil {
 		return err
 	}
 	req.obj = obj
-	return nil
-}
-
-// holdDecoded grows req's reservation to n bytes, the estimated memory of
-// its decoded body, when that is more than the body's: a body dense in
-// small values costs many times its length once decoded (a list of empty
-// objects, about 21 times), held until the request is answered, and the
-// bound is on memory. 413 if n could never fit, 503 if it does not fit
-// now.
-func (p *pipeline) holdDecoded(req *request, n int64) error {
-	more := n - req.held
-	if more <= 0 {
-		return nil
-	}
-	if !p.buf.fits(n) {
-		return refuse(http.StatusRequestEntityTooLarge, textTooLongDecoded, n, p.buf.Limit())
-	}
-	if !p.buf.reserve(more) {
-		return refuse(http.StatusServiceUnavailable, textBusy)
-	}
-	req.held = n
 	return nil
 }
 

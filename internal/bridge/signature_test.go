@@ -1,10 +1,8 @@
 package bridge
 
 import (
-	"bytes"
 	"encoding/base64"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -107,8 +105,7 @@ func TestReplayCacheFull(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.delta.String(), func(t *testing.T) {
-			var logs bytes.Buffer
-			log := slog.New(slog.NewTextHandler(&logs, nil))
+			log, logs := newLog()
 			c, _ := NewCaller(newFake(t), CallerOptions{Common: Common{Logger: log},
 				Signing: Signing{Key: testKey, Secret: testSecret, TimestampDeltaLimit: tt.delta, Nonces: NewNonceCache(max)}})
 			ts := nowStamp()
@@ -126,7 +123,7 @@ func TestReplayCacheFull(t *testing.T) {
 			}
 			if w.Code == 503 && (w.Body.String() != deny(textReplayFull) || w.Header().Get("Retry-After") != "1" ||
 				!strings.Contains(logs.String(), "replay cache full")) {
-				t.Errorf("503 %s, Retry-After %q; log:\n%s", w.Body, w.Header().Get("Retry-After"), &logs)
+				t.Errorf("503 %s, Retry-After %q; log:\n%s", w.Body, w.Header().Get("Retry-After"), logs)
 			}
 			if w := do(c, req(0)); w.Code != tt.replay {
 				t.Errorf("replay of the first request: %d %s, want %d", w.Code, w.Body, tt.replay)

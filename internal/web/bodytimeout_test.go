@@ -138,15 +138,10 @@ func readingHandler(errs chan<- error) http.Handler {
 	})
 }
 
-// upstreamFunc is an http.RoundTripper: the reverse proxy's upstream.
-type upstreamFunc func(*http.Request) (*http.Response, error)
-
-func (f upstreamFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
 // readingUpstream is a reverse proxy whose upstream reads the streamed
 // body to its end and answers 200, sending the read error on errs.
 func readingUpstream(t *testing.T, errs chan<- error) http.Handler {
-	h, err := NewReverseProxy(ReverseProxyOptions{Host: "up.test", Transport: upstreamFunc(func(r *http.Request) (*http.Response, error) {
+	h, err := NewReverseProxy(ReverseProxyOptions{Host: "up.test", Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		_, err := io.Copy(io.Discard, r.Body)
 		errs <- err
 		if err != nil {

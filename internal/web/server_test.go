@@ -334,8 +334,8 @@ func TestAccessLogHijack(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
-// Each Write (one slog record) is also offered on lines().
+// syncBuffer is a bytes.Buffer safe for a logger's goroutines and a test
+// together. Each Write (one slog record) is also offered on lines().
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer

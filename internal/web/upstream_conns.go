@@ -250,8 +250,8 @@ func (c *upstreamConn) readFinal(w http.ResponseWriter, r *http.Request, maxHdr 
 
 // idlePool holds the idle connections, oldest first, at most max of them,
 // each for at most timeout: expired connections are closed when the
-// newest one is taken, and by one timer that runs while the pool is not
-// empty (no goroutine per connection). Safe for concurrent use.
+// newest one is taken, and by one timer that is set whenever the pool is
+// not empty (no goroutine per connection). Safe for concurrent use.
 type idlePool struct {
 	max     int
 	timeout time.Duration
@@ -259,7 +259,6 @@ type idlePool struct {
 	mu    sync.Mutex
 	conns []*upstreamConn // mu must be held
 	timer *time.Timer     // mu must be held; runs prune
-	armed bool            // mu must be held; timer is set to fire
 }
 
 // get takes the most recently used connection, or returns nil when there
@@ -295,7 +294,7 @@ func (p *idlePool) put(c *upstreamConn, now time.Time) {
 	}
 	c.idleSince = now
 	p.conns = append(p.conns, c)
-	if !p.armed {
+	if len(p.conns) == 1 { // else the timer is set for an older one
 		p.armLocked(p.timeout)
 	}
 	p.mu.Unlock()
@@ -303,7 +302,6 @@ func (p *idlePool) put(c *upstreamConn, now time.Time) {
 
 // armLocked sets the timer to prune in d. mu must be held.
 func (p *idlePool) armLocked(d time.Duration) {
-	p.armed = true
 	if p.timer == nil {
 		p.timer = time.AfterFunc(d, p.prune)
 		return
@@ -322,7 +320,6 @@ func (p *idlePool) prune() {
 	}
 	expired := slices.Clone(p.conns[:i])
 	p.conns = slices.Delete(p.conns, 0, i)
-	p.armed = false
 	if len(p.conns) > 0 {
 		p.armLocked(p.timeout - now.Sub(p.conns[0].idleSince))
 	}
@@ -338,7 +335,6 @@ func (p *idlePool) closeAll() {
 	if p.timer != nil {
 		p.timer.Stop()
 	}
-	p.armed = false
 	p.mu.Unlock()
 	closeConns(conns)
 }

@@ -11,9 +11,7 @@ import (
 
 // clientFrame is a masked frame as a client sends it.
 func clientFrame(op ws.OpCode, fin bool, payload string) []byte {
-	var b bytes.Buffer
-	ws.WriteFrame(&b, ws.MaskFrame(ws.NewFrame(op, fin, []byte(payload))))
-	return b.Bytes()
+	return frameBytes(ws.MaskFrame(ws.NewFrame(op, fin, []byte(payload))))
 }
 
 // FuzzWebSocketProxyRelay feeds a relay any byte stream as the client's: the relay

@@ -16,7 +16,6 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -563,7 +562,7 @@ func TestWebSocketProxyUnreachableLogLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Close()
-	var logs lockedBuffer
+	var logs syncBuffer
 	_, srv := serveProxy(t, WebSocketProxyOptions{URL: "ws://" + l.Addr().String() + "/",
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	for range 3 {
@@ -577,24 +576,6 @@ func TestWebSocketProxyUnreachableLogLimit(t *testing.T) {
 	if !strings.Contains(logs.String(), "refused_since_last_log=0") {
 		t.Errorf("the first warning does not count the refusals held back:\n%s", logs.String())
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for a logger and a test together.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // silentDial connects to a peer that never answers the handshake.

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"encoding/json"
 	"maps"
 	"math"
 	"net/http"
@@ -194,29 +193,10 @@ func paramString(v any) (string, bool) {
 	case uint64:
 		return strconv.FormatUint(x, 10), true
 	}
-	if n, ok := asInteger(v); ok {
+	if n, ok := wamp.AsInt(v); ok {
 		return strconv.FormatInt(n, 10), true
 	}
 	return "", false
-}
-
-// asInteger accepts the integer types a decoded WAMP message holds:
-// json.Number, Go integers and integral floats.
-func asInteger(v any) (int64, bool) {
-	switch n := v.(type) {
-	case json.Number:
-		i, err := strconv.ParseInt(string(n), 10, 64)
-		return i, err == nil
-	case int:
-		return int64(n), true
-	case int64:
-		return n, true
-	case uint64:
-		return int64(n), n <= math.MaxInt64
-	case float64:
-		return int64(n), n == math.Trunc(n) && math.Abs(n) <= 1<<53
-	}
-	return 0, false
 }
 
 // invalidArg is a wamp.error.invalid_argument with a message.

@@ -222,32 +222,6 @@ func TestAcceptErrorUnchanged(t *testing.T) {
 	})
 }
 
-// readerFromConn records a ReadFrom call.
-type readerFromConn struct {
-	fakeConn
-	read bool
-}
-
-func (c *readerFromConn) ReadFrom(r io.Reader) (int64, error) {
-	c.read = true
-	return io.Copy(io.Discard, r)
-}
-
-// TestReadFromKept: an admitted connection keeps its ReadFrom (sendfile
-// for net/http's static files).
-func TestReadFromKept(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, Options{Max: 1})
-		inner := &readerFromConn{fakeConn: fakeConn{remote: tcpFrom("192.0.2.1")}}
-		h.fake.conns <- inner
-		c := <-h.accepted
-		if _, err := c.(io.ReaderFrom).ReadFrom(strings.NewReader("x")); err != nil || !inner.read {
-			t.Errorf("ReadFrom: %v, inner called %v", err, inner.read)
-		}
-		c.Close()
-	})
-}
-
 func TestDefaultMax(t *testing.T) {
 	tests := []struct {
 		nofile     uint64
@@ -334,26 +308,35 @@ func TestHalfClose(t *testing.T) {
 	}
 }
 
-// writerToConn records a WriteTo call.
-type writerToConn struct {
+// copierConn records ReadFrom and WriteTo calls.
+type copierConn struct {
 	fakeConn
-	wrote bool
+	read, wrote bool
 }
 
-func (c *writerToConn) WriteTo(w io.Writer) (int64, error) {
+func (c *copierConn) ReadFrom(r io.Reader) (int64, error) {
+	c.read = true
+	return io.Copy(io.Discard, r)
+}
+
+func (c *copierConn) WriteTo(w io.Writer) (int64, error) {
 	c.wrote = true
 	return 0, nil
 }
 
-// TestOptionalMethodsKept: an admitted connection keeps its WriteTo
-// (splice when a hijacked connection is copied to an upstream); one whose
-// connection cannot half-close says so with errors.ErrUnsupported.
+// TestOptionalMethodsKept: an admitted connection keeps its ReadFrom
+// (sendfile for net/http's static files) and its WriteTo (splice when a
+// hijacked connection is copied to an upstream); one whose connection
+// cannot half-close says so with errors.ErrUnsupported.
 func TestOptionalMethodsKept(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, Options{Max: 2})
-		inner := &writerToConn{fakeConn: fakeConn{remote: tcpFrom("192.0.2.1")}}
+		inner := &copierConn{fakeConn: fakeConn{remote: tcpFrom("192.0.2.1")}}
 		h.fake.conns <- inner
 		c := <-h.accepted
+		if _, err := c.(io.ReaderFrom).ReadFrom(strings.NewReader("x")); err != nil || !inner.read {
+			t.Errorf("ReadFrom: %v, inner called %v", err, inner.read)
+		}
 		if _, err := c.(io.WriterTo).WriteTo(io.Discard); err != nil || !inner.wrote {
 			t.Errorf("WriteTo: %v, inner called %v", err, inner.wrote)
 		}
