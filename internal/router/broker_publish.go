@@ -35,7 +35,7 @@ func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, args wamp
 	}
 	e.args, e.kwargs = args, kwargs
 	if retain, _ := optBool(opts, wamp.OptRetain, false); retain {
-		if err := b.retain(pub, e, payloadSize(topic, args, kwargs, opts)); err != nil {
+		if err := b.retain(pub, e, wamp.PayloadSize(topic, args, kwargs, opts)); err != nil {
 			return 0, err
 		}
 	}

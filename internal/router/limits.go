@@ -104,8 +104,10 @@ type Limits struct {
 // The byte limits bound the router's memory per realm at 64 MiB for
 // retained events and as much for testaments; one session may take a
 // sixteenth of the retained bytes and 64 KiB of testaments (a testament
-// is typically a presence event of a few hundred bytes). Bytes are
-// estimated by payloadSize.
+// is typically a presence event of a few hundred bytes). Bytes are the
+// memory that a publication's or a testament's topic, arguments, keyword
+// arguments and options hold once decoded, as wamp.PayloadSize estimates
+// it.
 const (
 	DefaultSubscriptionsPerSession  = 10_000
 	DefaultRegistrationsPerSession  = 10_000

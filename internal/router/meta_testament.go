@@ -20,7 +20,7 @@ type testament struct {
 	opts   wamp.Dict
 	args   wamp.List
 	kwargs wamp.Dict
-	size   int // payloadSize
+	size   int // wamp.PayloadSize
 }
 
 // testaments are one session's testaments by scope, in the order added,
@@ -57,7 +57,7 @@ func (m *metaAPI) addTestament(caller *session, c *wamp.Call) (wamp.List, wamp.D
 	if err != nil {
 		return nil, nil, err
 	}
-	t.size = payloadSize(t.topic, t.args, t.kwargs, t.opts)
+	t.size = wamp.PayloadSize(t.topic, t.args, t.kwargs, t.opts)
 	m.mu.Lock()
 	err = m.keep(caller.id, scope, t)
 	m.mu.Unlock()
