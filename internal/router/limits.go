@@ -291,8 +291,12 @@ func (l *realmLimits) note(s *session, e *limitError) {
 
 // dropped counts and logs the refusal of an unacknowledged PUBLISH by a
 // limit; no ERROR is sent for it. Its other errors pass silently, as in
-// Crossbar.
+// Crossbar. It runs for every such PUBLISH: it returns before errors.As
+// when err is nil, as le escapes to the heap.
 func (s *session) dropped(err error) {
+	if err == nil {
+		return
+	}
 	var le *limitError
 	if errors.As(err, &le) {
 		s.realm.limits.note(s, le)
