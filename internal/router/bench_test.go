@@ -216,3 +216,18 @@ func subscribeMany(tb testing.TB, b *broker, topic wamp.URI, n int) {
 		}
 	}
 }
+
+// TestUnackedPublishAllocs: an unacknowledged PUBLISH that nothing
+// refuses allocates no more than the publication itself (the check for a
+// limit's refusal is free when there is none).
+func TestUnackedPublishAllocs(t *testing.T) {
+	r := newTestRouter(t)
+	defer r.Close()
+	rm, pub := fanOut(t, r, 1)
+	m := &wamp.Publish{Request: 1, Options: wamp.Dict{}, Topic: "com.t", Args: wamp.List{"x"}}
+	publish := testing.AllocsPerRun(100, func() { rm.broker.publish(pub, m.Topic, m.Options, m.Args, nil) })
+	handle := testing.AllocsPerRun(100, func() { pub.handlePublish(m) })
+	if handle != publish {
+		t.Errorf("handlePublish: %v allocs, broker.publish: %v; want the same", handle, publish)
+	}
+}

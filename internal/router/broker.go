@@ -88,12 +88,12 @@ func (b *broker) removeSession(s *session) {
 		deleted bool
 	}
 	b.mu.Lock()
-	all := make([]gone, 0, len(s.subs.m))
-	for _, sub := range s.subs.m {
+	subs := s.subs.take() // drop's removals from s.subs are then no-ops
+	all := make([]gone, 0, len(subs))
+	for _, sub := range subs {
 		deleted, _ := b.drop(sub, s) // s leaves: late EVENTs do not matter
 		all = append(all, gone{sub.info(), deleted})
 	}
-	s.subs.clear()
 	b.mu.Unlock()
 	b.retained.forget(s.id)
 	for _, g := range all {

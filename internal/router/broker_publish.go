@@ -1,6 +1,7 @@
 package router
 
 import (
+	"errors"
 	"maps"
 
 	"github.com/junction-wamp/junction/internal/auth"
@@ -35,7 +36,7 @@ func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, args wamp
 	}
 	e.args, e.kwargs = args, kwargs
 	if retain, _ := optBool(opts, wamp.OptRetain, false); retain {
-		if err := b.retain(pub, e, payloadSize(topic, args, kwargs, opts)); err != nil {
+		if err := b.retain(pub, e, wamp.PayloadSize(topic, args, kwargs, opts)); err != nil {
 			return 0, err
 		}
 	}
@@ -154,11 +155,21 @@ func publisherDetails(pub *session, disclose bool) wamp.Dict {
 	}
 }
 
-// publishInternal publishes an event of the router itself (meta events),
-// to every subscriber; opts may carry exclude/eligible lists. It must be
+// publishInternal publishes an event of the router itself (meta events,
+// testaments), to every subscriber; opts may carry exclude/eligible lists.
+// Only a limit can refuse a testament (that on retained events, when it
+// asks for retain; its options were checked when it was added): the
+// refusal is counted and logged, rate-limited, as every other. It must be
 // called with no lock held.
 func (rm *realm) publishInternal(topic wamp.URI, opts wamp.Dict, args wamp.List, kwargs wamp.Dict) {
-	if _, err := rm.broker.publish(nil, topic, opts, args, kwargs); err != nil {
-		rm.router.log.Warn("internal publish failed", "realm", string(rm.name), "topic", string(topic), "err", err)
+	_, err := rm.broker.publish(nil, topic, opts, args, kwargs)
+	if err == nil {
+		return
 	}
+	var le *limitError
+	if errors.As(err, &le) {
+		rm.limits.note(nil, le)
+		return
+	}
+	rm.router.log.Warn("internal publish failed", "realm", string(rm.name), "topic", string(topic), "err", err)
 }

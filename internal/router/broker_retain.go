@@ -32,7 +32,7 @@ type retainedEvent struct {
 	share *usage
 }
 
-// retain keeps e, of size bytes (see payloadSize), as the retained event
+// retain keeps e, of size bytes (see wamp.PayloadSize), as the retained event
 // of its topic, in place of the one before, or returns the limitError
 // that refuses it: the realm's retained events, and pub's share, must
 // stay within their limits. The event it replaces is released, and no

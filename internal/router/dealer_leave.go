@@ -15,8 +15,9 @@ func (d *dealer) removeSession(s *session) {
 	}
 	var out outbox
 	d.mu.Lock()
-	all := make([]gone, 0, len(s.regs.m))
-	for _, reg := range s.regs.m {
+	regs := s.regs.take() // drop's removals from s.regs are then no-ops
+	all := make([]gone, 0, len(regs))
+	for _, reg := range regs {
 		all = append(all, gone{reg.info(), d.drop(reg, s)})
 	}
 	for _, c := range s.calls.m {

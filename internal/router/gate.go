@@ -10,9 +10,8 @@ import (
 // Gate is a transport's entry into the router, with the authenticators that
 // transport accepts. It satisfies the transports' Attacher interface.
 type Gate struct {
-	r     *Router
-	auths []auth.Authenticator
-	opts  GateOptions
+	r    *Router
+	opts GateOptions // Auths never empty
 }
 
 // GateOptions configures a Gate. The zero value is a gate for outside
@@ -51,11 +50,10 @@ func (r *Router) Gate(auths ...auth.Authenticator) *Gate {
 
 // NewGate returns an entry configured by o.
 func (r *Router) NewGate(o GateOptions) *Gate {
-	auths := o.Auths
-	if len(auths) == 0 {
-		auths = []auth.Authenticator{auth.Anonymous("")}
+	if len(o.Auths) == 0 {
+		o.Auths = []auth.Authenticator{auth.Anonymous("")}
 	}
-	return &Gate{r: r, auths: auths, opts: o}
+	return &Gate{r: r, opts: o}
 }
 
 // Attach runs a session over p on the calling goroutine: handshake, then
@@ -92,7 +90,7 @@ func (g *Gate) JoinTimeout() time.Duration {
 // pick returns the authenticator for the first of methods the gate has.
 func (g *Gate) pick(methods []string) auth.Authenticator {
 	for _, m := range methods {
-		for _, a := range g.auths {
+		for _, a := range g.opts.Auths {
 			if a.Method() == m {
 				return a
 			}

@@ -157,9 +157,9 @@ func (s *session) login(ch auth.Challenge, req *auth.Request, clock *joinClock) 
 // AUTHENTICATE, which clock bounds from the CHALLENGE on. asked reports
 // whether the CHALLENGE was sent.
 func (s *session) challenge(ch auth.Challenge, clock *joinClock, wait time.Duration) (id *auth.Identity, asked bool, err error) {
-	sent := s.sendAfter(ch.Message(), wait, func() { clock.start("AUTHENTICATE") })
+	held := s.sendAfter(ch.Message(), wait, func() { clock.start("AUTHENTICATE") })
 	m, err := s.recv()
-	asked = sent.settle()
+	asked = held == nil || !held.stop() // sent unless stopped in time
 	if !clock.stop() {
 		return nil, asked, errQuiet
 	}

@@ -21,18 +21,17 @@ const ErrJoinTimeoutURI wamp.URI = "junction.error.join_timeout"
 // ABORT ErrJoinTimeoutURI; the session's Recv then fails.
 //
 // Not safe for concurrent use: start and stop are called from the
-// session's goroutine, or from a delayed CHALLENGE's timer that the
-// session's goroutine waits for before it calls stop (see delayed).
+// session's goroutine, or from a held-back CHALLENGE's timer that the
+// session's goroutine waits for before it calls stop (see sendAfter).
 type joinClock struct {
-	s       *session
-	d       time.Duration // <= 0: no deadline
-	t       *time.Timer   // nil while stopped
-	expired chan struct{} // closed once the expiry's ABORT was sent
+	s *session
+	d time.Duration // <= 0: no deadline
+	t *timerFunc    // nil while stopped
 }
 
 // newJoinClock returns s's join clock, stopped.
 func newJoinClock(s *session) *joinClock {
-	return &joinClock{s: s, d: s.gate.JoinTimeout(), expired: make(chan struct{})}
+	return &joinClock{s: s, d: s.gate.JoinTimeout()}
 }
 
 // start runs the clock while the router waits for the message named what.
@@ -40,10 +39,7 @@ func (c *joinClock) start(what string) {
 	if c.d <= 0 {
 		return
 	}
-	c.t = time.AfterFunc(c.d, func() {
-		c.s.abort(ErrJoinTimeoutURI, "no %s within %v", what, c.d)
-		close(c.expired)
-	})
+	c.t = afterFunc(c.d, func() { c.s.abort(ErrJoinTimeoutURI, "no %s within %v", what, c.d) })
 }
 
 // stop stops the clock. It returns false if the clock expired: the
@@ -51,43 +47,49 @@ func (c *joinClock) start(what string) {
 func (c *joinClock) stop() bool {
 	t := c.t
 	c.t = nil
-	if t == nil || t.Stop() {
-		return true
-	}
-	<-c.expired
-	return false
-}
-
-// delayed is a message sent later by a timer, while the session's
-// goroutine already waits for the answer in Recv: the wait ends at once if
-// the client leaves or the router closes the session.
-type delayed struct {
-	t    *time.Timer // nil when sent at once
-	done chan struct{}
+	return t == nil || t.stop()
 }
 
 // sendAfter sends m after wait (at once when wait <= 0), then calls then.
-func (s *session) sendAfter(m wamp.Message, wait time.Duration, then func()) *delayed {
-	d := &delayed{done: make(chan struct{})}
+// It returns the send still to come, nil if it is done: the session's
+// goroutine already waits for the answer in Recv meanwhile, so the wait
+// ends at once if the client leaves or the router closes the session.
+func (s *session) sendAfter(m wamp.Message, wait time.Duration, then func()) *timerFunc {
 	send := func() {
 		s.send(m)
 		then()
-		close(d.done)
 	}
 	if wait <= 0 {
 		send()
-	} else {
-		d.t = time.AfterFunc(wait, send)
+		return nil
 	}
-	return d
+	return afterFunc(wait, send)
 }
 
-// settle cancels the send if it is still pending and reports whether it
-// happened; when it is under way, settle waits for it to finish.
-func (d *delayed) settle() bool {
-	if d.t != nil && d.t.Stop() {
-		return false
+// timerFunc is a time.AfterFunc whose stop tells whether the function
+// will run and, if it has begun, waits until it has returned: what it did
+// is then done and seen by the caller.
+type timerFunc struct {
+	t    *time.Timer
+	done chan struct{} // closed once the function has returned
+}
+
+// afterFunc calls f on its own goroutine after d.
+func afterFunc(d time.Duration, f func()) *timerFunc {
+	tf := &timerFunc{done: make(chan struct{})}
+	tf.t = time.AfterFunc(d, func() {
+		f()
+		close(tf.done)
+	})
+	return tf
+}
+
+// stop reports true if it stopped the timer before f ran; otherwise it
+// waits for f to return and reports false.
+func (tf *timerFunc) stop() bool {
+	if tf.t.Stop() {
+		return true
 	}
-	<-d.done
-	return true
+	<-tf.done
+	return false
 }

@@ -44,3 +44,12 @@ func (t *idTable[V]) remove(id wamp.ID) {
 
 // clear drops everything, the table's room with it.
 func (t *idTable[V]) clear() { t.m, t.peak = nil, 0 }
+
+// take empties the table and returns what it held, for a session that
+// leaves: removing its entries one by one would make the table again,
+// smaller, as it shrinks, only for it to be dropped.
+func (t *idTable[V]) take() map[wamp.ID]V {
+	m := t.m
+	t.clear()
+	return m
+}

@@ -54,3 +54,23 @@ func TestIDTableSmallKept(t *testing.T) {
 		t.Error("a small table was rebuilt")
 	}
 }
+
+// TestIDTableTake: take hands over what the table holds and leaves it
+// empty, so that removing those entries afterwards (a leaving session's
+// drops) rebuilds nothing.
+func TestIDTableTake(t *testing.T) {
+	var tb idTable[int]
+	for i := range 4 * shrinkFrom {
+		tb.put(wamp.ID(i+1), i)
+	}
+	m := tb.take()
+	if len(m) != 4*shrinkFrom || tb.m != nil || tb.peak != 0 {
+		t.Fatalf("take returned %d entries and left %d, peak %d", len(m), len(tb.m), tb.peak)
+	}
+	for id := range m {
+		tb.remove(id)
+	}
+	if tb.m != nil || tb.peak != 0 {
+		t.Errorf("removals after take made a table of %d entries, peak %d", len(tb.m), tb.peak)
+	}
+}

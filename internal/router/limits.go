@@ -104,8 +104,10 @@ type Limits struct {
 // The byte limits bound the router's memory per realm at 64 MiB for
 // retained events and as much for testaments; one session may take a
 // sixteenth of the retained bytes and 64 KiB of testaments (a testament
-// is typically a presence event of a few hundred bytes). Bytes are
-// estimated by payloadSize.
+// is typically a presence event of a few hundred bytes). Bytes are the
+// memory that a publication's or a testament's topic, arguments, keyword
+// arguments and options hold once decoded, as wamp.PayloadSize estimates
+// it.
 const (
 	DefaultSubscriptionsPerSession  = 10_000
 	DefaultRegistrationsPerSession  = 10_000
@@ -289,8 +291,12 @@ func (l *realmLimits) note(s *session, e *limitError) {
 
 // dropped counts and logs the refusal of an unacknowledged PUBLISH by a
 // limit; no ERROR is sent for it. Its other errors pass silently, as in
-// Crossbar.
+// Crossbar. It runs for every such PUBLISH: it returns before errors.As
+// when err is nil, as le escapes to the heap.
 func (s *session) dropped(err error) {
+	if err == nil {
+		return
+	}
 	var le *limitError
 	if errors.As(err, &le) {
 		s.realm.limits.note(s, le)

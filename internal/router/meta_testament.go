@@ -1,7 +1,6 @@
 package router
 
 import (
-	"errors"
 	"maps"
 
 	"github.com/junction-wamp/junction/internal/auth"
@@ -20,7 +19,7 @@ type testament struct {
 	opts   wamp.Dict
 	args   wamp.List
 	kwargs wamp.Dict
-	size   int // payloadSize
+	size   int // wamp.PayloadSize
 }
 
 // testaments are one session's testaments by scope, in the order added,
@@ -57,7 +56,7 @@ func (m *metaAPI) addTestament(caller *session, c *wamp.Call) (wamp.List, wamp.D
 	if err != nil {
 		return nil, nil, err
 	}
-	t.size = payloadSize(t.topic, t.args, t.kwargs, t.opts)
+	t.size = wamp.PayloadSize(t.topic, t.args, t.kwargs, t.opts)
 	m.mu.Lock()
 	err = m.keep(caller.id, scope, t)
 	m.mu.Unlock()
@@ -194,21 +193,6 @@ func (m *metaAPI) publishTestaments(id wamp.ID) {
 		return
 	}
 	for _, t := range append(ts.detached, ts.destroyed...) {
-		m.publishTestament(t)
-	}
-}
-
-// publishTestament publishes t. Its options were checked when it was
-// added, so only a limit can refuse it (that of retained events, when it
-// asks for retain): the refusal is counted and logged, rate-limited, as
-// every other.
-func (m *metaAPI) publishTestament(t testament) {
-	_, err := m.rm.broker.publish(nil, t.topic, t.opts, t.args, t.kwargs)
-	var le *limitError
-	switch {
-	case errors.As(err, &le):
-		m.rm.limits.note(nil, le)
-	case err != nil:
-		m.rm.router.log.Warn("testament publish failed", "realm", string(m.rm.name), "topic", string(t.topic), "err", err)
+		m.rm.publishInternal(t.topic, t.opts, t.args, t.kwargs)
 	}
 }
