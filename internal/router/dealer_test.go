@@ -268,13 +268,12 @@ func TestCancelModes(t *testing.T) {
 		mode          string
 		interrupt     bool // callee gets INTERRUPT
 		errorAtOnce   bool // caller gets ERROR canceled without the callee
-		yieldReaches  bool // a later YIELD of the callee reaches the caller
 		calleeAnswers bool // the callee answers the INTERRUPT with ERROR canceled
 	}{
-		{"skip", false, true, false, false},
-		{"kill", true, false, false, true},
-		{"killnowait", true, true, false, false},
-		{"", true, false, false, true}, // default kill
+		{"skip", false, true, false},
+		{"kill", true, false, true},
+		{"killnowait", true, true, false},
+		{"", true, false, true}, // default kill
 	}
 	for _, tt := range tests {
 		t.Run("mode="+tt.mode, func(t *testing.T) {
