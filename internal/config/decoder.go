@@ -170,12 +170,10 @@ func (o *object) validStr(k, def string, valid func(string) bool, msg string) st
 
 // reqValidStr is validStr for a required key.
 func (o *object) reqValidStr(k string, valid func(string) bool, msg string) string {
-	n := len(o.d.errs)
-	s := o.reqStr(k)
-	if len(o.d.errs) == n && !valid(s) {
-		o.d.errorf(o.at(k), msg, s)
+	if !o.has(k) {
+		return o.reqStr(k) // reported as required
 	}
-	return s
+	return o.validStr(k, "", valid, msg)
 }
 
 // boolean returns the boolean at key k, or def when absent.
