@@ -162,21 +162,12 @@ func (d *decoder) bridgeService(o *object, s *BridgeService, bodyLimit int64, re
 	if !ok {
 		return nil
 	}
-	s.PostBodyLimit = d.postBodyLimit(oo, bodyLimit)
+	s.PostBodyLimit = oo.zeroIsNone("post_body_limit", bodyLimit, NoPostBodyLimit,
+		"unlimited: a request body is bounded only by the web transport's body_buffer_limit")
 	s.RequireIP = oo.strList("require_ip")
 	s.RequireTLS = oo.boolean("require_tls", false)
 	s.Debug = oo.boolean("debug", false)
 	return oo
-}
-
-// postBodyLimit decodes "post_body_limit": 0 is unlimited, with a warning.
-func (d *decoder) postBodyLimit(oo *object, def int64) int64 {
-	n := oo.integer("post_body_limit", def, 0, maxInt)
-	if n == 0 {
-		d.warnf(oo.at("post_body_limit"), "unlimited: a request body is bounded only by the web transport's body_buffer_limit")
-		return NoPostBodyLimit
-	}
-	return n
 }
 
 // signing decodes "key", "secret" and "timestamp_delta_limit".

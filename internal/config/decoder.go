@@ -203,6 +203,19 @@ func (o *object) integer(k string, def, lo, hi int64) int64 {
 	return n
 }
 
+// zeroIsNone is integer for a size of 0 or more whose 0 in the file
+// means no bound: that 0 is warned about (warning says what it lets
+// clients do) and returned as none, since in the typed Config 0 means the
+// default.
+func (o *object) zeroIsNone(k string, def, none int64, warning string) int64 {
+	n := o.integer(k, def, 0, maxInt)
+	if n == 0 {
+		o.d.warnf(o.at(k), "%s", warning)
+		return none
+	}
+	return n
+}
+
 // list calls fn for each element of the array at key k. It reports whether
 // the key was present.
 func (o *object) list(k string, fn func(path string, v any)) bool {
