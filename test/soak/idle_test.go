@@ -10,8 +10,6 @@ import (
 	"io"
 	"net"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -152,23 +150,13 @@ type idleResult struct {
 // until the node closes it, and its result sent on results.
 func openIdle(t *testing.T, raw, url string, results chan<- idleResult) {
 	t.Helper()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, idleOpeners)
-	for range idleOpeners {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < idleConns; i = next.Add(1) - 1 {
-				if err := openOneIdle(t.Context(), i%2 == 0, raw, url, results); err != nil {
-					errs <- fmt.Errorf("idle connection %d: %w", i, err)
-					next.Store(idleConns) // stop the others
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	err := inParallel(idleConns, idleOpeners, func(i int) error {
+		if err := openOneIdle(t.Context(), i%2 == 0, raw, url, results); err != nil {
+			return fmt.Errorf("idle connection %d: %w", i, err)
+		}
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }

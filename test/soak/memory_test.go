@@ -228,25 +228,17 @@ func joinEach(t *testing.T, raw string, n int, do func(*client.Session, int)) []
 func joinEachBy(t *testing.T, raw string, n, workers int, do func(*client.Session, int)) []*client.Session {
 	t.Helper()
 	sessions := make([]*client.Session, n)
-	var next atomic.Int64
-	var failed atomic.Pointer[error]
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n && failed.Load() == nil; i = int(next.Add(1) - 1) {
-				s, err := joinRaw(t, raw)
-				if err != nil {
-					failed.Store(&err)
-					return
-				}
-				sessions[i] = s
-				do(s, i)
-			}
-		})
-	}
-	wg.Wait()
-	if err := failed.Load(); err != nil {
-		t.Fatalf("a session could not join: %v", *err)
+	err := inParallel(n, workers, func(i int) error {
+		s, err := joinRaw(t, raw)
+		if err != nil {
+			return err
+		}
+		sessions[i] = s
+		do(s, i)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("a session could not join: %v", err)
 	}
 	return sessions
 }
