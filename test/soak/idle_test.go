@@ -95,11 +95,7 @@ func idleFlood(t *testing.T, i, pid int, raw, url string, base usage) usage {
 	held := readUsage(t, pid)
 	normalJoins(t, fmt.Sprintf("flood %d, with %d descriptors open", i, held.FDs), raw, url)
 	checkIdleClosed(t, i, collect(results, idleConns))
-	peak, err := smp.Peak()
-	smp.Stop()
-	if err != nil {
-		t.Fatal(err)
-	}
+	peak := smp.Final(t)
 	t.Logf("flood %d: peak %s", i, peak)
 	settled(t, pid, base)
 	normalJoins(t, fmt.Sprintf("after flood %d", i), raw, url)

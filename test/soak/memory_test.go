@@ -77,11 +77,7 @@ func TestRetainedAndTestamentFlood(t *testing.T) {
 		}
 		closeAll(sessions)
 		after := settled(t, n.PID(), base)
-		peak, err := smp.Peak()
-		smp.Stop()
-		if err != nil {
-			t.Fatal(err)
-		}
+		peak := smp.Final(t)
 		t.Logf("wave %d: %s\n\tpeak while the sessions held it: %s; peak until they had left: %s; after: %s", wave, tally, during, peak, after)
 		tally.check(t, wave)
 		if peak.RSS > bound {
@@ -321,11 +317,7 @@ func TestDenseRetainedFlood(t *testing.T) {
 	})
 	closeAll(sessions)
 	settled(t, n.PID(), base)
-	peak, err := smp.Peak()
-	smp.Stop()
-	if err != nil {
-		t.Fatal(err)
-	}
+	peak := smp.Final(t)
 	t.Logf("%d dense retained events accepted, %d refused; peak %s; bound %.1f MiB", accepted.Load(), refused.Load(), peak, float64(bound)/MiB)
 	failures.Range(func(k, _ any) bool {
 		t.Errorf("a publication failed: %v", k)
