@@ -240,7 +240,7 @@ func joinEachBy(t *testing.T, raw string, n, workers int, do func(*client.Sessio
 }
 
 // publishRetained publishes payload on topic, retained and acknowledged.
-func publishRetained(ctx context.Context, s *client.Session, topic, payload string) error {
+func publishRetained(ctx context.Context, s *client.Session, topic string, payload any) error {
 	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
 	defer cancel()
 	_, err := s.Publish(ctx, wamp.URI(topic), wamp.List{payload}, nil, wamp.Dict{"acknowledge": true, "retain": true})
@@ -302,9 +302,7 @@ func TestDenseRetainedFlood(t *testing.T) {
 	var accepted, refused atomic.Int64
 	var failures sync.Map
 	sessions := joinEachBy(t, raw, denseEvents, denseWorkers, func(s *client.Session, i int) {
-		ctx, cancel := context.WithTimeout(t.Context(), stepTimeout)
-		defer cancel()
-		_, err := s.Publish(ctx, wamp.URI(fmt.Sprintf("dense.%d", i)), wamp.List{payload}, nil, wamp.Dict{"acknowledge": true, "retain": true})
+		err := publishRetained(t.Context(), s, fmt.Sprintf("dense.%d", i), payload)
 		var re *wamp.RequestError
 		switch {
 		case err == nil:
