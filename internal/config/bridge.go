@@ -1,10 +1,6 @@
 package config
 
-import (
-	"time"
-
-	"github.com/junction-wamp/junction/internal/wamp"
-)
+import "time"
 
 // Body limits of the HTTP bridge services when "post_body_limit" is not
 // given. Crossbar's default is 0, unlimited; ours is a bound, so
@@ -213,7 +209,7 @@ func (d *decoder) webhookService(o *object) *WebhookService {
 		return s
 	}
 	s.Topic = oo.reqStr("topic")
-	if s.Topic != "" && !wamp.ValidURI(wamp.URI(s.Topic), false, wamp.MatchExact) {
+	if s.Topic != "" && !looseURI(s.Topic) {
 		d.errorf(oo.at("topic"), "invalid topic URI %q", s.Topic)
 	}
 	s.SuccessResponse = oo.str("success_response", s.SuccessResponse)

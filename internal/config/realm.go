@@ -108,7 +108,7 @@ func (d *decoder) realm(path string, v any) *Realm {
 		return nil
 	}
 	r := &Realm{ID: d.id(o), Name: o.reqStr("name")}
-	if r.Name != "" && !wampValidRealm(r.Name) {
+	if r.Name != "" && !looseURI(r.Name) {
 		d.errorf(o.at("name"), "invalid realm URI %q", r.Name)
 	}
 	o.list("roles", func(p string, v any) {

@@ -7,8 +7,9 @@ import (
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// wampValidRealm reports whether s is a valid realm name (a loose URI).
-func wampValidRealm(s string) bool {
+// looseURI reports whether s is a valid loose URI (a realm name, a
+// procedure or topic matched exactly).
+func looseURI(s string) bool {
 	return wamp.ValidURI(wamp.URI(s), false, wamp.MatchExact)
 }
 
