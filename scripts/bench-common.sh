@@ -28,6 +28,16 @@ trap cleanup EXIT
 go build -o "$tmp/junction" ./cmd/junction
 go build -o "$tmp/loadpeer" ./test/bench/loadpeer
 
+# poll CMD...: runs CMD every 0.1 s until it succeeds, 100 times at most;
+# fails when it never does.
+poll() {
+	for _ in $(seq 100); do
+		"$@" && return
+		sleep 0.1
+	done
+	return 1
+}
+
 # start NAME CMD...: runs CMD with stdin held open, waits for its "ready"
 # line and sets $started to the rest of that line (an address, for
 # servers) and $started_pid to its PID. Not to be called in a subshell: it
@@ -40,32 +50,37 @@ start() {
 	started_pid=$!
 	pids+=("$started_pid")
 	exec {fd}>"$tmp/$name.in"
-	for _ in $(seq 100); do
-		if grep -q '^ready' "$tmp/$name.out" 2>/dev/null; then
-			started=$(sed -n 's/^ready *//p' "$tmp/$name.out" | head -1)
-			return
-		fi
-		sleep 0.1
-	done
-	echo "$bench: $name did not start:" >&2
-	cat "$tmp/$name.err" >&2
-	exit 1
+	if ! poll grep -qs '^ready' "$tmp/$name.out"; then
+		echo "$bench: $name did not start:" >&2
+		cat "$tmp/$name.err" >&2
+		exit 1
+	fi
+	started=$(sed -n 's/^ready *//p' "$tmp/$name.out" | head -1)
 }
 
-# start_node NAME CONFIG-FILE: starts the junction binary with CONFIG-FILE
-# and waits until it listens; sets $node to the address of its first
-# listener and $node_pid to its PID.
-start_node() {
-	local name=$1 config=$2
+# run_node NAME CONFIG-FILE LINE: starts the junction binary with
+# CONFIG-FILE, its log in $tmp/NAME.log, and waits until the log has a
+# line matching LINE (grep); sets $node_pid to its PID.
+run_node() {
+	local name=$1 config=$2 line=$3
 	"$tmp/junction" start --config "$config" --logformat json 2>"$tmp/$name.log" &
 	node_pid=$!
 	pids+=("$node_pid")
-	node=""
-	for _ in $(seq 100); do
-		node=$(grep -o '"msg":"listening".*"address":"[^"]*"' "$tmp/$name.log" 2>/dev/null | sed 's/.*"address":"//;s/"$//' | head -1 || true)
-		[ -n "$node" ] && grep -q '"node started"' "$tmp/$name.log" && return
-		sleep 0.1
-	done
-	cat "$tmp/$name.log" >&2
-	exit 1
+	if ! poll grep -qs "$line" "$tmp/$name.log"; then
+		echo "$bench: $name did not start:" >&2
+		cat "$tmp/$name.log" >&2
+		exit 1
+	fi
+}
+
+# start_node NAME CONFIG-FILE: run_node until the node has started; sets
+# $node to the address of its first listener and $node_pid to its PID.
+start_node() {
+	run_node "$1" "$2" '"node started"'
+	node=$(grep -o '"msg":"listening".*"address":"[^"]*"' "$tmp/$1.log" | sed 's/.*"address":"//;s/"$//' | head -1 || true)
+	if [ -z "$node" ]; then
+		echo "$bench: $1 listens nowhere:" >&2
+		cat "$tmp/$1.log" >&2
+		exit 1
+	fi
 }

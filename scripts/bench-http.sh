@@ -54,13 +54,7 @@ cat >"$tmp/container.json" <<JSON
   "transport": {"type": "websocket", "url": "ws://$node/ws",
     "endpoint": {"type": "tcp", "host": "${node%:*}", "port": ${node##*:}}}}]}]}
 JSON
-"$tmp/junction" start --config "$tmp/container.json" --logformat json 2>"$tmp/container.log" &
-pids+=($!)
-for _ in $(seq 100); do
-	grep -q 'callee registered' "$tmp/container.log" && break
-	sleep 0.1
-done
-grep -q 'callee registered' "$tmp/container.log" || { cat "$tmp/container.log" >&2; exit 1; }
+run_node container "$tmp/container.json" 'callee registered'
 
 start callee "$tmp/loadpeer" callee "ws://$node/ws" realm1 com.bench.echo
 start subscriber "$tmp/loadpeer" subscriber "ws://$node/ws" realm1 com.bench.topic

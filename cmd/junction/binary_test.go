@@ -21,20 +21,25 @@ func newPipe() (*io.PipeReader, *io.PipeWriter) { return io.Pipe() }
 
 var addressRE = regexp.MustCompile(`"msg":"listening".*"address":"([^"]+)"|msg=listening .*address=(\S+)`)
 
-// waitListening reads log lines until the first "listening" one and
-// returns its address; the rest of the stream is drained in the
-// background.
-func waitListening(t *testing.T, r io.Reader) string {
-	t.Helper()
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		if m := addressRE.FindStringSubmatch(sc.Text()); m != nil {
-			go io.Copy(io.Discard, r)
-			return m[1] + m[2]
+// logLines sends the lines of r on the returned channel, which closes
+// at the end of r (after the last read of r).
+func logLines(r io.Reader) <-chan string {
+	lines := make(chan string, 100)
+	go func() {
+		defer close(lines)
+		for sc := bufio.NewScanner(r); sc.Scan(); {
+			lines <- sc.Text()
 		}
-	}
-	t.Fatalf("no listening line in the log: %v", sc.Err())
-	return ""
+	}()
+	return lines
+}
+
+// listeningAddr waits for the first "listening" line and returns its
+// address.
+func listeningAddr(t *testing.T, lines <-chan string) string {
+	t.Helper()
+	m := addressRE.FindStringSubmatch(waitLine(t, lines, addressRE.MatchString))
+	return m[1] + m[2]
 }
 
 // startBinary builds the junction binary and starts it with goodConfig;
@@ -57,25 +62,19 @@ func startBinary(t *testing.T) (*exec.Cmd, <-chan string, string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	lines := make(chan string, 100)
-	scanned := make(chan struct{})
-	go func() {
-		defer close(scanned)
-		defer close(lines)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
+	lines := logLines(stderr)
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		for range lines { // until the log ends, so that Wait may close it
 		}
-		<-scanned
 		cmd.Wait()
 	})
-	m := addressRE.FindStringSubmatch(waitLine(t, lines, addressRE.MatchString))
-	return cmd, lines, m[1] + m[2]
+	return cmd, lines, listeningAddr(t, lines)
+}
+
+// containing matches the log lines that contain s.
+func containing(s string) func(string) bool {
+	return func(l string) bool { return strings.Contains(l, s) }
 }
 
 // waitLine returns the first log line that match accepts; it fails the
@@ -115,7 +114,7 @@ func terminate(t *testing.T, cmd *exec.Cmd, lines <-chan string, s *client.Sessi
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	waitLine(t, lines, func(l string) bool { return strings.Contains(l, `msg="node stopped"`) })
+	waitLine(t, lines, containing(`msg="node stopped"`))
 	exited := make(chan error, 1)
 	go func() {
 		for range lines { // the rest of the log, so that Wait may close it
@@ -152,7 +151,7 @@ func TestBinarySIGHUP(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	waitLine(t, lines, func(l string) bool { return strings.Contains(l, `level=WARN msg="SIGHUP ignored`) })
+	waitLine(t, lines, containing(`level=WARN msg="SIGHUP ignored`))
 	after := joinBinary(t, addr)
 	if _, err := after.Call(t.Context(), "wamp.session.count", nil, nil); err != nil {
 		t.Errorf("call after SIGHUP: %v", err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"os"
@@ -162,7 +161,12 @@ func TestStartInProcess(t *testing.T) {
 	go func() {
 		done <- run(ctx, nil, []string{"start", "--config", good, "--logformat", "json"}, &bytes.Buffer{}, w, noEnv)
 	}()
-	addr := waitListening(t, r)
+	lines := logLines(r)
+	addr := listeningAddr(t, lines)
+	go func() { // the rest of the log, until w closes
+		for range lines {
+		}
+	}()
 	if !strings.HasPrefix(addr, "127.0.0.1:") {
 		t.Errorf("address %q", addr)
 	}
@@ -185,20 +189,14 @@ func TestStartIgnoresHangup(t *testing.T) {
 		done <- run(ctx, hangup, []string{"start", "--config", good}, &bytes.Buffer{}, w, noEnv)
 		w.Close()
 	}()
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		for sc := bufio.NewScanner(r); sc.Scan(); {
-			lines <- sc.Text()
-		}
-	}()
-	waitLine(t, lines, func(l string) bool { return strings.Contains(l, `msg="node started"`) })
+	lines := logLines(r)
+	waitLine(t, lines, containing(`msg="node started"`))
 	for range 2 {
 		hangup <- syscall.SIGHUP
-		waitLine(t, lines, func(l string) bool { return strings.Contains(l, `level=WARN msg="SIGHUP ignored`) })
+		waitLine(t, lines, containing(`level=WARN msg="SIGHUP ignored`))
 	}
 	cancel()
-	waitLine(t, lines, func(l string) bool { return strings.Contains(l, `msg="node stopped"`) })
+	waitLine(t, lines, containing(`msg="node stopped"`))
 	for range lines {
 	}
 	if code := <-done; code != 0 {

@@ -1,10 +1,6 @@
 package config
 
-import (
-	"time"
-
-	"github.com/junction-wamp/junction/internal/wamp"
-)
+import "time"
 
 // Body limits of the HTTP bridge services when "post_body_limit" is not
 // given. Crossbar's default is 0, unlimited; ours is a bound, so
@@ -162,21 +158,12 @@ func (d *decoder) bridgeService(o *object, s *BridgeService, bodyLimit int64, re
 	if !ok {
 		return nil
 	}
-	s.PostBodyLimit = d.postBodyLimit(oo, bodyLimit)
+	s.PostBodyLimit = oo.zeroIsNone("post_body_limit", bodyLimit, NoPostBodyLimit,
+		"unlimited: a request body is bounded only by the web transport's body_buffer_limit")
 	s.RequireIP = oo.strList("require_ip")
 	s.RequireTLS = oo.boolean("require_tls", false)
 	s.Debug = oo.boolean("debug", false)
 	return oo
-}
-
-// postBodyLimit decodes "post_body_limit": 0 is unlimited, with a warning.
-func (d *decoder) postBodyLimit(oo *object, def int64) int64 {
-	n := oo.integer("post_body_limit", def, 0, maxInt)
-	if n == 0 {
-		d.warnf(oo.at("post_body_limit"), "unlimited: a request body is bounded only by the web transport's body_buffer_limit")
-		return NoPostBodyLimit
-	}
-	return n
 }
 
 // signing decodes "key", "secret" and "timestamp_delta_limit".
@@ -222,7 +209,7 @@ func (d *decoder) webhookService(o *object) *WebhookService {
 		return s
 	}
 	s.Topic = oo.reqStr("topic")
-	if s.Topic != "" && !wamp.ValidURI(wamp.URI(s.Topic), false, wamp.MatchExact) {
+	if s.Topic != "" && !looseURI(s.Topic) {
 		d.errorf(oo.at("topic"), "invalid topic URI %q", s.Topic)
 	}
 	s.SuccessResponse = oo.str("success_response", s.SuccessResponse)

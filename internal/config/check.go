@@ -89,15 +89,7 @@ type listener struct {
 
 // checkListener reports a transport that listens where an earlier one does.
 func checkListener(d *decoder, tp string, t Transport, seen *[]listener) {
-	var e ListenEndpoint
-	switch t := t.(type) {
-	case *WebTransport:
-		e = t.Endpoint
-	case *WebSocketTransport:
-		e = t.Endpoint
-	case *RawSocketTransport:
-		e = t.Endpoint
-	}
+	e := listenEndpointOf(t)
 	for _, l := range *seen {
 		if overlap(l.e, e) {
 			msg := "listens where %s does"

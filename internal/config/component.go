@@ -121,7 +121,7 @@ func (d *decoder) classComponent(o *object, inContainer bool) *Component {
 }
 
 func (d *decoder) realmRef(o *object, realm string) {
-	if realm != "" && !wampValidRealm(realm) {
+	if realm != "" && !looseURI(realm) {
 		d.errorf(o.at("realm"), "invalid realm URI %q", realm)
 	}
 }

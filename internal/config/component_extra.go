@@ -97,13 +97,11 @@ func (d *decoder) componentExtra(o *object, c *Component) {
 
 func (d *decoder) restCalleeExtra(o *object) *RESTCalleeExtra {
 	return &RESTCalleeExtra{
-		Procedure: o.reqValidStr("procedure", procedureURI, "invalid URI %q"),
+		Procedure: o.reqValidStr("procedure", looseURI, "invalid URI %q"),
 		BaseURL:   o.reqValidStr("baseurl", baseURL, "must be an http or https URL without a query or fragment, not %q"),
 		Timeout:   d.calleeTimeout(o),
 	}
 }
-
-func procedureURI(s string) bool { return wamp.ValidURI(wamp.URI(s), false, wamp.MatchExact) }
 
 // baseURL reports whether s is a RESTCallee's base: "", or an absolute
 // http(s) URL without a query, a fragment or a backslash.

@@ -170,12 +170,10 @@ func (o *object) validStr(k, def string, valid func(string) bool, msg string) st
 
 // reqValidStr is validStr for a required key.
 func (o *object) reqValidStr(k string, valid func(string) bool, msg string) string {
-	n := len(o.d.errs)
-	s := o.reqStr(k)
-	if len(o.d.errs) == n && !valid(s) {
-		o.d.errorf(o.at(k), msg, s)
+	if !o.has(k) {
+		return o.reqStr(k) // reported as required
 	}
-	return s
+	return o.validStr(k, "", valid, msg)
 }
 
 // boolean returns the boolean at key k, or def when absent.
@@ -201,6 +199,19 @@ func (o *object) integer(k string, def, lo, hi int64) int64 {
 	if n < lo || n > hi {
 		o.d.errorf(o.at(k), "%s", rangeMsg(n, lo, hi))
 		return def
+	}
+	return n
+}
+
+// zeroIsNone is integer for a size of 0 or more whose 0 in the file
+// means no bound: that 0 is warned about (warning says what it lets
+// clients do) and returned as none, since in the typed Config 0 means the
+// default.
+func (o *object) zeroIsNone(k string, def, none int64, warning string) int64 {
+	n := o.integer(k, def, 0, maxInt)
+	if n == 0 {
+		o.d.warnf(o.at(k), "%s", warning)
+		return none
 	}
 	return n
 }

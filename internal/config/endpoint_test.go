@@ -28,26 +28,13 @@ func TestConnectionCaps(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(k.name+"/"+tt.name, func(t *testing.T) {
 				c, _ := mustParse(t, transports(k.open+tt.endpoint+k.close))
-				e := listenEndpointOf(t, c.Workers[0].(*RouterWorker).Transports[0])
+				e := listenEndpointOf(c.Workers[0].(*RouterWorker).Transports[0])
 				if e.MaxConnections != tt.max || e.MaxConnectionsPerIP != tt.perIP {
 					t.Errorf("caps %d, %d; want %d, %d", e.MaxConnections, e.MaxConnectionsPerIP, tt.max, tt.perIP)
 				}
 			})
 		}
 	}
-}
-
-func listenEndpointOf(t *testing.T, tr Transport) ListenEndpoint {
-	switch tr := tr.(type) {
-	case *WebTransport:
-		return tr.Endpoint
-	case *WebSocketTransport:
-		return tr.Endpoint
-	case *RawSocketTransport:
-		return tr.Endpoint
-	}
-	t.Fatalf("transport %T has no listening endpoint", tr)
-	return ListenEndpoint{}
 }
 
 // TestConnectionCapErrors: every wrong cap is reported at its path.

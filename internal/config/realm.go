@@ -37,7 +37,9 @@ type RealmOptions struct {
 
 // RealmLimits is a realm's "options.limits", a Junction extension: what
 // clients can make the realm hold. Each field is a limit (>= 1), or
-// NoLimit; 0 (the key absent) means the router's default.
+// NoLimit; 0 (the key absent) means the router's default. The fields are
+// those of the router's Limits, in the same order: package node converts
+// one into the other.
 type RealmLimits struct {
 	SubscriptionsPerSession  int // "subscriptions_per_session"
 	RegistrationsPerSession  int // "registrations_per_session"
@@ -106,7 +108,7 @@ func (d *decoder) realm(path string, v any) *Realm {
 		return nil
 	}
 	r := &Realm{ID: d.id(o), Name: o.reqStr("name")}
-	if r.Name != "" && !wampValidRealm(r.Name) {
+	if r.Name != "" && !looseURI(r.Name) {
 		d.errorf(o.at("name"), "invalid realm URI %q", r.Name)
 	}
 	o.list("roles", func(p string, v any) {

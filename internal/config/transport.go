@@ -13,6 +13,19 @@ type Transport interface {
 	isTransport()
 }
 
+// listenEndpointOf returns the "endpoint" of t (zero for nil).
+func listenEndpointOf(t Transport) ListenEndpoint {
+	switch t := t.(type) {
+	case *WebTransport:
+		return t.Endpoint
+	case *WebSocketTransport:
+		return t.Endpoint
+	case *RawSocketTransport:
+		return t.Endpoint
+	}
+	return ListenEndpoint{}
+}
+
 // Serializers are the WAMP serializer names, in Crossbar's order of
 // preference.
 var Serializers = []string{"cbor", "msgpack", "ubjson", "json"}

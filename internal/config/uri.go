@@ -2,26 +2,32 @@ package config
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// wampValidRealm reports whether s is a valid realm name (a loose URI).
-func wampValidRealm(s string) bool {
+// looseURI reports whether s is a valid loose URI (a realm name, a
+// procedure or topic matched exactly).
+func looseURI(s string) bool {
 	return wamp.ValidURI(wamp.URI(s), false, wamp.MatchExact)
 }
 
 // webSocketURL reports whether s is a ws:// or wss:// URL with a host.
 func webSocketURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "ws" || u.Scheme == "wss") && u.Host != ""
+	_, ok := absoluteURL(s, "ws", "wss")
+	return ok
 }
 
 // httpURL parses s as an absolute http:// or https:// URL with a host.
-func httpURL(s string) (*url.URL, bool) {
+func httpURL(s string) (*url.URL, bool) { return absoluteURL(s, "http", "https") }
+
+// absoluteURL parses s as a URL of one of schemes with a host (so never
+// an opaque one, such as "http:x").
+func absoluteURL(s string, schemes ...string) (*url.URL, bool) {
 	u, err := url.Parse(s)
-	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Opaque != "" {
+	if err != nil || !slices.Contains(schemes, u.Scheme) || u.Host == "" {
 		return nil, false
 	}
 	return u, true

@@ -107,10 +107,7 @@ func (d *decoder) webOptions(path string, v any, opts *WebOptions) {
 	opts.HSTSMaxAge = time.Duration(o.integer("hsts_max_age", 31536000, 0, maxInt32)) * time.Second
 	opts.ClientTimeout = time.Duration(o.integer("client_timeout", int64(DefaultClientTimeout/time.Second), 1, 86400)) * time.Second
 	opts.BodyTimeout = time.Duration(o.integer("body_timeout", int64(DefaultBodyTimeout/time.Second), 1, 86400)) * time.Second
-	opts.BodyBufferLimit = o.integer("body_buffer_limit", DefaultBodyBufferLimit, 0, maxInt)
-	if opts.BodyBufferLimit == 0 {
-		d.warnf(o.at("body_buffer_limit"), "unbounded: concurrent request bodies can make the node buffer any amount")
-		opts.BodyBufferLimit = NoBodyBufferLimit
-	}
+	opts.BodyBufferLimit = o.zeroIsNone("body_buffer_limit", DefaultBodyBufferLimit, NoBodyBufferLimit,
+		"unbounded: concurrent request bodies can make the node buffer any amount")
 	o.done()
 }

@@ -1,9 +1,12 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,7 +69,13 @@ func endpointOf(t config.Transport) *config.ListenEndpoint {
 // start builds and starts a node, stopped at the end of the test.
 func start(t *testing.T, cfg *config.Config, dir string) *Node {
 	t.Helper()
-	n, err := New(cfg, Options{Dir: dir})
+	return startWith(t, cfg, Options{Dir: dir})
+}
+
+// startWith is start with the node's options.
+func startWith(t *testing.T, cfg *config.Config, opts Options) *Node {
+	t.Helper()
+	n, err := New(cfg, opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -74,11 +83,56 @@ func start(t *testing.T, cfg *config.Config, dir string) *Node {
 		t.Fatalf("Start: %v", err)
 	}
 	t.Cleanup(func() {
-		if err := n.Stop(context.Background()); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		defer cancel()
+		if err := n.Stop(ctx); err != nil {
 			t.Errorf("Stop: %v", err)
 		}
 	})
 	return n
+}
+
+// startLogged builds and starts the node of doc with its log in the
+// returned buffer; the node stops at the end of the test.
+func startLogged(t *testing.T, doc string) (*Node, *syncBuffer) {
+	t.Helper()
+	var buf syncBuffer
+	n := startWith(t, parse(t, doc, nil), Options{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	return n, &buf
+}
+
+// syncBuffer is a log sink for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// listenerDoc is a node with one transport of kind ("web": WAMP at /ws)
+// on 127.0.0.1, whose endpoint has the extra members given (such as
+// connection caps; "" for none).
+func listenerDoc(kind, endpointMembers string) string {
+	paths := ""
+	if kind == "web" {
+		paths = `, "paths": {"ws": {"type": "websocket"}}`
+	}
+	if endpointMembers != "" {
+		endpointMembers = ", " + endpointMembers
+	}
+	return `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [{"type": "` + kind + `", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0` + endpointMembers + `}` + paths + `}]}]}`
 }
 
 // address returns the address of the listener of transport path.

@@ -14,18 +14,6 @@ import (
 	"github.com/junction-wamp/junction/internal/transport/websocket"
 )
 
-// capDoc is a node with one transport of kind on 127.0.0.1, whose
-// endpoint has the extra members caps.
-func capDoc(kind, caps string) string {
-	paths := ""
-	if kind == "web" {
-		paths = `, "paths": {"ws": {"type": "websocket"}}`
-	}
-	return `{"version": 2, "workers": [{"type": "router",
-		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
-		"transports": [{"type": "` + kind + `", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0, ` + caps + `}` + paths + `}]}]}`
-}
-
 // dialFrom opens a TCP connection from the local IP address from (on
 // Linux every 127.0.0.0/8 address is loopback) to addr.
 func dialFrom(t *testing.T, from, addr string) net.Conn {
@@ -79,7 +67,7 @@ func hangUp(t *testing.T, kind string, c net.Conn) {
 func TestMaxConnections(t *testing.T) {
 	for _, kind := range []string{"rawsocket", "websocket", "web"} {
 		t.Run(kind, func(t *testing.T) {
-			n, log := startLogged(t, capDoc(kind, `"max_connections": 2`))
+			n, log := startLogged(t, listenerDoc(kind, `"max_connections": 2`))
 			addr := address(t, n, web0)
 			var held net.Conn
 			if kind == "rawsocket" {
@@ -115,7 +103,7 @@ func TestMaxConnections(t *testing.T) {
 func TestMaxConnectionsPerIP(t *testing.T) {
 	for _, kind := range []string{"rawsocket", "websocket"} {
 		t.Run(kind, func(t *testing.T) {
-			n, log := startLogged(t, capDoc(kind, `"max_connections_per_ip": 1`))
+			n, log := startLogged(t, listenerDoc(kind, `"max_connections_per_ip": 1`))
 			addr := address(t, n, web0)
 			first := dialFrom(t, "127.0.0.1", addr)
 			if !served(t, kind, first) {

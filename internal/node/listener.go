@@ -43,13 +43,13 @@ type listenerUnit struct {
 	// limits caps the listener's connections (see limitsOf); Max 0 until
 	// builder.capListeners gives it the default.
 	limits connlimit.Options
-	// proxies says a path service proxies its connections to an upstream
-	// (reverseproxy, websocket-reverseproxy): each may hold a second
-	// descriptor, which the default cap counts.
 	// handshake is the shortest open_handshake_timeout of the WebSocket
 	// services served here; 0 for none.
 	handshake time.Duration
-	proxies   bool
+	// proxies says a path service proxies its connections to an upstream
+	// (reverseproxy, websocket-reverseproxy): each may hold a second
+	// descriptor, which the default cap counts.
+	proxies bool
 
 	ln       net.Listener  // nil until started
 	done     chan struct{} // closed when Serve returns

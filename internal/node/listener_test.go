@@ -1,14 +1,11 @@
 package node
 
 import (
-	"bytes"
-	"context"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -16,59 +13,13 @@ import (
 	"github.com/junction-wamp/junction/internal/web"
 )
 
-// syncBuffer is a log sink for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// startLogged builds and starts the node of doc with its log in the
-// returned buffer; the node stops at the end of the test.
-func startLogged(t *testing.T, doc string) (*Node, *syncBuffer) {
-	t.Helper()
-	var buf syncBuffer
-	n, err := New(parse(t, doc, nil), Options{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&buf, nil))})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	if err := n.Start(testCtx(t)); err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-		defer cancel()
-		if err := n.Stop(ctx); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	})
-	return n, &buf
-}
-
 // TestListenerEndLogged: a listener whose Serve ends while the node runs
 // is logged at once, at error level (F1's dead RawSocket
 // listener only in the stop's error); a stop logs no such line.
 func TestListenerEndLogged(t *testing.T) {
 	for _, kind := range []string{"rawsocket", "websocket", "web"} {
 		t.Run(kind, func(t *testing.T) {
-			paths := ""
-			if kind == "web" {
-				paths = `, "paths": {"ws": {"type": "websocket"}}`
-			}
-			n, log := startLogged(t, `{"version": 2, "workers": [{"type": "router",
-				"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
-				"transports": [{"type": "`+kind+`", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}`+paths+`}]}]}`)
+			n, log := startLogged(t, listenerDoc(kind, ""))
 			l := n.listeners[0]
 			l.ln.Close() // as if the socket failed for good
 			<-l.done

@@ -46,7 +46,7 @@ func TestRetainedEventInLaterRead(t *testing.T) {
 	for i := range trials {
 		c.send(t, []any{int(wamp.TypeSubscribe), 2*i + 1, map[string]any{"get_retained": true}, "com.r"})
 		subscribed, together := c.until(t, wamp.TypeSubscribed)
-		if slicesContainType(together, wamp.TypeEvent) {
+		if findType(together, wamp.TypeEvent) != nil {
 			same++
 		} else {
 			c.until(t, wamp.TypeEvent) // the handler is "attached": it arrives now
@@ -105,10 +105,8 @@ func (c *rawJSON) until(t *testing.T, typ wamp.MessageType) (msg []any, together
 	t.Helper()
 	for {
 		together = c.read(t)
-		for _, m := range together {
-			if messageType(m) == typ {
-				return m, together
-			}
+		if m := findType(together, typ); m != nil {
+			return m, together
 		}
 	}
 }
@@ -148,11 +146,12 @@ func messageType(m []any) wamp.MessageType {
 	return wamp.MessageType(f)
 }
 
-func slicesContainType(msgs [][]any, typ wamp.MessageType) bool {
+// findType returns the first of msgs of type typ, nil when none is.
+func findType(msgs [][]any, typ wamp.MessageType) []any {
 	for _, m := range msgs {
 		if messageType(m) == typ {
-			return true
+			return m
 		}
 	}
-	return false
+	return nil
 }

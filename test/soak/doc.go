@@ -44,7 +44,8 @@
 // stopped at the end of the test (SIGTERM, exit status 0, no other warning
 // or error in its log; see package test/internal/nodeproc). The helpers
 // for clients (joinRaw, joinWS, joinRawAs and joinWSAs with withTicket,
-// httpGet, openConns) are in harness_test.go, those that read the node's
+// httpGet, openConns) and inParallel, which runs a step for many clients
+// a few at a time, are in harness_test.go, those that read the node's
 // usage (readUsage, sample) in proc_test.go; Node.WaitLog waits for log
 // lines.
 package soak

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -232,6 +234,30 @@ func (cs connSet) Close() {
 	for _, c := range cs {
 		c.Close()
 	}
+}
+
+// inParallel runs do for each index of 0..n-1, workers calls at a time,
+// and returns once every call has returned. The first error stops handing
+// out indexes and is returned.
+func inParallel(n, workers int, do func(i int) error) error {
+	var next atomic.Int64
+	var first atomic.Pointer[error]
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n && first.Load() == nil; i = int(next.Add(1) - 1) {
+				if err := do(i); err != nil {
+					first.CompareAndSwap(nil, &err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := first.Load(); err != nil {
+		return *err
+	}
+	return nil
 }
 
 // Recovery: after a burst, the node frees what the burst held as it reads

@@ -10,8 +10,6 @@ import (
 	"io"
 	"net"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -97,11 +95,7 @@ func idleFlood(t *testing.T, i, pid int, raw, url string, base usage) usage {
 	held := readUsage(t, pid)
 	normalJoins(t, fmt.Sprintf("flood %d, with %d descriptors open", i, held.FDs), raw, url)
 	checkIdleClosed(t, i, collect(results, idleConns))
-	peak, err := smp.Peak()
-	smp.Stop()
-	if err != nil {
-		t.Fatal(err)
-	}
+	peak := smp.Final(t)
 	t.Logf("flood %d: peak %s", i, peak)
 	settled(t, pid, base)
 	normalJoins(t, fmt.Sprintf("after flood %d", i), raw, url)
@@ -152,23 +146,13 @@ type idleResult struct {
 // until the node closes it, and its result sent on results.
 func openIdle(t *testing.T, raw, url string, results chan<- idleResult) {
 	t.Helper()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, idleOpeners)
-	for range idleOpeners {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < idleConns; i = next.Add(1) - 1 {
-				if err := openOneIdle(t.Context(), i%2 == 0, raw, url, results); err != nil {
-					errs <- fmt.Errorf("idle connection %d: %w", i, err)
-					next.Store(idleConns) // stop the others
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	err := inParallel(idleConns, idleOpeners, func(i int) error {
+		if err := openOneIdle(t.Context(), i%2 == 0, raw, url, results); err != nil {
+			return fmt.Errorf("idle connection %d: %w", i, err)
+		}
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -142,21 +141,15 @@ func loginFlood(t *testing.T, url string) []loginResult {
 	results := make([]loginResult, loginAttempts-loginSpacing)
 	throttled, done := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	var next atomic.Int64
-	var wg sync.WaitGroup
 	start := time.Now()
-	for range loginWorkers {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < int64(len(results)); i = next.Add(1) - 1 {
-				results[i] = loginAs(t.Context(), url, attacker, wrongLogin(int(i)))
-				if results[i].abort == throttledURI {
-					once.Do(func() { close(throttled) })
-				}
-			}
-		})
-	}
 	go func() {
-		wg.Wait()
+		inParallel(len(results), loginWorkers, func(i int) error {
+			results[i] = loginAs(t.Context(), url, attacker, wrongLogin(i))
+			if results[i].abort == throttledURI {
+				once.Do(func() { close(throttled) })
+			}
+			return nil
+		})
 		close(done)
 	}()
 	select {

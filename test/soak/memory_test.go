@@ -77,11 +77,7 @@ func TestRetainedAndTestamentFlood(t *testing.T) {
 		}
 		closeAll(sessions)
 		after := settled(t, n.PID(), base)
-		peak, err := smp.Peak()
-		smp.Stop()
-		if err != nil {
-			t.Fatal(err)
-		}
+		peak := smp.Final(t)
 		t.Logf("wave %d: %s\n\tpeak while the sessions held it: %s; peak until they had left: %s; after: %s", wave, tally, during, peak, after)
 		tally.check(t, wave)
 		if peak.RSS > bound {
@@ -228,31 +224,23 @@ func joinEach(t *testing.T, raw string, n int, do func(*client.Session, int)) []
 func joinEachBy(t *testing.T, raw string, n, workers int, do func(*client.Session, int)) []*client.Session {
 	t.Helper()
 	sessions := make([]*client.Session, n)
-	var next atomic.Int64
-	var failed atomic.Pointer[error]
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n && failed.Load() == nil; i = int(next.Add(1) - 1) {
-				s, err := joinRaw(t, raw)
-				if err != nil {
-					failed.Store(&err)
-					return
-				}
-				sessions[i] = s
-				do(s, i)
-			}
-		})
-	}
-	wg.Wait()
-	if err := failed.Load(); err != nil {
-		t.Fatalf("a session could not join: %v", *err)
+	err := inParallel(n, workers, func(i int) error {
+		s, err := joinRaw(t, raw)
+		if err != nil {
+			return err
+		}
+		sessions[i] = s
+		do(s, i)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("a session could not join: %v", err)
 	}
 	return sessions
 }
 
 // publishRetained publishes payload on topic, retained and acknowledged.
-func publishRetained(ctx context.Context, s *client.Session, topic, payload string) error {
+func publishRetained(ctx context.Context, s *client.Session, topic string, payload any) error {
 	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
 	defer cancel()
 	_, err := s.Publish(ctx, wamp.URI(topic), wamp.List{payload}, nil, wamp.Dict{"acknowledge": true, "retain": true})
@@ -314,9 +302,7 @@ func TestDenseRetainedFlood(t *testing.T) {
 	var accepted, refused atomic.Int64
 	var failures sync.Map
 	sessions := joinEachBy(t, raw, denseEvents, denseWorkers, func(s *client.Session, i int) {
-		ctx, cancel := context.WithTimeout(t.Context(), stepTimeout)
-		defer cancel()
-		_, err := s.Publish(ctx, wamp.URI(fmt.Sprintf("dense.%d", i)), wamp.List{payload}, nil, wamp.Dict{"acknowledge": true, "retain": true})
+		err := publishRetained(t.Context(), s, fmt.Sprintf("dense.%d", i), payload)
 		var re *wamp.RequestError
 		switch {
 		case err == nil:
@@ -329,11 +315,7 @@ func TestDenseRetainedFlood(t *testing.T) {
 	})
 	closeAll(sessions)
 	settled(t, n.PID(), base)
-	peak, err := smp.Peak()
-	smp.Stop()
-	if err != nil {
-		t.Fatal(err)
-	}
+	peak := smp.Final(t)
 	t.Logf("%d dense retained events accepted, %d refused; peak %s; bound %.1f MiB", accepted.Load(), refused.Load(), peak, float64(bound)/MiB)
 	failures.Range(func(k, _ any) bool {
 		t.Errorf("a publication failed: %v", k)

@@ -141,6 +141,18 @@ func (s *sampler) Peak() (usage, error) {
 	return s.peak, s.err
 }
 
+// Final stops the sampling and returns the highest readings, with one
+// taken now; it fails the test when a reading failed.
+func (s *sampler) Final(t *testing.T) usage {
+	t.Helper()
+	peak, err := s.Peak()
+	s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return peak
+}
+
 // Stop stops the sampling; later calls do nothing.
 func (s *sampler) Stop() {
 	select {
