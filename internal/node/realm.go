@@ -23,6 +23,7 @@ type routerUnit struct {
 	path   string // "workers[0]"
 	router *router.Router
 	realms []router.RealmOptions
+	dyn    *dynamicCalls // its dynamic authenticators' and authorizers' sessions
 }
 
 func (r *routerUnit) realmNames() []string {
