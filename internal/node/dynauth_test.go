@@ -356,7 +356,8 @@ func TestDynamicTicketAutobahn(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if jerr := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil || jerr != nil || !res.OK {
-		t.Fatalf("scenario: %v %v\nstdout: %s\nstderr: %s", err, jerr, out, stderrOf(err))
+		t.Fatalf("scenario (needs Debian's python3-autobahn: scripts/install-test-deps.sh): %v %v\nstdout: %s\nstderr: %s",
+			err, jerr, out, stderrOf(err))
 	}
 	if res.AuthID != "alice" || res.AuthRole != "user" {
 		t.Errorf("autobahn joined as %s/%s, want alice/user", res.AuthID, res.AuthRole)
