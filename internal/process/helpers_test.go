@@ -12,7 +12,7 @@ import (
 type record struct {
 	level  slog.Level
 	msg    string
-	name   string // the "process" attribute
+	name   string // the "worker" attribute
 	stream string
 }
 
@@ -32,7 +32,7 @@ func (c *capture) Handle(_ context.Context, r slog.Record) error {
 	rec := record{level: r.Level, msg: r.Message}
 	set := func(a slog.Attr) bool {
 		switch a.Key {
-		case "process":
+		case "worker":
 			rec.name = a.Value.String()
 		case "stream":
 			rec.stream = a.Value.String()

@@ -20,12 +20,15 @@ type Output int
 
 const (
 	// Log sends each line to the Logger: stdout at Info, stderr at Warn,
-	// with the attributes "process" (Spec.Name) and "stream".
+	// with the attributes "worker" (Spec.Name: give a Logger without it)
+	// and "stream" ("stdout" or "stderr").
 	Log Output = iota
 	// Drop reads the output and discards it.
 	Drop
-	// Close gives the child a closed descriptor (not /dev/null: Crossbar
-	// closes it, and a write then fails with EBADF).
+	// Close closes the node's end of the pipe at once, as Crossbar does
+	// (not /dev/null): the child's writes fail with EPIPE, or SIGPIPE
+	// kills it if it does not ignore that signal. The descriptor stays
+	// open in the child, so no file it opens later takes its number.
 	Close
 )
 
@@ -52,6 +55,10 @@ type Spec struct {
 	// Stdin is written to the child's stdin, which is then closed; nil
 	// closes it at once (the child reads end of file).
 	Stdin []byte
+	// KeepStdin leaves stdin open once Stdin is written, until the child
+	// exits: the child never reads end of file (what Crossbar does for a
+	// guest without "stdin").
+	KeepStdin bool
 	// Stdout and Stderr say what happens to the child's output.
 	Stdout, Stderr Output
 	// ExtraFiles become fd 3, 4, ... in the child. Start does not close

@@ -67,17 +67,35 @@ func TestNilStdinIsClosed(t *testing.T) {
 	}
 }
 
-// TestOutputs runs a child that says on stderr whether its stdout is an
-// open descriptor, and prints a line on stdout.
+func TestKeepStdin(t *testing.T) {
+	spec := sh(`read line; echo "$line"; if read more; then echo more; else echo eof; fi`)
+	spec.Stdin = []byte("first\n")
+	spec.KeepStdin = true
+	p, c := start(t, spec)
+	if got := c.next(t).msg; got != "first" {
+		t.Fatalf("logged %q, want first", got)
+	}
+	// The child waits in read: stdin is still open. Stop ends it.
+	if err := p.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	assertSignal(t, p, syscall.SIGTERM)
+	if got := c.records(); len(got) != 1 {
+		t.Errorf("logged %+v, want only the first line", got)
+	}
+}
+
+// TestOutputs runs a child that prints a line on stdout, ignoring
+// SIGPIPE, and says on stderr whether the write failed.
 func TestOutputs(t *testing.T) {
-	const script = `if [ -e /proc/self/fd/1 ]; then echo open >&2; echo line; else echo closed >&2; fi`
+	const script = `trap "" PIPE; if echo line; then echo written >&2; else echo failed >&2; fi`
 	tests := []struct {
 		out  Output
 		want []string
 	}{
-		{Log, []string{"open", "line"}},
-		{Drop, []string{"open"}},
-		{Close, []string{"closed"}},
+		{Log, []string{"line", "written"}},
+		{Drop, []string{"written"}},
+		{Close, []string{"/bin/sh: 1: echo: echo: I/O error", "failed"}},
 	}
 	for _, tt := range tests {
 		spec := sh(script)
@@ -97,12 +115,23 @@ func TestOutputs(t *testing.T) {
 }
 
 func TestStderrClosed(t *testing.T) {
-	spec := sh(`if [ -e /proc/self/fd/2 ]; then echo open; else echo closed; fi`)
+	spec := sh(`trap "" PIPE; if echo line >&2; then echo written; else echo failed; fi`)
 	spec.Stderr = Close
 	p, c := start(t, spec)
 	wait(t, p)
-	if got := c.records(); len(got) != 1 || got[0].msg != "closed" {
-		t.Errorf("logged %+v, want closed", got)
+	if got := c.records(); len(got) != 1 || got[0].msg != "failed" {
+		t.Errorf("logged %+v, want failed", got)
+	}
+}
+
+func TestCloseKillsWithSIGPIPE(t *testing.T) {
+	spec := sh(`echo line; echo after >&2`)
+	spec.Stdout = Close
+	p, c := start(t, spec)
+	wait(t, p)
+	assertSignal(t, p, syscall.SIGPIPE)
+	if got := c.records(); len(got) != 0 {
+		t.Errorf("logged %+v after SIGPIPE", got)
 	}
 }
 

@@ -19,18 +19,16 @@ const drainLimit = 2 * time.Second
 // maxLine is the longest line logged as one; a longer one is split.
 const maxLine = 64 << 10
 
-// stdio holds the pipes between the node and a child. A nil child end is
-// a descriptor the child gets closed.
+// stdio holds the pipes between the node and a child.
 type stdio struct {
 	child  [3]*os.File // the child's stdin, stdout, stderr
 	stdin  *os.File    // the node's write end of stdin
-	stdout *os.File    // the node's read ends, nil when closed in the child
+	stdout *os.File    // the node's read ends, nil when Close
 	stderr *os.File
 }
 
-// newStdio makes the pipes spec asks for: stdin is always a pipe (closed
-// at once when spec.Stdin is nil), stdout and stderr are pipes unless
-// Close.
+// newStdio makes the pipes: stdin, stdout and stderr are always pipes;
+// the node's end of an output that is Close is closed at once.
 func newStdio(spec Spec) (*stdio, error) {
 	s := &stdio{}
 	var err error
@@ -38,9 +36,6 @@ func newStdio(spec Spec) (*stdio, error) {
 		return nil, err
 	}
 	for i, o := range []Output{spec.Stdout, spec.Stderr} {
-		if o == Close {
-			continue
-		}
 		r, w, err := os.Pipe()
 		if err != nil {
 			s.closeChildEnds()
@@ -48,6 +43,10 @@ func newStdio(spec Spec) (*stdio, error) {
 			return nil, err
 		}
 		s.child[i+1] = w
+		if o == Close {
+			r.Close()
+			continue
+		}
 		*s.readEnd(i) = r
 	}
 	return s, nil
@@ -94,19 +93,21 @@ func (s *stdio) run(spec Spec) *running {
 		if len(spec.Stdin) > 0 {
 			s.stdin.Write(spec.Stdin) // an error is the child's: it left early
 		}
-		s.stdin.Close()
+		if !spec.KeepStdin {
+			s.stdin.Close()
+		}
 	})
 	log := spec.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	log = log.With("process", spec.Name)
+	log = log.With("worker", spec.Name)
 	r.read(s.stdout, spec.Stdout, log.With("stream", "stdout"), slog.LevelInfo)
 	r.read(s.stderr, spec.Stderr, log.With("stream", "stderr"), slog.LevelWarn)
 	return r
 }
 
-// read starts reading f (nil: closed in the child) as o says.
+// read starts reading f (nil: Close) as o says.
 func (r *running) read(f *os.File, o Output, log *slog.Logger, level slog.Level) {
 	if f == nil {
 		return
@@ -158,7 +159,7 @@ func trimEOL(line []byte) string {
 
 // finish, once the child's group is gone, stops a stdin write the child
 // will never read, bounds the reading of output a process outside the
-// group may hold open, and waits for both.
+// group may hold open, waits for both and closes stdin.
 func (r *running) finish() {
 	r.stdin.SetWriteDeadline(time.Now())
 	limit := time.Now().Add(drainLimit)
@@ -166,4 +167,5 @@ func (r *running) finish() {
 		f.SetReadDeadline(limit)
 	}
 	r.wg.Wait()
+	r.stdin.Close()
 }
