@@ -36,8 +36,8 @@ var ruleTests = []struct {
 
 	// Workers.
 	{"worker type missing", top(`{}`), w0 + ".type", "required"},
-	{"worker type unknown", top(`{"type": "routr"}`), w0 + ".type", `unknown worker type "routr" (want router, container)`},
-	{"guest worker", top(`{"type": "guest", "executable": "node"}`), w0 + ".type", `not supported: worker type "guest"`},
+	{"worker type unknown", top(`{"type": "routr"}`), w0 + ".type", `unknown worker type "routr" (want router, container, guest)`},
+	{"websocket-testee worker", top(`{"type": "websocket-testee"}`), w0 + ".type", `not supported: worker type "websocket-testee" (Python-only)`},
 	{"worker id", top(`{"type": "router", "id": "R1"}`), w0 + ".id", `invalid id "R1"`},
 	{"router connections", top(router(`"connections": []`)), w0 + ".connections", "not supported"},
 	{"router unknown key", top(router(`"transport": []`)), w0 + ".transport", `did you mean "transports"?`},
