@@ -3,7 +3,6 @@ package config
 import (
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 )
@@ -85,77 +84,53 @@ func TestGuestDecode(t *testing.T) {
 	}
 }
 
-func TestGuestRules(t *testing.T) {
-	tests := []struct{ name, doc, path, msg string }{
-		{"executable missing", top(`{"type": "guest"}`), w0 + ".executable", "required"},
-		{"executable empty", top(`{"type": "guest", "executable": ""}`), w0 + ".executable", "must not be empty"},
-		{"executable not a string", top(`{"type": "guest", "executable": ["node"]}`), w0 + ".executable", "must be a string, not an array"},
-		{"id controller", guest(`"id": "controller"`), w0 + ".id", `invalid id "controller"`},
-		{"id empty", guest(`"id": ""`), w0 + ".id", `invalid id ""`},
-		{"duplicate id", top(router(`"id": "app"`), `{"type": "guest", "id": "app", "executable": "node"}`), "workers[1].id", `duplicate worker id "app"`},
-		{"arguments a string", guest(`"arguments": "hello.js"`), w0 + ".arguments", "must be an array, not a string"},
-		{"argument a number", guest(`"arguments": ["a", 1]`), w0 + ".arguments[1]", "must be a string, not a number"},
-		{"unknown key", guest(`"argumnets": []`), w0 + ".argumnets", `did you mean "arguments"?`},
-		{"transports", guest(`"transports": []`), w0 + ".transports", "unknown key"},
-		{"options not an object", guest(`"options": []`), gOpts, "must be an object, not an array"},
-		{"option unknown", guestOpts(`"disabled": true`), gOpts + ".disabled", "unknown key"},
-		{"option misspelt", guestOpts(`"wrokdir": "x"`), gOpts + ".wrokdir", `did you mean "workdir"?`},
-		{"workdir type", guestOpts(`"workdir": 1`), gOpts + ".workdir", "must be a string"},
-		{"env not an object", guestOpts(`"env": "inherit"`), gOpts + ".env", "must be an object, not a string"},
-		{"env unknown", guestOpts(`"env": {"var": {}}`), gOpts + ".env.var", `did you mean "vars"?`},
-		{"env inherit type", guestOpts(`"env": {"inherit": "yes"}`), gOpts + ".env.inherit", "must be a boolean, not a string"},
-		{"env inherit item", guestOpts(`"env": {"inherit": ["PATH", 3]}`), gOpts + ".env.inherit[1]", "must be a string, not a number"},
-		{"env inherit empty name", guestOpts(`"env": {"inherit": [""]}`), gOpts + ".env.inherit", `invalid environment variable name ""`},
-		{"env vars type", guestOpts(`"env": {"vars": ["A=1"]}`), gOpts + ".env.vars", "must be an object, not an array"},
-		{"env var value", guestOpts(`"env": {"vars": {"A": 1}}`), gOpts + ".env.vars.A", "must be a string, not a number"},
-		{"env var name", guestOpts(`"env": {"vars": {"A=B": "1"}}`), gOpts + ".env.vars", `invalid environment variable name "A=B"`},
-		{"env var missing", guestOpts(`"env": {"vars": {"A": "${NO_SUCH_VAR}"}}`), gOpts + ".env.vars.A", "environment variable NO_SUCH_VAR is not set"},
-		{"stdin string", guestOpts(`"stdin": "open"`), gOpts + ".stdin", `unknown stdin "open" (want close)`},
-		{"stdin number", guestOpts(`"stdin": 0`), gOpts + ".stdin", "must be a string, not a number"},
-		{"stdin type missing", guestOpts(`"stdin": {"value": 1}`), gOpts + ".stdin.type", "required"},
-		{"stdin type", guestOpts(`"stdin": {"type": "msgpack", "value": 1}`), gOpts + ".stdin.type", `unknown stdin type "msgpack" (want json)`},
-		{"stdin value missing", guestOpts(`"stdin": {"type": "json"}`), gOpts + ".stdin.value", "required"},
-		{"stdin close type", guestOpts(`"stdin": {"type": "json", "value": 1, "close": "no"}`), gOpts + ".stdin.close", "must be a boolean"},
-		{"stdin unknown", guestOpts(`"stdin": {"type": "json", "value": 1, "encoding": "utf8"}`), gOpts + ".stdin.encoding", "unknown key"},
-		{"stdout", guestOpts(`"stdout": "file"`), gOpts + ".stdout", `unknown output "file" (want log, drop, close)`},
-		{"stderr", guestOpts(`"stderr": true`), gOpts + ".stderr", "must be a string, not a boolean"},
-		{"watch not an object", guestOpts(`"watch": ["."]`), gOpts + ".watch", "must be an object, not an array"},
-		{"watch directories", guestOpts(`"watch": {"directories": ".", "action": "restart"}`), gOpts + ".watch.directories", "must be an array, not a string"},
-		{"watch directory empty", guestOpts(`"watch": {"directories": ["a", ""], "action": "restart"}`), gOpts + ".watch.directories", "a directory must not be empty"},
-		{"watch action", guestOpts(`"watch": {"directories": ["."], "action": "reload"}`), gOpts + ".watch.action", `unknown watch action "reload" (want restart)`},
-		{"watch timeout negative", guestOpts(`"watch": {"directories": ["."], "action": "restart", "timeout": -1}`), gOpts + ".watch.timeout", "must be in 0..86400 seconds, not -1"},
-		{"watch timeout string", guestOpts(`"watch": {"directories": ["."], "action": "restart", "timeout": "1"}`), gOpts + ".watch.timeout", "must be a number, not a string"},
-		{"watch unknown", guestOpts(`"watch": {"directories": ["."], "action": "restart", "recursive": true}`), gOpts + ".watch.recursive", "unknown key"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, errs := parseTest(t, tt.doc, JSON)
-			if len(errs) != 1 {
-				t.Fatalf("got %d errors, want 1 at %q:\n%v", len(errs), tt.path, errs)
-			}
-			if errs[0].Path != tt.path || !strings.Contains(errs[0].Msg, tt.msg) {
-				t.Errorf("got %q,\nwant %s: ...%s...", errs[0].Error(), tt.path, tt.msg)
-			}
-		})
-	}
+// guestRuleTests are TestRules' cases for guest workers.
+var guestRuleTests = []ruleTest{
+	{"executable missing", top(`{"type": "guest"}`), w0 + ".executable", "required"},
+	{"executable empty", top(`{"type": "guest", "executable": ""}`), w0 + ".executable", "must not be empty"},
+	{"executable not a string", top(`{"type": "guest", "executable": ["node"]}`), w0 + ".executable", "must be a string, not an array"},
+	{"id controller", guest(`"id": "controller"`), w0 + ".id", `invalid id "controller"`},
+	{"id empty", guest(`"id": ""`), w0 + ".id", `invalid id ""`},
+	{"duplicate id", top(router(`"id": "app"`), `{"type": "guest", "id": "app", "executable": "node"}`), "workers[1].id", `duplicate worker id "app"`},
+	{"arguments a string", guest(`"arguments": "hello.js"`), w0 + ".arguments", "must be an array, not a string"},
+	{"argument a number", guest(`"arguments": ["a", 1]`), w0 + ".arguments[1]", "must be a string, not a number"},
+	{"unknown key", guest(`"argumnets": []`), w0 + ".argumnets", `did you mean "arguments"?`},
+	{"transports", guest(`"transports": []`), w0 + ".transports", "unknown key"},
+	{"options not an object", guest(`"options": []`), gOpts, "must be an object, not an array"},
+	{"option unknown", guestOpts(`"disabled": true`), gOpts + ".disabled", "unknown key"},
+	{"option misspelt", guestOpts(`"wrokdir": "x"`), gOpts + ".wrokdir", `did you mean "workdir"?`},
+	{"workdir type", guestOpts(`"workdir": 1`), gOpts + ".workdir", "must be a string"},
+	{"env not an object", guestOpts(`"env": "inherit"`), gOpts + ".env", "must be an object, not a string"},
+	{"env unknown", guestOpts(`"env": {"var": {}}`), gOpts + ".env.var", `did you mean "vars"?`},
+	{"env inherit type", guestOpts(`"env": {"inherit": "yes"}`), gOpts + ".env.inherit", "must be a boolean, not a string"},
+	{"env inherit item", guestOpts(`"env": {"inherit": ["PATH", 3]}`), gOpts + ".env.inherit[1]", "must be a string, not a number"},
+	{"env inherit empty name", guestOpts(`"env": {"inherit": [""]}`), gOpts + ".env.inherit", `invalid environment variable name ""`},
+	{"env vars type", guestOpts(`"env": {"vars": ["A=1"]}`), gOpts + ".env.vars", "must be an object, not an array"},
+	{"env var value", guestOpts(`"env": {"vars": {"A": 1}}`), gOpts + ".env.vars.A", "must be a string, not a number"},
+	{"env var name", guestOpts(`"env": {"vars": {"A=B": "1"}}`), gOpts + ".env.vars", `invalid environment variable name "A=B"`},
+	{"env var missing", guestOpts(`"env": {"vars": {"A": "${NO_SUCH_VAR}"}}`), gOpts + ".env.vars.A", "environment variable NO_SUCH_VAR is not set"},
+	{"stdin string", guestOpts(`"stdin": "open"`), gOpts + ".stdin", `unknown stdin "open" (want close)`},
+	{"stdin number", guestOpts(`"stdin": 0`), gOpts + ".stdin", "must be a string, not a number"},
+	{"stdin type missing", guestOpts(`"stdin": {"value": 1}`), gOpts + ".stdin.type", "required"},
+	{"stdin type", guestOpts(`"stdin": {"type": "msgpack", "value": 1}`), gOpts + ".stdin.type", `unknown stdin type "msgpack" (want json)`},
+	{"stdin value missing", guestOpts(`"stdin": {"type": "json"}`), gOpts + ".stdin.value", "required"},
+	{"stdin close type", guestOpts(`"stdin": {"type": "json", "value": 1, "close": "no"}`), gOpts + ".stdin.close", "must be a boolean"},
+	{"stdin unknown", guestOpts(`"stdin": {"type": "json", "value": 1, "encoding": "utf8"}`), gOpts + ".stdin.encoding", "unknown key"},
+	{"stdout", guestOpts(`"stdout": "file"`), gOpts + ".stdout", `unknown output "file" (want log, drop, close)`},
+	{"stderr", guestOpts(`"stderr": true`), gOpts + ".stderr", "must be a string, not a boolean"},
+	{"watch not an object", guestOpts(`"watch": ["."]`), gOpts + ".watch", "must be an object, not an array"},
+	{"watch directories", guestOpts(`"watch": {"directories": ".", "action": "restart"}`), gOpts + ".watch.directories", "must be an array, not a string"},
+	{"watch directory empty", guestOpts(`"watch": {"directories": ["a", ""], "action": "restart"}`), gOpts + ".watch.directories", "a directory must not be empty"},
+	{"watch action", guestOpts(`"watch": {"directories": ["."], "action": "reload"}`), gOpts + ".watch.action", `unknown watch action "reload" (want restart)`},
+	{"watch timeout negative", guestOpts(`"watch": {"directories": ["."], "action": "restart", "timeout": -1}`), gOpts + ".watch.timeout", "must be in 0..86400 seconds, not -1"},
+	{"watch timeout string", guestOpts(`"watch": {"directories": ["."], "action": "restart", "timeout": "1"}`), gOpts + ".watch.timeout", "must be a number, not a string"},
+	{"watch unknown", guestOpts(`"watch": {"directories": ["."], "action": "restart", "recursive": true}`), gOpts + ".watch.recursive", "unknown key"},
 }
 
-func TestGuestWarnings(t *testing.T) {
-	tests := []struct{ name, doc, path, msg string }{
-		{"watch without directories", guestOpts(`"watch": {"action": "restart"}`), gOpts + ".watch", "ignored: no directories to watch"},
-		{"watch without action", guestOpts(`"watch": {"directories": ["."]}`), gOpts + ".watch", `ignored: no "action": "restart"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, warns := mustParse(t, tt.doc)
-			if len(warns) != 1 {
-				t.Fatalf("got %d warnings, want 1 at %q:\n%s", len(warns), tt.path, warningsText(warns))
-			}
-			if warns[0].Path != tt.path || !strings.Contains(warns[0].Msg, tt.msg) {
-				t.Errorf("got %q,\nwant %s: ...%s...", warns[0].String(), tt.path, tt.msg)
-			}
-		})
-	}
+// guestWarningTests are TestWarningRules' cases for guest workers.
+var guestWarningTests = []ruleTest{
+	{"watch without directories", guestOpts(`"watch": {"action": "restart"}`), gOpts + ".watch", "ignored: no directories to watch"},
+	{"watch without action", guestOpts(`"watch": {"directories": ["."]}`), gOpts + ".watch", `ignored: no "action": "restart"`},
 }
 
 // TestGuestYAML: a guest decodes from YAML as from JSON.

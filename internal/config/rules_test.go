@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -15,11 +16,13 @@ const (
 	ctr0 = "workers[0].components[0].transport"
 )
 
+// ruleTest is a configuration fragment, with the path and a substring of
+// the one error (or warning) it must give.
+type ruleTest struct{ name, doc, path, msg string }
+
 // ruleTests are one configuration fragment per rule, with the path and a
 // substring of the one error it must give.
-var ruleTests = []struct {
-	name, doc, path, msg string
-}{
+var ruleTests = []ruleTest{
 	// Top level.
 	{"not an object", `[]`, "", "must be an object, not an array"},
 	{"version missing", `{"workers": []}`, "version", "required"},
@@ -223,7 +226,7 @@ func perm(p string) string {
 const p0 = "workers[0].realms[0].roles[0].permissions[0]"
 
 func TestRules(t *testing.T) {
-	for _, tt := range ruleTests {
+	for _, tt := range slices.Concat(ruleTests, guestRuleTests) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, errs := parseTest(t, tt.doc, JSON)
 			if len(errs) != 1 {

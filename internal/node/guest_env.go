@@ -50,16 +50,16 @@ func findExecutable(exe, workdir string) (string, error) {
 		return path, nil
 	}
 	if filepath.IsAbs(exe) {
-		return "", fmt.Errorf("node: %s is not an executable file", exe)
+		return "", fmt.Errorf("%s is not an executable file", exe)
 	}
 	found, err := exec.LookPath(exe)
 	if err == nil {
 		return filepath.Abs(found)
 	}
 	if errors.Is(err, exec.ErrDot) {
-		return "", fmt.Errorf("node: %q not found: %s is not an executable file, and PATH finds it only relative to the current directory", exe, path)
+		return "", fmt.Errorf("%q not found: %s is not an executable file, and PATH finds it only relative to the current directory", exe, path)
 	}
-	return "", fmt.Errorf("node: %q not found: %s is not an executable file, and it is not on PATH (%s)", exe, path, os.Getenv("PATH"))
+	return "", fmt.Errorf("%q not found: %s is not an executable file, and it is not on PATH (%s)", exe, path, os.Getenv("PATH"))
 }
 
 // isExecutable reports whether path is a file the node may execute.
