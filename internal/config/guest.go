@@ -206,13 +206,13 @@ func (d *decoder) guestWatch(o *object) *GuestWatch {
 	if !o.has("action") {
 		d.warnf(o.path, `ignored: no "action": "restart" (a change does nothing; Crossbar 21.3.1 stops the guest and does not restart it)`)
 	}
-	w.Timeout = d.seconds(o, "timeout", w.Timeout)
+	w.Timeout = d.nonNegSeconds(o, "timeout", w.Timeout)
 	o.done()
 	return w
 }
 
-// seconds decodes a duration in seconds, a number >= 0, at key k.
-func (d *decoder) seconds(o *object, k string, def time.Duration) time.Duration {
+// nonNegSeconds decodes a duration in seconds, a number >= 0, at key k.
+func (d *decoder) nonNegSeconds(o *object, k string, def time.Duration) time.Duration {
 	v, ok := o.get(k)
 	if !ok {
 		return def

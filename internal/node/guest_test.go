@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/config"
 )
 
 // guestDoc is a node with a router listening on a Unix socket in the node
@@ -387,3 +389,27 @@ func writeFile(t *testing.T, path, s string) {
 }
 
 func clientConfig() client.Config { return client.Config{Realm: "realm1"} }
+
+func TestGuestEnv(t *testing.T) {
+	environ := []string{"PATH=/bin", "HOME=/root", "PYTHONUNBUFFERED=0", "EMPTY=", "X=a=b"}
+	tests := []struct {
+		name string
+		env  config.ProcessEnv
+		want []string
+	}{
+		{"inherit all", config.ProcessEnv{InheritAll: true},
+			[]string{"EMPTY=", "HOME=/root", "PATH=/bin", "PYTHONUNBUFFERED=0", "X=a=b"}},
+		{"inherit none", config.ProcessEnv{}, []string{"PYTHONUNBUFFERED=1"}},
+		{"inherit a list", config.ProcessEnv{Inherit: []string{"PATH", "X", "MISSING"}},
+			[]string{"PATH=/bin", "PYTHONUNBUFFERED=1", "X=a=b"}},
+		{"vars over inherited", config.ProcessEnv{Inherit: []string{"PATH"}, Vars: map[string]string{"PATH": "/opt", "A": "1"}},
+			[]string{"A=1", "PATH=/opt", "PYTHONUNBUFFERED=1"}},
+		{"PYTHONUNBUFFERED given", config.ProcessEnv{Vars: map[string]string{"PYTHONUNBUFFERED": ""}},
+			[]string{"PYTHONUNBUFFERED="}},
+	}
+	for _, tt := range tests {
+		if got := guestEnv(tt.env, environ); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
