@@ -170,9 +170,7 @@ func (d *decoder) guestStdin(o *object) *GuestStdin {
 		return nil
 	}
 	if _, isObj := v.(map[string]any); !isObj {
-		if o.enum("stdin", "close", "stdin", "close") != "close" {
-			return nil
-		}
+		o.enum("stdin", "close", "stdin", "close") // reports any other value
 		return &GuestStdin{Type: "close", Close: true}
 	}
 	so, _ := o.child("stdin")
