@@ -9,10 +9,11 @@ import (
 // runCheck validates the config: every error at its JSON path, one per
 // line, and the warnings; exit 1 if there is an error. A config that loads
 // is then built as start builds it, without binding any listener, so that
-// what only the build finds (a static directory or TLS file that does not
-// load, a require_ip entry or component "extra" that does not parse, a
-// component class not built in yet) fails check as it fails start, with
-// the same text: every such problem, one per line, sorted by path.
+// what only the build finds (a TLS file that does not load, a require_ip
+// entry or component "extra" that does not parse, a component class not
+// built in yet) fails check as it fails start, with the same text: every
+// such problem, one per line, sorted by path. The build's warnings (a
+// static directory that does not exist) follow the config's.
 func runCheck(e *env, args []string) int {
 	fs := flagSet(e, "check", "[--cbdir DIR] [--config FILE]")
 	var cf configFlags
@@ -28,9 +29,13 @@ func runCheck(e *env, args []string) int {
 		printConfigError(e.stdout, l.sourceOr(cf.file), err)
 		return exitError
 	}
-	if _, err := node.New(l.cfg, node.Options{Dir: l.dir}); err != nil {
+	n, err := node.New(l.cfg, node.Options{Dir: l.dir})
+	if err != nil {
 		printConfigError(e.stdout, l.source, err)
 		return exitError
+	}
+	for _, w := range n.Warnings() {
+		fmt.Fprintf(e.stdout, "%s: warning: %s\n", l.source, w.String())
 	}
 	fmt.Fprintf(e.stdout, "ok: %s\n", l.source)
 	return exitOK

@@ -142,7 +142,7 @@ func TestNewErrors(t *testing.T) {
 		{"static directory", `{"version": 2, "workers": [{"type": "router",
 			"realms": [{"name": "realm1"}],
 			"transports": [{"type": "web", "endpoint": {"type": "tcp", "port": 0},
-				"paths": {"/": {"type": "path", "paths": {"files": {"type": "static", "directory": "missing"}}}}}]}]}`,
+				"paths": {"/": {"type": "path", "paths": {"files": {"type": "static", "directory": "/dev/null/web"}}}}}]}]}`,
 			`workers[0].transports[0].paths["/"].paths.files: web: `},
 		{"tls files", `{"version": 2, "workers": [{"type": "router",
 			"realms": [{"name": "realm1"}],
@@ -173,12 +173,12 @@ func TestNewReportsEveryError(t *testing.T) {
 		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
 		"transports": [
 			{"type": "web", "endpoint": {"type": "tcp", "port": 0}, "paths": {
-				"files": {"type": "static", "directory": "missing"},
+				"files": {"type": "static", "directory": "/dev/null/web"},
 				"call": {"type": "caller", "realm": "realm1", "role": "anonymous", "options": {"require_ip": ["localhost"]}},
 				"ws": {"type": "websocket"}}},
 			{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 0, "tls": {"key": "nokey.pem", "certificate": "nocert.pem"}}},
 			{"type": "web", "endpoint": {"type": "tcp", "port": 0, "tls": {"key": "nokey.pem", "certificate": "nocert.pem"}},
-				"paths": {"/": {"type": "static", "directory": "missing"}}}],
+				"paths": {"/": {"type": "static", "directory": "/dev/null/web"}}}],
 		"components": [{"type": "class", "classname": "router.adapter.rest.RESTCallee", "realm": "realm1",
 			"extra": {"procedure": "com.x", "baseurl": ""}}]},
 		{"type": "container", "components": [{"type": "class", "classname": "router.adapter.rest.MessageForwarder",
@@ -205,5 +205,39 @@ func TestNewReportsEveryError(t *testing.T) {
 		if !strings.HasPrefix(es[i].Error(), w) {
 			t.Errorf("error %d = %q, want %q...", i, es[i].Error(), w)
 		}
+	}
+}
+
+// TestStaticDirectoryMissing: a static directory that does not exist is a
+// warning at its "directory" path, logged by New and returned by
+// Warnings, and the node starts and answers 404 there, as Crossbar does.
+func TestStaticDirectoryMissing(t *testing.T) {
+	doc := `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1"}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+			"/": {"type": "static", "directory": "../web"},
+			"info": {"type": "nodeinfo"}}}]}]}`
+	n, log := startLogged(t, doc)
+	ws := n.Warnings()
+	if len(ws) != 1 || ws[0].Path != `workers[0].transports[0].paths["/"].directory` ||
+		!strings.HasSuffix(ws[0].Msg, "web does not exist: every request here gets 404 until it does") {
+		t.Fatalf("Warnings() = %v", ws)
+	}
+	if want := `level=WARN msg="config: ` + ws[0].Msg; !strings.Contains(log.String(), want) {
+		t.Errorf("log %q lacks %q", log, want)
+	}
+	base := "http://" + address(t, n, web0)
+	for _, target := range []string{"/", "/index.html"} {
+		resp, err := http.Get(base + target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", target, resp.StatusCode)
+		}
+	}
+	if info := nodeInfo(t, base+"/info"); info.Version == "" {
+		t.Errorf("the node info page beside the missing directory: %+v", info)
 	}
 }
