@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -239,5 +240,34 @@ func TestStaticDirectoryMissing(t *testing.T) {
 	}
 	if info := nodeInfo(t, base+"/info"); info.Version == "" {
 		t.Errorf("the node info page beside the missing directory: %+v", info)
+	}
+}
+
+// TestJSONServiceOptions: a json service's options reach its handler;
+// without options it sends CORS and no caching header, as Crossbar does.
+func TestJSONServiceOptions(t *testing.T) {
+	doc := `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1"}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+			"plain": {"type": "json", "value": {"a": [1]}},
+			"tuned": {"type": "json", "value": {"a": [1]},
+				"options": {"prettify": true, "allow_cross_origin": false, "discourage_caching": true}}}}]}]}`
+	n, _ := startLogged(t, doc)
+	base := "http://" + address(t, n, web0)
+	tests := []struct{ path, body, origin, cache string }{
+		{"/plain", `{"a":[1]}` + "\n", "*", ""},
+		{"/tuned", "{\n   \"a\": [\n      1\n   ]\n}\n", "", "no-store, no-cache, must-revalidate, max-age=0"},
+	}
+	for _, tt := range tests {
+		resp, err := http.Get(base + tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != tt.body || resp.Header.Get("Access-Control-Allow-Origin") != tt.origin || resp.Header.Get("Cache-Control") != tt.cache {
+			t.Errorf("GET %s: %q, CORS %q, Cache-Control %q; want %q, %q, %q", tt.path, body,
+				resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Get("Cache-Control"), tt.body, tt.origin, tt.cache)
+		}
 	}
 }

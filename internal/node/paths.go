@@ -143,7 +143,8 @@ func buildRedirect(_ *pathEnv, path, _ string, svc config.PathService) (http.Han
 }
 
 func buildJSON(_ *pathEnv, path, _ string, svc config.PathService) (http.Handler, error) {
-	h, err := web.JSON(svc.(*config.JSONService).Value)
+	s := svc.(*config.JSONService)
+	h, err := web.JSON(s.Value, web.JSONOptions(s.Options))
 	if err != nil {
 		return nil, fieldError(path+".value", err)
 	}
