@@ -46,6 +46,7 @@ type Node struct {
 	sessions   []*bridgeSession // of the caller, publisher and webhook services
 	proxies    []proxyUnit      // the reverse proxies and WebSocket reverse proxies
 	guests     []*guestUnit     // the guest workers, in config order
+	warnings   []config.Warning // of the build; see Warnings
 
 	mu      sync.Mutex // guards the fields below
 	state   state
@@ -83,8 +84,16 @@ func New(cfg *config.Config, opts Options) (*Node, error) {
 		b.errs.Sort()
 		return nil, b.errs
 	}
+	n.warnings = b.warns
 	return n, nil
 }
+
+// Warnings returns what New built with a warning, each at its JSON path,
+// in the order of the config: a static directory that does not exist
+// (every request there gets 404 until it does, as with Crossbar). New has
+// logged each of them at warn level already. The config's own warnings
+// come from config.Load, not from here.
+func (n *Node) Warnings() []config.Warning { return n.warnings }
 
 // Start starts the routers and realms, then joins the embedded sessions
 // of the HTTP bridge services, then binds and serves the listeners, then
