@@ -231,15 +231,16 @@ func (p *principal) text(k string) (string, error) {
 	return s, nil
 }
 
-// integer is the integer at key k of the answer, 0 when absent or null.
-func (p *principal) integer(k string) (int, error) {
+// integer is the integer at key k of the answer, from 1 to hi; 0 when
+// absent or null.
+func (p *principal) integer(k string, hi int64) (int, error) {
 	v := p.answer[k]
 	if v == nil {
 		return 0, nil
 	}
 	n, ok := wamp.AsInt(v)
-	if !ok || n < 0 || n > 1<<31-1 {
-		return 0, invalidKey(k, v, "an integer from 0 to 2147483647")
+	if !ok || n < 1 || n > hi {
+		return 0, invalidKey(k, v, fmt.Sprintf("an integer from 1 to %d", hi))
 	}
 	return int(n), nil
 }

@@ -62,13 +62,22 @@ func (c *dynamicTicketChallenge) Verify(a *wamp.Authenticate) (*Identity, error)
 	return &p.id, nil
 }
 
+// Bounds of what a dynamic authenticator may ask the router to derive a
+// WAMP-CRA key with, for each login: PBKDF2's cost grows with the
+// iterations and its memory with the key length.
+const (
+	MaxDynamicCRAIterations = 1_000_000
+	MaxCRAKeyLen            = 1024
+)
+
 // DynamicWampCRA returns the "wampcra" authenticator that asks o's
 // authenticator at HELLO, with details {transport, session, authmethod,
 // authextra, authid, authrole}. Besides the identity, the answer must
 // give the "secret" the client signs with, and may give "salt",
-// "iterations" and "keylen" (sent in the CHALLENGE as for static users,
-// and the secret accepted as the password or as the derived key as for
-// them, see WampCRA).
+// "iterations" (at most MaxDynamicCRAIterations) and "keylen" (at most
+// MaxCRAKeyLen), sent in the CHALLENGE as for static users; the secret is
+// accepted as the password or as the derived key, as for them (see
+// WampCRA).
 func DynamicWampCRA(o DynamicOptions) Authenticator {
 	return &dynamicCRA{dynamic: dynamic{method: MethodWampCRA, o: o}, now: time.Now}
 }
@@ -104,10 +113,10 @@ func (p *principal) craUser() (*craUser, error) {
 	if u.Salt, err = p.text("salt"); err != nil {
 		return nil, err
 	}
-	if u.Iterations, err = p.integer("iterations"); err != nil {
+	if u.Iterations, err = p.integer("iterations", MaxDynamicCRAIterations); err != nil {
 		return nil, err
 	}
-	if u.KeyLen, err = p.integer("keylen"); err != nil {
+	if u.KeyLen, err = p.integer("keylen", MaxCRAKeyLen); err != nil {
 		return nil, err
 	}
 	u.Role = p.id.AuthRole

@@ -182,6 +182,9 @@ func TestDynamicWampCRA(t *testing.T) {
 		{name: "wrong secret", res: wamp.Dict{"secret": "s3cr3t", "role": "user"}, secret: "nope", err: wamp.ErrAuthenticationDenied},
 		{name: "no secret", res: wamp.Dict{"role": "user"}, err: wamp.ErrAuthenticationFailed},
 		{name: "bad iterations", res: wamp.Dict{"secret": "s", "role": "user", "salt": "x", "iterations": "many"}, err: wamp.ErrAuthenticationFailed},
+		{name: "too many iterations", res: wamp.Dict{"secret": "s", "role": "user", "salt": "x", "iterations": MaxDynamicCRAIterations + 1}, err: wamp.ErrAuthenticationFailed},
+		{name: "key too long", res: wamp.Dict{"secret": "s", "role": "user", "salt": "x", "keylen": int64(1) << 31}, err: wamp.ErrAuthenticationFailed},
+		{name: "zero keylen", res: wamp.Dict{"secret": "s", "role": "user", "salt": "x", "keylen": 0}, err: wamp.ErrAuthenticationFailed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
