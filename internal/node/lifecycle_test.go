@@ -70,8 +70,8 @@ func TestRouterComponentLifecycle(t *testing.T) {
 	if err := n.Start(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	if f.role != TrustedRole || f.env.Path != "workers[0].components[0]" {
-		t.Errorf("component joined as %v at %q, want %s at workers[0].components[0]", f.role, f.env.Path, TrustedRole)
+	if f.role != config.DefaultComponentRole || f.env.Path != "workers[0].components[0]" {
+		t.Errorf("component joined as %v at %q, want %s at workers[0].components[0]", f.role, f.env.Path, config.DefaultComponentRole)
 	}
 	if err := n.Stop(testCtx(t)); err != nil {
 		t.Fatal(err)
