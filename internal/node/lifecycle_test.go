@@ -92,6 +92,31 @@ func TestComponentStartFails(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "workers[0].components[0]: boom") {
 		t.Fatalf("Start: %v, want the component's path", err)
 	}
+	// A router's components start before its listeners, as Crossbar's:
+	// none was bound.
+	if ls := n.Listeners(); len(ls) != 0 {
+		t.Fatalf("listeners %v bound before the router's components started", ls)
+	}
+}
+
+// TestContainerComponentStartFails: a container component starts after
+// the listeners; when it fails, they are closed again.
+func TestContainerComponentStartFails(t *testing.T) {
+	f := &fakeComponent{startErr: errors.New("boom")}
+	withComponent(t, config.ClassMessageForwarder, f)
+	n, err := New(parse(t, `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [{"type": "websocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}}]},
+		{"type": "container", "components": [{"type": "class", "classname": "router.adapter.rest.MessageForwarder", "realm": "realm1",
+			"extra": {"subscriptions": [{"topic": "com.example.t", "url": "http://127.0.0.1:1/x"}]},
+			"transport": {"type": "rawsocket", "endpoint": {"type": "unix", "path": "nowhere.sock"}}}]}]}`, nil), Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = n.Start(testCtx(t))
+	if err == nil || !strings.Contains(err.Error(), "workers[1].components[0]: boom") {
+		t.Fatalf("Start: %v, want the component's path", err)
+	}
 	ls := n.Listeners()
 	if len(ls) != 1 {
 		t.Fatalf("listeners %v", ls)

@@ -92,10 +92,14 @@ func (c *Channel) Hello(ctx context.Context) (Hello, error) {
 func (c *Channel) Done() <-chan struct{} { return c.done }
 
 // Close closes the node's end; the runner takes that as the end of its
-// worker. It returns once the read loop has ended.
+// worker. It returns once the read loop has ended. Safe to call more than
+// once.
 func (c *Channel) Close() error {
 	err := c.conn.Close()
 	<-c.done
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
 	return err
 }
 
