@@ -3,6 +3,7 @@ package node
 import (
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -121,8 +122,10 @@ func TestPyRestartModes(t *testing.T) {
 			if tt.restarts {
 				nextJoin(t, joined, "com.example.c")
 				callEcho(t, s, "com.example.c.echo")
-			} else if _, err := s.Call(testCtx(t), "com.example.c.echo", wamp.List{"hi"}, nil); wampURIOf(err) != wamp.ErrNoSuchProcedure {
-				t.Errorf("call after the component stopped: %v, want no_such_procedure", err)
+			} else if _, err := s.Call(testCtx(t), "com.example.c.echo", wamp.List{"hi"}, nil); err == nil {
+				// no_such_procedure, or canceled when the router has not
+				// yet seen the session end
+				t.Error("the component answers after it stopped")
 			}
 			stillRunning(t, n)
 		})
@@ -290,4 +293,64 @@ func (p *unixProxy) cut() {
 		c.Close()
 	}
 	p.conns = nil
+}
+
+// TestPyWorkerExitTriggers: the controller's triggers weigh a worker's
+// exit by how it ended: a container that shut down by its mode, or a
+// runner that exited with status 0, exited cleanly (no
+// shutdown_on_worker_exit_with_error); shutdown_on_last_worker_exit waits
+// for every worker.
+func TestPyWorkerExitTriggers(t *testing.T) {
+	withTriggers := func(triggers string, workers ...string) string {
+		return `{"version": 2, "controller": {"options": {"shutdown": ` + triggers + `}}, "workers": [` + strings.Join(workers, ",") + `]}`
+	}
+	t.Run("container shut down, on error only", func(t *testing.T) {
+		cbdir := pyProject(t)
+		n, log := startPy(t, cbdir, withTriggers(`["shutdown_on_worker_exit_with_error"]`, pyRouter(""),
+			pyContainer(`"shutdown": "shutdown-on-any-component-stopped"`, pyComp("Echo", "com.example.c", overRawSocket))))
+		act(t, joinRouter(t, cbdir), "com.example.c", "leave")
+		log.wait(t, 1, `msg="worker exited; the node keeps running`, "worker=workers[1]", `why="the container shut down (shutdown-on-any-component-stopped): a component stopped"`)
+		stillRunning(t, n)
+	})
+	t.Run("runner exits with status 0", func(t *testing.T) {
+		cbdir := pyProject(t)
+		n, log := startPy(t, cbdir, pyDoc(pyRouter(""), pyContainer("", pyComp("Echo", "com.example.c", overRawSocket))))
+		if _, err := joinRouter(t, cbdir).Publish(testCtx(t), "com.example.c.exit", nil, nil, wamp.Dict{"acknowledge": true}); err != nil {
+			t.Fatal(err)
+		}
+		shutsDown(t, n, false)
+		log.wait(t, 1, `msg="worker exited; the node shuts down"`, `why="its Python runner exited with status 0"`, "trigger=shutdown_on_worker_exit")
+	})
+	t.Run("last worker", func(t *testing.T) {
+		cbdir := pyProject(t)
+		n, log := startPy(t, cbdir, withTriggers(`["shutdown_on_last_worker_exit"]`, pyRouter(pyComp("Echo", "com.example.r", "")),
+			pyContainer("", pyComp("Echo", "com.example.c", overRawSocket))))
+		s := joinRouter(t, cbdir)
+		kill(t, s, "com.example.c")
+		log.wait(t, 1, `msg="worker exited; the node keeps running`, "worker=workers[1]")
+		stillRunning(t, n)
+		kill(t, s, "com.example.r")
+		shutsDown(t, n, true)
+		log.wait(t, 1, `msg="worker exited; the node shuts down"`, "worker=workers[0]", "trigger=shutdown_on_last_worker_exit")
+	})
+}
+
+// TestPyEnvAndOutput: options.env makes the runner's environment
+// (inherit, vars, PYTHONUNBUFFERED); what the runner prints goes to the
+// node's log under the worker's path.
+func TestPyEnvAndOutput(t *testing.T) {
+	t.Setenv("PYAPP_INHERITED", "no")
+	cbdir := pyProject(t)
+	_, log := startPy(t, cbdir, pyDoc(pyRouter(""), pyContainer(`"env": {"inherit": ["HOME"], "vars": {"PYAPP_MODE": "from-vars"}}`,
+		pyComp("Echo", "com.example.c", overRawSocket))))
+	res, err := joinRouter(t, cbdir).Call(testCtx(t), "com.example.c.info", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _ := res.Args[0].(map[string]any)["env"].(map[string]any)
+	if env["PYAPP_MODE"] != "from-vars" || env["PYAPP_INHERITED"] != nil || env["PYTHONUNBUFFERED"] != "1" || env["HOME"] != os.Getenv("HOME") {
+		t.Errorf("environment %v: want PYAPP_MODE from vars, HOME inherited, PYTHONUNBUFFERED=1, nothing else", env)
+	}
+	log.wait(t, 1, `msg="joined com.example.c"`, "worker=workers[1]", "stream=stdout")
+	log.wait(t, 1, `level=WARN msg="stderr of com.example.c"`, "worker=workers[1]", "stream=stderr")
 }

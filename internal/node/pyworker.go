@@ -91,10 +91,14 @@ const restartResetAfter = 10 * time.Second
 // that a component that fails at once does not restart in a tight loop.
 // Tests replace it.
 var restartDelay = func(n int) time.Duration {
-	if n <= 1 {
+	const first, most = 500 * time.Millisecond, 30 * time.Second
+	switch {
+	case n <= 1:
 		return 0
+	case n > 8: // 500 ms << 6 is past most already; a bigger shift overflows
+		return most
 	}
-	return min(500*time.Millisecond<<(n-2), 30*time.Second)
+	return min(first<<(n-2), most)
 }
 
 // start starts the runner and then each component in order, waiting until

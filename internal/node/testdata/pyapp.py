@@ -16,8 +16,9 @@ def name_of(session):
 
 class Echo(ApplicationSession):
     """Registers <name>.echo and <name>.info; publishes test.joined; leaves
-    when <name>.leave is called, and fails (an exception escapes an event
-    handler) on an event of <name>.fail."""
+    when <name>.leave is called, fails (an exception escapes an event
+    handler) on an event of <name>.fail, and stops the runner (its reactor)
+    on an event of <name>.exit."""
 
     @inlineCallbacks
     def onJoin(self, details):
@@ -26,6 +27,9 @@ class Echo(ApplicationSession):
         yield self.register(lambda: self.info(details), name + ".info")
         yield self.register(self.leave_later, name + ".leave")
         yield self.subscribe(self.fail_now, name + ".fail")
+        yield self.subscribe(self.exit_runner, name + ".exit")
+        print("joined", name)
+        sys.stderr.write("stderr of %s\n" % name)
         self.publish("test.joined", name, os.getpid())
 
     def info(self, details):
@@ -39,7 +43,7 @@ class Echo(ApplicationSession):
             "controller": self.config.controller is None,
             "shared": self.config.shared is None,
             "pid": os.getpid(),
-            "env": os.environ.get("PYAPP_MODE"),
+            "env": {k: os.environ.get(k) for k in ("PYAPP_MODE", "PYAPP_INHERITED", "PYTHONUNBUFFERED", "HOME")},
         }
 
     def leave_later(self):
@@ -48,6 +52,9 @@ class Echo(ApplicationSession):
 
     def fail_now(self, *args):
         raise RuntimeError("told to fail")
+
+    def exit_runner(self, *args):
+        reactor.stop()
 
 
 class Checked(Echo):
