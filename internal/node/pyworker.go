@@ -416,7 +416,7 @@ func (w *pyWorker) stop(ctx context.Context) error {
 	select {
 	case <-done:
 	case <-ctx.Done():
-		err = errors.Join(err, fmt.Errorf("node: %s: waiting for its sessions: %w", w.path, ctx.Err()))
+		err = errors.Join(err, fmt.Errorf("node: waiting for its sessions: %w", ctx.Err()))
 	}
 	if err != nil {
 		return pathError(w.path, err)
