@@ -1,8 +1,6 @@
 package node
 
 import (
-	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,33 +60,18 @@ func TestCrossbarFailureExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			log := newWatchedLog()
-			t.Cleanup(func() {
-				if t.Failed() || os.Getenv("PYLOG") != "" {
-					t.Logf("node log:\n%s", log.String())
-				}
-			})
-			n, err := New(cfg, Options{Dir: cbdir, Logger: slog.New(slog.NewTextHandler(log, nil))})
+			log, logger := newWatchedLogger(t)
+			n, err := New(cfg, Options{Dir: cbdir, Logger: logger})
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = n.Start(testCtx(t))
 			if tt.startErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.startErr) {
+				if err := n.Start(testCtx(t)); err == nil || !strings.Contains(err.Error(), tt.startErr) {
 					t.Fatalf("Start: %v\nwant %s", err, tt.startErr)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatalf("Start: %v", err)
-			}
-			t.Cleanup(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-				defer cancel()
-				if err := n.Stop(ctx); err != nil {
-					t.Errorf("Stop: %v", err)
-				}
-			})
+			startNode(t, n)
 			log.wait(t, 1, `msg="component stopped"`, tt.stopped)
 			if tt.shuts {
 				shutsDown(t, n, false)

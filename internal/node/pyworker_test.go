@@ -2,7 +2,6 @@ package node
 
 import (
 	"bytes"
-	"context"
 	"log/slog"
 	"net"
 	"os"
@@ -87,16 +86,7 @@ func pyDoc(workers ...string) string {
 func startPy(t *testing.T, cbdir, doc string) (*Node, *watchedLog) {
 	t.Helper()
 	n, log := newPy(t, cbdir, doc)
-	if err := n.Start(testCtx(t)); err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-		defer cancel()
-		if err := n.Stop(ctx); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	})
+	startNode(t, n)
 	return n, log
 }
 
@@ -104,17 +94,24 @@ func startPy(t *testing.T, cbdir, doc string) (*Node, *watchedLog) {
 // which the test prints when it fails (or PYLOG is set).
 func newPy(t *testing.T, cbdir, doc string) (*Node, *watchedLog) {
 	t.Helper()
+	log, logger := newWatchedLogger(t)
+	n, err := New(parse(t, doc, nil), Options{Dir: cbdir, Logger: logger})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return n, log
+}
+
+// newWatchedLogger is a debug logger to a watchedLog, which the test
+// prints when it fails (or PYLOG is set).
+func newWatchedLogger(t *testing.T) (*watchedLog, *slog.Logger) {
 	log := newWatchedLog()
 	t.Cleanup(func() {
 		if t.Failed() || os.Getenv("PYLOG") != "" {
 			t.Logf("node log:\n%s", log.String())
 		}
 	})
-	n, err := New(parse(t, doc, nil), Options{Dir: cbdir, Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	return n, log
+	return log, slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
 // watchedLog is a log sink whose lines a test can wait for.
