@@ -94,7 +94,7 @@ func TestProcessEnvForms(t *testing.T) {
 		{`{}`, ProcessEnv{InheritAll: true}},
 		{`{"inherit": false}`, ProcessEnv{}},
 		{`{"inherit": true, "vars": {"A": "1"}}`, ProcessEnv{InheritAll: true, Vars: map[string]string{"A": "1"}}},
-		{`{"inherit": []}`, ProcessEnv{Inherit: []string{}}},
+		{`{"inherit": []}`, ProcessEnv{}},
 	}
 	for _, tt := range tests {
 		c, _ := mustParse(t, top(router(`"options": {"env": `+tt.env+`}, "components": [`+pyComponent+`]`)))

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -15,11 +16,13 @@ const (
 	ctr0 = "workers[0].components[0].transport"
 )
 
+// ruleTest is a configuration fragment, with the path and a substring of
+// the one error (or warning) it must give.
+type ruleTest struct{ name, doc, path, msg string }
+
 // ruleTests are one configuration fragment per rule, with the path and a
 // substring of the one error it must give.
-var ruleTests = []struct {
-	name, doc, path, msg string
-}{
+var ruleTests = []ruleTest{
 	// Top level.
 	{"not an object", `[]`, "", "must be an object, not an array"},
 	{"version missing", `{"workers": []}`, "version", "required"},
@@ -38,8 +41,8 @@ var ruleTests = []struct {
 
 	// Workers.
 	{"worker type missing", top(`{}`), w0 + ".type", "required"},
-	{"worker type unknown", top(`{"type": "routr"}`), w0 + ".type", `unknown worker type "routr" (want router, container)`},
-	{"guest worker", top(`{"type": "guest", "executable": "node"}`), w0 + ".type", `not supported: worker type "guest"`},
+	{"worker type unknown", top(`{"type": "routr"}`), w0 + ".type", `unknown worker type "routr" (want router, container, guest)`},
+	{"websocket-testee worker", top(`{"type": "websocket-testee"}`), w0 + ".type", `not supported: worker type "websocket-testee" (Python-only)`},
 	{"worker id", top(`{"type": "router", "id": "R1"}`), w0 + ".id", `invalid id "R1"`},
 	{"router connections", top(router(`"connections": []`)), w0 + ".connections", "not supported"},
 	{"router unknown key", top(router(`"transport": []`)), w0 + ".transport", `did you mean "transports"?`},
@@ -60,16 +63,17 @@ var ruleTests = []struct {
 	{"pythonpath item", top(router(`"options": {"pythonpath": [1]}`)), w0 + ".options.pythonpath[0]", "must be a string"},
 	{"env type", top(router(`"options": {"env": []}`)), w0 + ".options.env", "must be an object"},
 	{"env unknown key", top(router(`"options": {"env": {"var": {}}}`)), w0 + ".options.env.var", `did you mean "vars"?`},
-	{"env inherit type", top(router(`"options": {"env": {"inherit": "yes"}}`)), w0 + ".options.env.inherit", "must be a boolean or an array of variable names, not a string"},
+	{"env inherit type", top(router(`"options": {"env": {"inherit": "yes"}}`)), w0 + ".options.env.inherit", "must be a boolean, not a string"},
 	{"env inherit item", top(router(`"options": {"env": {"inherit": [1]}}`)), w0 + ".options.env.inherit[0]", "must be a string"},
 	{"env vars value", top(router(`"options": {"env": {"vars": {"A": 1}}}`)), w0 + ".options.env.vars.A", "must be a string"},
-	{"env vars name", top(router(`"options": {"env": {"vars": {"A-B": "1"}}}`)), w0 + ".options.env.vars.A-B", `invalid environment variable name "A-B"`},
+	{"env vars name", top(router(`"options": {"env": {"vars": {"A=B": "1"}}}`)), w0 + ".options.env.vars", `invalid environment variable name "A=B"`},
 	{"duplicate worker id", top(router(`"id": "router1"`), router(`"id": "router1"`)), "workers[1].id", `duplicate worker id "router1"`},
 
 	// Realms and roles.
 	{"realm name missing", top(`{"type": "router", "realms": [{}]}`), r0 + ".name", "required"},
 	{"realm name invalid", top(`{"type": "router", "realms": [{"name": "a..b"}]}`), r0 + ".name", `invalid realm URI "a..b"`},
 	{"realm store", top(`{"type": "router", "realms": [{"name": "r", "store": {"type": "memory"}}]}`), r0 + ".store", "not supported"},
+	{"realm stats", top(`{"type": "router", "realms": [{"name": "r", "stats": {"trigger_on_join": true}}]}`), r0 + ".stats", "not supported (realm session statistics)"},
 	{"realm unknown key", top(`{"type": "router", "realms": [{"name": "r", "role": []}]}`), r0 + ".role", `did you mean "roles"?`},
 	{"uri_check", top(`{"type": "router", "realms": [{"name": "r", "options": {"uri_check": "lax"}}]}`), r0 + ".options.uri_check", `unknown URI check "lax" (want strict, loose)`},
 	{"chunk size", top(`{"type": "router", "realms": [{"name": "r", "options": {"event_dispatching_chunk_size": 0}}]}`), r0 + ".options.event_dispatching_chunk_size", "must be in 1..2147483647, not 0"},
@@ -185,6 +189,9 @@ var ruleTests = []struct {
 	{"static mime type", web(`{"/": {"type": "static", "directory": "w", "options": {"mime_types": {".x": 1}}}}`), t0 + `.paths["/"].options.mime_types[".x"]`, "must be a string"},
 	{"redirect url missing", web(`{"old": {"type": "redirect"}}`), t0 + ".paths.old.url", "required"},
 	{"json value missing", web(`{"j": {"type": "json"}}`), t0 + ".paths.j.value", "required"},
+	{"json options not an object", web(`{"j": {"type": "json", "value": 1, "options": []}}`), t0 + ".paths.j.options", "must be an object, not an array"},
+	{"json option type", web(`{"j": {"type": "json", "value": 1, "options": {"prettify": "yes"}}}`), t0 + ".paths.j.options.prettify", "must be a boolean, not a string"},
+	{"json option unknown", web(`{"j": {"type": "json", "value": 1, "options": {"allow_cross_origins": true}}}`), t0 + ".paths.j.options.allow_cross_origins", `did you mean "allow_cross_origin"?`},
 	{"nested paths missing", web(`{"api": {"type": "path"}}`), t0 + ".paths.api.paths", "required"},
 	{"nested error", web(`{"api": {"type": "path", "paths": {"x": {"type": "static"}}}}`), t0 + ".paths.api.paths.x.directory", "required"},
 	{"websocket option unknown", wsPath(`"options": {"auto_ping_intervall": 1000}`), ws + ".options.auto_ping_intervall", `did you mean "auto_ping_interval"?`},
@@ -248,7 +255,7 @@ func perm(p string) string {
 const p0 = "workers[0].realms[0].roles[0].permissions[0]"
 
 func TestRules(t *testing.T) {
-	for _, tt := range ruleTests {
+	for _, tt := range slices.Concat(ruleTests, guestRuleTests) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, errs := parseTest(t, tt.doc, JSON)
 			if len(errs) != 1 {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -50,9 +51,7 @@ func pyContainer(options string) string {
 // the path and a substring of the one warning it must give. An empty path
 // means the fragment must give no warning at all (the value is what
 // Junction does anyway, or the key is documented as accepted silently).
-var warningTests = []struct {
-	name, doc, path, msg string
-}{
+var warningTests = []ruleTest{
 	// Controller.
 	{"controller id", `{"version": 2, "controller": {"id": "node1"}}`, "controller.id", "ignored: Junction has no separate controller"},
 	{"controller title", `{"version": 2, "controller": {"options": {"title": "n"}}}`, "controller.options.title", "ignored: the process title is not set"},
@@ -86,6 +85,7 @@ var warningTests = []struct {
 	{"chunk size", realmOptionsDoc(`"event_dispatching_chunk_size": 100`), r0 + ".options.event_dispatching_chunk_size", "ignored: each receiver has its own outbound queue"},
 	{"bridge_meta_api", realmOptionsDoc(`"bridge_meta_api": true`), r0 + ".options.bridge_meta_api", "ignored: there are no router-to-router links"},
 	{"bridge_meta_api false", realmOptionsDoc(`"bridge_meta_api": false`), "", ""},
+	{"realm trace", top(`{"type": "router", "realms": [{"name": "r", "trace": true}]}`), r0 + ".trace", "ignored: Crossbar does not use it either"},
 	{"permission cache", perm(`{"uri": "a", "cache": true}`), "", ""},
 
 	// Web transport and endpoints.
@@ -136,7 +136,7 @@ var warningTests = []struct {
 }
 
 func TestWarningRules(t *testing.T) {
-	for _, tt := range warningTests {
+	for _, tt := range slices.Concat(warningTests, guestWarningTests) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, warns := mustParse(t, tt.doc)
 			if tt.path == "" {

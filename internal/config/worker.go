@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// Worker is an item of "workers": a *RouterWorker or a *ContainerWorker.
+// Worker is an item of "workers": a *RouterWorker, a *ContainerWorker or
+// a *GuestWorker.
 type Worker interface {
 	// WorkerID is the worker's "id" ("" when not given).
 	WorkerID() string
@@ -48,6 +49,10 @@ type WorkerOptions struct {
 // DefaultPython is a worker's "options.python" when not given.
 const DefaultPython = "python3"
 
+// DefaultProcessEnv is a worker's "options.env" when not given: the
+// node's whole environment.
+var DefaultProcessEnv = ProcessEnv{InheritAll: true}
+
 // worker decodes an item of "workers", by its "type".
 func (d *decoder) worker(path string, v any) Worker {
 	o, ok := d.object(path, v)
@@ -59,13 +64,15 @@ func (d *decoder) worker(path string, v any) Worker {
 		return d.routerWorker(o)
 	case "container":
 		return d.containerWorker(o)
+	case "guest":
+		return d.guestWorker(o)
 	case "":
 		o.skip()
-	case "guest", "websocket-testee", "proxy", "xbrmm", "hub", "marketplace":
+	case "websocket-testee", "proxy", "xbrmm", "hub", "marketplace":
 		d.errorf(o.at("type"), "not supported: worker type %q (Python-only)", t)
 		o.skip()
 	default:
-		d.errorf(o.at("type"), "unknown worker type %q (want router, container)", t)
+		d.errorf(o.at("type"), "unknown worker type %q (want router, container, guest)", t)
 		o.skip()
 	}
 	return nil
@@ -94,7 +101,9 @@ func (d *decoder) workerCommon(o *object, extra func(*object)) (string, WorkerOp
 	opts.Python = oo.validStr("python", DefaultPython, pythonCommand,
 		"must be an absolute path or a command name looked up on PATH, not %q")
 	opts.PythonPath = oo.strList("pythonpath")
-	opts.Env = d.processEnv(oo)
+	if eo, ok := oo.child("env"); ok {
+		opts.Env = d.processEnv(eo)
+	}
 	oo.ignored("cpu_affinity", pythonOnly)
 	oo.ignored("extra", ": no worker code reads it")
 	if extra != nil {

@@ -19,6 +19,7 @@ type builder struct {
 	log    *slog.Logger
 	nonces map[string]*bridge.NonceCache // by signing key; see signing
 	errs   config.Errors                 // the problems found so far
+	warns  []config.Warning              // what was built with a warning
 }
 
 // build adds a unit for every enabled worker, transport and component. An
@@ -33,6 +34,8 @@ func (b *builder) build(cfg *config.Config) {
 			b.routerWorker(path, w)
 		case *config.ContainerWorker:
 			b.containerWorker(path, w)
+		case *config.GuestWorker:
+			b.guestWorker(path, w)
 		default:
 			b.fail(fieldError(path, fmt.Errorf("node: unknown worker type %T", w)))
 		}
@@ -40,11 +43,16 @@ func (b *builder) build(cfg *config.Config) {
 	b.capListeners()
 }
 
-// enabledWorkers counts the workers that start (not disabled).
+// enabledWorkers counts the workers that start (not disabled), as
+// shutdown_on_last_worker_exit counts them. A guest counts as running
+// throughout: its exits do not reach the shutdown triggers (as in
+// Crossbar), and a watched one may start again.
 func enabledWorkers(cfg *config.Config) int {
 	n := 0
 	for _, w := range cfg.Workers {
 		switch w := w.(type) {
+		case *config.GuestWorker:
+			n++
 		case *config.RouterWorker:
 			if !w.Options.Disabled {
 				n++
@@ -60,6 +68,14 @@ func enabledWorkers(cfg *config.Config) int {
 
 // fail records the problems of err (nil records nothing).
 func (b *builder) fail(err error) { b.errs = appendError(b.errs, err) }
+
+// warn records and logs a warning at a JSON path: something built that
+// will not do what the config seems to ask (a static directory that does
+// not exist). It is logged as start logs the config's own warnings.
+func (b *builder) warn(path, msg string) {
+	b.warns = append(b.warns, config.Warning{Path: path, Msg: msg})
+	b.log.Warn("config: "+msg, "path", path)
+}
 
 // resolve returns name relative to the node directory, or name itself
 // when absolute.

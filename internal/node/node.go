@@ -47,6 +47,8 @@ type Node struct {
 	sessions   []*bridgeSession // of the caller, publisher and webhook services
 	proxies    []proxyUnit      // the reverse proxies and WebSocket reverse proxies
 	shutdown   *shutdownPolicy  // when a worker's exit stops the node
+	guests     []*guestUnit     // the guest workers, in config order
+	warnings   []config.Warning // of the build; see Warnings
 
 	mu      sync.Mutex // guards the fields below
 	state   state
@@ -84,8 +86,16 @@ func New(cfg *config.Config, opts Options) (*Node, error) {
 		b.errs.Sort()
 		return nil, b.errs
 	}
+	n.warnings = b.warns
 	return n, nil
 }
+
+// Warnings returns what New built with a warning, each at its JSON path,
+// in the order of the config: a static directory that does not exist
+// (every request there gets 404 until it does, as with Crossbar). New has
+// logged each of them at warn level already. The config's own warnings
+// come from config.Load, not from here.
+func (n *Node) Warnings() []config.Warning { return n.warnings }
 
 // Start starts the routers and realms, then joins the embedded sessions
 // of the HTTP bridge services, then starts the router components (the
@@ -98,7 +108,9 @@ func New(cfg *config.Config, opts Options) (*Node, error) {
 // bridge component of a container connects in the background (its router
 // may not be up yet), retrying with backoff, each failed attempt logged
 // at warn, and registers or subscribes once joined, so Start does not
-// wait for it. If a step fails, what already started is stopped again and
+// wait for it. Then it starts the guest workers, in config order, once
+// every router listens (a guest's executable that cannot be found fails
+// the start). If a step fails, what already started is stopped again and
 // the error names the transport or component path (and for a listener the
 // address, e.g. "workers[0].transports[1]: listen tcp 127.0.0.1:8080:
 // bind: address already in use"). ctx bounds the start, and the stop
@@ -160,7 +172,15 @@ func (n *Node) startAll(ctx context.Context) error {
 			"max_connections", l.limits.Max, "max_connections_per_ip", l.limits.MaxPerIP)
 		l.logServices(n.log)
 	}
-	return n.startComponents(ctx, false)
+	if err := n.startComponents(ctx, false); err != nil {
+		return err
+	}
+	for _, g := range n.guests {
+		if err := g.start(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // startComponents starts the router components (router true) or the
@@ -186,7 +206,9 @@ func (n *Node) startComponents(ctx context.Context, router bool) error {
 	return nil
 }
 
-// Stop stops the node: components (ending the attempts of those still
+// Stop stops the node: guest workers (SIGTERM to each one's process
+// group, SIGKILL after the grace or when ctx ends; no child outlives
+// them), components (ending the attempts of those still
 // connecting; the Python runners get SIGTERM, then SIGKILL once ctx ends
 // or after their grace), then listeners (no new connections, in-flight HTTP requests
 // finish), then the embedded sessions of the HTTP bridge services
@@ -214,6 +236,9 @@ func (n *Node) Stop(ctx context.Context) error {
 // stopAll runs the stop phases in reverse start order.
 func (n *Node) stopAll(ctx context.Context) error {
 	var errs []error
+	for _, g := range slices.Backward(n.guests) {
+		g.stop(ctx)
+	}
 	for _, w := range slices.Backward(n.runners) {
 		errs = append(errs, w.stop(ctx))
 	}

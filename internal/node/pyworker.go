@@ -430,11 +430,7 @@ func resolvePython(name string) (string, error) {
 	if !filepath.IsAbs(name) {
 		return exec.LookPath(name)
 	}
-	fi, err := os.Stat(name)
-	switch {
-	case err != nil:
-		return "", err
-	case fi.IsDir() || fi.Mode()&0o111 == 0:
+	if !isExecutable(name) {
 		return "", fmt.Errorf("%s is not an executable file", name)
 	}
 	return name, nil

@@ -335,7 +335,7 @@ func TestPyInterpreterErrors(t *testing.T) {
 	cbdir := pyProject(t)
 	doc := pyDoc(strings.Replace(pyRouter(pyComp("Echo", "c", "")), python, "/nonexistent/python3", 1))
 	_, err := New(parse(t, doc, nil), Options{Dir: cbdir})
-	if err == nil || !strings.Contains(err.Error(), `workers[0].options.python: node: Python interpreter "/nonexistent/python3": stat /nonexistent/python3: no such file or directory`) {
+	if err == nil || !strings.Contains(err.Error(), `workers[0].options.python: node: Python interpreter "/nonexistent/python3": /nonexistent/python3 is not an executable file`) {
 		t.Errorf("New: %v", err)
 	}
 	doc = pyDoc(strings.Replace(pyRouter(pyComp("Echo", "c", "")), `"`+python+`"`, `"no-such-python-here"`, 1))

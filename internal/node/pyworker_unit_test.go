@@ -9,26 +9,6 @@ import (
 	"github.com/junction-wamp/junction/internal/config"
 )
 
-func TestProcessEnviron(t *testing.T) {
-	node := []string{"HOME=/h", "PATH=/bin", "LANG=C", "PYTHONUNBUFFERED=0", "BROKEN"}
-	tests := []struct {
-		name string
-		env  config.ProcessEnv
-		want []string
-	}{
-		{"inherit all", config.DefaultProcessEnv, []string{"HOME=/h", "LANG=C", "PATH=/bin", "PYTHONUNBUFFERED=0"}},
-		{"inherit nothing", config.ProcessEnv{}, []string{"PYTHONUNBUFFERED=1"}},
-		{"inherit some", config.ProcessEnv{Inherit: []string{"PATH", "NOPE"}}, []string{"PATH=/bin", "PYTHONUNBUFFERED=1"}},
-		{"vars over inherited", config.ProcessEnv{InheritAll: true, Vars: map[string]string{"PATH": "/x", "PYTHONUNBUFFERED": ""}},
-			[]string{"HOME=/h", "LANG=C", "PATH=/x", "PYTHONUNBUFFERED="}},
-	}
-	for _, tt := range tests {
-		if got := processEnviron(tt.env, node); !slices.Equal(got, tt.want) {
-			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}
-
 func TestWithPythonPath(t *testing.T) {
 	tests := []struct {
 		env, dirs, want []string

@@ -86,8 +86,12 @@ type Process struct {
 	reaped bool       // the leader's PID may be reused: signal nothing
 }
 
-// Start starts the process described by spec in its own process group.
-// The error names Spec.Name and Spec.Path.
+// Start starts the process described by spec in its own process group,
+// with SIGKILL as its parent-death signal. That signal is tied to the
+// thread that forked: call Start from a goroutine that is not locked to
+// an OS thread that may exit (runtime.LockOSThread without unlock), or
+// the child is killed when that thread ends. The error names Spec.Name
+// and Spec.Path.
 func Start(spec Spec) (*Process, error) {
 	path, err := resolve(spec.Path)
 	if err != nil {

@@ -8,20 +8,33 @@ import (
 	"time"
 )
 
-// DefaultWatchInterval is how often Watch looks when given no interval.
+// DefaultWatchInterval is how often a Watcher looks when given no
+// interval.
 const DefaultWatchInterval = time.Second
 
-// Watch calls changed, on its own goroutine, each time a file or
-// directory under one of dirs (recursively) has been created, removed,
-// or modified (size, mode or modification time) since it last looked.
-// It polls every interval (zero: DefaultWatchInterval), with the
-// standard library alone, and returns when ctx ends. A directory that
-// cannot be read counts as empty: its appearing later is a change.
-func Watch(ctx context.Context, dirs []string, interval time.Duration, changed func()) {
+// Watcher watches directory trees for changes by polling them, with the
+// standard library alone: a file or directory under one of them
+// (recursively) created, removed, or modified (size, mode or
+// modification time). A directory that cannot be read counts as empty:
+// its appearing later is a change. Run is called at most once.
+type Watcher struct {
+	dirs []string
+	last map[string]entry
+}
+
+// NewWatcher takes the first look at dirs, now: what changes after
+// NewWatcher returns is a change for Run.
+func NewWatcher(dirs []string) *Watcher {
+	return &Watcher{dirs: dirs, last: snapshot(dirs)}
+}
+
+// Run looks every interval (zero: DefaultWatchInterval) and calls
+// changed, on Run's goroutine, after each look that found a change. It
+// returns when ctx ends.
+func (w *Watcher) Run(ctx context.Context, interval time.Duration, changed func()) {
 	if interval <= 0 {
 		interval = DefaultWatchInterval
 	}
-	last := snapshot(dirs)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -30,15 +43,14 @@ func Watch(ctx context.Context, dirs []string, interval time.Duration, changed f
 			return
 		case <-t.C:
 		}
-		now := snapshot(dirs)
-		if !maps.Equal(now, last) {
-			last = now
+		if now := snapshot(w.dirs); !maps.Equal(now, w.last) {
+			w.last = now
 			changed()
 		}
 	}
 }
 
-// entry is what Watch compares of a file.
+// entry is what a Watcher compares of a file.
 type entry struct {
 	size    int64
 	mode    fs.FileMode

@@ -40,7 +40,7 @@ func TestWatch(t *testing.T) {
 				var n atomic.Int32
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
-				go Watch(ctx, []string{dir}, time.Second, func() { n.Add(1) })
+				go NewWatcher([]string{dir}).Run(ctx, time.Second, func() { n.Add(1) })
 				time.Sleep(3 * time.Second)
 				synctest.Wait()
 				if got := n.Load(); got != 0 {
@@ -68,10 +68,29 @@ func TestWatchMissingDirectoryAppearing(t *testing.T) {
 		called := make(chan struct{}, 10)
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		go Watch(ctx, []string{dir}, 0, func() { called <- struct{}{} })
+		go NewWatcher([]string{dir}).Run(ctx, 0, func() { called <- struct{}{} })
 		synctest.Wait()
 		write(t, filepath.Join(dir, "a"), "x")
 		time.Sleep(DefaultWatchInterval)
+		synctest.Wait()
+		if len(called) != 1 {
+			t.Errorf("%d calls, want 1", len(called))
+		}
+	})
+}
+
+// TestWatchFirstLook: a change made after NewWatcher and before Run is
+// a change.
+func TestWatchFirstLook(t *testing.T) {
+	dir := t.TempDir()
+	w := NewWatcher([]string{dir})
+	write(t, filepath.Join(dir, "a"), "x")
+	synctest.Test(t, func(t *testing.T) {
+		called := make(chan struct{}, 10)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go w.Run(ctx, time.Second, func() { called <- struct{}{} })
+		time.Sleep(time.Second)
 		synctest.Wait()
 		if len(called) != 1 {
 			t.Errorf("%d calls, want 1", len(called))
@@ -84,7 +103,7 @@ func TestWatchEndsWithContext(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})
 		go func() {
-			Watch(ctx, []string{t.TempDir()}, time.Second, func() {})
+			NewWatcher([]string{t.TempDir()}).Run(ctx, time.Second, func() {})
 			close(done)
 		}()
 		cancel()
