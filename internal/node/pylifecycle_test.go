@@ -24,14 +24,18 @@ func noRestartDelay(t *testing.T) {
 
 // joins subscribes s to test.joined, which each pyapp.Echo publishes with
 // its name once it has joined (and registered).
-func joins(t *testing.T, s *client.Session) <-chan string {
+func joins(t *testing.T, s *client.Session) <-chan joinEvent {
 	t.Helper()
-	ch := make(chan string, 16)
+	ch := make(chan joinEvent, 16)
 	_, err := s.Subscribe(testCtx(t), "test.joined", func(ev *client.Event) {
+		var j joinEvent
 		if len(ev.Args) > 0 {
-			name, _ := ev.Args[0].(string)
-			ch <- name
+			j.name, _ = ev.Args[0].(string)
 		}
+		if len(ev.Args) > 2 {
+			j.session = idArg(ev.Args[2])
+		}
+		ch <- j
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -39,17 +43,55 @@ func joins(t *testing.T, s *client.Session) <-chan string {
 	return ch
 }
 
-// nextJoin waits for the next join announced on ch.
-func nextJoin(t *testing.T, ch <-chan string, want string) {
+// joinEvent is a component's announcement that it joined: its name and
+// session ID (0 when it did not say).
+type joinEvent struct {
+	name    string
+	session wamp.ID
+}
+
+// nextJoin waits for a join of want announced on ch by a session other
+// than before (the session that was there before the restart): its own
+// join may reach the router after the test subscribed, as it is relayed.
+func nextJoin(t *testing.T, ch <-chan joinEvent, want string, before wamp.ID) {
 	t.Helper()
-	select {
-	case name := <-ch:
-		if name != want {
-			t.Fatalf("%s joined, want %s", name, want)
+	for {
+		select {
+		case j := <-ch:
+			if j.name != want {
+				t.Fatalf("%s joined, want %s", j.name, want)
+			}
+			if j.session != before {
+				return
+			}
+		case <-testCtx(t).Done():
+			t.Fatalf("%s did not join (again)", want)
 		}
-	case <-testCtx(t).Done():
-		t.Fatalf("%s did not join (again)", want)
 	}
+}
+
+// sessionOf asks the Echo component named name for its session ID.
+func sessionOf(t *testing.T, s *client.Session, name string) wamp.ID {
+	t.Helper()
+	res, err := s.Call(testCtx(t), wamp.URI(name+".info"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := res.Args[0].(wamp.Dict)
+	id := idArg(info["session"])
+	if id == 0 {
+		t.Fatalf("%s.info: no session in %v", name, info)
+	}
+	return id
+}
+
+// idArg reads a session ID from a decoded payload (0 when it is none).
+func idArg(v any) wamp.ID {
+	n, ok := wamp.AsInt(v)
+	if !ok || n <= 0 {
+		return 0
+	}
+	return wamp.ID(n)
 }
 
 // act makes the component named name leave ("leave") or fail ("fail": an
@@ -113,6 +155,7 @@ func TestPyRestartModes(t *testing.T) {
 			n, log := startPy(t, cbdir, pyDoc(pyRouter(""), pyContainer(`"restart": "`+tt.mode+`"`, pyComp("Echo", "com.example.c", overRawSocket))))
 			s := joinRouter(t, cbdir)
 			joined := joins(t, s)
+			first := sessionOf(t, s, "com.example.c")
 			act(t, s, "com.example.c", tt.action)
 			next := "next=nothing"
 			if tt.restarts {
@@ -120,7 +163,7 @@ func TestPyRestartModes(t *testing.T) {
 			}
 			log.wait(t, 1, `msg="component stopped"`, "component=workers[1].components[0]", "failed="+boolText(tt.action == "fail"), next)
 			if tt.restarts {
-				nextJoin(t, joined, "com.example.c")
+				nextJoin(t, joined, "com.example.c", first)
 				callEcho(t, s, "com.example.c.echo")
 			} else if _, err := s.Call(testCtx(t), "com.example.c.echo", wamp.List{"hi"}, nil); err == nil {
 				// no_such_procedure, or canceled when the router has not
@@ -149,9 +192,10 @@ func TestPyRestartOnLostConnection(t *testing.T) {
 	_, log := startPy(t, cbdir, pyDoc(pyRouter(""), pyContainer(`"restart": "restart-on-failed"`, pyComp("Echo", "com.example.c", viaProxy))))
 	s := joinRouter(t, cbdir)
 	joined := joins(t, s)
+	first := sessionOf(t, s, "com.example.c")
 	p.cut()
 	log.wait(t, 1, `msg="component stopped"`, `reason="the connection to the router was lost"`, "failed=true", "next=restart")
-	nextJoin(t, joined, "com.example.c")
+	nextJoin(t, joined, "com.example.c", first)
 	callEcho(t, s, "com.example.c.echo")
 }
 

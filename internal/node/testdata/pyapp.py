@@ -30,12 +30,13 @@ class Echo(ApplicationSession):
         yield self.subscribe(self.exit_runner, name + ".exit")
         print("joined", name)
         sys.stderr.write("stderr of %s\n" % name)
-        self.publish("test.joined", name, os.getpid())
+        self.publish("test.joined", name, os.getpid(), details.session)
 
     def info(self, details):
         return {
             "extra": self.config.extra,
             "realm": details.realm,
+            "session": details.session,
             "authrole": details.authrole,
             "cwd": os.getcwd(),
             "path0": sys.path[0],
