@@ -186,7 +186,7 @@ func (r *guestRun) exited() <-chan struct{} {
 	return r.p.Done()
 }
 
-// onExit: a guest's own exit is logged, never restarted, and the node
+// onExit: a guest's own exit is logged (at warn when it failed), never restarted, and the node
 // goes on; a restart's goes on to the start, "timeout" later.
 func (r *guestRun) onExit() {
 	if r.restarting {
@@ -196,7 +196,11 @@ func (r *guestRun) onExit() {
 		if r.g.watch != nil && r.g.watch.restart {
 			msg = "guest exited; restarted when a watched file changes"
 		}
-		r.g.lifeLog().Warn(msg, "pid", r.p.PID(), "status", status(r.p))
+		level := slog.LevelInfo // a clean exit, as Crossbar logs it
+		if r.p.Err() != nil {
+			level = slog.LevelWarn
+		}
+		r.g.lifeLog().Log(context.Background(), level, msg, "pid", r.p.PID(), "status", status(r.p))
 	}
 	r.p, r.restarting = nil, false
 }
