@@ -13,6 +13,8 @@ type Realm struct {
 	Roles []*Role
 	// Options is "options".
 	Options RealmOptions
+	// Store is "store" (nil when absent).
+	Store *RealmStore
 }
 
 // RealmOptions is a realm's "options".
@@ -58,6 +60,7 @@ type RealmLimits struct {
 	TestamentBytesPerRealm   int // "testament_bytes_per_realm"
 	TestamentsPerSession     int // "testaments_per_session"
 	TestamentBytesPerSession int // "testament_bytes_per_session"
+	HistoryBytesPerRealm     int // "history_bytes_per_realm"
 }
 
 // NoLimit as a RealmLimits field ("-1" in the file) turns the limit off.
@@ -87,6 +90,7 @@ func (l *RealmLimits) limitKeys() []limitKey {
 		{"testament_bytes_per_realm", &l.TestamentBytesPerRealm},
 		{"testaments_per_session", &l.TestamentsPerSession},
 		{"testament_bytes_per_session", &l.TestamentBytesPerSession},
+		{"history_bytes_per_realm", &l.HistoryBytesPerRealm},
 	}
 }
 
@@ -128,7 +132,7 @@ func (d *decoder) realm(path string, v any) *Realm {
 		}
 	})
 	r.Options = d.realmOptions(o)
-	o.unsupported("store", " (event history and call queueing store)")
+	r.Store = d.store(o)
 	o.unsupported("rlinks", " (router-to-router links)")
 	o.unsupported("stats", " (realm session statistics)")
 	o.ignored("trace", ": Crossbar does not use it either")

@@ -33,7 +33,8 @@ func TestRealmLimitsDecode(t *testing.T) {
 	all := `{"subscriptions_per_session": 1, "registrations_per_session": 2, "calls_in_flight_per_session": 3,
 		"retained_events_per_realm": 4, "retained_bytes_per_realm": 5, "retained_events_per_session": 6, "retained_bytes_per_session": 7,
 		"testaments_per_realm": 8, "testament_bytes_per_realm": 9, "testaments_per_session": 10, "testament_bytes_per_session": 11,
-		"subscriptions_per_realm": 12, "registrations_per_realm": 13, "calls_in_flight_per_realm": 14, "uri_bytes_per_pattern": 15}`
+		"subscriptions_per_realm": 12, "registrations_per_realm": 13, "calls_in_flight_per_realm": 14, "uri_bytes_per_pattern": 15,
+		"history_bytes_per_realm": 16}`
 	tests := []struct {
 		name     string
 		doc      string
@@ -48,7 +49,8 @@ func TestRealmLimitsDecode(t *testing.T) {
 			SubscriptionsPerSession: 1, RegistrationsPerSession: 2, CallsInFlightPerSession: 3,
 			RetainedEventsPerRealm: 4, RetainedBytesPerRealm: 5, RetainedEventsPerSession: 6, RetainedBytesPerSession: 7,
 			TestamentsPerRealm: 8, TestamentBytesPerRealm: 9, TestamentsPerSession: 10, TestamentBytesPerSession: 11,
-			SubscriptionsPerRealm: 12, RegistrationsPerRealm: 13, CallsInFlightPerRealm: 14, URIBytesPerPattern: 15}, ""},
+			SubscriptionsPerRealm: 12, RegistrationsPerRealm: 13, CallsInFlightPerRealm: 14, URIBytesPerPattern: 15,
+			HistoryBytesPerRealm: 16}, ""},
 		{"big bytes", limitsDoc(`{"retained_bytes_per_realm": 17179869184}`), RealmLimits{RetainedBytesPerRealm: 16 << 30}, ""},
 		{"from env", limitsDoc(`{"registrations_per_session": "${PORT}"}`), RealmLimits{RegistrationsPerSession: 9090}, ""},
 		{"no limit", limitsDoc(`{"retained_events_per_realm": -1}`), RealmLimits{RetainedEventsPerRealm: NoLimit}, limitsPath + ".retained_events_per_realm"},

@@ -91,6 +91,7 @@ func realmOption(rm *config.Realm) router.RealmOptions {
 		StrictURIs:     rm.Options.URICheck == "strict",
 		DisableMetaAPI: !rm.Options.EnableMetaAPI,
 		Limits:         routerLimits(rm.Options.Limits),
+		EventHistory:   eventHistories(rm.Store),
 	}
 }
 

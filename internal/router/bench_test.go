@@ -54,7 +54,8 @@ func TestMatchPathAllocs(t *testing.T) {
 	})
 	targetAllocs := testing.AllocsPerRun(100, func() {
 		var buf [4]target
-		for _, t := range b.targets("com.t", buf[:0]) {
+		ts, _ := b.targets("com.t", buf[:0])
+		for _, t := range ts {
 			t.set.release()
 		}
 	})

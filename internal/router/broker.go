@@ -27,7 +27,8 @@ type broker struct {
 	// counts.
 	holders tally
 
-	retained retainStore // has its own (leaf) lock
+	retained  retainStore  // has its own (leaf) lock
+	histories historyStore // has its own (leaf) lock
 }
 
 // subscription is a topic pattern and its subscribers. id, topic, match,
@@ -40,6 +41,10 @@ type subscription struct {
 	created time.Time
 	set     *subscriberSet   // the current subscribers; nil: none left
 	busy    []*subscriberSet // replaced sets that publishes still send to
+	// hist is the subscription's event history, nil for none; set when
+	// the realm starts, never changed after. A subscription with one is
+	// held by the router: it stays when its last subscriber leaves.
+	hist *history
 }
 
 func newBroker(rm *realm) *broker {
@@ -69,7 +74,7 @@ func (b *broker) drop(sub *subscription, s *session) (deleted bool, busy []*subs
 	s.subs.remove(sub.id)
 	s.subWeight -= sub.weight
 	busy = sub.remove(s)
-	deleted = sub.set == nil
+	deleted = sub.set == nil && sub.hist == nil
 	b.holders.release(sub.weight, deleted)
 	if !deleted {
 		return false, busy

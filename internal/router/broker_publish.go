@@ -41,35 +41,48 @@ func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, args wamp
 		}
 	}
 	var buf [4]target
-	for _, t := range b.targets(topic, buf[:0]) {
-		e.deliver(t)
-		t.set.release()
+	ts, recorded := b.targets(topic, buf[:0])
+	if recorded {
+		b.record(pub, e, ts)
+	}
+	for _, t := range ts {
+		if t.set != nil {
+			e.deliver(t)
+			t.set.release()
+		}
 	}
 	return e.publication, nil
 }
 
 // target is a subscription that a publication matches, with the subscriber
-// set it had then (acquired: the caller releases it once it has sent).
+// set it had then (acquired: the caller releases it once it has sent; nil
+// when it has none) and its event history (nil: none).
 type target struct {
 	id    wamp.ID
 	match uriindex.Match
 	set   *subscriberSet
+	hist  *history
 }
 
 // targets appends to ts the subscriptions matching topic that have
-// subscribers, and acquires their sets. It takes broker.mu (read), only
-// for the lookup: the sends happen after it is released.
-func (b *broker) targets(topic wamp.URI, ts []target) []target {
+// subscribers or an event history, and acquires their sets; recorded
+// reports whether one has a history. It takes broker.mu (read), only for
+// the lookup: the sends happen after it is released.
+func (b *broker) targets(topic wamp.URI, ts []target) (_ []target, recorded bool) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	b.index.Match(string(topic), func(_ string, m uriindex.Match, sub *subscription) bool {
+		if sub.set == nil && sub.hist == nil {
+			return true
+		}
 		if sub.set != nil {
 			sub.set.acquire()
-			ts = append(ts, target{id: sub.id, match: m, set: sub.set})
 		}
+		recorded = recorded || sub.hist != nil
+		ts = append(ts, target{id: sub.id, match: m, set: sub.set, hist: sub.hist})
 		return true
 	})
-	return ts
+	return ts, recorded
 }
 
 // prepare validates and authorizes a publication and reads its options.

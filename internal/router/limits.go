@@ -83,6 +83,13 @@ type Limits struct {
 	TestamentBytesPerRealm   int
 	TestamentsPerSession     int
 	TestamentBytesPerSession int
+
+	// HistoryBytesPerRealm bounds the bytes the realm's event histories
+	// (RealmOptions.EventHistory) hold together. A history that would
+	// pass it drops its own oldest events; an event that does not fit
+	// even then is not kept (and counted as a refusal), but still
+	// delivered.
+	HistoryBytesPerRealm int
 }
 
 // Defaults of Limits. The per session counts are far above what an
@@ -102,7 +109,8 @@ type Limits struct {
 // to or register, 4 KiB, is 16 times a long real one (256 bytes).
 //
 // The byte limits bound the router's memory per realm at 64 MiB for
-// retained events and as much for testaments; one session may take a
+// retained events, as much for testaments and as much for event
+// histories; one session may take a
 // sixteenth of the retained bytes and 64 KiB of testaments (a testament
 // is typically a presence event of a few hundred bytes). Bytes are the
 // memory that a publication's or a testament's topic, arguments, keyword
@@ -124,6 +132,7 @@ const (
 	DefaultTestamentBytesPerRealm   = 64 << 20
 	DefaultTestamentsPerSession     = 256
 	DefaultTestamentBytesPerSession = 64 << 10
+	DefaultHistoryBytesPerRealm     = 64 << 20
 )
 
 // limitLogEvery is the shortest interval between two "limit exceeded"
@@ -141,6 +150,7 @@ type realmLimits struct {
 	retainedSession   budget
 	testamentRealm    budget
 	testamentSession  budget
+	historyBytes      int
 
 	log     *slog.Logger
 	rate    lograte.Limit
@@ -172,8 +182,9 @@ func newRealmLimits(o Limits, log *slog.Logger) *realmLimits {
 		testamentSession: budget{"testaments per session",
 			resolve(o.TestamentsPerSession, DefaultTestamentsPerSession),
 			resolve(o.TestamentBytesPerSession, DefaultTestamentBytesPerSession)},
-		log:  log,
-		rate: lograte.Limit{Interval: limitLogEvery},
+		historyBytes: resolve(o.HistoryBytesPerRealm, DefaultHistoryBytesPerRealm),
+		log:          log,
+		rate:         lograte.Limit{Interval: limitLogEvery},
 	}
 }
 

@@ -62,6 +62,7 @@ func (m *metaAPI) procedures() map[wamp.URI]internalProc {
 		"wamp.subscription.get":               m.subscriptionGet,
 		"wamp.subscription.list_subscribers":  m.subscriptionListSubscribers,
 		"wamp.subscription.count_subscribers": m.subscriptionCountSubscribers,
+		"wamp.subscription.get_events":        m.subscriptionGetEvents,
 	}
 }
 

@@ -146,3 +146,16 @@ func (a metaArgs) uri(rm *realm, i int, match string) (wamp.URI, error) {
 	}
 	return wamp.URI(s), nil
 }
+
+// integer reads an optional integer; def when absent.
+func (a metaArgs) integer(i int, def int) (int, error) {
+	v, ok := a.value(i)
+	if !ok {
+		return def, nil
+	}
+	n, ok := wamp.AsInt(v)
+	if !ok {
+		return 0, a.invalid(i, "an integer")
+	}
+	return int(n), nil
+}

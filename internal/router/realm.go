@@ -28,6 +28,9 @@ type RealmOptions struct {
 	// Limits bound what clients can make the realm hold; the zero value
 	// gives every limit its default.
 	Limits Limits
+	// EventHistory are the realm's event histories (Crossbar's realm
+	// store): see EventHistory. Read with the meta API only.
+	EventHistory []EventHistory
 }
 
 // realm is a routing namespace: its sessions, broker and dealer.
@@ -65,6 +68,7 @@ func newRealm(r *Router, o RealmOptions) *realm {
 		sessions: make(map[wamp.ID]*session),
 	}
 	rm.broker = newBroker(rm)
+	rm.broker.addHistories(o.EventHistory, rm.limits.historyBytes)
 	rm.dealer = newDealer(rm)
 	if !o.DisableMetaAPI {
 		rm.enableMetaAPI()

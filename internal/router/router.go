@@ -71,6 +71,9 @@ func (r *Router) AddRealm(o RealmOptions) error {
 	if !wamp.ValidURI(o.Name, false, wamp.MatchExact) {
 		return fmt.Errorf("%w: %q", ErrInvalidName, o.Name)
 	}
+	if err := checkHistories(o); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
