@@ -50,6 +50,9 @@ type listenerUnit struct {
 	// (reverseproxy, websocket-reverseproxy): each may hold a second
 	// descriptor, which the default cap counts.
 	proxies bool
+	// onShutdown runs when a web listener's shutdown starts (long-poll
+	// services answer their held receives).
+	onShutdown []func()
 
 	ln       net.Listener  // nil until started
 	done     chan struct{} // closed when Serve returns

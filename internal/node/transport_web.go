@@ -141,6 +141,9 @@ func (b *builder) httpListener(path string, l *listenerUnit, e config.ListenEndp
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	for _, f := range l.onShutdown {
+		s.OnShutdown(f)
+	}
 	l.srv = webServer{Server: s, log: o.Logger}
 	return l, nil
 }
