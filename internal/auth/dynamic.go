@@ -100,6 +100,15 @@ func IsDynamic(a Authenticator) bool {
 	return ok
 }
 
+// AssignsRealm reports whether a may give a session another realm than
+// its HELLO names (Identity.Realm): a dynamic authenticator, or static
+// cryptosign principals with a realm. The router then lets a HELLO name a
+// realm it does not have, and checks the realm once a has answered.
+func AssignsRealm(a Authenticator) bool {
+	r, ok := a.(interface{ assignsRealm() bool })
+	return IsDynamic(a) || ok && r.assignsRealm()
+}
+
 // ask calls the authenticator about req, as authid, with details, and
 // reads its answer.
 func (d *dynamic) ask(req *Request, authid string, details wamp.Dict) (*principal, error) {

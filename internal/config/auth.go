@@ -359,3 +359,39 @@ func hexKey(s string) bool {
 	b, err := hex.DecodeString(s)
 	return err == nil && len(b) == 32
 }
+
+// hasFunctionAuth reports whether t, or a WebSocket path of t at any
+// depth, has a function authenticator.
+func hasFunctionAuth(t Transport) bool {
+	switch t := t.(type) {
+	case *WebSocketTransport:
+		return t.Auth.hasFunction()
+	case *RawSocketTransport:
+		return t.Auth.hasFunction()
+	case *WebTransport:
+		return pathsHaveFunctionAuth(t.Paths)
+	}
+	return false
+}
+
+func pathsHaveFunctionAuth(ps Paths) bool {
+	for _, p := range ps {
+		switch s := p.(type) {
+		case *WebSocketService:
+			if s.Auth.hasFunction() {
+				return true
+			}
+		case *PathTree:
+			if pathsHaveFunctionAuth(s.Paths) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasFunction reports whether a method of a is "type": "function".
+func (a Auth) hasFunction() bool {
+	return a.Ticket != nil && a.Ticket.Function != nil || a.WAMPCRA != nil && a.WAMPCRA.Function != nil ||
+		a.Cryptosign != nil && a.Cryptosign.Function != nil
+}

@@ -70,3 +70,22 @@ var functionAuthWarningTests = []ruleTest{
 		"auth": {"cryptosign": {"type": "static", "principals": {"d": {"authorized_keys": [], "role": "device", "realm": "realm1"}}}}}]}`),
 		t0 + ".auth.cryptosign.principals.d.role", `role "device" is not defined in realm "realm1"`},
 }
+
+// TestFunctionAuthUsesPython: a router worker whose only Python code is a
+// function authenticator (on a web path at any depth, or a transport)
+// uses its Python options: no warning.
+func TestFunctionAuthUsesPython(t *testing.T) {
+	fn := `"auth": {"ticket": {"type": "function", "create": "a.b"}}`
+	for name, transport := range map[string]string{
+		"websocket": `{"type": "websocket", "endpoint": {"type": "tcp", "port": 80}, ` + fn + `}`,
+		"rawsocket": `{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, ` + fn + `}`,
+		"web path":  `{"type": "web", "endpoint": {"type": "tcp", "port": 80}, "paths": {"a": {"type": "path", "paths": {"ws": {"type": "websocket", ` + fn + `}}}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, warns := mustParse(t, top(router(`"options": {"python": "/usr/bin/python3", "pythonpath": [".."]}`, `"transports": [`+transport+`]`)))
+			if len(warns) != 0 {
+				t.Errorf("warnings: %v", warns)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // authenticators translates a transport's "auth" (at path) into the
@@ -79,7 +80,7 @@ func craUsers(c *config.WAMPCRAAuth) map[string]auth.CRAUser {
 func cryptosignPrincipals(c *config.CryptosignAuth) map[string]auth.CryptosignPrincipal {
 	m := make(map[string]auth.CryptosignPrincipal, len(c.Principals))
 	for id, p := range c.Principals {
-		m[id] = auth.CryptosignPrincipal{AuthorizedKeys: p.AuthorizedKeys, Role: p.Role}
+		m[id] = auth.CryptosignPrincipal{AuthorizedKeys: p.AuthorizedKeys, Role: p.Role, Realm: wamp.URI(p.Realm)}
 	}
 	return m
 }
