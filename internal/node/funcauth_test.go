@@ -186,3 +186,32 @@ func TestFunctionAuthenticatorStartErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestDynamicAuthenticatorInPython: a dynamic authenticator written as a
+// Python router component (run by the worker's runner, joined as its
+// role) decides the logins, as in Crossbar's examples; it may send the
+// session to another realm.
+func TestDynamicAuthenticatorInPython(t *testing.T) {
+	cbdir := funcAuthProject(t)
+	doc := pyDoc(`{"type": "router", "options": {"python": "` + python + `", "pythonpath": [".."]},
+		"realms": [{"name": "realm1", "roles": [{"name": "user", "allow-by-default": true}]},
+			{"name": "auth", "roles": [{"name": "authenticator", "permissions": [
+				{"uri": "com.example.authenticate", "allow": {"register": true}}]}]}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+			"ws": {"type": "websocket", "auth": {"ticket": {"type": "dynamic", "authenticator": "com.example.authenticate",
+				"authenticator-realm": "auth"}}}}}],
+		"components": [{"type": "class", "classname": "pyauth.DynamicAuthenticator", "realm": "auth", "role": "authenticator"}]}`)
+	n, _ := startPy(t, cbdir, doc)
+	url := "ws://" + address(t, n, web0) + "/ws"
+	s := mustWS(t, url, websocket.DialOptions{}, client.Config{Realm: "lobby", AuthID: "alice", Auth: []client.Authenticator{client.Ticket("secret1")}})
+	d := s.Details()
+	extra, _ := d["authextra"].(wamp.Dict)
+	if d["realm"] != "realm1" || d["authid"] != "alice" || d["authrole"] != "user" || d["authprovider"] != auth.ProviderDynamic ||
+		extra["by"] != "python" || extra["asked_for"] != "lobby" {
+		t.Errorf("WELCOME details %v", d)
+	}
+	_, err := joinWS(t, url, websocket.DialOptions{}, client.Config{Realm: "realm1", AuthID: "alice", Auth: []client.Authenticator{client.Ticket("wrong")}})
+	if wampURIOf(err) != "com.example.invalid_ticket" || !strings.Contains(err.Error(), "wrong ticket for alice") {
+		t.Errorf("join with a wrong ticket: %v", err)
+	}
+}

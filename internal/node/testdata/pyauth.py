@@ -1,7 +1,9 @@
-"""Function authenticators for the node's tests (funcauth_test.go), as
-users write them for Crossbar: factory(config, controller) returns
-authenticate(realm, authid, details)."""
+"""Authenticators for the node's tests (funcauth_test.go), as users write
+them for Crossbar: function authenticators, whose factory(config,
+controller) returns authenticate(realm, authid, details), and a dynamic
+authenticator run as a router component."""
 
+from autobahn.twisted.wamp import ApplicationSession
 from autobahn.wamp.exception import ApplicationError
 from twisted.internet import defer, reactor, task
 
@@ -76,3 +78,17 @@ def create_raises(config, controller):
 
 def create_not_a_function(config, controller):
     return 42
+
+
+class DynamicAuthenticator(ApplicationSession):
+    """A dynamic authenticator as Crossbar's examples run it: a router
+    component registering com.example.authenticate on its realm."""
+
+    @defer.inlineCallbacks
+    def onJoin(self, details):
+        def authenticate(realm, authid, details):
+            if authid == "alice" and details.get("ticket") == "secret1":
+                return {"role": "user", "realm": "realm1", "extra": {"by": "python", "asked_for": realm}}
+            raise ApplicationError("com.example.invalid_ticket", "wrong ticket for %s" % authid)
+
+        yield self.register(authenticate, "com.example.authenticate")
