@@ -1,13 +1,9 @@
 package docs
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/node"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -16,31 +12,7 @@ import (
 // authenticator.py beside it) under Debian's /usr/bin/python3, and logs in
 // with the right ticket and a wrong one, as the page shows.
 func TestFunctionAuthExample(t *testing.T) {
-	t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH")) // the config names no interpreter: python3
-	project := t.TempDir()
-	if err := os.CopyFS(project, os.DirFS(filepath.Join("examples", "function-auth"))); err != nil {
-		t.Fatal(err)
-	}
-	cbdir := filepath.Join(project, ".crossbar")
-	cfg, warns := load(t, filepath.Join(cbdir, "config.json"))
-	if len(warns) != 0 {
-		t.Errorf("warnings: %v", warns)
-	}
-	rewrite(t, cfg)
-	n, err := node.New(cfg, node.Options{Dir: cbdir, Logger: testLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := n.Start(testCtx(t)); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-		defer cancel()
-		if err := n.Stop(ctx); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	})
+	n := startPythonProject(t, "function-auth")
 	url := "ws://" + n.Listeners()[0].Address + "/ws"
 	s, err := joinWS(t, url, client.Config{Realm: "realm1", AuthID: "alice", Auth: []client.Authenticator{client.Ticket("secret123")}})
 	if err != nil {

@@ -158,19 +158,23 @@ def run(s):
         f = frames[-1]
         return " (%s line %d)" % (f.filename, f.lineno)
 
+    def import_module(module_name, attr):
+        """Imports module_name (for its attr), or says why it cannot."""
+        try:
+            return __import__(module_name, fromlist=[attr])
+        except Exception:
+            err = failure_of("import", "cannot import module %r" % module_name)
+            if isinstance(sys.exc_info()[1], ImportError):
+                err.message += " (Python module search path: %s)" % ", ".join(p for p in sys.path if p)
+            raise err
+
     def load_class(classname):
         """Imports classname ("package.module.Class") and checks that it
         is an ApplicationSession for Twisted."""
         module_name, _, class_name = classname.rpartition(".")
         if not module_name:
             raise StartError("import", "%r is not a module.Class name" % classname)
-        try:
-            module = __import__(module_name, fromlist=[class_name])
-        except Exception:
-            err = failure_of("import", "cannot import module %r" % module_name)
-            if isinstance(sys.exc_info()[1], ImportError):
-                err.message += " (Python module search path: %s)" % ", ".join(p for p in sys.path if p)
-            raise err
+        module = import_module(module_name, class_name)
         cls = getattr(module, class_name, None)
         if cls is None:
             raise StartError("import", "module %r has no class %r" % (module_name, class_name))
@@ -183,14 +187,7 @@ def run(s):
         module_name, _, attr = name.rpartition(".")
         if not module_name:
             raise StartError("import", "%r is not a module.name name" % name)
-        try:
-            module = __import__(module_name, fromlist=[attr])
-        except Exception:
-            err = failure_of("import", "cannot import module %r" % module_name)
-            if isinstance(sys.exc_info()[1], ImportError):
-                err.message += " (Python module search path: %s)" % ", ".join(p for p in sys.path if p)
-            raise err
-        fn = getattr(module, attr, None)
+        fn = getattr(import_module(module_name, attr), attr, None)
         if fn is None:
             raise StartError("import", "module %r has no %r" % (module_name, attr))
         if not callable(fn):
