@@ -16,9 +16,35 @@ import (
 // under Debian's /usr/bin/python3 with python3-autobahn and
 // python3-twisted, and calls its procedures as the page shows.
 func TestPythonExample(t *testing.T) {
-	t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH")) // the config names no interpreter: python3
+	n := startPythonProject(t, "python")
+	s, err := joinWS(t, "ws://"+n.Listeners()[0].Address+"/ws", client.Config{Realm: "realm1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Call(testCtx(t), "com.example.add2", wamp.List{2, 3}, nil)
+	if sum, _ := wamp.AsInt(firstArg(res)); err != nil || sum != 5 {
+		t.Errorf("add2(2, 3) = %v, %v; want 5", res, err)
+	}
+	res, err = s.Call(testCtx(t), "com.example.greet", wamp.List{"Alice"}, nil)
+	if err != nil || firstArg(res) != "Hello, Alice!" {
+		t.Errorf("greet(Alice) = %v, %v; want Hello, Alice!", res, err)
+	}
+	_, err = s.Call(testCtx(t), "com.example.greet", wamp.List{""}, nil)
+	if wampErr(err) != "com.example.error.no_name" {
+		t.Errorf("greet(\"\") = %v, want com.example.error.no_name", err)
+	}
+}
+
+// startPythonProject starts the example project examples/dir (its node
+// directory .crossbar, its Python modules beside it, "pythonpath":
+// [".."]) in a copy, with python3 found as Debian's /usr/bin/python3 (the
+// config names no interpreter), on free ports; it stops at the end of the
+// test.
+func startPythonProject(t *testing.T, dir string) *node.Node {
+	t.Helper()
+	t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH"))
 	project := t.TempDir()
-	if err := os.CopyFS(project, os.DirFS(filepath.Join("examples", "python"))); err != nil {
+	if err := os.CopyFS(project, os.DirFS(filepath.Join("examples", dir))); err != nil {
 		t.Fatal(err)
 	}
 	cbdir := filepath.Join(project, ".crossbar")
@@ -41,22 +67,7 @@ func TestPythonExample(t *testing.T) {
 			t.Errorf("Stop: %v", err)
 		}
 	})
-	s, err := joinWS(t, "ws://"+n.Listeners()[0].Address+"/ws", client.Config{Realm: "realm1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := s.Call(testCtx(t), "com.example.add2", wamp.List{2, 3}, nil)
-	if sum, _ := wamp.AsInt(firstArg(res)); err != nil || sum != 5 {
-		t.Errorf("add2(2, 3) = %v, %v; want 5", res, err)
-	}
-	res, err = s.Call(testCtx(t), "com.example.greet", wamp.List{"Alice"}, nil)
-	if err != nil || firstArg(res) != "Hello, Alice!" {
-		t.Errorf("greet(Alice) = %v, %v; want Hello, Alice!", res, err)
-	}
-	_, err = s.Call(testCtx(t), "com.example.greet", wamp.List{""}, nil)
-	if wampErr(err) != "com.example.error.no_name" {
-		t.Errorf("greet(\"\") = %v, want com.example.error.no_name", err)
-	}
+	return n
 }
 
 func firstArg(res *client.Result) any {

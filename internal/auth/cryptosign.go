@@ -17,12 +17,17 @@ type CryptosignPrincipal struct {
 	// configuration validation should reject them.
 	AuthorizedKeys []string
 	Role           string // the authrole given on success
+	// Realm is the realm the principal's sessions join, whatever realm
+	// their HELLO names (as Crossbar's static principals' "realm"); ""
+	// means the HELLO's.
+	Realm wamp.URI
 }
 
 // csPrincipal is a CryptosignPrincipal with its keys parsed.
 type csPrincipal struct {
-	role string
-	keys []ed25519.PublicKey
+	role  string
+	realm wamp.URI
+	keys  []ed25519.PublicKey
 }
 
 // cryptosign checks Ed25519 signatures against static principals.
@@ -30,6 +35,7 @@ type csPrincipal struct {
 type cryptosign struct {
 	principals map[string]*csPrincipal
 	owners     map[[ed25519.PublicKeySize]byte][]string // public key -> authids
+	realms     bool                                     // some principal has a Realm
 	// keyCounts are the principals' numbers of keys (those with any),
 	// sorted by authid: a decoy checks a signature against as many keys
 	// as one of them, chosen by authid, so that Verify takes as long.
@@ -56,7 +62,8 @@ func Cryptosign(principals map[string]CryptosignPrincipal) Authenticator {
 		owners:     make(map[[ed25519.PublicKeySize]byte][]string),
 	}
 	for id, p := range principals {
-		cp := &csPrincipal{role: p.Role}
+		cp := &csPrincipal{role: p.Role, realm: p.Realm}
+		c.realms = c.realms || p.Realm != ""
 		for _, s := range p.AuthorizedKeys {
 			k, err := ParsePublicKey(s)
 			if err != nil {
@@ -86,6 +93,10 @@ func (c *cryptosign) makeDecoys() {
 }
 
 func (*cryptosign) Method() string { return MethodCryptosign }
+
+// assignsRealm: a principal with a Realm joins it whatever the HELLO
+// names (see AssignsRealm).
+func (c *cryptosign) assignsRealm() bool { return c.realms }
 
 // Start identifies the principal and challenges the client to sign 32
 // random bytes. When no principal matches (an unknown authid or public
@@ -120,7 +131,7 @@ func (c *cryptosign) challenge(authid string, pubkey ed25519.PublicKey) *csChall
 	ch := &csChallenge{id: id, challenge: randomBytes(32)}
 	decoy := c.decoy(authid, pubkey != nil)
 	if p := c.principals[authid]; p != nil {
-		ch.id.AuthRole, ch.keys = p.role, p.keys
+		ch.id.AuthRole, ch.id.Realm, ch.keys = p.role, p.realm, p.keys
 	}
 	if pubkey != nil {
 		ch.keys = only(ch.keys, pubkey)

@@ -269,3 +269,24 @@ func FuzzCryptosignStart(f *testing.F) {
 		}
 	})
 }
+
+// TestCryptosignRealm: a principal's realm is the identity's, and makes
+// the authenticator one that assigns realms.
+func TestCryptosignRealm(t *testing.T) {
+	k := testKey(t, seedHex)
+	plain := Cryptosign(map[string]CryptosignPrincipal{"dev": {AuthorizedKeys: []string{pubHex}, Role: "device"}})
+	withRealm := Cryptosign(map[string]CryptosignPrincipal{"dev": {AuthorizedKeys: []string{pubHex}, Role: "device", Realm: "devices"},
+		"other": {AuthorizedKeys: []string{pubHex}, Role: "device"}})
+	if AssignsRealm(plain) || !AssignsRealm(withRealm) || !AssignsRealm(DynamicTicket(DynamicOptions{})) || AssignsRealm(Ticket(nil)) {
+		t.Errorf("AssignsRealm: plain %v, with realm %v", AssignsRealm(plain), AssignsRealm(withRealm))
+	}
+	for a, want := range map[Authenticator]wamp.URI{plain: "", withRealm: "devices"} {
+		ch := start(t, a, hello("dev", nil))
+		sig, err := SignCryptosign(k, ch.Message().Extra["challenge"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := ch.Verify(&wamp.Authenticate{Signature: sig})
+		wantIdentity(t, id, err, Identity{AuthID: "dev", AuthRole: "device", AuthMethod: MethodCryptosign, AuthProvider: ProviderStatic, Realm: want})
+	}
+}

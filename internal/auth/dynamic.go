@@ -24,6 +24,11 @@ const DefaultDynamicTimeout = 10 * time.Second
 // authenticator admitted, as Crossbar names it.
 const ProviderDynamic = "dynamic"
 
+// ProviderFunction is the authprovider of the sessions a function
+// authenticator (Python code in the router worker) admitted, as Crossbar
+// names it.
+const ProviderFunction = "function"
+
 // AuthenticateFunc asks an authenticator who a session is: Crossbar's
 // authenticator(realm, authid, details). realm is the realm the HELLO
 // names; authid is "" when there is none (a WAMP authenticator is then
@@ -51,8 +56,7 @@ type DynamicOptions struct {
 	// Timeout bounds each call; 0 means DefaultDynamicTimeout.
 	Timeout time.Duration
 	// Provider is the authprovider the sessions get; "" means
-	// ProviderDynamic (Crossbar's "function" authenticators say
-	// "function").
+	// ProviderDynamic (ProviderFunction for a function authenticator).
 	Provider string
 	// AuthID is the authid an anonymous session is asked about (the
 	// anonymous method only); "" means a random one per session. The
@@ -94,6 +98,15 @@ func (d *dynamic) Method() string { return d.method }
 func IsDynamic(a Authenticator) bool {
 	_, ok := a.(interface{ isDynamic() })
 	return ok
+}
+
+// AssignsRealm reports whether a may give a session another realm than
+// its HELLO names (Identity.Realm): a dynamic authenticator, or static
+// cryptosign principals with a realm. The router then lets a HELLO name a
+// realm it does not have, and checks the realm once a has answered.
+func AssignsRealm(a Authenticator) bool {
+	r, ok := a.(interface{ assignsRealm() bool })
+	return IsDynamic(a) || ok && r.assignsRealm()
 }
 
 // ask calls the authenticator about req, as authid, with details, and

@@ -41,6 +41,9 @@ type TicketAuth struct {
 	// Dynamic is the authenticator to ask, with "type": "dynamic" (then
 	// there are no Principals); nil with "type": "static".
 	Dynamic *DynamicAuth
+	// Function is the Python authenticator to ask, with "type":
+	// "function" (then there are no Principals).
+	Function *FunctionAuth
 }
 
 // TicketPrincipal is a ticket principal.
@@ -59,6 +62,9 @@ type WAMPCRAAuth struct {
 	// Dynamic is the authenticator to ask, with "type": "dynamic" (then
 	// there are no Users); nil with "type": "static".
 	Dynamic *DynamicAuth
+	// Function is the Python authenticator to ask, with "type":
+	// "function" (then there are no Users).
+	Function *FunctionAuth
 }
 
 // WAMPCRAUser is a WAMP-CRA user.
@@ -83,6 +89,9 @@ type CryptosignAuth struct {
 	// Dynamic is the authenticator to ask, with "type": "dynamic" (then
 	// there are no Principals); nil with "type": "static".
 	Dynamic *DynamicAuth
+	// Function is the Python authenticator to ask, with "type":
+	// "function" (then there are no Principals).
+	Function *FunctionAuth
 }
 
 // DynamicAuth is a method of "auth" with "type": "dynamic": a WAMP
@@ -107,6 +116,28 @@ type DynamicAuth struct {
 	Timeout time.Duration
 }
 
+// FunctionAuth is a method of "auth" with "type": "function": a Python
+// factory that the router worker's Python runner imports and calls once
+// at start, as factory(config, controller), and whose result it calls for
+// each session, as authenticate(realm, authid, details), answering as a
+// dynamic authenticator does. Either may be async.
+type FunctionAuth struct {
+	// Create is "create" (required): the factory, "package.module.name".
+	Create string
+	// Config is "config": the factory's first argument, any object
+	// ("${NAME}" substituted in its strings at any depth; default {}).
+	Config map[string]any
+	// ExposeController is "expose_controller" (default false): the
+	// factory gets controller None either way (a warning when true).
+	ExposeController bool
+	// DefaultRole is "default-role", as a dynamic authenticator's.
+	DefaultRole string
+	// Timeout is "authenticator-timeout" (ms, >= 1), a Junction
+	// extension: how long the router waits for authenticate's answer
+	// (default DefaultDynamicTimeout).
+	Timeout time.Duration
+}
+
 // DefaultDynamicTimeout is how long the router waits for a dynamic
 // authenticator or authorizer when the configuration does not say.
 const DefaultDynamicTimeout = 10 * time.Second
@@ -118,6 +149,9 @@ type CryptosignPrincipal struct {
 	AuthorizedKeys []string
 	// Role is "role" (required): the authrole given.
 	Role string
+	// Realm is "realm": the realm the principal's sessions join, whatever
+	// realm their HELLO names (default "": the HELLO's), as in Crossbar.
+	Realm string
 }
 
 // defaultAuth is what a transport without "auth" offers.
@@ -152,6 +186,15 @@ var dynamicAuthMethods = map[string]func(o *object, a *Auth, dyn *DynamicAuth){
 	"ticket":     func(_ *object, a *Auth, dyn *DynamicAuth) { a.Ticket = &TicketAuth{Dynamic: dyn} },
 	"wampcra":    func(_ *object, a *Auth, dyn *DynamicAuth) { a.WAMPCRA = &WAMPCRAAuth{Dynamic: dyn} },
 	"cryptosign": func(_ *object, a *Auth, dyn *DynamicAuth) { a.Cryptosign = &CryptosignAuth{Dynamic: dyn} },
+}
+
+// functionAuthMethods set the "type": "function" configuration of one
+// method into a: the methods Crossbar 21.3.1 offers it for (not
+// anonymous).
+var functionAuthMethods = map[string]func(a *Auth, fn *FunctionAuth){
+	"ticket":     func(a *Auth, fn *FunctionAuth) { a.Ticket = &TicketAuth{Function: fn} },
+	"wampcra":    func(a *Auth, fn *FunctionAuth) { a.WAMPCRA = &WAMPCRAAuth{Function: fn} },
+	"cryptosign": func(a *Auth, fn *FunctionAuth) { a.Cryptosign = &CryptosignAuth{Function: fn} },
 }
 
 // auth decodes "auth" at key k of o, or returns the default.
@@ -199,15 +242,48 @@ func (d *decoder) authMethod(path string, v any, method string, a *Auth) {
 	case "dynamic":
 		dynamicAuthMethods[method](o, a, d.dynamicAuth(o))
 	case "function":
-		d.errorf(o.at("type"), "not supported: function authentication (Python code)")
-		o.skip()
+		d.functionAuthMethod(o, method, a)
 	case "":
 		o.skip()
 	default:
-		d.errorf(o.at("type"), "unknown authentication type %q (want static, dynamic)", t)
+		d.errorf(o.at("type"), "unknown authentication type %q (want %s)", t, authTypes(method))
 		o.skip()
 	}
 	o.done()
+}
+
+// authTypes are the "type"s a method accepts, in words.
+func authTypes(method string) string {
+	if _, ok := functionAuthMethods[method]; ok {
+		return "static, dynamic, function"
+	}
+	return "static, dynamic"
+}
+
+// functionAuthMethod decodes a "type": "function" method, which anonymous
+// is refused, as by Crossbar 21.3.1 (its anonymous method has no function
+// type).
+func (d *decoder) functionAuthMethod(o *object, method string, a *Auth) {
+	set, ok := functionAuthMethods[method]
+	if !ok {
+		d.errorf(o.at("type"), "unknown authentication type %q for %s (want static, dynamic)", "function", method)
+		o.skip()
+		return
+	}
+	set(a, d.functionAuth(o))
+}
+
+// functionAuth decodes the keys of a "type": "function" method.
+func (d *decoder) functionAuth(o *object) *FunctionAuth {
+	fn := &FunctionAuth{
+		Create:           o.reqValidStr("create", pythonClassname, "invalid Python function name %q (want package.module.name)"),
+		Config:           d.pythonObject(o, "config"),
+		ExposeController: o.boolean("expose_controller", false),
+		DefaultRole:      o.str("default-role", ""),
+		Timeout:          dynamicTimeout(o, "authenticator-timeout"),
+	}
+	o.ignoredIf(fn.ExposeController, "expose_controller", ": there is no controller API; the factory gets controller None")
+	return fn
 }
 
 // dynamicAuth decodes the keys of a "type": "dynamic" method.
@@ -274,6 +350,7 @@ func (d *decoder) cryptosignPrincipal(path string, v any) CryptosignPrincipal {
 		p.AuthorizedKeys = append(p.AuthorizedKeys, k)
 	})
 	p.Role = o.reqStr("role")
+	p.Realm = o.validStr("realm", "", emptyOr(looseURI), "invalid realm URI %q")
 	o.done()
 	return p
 }
@@ -281,4 +358,40 @@ func (d *decoder) cryptosignPrincipal(path string, v any) CryptosignPrincipal {
 func hexKey(s string) bool {
 	b, err := hex.DecodeString(s)
 	return err == nil && len(b) == 32
+}
+
+// hasFunctionAuth reports whether t, or a WebSocket path of t at any
+// depth, has a function authenticator.
+func hasFunctionAuth(t Transport) bool {
+	switch t := t.(type) {
+	case *WebSocketTransport:
+		return t.Auth.hasFunction()
+	case *RawSocketTransport:
+		return t.Auth.hasFunction()
+	case *WebTransport:
+		return pathsHaveFunctionAuth(t.Paths)
+	}
+	return false
+}
+
+func pathsHaveFunctionAuth(ps Paths) bool {
+	for _, p := range ps {
+		switch s := p.(type) {
+		case *WebSocketService:
+			if s.Auth.hasFunction() {
+				return true
+			}
+		case *PathTree:
+			if pathsHaveFunctionAuth(s.Paths) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasFunction reports whether a method of a is "type": "function".
+func (a Auth) hasFunction() bool {
+	return a.Ticket != nil && a.Ticket.Function != nil || a.WAMPCRA != nil && a.WAMPCRA.Function != nil ||
+		a.Cryptosign != nil && a.Cryptosign.Function != nil
 }

@@ -46,18 +46,21 @@ func (rr routerRoles) checkAuth(d *decoder, ap string, a Auth) {
 			rr.warn(d, childPath(ap+".ticket.principals", id)+".role", a.Ticket.Principals[id].Role)
 		}
 		rr.checkDynamic(d, ap+".ticket", a.Ticket.Dynamic)
+		rr.checkFunction(d, ap+".ticket", a.Ticket.Function)
 	}
 	if a.WAMPCRA != nil {
 		for _, id := range sortedKeysOf(a.WAMPCRA.Users) {
 			rr.warn(d, childPath(ap+".wampcra.users", id)+".role", a.WAMPCRA.Users[id].Role)
 		}
 		rr.checkDynamic(d, ap+".wampcra", a.WAMPCRA.Dynamic)
+		rr.checkFunction(d, ap+".wampcra", a.WAMPCRA.Function)
 	}
 	if a.Cryptosign != nil {
 		for _, id := range sortedKeysOf(a.Cryptosign.Principals) {
-			rr.warn(d, childPath(ap+".cryptosign.principals", id)+".role", a.Cryptosign.Principals[id].Role)
+			rr.checkCryptosignPrincipal(d, childPath(ap+".cryptosign.principals", id), a.Cryptosign.Principals[id])
 		}
 		rr.checkDynamic(d, ap+".cryptosign", a.Cryptosign.Dynamic)
+		rr.checkFunction(d, ap+".cryptosign", a.Cryptosign.Function)
 	}
 }
 
@@ -65,6 +68,32 @@ func (rr routerRoles) checkAuth(d *decoder, ap string, a Auth) {
 func (rr routerRoles) warn(d *decoder, path, role string) {
 	if role != "" && !rr.roles[role] {
 		d.warnf(path, "role %q is not defined in any realm of this router", role)
+	}
+}
+
+// checkCryptosignPrincipal warns about a static cryptosign principal (at
+// pp) whose role no realm defines, or whose "realm" is not a realm of the
+// router, or lacks that role: its sessions would be refused when they
+// join.
+func (rr routerRoles) checkCryptosignPrincipal(d *decoder, pp string, p CryptosignPrincipal) {
+	if p.Realm == "" {
+		rr.warn(d, pp+".role", p.Role)
+		return
+	}
+	r := rr.realms[p.Realm]
+	switch {
+	case r == nil:
+		d.warnf(pp+".realm", "realm %q is not defined in this router", p.Realm)
+	case p.Role != "" && p.Role != "trusted" && !r.hasRole(p.Role):
+		d.warnf(pp+".role", "role %q is not defined in realm %q", p.Role, p.Realm)
+	}
+}
+
+// checkFunction checks a function authenticator (nil: none): its
+// "default-role" as the other roles.
+func (rr routerRoles) checkFunction(d *decoder, mp string, fn *FunctionAuth) {
+	if fn != nil {
+		rr.warn(d, mp+".default-role", fn.DefaultRole)
 	}
 }
 

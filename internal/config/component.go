@@ -122,7 +122,7 @@ func (d *decoder) classComponent(o *object, inContainer bool) *Component {
 	if c.Class != "" {
 		d.componentExtra(o, c)
 	} else {
-		c.Extra = d.pythonExtra(o)
+		c.Extra = d.pythonObject(o, "extra")
 	}
 	if inContainer {
 		c.Transport = d.componentTransportAt(o)
@@ -155,19 +155,21 @@ func pythonIdentifier(s string) bool {
 	return s != ""
 }
 
-// pythonExtra decodes the "extra" of a Python class: any object (Crossbar
-// asserts a dict), "${NAME}" substituted in every string at any depth.
-func (d *decoder) pythonExtra(o *object) map[string]any {
-	v, ok := o.get("extra")
+// pythonObject decodes an object at key k that Python code gets as a
+// dict (a Python class's "extra": Crossbar asserts a dict; a function
+// authenticator's "config"): any object, "${NAME}" substituted in every
+// string at any depth; {} when absent.
+func (d *decoder) pythonObject(o *object, k string) map[string]any {
+	v, ok := o.get(k)
 	if !ok {
 		return map[string]any{}
 	}
 	m, isMap := v.(map[string]any)
 	if !isMap {
-		d.errorf(o.at("extra"), "must be an object, not %s", kind(v))
+		d.errorf(o.at(k), "must be an object, not %s", kind(v))
 		return nil
 	}
-	d.resolveDeep(o.at("extra"), m)
+	d.resolveDeep(o.at(k), m)
 	return m
 }
 

@@ -72,7 +72,7 @@ type ForwardedTopic struct {
 }
 
 // componentExtra decodes the "extra" of a component of a built-in class
-// (c.Class set; pythonExtra decodes the others) into its typed field. An
+// (c.Class set; pythonObject decodes the others) into its typed field. An
 // absent "extra" is an empty object, so that each required member is
 // reported at its own path.
 func (d *decoder) componentExtra(o *object, c *Component) {

@@ -82,7 +82,7 @@ func (d *decoder) containerWorker(o *object) *ContainerWorker {
 		}
 	})
 	d.bridgeOnlyModes(o, w)
-	d.pythonOptionsUsed(o, w.Components)
+	d.pythonOptionsUsed(o, w.Components, false)
 	o.unsupported("connections", " (database connections)")
 	o.ignored("manhole", pythonOnly)
 	o.done()

@@ -1,5 +1,7 @@
 package config
 
+import "slices"
+
 // RouterWorker is a worker of "type": "router": realms, the transports
 // that listen for their sessions, and bridge components running inside.
 type RouterWorker struct {
@@ -42,7 +44,7 @@ func (d *decoder) routerWorker(o *object) *RouterWorker {
 			w.Components = append(w.Components, c)
 		}
 	})
-	d.pythonOptionsUsed(o, w.Components)
+	d.pythonOptionsUsed(o, w.Components, slices.ContainsFunc(w.Transports, hasFunctionAuth))
 	o.unsupported("connections", " (database connections)")
 	o.ignored("manhole", pythonOnly)
 	o.done()

@@ -158,8 +158,8 @@ var ruleTests = []ruleTest{
 	{"auth cookie", wsPath(`"auth": {"cookie": {}}`), ws + ".auth.cookie", `not supported: authentication method "cookie"`},
 	{"auth tls", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "auth": {"tls": {"type": "static"}}}`), t0 + ".auth.tls", "not supported"},
 	{"auth scram", wsPath(`"auth": {"scram": {}}`), ws + ".auth.scram", "not supported"},
-	{"auth function", wsPath(`"auth": {"ticket": {"type": "function", "create": "auth.create"}}`), ws + ".auth.ticket.type", "not supported: function authentication"},
-	{"auth type unknown list", wsPath(`"auth": {"ticket": {"type": "dynamik"}}`), ws + ".auth.ticket.type", `unknown authentication type "dynamik" (want static, dynamic)`},
+	{"auth type unknown list", wsPath(`"auth": {"ticket": {"type": "dynamik"}}`), ws + ".auth.ticket.type", `unknown authentication type "dynamik" (want static, dynamic, function)`},
+	{"anonymous type unknown list", wsPath(`"auth": {"anonymous": {"type": "dynamik"}}`), ws + ".auth.anonymous.type", `unknown authentication type "dynamik" (want static, dynamic)`},
 	{"dynamic authenticator missing", wsPath(`"auth": {"ticket": {"type": "dynamic"}}`), ws + ".auth.ticket.authenticator", "required"},
 	{"dynamic authenticator URI", wsPath(`"auth": {"wampcra": {"type": "dynamic", "authenticator": "com.auth."}}`), ws + ".auth.wampcra.authenticator", `invalid procedure URI "com.auth."`},
 	{"dynamic authenticator type", wsPath(`"auth": {"cryptosign": {"type": "dynamic", "authenticator": 7}}`), ws + ".auth.cryptosign.authenticator", "must be a string, not a number"},
@@ -283,7 +283,7 @@ func perm(p string) string {
 const p0 = "workers[0].realms[0].roles[0].permissions[0]"
 
 func TestRules(t *testing.T) {
-	for _, tt := range slices.Concat(ruleTests, guestRuleTests) {
+	for _, tt := range slices.Concat(ruleTests, guestRuleTests, functionAuthRuleTests) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, errs := parseTest(t, tt.doc, JSON)
 			if len(errs) != 1 {

@@ -74,9 +74,9 @@ var warningTests = []ruleTest{
 	{"container python restart", pyContainer(`"restart": "restart-on-failed", "shutdown": "shutdown-on-last-component-stopped"`), "", ""},
 
 	// The Python runner's options: used with a Python component only.
-	{"python unused", top(router(`"options": {"python": "/usr/bin/python3"}`)), w0 + ".options.python", "ignored: the worker has no Python component to run"},
-	{"pythonpath unused", top(router(`"options": {"pythonpath": [".."]}`)), w0 + ".options.pythonpath", "ignored: the worker has no Python component to run"},
-	{"env unused", top(router(`"options": {"env": {"inherit": false}}`)), w0 + ".options.env", "ignored: the worker has no Python component to run"},
+	{"python unused", top(router(`"options": {"python": "/usr/bin/python3"}`)), w0 + ".options.python", "ignored: the worker has no Python component or function authenticator to run"},
+	{"pythonpath unused", top(router(`"options": {"pythonpath": [".."]}`)), w0 + ".options.pythonpath", "ignored: the worker has no Python component or function authenticator to run"},
+	{"env unused", top(router(`"options": {"env": {"inherit": false}}`)), w0 + ".options.env", "ignored: the worker has no Python component or function authenticator to run"},
 	{"python options used", top(router(`"options": {"python": "python3", "pythonpath": [".."], "env": {"inherit": ["HOME"], "vars": {"A": "1"}}}, "components": [` + pyComponent + `]`)), "", ""},
 	{"python options in container", pyContainer(`"python": "/usr/bin/python3", "pythonpath": [".."]`), "", ""},
 	{"worker extra", top(router(`"options": {"extra": {"a": 1}}`)), w0 + ".options.extra", "ignored: no worker code reads it"},
@@ -136,7 +136,7 @@ var warningTests = []ruleTest{
 }
 
 func TestWarningRules(t *testing.T) {
-	for _, tt := range slices.Concat(warningTests, guestWarningTests) {
+	for _, tt := range slices.Concat(warningTests, guestWarningTests, functionAuthWarningTests) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, warns := mustParse(t, tt.doc)
 			if tt.path == "" {

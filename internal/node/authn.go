@@ -6,51 +6,59 @@ import (
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // authenticators translates a transport's "auth" (at path) into the
 // authenticators of its router.Gate, in a fixed order; dynamic methods ask
-// through dc. None (a hand-built Auth{}) means the gate's default:
+// through k. None (a hand-built Auth{}) means the gate's default:
 // anonymous with role "anonymous".
-func authenticators(path string, a config.Auth, dc *dynamicCalls) []auth.Authenticator {
+func authenticators(path string, a config.Auth, k askers) []auth.Authenticator {
 	var out []auth.Authenticator
 	if m := a.Anonymous; m != nil {
-		out = append(out, either(dc, path+".anonymous", m.Dynamic, m.AuthID, auth.DynamicAnonymous, func() auth.Authenticator {
+		dynamic := func(o auth.DynamicOptions) auth.Authenticator { o.AuthID = m.AuthID; return auth.DynamicAnonymous(o) }
+		out = append(out, k.either(path+".anonymous", m.Dynamic, nil, dynamic, func() auth.Authenticator {
 			return auth.NewAnonymous(auth.AnonymousOptions{Role: m.Role, AuthID: m.AuthID})
 		}))
 	}
 	if m := a.Ticket; m != nil {
-		out = append(out, either(dc, path+".ticket", m.Dynamic, "", auth.DynamicTicket, func() auth.Authenticator {
+		out = append(out, k.either(path+".ticket", m.Dynamic, m.Function, auth.DynamicTicket, func() auth.Authenticator {
 			return auth.Ticket(ticketPrincipals(m))
 		}))
 	}
 	if m := a.WAMPCRA; m != nil {
-		out = append(out, either(dc, path+".wampcra", m.Dynamic, "", auth.DynamicWampCRA, func() auth.Authenticator {
+		out = append(out, k.either(path+".wampcra", m.Dynamic, m.Function, auth.DynamicWampCRA, func() auth.Authenticator {
 			return auth.WampCRA(craUsers(m))
 		}))
 	}
 	if m := a.Cryptosign; m != nil {
-		out = append(out, either(dc, path+".cryptosign", m.Dynamic, "", auth.DynamicCryptosign, func() auth.Authenticator {
+		out = append(out, k.either(path+".cryptosign", m.Dynamic, m.Function, auth.DynamicCryptosign, func() auth.Authenticator {
 			return auth.Cryptosign(cryptosignPrincipals(m))
 		}))
 	}
 	return out
 }
 
-// either is the authenticator of one method at path: made by dynamic,
-// asking through dc, when the method has "type": "dynamic" (dyn; authid
-// is anonymous's), else by static.
-func either(dc *dynamicCalls, path string, dyn *config.DynamicAuth, authid string,
+// askers are what a router's dynamic methods ask: the sessions that call
+// dynamic authenticators, and the function authenticators.
+type askers struct {
+	dc *dynamicCalls
+	fa *functionAuths
+}
+
+// either is the authenticator of one method at path: made by dynamic when
+// the method has "type": "dynamic" (dyn, asking through k.dc) or
+// "function" (fn, asking through k.fa), else by static.
+func (k askers) either(path string, dyn *config.DynamicAuth, fn *config.FunctionAuth,
 	dynamic func(auth.DynamicOptions) auth.Authenticator, static func() auth.Authenticator) auth.Authenticator {
-	if dyn == nil {
-		return static()
+	switch {
+	case dyn != nil:
+		return dynamic(auth.DynamicOptions{Authenticate: k.dc.authenticateFunc(path, dyn), DefaultRole: dyn.DefaultRole, Timeout: dyn.Timeout})
+	case fn != nil:
+		return dynamic(auth.DynamicOptions{Authenticate: k.fa.add(path, fn), DefaultRole: fn.DefaultRole, Timeout: fn.Timeout,
+			Provider: auth.ProviderFunction})
 	}
-	return dynamic(auth.DynamicOptions{
-		Authenticate: dc.authenticateFunc(path, dyn),
-		DefaultRole:  dyn.DefaultRole,
-		Timeout:      dyn.Timeout,
-		AuthID:       authid,
-	})
+	return static()
 }
 
 func ticketPrincipals(t *config.TicketAuth) map[string]auth.TicketPrincipal {
@@ -72,7 +80,7 @@ func craUsers(c *config.WAMPCRAAuth) map[string]auth.CRAUser {
 func cryptosignPrincipals(c *config.CryptosignAuth) map[string]auth.CryptosignPrincipal {
 	m := make(map[string]auth.CryptosignPrincipal, len(c.Principals))
 	for id, p := range c.Principals {
-		m[id] = auth.CryptosignPrincipal{AuthorizedKeys: p.AuthorizedKeys, Role: p.Role}
+		m[id] = auth.CryptosignPrincipal{AuthorizedKeys: p.AuthorizedKeys, Role: p.Role, Realm: wamp.URI(p.Realm)}
 	}
 	return m
 }
@@ -93,7 +101,8 @@ func anonymousAs(role string) auth.Authenticator {
 // 0 means the default, negative none, in the config's options as in the
 // gate's).
 func clientGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Duration) *router.Gate {
-	return ru.router.NewGate(router.GateOptions{Auths: authenticators(path+".auth", a, ru.dyn), JoinTimeout: joinTimeout})
+	auths := authenticators(path+".auth", a, askers{dc: ru.dyn, fa: ru.fn})
+	return ru.router.NewGate(router.GateOptions{Auths: auths, JoinTimeout: joinTimeout})
 }
 
 // internalGate is the entry of the node's own sessions (bridge services,

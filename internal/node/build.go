@@ -116,7 +116,7 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 		return
 	}
 	dyn.router = r
-	ru := &routerUnit{path: path, router: r, realms: realms, dyn: dyn}
+	ru := &routerUnit{path: path, router: r, realms: realms, dyn: dyn, fn: newFunctionAuths(b.log.With("worker", path))}
 	b.node.routers = append(b.node.routers, ru)
 	for i, t := range w.Transports {
 		b.fail(b.transport(fmt.Sprintf("%s.transports[%d]", path, i), ru, t))
@@ -134,7 +134,7 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 		}
 		b.fail(b.component(env))
 	}
-	b.pyWorker(path, true, w.Options, py)
+	b.pyWorker(path, true, w.Options, py, ru.fn)
 }
 
 // containerWorker builds the components of w, each with a dialer of its
@@ -157,7 +157,7 @@ func (b *builder) containerWorker(path string, w *config.ContainerWorker) {
 		}
 		b.fail(b.containerComponent(cp, c))
 	}
-	if pw := b.pyWorker(path, false, w.Options, py); pw != nil {
+	if pw := b.pyWorker(path, false, w.Options, py, nil); pw != nil {
 		pw.restart, pw.shutdown = w.Restart, w.Shutdown
 	}
 }

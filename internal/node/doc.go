@@ -37,7 +37,9 @@
 // fails to start fails the start, and the runner's end or its container's
 // shutdown is the worker's exit, which the controller's shutdown triggers
 // weigh (shutdownPolicy): the node then closes ShutdownRequested, and its
-// owner stops it.
+// owner stops it. A router worker's function authenticators are made in
+// the same runner (started for them alone if need be) before its
+// components, and asked through its control channel (functionAuths).
 //
 // # Listeners
 //

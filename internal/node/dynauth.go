@@ -233,10 +233,11 @@ func (dc *dynamicCalls) keepHeaders(a config.Auth) bool {
 	return dc != nil && (dc.headers || hasDynamic(a))
 }
 
-// hasDynamic reports whether a has a method of "type": "dynamic".
+// hasDynamic reports whether a has a method of "type": "dynamic" or
+// "function" (also told the headers).
 func hasDynamic(a config.Auth) bool {
 	return a.Anonymous != nil && a.Anonymous.Dynamic != nil ||
-		a.Ticket != nil && a.Ticket.Dynamic != nil ||
-		a.WAMPCRA != nil && a.WAMPCRA.Dynamic != nil ||
-		a.Cryptosign != nil && a.Cryptosign.Dynamic != nil
+		a.Ticket != nil && (a.Ticket.Dynamic != nil || a.Ticket.Function != nil) ||
+		a.WAMPCRA != nil && (a.WAMPCRA.Dynamic != nil || a.WAMPCRA.Function != nil) ||
+		a.Cryptosign != nil && (a.Cryptosign.Dynamic != nil || a.Cryptosign.Function != nil)
 }

@@ -34,6 +34,7 @@ type pyWorker struct {
 	python    string             // the interpreter, resolved
 	spec      process.Spec       // the runner's process, but its control channel
 	comps     []*pyComponent     // in config order
+	auths     *functionAuths     // a router's function authenticators, made first; nil for none
 	restart   string             // a container's config.Restart* ("" for a router)
 	shutdown  string             // a container's config.Shutdown* ("" for a router)
 	log       *slog.Logger       // with "worker"
@@ -112,6 +113,11 @@ func (w *pyWorker) start(ctx context.Context) error {
 		w.cancel()
 		return err
 	}
+	if err := w.makeAuthenticators(ctx); err != nil {
+		w.cancel()
+		w.stopRunner(ctx)
+		return err
+	}
 	var runs []*pyRun
 	for _, c := range w.comps {
 		pr, err := w.startRun(ctx, c)
@@ -153,6 +159,21 @@ func (w *pyWorker) startRunner(ctx context.Context) error {
 	}
 	w.log.Info("Python runner started", "pid", proc.PID(), "python", hello.Executable, "version", hello.Python,
 		"twisted", hello.Twisted, "autobahn", hello.Autobahn, "components", len(w.comps))
+	return nil
+}
+
+// makeAuthenticators makes the worker's function authenticators in its
+// runner, before its components start (and the router's listeners open).
+func (w *pyWorker) makeAuthenticators(ctx context.Context) error {
+	if w.auths.empty() {
+		return nil
+	}
+	if err := w.auths.make(ctx, w.ch, w.python); err != nil {
+		if errors.Is(err, pyrunner.ErrEnded) {
+			return pathError(w.path, w.runnerError(err))
+		}
+		return err
+	}
 	return nil
 }
 

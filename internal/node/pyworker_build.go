@@ -20,10 +20,11 @@ import (
 var runnerSocket = rawsocket.Options{MaxMessageSize: 1 << 24}
 
 // pyWorker builds the Python runner of the worker at path for comps (its
-// Python class components), or records why it cannot: the interpreter is
-// not found. Nothing starts here.
-func (b *builder) pyWorker(path string, router bool, opts config.WorkerOptions, comps []*pyComponent) *pyWorker {
-	if len(comps) == 0 {
+// Python class components) and auths (a router worker's function
+// authenticators; nil for none), or records why it cannot: the
+// interpreter is not found. Nothing starts here.
+func (b *builder) pyWorker(path string, router bool, opts config.WorkerOptions, comps []*pyComponent, auths *functionAuths) *pyWorker {
+	if len(comps) == 0 && auths.empty() {
 		return nil
 	}
 	python, err := resolvePython(opts.Python)
@@ -41,7 +42,7 @@ func (b *builder) pyWorker(path string, router bool, opts config.WorkerOptions, 
 		level = "debug"
 	}
 	env := withPythonPath(processEnviron(opts.Env, os.Environ()), b.pythonPaths(opts.PythonPath))
-	w := &pyWorker{path: path, router: router, python: python, comps: comps, log: b.log.With("worker", path),
+	w := &pyWorker{path: path, router: router, python: python, comps: comps, auths: auths, log: b.log.With("worker", path),
 		exited: b.node.workerExited,
 		spec: process.Spec{Name: path, Path: python, Dir: cbdir, Env: env, Stdin: pyrunner.Source, Logger: b.log,
 			Args: pyrunner.Args(pyrunner.Settings{Worker: path, CBDir: cbdir, StartDir: startDir, Level: level})}}

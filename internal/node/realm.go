@@ -23,7 +23,8 @@ type routerUnit struct {
 	path   string // "workers[0]"
 	router *router.Router
 	realms []router.RealmOptions
-	dyn    *dynamicCalls // its dynamic authenticators' and authorizers' sessions
+	dyn    *dynamicCalls  // its dynamic authenticators' and authorizers' sessions
+	fn     *functionAuths // its function authenticators
 }
 
 func (r *routerUnit) realmNames() []string {

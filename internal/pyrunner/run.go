@@ -25,12 +25,14 @@ type Component struct {
 	Router bool
 }
 
-// StartError is why a component did not start: the runner's words, with
-// the Python traceback when there is one.
+// StartError is the runner's error answer to a call: why a component did
+// not start, or an authenticator could not be made or failed; the
+// runner's words, with the Python traceback when there is one.
 type StartError struct {
-	// Stage is where it failed: "import" (the module or class),
-	// "check_config", "create" (the constructor), "join" (the session
-	// ended before it was ready), "call" or "start" (anything else).
+	// Stage is where it failed: "import" (the module, class or factory),
+	// "check_config", "create" (the constructor or factory), "join" (the
+	// session ended before it was ready), "authenticate" (an
+	// authenticator raised), "call" or "start" (anything else).
 	Stage     string `json:"stage"`
 	Message   string `json:"message"`
 	Traceback string `json:"traceback"`

@@ -3,7 +3,7 @@
 #
 # This program is part of Junction: the junction binary embeds it (package
 # internal/pyrunner) and starts it once per worker that has Python class
-# components, as
+# components or (a router worker) function authenticators, as
 #
 #     <python> -u - '<settings as JSON>'
 #
@@ -18,6 +18,19 @@
 #         component's end of a socket pair, over which the component speaks
 #         WAMP-over-RawSocket to the node. The node answers the other end
 #         (a router's gate, or a relay to the component's own transport).
+#     {"type": "call", "id": N, "op": "authenticator",
+#      "args": {"id", "create", "config"}}
+#         Imports the function authenticator's factory and calls it as
+#         factory(config, None); answered once it has returned the
+#         authenticate function (a Deferred or coroutine is waited for).
+#     {"type": "call", "id": N, "op": "authenticate",
+#      "args": {"authenticator", "realm", "authid", "details"}}
+#         Calls authenticate(realm, authid, details); answered with
+#         {"value": its result} or, for an ApplicationError it raised,
+#         {"error": URI, "args": [...]}; any other exception is an error.
+#     {"type": "call", "id": N, "op": "cancel", "args": {"id": M}}
+#         Cancels call M (an authenticate not answered yet), which is then
+#         answered with an error.
 #
 #   runner -> node
 #     {"type": "hello", ...}                   ready for calls
@@ -34,6 +47,7 @@
 # here; "start" is answered once the component is ready (its onJoin has
 # returned) or has failed to start.
 
+import inspect
 import json
 import os
 import socket
@@ -108,7 +122,9 @@ def run(s):
     import txaio
     from autobahn.twisted.rawsocket import WampRawSocketClientFactory, WampRawSocketClientProtocol
     from autobahn.twisted.wamp import ApplicationSession
+    from autobahn.wamp.exception import ApplicationError
     from autobahn.wamp.types import ComponentConfig
+    from twisted.internet import defer
 
     txaio.use_twisted()
 
@@ -142,25 +158,62 @@ def run(s):
         f = frames[-1]
         return " (%s line %d)" % (f.filename, f.lineno)
 
+    def import_module(module_name, attr):
+        """Imports module_name (for its attr), or says why it cannot."""
+        try:
+            return __import__(module_name, fromlist=[attr])
+        except Exception:
+            err = failure_of("import", "cannot import module %r" % module_name)
+            if isinstance(sys.exc_info()[1], ImportError):
+                err.message += " (Python module search path: %s)" % ", ".join(p for p in sys.path if p)
+            raise err
+
     def load_class(classname):
         """Imports classname ("package.module.Class") and checks that it
         is an ApplicationSession for Twisted."""
         module_name, _, class_name = classname.rpartition(".")
         if not module_name:
             raise StartError("import", "%r is not a module.Class name" % classname)
-        try:
-            module = __import__(module_name, fromlist=[class_name])
-        except Exception:
-            err = failure_of("import", "cannot import module %r" % module_name)
-            if isinstance(sys.exc_info()[1], ImportError):
-                err.message += " (Python module search path: %s)" % ", ".join(p for p in sys.path if p)
-            raise err
+        module = import_module(module_name, class_name)
         cls = getattr(module, class_name, None)
         if cls is None:
             raise StartError("import", "module %r has no class %r" % (module_name, class_name))
         if not isinstance(cls, type) or not issubclass(cls, ApplicationSession):
             raise StartError("import", "%r is not a subclass of autobahn.twisted.wamp.ApplicationSession" % classname)
         return cls
+
+    def load_function(name):
+        """Imports name ("package.module.name"), a callable."""
+        module_name, _, attr = name.rpartition(".")
+        if not module_name:
+            raise StartError("import", "%r is not a module.name name" % name)
+        fn = getattr(import_module(module_name, attr), attr, None)
+        if fn is None:
+            raise StartError("import", "module %r has no %r" % (module_name, attr))
+        if not callable(fn):
+            raise StartError("import", "%r is not callable" % name)
+        return fn
+
+    def call_async(fn, *args):
+        """Calls fn, which may return a value, a Deferred or a coroutine:
+        a Deferred either way (failed when fn raised)."""
+        try:
+            result = fn(*args)
+        except Exception:
+            return defer.fail()
+        if isinstance(result, defer.Deferred):
+            return result
+        if inspect.isawaitable(result):
+            return defer.ensureDeferred(result)
+        return defer.succeed(result)
+
+    def failure_line(f):
+        """ "Type: message (file.py line N)" for a Failure."""
+        where = ""
+        frames = [fr for fr in f.frames if fr[1] not in ("<stdin>", "<string>")]
+        if frames:
+            where = " (%s line %d)" % (frames[-1][1], frames[-1][2])
+        return "%s: %s%s" % (f.type.__name__, f.getErrorMessage(), where)
 
     def serializer():
         """The best serializer Autobahn has here for the socket to the
@@ -296,6 +349,8 @@ def run(s):
             self.buffer = b""
             self.fds = []
             self.runs = {}
+            self.authenticators = {}  # by id: the authenticate functions
+            self.calls = {}  # by call id: the authenticate calls not answered yet
 
         def connectionMade(self):
             self.send({"type": "hello", "pid": os.getpid(), "python": sys.version.split()[0],
@@ -347,6 +402,58 @@ def run(s):
             finally:
                 os.close(fd)
 
+        def op_authenticator(self, call_id, args):
+            name = args.get("create")
+            try:
+                create = load_function(name)
+            except StartError as e:
+                self.fail(call_id, e.stage, e.message, e.tb)
+                return
+
+            def made(fn):
+                if not callable(fn):
+                    self.fail(call_id, "create", "%s(config, controller) returned %s, not a function" % (name, type(fn).__name__))
+                    return
+                self.authenticators[args.get("id")] = fn
+                self.reply(call_id, {})
+
+            def failed(f):
+                self.fail(call_id, "create", "%s(config, controller) raised %s" % (name, failure_line(f)), f.getTraceback())
+
+            call_async(create, args.get("config") or {}, None).addCallbacks(made, failed)
+
+        def op_authenticate(self, call_id, args):
+            fn = self.authenticators.get(args.get("authenticator"))
+            if fn is None:
+                self.fail(call_id, "call", "no authenticator %r" % args.get("authenticator"))
+                return
+            d = call_async(fn, args.get("realm"), args.get("authid"), args.get("details") or {})
+            self.calls[call_id] = d
+
+            def done(result):
+                self.calls.pop(call_id, None)
+                self.reply(call_id, {"value": result})
+
+            def failed(f):
+                self.calls.pop(call_id, None)
+                if f.check(ApplicationError):
+                    self.reply(call_id, {"error": f.value.error, "args": list(f.value.args)})
+                elif f.check(defer.CancelledError):
+                    self.fail(call_id, "canceled", "the call was canceled")
+                else:
+                    # The message goes to the client in the ABORT: the
+                    # exception only (as Crossbar's); where it was raised is
+                    # in the traceback, for the log.
+                    self.fail(call_id, "authenticate", "%s: %s" % (f.type.__name__, f.getErrorMessage()), f.getTraceback())
+
+            d.addCallbacks(done, failed)
+
+        def op_cancel(self, call_id, args):
+            d = self.calls.get(args.get("id"))
+            if d is not None:
+                d.cancel()
+            self.reply(call_id, {})
+
         def send(self, msg):
             if self.transport is None or getattr(self.transport, "disconnected", False):
                 return
@@ -377,7 +484,8 @@ def run(s):
                     return r.component
             return None
 
-    OPS = {"start": Control.op_start}
+    OPS = {"start": Control.op_start, "authenticator": Control.op_authenticator,
+           "authenticate": Control.op_authenticate, "cancel": Control.op_cancel}
 
     levels = {LogLevel.debug: "debug", LogLevel.info: "info", LogLevel.warn: "warn",
               LogLevel.error: "error", LogLevel.critical: "error"}

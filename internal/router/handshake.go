@@ -107,8 +107,8 @@ func abortDetails(e *wamp.RequestError) wamp.Dict {
 
 // authenticate runs the authentication method the client and the gate
 // agree on, with a challenge if the method needs one, and finds the realm
-// the session joins: the HELLO's, or the one a dynamic authenticator
-// assigned (a HELLO may then name a realm that does not exist).
+// the session joins: the HELLO's, or the one the authenticator assigned
+// (a HELLO may then name a realm that does not exist: auth.AssignsRealm).
 func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.Identity, error) {
 	rm := s.router.realm(h.Realm)
 	req, err := s.authRequest(h)
@@ -116,7 +116,7 @@ func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.I
 		return nil, nil, err
 	}
 	a := s.gate.pick(req.AuthMethods)
-	if rm == nil && (a == nil || !auth.IsDynamic(a)) {
+	if rm == nil && (a == nil || !auth.AssignsRealm(a)) {
 		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q", h.Realm)
 	}
 	if a == nil {
