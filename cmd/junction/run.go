@@ -19,7 +19,7 @@ const (
 const usage = `usage:
   junction start   [--cbdir DIR] [--config FILE] [--loglevel debug|info|warn|error] [--logformat text|json]
   junction init    [--cbdir DIR]
-  junction check   [--cbdir DIR] [--config FILE]
+  junction check   [--cbdir DIR]... [--config FILE]... [--summary] [--blockers] [DIR|FILE]...
   junction version
 `
 
@@ -74,17 +74,27 @@ func flagSet(e *env, name, synopsis string) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args; ok false means return code.
+// parseFlags parses args, which must be flags only; ok false means
+// return code.
 func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	err := fs.Parse(args)
+	if code, ok := parseStatus(fs.Parse(args)); !ok {
+		return code, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "junction %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fs.Usage()
+		return exitUsage, false
+	}
+	return exitOK, true
+}
+
+// parseStatus is the outcome of fs.Parse: ok false means return code
+// (0 for -h, which printed the usage; 2 for a bad flag).
+func parseStatus(err error) (code int, ok bool) {
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK, false
 	case err != nil:
-		return exitUsage, false
-	case fs.NArg() > 0:
-		fmt.Fprintf(fs.Output(), "junction %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		fs.Usage()
 		return exitUsage, false
 	}
 	return exitOK, true

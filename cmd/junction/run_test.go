@@ -17,11 +17,18 @@ const goodConfig = `{"version": 2, "workers": [{"type": "router",
 	"options": {"pythonpath": [".."]},
 	"transports": [{"type": "websocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}}]}]}`
 
-// buildFails loads but cannot be built: its static directory does not
-// exist (relative to the config file's folder).
+// buildFails loads but cannot be built: its static directory is below a
+// file. (One that does not exist is only a warning, see staticMissing.)
 const buildFails = `{"version": 2, "workers": [{"type": "router", "realms": [{"name": "realm1"}],
 	"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
-		"paths": {"/": {"type": "static", "directory": "no-such-dir"}}}]}]}`
+		"paths": {"/": {"type": "static", "directory": "/dev/null/web"}}}]}]}`
+
+// staticMissing loads and builds with a warning: its static directory
+// (relative to the config file's folder) does not exist, which Crossbar
+// accepts, answering 404 there.
+const staticMissing = `{"version": 2, "workers": [{"type": "router", "realms": [{"name": "realm1"}],
+	"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+		"paths": {"/": {"type": "static", "directory": "../web"}}}]}]}`
 
 // buildFailsText is what check prints and start logs for buildFails.
 const buildFailsText = `workers[0].transports[0].paths["/"]: web: static directory: `
@@ -70,6 +77,7 @@ func TestRun(t *testing.T) {
 	bridgeBad := writeFile(t, dir, "bridge.json", bridgeBuildFails)
 	calleeBad := writeFile(t, dir, "callee.json", calleeExtraBad)
 	bridgeWarn := writeFile(t, dir, "warn.json", bridgeWarns)
+	noStatic := writeFile(t, dir, "nostatic.json", staticMissing)
 	yamlDir := filepath.Join(dir, "yaml")
 	os.Mkdir(yamlDir, 0o755)
 	writeFile(t, yamlDir, "config.yaml", "version: 2\nworkers: []\n")
@@ -89,6 +97,9 @@ func TestRun(t *testing.T) {
 		{"check bad", []string{"check", "--config", bad}, 1,
 			[]string{"workers[0].transports[0].endpoint.port: ", "workers[0].transports[0].paths.ws.serialisers: ", "serializers"}, nil},
 		{"check build error", []string{"check", "--config", unbuildable}, 1, []string{unbuildable + ": " + buildFailsText}, nil},
+		{"check static directory missing", []string{"check", "--config", noStatic}, 0, []string{
+			noStatic + `: warning: workers[0].transports[0].paths["/"].directory: ` + filepath.Join(filepath.Dir(dir), "web") + " does not exist: every request here gets 404 until it does",
+			"ok: " + noStatic}, nil},
 		{"start build error", []string{"start", "--config", unbuildable}, 1, nil, []string{strings.ReplaceAll(buildFailsText, `"`, `\"`)}},
 		{"check require_ip", []string{"check", "--config", bridgeBad}, 1,
 			[]string{bridgeBad + ": workers[0].transports[0].paths.call.options.require_ip[0]: netmask \"255.0.255.0\" is not contiguous"}, nil},
@@ -209,7 +220,7 @@ func TestStartIgnoresHangup(t *testing.T) {
 const threeBuildErrors = `{"version": 2, "workers": [{"type": "router",
 	"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
 	"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
-		"/": {"type": "static", "directory": "no-such-dir"},
+		"/": {"type": "static", "directory": "/dev/null/web"},
 		"call": {"type": "caller", "realm": "realm1", "role": "anonymous", "options": {"require_ip": ["10.0.0.0/33"]}}}},
 		{"type": "rawsocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0,
 			"tls": {"key": "no.key", "certificate": "no.crt"}}}]}]}`

@@ -46,6 +46,25 @@ type RedirectService struct {
 type JSONService struct {
 	// Value is "value" (required): any JSON value, served as is.
 	Value any
+	// Options is "options".
+	Options JSONOptions
+}
+
+// JSONOptions is a json service's "options", converted by package node
+// into web.JSONOptions (same fields). (Crossbar checks these keys
+// but never applies them: it always serves the document compact, with
+// CORS headers and no caching header, which is what the defaults do.)
+type JSONOptions struct {
+	// Prettify is "prettify": indent the document by three spaces
+	// (default false: compact).
+	Prettify bool
+	// AllowCrossOrigin is "allow_cross_origin": send
+	// "Access-Control-Allow-Origin: *", so that pages of any origin may
+	// read the document (default true).
+	AllowCrossOrigin bool
+	// DiscourageCaching is "discourage_caching": send "Cache-Control:
+	// no-store, no-cache, must-revalidate, max-age=0" (default false).
+	DiscourageCaching bool
 }
 
 // NodeInfoService is a path service of "type": "nodeinfo": a page about
@@ -114,12 +133,19 @@ func (d *decoder) redirectService(o *object) *RedirectService {
 }
 
 func (d *decoder) jsonService(o *object) *JSONService {
-	v, ok := o.get("value")
-	if !ok {
+	s := &JSONService{Options: JSONOptions{AllowCrossOrigin: true}}
+	if v, ok := o.get("value"); ok {
+		s.Value = d.resolveDeep(o.at("value"), v)
+	} else {
 		o.required("value")
-		return &JSONService{}
 	}
-	return &JSONService{Value: d.resolveDeep(o.at("value"), v)}
+	if oo, ok := o.child("options"); ok {
+		s.Options.Prettify = oo.boolean("prettify", false)
+		s.Options.AllowCrossOrigin = oo.boolean("allow_cross_origin", true)
+		s.Options.DiscourageCaching = oo.boolean("discourage_caching", false)
+		oo.done()
+	}
+	return s
 }
 
 func (d *decoder) nodeInfoService(o *object) *NodeInfoService {

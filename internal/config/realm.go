@@ -119,6 +119,8 @@ func (d *decoder) realm(path string, v any) *Realm {
 	r.Options = d.realmOptions(o)
 	o.unsupported("store", " (event history and call queueing store)")
 	o.unsupported("rlinks", " (router-to-router links)")
+	o.unsupported("stats", " (realm session statistics)")
+	o.ignored("trace", ": Crossbar does not use it either")
 	o.done()
 	return r
 }

@@ -65,6 +65,7 @@ var warningTests = []struct {
 	{"chunk size", realmOptionsDoc(`"event_dispatching_chunk_size": 100`), r0 + ".options.event_dispatching_chunk_size", "ignored: each receiver has its own outbound queue"},
 	{"bridge_meta_api", realmOptionsDoc(`"bridge_meta_api": true`), r0 + ".options.bridge_meta_api", "ignored: there are no router-to-router links"},
 	{"bridge_meta_api false", realmOptionsDoc(`"bridge_meta_api": false`), "", ""},
+	{"realm trace", top(`{"type": "router", "realms": [{"name": "r", "trace": true}]}`), r0 + ".trace", "ignored: Crossbar does not use it either"},
 	{"permission cache", perm(`{"uri": "a", "cache": true}`), "", ""},
 
 	// Web transport and endpoints.

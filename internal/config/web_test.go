@@ -83,3 +83,28 @@ func TestWebBodyOptionChecks(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONOptions: a json service's "options", absent (Crossbar's
+// behaviour: compact, CORS, no caching header) and each given.
+func TestJSONOptions(t *testing.T) {
+	tests := []struct {
+		name, options string
+		want          JSONOptions
+	}{
+		{"absent", ``, JSONOptions{AllowCrossOrigin: true}},
+		{"empty", `, "options": {}`, JSONOptions{AllowCrossOrigin: true}},
+		{"all", `, "options": {"prettify": true, "allow_cross_origin": false, "discourage_caching": true}`,
+			JSONOptions{Prettify: true, DiscourageCaching: true}},
+		{"corpus", `, "options": {"prettify": false, "allow_cross_origin": true, "discourage_caching": true}`,
+			JSONOptions{AllowCrossOrigin: true, DiscourageCaching: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, warns := mustParse(t, web(`{"config": {"type": "json", "value": {"a": 1}`+tt.options+`}}`))
+			s := c.Workers[0].(*RouterWorker).Transports[0].(*WebTransport).Paths["config"].(*JSONService)
+			if s.Options != tt.want || len(warns) != 0 {
+				t.Errorf("options %+v, warnings %v; want %+v and none", s.Options, warns, tt.want)
+			}
+		})
+	}
+}

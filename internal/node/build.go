@@ -19,6 +19,7 @@ type builder struct {
 	log    *slog.Logger
 	nonces map[string]*bridge.NonceCache // by signing key; see signing
 	errs   config.Errors                 // the problems found so far
+	warns  []config.Warning              // what was built with a warning
 }
 
 // build adds a unit for every enabled worker, transport and component. An
@@ -41,6 +42,14 @@ func (b *builder) build(cfg *config.Config) {
 
 // fail records the problems of err (nil records nothing).
 func (b *builder) fail(err error) { b.errs = appendError(b.errs, err) }
+
+// warn records and logs a warning at a JSON path: something built that
+// will not do what the config seems to ask (a static directory that does
+// not exist). It is logged as start logs the config's own warnings.
+func (b *builder) warn(path, msg string) {
+	b.warns = append(b.warns, config.Warning{Path: path, Msg: msg})
+	b.log.Warn("config: "+msg, "path", path)
+}
 
 // resolve returns name relative to the node directory, or name itself
 // when absolute.

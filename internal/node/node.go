@@ -45,6 +45,7 @@ type Node struct {
 	components []*componentUnit
 	sessions   []*bridgeSession // of the caller, publisher and webhook services
 	proxies    []proxyUnit      // the reverse proxies and WebSocket reverse proxies
+	warnings   []config.Warning // of the build; see Warnings
 
 	mu      sync.Mutex // guards the fields below
 	state   state
@@ -82,8 +83,16 @@ func New(cfg *config.Config, opts Options) (*Node, error) {
 		b.errs.Sort()
 		return nil, b.errs
 	}
+	n.warnings = b.warns
 	return n, nil
 }
+
+// Warnings returns what New built with a warning, each at its JSON path,
+// in the order of the config: a static directory that does not exist
+// (every request there gets 404 until it does, as with Crossbar). New has
+// logged each of them at warn level already. The config's own warnings
+// come from config.Load, not from here.
+func (n *Node) Warnings() []config.Warning { return n.warnings }
 
 // Start starts the routers and realms, then joins the embedded sessions
 // of the HTTP bridge services, then binds and serves the listeners, then

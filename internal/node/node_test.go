@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -142,7 +143,7 @@ func TestNewErrors(t *testing.T) {
 		{"static directory", `{"version": 2, "workers": [{"type": "router",
 			"realms": [{"name": "realm1"}],
 			"transports": [{"type": "web", "endpoint": {"type": "tcp", "port": 0},
-				"paths": {"/": {"type": "path", "paths": {"files": {"type": "static", "directory": "missing"}}}}}]}]}`,
+				"paths": {"/": {"type": "path", "paths": {"files": {"type": "static", "directory": "/dev/null/web"}}}}}]}]}`,
 			`workers[0].transports[0].paths["/"].paths.files: web: `},
 		{"tls files", `{"version": 2, "workers": [{"type": "router",
 			"realms": [{"name": "realm1"}],
@@ -173,12 +174,12 @@ func TestNewReportsEveryError(t *testing.T) {
 		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
 		"transports": [
 			{"type": "web", "endpoint": {"type": "tcp", "port": 0}, "paths": {
-				"files": {"type": "static", "directory": "missing"},
+				"files": {"type": "static", "directory": "/dev/null/web"},
 				"call": {"type": "caller", "realm": "realm1", "role": "anonymous", "options": {"require_ip": ["localhost"]}},
 				"ws": {"type": "websocket"}}},
 			{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 0, "tls": {"key": "nokey.pem", "certificate": "nocert.pem"}}},
 			{"type": "web", "endpoint": {"type": "tcp", "port": 0, "tls": {"key": "nokey.pem", "certificate": "nocert.pem"}},
-				"paths": {"/": {"type": "static", "directory": "missing"}}}],
+				"paths": {"/": {"type": "static", "directory": "/dev/null/web"}}}],
 		"components": [{"type": "class", "classname": "router.adapter.rest.RESTCallee", "realm": "realm1",
 			"extra": {"procedure": "com.x", "baseurl": ""}}]},
 		{"type": "container", "components": [{"type": "class", "classname": "router.adapter.rest.MessageForwarder",
@@ -204,6 +205,69 @@ func TestNewReportsEveryError(t *testing.T) {
 	for i, w := range want {
 		if !strings.HasPrefix(es[i].Error(), w) {
 			t.Errorf("error %d = %q, want %q...", i, es[i].Error(), w)
+		}
+	}
+}
+
+// TestStaticDirectoryMissing: a static directory that does not exist is a
+// warning at its "directory" path, logged by New and returned by
+// Warnings, and the node starts and answers 404 there, as Crossbar does.
+func TestStaticDirectoryMissing(t *testing.T) {
+	doc := `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1"}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+			"/": {"type": "static", "directory": "../web"},
+			"info": {"type": "nodeinfo"}}}]}]}`
+	n, log := startLogged(t, doc)
+	ws := n.Warnings()
+	if len(ws) != 1 || ws[0].Path != `workers[0].transports[0].paths["/"].directory` ||
+		!strings.HasSuffix(ws[0].Msg, "web does not exist: every request here gets 404 until it does") {
+		t.Fatalf("Warnings() = %v", ws)
+	}
+	if want := `level=WARN msg="config: ` + ws[0].Msg; !strings.Contains(log.String(), want) {
+		t.Errorf("log %q lacks %q", log, want)
+	}
+	base := "http://" + address(t, n, web0)
+	for _, target := range []string{"/", "/index.html"} {
+		resp, err := http.Get(base + target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", target, resp.StatusCode)
+		}
+	}
+	if info := nodeInfo(t, base+"/info"); info.Version == "" {
+		t.Errorf("the node info page beside the missing directory: %+v", info)
+	}
+}
+
+// TestJSONServiceOptions: a json service's options reach its handler;
+// without options it sends CORS and no caching header, as Crossbar does.
+func TestJSONServiceOptions(t *testing.T) {
+	doc := `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1"}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+			"plain": {"type": "json", "value": {"a": [1]}},
+			"tuned": {"type": "json", "value": {"a": [1]},
+				"options": {"prettify": true, "allow_cross_origin": false, "discourage_caching": true}}}}]}]}`
+	n, _ := startLogged(t, doc)
+	base := "http://" + address(t, n, web0)
+	tests := []struct{ path, body, origin, cache string }{
+		{"/plain", `{"a":[1]}` + "\n", "*", ""},
+		{"/tuned", "{\n   \"a\": [\n      1\n   ]\n}\n", "", "no-store, no-cache, must-revalidate, max-age=0"},
+	}
+	for _, tt := range tests {
+		resp, err := http.Get(base + tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != tt.body || resp.Header.Get("Access-Control-Allow-Origin") != tt.origin || resp.Header.Get("Cache-Control") != tt.cache {
+			t.Errorf("GET %s: %q, CORS %q, Cache-Control %q; want %q, %q, %q", tt.path, body,
+				resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Get("Cache-Control"), tt.body, tt.origin, tt.cache)
 		}
 	}
 }

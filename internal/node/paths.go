@@ -3,8 +3,10 @@ package node
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 
@@ -109,11 +111,18 @@ func buildWebSocket(env *pathEnv, path, _ string, svc config.PathService) (http.
 }
 
 // buildStatic serves "directory", relative to the node directory (as
-// Crossbar resolves it against the .crossbar directory).
+// Crossbar resolves it against the .crossbar directory). A directory that
+// does not exist is a warning, as Crossbar starts such a node and answers
+// 404 there.
 func buildStatic(env *pathEnv, path, _ string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.StaticService)
+	dir := env.b.resolve(s.Directory)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		env.b.warn(path+".directory", fmt.Sprintf("%s does not exist: every request here gets 404 until it does", dir))
+	}
 	h, err := web.Static(web.StaticOptions{
-		Directory:              env.b.resolve(s.Directory),
+		AllowMissing:           true,
+		Directory:              dir,
 		EnableDirectoryListing: s.Options.EnableDirectoryListing,
 		DefaultFile:            s.Options.DefaultFile,
 		CacheTimeout:           int(s.Options.CacheTimeout.Seconds()),
@@ -134,7 +143,8 @@ func buildRedirect(_ *pathEnv, path, _ string, svc config.PathService) (http.Han
 }
 
 func buildJSON(_ *pathEnv, path, _ string, svc config.PathService) (http.Handler, error) {
-	h, err := web.JSON(svc.(*config.JSONService).Value)
+	s := svc.(*config.JSONService)
+	h, err := web.JSON(s.Value, web.JSONOptions(s.Options))
 	if err != nil {
 		return nil, fieldError(path+".value", err)
 	}

@@ -11,7 +11,7 @@ import (
 // Building a tree: one line per service; a "path" service is Sub.
 func ExampleTree() {
 	tree := web.NewTree()
-	info, _ := web.JSON(map[string]string{"status": "ok"})
+	info, _ := web.JSON(map[string]string{"status": "ok"}, web.JSONOptions{})
 	old, _ := web.Redirect("https://example.com/", 0)
 	_ = tree.Mount("health", info)
 	nested, _ := tree.Sub("legacy")

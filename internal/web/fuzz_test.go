@@ -54,7 +54,7 @@ func FuzzTreeRoute(f *testing.F) {
 	tr := NewTree()
 	mustMount(f, tr, "/", mustStatic(f, StaticOptions{Directory: site, EnableDirectoryListing: true}))
 	mustMount(f, tr, "static", mustStatic(f, StaticOptions{Directory: site, EnableDirectoryListing: true, DefaultFile: "index.html"}))
-	api, err := JSON(map[string]int{"a": 1})
+	api, err := JSON(map[string]int{"a": 1}, JSONOptions{})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -354,7 +354,7 @@ func TestReverseProxyForwardedOverrides(t *testing.T) {
 
 func TestReverseProxySiblingsWin(t *testing.T) {
 	up := echoUpstream(t)
-	info, err := JSON(map[string]string{"service": "info"})
+	info, err := JSON(map[string]string{"service": "info"}, JSONOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

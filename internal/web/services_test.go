@@ -64,7 +64,7 @@ func TestRedirectErrors(t *testing.T) {
 }
 
 func TestJSON(t *testing.T) {
-	h, err := JSON(map[string]any{"a": []int{1, 2}, "b": "<x>"})
+	h, err := JSON(map[string]any{"a": []int{1, 2}, "b": "<x>"}, JSONOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,8 +84,43 @@ func TestJSON(t *testing.T) {
 	if post.Code != 405 || post.Header().Get("Allow") != "GET, HEAD" {
 		t.Errorf("POST: %d Allow %q", post.Code, post.Header().Get("Allow"))
 	}
-	if _, err := JSON(math.Inf(1)); err == nil {
+	if _, err := JSON(math.Inf(1), JSONOptions{}); err == nil {
 		t.Error("JSON(+Inf): no error")
+	}
+}
+
+// TestJSONOptions: the zero options send neither a CORS nor a caching
+// header; each option adds its own; Prettify indents by three spaces.
+func TestJSONOptions(t *testing.T) {
+	value := map[string]any{"b": []int{1}, "a": true}
+	tests := []struct {
+		name          string
+		opts          JSONOptions
+		body          string
+		origin, cache string
+	}{
+		{"zero", JSONOptions{}, `{"a":true,"b":[1]}` + "\n", "", ""},
+		{"prettify", JSONOptions{Prettify: true}, "{\n   \"a\": true,\n   \"b\": [\n      1\n   ]\n}\n", "", ""},
+		{"cross origin", JSONOptions{AllowCrossOrigin: true}, `{"a":true,"b":[1]}` + "\n", "*", ""},
+		{"no caching", JSONOptions{DiscourageCaching: true}, `{"a":true,"b":[1]}` + "\n", "", "no-store, no-cache, must-revalidate, max-age=0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := JSON(value, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := serve(h, http.MethodGet, "/", "Origin", "https://elsewhere.example")
+			if rec.Code != http.StatusOK || rec.Body.String() != tt.body {
+				t.Errorf("got %d %q, want 200 %q", rec.Code, rec.Body, tt.body)
+			}
+			if got := rec.Header().Get("Access-Control-Allow-Origin"); got != tt.origin {
+				t.Errorf("Access-Control-Allow-Origin %q, want %q", got, tt.origin)
+			}
+			if got := rec.Header().Get("Cache-Control"); got != tt.cache {
+				t.Errorf("Cache-Control %q, want %q", got, tt.cache)
+			}
+		})
 	}
 }
 

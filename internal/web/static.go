@@ -45,6 +45,11 @@ type StaticOptions struct {
 	// MIMETypes maps a file extension (".ext" or "ext", case-insensitive)
 	// to the Content-Type to send, overriding the built-in table.
 	MIMETypes map[string]string
+	// AllowMissing accepts a Directory that does not exist, as Crossbar
+	// does: every request then gets 404, until the directory appears (it
+	// is opened per request). When false, a missing Directory is an error
+	// wrapping fs.ErrNotExist.
+	AllowMissing bool
 }
 
 // static serves the files of one directory; see Static. It is immutable
@@ -67,7 +72,7 @@ type static struct {
 // file descriptor and needs no Close.
 func Static(opts StaticOptions) (http.Handler, error) {
 	s := &static{dir: opts.Directory, listing: opts.EnableDirectoryListing}
-	if err := checkDirectory(opts.Directory); err != nil {
+	if err := checkDirectory(opts.Directory, opts.AllowMissing); err != nil {
 		return nil, err
 	}
 	if opts.DefaultFile != "" {
@@ -88,11 +93,16 @@ func Static(opts StaticOptions) (http.Handler, error) {
 	return s, nil
 }
 
-func checkDirectory(dir string) error {
+// checkDirectory refuses a Directory that is relative, not a directory, or
+// missing (unless allowMissing).
+func checkDirectory(dir string, allowMissing bool) error {
 	if !filepath.IsAbs(dir) {
 		return fmt.Errorf("%w: static directory %q: must be absolute", ErrBadOption, dir)
 	}
 	fi, err := os.Stat(dir)
+	if allowMissing && errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("web: static directory: %w", err)
 	}
@@ -120,6 +130,12 @@ func (s *static) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !readOnly(w, r) {
 		return
 	}
+	root, err := os.OpenRoot(s.dir)
+	if err != nil { // a missing directory: 404 everywhere, the mount point too
+		NotFound(w, r)
+		return
+	}
+	defer root.Close()
 	escaped := r.URL.EscapedPath()
 	if escaped == "" {
 		redirectSlash(w, r, "")
@@ -130,12 +146,6 @@ func (s *static) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		NotFound(w, r)
 		return
 	}
-	root, err := os.OpenRoot(s.dir)
-	if err != nil {
-		NotFound(w, r)
-		return
-	}
-	defer root.Close()
 	s.serveName(w, r, root, name, wantDir)
 }
 

@@ -304,3 +304,34 @@ func TestStaticDefaultFileSymlinkEscape(t *testing.T) {
 		t.Errorf("got %d %q", rec.Code, rec.Body)
 	}
 }
+
+// TestStaticAllowMissing: with AllowMissing, a directory that does not
+// exist is accepted and every request gets 404, the mount point included
+// (no redirect), until the directory appears; a file is still refused.
+func TestStaticAllowMissing(t *testing.T) {
+	base := staticFixture(t)
+	dir := filepath.Join(base, "later")
+	tr := NewTree()
+	mustMount(t, tr, "web", mustStatic(t, StaticOptions{Directory: dir, AllowMissing: true}))
+	for _, target := range []string{"/web", "/web/", "/web/index.html", "/web/a/b.txt"} {
+		if rec := serve(tr, http.MethodGet, target); rec.Code != http.StatusNotFound {
+			t.Errorf("GET %s with no directory: %d, want 404", target, rec.Code)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("now here"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rec := serve(tr, http.MethodGet, "/web/index.html"); rec.Code != http.StatusOK || rec.Body.String() != "now here" {
+		t.Errorf("GET /web/index.html once the directory exists: %d %q", rec.Code, rec.Body)
+	}
+	if rec := serve(tr, http.MethodGet, "/web"); rec.Code != http.StatusFound {
+		t.Errorf("GET /web once the directory exists: %d, want 302", rec.Code)
+	}
+	_, err := Static(StaticOptions{Directory: filepath.Join(base, "secret.txt"), AllowMissing: true})
+	if !errors.Is(err, ErrBadOption) {
+		t.Errorf("a file as directory with AllowMissing: err %v, want ErrBadOption", err)
+	}
+}
