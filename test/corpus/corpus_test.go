@@ -65,25 +65,34 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-// runNode checks, starts, exercises and stops one node of the corpus.
+// runNode checks, starts and exercises one node of the corpus, which
+// stops when the test ends.
 func runNode(t *testing.T, c corpusNode) {
 	dir := copyNode(t, c.name)
 	checkNode(t, dir)
 	n := harness.StartIn(t, dir, nodeproc.Options{Name: c.name, Env: nodeEnv(t), AllowedWarnings: c.warnings})
-	addr := n.Addr(nodeproc.Transport(0, 0))
-	if addr == "" {
+	r := &nodeRun{node: n, dir: dir, addr: n.Addr(nodeproc.Transport(0, 0))}
+	if r.addr == "" {
 		t.Fatalf("%s: the router's first transport logged no address", c.name)
 	}
 	if c.static.path != "" {
-		getStatic(t, addr, dir, c.static)
+		getStatic(t, r.addr, dir, c.static)
 	}
 	if c.client != "" {
-		runClient(t, dir, c.client, addr)
+		runClient(t, dir, c.client, r.addr)
 	}
 	if c.check != nil {
-		c.check(t, n, addr)
+		c.check(t, r)
 	}
-	n.Stop(t)
+	// the node stops when the test ends (nodeproc), after the Go
+	// sessions of the checks have left
+}
+
+// nodeRun is a node of the corpus that runs.
+type nodeRun struct {
+	node *nodeproc.Node
+	dir  string // the node directory (a copy of nodes/NAME)
+	addr string // the address of the router's first transport
 }
 
 // copyNode copies nodes/name into a new temporary directory, the node

@@ -20,7 +20,7 @@ type corpusNode struct {
 	// none.
 	static staticFile
 	// check runs after the client: more checks in Go; nil for none.
-	check func(t *testing.T, n *nodeproc.Node, addr string)
+	check func(t *testing.T, r *nodeRun)
 	// warnings are the WARN messages the node may log.
 	warnings []string
 }
@@ -71,9 +71,10 @@ var corpus = []corpusNode{
 	{
 		name: "hello-nodejs",
 		proves: "a Node.js guest worker (autobahn-js over WebSocket on the node's Unix socket) with arguments, workdir " +
-			"and env vars; static web files",
+			"and env vars, restarted by its watch when a file changes; static web files",
 		client: "client.py",
 		static: staticFile{"/", "web/index.html"},
+		check:  watchRestart,
 	},
 	{
 		name: "guest-shell",
@@ -81,9 +82,14 @@ var corpus = []corpusNode{
 			"PYTHONUNBUFFERED), its stdout in the node log, publishing through the HTTP publisher on a Unix socket; " +
 			"the guest exits and the node keeps running",
 		client: "client.py",
-		check: func(t *testing.T, n *nodeproc.Node, _ string) {
-			n.WaitLog(t, "the guest's stdout line", 1, mentions("announcing on com.example.announce as shell guest"))
+		check: func(t *testing.T, r *nodeRun) {
+			r.node.WaitLog(t, "the guest's stdout line", 1, mentions("announcing on com.example.announce as shell guest"))
+			r.node.WaitLog(t, "the guest's exit", 1, mentions("guest exited"))
+			joinGo(t, "ws://"+r.addr+"/ws", "realm1") // the node runs on
 		},
+		// Junction warns when a guest exits, even with status 0 (Crossbar
+		// logs that at info level)
+		warnings: []string{"guest exited; not restarted"},
 	},
 	{
 		name: "ticket-dynamic",

@@ -3,8 +3,13 @@
 // adds, counts and says hello.
 
 var autobahn = require("autobahn");
+var fs = require("fs");
 
 var offset = parseInt(process.env.HELLO_OFFSET || "0", 10);
+
+// the backend's version, read at start: the node restarts this guest when
+// a file of its directory changes (watch)
+var version = fs.readFileSync("version.txt", "utf8").trim();
 
 var connection = new autobahn.Connection({
     realm: "realm1",
@@ -27,14 +32,18 @@ connection.onopen = function (session) {
         return greetings;
     });
 
+    session.register("com.example.version", function () {
+        return version;
+    });
+
     session.register("com.example.whoami", function () {
         return { runtime: "node", cwd: process.cwd().split("/").pop(), argv: process.argv.slice(2) };
     }).then(function () {
-        console.log("hello backend ready");
+        console.log("hello backend " + version + " ready");
     });
 
     setInterval(function () {
-        session.publish("com.example.oncounter", [counter]);
+        session.publish("com.example.oncounter", [counter], { version: version });
         counter += 1;
     }, 200);
 };
