@@ -44,6 +44,9 @@ func rewrite(t *testing.T, cfg *config.Config) *rewriter {
 				rw.transport(fmt.Sprintf("workers[%d].transports[%d]", i, j), tr)
 			}
 		}
+		if g, ok := w.(*config.GuestWorker); ok {
+			rw.guest(g)
+		}
 	}
 	return rw
 }
@@ -91,9 +94,13 @@ func (rw *rewriter) paths(ps config.Paths) {
 }
 
 // connect points the TCP endpoints of cfg's container components that name
-// a rewritten transport's port at that transport's real address.
+// a rewritten transport's port at that transport's real address, and the
+// guests' addresses too (see connectGuest).
 func (rw *rewriter) connect(cfg *config.Config, ls []node.Listener) {
 	for _, w := range cfg.Workers {
+		if g, ok := w.(*config.GuestWorker); ok {
+			rw.connectGuest(g, ls)
+		}
 		c, ok := w.(*config.ContainerWorker)
 		if !ok {
 			continue

@@ -25,12 +25,13 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// running is a started example. An example with container workers runs
-// as two nodes: node with its router workers, then containers with its
-// container workers, whose components' endpoints are pointed at the real
-// addresses of node's listeners (they listen on port 0, so the addresses
-// are only known once node has started). In production both halves are
-// one node; the components reach the router over TCP either way.
+// running is a started example. An example with container or guest
+// workers runs as two nodes: node with its router workers, then
+// containers with its container and guest workers, whose components'
+// endpoints and guests' URLs are pointed at the real addresses of node's
+// listeners (they listen on port 0, so the addresses are only known once
+// node has started). In production both halves are one node; the
+// components and guests reach the router over TCP either way.
 type running struct {
 	node       *node.Node
 	containers *node.Node // nil without container workers
@@ -79,14 +80,15 @@ func startNode(t *testing.T, cfg *config.Config) *node.Node {
 }
 
 // splitWorkers returns cfg's router workers and, when it has any, its
-// container workers, as two configurations.
+// container and guest workers, as two configurations.
 func splitWorkers(cfg *config.Config) (routers, containers *config.Config) {
 	r, c := *cfg, *cfg
 	r.Workers, c.Workers = nil, nil
 	for _, w := range cfg.Workers {
-		if _, ok := w.(*config.ContainerWorker); ok {
+		switch w.(type) {
+		case *config.ContainerWorker, *config.GuestWorker:
 			c.Workers = append(c.Workers, w)
-		} else {
+		default:
 			r.Workers = append(r.Workers, w)
 		}
 	}

@@ -68,6 +68,35 @@ func TestImportRules(t *testing.T) {
 	}
 }
 
+// TestImporters holds every package with importers in its rule to them:
+// no other package of the module, nor its tests, imports it.
+func TestImporters(t *testing.T) {
+	for _, p := range packages(t) {
+		for _, imp := range slices.Concat(p.imports, p.testImports) {
+			if msg := importerCheck(p.path, imp); msg != "" {
+				t.Errorf("%s imports %s: %s", p.path, imp, msg)
+			}
+		}
+	}
+}
+
+// importerCheck returns why pkg may not import imp under the importers
+// of imp's rule ("" when it may).
+func importerCheck(pkg, imp string) string {
+	p, inModule := strings.CutPrefix(imp, module)
+	if !inModule || p == pkg {
+		return ""
+	}
+	key, ok := ruleFor(p)
+	if !ok || rules[key].importers == nil {
+		return ""
+	}
+	if slices.ContainsFunc(rules[key].importers, func(a string) bool { return matches(a, pkg) }) {
+		return ""
+	}
+	return fmt.Sprintf("only %s may import it (rule %q)", strings.Join(rules[key].importers, ", "), key)
+}
+
 // TestRulesNameRealPackages: every key and every allowed pattern matches a
 // package, so that a typo or a rule left behind by a removed package
 // shows.
@@ -77,7 +106,7 @@ func TestRulesNameRealPackages(t *testing.T) {
 		paths = append(paths, p.path)
 	}
 	for key, r := range rules {
-		for _, pattern := range append([]string{key}, r.allowed...) {
+		for _, pattern := range slices.Concat([]string{key}, r.allowed, r.importers) {
 			if !slices.ContainsFunc(paths, func(p string) bool { return matches(pattern, p) }) {
 				t.Errorf("rule %q: %q matches no package", key, pattern)
 			}
@@ -185,6 +214,9 @@ func TestRuleCheck(t *testing.T) {
 		{"test/interop", module + "internal/client", false},
 		{"test/internal/nodeproc", "go.uber.org/goleak", false},
 		{"internal/web", module + "internal/web", true}, // its external test package
+		{"internal/process", "os/exec", true},
+		{"internal/process", module + "internal/wamp", false},
+		{"internal/process", "golang.org/x/sys/unix", false},
 	}
 	for _, tt := range tests {
 		key, ok := ruleFor(tt.pkg)
@@ -194,6 +226,26 @@ func TestRuleCheck(t *testing.T) {
 		}
 		if got := rules[key].check(tt.pkg, tt.imp) == ""; got != tt.want {
 			t.Errorf("%s (rule %q) imports %s: allowed = %v, want %v", tt.pkg, key, tt.imp, got, tt.want)
+		}
+	}
+}
+
+func TestImporterCheck(t *testing.T) {
+	tests := []struct {
+		pkg, imp string
+		want     bool // allowed
+	}{
+		{"internal/node", module + "internal/process", true},
+		{"internal/process", module + "internal/process", true}, // its external test package
+		{"internal/router", module + "internal/process", false},
+		{"cmd/junction", module + "internal/process", false},
+		{"docs", module + "internal/process", false},
+		{"internal/router", module + "internal/wamp", true},
+		{"internal/router", "os/exec", true},
+	}
+	for _, tt := range tests {
+		if got := importerCheck(tt.pkg, tt.imp) == ""; got != tt.want {
+			t.Errorf("%s imports %s: allowed = %v, want %v", tt.pkg, tt.imp, got, tt.want)
 		}
 	}
 }

@@ -10,6 +10,9 @@ package archtest
 type rule struct {
 	allowed []string
 	stdOnly bool
+	// importers, when set, are the only packages of the module that may
+	// import this one (their tests included).
+	importers []string
 	// tests holds the package's _test.go files to the rule too. Set for
 	// packages that are nothing but tests; elsewhere a test may import any
 	// package of the module (the bridge's tests assemble a real router,
@@ -65,6 +68,9 @@ var rules = map[string]rule{
 	// Callee (bridge/rest) and the reverse proxy (web) both check it: a
 	// leaf.
 	"internal/dotsegment": {stdOnly: true},
+	// Child processes (guest workers, the Python runner): the standard
+	// library only, and the node alone starts them.
+	"internal/process": {stdOnly: true, importers: []string{"internal/node"}},
 	// The composition root: config -> routers, transports, web, bridges.
 	"internal/node": {allowed: []string{"internal/..."}},
 	// The command: flags, logging and signals around config and node.

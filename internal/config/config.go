@@ -11,7 +11,8 @@ type Config struct {
 	Version int
 	// Controller is "controller": the node controller's settings.
 	Controller Controller
-	// Workers is "workers": each is a *RouterWorker or a *ContainerWorker.
+	// Workers is "workers": each is a *RouterWorker, a *ContainerWorker or
+	// a *GuestWorker.
 	Workers []Worker
 }
 

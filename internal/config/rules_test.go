@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -15,11 +16,13 @@ const (
 	ctr0 = "workers[0].components[0].transport"
 )
 
+// ruleTest is a configuration fragment, with the path and a substring of
+// the one error (or warning) it must give.
+type ruleTest struct{ name, doc, path, msg string }
+
 // ruleTests are one configuration fragment per rule, with the path and a
 // substring of the one error it must give.
-var ruleTests = []struct {
-	name, doc, path, msg string
-}{
+var ruleTests = []ruleTest{
 	// Top level.
 	{"not an object", `[]`, "", "must be an object, not an array"},
 	{"version missing", `{"workers": []}`, "version", "required"},
@@ -36,8 +39,8 @@ var ruleTests = []struct {
 
 	// Workers.
 	{"worker type missing", top(`{}`), w0 + ".type", "required"},
-	{"worker type unknown", top(`{"type": "routr"}`), w0 + ".type", `unknown worker type "routr" (want router, container)`},
-	{"guest worker", top(`{"type": "guest", "executable": "node"}`), w0 + ".type", `not supported: worker type "guest"`},
+	{"worker type unknown", top(`{"type": "routr"}`), w0 + ".type", `unknown worker type "routr" (want router, container, guest)`},
+	{"websocket-testee worker", top(`{"type": "websocket-testee"}`), w0 + ".type", `not supported: worker type "websocket-testee" (Python-only)`},
 	{"worker id", top(`{"type": "router", "id": "R1"}`), w0 + ".id", `invalid id "R1"`},
 	{"router connections", top(router(`"connections": []`)), w0 + ".connections", "not supported"},
 	{"router unknown key", top(router(`"transport": []`)), w0 + ".transport", `did you mean "transports"?`},
@@ -227,7 +230,7 @@ func perm(p string) string {
 const p0 = "workers[0].realms[0].roles[0].permissions[0]"
 
 func TestRules(t *testing.T) {
-	for _, tt := range ruleTests {
+	for _, tt := range slices.Concat(ruleTests, guestRuleTests) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, errs := parseTest(t, tt.doc, JSON)
 			if len(errs) != 1 {

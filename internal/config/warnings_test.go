@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,9 +41,7 @@ func realmOptionsDoc(options string) string {
 // the path and a substring of the one warning it must give. An empty path
 // means the fragment must give no warning at all (the value is what
 // Junction does anyway, or the key is documented as accepted silently).
-var warningTests = []struct {
-	name, doc, path, msg string
-}{
+var warningTests = []ruleTest{
 	// Controller.
 	{"controller id", `{"version": 2, "controller": {"id": "node1"}}`, "controller.id", "ignored: Junction has no separate controller"},
 	{"controller title", `{"version": 2, "controller": {"options": {"title": "n"}}}`, "controller.options.title", "ignored: the process title is not set"},
@@ -116,7 +115,7 @@ var warningTests = []struct {
 }
 
 func TestWarningRules(t *testing.T) {
-	for _, tt := range warningTests {
+	for _, tt := range slices.Concat(warningTests, guestWarningTests) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, warns := mustParse(t, tt.doc)
 			if tt.path == "" {

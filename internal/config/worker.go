@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// Worker is an item of "workers": a *RouterWorker or a *ContainerWorker.
+// Worker is an item of "workers": a *RouterWorker, a *ContainerWorker or
+// a *GuestWorker.
 type Worker interface {
 	// WorkerID is the worker's "id" ("" when not given).
 	WorkerID() string
@@ -44,13 +45,15 @@ func (d *decoder) worker(path string, v any) Worker {
 		return d.routerWorker(o)
 	case "container":
 		return d.containerWorker(o)
+	case "guest":
+		return d.guestWorker(o)
 	case "":
 		o.skip()
-	case "guest", "websocket-testee", "proxy", "xbrmm", "hub", "marketplace":
+	case "websocket-testee", "proxy", "xbrmm", "hub", "marketplace":
 		d.errorf(o.at("type"), "not supported: worker type %q (Python-only)", t)
 		o.skip()
 	default:
-		d.errorf(o.at("type"), "unknown worker type %q (want router, container)", t)
+		d.errorf(o.at("type"), "unknown worker type %q (want router, container, guest)", t)
 		o.skip()
 	}
 	return nil

@@ -33,6 +33,8 @@ func (b *builder) build(cfg *config.Config) {
 			b.routerWorker(path, w)
 		case *config.ContainerWorker:
 			b.containerWorker(path, w)
+		case *config.GuestWorker:
+			b.guestWorker(path, w)
 		default:
 			b.fail(fieldError(path, fmt.Errorf("node: unknown worker type %T", w)))
 		}

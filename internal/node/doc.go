@@ -19,8 +19,9 @@
 // components: a router component joins and registers or subscribes before
 // Start returns; a container component only starts connecting, in the
 // background, since its router may not be up yet (it retries with backoff,
-// and Stop ends the attempts). Stop runs in phases, each in reverse start
-// order: components stop; listeners stop accepting and in-flight HTTP
+// and Stop ends the attempts). Guest workers start last, in config order
+// (see guestUnit). Stop runs in phases, each in reverse start order: guest
+// workers stop with their children; components stop; listeners stop accepting and in-flight HTTP
 // requests finish; routers close every WAMP session with GOODBYE
 // wamp.close.system_shutdown; then the listeners release their
 // connections. A Start that fails part-way runs the same Stop on what had

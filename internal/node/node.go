@@ -45,6 +45,7 @@ type Node struct {
 	components []*componentUnit
 	sessions   []*bridgeSession // of the caller, publisher and webhook services
 	proxies    []proxyUnit      // the reverse proxies and WebSocket reverse proxies
+	guests     []*guestUnit     // the guest workers, in config order
 	warnings   []config.Warning // of the build; see Warnings
 
 	mu      sync.Mutex // guards the fields below
@@ -100,7 +101,9 @@ func (n *Node) Warnings() []config.Warning { return n.warnings }
 // and registered or subscribed; a container component connects in the
 // background (its router may not be up yet), retrying with backoff, each
 // failed attempt logged at warn, and registers or subscribes once joined,
-// so Start does not wait for it. If a step fails, what already
+// so Start does not wait for it. Then it starts the guest workers, in
+// config order, once every router listens (a guest's executable that
+// cannot be found fails the start). If a step fails, what already
 // started is stopped again and the error names the transport or component
 // path (and for a listener the address, e.g. "workers[0].transports[1]:
 // listen tcp 127.0.0.1:8080: bind: address already in use"). ctx bounds the
@@ -165,10 +168,17 @@ func (n *Node) startAll(ctx context.Context) error {
 		}
 		c.logStart(n.log)
 	}
+	for _, g := range n.guests {
+		if err := g.start(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// Stop stops the node: components (ending the attempts of those still
+// Stop stops the node: guest workers (SIGTERM to each one's process
+// group, SIGKILL after the grace or when ctx ends; no child outlives
+// them), components (ending the attempts of those still
 // connecting), then listeners (no new connections, in-flight HTTP requests
 // finish), then the embedded sessions of the HTTP bridge services
 // (GOODBYE), the reverse proxies' idle upstream connections and the
@@ -195,6 +205,9 @@ func (n *Node) Stop(ctx context.Context) error {
 // stopAll runs the stop phases in reverse start order.
 func (n *Node) stopAll(ctx context.Context) error {
 	var errs []error
+	for _, g := range slices.Backward(n.guests) {
+		g.stop(ctx)
+	}
 	for _, c := range slices.Backward(n.components) {
 		errs = append(errs, c.stop(ctx))
 	}
