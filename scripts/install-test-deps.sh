@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# install-test-deps.sh installs what test/interop and test/e2e need:
+# install-test-deps.sh installs what test/interop and test/e2e need, and
+# the Python components' tests (internal/node, cmd/junction, docs: the
+# Python runner under /usr/bin/python3 with Twisted and Autobahn):
 # autobahn-python and its serializers for /usr/bin/python3 (Debian packages),
 # Node.js and curl when they are missing (Debian packages), and autobahn-js
 # and wampy.js (npm ci from the committed package-lock.json in

@@ -44,7 +44,7 @@ func runStart(e *env, args []string) int {
 		return exitError
 	}
 	log.Info("node started", "version", node.BuildVersion())
-	waitStop(e, log)
+	code = waitStop(e, n, log)
 	log.Info("shutting down", "timeout", stopTimeout)
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
@@ -52,18 +52,27 @@ func runStart(e *env, args []string) int {
 		log.Error("stop", "err", err)
 		return exitError
 	}
-	return exitOK
+	return code
 }
 
-// waitStop waits until e.ctx ends (SIGINT or SIGTERM). A SIGHUP meanwhile
-// is logged and ignored: it must not kill the node (a closed terminal or
-// ssh session sends it), and reloading the configuration, which SIGHUP
-// usually asks of a server, is not supported yet.
-func waitStop(e *env, log *slog.Logger) {
+// waitStop waits until e.ctx ends (SIGINT or SIGTERM), or until the node
+// decides to stop by itself (a worker exited and a controller shutdown
+// trigger applies), and returns the exit status: an error when a
+// worker's failure stopped the node. A SIGHUP meanwhile is logged and
+// ignored: it must not kill the node (a closed terminal or ssh session
+// sends it), and reloading the configuration, which SIGHUP usually asks
+// of a server, is not supported yet.
+func waitStop(e *env, n *node.Node, log *slog.Logger) int {
 	for {
 		select {
 		case <-e.ctx.Done():
-			return
+			return exitOK
+		case <-n.ShutdownRequested():
+			if err := n.ShutdownErr(); err != nil {
+				log.Error("a worker failed: the node stops", "err", err)
+				return exitError
+			}
+			return exitOK
 		case <-e.hangup:
 			log.Warn("SIGHUP ignored: reloading the configuration is not supported yet; SIGINT or SIGTERM stops the node")
 		}

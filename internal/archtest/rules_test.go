@@ -71,6 +71,11 @@ var rules = map[string]rule{
 	// Child processes (guest workers, the Python runner): the standard
 	// library only, and the node alone starts them.
 	"internal/process": {stdOnly: true, importers: []string{"internal/node"}},
+	// The Python runner's program (embedded) and the node's end of its
+	// control channel: the standard library only. It spawns nothing (the
+	// node starts the runner with process) and no package but the node
+	// uses it.
+	"internal/pyrunner": {stdOnly: true, importers: []string{"internal/node"}},
 	// The composition root: config -> routers, transports, web, bridges.
 	"internal/node": {allowed: []string{"internal/..."}},
 	// The command: flags, logging and signals around config and node.

@@ -77,7 +77,11 @@ func (c *Component) checkInRouter(d *decoder, cp string, realms map[string]*Real
 		return
 	}
 	if c.Role != "trusted" && !slices.ContainsFunc(r.Roles, func(role *Role) bool { return role.Name == c.Role }) {
-		d.errorf(cp+".role", "role %q is not defined in realm %q", c.Role, c.Realm)
+		hint := ""
+		if c.Role == DefaultComponentRole {
+			hint = " (the default role, as in Crossbar: define it in the realm, or give the component a \"role\")"
+		}
+		d.errorf(cp+".role", "role %q is not defined in realm %q%s", c.Role, c.Realm, hint)
 	}
 }
 

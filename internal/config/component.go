@@ -32,27 +32,38 @@ func BridgeClass(classname string) (string, bool) {
 	return c, ok
 }
 
+// DefaultComponentRole is a router component's "role" when not given:
+// Crossbar's.
+const DefaultComponentRole = "anonymous"
+
 // Component is an item of a worker's "components", of "type": "class".
 type Component struct {
 	// ID is "id" (default "").
 	ID string
 	// Classname is "classname" (required), as written: one of the bridge
-	// classes (see BridgeClass).
+	// classes (see BridgeClass), or a Python class ("package.module.Class",
+	// an autobahn.twisted.wamp.ApplicationSession) that the worker's Python
+	// runner imports.
 	Classname string
 	// Class is the bridge class Classname names: ClassRESTCallee or
-	// ClassMessageForwarder.
+	// ClassMessageForwarder; "" for a Python class.
 	Class string
 	// Realm is "realm" (required): the realm the component joins.
 	Realm string
 	// Role is "role" (router components only): the authrole the component
-	// joins with (default "trusted", as in Crossbar).
+	// joins with (default DefaultComponentRole, as in Crossbar).
 	Role string
 	// RESTCallee is "extra" of a ClassRESTCallee component (nil for the
-	// other class).
+	// other classes).
 	RESTCallee *RESTCalleeExtra
 	// MessageForwarder is "extra" of a ClassMessageForwarder component
-	// (nil for the other class).
+	// (nil for the other classes).
 	MessageForwarder *MessageForwarderExtra
+	// Extra is "extra" of a Python class (default empty; nil for the
+	// bridge classes): an object handed to the component as
+	// config.extra, with each string that is exactly "${NAME}" at any
+	// depth substituted.
+	Extra map[string]any
 	// Transport is "transport" (container components only, required): how
 	// the component reaches the router.
 	Transport *ComponentTransport
@@ -103,21 +114,61 @@ func (d *decoder) component(path string, v any, inContainer bool) *Component {
 
 func (d *decoder) classComponent(o *object, inContainer bool) *Component {
 	c := &Component{ID: d.id(o), Classname: o.reqStr("classname"), Realm: o.reqStr("realm")}
-	if c.Classname != "" {
-		var ok bool
-		if c.Class, ok = BridgeClass(c.Classname); !ok {
-			d.errorf(o.at("classname"), "not supported: class components run Python code; only the HTTP bridge classes are built in")
-		}
+	c.Class, _ = BridgeClass(c.Classname)
+	if c.Classname != "" && c.Class == "" && !pythonClassname(c.Classname) {
+		d.errorf(o.at("classname"), "invalid Python class name %q (want package.module.Class)", c.Classname)
 	}
 	d.realmRef(o, c.Realm)
-	d.componentExtra(o, c)
+	if c.Class != "" {
+		d.componentExtra(o, c)
+	} else {
+		c.Extra = d.pythonExtra(o)
+	}
 	if inContainer {
 		c.Transport = d.componentTransportAt(o)
 	} else {
-		c.Role = o.str("role", "trusted")
+		c.Role = o.str("role", DefaultComponentRole)
 		o.ignored("references", ": no component references")
 	}
 	return c
+}
+
+// Python reports whether c is a Python class component (run by its
+// worker's Python runner), not a built-in bridge class.
+func (c *Component) Python() bool { return c.Class == "" && c.Classname != "" }
+
+// pythonClassname reports whether s names a class in a module, as
+// Crossbar imports it: dotted Python identifiers, at least two.
+func pythonClassname(s string) bool {
+	parts := strings.Split(s, ".")
+	return len(parts) >= 2 && !slices.ContainsFunc(parts, func(p string) bool { return !pythonIdentifier(p) })
+}
+
+// pythonIdentifier reports whether s is an ASCII Python identifier.
+func pythonIdentifier(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// pythonExtra decodes the "extra" of a Python class: any object (Crossbar
+// asserts a dict), "${NAME}" substituted in every string at any depth.
+func (d *decoder) pythonExtra(o *object) map[string]any {
+	v, ok := o.get("extra")
+	if !ok {
+		return map[string]any{}
+	}
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		d.errorf(o.at("extra"), "must be an object, not %s", kind(v))
+		return nil
+	}
+	d.resolveDeep(o.at("extra"), m)
+	return m
 }
 
 func (d *decoder) realmRef(o *object, realm string) {

@@ -72,13 +72,11 @@ type ForwardedTopic struct {
 }
 
 // componentExtra decodes the "extra" of a component of a built-in class
-// (c.Class set) into its typed field. An absent "extra" is an empty
-// object, so that each required member is reported at its own path.
+// (c.Class set; pythonExtra decodes the others) into its typed field. An
+// absent "extra" is an empty object, so that each required member is
+// reported at its own path.
 func (d *decoder) componentExtra(o *object, c *Component) {
 	v, ok := o.get("extra")
-	if c.Class == "" {
-		return // no class, or not a built-in one: reported already
-	}
 	if !ok {
 		v = map[string]any{}
 	}

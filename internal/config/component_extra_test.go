@@ -80,8 +80,8 @@ var extraTests = []struct {
 	{"queuesize 0", withSub(`"queuesize": 0`), x0 + ".queuesize", "must be in 1..1000000, not 0"},
 	{"forwarder unknown key", withSub(`"queusize": 3`), x0 + ".queusize", `unknown key (did you mean "queuesize"?)`},
 
-	// No class, or one that is not built in: its extra is not read.
-	{"python class extra", top(router(`"components": [{"type": "class", "classname": "app.Backend", "realm": "realm1", "extra": {"anything": 1}}]`)), c0 + ".classname", "not supported"},
+	// A Python class: its extra is any object, handed over as it is.
+	{"python class extra", top(router(`"components": [{"type": "class", "classname": "app.Backend", "realm": "realm1", "extra": {"anything": 1}}]`)), "", ""},
 }
 
 func TestExtraRules(t *testing.T) {
@@ -180,6 +180,7 @@ workers:
   - type: class
     classname: router.adapter.rest.RESTCallee
     realm: realm1
+    role: trusted
     extra: {procedure: com.example.p, baseurl: "http://h/api", timeout: 0.5}
 `
 	c, _, errs := parseTest(t, doc, YAML)

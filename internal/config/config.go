@@ -17,8 +17,9 @@ type Config struct {
 }
 
 // Controller is "controller". Junction has no separate controller process:
-// these settings are decoded and checked for compatibility, and each one
-// that asks for something is reported as ignored.
+// its "shutdown" triggers apply to the node; the other settings are
+// decoded and checked for compatibility, and each one that asks for
+// something is reported as ignored.
 type Controller struct {
 	// ID is "id": Crossbar's node name (default ""). Ignored with a
 	// warning when given: Junction has no controller to name.
@@ -26,16 +27,27 @@ type Controller struct {
 	// Title is "options.title": Crossbar's process title (default "").
 	// Ignored with a warning when given: the process title is not set.
 	Title string
-	// Shutdown is "options.shutdown": when the node stops by itself, e.g.
-	// ["shutdown_on_worker_exit"] (default none). The node always runs
-	// until it gets SIGINT or SIGTERM, so every mode other than
-	// "shutdown_on_shutdown_requested" is ignored with a warning.
+	// Shutdown is "options.shutdown": the triggers that stop the node by
+	// itself when a worker exits (a worker's Python runner ends, or a
+	// container shuts down): ShutdownOnWorkerExit,
+	// ShutdownOnWorkerExitWithError, ShutdownOnLastWorkerExit, and
+	// ShutdownOnShutdownRequested (SIGINT and SIGTERM, which always stop
+	// the node). Default: [ShutdownOnWorkerExit], Crossbar's; an empty list
+	// is no trigger. A single string is a list of one.
 	Shutdown []string
 }
 
+// The node shutdown triggers of "controller.options.shutdown".
+const (
+	ShutdownOnShutdownRequested   = "shutdown_on_shutdown_requested"
+	ShutdownOnWorkerExit          = "shutdown_on_worker_exit"
+	ShutdownOnWorkerExitWithError = "shutdown_on_worker_exit_with_error"
+	ShutdownOnLastWorkerExit      = "shutdown_on_last_worker_exit"
+)
+
 // config decodes the top level.
 func (d *decoder) config(v any) *Config {
-	c := &Config{Version: 2}
+	c := &Config{Version: 2, Controller: Controller{Shutdown: []string{ShutdownOnWorkerExit}}}
 	o, ok := d.object("", v)
 	if !ok {
 		return c
@@ -74,7 +86,7 @@ func (d *decoder) version(o *object) int {
 
 // controller decodes "controller".
 func (d *decoder) controller(path string, v any) Controller {
-	var c Controller
+	c := Controller{Shutdown: []string{ShutdownOnWorkerExit}}
 	o, ok := d.object(path, v)
 	if !ok {
 		return c
@@ -98,8 +110,8 @@ const pythonOnly = ": Python-only"
 
 // controllerShutdown are the values of "controller.options.shutdown".
 var controllerShutdown = []string{
-	"shutdown_on_shutdown_requested", "shutdown_on_worker_exit",
-	"shutdown_on_worker_exit_with_error", "shutdown_on_last_worker_exit",
+	ShutdownOnShutdownRequested, ShutdownOnWorkerExit,
+	ShutdownOnWorkerExitWithError, ShutdownOnLastWorkerExit,
 }
 
 func (d *decoder) controllerOptions(path string, v any, c *Controller) {
@@ -109,15 +121,8 @@ func (d *decoder) controllerOptions(path string, v any, c *Controller) {
 	}
 	c.Title = o.str("title", "")
 	o.ignoredIf(c.Title != "", "title", ": the process title is not set")
-	c.Shutdown = o.strList("shutdown")
-	for i, s := range c.Shutdown {
-		p := o.at("shutdown") + "[" + itoa(i) + "]"
-		switch {
-		case !slices.Contains(controllerShutdown, s):
-			d.errorf(p, "unknown shutdown mode %q (want %s)", s, strings.Join(controllerShutdown, ", "))
-		case s != "shutdown_on_shutdown_requested":
-			d.warnf(p, "ignored: the node runs until it gets SIGINT or SIGTERM")
-		}
+	if o.has("shutdown") {
+		c.Shutdown = d.shutdownTriggers(o)
 	}
 	o.ignored("enable_parallel_worker_start", ": workers start in order")
 	o.ignored("env", ": workers run in-process")
@@ -125,4 +130,30 @@ func (d *decoder) controllerOptions(path string, v any, c *Controller) {
 	o.ignored("python", pythonOnly)
 	o.ignored("cpu_affinity", pythonOnly)
 	o.done()
+}
+
+// shutdownTriggers decodes "shutdown": a list of triggers, or one as a
+// string.
+func (d *decoder) shutdownTriggers(o *object) []string {
+	p := o.at("shutdown")
+	if v, isStr := o.m["shutdown"].(string); isStr {
+		o.get("shutdown")
+		s, ok := d.str(p, v)
+		if !ok {
+			return nil
+		}
+		d.checkTrigger(p, s)
+		return []string{s}
+	}
+	triggers := o.strList("shutdown")
+	for i, s := range triggers {
+		d.checkTrigger(p+"["+itoa(i)+"]", s)
+	}
+	return append([]string{}, triggers...)
+}
+
+func (d *decoder) checkTrigger(path, s string) {
+	if !slices.Contains(controllerShutdown, s) {
+		d.errorf(path, "unknown shutdown mode %q (want %s)", s, strings.Join(controllerShutdown, ", "))
+	}
 }

@@ -12,7 +12,9 @@ type RouterWorker struct {
 	// Transports is "transports": each is a *WebTransport, a
 	// *WebSocketTransport or a *RawSocketTransport.
 	Transports []Transport
-	// Components is "components": bridge components run inside the router.
+	// Components is "components": components that join the router from
+	// inside: bridge components, and Python components that the worker's
+	// Python runner runs.
 	Components []*Component
 }
 
@@ -40,6 +42,7 @@ func (d *decoder) routerWorker(o *object) *RouterWorker {
 			w.Components = append(w.Components, c)
 		}
 	})
+	d.pythonOptionsUsed(o, w.Components)
 	o.unsupported("connections", " (database connections)")
 	o.ignored("manhole", pythonOnly)
 	o.done()

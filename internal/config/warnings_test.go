@@ -37,6 +37,16 @@ func realmOptionsDoc(options string) string {
 	return top(`{"type": "router", "realms": [{"name": "r", "options": {` + options + `}}]}`)
 }
 
+// pyComponent is a Python class component of a router.
+const pyComponent = `{"type": "class", "classname": "app.session.Backend", "realm": "realm1"}`
+
+// pyContainer is a container with a Python component on a WebSocket and
+// the options.
+func pyContainer(options string) string {
+	return top(`{"type": "container", "options": {` + options + `}, "components": [{"type": "class", "classname": "app.Backend",
+		"realm": "realm1", "transport": {"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 80}, "url": "ws://h/ws"}}]}`)
+}
+
 // warningTests are one fragment per key that is accepted without effect:
 // the path and a substring of the one warning it must give. An empty path
 // means the fragment must give no warning at all (the value is what
@@ -45,20 +55,31 @@ var warningTests = []ruleTest{
 	// Controller.
 	{"controller id", `{"version": 2, "controller": {"id": "node1"}}`, "controller.id", "ignored: Junction has no separate controller"},
 	{"controller title", `{"version": 2, "controller": {"options": {"title": "n"}}}`, "controller.options.title", "ignored: the process title is not set"},
-	{"controller shutdown", `{"version": 2, "controller": {"options": {"shutdown": ["shutdown_on_shutdown_requested", "shutdown_on_worker_exit"]}}}`,
-		"controller.options.shutdown[1]", "ignored: the node runs until it gets SIGINT or SIGTERM"},
-	{"controller shutdown requested", `{"version": 2, "controller": {"options": {"shutdown": ["shutdown_on_shutdown_requested"]}}}`, "", ""},
+	{"controller shutdown", `{"version": 2, "controller": {"options": {"shutdown": ["shutdown_on_shutdown_requested", "shutdown_on_worker_exit",
+		"shutdown_on_worker_exit_with_error", "shutdown_on_last_worker_exit"]}}}`, "", ""},
+	{"controller shutdown string", `{"version": 2, "controller": {"options": {"shutdown": "shutdown_on_worker_exit"}}}`, "", ""},
 
 	// Workers.
 	{"worker title", top(router(`"options": {"title": "r"}`)), w0 + ".options.title", "ignored: workers run in-process"},
 	{"expose_controller", top(router(`"options": {"expose_controller": true}`)), w0 + ".options.expose_controller", "ignored: there is no controller API"},
 	{"expose_controller false", top(router(`"options": {"expose_controller": false}`)), "", ""},
-	{"expose_shared", top(router(`"options": {"expose_shared": true}`)), w0 + ".options.expose_shared", "ignored: there is no controller"},
+	{"expose_controller python", top(router(`"options": {"expose_controller": true}, "components": [` + pyComponent + `]`)), w0 + ".options.expose_controller", "Python components get config.controller None"},
+	{"expose_shared", top(router(`"options": {"expose_shared": true}`)), w0 + ".options.expose_shared", "ignored: nothing is shared between components; Python components get config.shared None"},
 	{"expose_shared false", top(router(`"options": {"expose_shared": false}`)), "", ""},
-	{"container shutdown", top(`{"type": "container", "options": {"shutdown": "shutdown-on-any-component-failed"}}`), w0 + ".options.shutdown", "ignored: the container runs until the node stops"},
+	{"container shutdown", top(`{"type": "container", "options": {"shutdown": "shutdown-on-any-component-failed"}}`), w0 + ".options.shutdown", "ignored: the container has no Python component; its bridge components run until the node stops"},
 	{"container shutdown manual", top(`{"type": "container", "options": {"shutdown": "shutdown-manual"}}`), "", ""},
-	{"container restart", top(`{"type": "container", "options": {"restart": "restart-never"}}`), w0 + ".options.restart", "ignored: components always reconnect with backoff"},
+	{"container restart", top(`{"type": "container", "options": {"restart": "restart-never"}}`), w0 + ".options.restart", "ignored: the container has no Python component; its bridge components always reconnect with backoff"},
 	{"container restart always", top(`{"type": "container", "options": {"restart": "restart-always"}}`), "", ""},
+	{"container python modes", pyContainer(`"shutdown": "shutdown-on-any-component-failed", "restart": "restart-never"`), "", ""},
+	{"container python restart", pyContainer(`"restart": "restart-on-failed", "shutdown": "shutdown-on-last-component-stopped"`), "", ""},
+
+	// The Python runner's options: used with a Python component only.
+	{"python unused", top(router(`"options": {"python": "/usr/bin/python3"}`)), w0 + ".options.python", "ignored: the worker has no Python component to run"},
+	{"pythonpath unused", top(router(`"options": {"pythonpath": [".."]}`)), w0 + ".options.pythonpath", "ignored: the worker has no Python component to run"},
+	{"env unused", top(router(`"options": {"env": {"inherit": false}}`)), w0 + ".options.env", "ignored: the worker has no Python component to run"},
+	{"python options used", top(router(`"options": {"python": "python3", "pythonpath": [".."], "env": {"inherit": ["HOME"], "vars": {"A": "1"}}}, "components": [` + pyComponent + `]`)), "", ""},
+	{"python options in container", pyContainer(`"python": "/usr/bin/python3", "pythonpath": [".."]`), "", ""},
+	{"worker extra", top(router(`"options": {"extra": {"a": 1}}`)), w0 + ".options.extra", "ignored: no worker code reads it"},
 
 	// Realms and permissions.
 	{"chunk size", realmOptionsDoc(`"event_dispatching_chunk_size": 100`), r0 + ".options.event_dispatching_chunk_size", "ignored: each receiver has its own outbound queue"},

@@ -14,9 +14,10 @@ type Worker interface {
 	isWorker()
 }
 
-// WorkerOptions are a worker's "options". Python-only options
-// ("pythonpath", "python", "cpu_affinity", "env", "extra") are accepted
-// with a warning.
+// WorkerOptions are a worker's "options". "python", "pythonpath" and
+// "env" apply to the worker's Python runner, which runs its Python class
+// components (a warning when the worker has none); "cpu_affinity" and
+// "extra" are accepted with a warning.
 type WorkerOptions struct {
 	// Title is "title": Crossbar's process title (default ""). Ignored
 	// with a warning when given: workers run in-process, and logs name a
@@ -25,14 +26,32 @@ type WorkerOptions struct {
 	// Disabled is "disabled": the worker is not started (default false).
 	Disabled bool
 	// ExposeController is "expose_controller" (default false). Junction has
-	// no controller API: false is what it does; true is ignored with a
-	// warning.
+	// no controller API: a Python component's config.controller is always
+	// None, which is what false asks for; true is a warning.
 	ExposeController bool
 	// ExposeShared is "expose_shared" (default false). Nothing is shared
-	// through a controller: false is what Junction does; true is ignored
-	// with a warning.
+	// between the components: a Python component's config.shared is
+	// always None, which is what false asks for; true is a warning.
 	ExposeShared bool
+	// Python is "python": the interpreter of the worker's Python runner,
+	// an absolute path or a command name looked up on the node's PATH
+	// (default DefaultPython). Crossbar takes an absolute path only.
+	Python string
+	// PythonPath is "pythonpath": directories put before the Python
+	// module search path (after sys.path[0], the directory the node was
+	// started from), each relative to the node directory unless absolute.
+	PythonPath []string
+	// Env is "env": the environment of the worker's Python runner
+	// (default DefaultProcessEnv).
+	Env ProcessEnv
 }
+
+// DefaultPython is a worker's "options.python" when not given.
+const DefaultPython = "python3"
+
+// DefaultProcessEnv is a worker's "options.env" when not given: the
+// node's whole environment.
+var DefaultProcessEnv = ProcessEnv{InheritAll: true}
 
 // worker decodes an item of "workers", by its "type".
 func (d *decoder) worker(path string, v any) Worker {
@@ -63,7 +82,7 @@ func (d *decoder) worker(path string, v any) Worker {
 // options function decodes the worker type's own option keys.
 func (d *decoder) workerCommon(o *object, extra func(*object)) (string, WorkerOptions) {
 	id := d.id(o)
-	var opts WorkerOptions
+	opts := WorkerOptions{Python: DefaultPython, Env: DefaultProcessEnv}
 	ov, ok := o.get("options")
 	if !ok {
 		return id, opts
@@ -76,19 +95,42 @@ func (d *decoder) workerCommon(o *object, extra func(*object)) (string, WorkerOp
 	oo.ignoredIf(opts.Title != "", "title", ": workers run in-process; logs name a worker by its JSON path")
 	opts.Disabled = oo.boolean("disabled", false)
 	opts.ExposeController = oo.boolean("expose_controller", false)
-	oo.ignoredIf(opts.ExposeController, "expose_controller", ": there is no controller API")
+	oo.ignoredIf(opts.ExposeController, "expose_controller", ": there is no controller API; Python components get config.controller None")
 	opts.ExposeShared = oo.boolean("expose_shared", false)
-	oo.ignoredIf(opts.ExposeShared, "expose_shared", ": there is no controller to share through")
-	for _, k := range []string{"pythonpath", "python", "cpu_affinity"} {
-		oo.ignored(k, pythonOnly)
+	oo.ignoredIf(opts.ExposeShared, "expose_shared", ": nothing is shared between components; Python components get config.shared None")
+	opts.Python = oo.validStr("python", DefaultPython, pythonCommand,
+		"must be an absolute path or a command name looked up on PATH, not %q")
+	opts.PythonPath = oo.strList("pythonpath")
+	if eo, ok := oo.child("env"); ok {
+		opts.Env = d.processEnv(eo)
 	}
-	oo.ignored("env", ": workers run in-process")
-	oo.ignored("extra", pythonOnly)
+	oo.ignored("cpu_affinity", pythonOnly)
+	oo.ignored("extra", ": no worker code reads it")
 	if extra != nil {
 		extra(oo)
 	}
 	oo.done()
 	return id, opts
+}
+
+// pythonCommand reports whether s names an interpreter: an absolute path,
+// or a command name without a slash.
+func pythonCommand(s string) bool {
+	return s != "" && (strings.HasPrefix(s, "/") || !strings.Contains(s, "/"))
+}
+
+// pythonOptionsUsed warns about the Python runner's options of a worker
+// that has no Python component, so no runner.
+func (d *decoder) pythonOptionsUsed(o *object, comps []*Component) {
+	if slices.ContainsFunc(comps, (*Component).Python) {
+		return
+	}
+	om, _ := o.m["options"].(map[string]any)
+	for _, k := range []string{"env", "python", "pythonpath"} {
+		if om[k] != nil {
+			d.warnf(childPath(o.at("options"), k), "ignored: the worker has no Python component to run")
+		}
+	}
 }
 
 // idPattern is what Crossbar accepts as an "id".

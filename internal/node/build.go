@@ -26,6 +26,7 @@ type builder struct {
 // item that cannot be built is recorded in b.errs and the build goes on
 // with the next, so that New reports every problem at once.
 func (b *builder) build(cfg *config.Config) {
+	b.node.shutdown = newShutdownPolicy(cfg.Controller.Shutdown, enabledWorkers(cfg))
 	for i, w := range cfg.Workers {
 		path := fmt.Sprintf("workers[%d]", i)
 		switch w := w.(type) {
@@ -40,6 +41,29 @@ func (b *builder) build(cfg *config.Config) {
 		}
 	}
 	b.capListeners()
+}
+
+// enabledWorkers counts the workers that start (not disabled), as
+// shutdown_on_last_worker_exit counts them. A guest counts as running
+// throughout: its exits do not reach the shutdown triggers (as in
+// Crossbar), and a watched one may start again.
+func enabledWorkers(cfg *config.Config) int {
+	n := 0
+	for _, w := range cfg.Workers {
+		switch w := w.(type) {
+		case *config.GuestWorker:
+			n++
+		case *config.RouterWorker:
+			if !w.Options.Disabled {
+				n++
+			}
+		case *config.ContainerWorker:
+			if !w.Options.Disabled {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // fail records the problems of err (nil records nothing).
@@ -94,14 +118,20 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 	for i, t := range w.Transports {
 		b.fail(b.transport(fmt.Sprintf("%s.transports[%d]", path, i), ru, t))
 	}
+	var py []*pyComponent
 	for i, c := range w.Components {
 		cp := fmt.Sprintf("%s.components[%d]", path, i)
-		env := componentEnv{Path: cp, Config: c}
+		if c != nil && c.Python() {
+			py = append(py, routerPyComponent(cp, c, internalGate(r, c.Role), b.log))
+			continue
+		}
+		env := componentEnv{Path: cp, Config: c, Router: true}
 		if c != nil {
 			env.Dial = localDialer(internalGate(r, c.Role))
 		}
 		b.fail(b.component(env))
 	}
+	b.pyWorker(path, true, w.Options, py)
 }
 
 // containerWorker builds the components of w, each with a dialer of its
@@ -111,9 +141,35 @@ func (b *builder) containerWorker(path string, w *config.ContainerWorker) {
 		b.log.Info("worker disabled", "worker", path)
 		return
 	}
+	var py []*pyComponent
 	for i, c := range w.Components {
-		b.fail(b.containerComponent(fmt.Sprintf("%s.components[%d]", path, i), c))
+		cp := fmt.Sprintf("%s.components[%d]", path, i)
+		if c != nil && c.Python() {
+			if pc, err := b.containerPyComponent(cp, c); err != nil {
+				b.fail(err)
+			} else {
+				py = append(py, pc)
+			}
+			continue
+		}
+		b.fail(b.containerComponent(cp, c))
 	}
+	if pw := b.pyWorker(path, false, w.Options, py); pw != nil {
+		pw.restart, pw.shutdown = w.Restart, w.Shutdown
+	}
+}
+
+// containerPyComponent builds a Python component of a container, with
+// the dialer of its transport.
+func (b *builder) containerPyComponent(path string, c *config.Component) (*pyComponent, error) {
+	if c.Transport == nil {
+		return nil, fieldError(path+".transport", errors.New("node: missing"))
+	}
+	dial, err := ComponentDialer(c.Transport, b.dir)
+	if err != nil {
+		return nil, fieldError(path+".transport", err)
+	}
+	return containerPyComponent(path, c, dial, componentURL(c.Transport), b.log), nil
 }
 
 // containerComponent builds a container component: it connects in the

@@ -12,7 +12,8 @@ import (
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// component is a running class component (an HTTP bridge component).
+// component is a running built-in class component (an HTTP bridge
+// component); Python class components run in their worker's pyWorker.
 type component interface {
 	// Start connects and starts working; ctx bounds the start only. With
 	// componentEnv.Background it only starts connecting.
@@ -46,7 +47,11 @@ type componentEnv struct {
 	// started first: it joins at once, and Start waits for it, so that a
 	// registration the router refuses fails the start.
 	Background bool
-	Logger     *slog.Logger
+	// Router marks a router component: it starts before the listeners
+	// open, as Crossbar starts a router's components before its
+	// transports.
+	Router bool
+	Logger *slog.Logger
 }
 
 // componentBuilder builds a component of one class. Its errors name their
@@ -67,6 +72,7 @@ type componentUnit struct {
 	cfg        *config.Component
 	url        string // componentEnv.URL
 	background bool   // componentEnv.Background
+	router     bool   // componentEnv.Router
 	comp       component
 	started    bool
 }
@@ -107,7 +113,7 @@ func (b *builder) component(env componentEnv) error {
 		return err
 	}
 	b.node.components = append(b.node.components,
-		&componentUnit{path: env.Path, cfg: c, url: env.URL, background: env.Background, comp: comp})
+		&componentUnit{path: env.Path, cfg: c, url: env.URL, background: env.Background, router: env.Router, comp: comp})
 	return nil
 }
 

@@ -14,10 +14,12 @@
 // TLS certificates). It does not stop at the first item it cannot build: it
 // goes on with the next and fails with every problem, a config.Errors
 // sorted by JSON path, as package config reports the file's own errors.
-// Start binds the listeners (an address in use fails the start with the
-// transport's path and the address), serves them, then starts the
-// components: a router component joins and registers or subscribes before
-// Start returns; a container component only starts connecting, in the
+// Start starts the router components (a router's components start
+// before its transports, as in Crossbar), then binds the listeners (an
+// address in use fails the start with the transport's path and the
+// address), serves them, then starts the container components: a router
+// component joins and registers or subscribes before Start returns; a
+// bridge component of a container only starts connecting, in the
 // background, since its router may not be up yet (it retries with backoff,
 // and Stop ends the attempts). Guest workers start last, in config order
 // (see guestUnit). Stop runs in phases, each in reverse start order: guest
@@ -26,6 +28,16 @@
 // wamp.close.system_shutdown; then the listeners release their
 // connections. A Start that fails part-way runs the same Stop on what had
 // started.
+//
+// # Python components
+//
+// The Python class components of a worker run in its Python runner (package
+// pyrunner's program, spawned with package process; see pyWorker): the
+// runner's start waits until each component is ready, a component that
+// fails to start fails the start, and the runner's end or its container's
+// shutdown is the worker's exit, which the controller's shutdown triggers
+// weigh (shutdownPolicy): the node then closes ShutdownRequested, and its
+// owner stops it.
 //
 // # Listeners
 //

@@ -141,7 +141,7 @@ func (g *guestUnit) spawn() (*process.Process, error) {
 		return nil, fmt.Errorf("%s.executable: %w", g.path, err)
 	}
 	p, err := process.Start(process.Spec{Name: g.path, Path: exe, Args: s.args, Dir: s.workdir,
-		Env: guestEnv(s.env, os.Environ()), Stdin: s.stdin, KeepStdin: s.keepStdin,
+		Env: processEnviron(s.env, os.Environ()), Stdin: s.stdin, KeepStdin: s.keepStdin,
 		Stdout: s.stdout, Stderr: s.stderr, Logger: g.log}) // Crossbar's grace: process.DefaultGrace
 	if err != nil {
 		return nil, err

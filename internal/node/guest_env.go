@@ -14,10 +14,11 @@ import (
 	"github.com/junction-wamp/junction/internal/config"
 )
 
-// guestEnv is a guest's environment, as Crossbar makes it: the node's
-// environment (all, none, or the names listed in "inherit"), then "vars"
-// over it, then PYTHONUNBUFFERED=1 unless one of these set it.
-func guestEnv(e config.ProcessEnv, environ []string) []string {
+// processEnviron is the environment of a worker's process (a guest, a
+// Python runner), as Crossbar makes it: the node's environment (all,
+// none, or the names listed in "inherit"), then "vars" over it, then
+// PYTHONUNBUFFERED=1 unless one of these set it.
+func processEnviron(e config.ProcessEnv, environ []string) []string {
 	vars := map[string]string{}
 	for _, kv := range environ {
 		k, v, _ := strings.Cut(kv, "=")

@@ -408,7 +408,7 @@ func TestGuestEnv(t *testing.T) {
 			[]string{"PYTHONUNBUFFERED="}},
 	}
 	for _, tt := range tests {
-		if got := guestEnv(tt.env, environ); !slices.Equal(got, tt.want) {
+		if got := processEnviron(tt.env, environ); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}

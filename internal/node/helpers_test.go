@@ -79,6 +79,13 @@ func startWith(t *testing.T, cfg *config.Config, opts Options) *Node {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	startNode(t, n)
+	return n
+}
+
+// startNode starts n, stopped at the end of the test.
+func startNode(t *testing.T, n *Node) {
+	t.Helper()
 	if err := n.Start(testCtx(t)); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -89,7 +96,6 @@ func startWith(t *testing.T, cfg *config.Config, opts Options) *Node {
 			t.Errorf("Stop: %v", err)
 		}
 	})
-	return n
 }
 
 // startLogged builds and starts the node of doc with its log in the

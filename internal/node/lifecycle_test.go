@@ -70,8 +70,8 @@ func TestRouterComponentLifecycle(t *testing.T) {
 	if err := n.Start(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	if f.role != TrustedRole || f.env.Path != "workers[0].components[0]" {
-		t.Errorf("component joined as %v at %q, want %s at workers[0].components[0]", f.role, f.env.Path, TrustedRole)
+	if f.role != config.DefaultComponentRole || f.env.Path != "workers[0].components[0]" {
+		t.Errorf("component joined as %v at %q, want %s at workers[0].components[0]", f.role, f.env.Path, config.DefaultComponentRole)
 	}
 	if err := n.Stop(testCtx(t)); err != nil {
 		t.Fatal(err)
@@ -90,6 +90,31 @@ func TestComponentStartFails(t *testing.T) {
 	}
 	err = n.Start(testCtx(t))
 	if err == nil || !strings.Contains(err.Error(), "workers[0].components[0]: boom") {
+		t.Fatalf("Start: %v, want the component's path", err)
+	}
+	// A router's components start before its listeners, as Crossbar's:
+	// none was bound.
+	if ls := n.Listeners(); len(ls) != 0 {
+		t.Fatalf("listeners %v bound before the router's components started", ls)
+	}
+}
+
+// TestContainerComponentStartFails: a container component starts after
+// the listeners; when it fails, they are closed again.
+func TestContainerComponentStartFails(t *testing.T) {
+	f := &fakeComponent{startErr: errors.New("boom")}
+	withComponent(t, config.ClassMessageForwarder, f)
+	n, err := New(parse(t, `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [{"type": "websocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}}]},
+		{"type": "container", "components": [{"type": "class", "classname": "router.adapter.rest.MessageForwarder", "realm": "realm1",
+			"extra": {"subscriptions": [{"topic": "com.example.t", "url": "http://127.0.0.1:1/x"}]},
+			"transport": {"type": "rawsocket", "endpoint": {"type": "unix", "path": "nowhere.sock"}}}]}]}`, nil), Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = n.Start(testCtx(t))
+	if err == nil || !strings.Contains(err.Error(), "workers[1].components[0]: boom") {
 		t.Fatalf("Start: %v, want the component's path", err)
 	}
 	ls := n.Listeners()

@@ -43,8 +43,10 @@ type Node struct {
 	routers    []*routerUnit
 	listeners  []*listenerUnit
 	components []*componentUnit
+	runners    []*pyWorker      // the workers' Python runners, in config order
 	sessions   []*bridgeSession // of the caller, publisher and webhook services
 	proxies    []proxyUnit      // the reverse proxies and WebSocket reverse proxies
+	shutdown   *shutdownPolicy  // when a worker's exit stops the node
 	guests     []*guestUnit     // the guest workers, in config order
 	warnings   []config.Warning // of the build; see Warnings
 
@@ -96,18 +98,23 @@ func New(cfg *config.Config, opts Options) (*Node, error) {
 func (n *Node) Warnings() []config.Warning { return n.warnings }
 
 // Start starts the routers and realms, then joins the embedded sessions
-// of the HTTP bridge services, then binds and serves the listeners, then
-// starts the components: Start waits until a router component has joined
-// and registered or subscribed; a container component connects in the
-// background (its router may not be up yet), retrying with backoff, each
-// failed attempt logged at warn, and registers or subscribes once joined,
-// so Start does not wait for it. Then it starts the guest workers, in
-// config order, once every router listens (a guest's executable that
-// cannot be found fails the start). If a step fails, what already
-// started is stopped again and the error names the transport or component
-// path (and for a listener the address, e.g. "workers[0].transports[1]:
-// listen tcp 127.0.0.1:8080: bind: address already in use"). ctx bounds the
-// start, and the stop after a failure.
+// of the HTTP bridge services, then starts the router components (the
+// bridge components, and the Python runner of each router worker that has
+// Python components, which starts them one by one), then binds and serves
+// the listeners, then starts the container components, as Crossbar starts
+// a router's components before its transports. Start waits until a router
+// component has joined and registered or subscribed, and until a Python
+// component is ready (its onJoin has returned), as Crossbar does; a
+// bridge component of a container connects in the background (its router
+// may not be up yet), retrying with backoff, each failed attempt logged
+// at warn, and registers or subscribes once joined, so Start does not
+// wait for it. Then it starts the guest workers, in config order, once
+// every router listens (a guest's executable that cannot be found fails
+// the start). If a step fails, what already started is stopped again and
+// the error names the transport or component path (and for a listener the
+// address, e.g. "workers[0].transports[1]: listen tcp 127.0.0.1:8080:
+// bind: address already in use"). ctx bounds the start, and the stop
+// after a failure.
 func (n *Node) Start(ctx context.Context) error {
 	n.mu.Lock()
 	if n.state != stateNew {
@@ -149,6 +156,9 @@ func (n *Node) startAll(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := n.startComponents(ctx, true); err != nil {
+		return err
+	}
 	for _, l := range n.listeners {
 		info, err := l.start(n.log)
 		if err != nil {
@@ -162,11 +172,8 @@ func (n *Node) startAll(ctx context.Context) error {
 			"max_connections", l.limits.Max, "max_connections_per_ip", l.limits.MaxPerIP)
 		l.logServices(n.log)
 	}
-	for _, c := range n.components {
-		if err := c.start(ctx); err != nil {
-			return err
-		}
-		c.logStart(n.log)
+	if err := n.startComponents(ctx, false); err != nil {
+		return err
 	}
 	for _, g := range n.guests {
 		if err := g.start(); err != nil {
@@ -176,10 +183,34 @@ func (n *Node) startAll(ctx context.Context) error {
 	return nil
 }
 
+// startComponents starts the router components (router true) or the
+// container components: the bridge components, then the Python runners.
+func (n *Node) startComponents(ctx context.Context, router bool) error {
+	for _, c := range n.components {
+		if c.router != router {
+			continue
+		}
+		if err := c.start(ctx); err != nil {
+			return err
+		}
+		c.logStart(n.log)
+	}
+	for _, w := range n.runners {
+		if w.router != router {
+			continue
+		}
+		if err := w.start(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Stop stops the node: guest workers (SIGTERM to each one's process
 // group, SIGKILL after the grace or when ctx ends; no child outlives
 // them), components (ending the attempts of those still
-// connecting), then listeners (no new connections, in-flight HTTP requests
+// connecting; the Python runners get SIGTERM, then SIGKILL once ctx ends
+// or after their grace), then listeners (no new connections, in-flight HTTP requests
 // finish), then the embedded sessions of the HTTP bridge services
 // (GOODBYE), the reverse proxies' idle upstream connections and the
 // connections passing through them after an upgrade, and the WebSockets
@@ -207,6 +238,9 @@ func (n *Node) stopAll(ctx context.Context) error {
 	var errs []error
 	for _, g := range slices.Backward(n.guests) {
 		g.stop(ctx)
+	}
+	for _, w := range slices.Backward(n.runners) {
+		errs = append(errs, w.stop(ctx))
 	}
 	for _, c := range slices.Backward(n.components) {
 		errs = append(errs, c.stop(ctx))

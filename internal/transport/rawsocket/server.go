@@ -85,9 +85,23 @@ func NewServer(opts Options) (*Server, error) {
 	if opts.Attacher == nil {
 		return nil, errors.New("rawsocket: Options.Attacher is nil")
 	}
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, log: opts.Logger, acceptLog: lograte.Limit{Interval: acceptLogInterval},
+		listeners: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}, closing: make(chan struct{})}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s, nil
+}
+
+// withDefaults checks the serializers and fills in the defaults.
+func (opts Options) withDefaults() (Options, error) {
 	for _, name := range opts.Serializers {
 		if !slices.ContainsFunc(codec.Subprotocols(), func(p string) bool { return p == "wamp.2."+name }) {
-			return nil, fmt.Errorf("rawsocket: unknown serializer %q", name)
+			return opts, fmt.Errorf("rawsocket: unknown serializer %q", name)
 		}
 	}
 	if opts.MaxMessageSize <= 0 {
@@ -97,12 +111,25 @@ func NewServer(opts Options) (*Server, error) {
 	if opts.HandshakeTimeout <= 0 {
 		opts.HandshakeTimeout = DefaultHandshakeTimeout
 	}
-	s := &Server{opts: opts, log: opts.Logger, acceptLog: lograte.Limit{Interval: acceptLogInterval},
-		listeners: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}, closing: make(chan struct{})}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
+	return opts, nil
+}
+
+// Accept performs the server's side of the handshake on conn, a
+// connection that came some other way than a listener (one end of a
+// socket pair the node made), and returns its peer. opts is as for
+// NewServer; its Attacher is not used: the caller runs the session. The
+// caller owns conn: on an error, it is not closed.
+func Accept(conn net.Conn, opts Options) (wamp.Peer, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
 	}
-	return s, nil
+	s := &Server{opts: opts}
+	cfg, err := s.handshake(conn)
+	if err != nil {
+		return nil, err
+	}
+	return newPeer(conn, cfg), nil
 }
 
 // Serve accepts connections on l until Close, running each on its own

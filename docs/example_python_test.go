@@ -1,0 +1,67 @@
+package docs
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/node"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// TestPythonExample runs python-components.md's example as the page does
+// (examples/python: its node directory .crossbar and hello.py beside it)
+// under Debian's /usr/bin/python3 with python3-autobahn and
+// python3-twisted, and calls its procedures as the page shows.
+func TestPythonExample(t *testing.T) {
+	t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH")) // the config names no interpreter: python3
+	project := t.TempDir()
+	if err := os.CopyFS(project, os.DirFS(filepath.Join("examples", "python"))); err != nil {
+		t.Fatal(err)
+	}
+	cbdir := filepath.Join(project, ".crossbar")
+	cfg, warns := load(t, filepath.Join(cbdir, "config.json"))
+	if len(warns) != 0 {
+		t.Errorf("warnings: %v", warns)
+	}
+	rewrite(t, cfg)
+	n, err := node.New(cfg, node.Options{Dir: cbdir, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		defer cancel()
+		if err := n.Stop(ctx); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	})
+	s, err := joinWS(t, "ws://"+n.Listeners()[0].Address+"/ws", client.Config{Realm: "realm1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Call(testCtx(t), "com.example.add2", wamp.List{2, 3}, nil)
+	if sum, _ := wamp.AsInt(firstArg(res)); err != nil || sum != 5 {
+		t.Errorf("add2(2, 3) = %v, %v; want 5", res, err)
+	}
+	res, err = s.Call(testCtx(t), "com.example.greet", wamp.List{"Alice"}, nil)
+	if err != nil || firstArg(res) != "Hello, Alice!" {
+		t.Errorf("greet(Alice) = %v, %v; want Hello, Alice!", res, err)
+	}
+	_, err = s.Call(testCtx(t), "com.example.greet", wamp.List{""}, nil)
+	if wampErr(err) != "com.example.error.no_name" {
+		t.Errorf("greet(\"\") = %v, want com.example.error.no_name", err)
+	}
+}
+
+func firstArg(res *client.Result) any {
+	if res == nil || len(res.Args) == 0 {
+		return nil
+	}
+	return res.Args[0]
+}
