@@ -105,31 +105,40 @@ var corpus = []corpusNode{
 			"an unknown principal (the authenticator's error is the ABORT reason); the role it gives bounds the session",
 		client: "client.py",
 		static: staticFile{"/", "web/index.html"},
+		warnings: []string{
+			`AuthenticatorSession.onUserError(): "com.example.invalid_ticket: invalid ticket for joe"`,
+			`AuthenticatorSession.onUserError(): "com.example.no_such_user: no principal eve"`,
+		},
 	},
 	{
 		name: "wampcra-dynamic",
 		proves: "dynamic WAMP-CRA authentication by a Python component: plain and salted secrets, a wrong secret, " +
 			"an unknown principal",
-		client: "client.py",
+		client:   "client.py",
+		warnings: []string{`AuthenticatorSession.onUserError(): "com.example.no_such_user: no principal eve"`},
 	},
 	{
 		name: "cryptosign-dynamic",
 		proves: "dynamic cryptosign authentication by a Python component on its own authenticator-realm: the " +
 			"principal by public key (authid, realm, role), extra in the WELCOME, an unknown key refused",
 		client: "client.py",
+		warnings: []string{`AuthenticatorSession.onUserError(): "com.example.no_such_user: no principal with public key ` +
+			`17cb79fb2b4120f2b1ec65e4198d6e08b28e813feb01e4a400839b85e18080ce"`},
 	},
 	{
 		name: "anonymous-dynamic",
 		proves: "dynamic anonymous authentication (authenticator-role trusted, authenticator-realm): the role and " +
 			"WELCOME extra it gives, the router's authid (never the client's), a refusal by the authenticator",
-		client: "client.py",
-		static: staticFile{"/", "index.html"},
+		client:   "client.py",
+		static:   staticFile{"/", "index.html"},
+		warnings: []string{`AuthenticatorSession.onUserError(): "com.example.banned: this client is banned"`},
 	},
 	{
 		name: "realm-redirect",
 		proves: "realm redirection by a dynamic ticket authenticator: users land in their tenant's realm whatever " +
 			"realm they ask for, under their canonical authid; one component class per tenant realm",
-		client: "client.py",
+		client:   "client.py",
+		warnings: []string{`Authenticator.onUserError(): "com.example.invalid_login: invalid login for bob"`},
 	},
 	{
 		name: "authorizer-router",
