@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,8 +46,12 @@ const (
 const clientTimeout = 60 * time.Second
 
 // maxSocketPath is the longest Unix socket path Linux takes (sun_path,
-// less its terminating NUL).
-const maxSocketPath = 107
+// less its terminating NUL); maxSocketName is the longest name a node
+// gives a socket in its .crossbar directory.
+const (
+	maxSocketPath = 107
+	maxSocketName = 16
+)
 
 // TestCorpus runs every node of the corpus as a subtest: junction check
 // must accept its directory, junction start must run it (in the node
@@ -62,6 +67,35 @@ func TestCorpus(t *testing.T) {
 			t.Logf("proves: %s", c.proves)
 			runNode(t, c)
 		})
+	}
+}
+
+// TestCorpusTable checks that TestCorpus runs every directory of nodes/
+// and README.md lists each one.
+func TestCorpusTable(t *testing.T) {
+	entries, err := os.ReadDir(nodesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs, names []string
+	for _, e := range entries {
+		dirs = append(dirs, e.Name())
+	}
+	for _, c := range corpus {
+		names = append(names, c.name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(dirs, names) {
+		t.Errorf("nodes/ holds %q, the table runs %q", dirs, names)
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if !strings.Contains(string(readme), "| `"+name+"` |") {
+			t.Errorf("README.md has no row for %s", name)
+		}
 	}
 }
 
@@ -103,7 +137,7 @@ func copyNode(t *testing.T, name string) string {
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join(nodesDir, name))); err != nil {
 		t.Fatalf("copy node %s: %v", name, err)
 	}
-	if sock := filepath.Join(dir, ".crossbar", "router-rs.sock"); len(sock) > maxSocketPath {
+	if len(filepath.Join(dir, ".crossbar"))+1+maxSocketName > maxSocketPath {
 		t.Fatalf("node directory %s is too long for the Unix sockets in it", dir)
 	}
 	return dir
