@@ -20,6 +20,8 @@ var exampleEnv = map[string]string{
 	"CALLER_KEY":            "bazapp",                     // caller.md's example values
 	"CALLER_SECRET":         "foobar",                     //
 	"GITHUB_WEBHOOK_SECRET": "It's a Secret to Everybody", // GitHub's documentation's example
+	"AUTHENTICATOR_TICKET":  "authenticator-ticket",
+	"AUTHORIZER_TICKET":     "authorizer-ticket",
 }
 
 func lookupExampleEnv(name string) (string, bool) {

@@ -53,9 +53,12 @@ func TestPermissionsAsDocumented(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := authorizerOf(t, tt.permissions)
-			got := a.Authorize(&auth.Identity{AuthRole: "r"}, tt.action, tt.uri).Allow
-			if got != tt.allow {
-				t.Errorf("%s %s: allow %v, want %v", tt.action, tt.uri, got, tt.allow)
+			got, err := a.Authorize(&auth.Identity{AuthRole: "r"}, tt.action, tt.uri, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Allow != tt.allow {
+				t.Errorf("%s %s: allow %v, want %v", tt.action, tt.uri, got.Allow, tt.allow)
 			}
 		})
 	}

@@ -95,12 +95,15 @@ func TestStaticAuthorizer(t *testing.T) {
 		{"unknown role", ActionCall, "com.example.add2", deny},
 	}
 	for _, tt := range tests {
-		got := a.Authorize(&Identity{AuthRole: tt.role}, tt.action, tt.uri)
+		got, err := a.Authorize(&Identity{AuthRole: tt.role}, tt.action, tt.uri, nil)
+		if err != nil {
+			t.Fatalf("%s %s %q: %v", tt.role, tt.action, tt.uri, err)
+		}
 		if got != tt.want {
 			t.Errorf("%s %s %q = %+v, want %+v", tt.role, tt.action, tt.uri, got, tt.want)
 		}
 	}
-	if got := a.Authorize(nil, ActionCall, "x"); got != deny {
+	if got, _ := a.Authorize(nil, ActionCall, "x", nil); got != deny {
 		t.Errorf("nil identity = %+v, want deny", got)
 	}
 }
@@ -112,7 +115,7 @@ func TestStaticAuthorizerConcurrent(t *testing.T) {
 	for range 4 {
 		wg.Go(func() {
 			for range 1000 {
-				if !a.Authorize(id, ActionCall, "com.example.add2").Allow {
+				if p, _ := a.Authorize(id, ActionCall, "com.example.add2", nil); !p.Allow {
 					t.Error("call denied")
 					return
 				}
@@ -129,7 +132,7 @@ func TestStaticAuthorizerDoesNotAllocate(t *testing.T) {
 	allocs := testing.AllocsPerRun(100, func() {
 		for _, id := range ids {
 			for _, u := range uris {
-				a.Authorize(id, ActionPublish, u)
+				a.Authorize(id, ActionPublish, u, nil)
 			}
 		}
 	})
@@ -163,7 +166,7 @@ func BenchmarkAuthorize(b *testing.B) {
 			id := &Identity{AuthRole: c.role}
 			b.ReportAllocs()
 			for b.Loop() {
-				a.Authorize(id, ActionPublish, c.uri)
+				a.Authorize(id, ActionPublish, c.uri, nil)
 			}
 		})
 	}

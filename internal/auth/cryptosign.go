@@ -116,10 +116,11 @@ func (c *cryptosign) Start(req *Request) (*Identity, Challenge, error) {
 // are chosen either way, so that Start does the same work for a known
 // authid as for an unknown one (see decoy.go).
 func (c *cryptosign) challenge(authid string, pubkey ed25519.PublicKey) *csChallenge {
-	ch := &csChallenge{authid: authid, challenge: randomBytes(32)}
+	id := Identity{AuthID: authid, AuthMethod: MethodCryptosign, AuthProvider: ProviderStatic}
+	ch := &csChallenge{id: id, challenge: randomBytes(32)}
 	decoy := c.decoy(authid, pubkey != nil)
 	if p := c.principals[authid]; p != nil {
-		ch.role, ch.keys = p.role, p.keys
+		ch.id.AuthRole, ch.keys = p.role, p.keys
 	}
 	if pubkey != nil {
 		ch.keys = only(ch.keys, pubkey)
@@ -208,8 +209,7 @@ func only(keys []ed25519.PublicKey, k ed25519.PublicKey) []ed25519.PublicKey {
 // csChallenge waits for the signature of 32 random bytes.
 type csChallenge struct {
 	once
-	authid    string
-	role      string
+	id        Identity            // the session's, once the signature checks out
 	keys      []ed25519.PublicKey // any of these may have signed
 	challenge []byte
 	decoy     bool // no principal matched: never accepted
@@ -247,7 +247,8 @@ func (c *csChallenge) Verify(a *wamp.Authenticate) (*Identity, error) {
 	if !c.verified(sig) || c.decoy {
 		return nil, denied(MethodCryptosign, "invalid signature")
 	}
-	return &Identity{AuthID: c.authid, AuthRole: c.role, AuthMethod: MethodCryptosign, AuthProvider: ProviderStatic}, nil
+	id := c.id
+	return &id, nil
 }
 
 // verified reports whether one of the keys signed the challenge.

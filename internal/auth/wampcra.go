@@ -112,11 +112,9 @@ func (w *wampCRA) Start(req *Request) (*Identity, Challenge, error) {
 		return nil, nil, noAuthID(MethodWampCRA)
 	}
 	u := w.user(req.AuthID)
-	challenge, err := craChallengeString(req, u.Role, w.now())
-	if err != nil {
-		return nil, nil, denied(MethodWampCRA, "cannot build challenge: %v", err)
-	}
-	return nil, &craChallenge{authid: req.AuthID, user: u, challenge: challenge}, nil
+	id := Identity{AuthID: req.AuthID, AuthRole: u.Role, AuthMethod: MethodWampCRA, AuthProvider: ProviderStatic}
+	ch, err := newCRAChallenge(id, u, req.Session, w.now())
+	return nil, ch, err
 }
 
 // user returns authid's user or, when there is none, a decoy. The decoy is
@@ -158,17 +156,27 @@ type craChallengeJSON struct {
 	Timestamp    string  `json:"timestamp"`
 }
 
-// craChallengeString returns the JSON challenge text for req.
-func craChallengeString(req *Request, role string, now time.Time) (string, error) {
+// newCRAChallenge challenges a client to sign for u, to be admitted as
+// id, in session.
+func newCRAChallenge(id Identity, u *craUser, session wamp.ID, now time.Time) (*craChallenge, error) {
+	challenge, err := craChallengeString(&id, session, now)
+	if err != nil {
+		return nil, denied(MethodWampCRA, "cannot build challenge: %v", err)
+	}
+	return &craChallenge{id: id, user: u, challenge: challenge}, nil
+}
+
+// craChallengeString returns the JSON challenge text for id in session.
+func craChallengeString(id *Identity, session wamp.ID, now time.Time) (string, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(craChallengeJSON{
-		AuthID:       req.AuthID,
-		AuthRole:     role,
+		AuthID:       id.AuthID,
+		AuthRole:     id.AuthRole,
 		AuthMethod:   MethodWampCRA,
-		AuthProvider: ProviderStatic,
-		Session:      req.Session,
+		AuthProvider: id.AuthProvider,
+		Session:      session,
 		Nonce:        rand.Text() + rand.Text(),
 		Timestamp:    now.UTC().Format("2006-01-02T15:04:05.000Z"),
 	})
@@ -178,7 +186,7 @@ func craChallengeString(req *Request, role string, now time.Time) (string, error
 // craChallenge waits for the signature of one challenge.
 type craChallenge struct {
 	once
-	authid    string
+	id        Identity // the session's, once the signature checks out
 	user      *craUser
 	challenge string
 }
@@ -208,10 +216,6 @@ func (c *craChallenge) Verify(a *wamp.Authenticate) (*Identity, error) {
 	if match != 1 || c.user.decoy {
 		return nil, denied(MethodWampCRA, "invalid signature")
 	}
-	return &Identity{
-		AuthID:       c.authid,
-		AuthRole:     c.user.Role,
-		AuthMethod:   MethodWampCRA,
-		AuthProvider: ProviderStatic,
-	}, nil
+	id := c.id
+	return &id, nil
 }

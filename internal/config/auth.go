@@ -1,6 +1,9 @@
 package config
 
-import "encoding/hex"
+import (
+	"encoding/hex"
+	"time"
+)
 
 // Auth is a WebSocket or RawSocket transport's "auth": the authentication
 // methods offered, each nil when not offered. Without "auth" only
@@ -16,20 +19,28 @@ type Auth struct {
 	Cryptosign *CryptosignAuth
 }
 
-// AnonymousAuth is "auth.anonymous" ("type": "static").
+// AnonymousAuth is "auth.anonymous".
 type AnonymousAuth struct {
-	// Role is "role": the authrole given (default "anonymous").
+	// Role is "role": the authrole given (default "anonymous"; "" with
+	// "type": "dynamic", whose authenticator gives the role).
 	Role string
-	// AuthID is "authid": the authid every anonymous session gets
-	// (default "": a random one per session). The authid a client asks
-	// for in HELLO is never used, as in Crossbar.
+	// AuthID is "authid": the authid every anonymous session gets, or
+	// is asked about with "type": "dynamic" (default "": a random one
+	// per session). The authid a client asks for in HELLO is never used,
+	// as in Crossbar.
 	AuthID string
+	// Dynamic is the authenticator to ask, with "type": "dynamic"; nil
+	// with "type": "static".
+	Dynamic *DynamicAuth
 }
 
-// TicketAuth is "auth.ticket" ("type": "static").
+// TicketAuth is "auth.ticket".
 type TicketAuth struct {
-	// Principals is "principals", by authid.
+	// Principals is "principals", by authid ("type": "static").
 	Principals map[string]TicketPrincipal
+	// Dynamic is the authenticator to ask, with "type": "dynamic" (then
+	// there are no Principals); nil with "type": "static".
+	Dynamic *DynamicAuth
 }
 
 // TicketPrincipal is a ticket principal.
@@ -41,10 +52,13 @@ type TicketPrincipal struct {
 	Role string
 }
 
-// WAMPCRAAuth is "auth.wampcra" ("type": "static").
+// WAMPCRAAuth is "auth.wampcra".
 type WAMPCRAAuth struct {
-	// Users is "users", by authid.
+	// Users is "users", by authid ("type": "static").
 	Users map[string]WAMPCRAUser
+	// Dynamic is the authenticator to ask, with "type": "dynamic" (then
+	// there are no Users); nil with "type": "static".
+	Dynamic *DynamicAuth
 }
 
 // WAMPCRAUser is a WAMP-CRA user.
@@ -62,11 +76,40 @@ type WAMPCRAUser struct {
 	KeyLen int
 }
 
-// CryptosignAuth is "auth.cryptosign" ("type": "static").
+// CryptosignAuth is "auth.cryptosign".
 type CryptosignAuth struct {
-	// Principals is "principals", by authid.
+	// Principals is "principals", by authid ("type": "static").
 	Principals map[string]CryptosignPrincipal
+	// Dynamic is the authenticator to ask, with "type": "dynamic" (then
+	// there are no Principals); nil with "type": "static".
+	Dynamic *DynamicAuth
 }
+
+// DynamicAuth is a method of "auth" with "type": "dynamic": a WAMP
+// procedure that the router calls to authenticate each session, as
+// authenticator(realm, authid, details).
+type DynamicAuth struct {
+	// Authenticator is "authenticator" (required): the procedure's URI.
+	Authenticator string
+	// Realm is "authenticator-realm": the realm where the procedure is
+	// registered (default "": the realm the client asks to join).
+	Realm string
+	// Role is "authenticator-role": the authrole of the router's session
+	// that calls it (default "trusted").
+	Role string
+	// DefaultRole is "default-role": the authrole given when the
+	// authenticator's answer names none (default "": such an answer is
+	// refused).
+	DefaultRole string
+	// Timeout is "authenticator-timeout" (ms, >= 1), a Junction
+	// extension: how long the router waits for the answer (default
+	// DefaultDynamicTimeout).
+	Timeout time.Duration
+}
+
+// DefaultDynamicTimeout is how long the router waits for a dynamic
+// authenticator or authorizer when the configuration does not say.
+const DefaultDynamicTimeout = 10 * time.Second
 
 // CryptosignPrincipal is a cryptosign principal.
 type CryptosignPrincipal struct {
@@ -100,6 +143,17 @@ var authMethods = map[string]func(d *decoder, o *object, a *Auth){
 	},
 }
 
+// dynamicAuthMethods set the "type": "dynamic" configuration of one method
+// into a; anonymous also reads its "authid".
+var dynamicAuthMethods = map[string]func(o *object, a *Auth, dyn *DynamicAuth){
+	"anonymous": func(o *object, a *Auth, dyn *DynamicAuth) {
+		a.Anonymous = &AnonymousAuth{AuthID: o.str("authid", ""), Dynamic: dyn}
+	},
+	"ticket":     func(_ *object, a *Auth, dyn *DynamicAuth) { a.Ticket = &TicketAuth{Dynamic: dyn} },
+	"wampcra":    func(_ *object, a *Auth, dyn *DynamicAuth) { a.WAMPCRA = &WAMPCRAAuth{Dynamic: dyn} },
+	"cryptosign": func(_ *object, a *Auth, dyn *DynamicAuth) { a.Cryptosign = &CryptosignAuth{Dynamic: dyn} },
+}
+
 // auth decodes "auth" at key k of o, or returns the default.
 func (d *decoder) auth(o *object, k string) Auth {
 	v, ok := o.get(k)
@@ -113,12 +167,11 @@ func (d *decoder) auth(o *object, k string) Auth {
 	}
 	for _, method := range sortedKeys(ao.m) {
 		ao.get(method)
-		fn, ok := authMethods[method]
-		if !ok {
+		if _, ok := authMethods[method]; !ok {
 			d.unknownAuth(ao.at(method), method)
 			continue
 		}
-		d.authMethod(ao.at(method), ao.m[method], fn, &a)
+		d.authMethod(ao.at(method), ao.m[method], method, &a)
 	}
 	return a
 }
@@ -133,25 +186,52 @@ func (d *decoder) unknownAuth(path, method string) {
 	}
 }
 
-// authMethod decodes one method: "type" must be "static".
-func (d *decoder) authMethod(path string, v any, fn func(*decoder, *object, *Auth), a *Auth) {
+// authMethod decodes one method by its "type": "static" (principals in
+// the file) or "dynamic" (a procedure to ask).
+func (d *decoder) authMethod(path string, v any, method string, a *Auth) {
 	o, ok := d.object(path, v)
 	if !ok {
 		return
 	}
 	switch t := o.reqStr("type"); t {
 	case "static":
-		fn(d, o, a)
-	case "dynamic", "function":
-		d.errorf(o.at("type"), "not supported: %s authentication (only static principals)", t)
+		authMethods[method](d, o, a)
+	case "dynamic":
+		dynamicAuthMethods[method](o, a, d.dynamicAuth(o))
+	case "function":
+		d.errorf(o.at("type"), "not supported: function authentication (Python code)")
 		o.skip()
 	case "":
 		o.skip()
 	default:
-		d.errorf(o.at("type"), "unknown authentication type %q (want static)", t)
+		d.errorf(o.at("type"), "unknown authentication type %q (want static, dynamic)", t)
 		o.skip()
 	}
 	o.done()
+}
+
+// dynamicAuth decodes the keys of a "type": "dynamic" method.
+func (d *decoder) dynamicAuth(o *object) *DynamicAuth {
+	invalid := "invalid procedure URI %q"
+	return &DynamicAuth{
+		Authenticator: o.reqValidStr("authenticator", looseURI, invalid),
+		Realm:         o.validStr("authenticator-realm", "", emptyOr(looseURI), "invalid realm URI %q"),
+		Role:          o.str("authenticator-role", ""),
+		DefaultRole:   o.str("default-role", ""),
+		Timeout:       dynamicTimeout(o, "authenticator-timeout"),
+	}
+}
+
+// dynamicTimeout decodes a dynamic authenticator's or authorizer's
+// timeout at key k, in milliseconds; DefaultDynamicTimeout when absent.
+func dynamicTimeout(o *object, k string) time.Duration {
+	ms := o.integer(k, DefaultDynamicTimeout.Milliseconds(), 1, maxInt32)
+	return time.Duration(ms) * time.Millisecond
+}
+
+// emptyOr accepts "" and what valid accepts.
+func emptyOr(valid func(string) bool) func(string) bool {
+	return func(s string) bool { return s == "" || valid(s) }
 }
 
 func (d *decoder) ticketPrincipal(path string, v any) TicketPrincipal {

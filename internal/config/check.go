@@ -49,7 +49,7 @@ func (w *RouterWorker) check(d *decoder, wp string, listeners *[]listener) {
 	for i, t := range w.Transports {
 		tp := fmt.Sprintf("%s.transports[%d]", wp, i)
 		checkListener(d, tp, t, listeners)
-		checkTransportRoles(d, tp, t, roles)
+		checkTransportRoles(d, tp, t, routerRoles{realms, roles})
 		if wt, ok := t.(*WebTransport); ok {
 			checkBridgePaths(d, tp+".paths", wt.Paths, realms, wt.Options.BodyBufferLimit)
 		}

@@ -1,53 +1,97 @@
 package config
 
+import "slices"
+
+// routerRoles are a router's realms by name, and the roles any of them
+// defines ("trusted" included), for the checks of its transports.
+type routerRoles struct {
+	realms map[string]*Realm
+	roles  map[string]bool
+}
+
 // checkTransportRoles warns about authentication roles that no realm of the
 // router defines: such sessions would be refused at join time. (Roles are
-// per realm and transports are not, so this cannot be an error.)
-func checkTransportRoles(d *decoder, tp string, t Transport, roles map[string]bool) {
+// per realm and transports are not, so this cannot be an error.) A
+// dynamic authenticator's realm must exist, and its role on that realm.
+func checkTransportRoles(d *decoder, tp string, t Transport, rr routerRoles) {
 	switch t := t.(type) {
 	case *WebSocketTransport:
-		checkAuthRoles(d, tp+".auth", t.Auth, roles)
+		rr.checkAuth(d, tp+".auth", t.Auth)
 	case *RawSocketTransport:
-		checkAuthRoles(d, tp+".auth", t.Auth, roles)
+		rr.checkAuth(d, tp+".auth", t.Auth)
 	case *WebTransport:
-		checkPathRoles(d, tp+".paths", t.Paths, roles)
+		rr.checkPaths(d, tp+".paths", t.Paths)
 	}
 }
 
-func checkPathRoles(d *decoder, pp string, ps Paths, roles map[string]bool) {
+func (rr routerRoles) checkPaths(d *decoder, pp string, ps Paths) {
 	for _, k := range sortedKeysOf(ps) {
 		switch s := ps[k].(type) {
 		case *WebSocketService:
-			checkAuthRoles(d, childPath(pp, k)+".auth", s.Auth, roles)
+			rr.checkAuth(d, childPath(pp, k)+".auth", s.Auth)
 		case *PathTree:
-			checkPathRoles(d, childPath(pp, k)+".paths", s.Paths, roles)
+			rr.checkPaths(d, childPath(pp, k)+".paths", s.Paths)
 		}
 	}
 }
 
-// checkAuthRoles warns about each role of a that is not in roles.
-func checkAuthRoles(d *decoder, ap string, a Auth, roles map[string]bool) {
-	warn := func(path, role string) {
-		if role != "" && !roles[role] {
-			d.warnf(path, "role %q is not defined in any realm of this router", role)
-		}
-	}
+// checkAuth checks the roles of every method of a.
+func (rr routerRoles) checkAuth(d *decoder, ap string, a Auth) {
 	if a.Anonymous != nil {
-		warn(ap+".anonymous.role", a.Anonymous.Role)
+		rr.warn(d, ap+".anonymous.role", a.Anonymous.Role)
+		rr.checkDynamic(d, ap+".anonymous", a.Anonymous.Dynamic)
 	}
 	if a.Ticket != nil {
 		for _, id := range sortedKeysOf(a.Ticket.Principals) {
-			warn(childPath(ap+".ticket.principals", id)+".role", a.Ticket.Principals[id].Role)
+			rr.warn(d, childPath(ap+".ticket.principals", id)+".role", a.Ticket.Principals[id].Role)
 		}
+		rr.checkDynamic(d, ap+".ticket", a.Ticket.Dynamic)
 	}
 	if a.WAMPCRA != nil {
 		for _, id := range sortedKeysOf(a.WAMPCRA.Users) {
-			warn(childPath(ap+".wampcra.users", id)+".role", a.WAMPCRA.Users[id].Role)
+			rr.warn(d, childPath(ap+".wampcra.users", id)+".role", a.WAMPCRA.Users[id].Role)
 		}
+		rr.checkDynamic(d, ap+".wampcra", a.WAMPCRA.Dynamic)
 	}
 	if a.Cryptosign != nil {
 		for _, id := range sortedKeysOf(a.Cryptosign.Principals) {
-			warn(childPath(ap+".cryptosign.principals", id)+".role", a.Cryptosign.Principals[id].Role)
+			rr.warn(d, childPath(ap+".cryptosign.principals", id)+".role", a.Cryptosign.Principals[id].Role)
 		}
+		rr.checkDynamic(d, ap+".cryptosign", a.Cryptosign.Dynamic)
 	}
+}
+
+// warn warns about a role that no realm defines.
+func (rr routerRoles) warn(d *decoder, path, role string) {
+	if role != "" && !rr.roles[role] {
+		d.warnf(path, "role %q is not defined in any realm of this router", role)
+	}
+}
+
+// checkDynamic checks a dynamic authenticator (nil: none): its
+// "authenticator-realm" must be a realm of the router, and its
+// "authenticator-role" a role of that realm (of some realm when the realm
+// is the client's, a warning then as for the other roles); "trusted"
+// always exists. Its "default-role" is checked as the other roles.
+func (rr routerRoles) checkDynamic(d *decoder, mp string, dyn *DynamicAuth) {
+	if dyn == nil {
+		return
+	}
+	rr.warn(d, mp+".default-role", dyn.DefaultRole)
+	if dyn.Realm == "" {
+		rr.warn(d, mp+".authenticator-role", dyn.Role)
+		return
+	}
+	r := rr.realms[dyn.Realm]
+	switch {
+	case r == nil:
+		d.errorf(mp+".authenticator-realm", "realm %q is not defined in this router", dyn.Realm)
+	case dyn.Role != "" && dyn.Role != "trusted" && !r.hasRole(dyn.Role):
+		d.errorf(mp+".authenticator-role", "role %q is not defined in realm %q", dyn.Role, dyn.Realm)
+	}
+}
+
+// hasRole reports whether the realm defines role.
+func (r *Realm) hasRole(role string) bool {
+	return slices.ContainsFunc(r.Roles, func(x *Role) bool { return x.Name == role })
 }

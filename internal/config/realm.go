@@ -1,5 +1,7 @@
 package config
 
+import "time"
+
 // Realm is an item of a router's "realms".
 type Realm struct {
 	// ID is "id" (default "").
@@ -95,11 +97,20 @@ type Role struct {
 	// Name is "name" (required): the authrole. "trusted" is reserved.
 	Name string
 	// Permissions is "permissions". When absent, AllowByDefault applies to
-	// every URI.
+	// every URI (or the Authorizer decides).
 	Permissions []*Permission
 	// AllowByDefault is "allow-by-default": with no "permissions", allow
 	// every action on every URI (default false: deny everything).
 	AllowByDefault bool
+	// Authorizer is "authorizer" (not with "permissions"): the URI of a
+	// procedure of the realm that the router calls to authorize each
+	// action of the role's sessions, as authorizer(session, uri, action,
+	// options). Default "": the permissions decide.
+	Authorizer string
+	// AuthorizerTimeout is "authorizer-timeout" (ms, >= 1), a Junction
+	// extension: how long the router waits for the authorizer's answer
+	// (default DefaultDynamicTimeout).
+	AuthorizerTimeout time.Duration
 }
 
 func (d *decoder) realm(path string, v any) *Realm {
@@ -193,7 +204,23 @@ func (d *decoder) role(path string, v any) *Role {
 		}
 	})
 	r.AllowByDefault = o.boolean("allow-by-default", false)
-	o.unsupported("authorizer", " (dynamic authorizer)")
+	d.authorizer(o, r)
 	o.done()
 	return r
+}
+
+// authorizer decodes a role's "authorizer" and "authorizer-timeout". An
+// authorizer replaces the permissions (both is an error, as in Crossbar)
+// and allow-by-default (ignored with a warning).
+func (d *decoder) authorizer(o *object, r *Role) {
+	r.Authorizer = o.validStr("authorizer", "", emptyOr(looseURI), "invalid procedure URI %q")
+	r.AuthorizerTimeout = dynamicTimeout(o, "authorizer-timeout")
+	switch {
+	case r.Authorizer == "":
+		o.ignoredIf(o.has("authorizer-timeout"), "authorizer-timeout", ": the role has no authorizer")
+	case o.has("permissions"):
+		d.errorf(o.at("authorizer"), `not with "permissions": a role has either an authorizer or permissions`)
+	default:
+		o.ignoredIf(o.has("allow-by-default"), "allow-by-default", ": the authorizer decides")
+	}
 }

@@ -87,7 +87,11 @@ var ruleTests = []ruleTest{
 	{"duplicate realm", top(`{"type": "router", "realms": [{"name": "r"}, {"name": "r"}]}`), w0 + ".realms[1].name", `duplicate realm "r"`},
 	{"role name missing", top(`{"type": "router", "realms": [{"name": "r", "roles": [{}]}]}`), r0 + ".roles[0].name", "required"},
 	{"role trusted", top(`{"type": "router", "realms": [{"name": "r", "roles": [{"name": "trusted"}]}]}`), r0 + ".roles[0].name", "reserved"},
-	{"role authorizer", top(`{"type": "router", "realms": [{"name": "r", "roles": [{"name": "x", "authorizer": "com.auth"}]}]}`), r0 + ".roles[0].authorizer", "not supported (dynamic authorizer)"},
+	{"role authorizer and permissions", role(`"authorizer": "com.auth", "permissions": []`), r0 + ".roles[0].authorizer", `not with "permissions"`},
+	{"role authorizer URI", role(`"authorizer": "com..auth"`), r0 + ".roles[0].authorizer", `invalid procedure URI "com..auth"`},
+	{"role authorizer type", role(`"authorizer": true`), r0 + ".roles[0].authorizer", "must be a string, not a boolean"},
+	{"role authorizer timeout", role(`"authorizer": "com.auth", "authorizer-timeout": 0`), r0 + ".roles[0].authorizer-timeout", "must be in 1..2147483647, not 0"},
+	{"role authorizer timeout type", role(`"authorizer": "com.auth", "authorizer-timeout": "5s"`), r0 + ".roles[0].authorizer-timeout", "must be an integer, not a string"},
 	{"duplicate role", top(`{"type": "router", "realms": [{"name": "r", "roles": [{"name": "x"}, {"name": "x"}]}]}`), r0 + ".roles[1].name", `duplicate role "x"`},
 	{"allow-by-default type", top(`{"type": "router", "realms": [{"name": "r", "roles": [{"name": "x", "allow-by-default": 1}]}]}`), r0 + ".roles[0].allow-by-default", "must be a boolean"},
 
@@ -146,7 +150,18 @@ var ruleTests = []ruleTest{
 	{"auth cookie", wsPath(`"auth": {"cookie": {}}`), ws + ".auth.cookie", `not supported: authentication method "cookie"`},
 	{"auth tls", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "auth": {"tls": {"type": "static"}}}`), t0 + ".auth.tls", "not supported"},
 	{"auth scram", wsPath(`"auth": {"scram": {}}`), ws + ".auth.scram", "not supported"},
-	{"auth dynamic", wsPath(`"auth": {"ticket": {"type": "dynamic", "authenticator": "com.auth"}}`), ws + ".auth.ticket.type", "not supported: dynamic authentication"},
+	{"auth function", wsPath(`"auth": {"ticket": {"type": "function", "create": "auth.create"}}`), ws + ".auth.ticket.type", "not supported: function authentication"},
+	{"auth type unknown list", wsPath(`"auth": {"ticket": {"type": "dynamik"}}`), ws + ".auth.ticket.type", `unknown authentication type "dynamik" (want static, dynamic)`},
+	{"dynamic authenticator missing", wsPath(`"auth": {"ticket": {"type": "dynamic"}}`), ws + ".auth.ticket.authenticator", "required"},
+	{"dynamic authenticator URI", wsPath(`"auth": {"wampcra": {"type": "dynamic", "authenticator": "com.auth."}}`), ws + ".auth.wampcra.authenticator", `invalid procedure URI "com.auth."`},
+	{"dynamic authenticator type", wsPath(`"auth": {"cryptosign": {"type": "dynamic", "authenticator": 7}}`), ws + ".auth.cryptosign.authenticator", "must be a string, not a number"},
+	{"dynamic realm URI", wsPath(`"auth": {"ticket": {"type": "dynamic", "authenticator": "a", "authenticator-realm": "a b"}}`), ws + ".auth.ticket.authenticator-realm", `invalid realm URI "a b"`},
+	{"dynamic realm unknown", wsPath(`"auth": {"ticket": {"type": "dynamic", "authenticator": "a", "authenticator-realm": "realm2"}}`), ws + ".auth.ticket.authenticator-realm", `realm "realm2" is not defined in this router`},
+	{"dynamic role unknown", wsPath(`"auth": {"anonymous": {"type": "dynamic", "authenticator": "a", "authenticator-realm": "realm1", "authenticator-role": "auth"}}`), ws + ".auth.anonymous.authenticator-role", `role "auth" is not defined in realm "realm1"`},
+	{"dynamic timeout", wsPath(`"auth": {"ticket": {"type": "dynamic", "authenticator": "a", "authenticator-timeout": -1}}`), ws + ".auth.ticket.authenticator-timeout", "must be in 1..2147483647, not -1"},
+	{"dynamic unknown key", wsPath(`"auth": {"ticket": {"type": "dynamic", "authenticator": "a", "default_role": "x"}}`), ws + ".auth.ticket.default_role", `did you mean "default-role"?`},
+	{"dynamic principals", wsPath(`"auth": {"ticket": {"type": "dynamic", "authenticator": "a", "principals": {}}}`), ws + ".auth.ticket.principals", "unknown key"},
+	{"dynamic ticket authid", wsPath(`"auth": {"ticket": {"type": "dynamic", "authenticator": "a", "authid": "x"}}`), ws + ".auth.ticket.authid", "unknown key"},
 	{"auth type missing", wsPath(`"auth": {"anonymous": {"role": "anonymous"}}`), ws + ".auth.anonymous.type", "required"},
 	{"auth type unknown", wsPath(`"auth": {"anonymous": {"type": "statik"}}`), ws + ".auth.anonymous.type", `unknown authentication type "statik"`},
 	{"anonymous unknown key", wsPath(`"auth": {"anonymous": {"type": "static", "rol": "x"}}`), ws + ".auth.anonymous.rol", `did you mean "role"?`},
@@ -245,6 +260,11 @@ var ruleTests = []ruleTest{
 	// Syntax.
 	{"bad json", `{"version": 2,}`, "", "invalid JSON"},
 	{"trailing json", `{"version": 2} {}`, "", "data after the top-level value"},
+}
+
+// role is a document with one role "x" of realm "r" with members.
+func role(members string) string {
+	return top(`{"type": "router", "realms": [{"name": "r", "roles": [{"name": "x", ` + members + `}]}]}`)
 }
 
 // perm is a document with one permission; p0 is its path.

@@ -8,24 +8,49 @@ import (
 	"github.com/junction-wamp/junction/internal/router"
 )
 
-// authenticators translates a transport's "auth" into the authenticators
-// of its router.Gate, in a fixed order. None (a hand-built Auth{}) means
-// the gate's default: anonymous with role "anonymous".
-func authenticators(a config.Auth) []auth.Authenticator {
+// authenticators translates a transport's "auth" (at path) into the
+// authenticators of its router.Gate, in a fixed order; dynamic methods ask
+// through dc. None (a hand-built Auth{}) means the gate's default:
+// anonymous with role "anonymous".
+func authenticators(path string, a config.Auth, dc *dynamicCalls) []auth.Authenticator {
 	var out []auth.Authenticator
-	if a.Anonymous != nil {
-		out = append(out, auth.NewAnonymous(auth.AnonymousOptions{Role: a.Anonymous.Role, AuthID: a.Anonymous.AuthID}))
+	if m := a.Anonymous; m != nil {
+		out = append(out, either(dc, path+".anonymous", m.Dynamic, m.AuthID, auth.DynamicAnonymous, func() auth.Authenticator {
+			return auth.NewAnonymous(auth.AnonymousOptions{Role: m.Role, AuthID: m.AuthID})
+		}))
 	}
-	if a.Ticket != nil {
-		out = append(out, auth.Ticket(ticketPrincipals(a.Ticket)))
+	if m := a.Ticket; m != nil {
+		out = append(out, either(dc, path+".ticket", m.Dynamic, "", auth.DynamicTicket, func() auth.Authenticator {
+			return auth.Ticket(ticketPrincipals(m))
+		}))
 	}
-	if a.WAMPCRA != nil {
-		out = append(out, auth.WampCRA(craUsers(a.WAMPCRA)))
+	if m := a.WAMPCRA; m != nil {
+		out = append(out, either(dc, path+".wampcra", m.Dynamic, "", auth.DynamicWampCRA, func() auth.Authenticator {
+			return auth.WampCRA(craUsers(m))
+		}))
 	}
-	if a.Cryptosign != nil {
-		out = append(out, auth.Cryptosign(cryptosignPrincipals(a.Cryptosign)))
+	if m := a.Cryptosign; m != nil {
+		out = append(out, either(dc, path+".cryptosign", m.Dynamic, "", auth.DynamicCryptosign, func() auth.Authenticator {
+			return auth.Cryptosign(cryptosignPrincipals(m))
+		}))
 	}
 	return out
+}
+
+// either is the authenticator of one method at path: made by dynamic,
+// asking through dc, when the method has "type": "dynamic" (dyn; authid
+// is anonymous's), else by static.
+func either(dc *dynamicCalls, path string, dyn *config.DynamicAuth, authid string,
+	dynamic func(auth.DynamicOptions) auth.Authenticator, static func() auth.Authenticator) auth.Authenticator {
+	if dyn == nil {
+		return static()
+	}
+	return dynamic(auth.DynamicOptions{
+		Authenticate: dc.authenticateFunc(path, dyn),
+		DefaultRole:  dyn.DefaultRole,
+		Timeout:      dyn.Timeout,
+		AuthID:       authid,
+	})
 }
 
 func ticketPrincipals(t *config.TicketAuth) map[string]auth.TicketPrincipal {
@@ -63,11 +88,12 @@ func anonymousAs(role string) auth.Authenticator {
 	return auth.Anonymous(role)
 }
 
-// clientGate is the entry of a transport's outside clients: the
-// authenticators of a, and joinTimeout ("join_timeout": 0 means the
-// default, negative none, in the config's options as in the gate's).
-func clientGate(r *router.Router, a config.Auth, joinTimeout time.Duration) *router.Gate {
-	return r.NewGate(router.GateOptions{Auths: authenticators(a), JoinTimeout: joinTimeout})
+// clientGate is the entry of a transport's outside clients (at path) on
+// ru's router: the authenticators of a, and joinTimeout ("join_timeout":
+// 0 means the default, negative none, in the config's options as in the
+// gate's).
+func clientGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Duration) *router.Gate {
+	return ru.router.NewGate(router.GateOptions{Auths: authenticators(path+".auth", a, ru.dyn), JoinTimeout: joinTimeout})
 }
 
 // internalGate is the entry of the node's own sessions (bridge services,

@@ -108,12 +108,15 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 		return
 	}
 	logCache(b.log, path, w.Realms)
+	dyn := newDynamicCalls(b, w.Realms)
+	dyn.useDynamicAuthorizers(path, w.Realms, realms)
 	r, err := router.New(router.Options{Realms: realms, Logger: b.log.With("worker", path)})
 	if err != nil {
 		b.fail(fieldError(path+".realms", err))
 		return
 	}
-	ru := &routerUnit{path: path, router: r, realms: realms}
+	dyn.router = r
+	ru := &routerUnit{path: path, router: r, realms: realms, dyn: dyn}
 	b.node.routers = append(b.node.routers, ru)
 	for i, t := range w.Transports {
 		b.fail(b.transport(fmt.Sprintf("%s.transports[%d]", path, i), ru, t))

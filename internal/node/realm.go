@@ -23,6 +23,7 @@ type routerUnit struct {
 	path   string // "workers[0]"
 	router *router.Router
 	realms []router.RealmOptions
+	dyn    *dynamicCalls // its dynamic authenticators' and authorizers' sessions
 }
 
 func (r *routerUnit) realmNames() []string {
@@ -133,9 +134,9 @@ type trustedAuthorizer struct{ static *auth.StaticAuthorizer }
 
 var _ auth.Authorizer = trustedAuthorizer{}
 
-func (a trustedAuthorizer) Authorize(id *auth.Identity, action auth.Action, uri wamp.URI) auth.Permission {
+func (a trustedAuthorizer) Authorize(id *auth.Identity, action auth.Action, uri wamp.URI, opts wamp.Dict) (auth.Permission, error) {
 	if id != nil && id.AuthRole == TrustedRole {
-		return auth.Permission{Allow: true}
+		return auth.Permission{Allow: true}, nil
 	}
-	return a.static.Authorize(id, action, uri)
+	return a.static.Authorize(id, action, uri, opts)
 }

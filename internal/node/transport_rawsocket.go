@@ -55,7 +55,7 @@ func (b *builder) rawSocketTransport(path string, ru *routerUnit, t *config.RawS
 		}
 	}
 	srv.Server, err = rawsocket.NewServer(rawsocket.Options{
-		Attacher:       clientGate(ru.router, t.Auth, t.JoinTimeout),
+		Attacher:       clientGate(ru, path, t.Auth, t.JoinTimeout),
 		Serializers:    t.Serializers,
 		MaxMessageSize: t.MaxMessageSize,
 		Logger:         b.log.With("transport", path),

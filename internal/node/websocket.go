@@ -26,7 +26,8 @@ func (b *builder) webSocketHandler(path string, ru *routerUnit, serializers []st
 			errors.New("false needs the json serializer: a client without a subprotocol speaks JSON"))
 	}
 	h, err := websocket.NewHandler(websocket.Options{
-		Attacher:              clientGate(ru.router, a, o.JoinTimeout),
+		Attacher:              clientGate(ru, path, a, o.JoinTimeout),
+		KeepHeaders:           ru.dyn.keepHeaders(a),
 		Subprotocols:          subprotocols(serializers),
 		AssumeJSON:            assumeJSON,
 		MaxMessageSize:        o.MaxMessageSize,

@@ -80,9 +80,9 @@ func (b *broker) prepare(pub *session, topic wamp.URI, opts wamp.Dict) (*outEven
 	}
 	disclose := false
 	if pub != nil {
-		perm := rm.authz.Authorize(&pub.ident, auth.ActionPublish, topic)
-		if !perm.Allow {
-			return nil, wamp.Errorf(wamp.ErrNotAuthorized, "session is not authorized to publish to %q", topic)
+		perm, err := pub.authorize(auth.ActionPublish, topic, opts)
+		if err != nil {
+			return nil, err
 		}
 		me, err := optBool(opts, wamp.OptDiscloseMe, false)
 		if err != nil {

@@ -26,8 +26,8 @@ func (s *session) handleSubscribe(m *wamp.Subscribe) error {
 	if !rm.validURI(m.Topic, match) {
 		return wamp.Errorf(wamp.ErrInvalidURI, "invalid topic %q", m.Topic)
 	}
-	if !rm.authz.Authorize(&s.ident, auth.ActionSubscribe, m.Topic).Allow {
-		return wamp.Errorf(wamp.ErrNotAuthorized, "session is not authorized to subscribe to %q", m.Topic)
+	if _, err := s.authorize(auth.ActionSubscribe, m.Topic, m.Options); err != nil {
+		return err
 	}
 	um, _ := uriindex.ParseMatch(match)
 	sub, created, added, err := rm.broker.subscribe(s, m.Request, m.Topic, um)

@@ -22,9 +22,9 @@ func (s *session) handleCall(m *wamp.Call) error {
 	if !rm.validURI(m.Procedure, wamp.MatchExact) {
 		return wamp.Errorf(wamp.ErrInvalidURI, "invalid procedure %q", m.Procedure)
 	}
-	perm := rm.authz.Authorize(&s.ident, auth.ActionCall, m.Procedure)
-	if !perm.Allow {
-		return wamp.Errorf(wamp.ErrNotAuthorized, "session is not authorized to call %q", m.Procedure)
+	perm, err := s.authorize(auth.ActionCall, m.Procedure, m.Options)
+	if err != nil {
+		return err
 	}
 	if fn := rm.internal(m.Procedure); fn != nil {
 		return s.callInternal(fn, m)

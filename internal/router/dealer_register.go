@@ -34,8 +34,8 @@ func (s *session) handleRegister(m *wamp.Register) error {
 	if !s.trusted() && reachesReserved(m.Procedure, match) {
 		return wamp.Errorf(wamp.ErrInvalidURI, "procedure %q (match %s) can match the router's wamp.* procedures", m.Procedure, match)
 	}
-	if !rm.authz.Authorize(&s.ident, auth.ActionRegister, m.Procedure).Allow {
-		return wamp.Errorf(wamp.ErrNotAuthorized, "session is not authorized to register %q", m.Procedure)
+	if _, err := s.authorize(auth.ActionRegister, m.Procedure, m.Options); err != nil {
+		return err
 	}
 	um, _ := uriindex.ParseMatch(match)
 	info, announced, created, err := rm.dealer.register(s, m.Procedure, um, policy)

@@ -6,6 +6,9 @@
 // message at a time and handles it there (handlePublish, handleCall, ...).
 // Sends never block (wamp.Peer.Send queues or closes a slow consumer), so
 // no session can hold up another. LOCKS.md lists the locks and their order.
+// A dynamic authenticator or authorizer (package auth) is the one thing a
+// session waits for: it blocks that session alone, holding no lock, until
+// it answers or its timeout passes (authorize.go, handshake.go).
 //
 // Each realm serves the WAMP meta API (meta*.go: wamp.session.*,
 // wamp.registration.*, wamp.subscription.* procedures and events, and

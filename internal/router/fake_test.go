@@ -281,8 +281,8 @@ func (c ticketChallenge) Verify(a *wamp.Authenticate) (*auth.Identity, error) {
 // authzFunc is a fake authorizer.
 type authzFunc func(id *auth.Identity, a auth.Action, uri wamp.URI) auth.Permission
 
-func (f authzFunc) Authorize(id *auth.Identity, a auth.Action, uri wamp.URI) auth.Permission {
-	return f(id, a, uri)
+func (f authzFunc) Authorize(id *auth.Identity, a auth.Action, uri wamp.URI, _ wamp.Dict) (auth.Permission, error) {
+	return f(id, a, uri), nil
 }
 
 // ticketJoin joins realm through g as authid with the ticket method.

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"cmp"
 	"errors"
 	"time"
 
@@ -38,6 +39,7 @@ func (s *session) handshake() *realm {
 		return nil
 	}
 	s.realm, s.ident = rm, *id
+	s.ident.Realm, s.ident.Session, s.ident.Peer = rm.name, s.id, s.peer.Info()
 	s.canCancel = calleeFeature(hello.Details, "call_canceling")
 	s.log = s.log.With("realm", string(rm.name))
 	if !rm.join(s) {
@@ -103,38 +105,64 @@ func abortDetails(e *wamp.RequestError) wamp.Dict {
 	return d
 }
 
-// authenticate finds the realm and runs the authentication method the
-// client and the gate agree on, with a challenge if the method needs one.
+// authenticate runs the authentication method the client and the gate
+// agree on, with a challenge if the method needs one, and finds the realm
+// the session joins: the HELLO's, or the one a dynamic authenticator
+// assigned (a HELLO may then name a realm that does not exist).
 func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.Identity, error) {
 	rm := s.router.realm(h.Realm)
-	if rm == nil {
-		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q", h.Realm)
-	}
 	req, err := s.authRequest(h)
 	if err != nil {
 		return nil, nil, err
 	}
 	a := s.gate.pick(req.AuthMethods)
+	if rm == nil && (a == nil || !auth.IsDynamic(a)) {
+		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q", h.Realm)
+	}
 	if a == nil {
 		return nil, nil, wamp.Errorf(wamp.ErrNoAuthMethod, "no authentication method among %v", req.AuthMethods)
 	}
-	id, ch, err := a.Start(req)
-	if err == nil && ch != nil {
-		id, err = s.login(ch, req, clock)
+	id, err := s.identify(a, req, clock)
+	if err != nil {
+		return nil, nil, err
 	}
-	if err == nil && id == nil {
-		err = wamp.Errorf(wamp.ErrAuthenticationFailed, "authentication gave no identity")
+	if id == nil {
+		return nil, nil, wamp.Errorf(wamp.ErrAuthenticationFailed, "authentication gave no identity")
 	}
-	return rm, id, err
+	if id.Realm != "" && id.Realm != h.Realm {
+		rm = s.router.realm(id.Realm)
+	}
+	if rm == nil {
+		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q exists on this router", cmp.Or(id.Realm, h.Realm))
+	}
+	return rm, id, nil
 }
 
-// login runs a challenge held back by the router's login throttle, and
-// tells the throttle how it went. A CHALLENGE that went out and got no
-// valid AUTHENTICATE counts as a failed attempt, whatever ended it (a
-// wrong answer, the client gone, the join timeout, a protocol violation):
-// otherwise a client could sample CHALLENGEs unthrottled by never
-// answering them.
-func (s *session) login(ch auth.Challenge, req *auth.Request, clock *joinClock) (*auth.Identity, error) {
+// identify runs a's authentication of req. A static challenge, or
+// anything a dynamic authenticator does (it may refuse at once, in Start),
+// is a login attempt, which the login throttle admits and counts.
+func (s *session) identify(a auth.Authenticator, req *auth.Request, clock *joinClock) (*auth.Identity, error) {
+	if auth.IsDynamic(a) {
+		return s.login(req, clock, func() (*auth.Identity, auth.Challenge, error) { return a.Start(req) })
+	}
+	id, ch, err := a.Start(req)
+	if err != nil || ch == nil {
+		return id, err
+	}
+	return s.login(req, clock, func() (*auth.Identity, auth.Challenge, error) { return nil, ch, nil })
+}
+
+// login runs a login attempt held back by the router's login throttle,
+// and tells the throttle how it went. begin starts it: it may refuse at
+// once (a dynamic authenticator's refusal), admit at once (a dynamic
+// anonymous login), or give the challenge to run. A refusal, and a
+// CHALLENGE that went out and got no valid AUTHENTICATE, count as a failed
+// attempt, whatever ended it (a wrong answer, the client gone, the join
+// timeout, a protocol violation): otherwise a client could sample
+// CHALLENGEs unthrottled by never answering them. A dynamic authenticator
+// that could not be asked (auth.ErrUnavailable) is no failure of the
+// client's.
+func (s *session) login(req *auth.Request, clock *joinClock, begin func() (*auth.Identity, auth.Challenge, error)) (*auth.Identity, error) {
 	logins, k := &s.router.logins, s.loginKeyOf(req)
 	wait, ok := logins.admit(k, time.Now())
 	if !ok {
@@ -142,11 +170,15 @@ func (s *session) login(ch auth.Challenge, req *auth.Request, clock *joinClock) 
 		return nil, wamp.Errorf(ErrThrottledURI, "too many failed or pending logins from this address: try again later")
 	}
 	defer func() { logins.done(k, time.Now()) }()
-	id, asked, err := s.challenge(ch, clock, wait)
+	id, ch, err := begin()
+	tried := err != nil
+	if err == nil && ch != nil {
+		id, tried, err = s.challenge(ch, clock, wait)
+	}
 	switch {
 	case err == nil && id != nil:
 		logins.succeeded(k)
-	case asked:
+	case tried && !errors.Is(err, auth.ErrUnavailable):
 		logins.failed(k, time.Now()) // before done: no attempt slips in between
 		s.log.Debug("login failed", "remote", req.Peer.RemoteAddr, "authid", req.AuthID, "err", err)
 	}

@@ -99,8 +99,8 @@ func (m *metaAPI) readTestament(caller *session, a metaArgs) (testament, error) 
 	if restricted(t.topic) {
 		return t, wamp.Errorf(wamp.ErrInvalidURI, "testament topic %q is reserved for the router", t.topic)
 	}
-	if !m.rm.authz.Authorize(&caller.ident, auth.ActionPublish, t.topic).Allow {
-		return t, wamp.Errorf(wamp.ErrNotAuthorized, "session is not authorized to publish to %q", t.topic)
+	if _, err := caller.authorize(auth.ActionPublish, t.topic, nil); err != nil {
+		return t, err
 	}
 	if t.args, err = a.list(1); err != nil {
 		return t, err

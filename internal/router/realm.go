@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/lograte"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -42,6 +43,9 @@ type realm struct {
 	meta   bool // the meta API is on (set in newRealm, read-only after)
 	procs  internalProcs
 	limits *realmLimits
+	// authzLog rate-limits the log of the authorizer's failures
+	// (authorize.go).
+	authzLog lograte.Limit
 
 	mu       sync.RWMutex // guards the fields below; after Router.mu
 	sessions map[wamp.ID]*session
@@ -57,6 +61,7 @@ func newRealm(r *Router, o RealmOptions) *realm {
 		router:   r,
 		hooks:    noHooks{},
 		limits:   newRealmLimits(o.Limits, r.log.With("realm", string(o.Name))),
+		authzLog: newAuthzLog(),
 		sessions: make(map[wamp.ID]*session),
 	}
 	rm.broker = newBroker(rm)

@@ -33,6 +33,10 @@ type session struct {
 	// it may be sent INTERRUPT.
 	canCancel bool
 
+	// authzCache are the authorizer's answers s may keep (authorize.go);
+	// nil until one is kept. Read and written by s's goroutine only.
+	authzCache map[authzKey]auth.Permission
+
 	// subs are s's subscriptions, subWeight what they count against its
 	// limit (the sum of their weights); guarded by realm.broker.mu.
 	subs      idTable[*subscription]

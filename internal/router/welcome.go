@@ -37,6 +37,7 @@ func (s *session) welcomeDetails() wamp.Dict {
 		wamp.KeyAuthMethod:   s.ident.AuthMethod,
 		wamp.KeyAuthProvider: s.ident.AuthProvider,
 		wamp.KeyAgent:        Agent,
+		"realm":              string(s.realm.name),
 		wamp.KeyRoles:        s.realm.roleDetails(),
 	}
 	if s.ident.AuthExtra != nil {

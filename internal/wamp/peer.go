@@ -45,6 +45,11 @@ type PeerInfo struct {
 	Serializer string // "json", "msgpack", "cbor", "ubjson"; "" for local
 	RemoteAddr string // host:port or unix socket path; "" for local
 	TLS        bool
+	// HTTPHeaders are a WebSocket's upgrade request headers, names in
+	// lower case and repeated ones joined with ", ", when its transport
+	// keeps them (for a dynamic authenticator or authorizer); nil
+	// otherwise. Not to be modified.
+	HTTPHeaders map[string]string
 }
 
 // Serializer identifies an encoding, so that a Shared message keeps one

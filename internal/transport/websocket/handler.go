@@ -80,8 +80,13 @@ type Options struct {
 	// Deflate, if set, accepts permessage-deflate from clients that offer
 	// it (compression); see Deflate.
 	Deflate *Deflate
-	Outbox  outbox.Options
-	Logger  *slog.Logger // nil discards
+	// KeepHeaders keeps each client's upgrade request headers in its
+	// peer's wamp.PeerInfo.HTTPHeaders, for whoever needs them (a dynamic
+	// authenticator or authorizer); by default they are not kept, so that
+	// an idle session holds no copy of them.
+	KeepHeaders bool
+	Outbox      outbox.Options
+	Logger      *slog.Logger // nil discards
 }
 
 // Handler upgrades HTTP requests to WebSocket WAMP sessions.
@@ -172,6 +177,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c, batched, _ = codec.Lookup(proto)
 	}
 	info := wamp.PeerInfo{Transport: "websocket", Serializer: c.Name(), RemoteAddr: r.RemoteAddr, TLS: r.TLS != nil}
+	if h.opts.KeepHeaders {
+		info.HTTPHeaders = headerMap(r.Header)
+	}
 	p := newPeer(conn, idlereader.New(conn, wsupgrade.Pending(rw.Reader)), nil, peerConfig{
 		codec: c, batched: batched, info: info, deflateBits: deflateBits, peerOptions: h.peerOpts,
 	})
@@ -211,4 +219,14 @@ func selectProtocol(offered []string, allowed []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// headerMap is h as autobahn gives a WebSocket's request headers: names
+// in lower case, the values of a repeated header joined with ", ".
+func headerMap(h http.Header) map[string]string {
+	m := make(map[string]string, len(h))
+	for k, vs := range h {
+		m[strings.ToLower(k)] = strings.Join(vs, ", ")
+	}
+	return m
 }

@@ -226,3 +226,23 @@ func TestAssumeJSON(t *testing.T) {
 	conn.Close()
 	<-echo.Errs // the session ended with the connection
 }
+
+// TestKeepHeaders: with KeepHeaders, a session's PeerInfo has its upgrade
+// request's headers, names in lower case and a repeated one's values
+// joined as autobahn joins them; without, none.
+func TestKeepHeaders(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		a := newAttacher()
+		h := http.Header{"X-Forwarded-For": {"203.0.113.5", "10.0.0.1"}, "User-Agent": {"test"}}
+		dial(t, serve(t, Options{Attacher: a, KeepHeaders: keep}), DialOptions{Header: h})
+		s := <-a.Sessions
+		got := s.Peer.Info().HTTPHeaders
+		close(s.Release)
+		switch {
+		case !keep && got != nil:
+			t.Errorf("headers kept without KeepHeaders: %v", got)
+		case keep && (got["x-forwarded-for"] != "203.0.113.5, 10.0.0.1" || got["user-agent"] != "test" || got["upgrade"] != "websocket"):
+			t.Errorf("headers = %v", got)
+		}
+	}
+}
