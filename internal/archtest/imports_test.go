@@ -212,6 +212,8 @@ func TestRuleCheck(t *testing.T) {
 		{"test/e2e", module + "test/internal/nodeproc", true},
 		{"test/e2e", module + "internal/node", false},
 		{"test/interop", module + "internal/client", false},
+		{"test/corpus", module + "internal/client", true},
+		{"test/corpus", module + "internal/node", false},
 		{"test/internal/nodeproc", "go.uber.org/goleak", false},
 		{"internal/web", module + "internal/web", true}, // its external test package
 		{"internal/process", "os/exec", true},

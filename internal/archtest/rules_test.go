@@ -102,6 +102,10 @@ var rules = map[string]rule{
 	// Interop tests: the reference clients (autobahn-js, autobahn-python,
 	// wampy) against the built binary, through nodeproc only.
 	"test/interop": {allowed: []string{"test/internal/nodeproc"}, tests: true},
+	// The corpus of Crossbar-shaped nodes: the built binary run in node
+	// directories, their clients (and Go checks over the wire) as in
+	// test/e2e.
+	"test/corpus": {allowed: []string{"internal/wamp/...", "internal/client", "internal/transport/...", "test/internal/nodeproc"}, tests: true},
 	// Builds, starts and stops the binary: it knows its command line and
 	// its logs, none of its packages.
 	"test/internal/nodeproc": {stdOnly: true},

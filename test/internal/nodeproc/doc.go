@@ -11,7 +11,11 @@
 //
 // Each test writes its config with [WriteConfig] and runs it with
 // [Harness.Start] (or [Start]): junction start --config FILE --logformat
-// json, which must log "node started" within [StartBound]. The addresses
+// json, which must log "node started" within [StartBound]. A test of a
+// node directory laid out as Crossbar's (config in .crossbar, application
+// code beside it) runs it with [Harness.StartIn] (or [StartIn]): junction
+// start --logformat json in that directory, as a user runs crossbar start.
+// [Options.Env] adds to the node's environment. The addresses
 // come from the JSON log's "listening" lines ([Node.Addr], named by
 // [Transport]); [Node.WaitLog] waits for other lines; [Node.PID] is its
 // process ID, for what the system says of it (/proc/PID).

@@ -72,3 +72,10 @@ func (h *Harness) Start(t testing.TB, configPath string, opts Options) *Node {
 	h.RequireBinary(t)
 	return Start(t, h.Binary, configPath, opts)
 }
+
+// StartIn is RequireBinary, then StartIn with the binary.
+func (h *Harness) StartIn(t testing.TB, dir string, opts Options) *Node {
+	t.Helper()
+	h.RequireBinary(t)
+	return StartIn(t, h.Binary, dir, opts)
+}

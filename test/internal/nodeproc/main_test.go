@@ -17,6 +17,10 @@ import (
 // running the tests: its value is the node's behaviour (see fakeNode).
 const fakeEnv = "NODEPROC_FAKE_NODE"
 
+// probeEnv is a variable the fake node logs in its "node started" line,
+// for the tests of Options.Env.
+const probeEnv = "NODEPROC_PROBE"
+
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeEnv); mode != "" {
 		os.Exit(fakeNode(mode, os.Args[1:]))
@@ -41,7 +45,7 @@ func fakeNode(mode string, args []string) int {
 		logLine("ERROR", "config invalid")
 		return 2
 	}
-	logLine("INFO", "node started", "pid", strconv.Itoa(os.Getpid()))
+	logLine("INFO", "node started", "pid", strconv.Itoa(os.Getpid()), probeEnv, os.Getenv(probeEnv))
 	logLine("INFO", "component ready")
 	switch mode {
 	case "warn":
@@ -71,9 +75,12 @@ func logLine(level, msg string, attrs ...string) {
 }
 
 // checkInvocation says what is wrong with the arguments and working
-// directory Start gave, "" when nothing is.
+// directory Start or StartIn gave, "" when nothing is.
 func checkInvocation(args []string) string {
-	if len(args) != 5 || args[0] != "start" || args[1] != "--config" || args[3] != "--logformat" || args[4] != "json" {
+	switch {
+	case len(args) == 3 && args[0] == "start" && args[1] == "--logformat" && args[2] == "json":
+		return checkNodeDir()
+	case len(args) != 5 || args[0] != "start" || args[1] != "--config" || args[3] != "--logformat" || args[4] != "json":
 		return fmt.Sprintf("arguments %q", args)
 	}
 	cfg, err := os.Stat(args[2])
@@ -87,6 +94,16 @@ func checkInvocation(args []string) string {
 	wd, err := os.Stat(".")
 	if err != nil || !os.SameFile(dir, wd) || cfg.IsDir() {
 		return "not run in the config's directory"
+	}
+	return ""
+}
+
+// checkNodeDir says what is wrong with the working directory of StartIn
+// (a node directory, whose .crossbar holds config.json), "" when nothing
+// is.
+func checkNodeDir() string {
+	if _, err := os.Stat(filepath.Join(".crossbar", "config.json")); err != nil {
+		return "not run in a node directory: " + err.Error()
 	}
 	return ""
 }

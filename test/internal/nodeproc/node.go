@@ -2,6 +2,7 @@ package nodeproc
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -33,6 +34,10 @@ type Options struct {
 	AllowedWarnings []string
 	// Debug starts the node with --loglevel debug.
 	Debug bool
+	// Env holds "KEY=value" entries added to the node's environment, which
+	// is otherwise the test process's; an entry overrides a variable of
+	// that name (PATH, to choose the interpreter a worker runs).
+	Env []string
 }
 
 // Node is a running junction binary. Its methods are safe for concurrent
@@ -53,6 +58,21 @@ type Node struct {
 // first. When the test ends the node is stopped (see Stop).
 func Start(t testing.TB, binary, configPath string, opts Options) *Node {
 	t.Helper()
+	return start(t, binary, filepath.Dir(configPath), []string{"--config", configPath}, opts)
+}
+
+// StartIn runs binary start --logformat json in the node directory dir, as
+// a Crossbar user runs crossbar start there: the config is found in the
+// default --cbdir, dir/.crossbar. Otherwise it is Start.
+func StartIn(t testing.TB, binary, dir string, opts Options) *Node {
+	t.Helper()
+	return start(t, binary, dir, nil, opts)
+}
+
+// start runs binary start FLAGS --logformat json in dir, for Start and
+// StartIn.
+func start(t testing.TB, binary, dir string, flags []string, opts Options) *Node {
+	t.Helper()
 	n := &Node{name: opts.Name, allowed: opts.AllowedWarnings, log: newNodeLog(), exited: make(chan struct{})}
 	if n.name == "" {
 		n.name = "junction"
@@ -60,12 +80,15 @@ func Start(t testing.TB, binary, configPath string, opts Options) *Node {
 	if binary == "" {
 		t.Fatalf("%s: no junction binary (nodeproc.Build failed?)", n.name)
 	}
-	args := []string{"start", "--config", configPath, "--logformat", "json"}
+	args := append(append([]string{"start"}, flags...), "--logformat", "json")
 	if opts.Debug {
 		args = append(args, "--loglevel", "debug")
 	}
 	n.cmd = exec.Command(binary, args...)
-	n.cmd.Dir = filepath.Dir(configPath)
+	n.cmd.Dir = dir
+	if len(opts.Env) > 0 {
+		n.cmd.Env = append(os.Environ(), opts.Env...)
+	}
 	n.cmd.Stdout, n.cmd.Stderr = n.log, n.log
 	n.cmd.WaitDelay = waitDelay
 	DieWithParent(n.cmd)

@@ -3,6 +3,7 @@ package nodeproc
 import (
 	"maps"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +19,33 @@ func startFake(t *testing.T, r *recorder, mode string, opts Options) *Node {
 	}
 	t.Setenv(fakeEnv, mode)
 	return Start(r, bin, WriteConfig(r, map[string]any{"version": 2}), opts)
+}
+
+// TestStartIn checks that StartIn runs the node in its node directory, with
+// the config in .crossbar found by default, and with the environment of
+// Options.Env added to the test's.
+func TestStartIn(t *testing.T) {
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(fakeEnv, "ok")
+	t.Setenv(probeEnv, "inherited")
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".crossbar"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".crossbar", "config.json"), []byte(`{"version": 2}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := &recorder{TB: t}
+	r.run(func(tb testing.TB) {
+		n := StartIn(r, bin, dir, Options{Env: []string{probeEnv + "=set"}})
+		n.WaitLog(tb, "the environment of Options.Env", 1, MsgIs("node started", probeEnv, "set"))
+	})
+	if got := r.errorText(); got != "" {
+		t.Errorf("failed: %s", got)
+	}
 }
 
 // TestStartStop checks which nodes pass and which fail the test, and why.

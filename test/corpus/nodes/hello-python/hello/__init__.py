@@ -1,0 +1,1 @@
+from hello.app import AppSession  # noqa: F401

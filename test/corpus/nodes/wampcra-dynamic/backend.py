@@ -1,0 +1,10 @@
+"""The backend of the WAMP-CRA node."""
+
+from autobahn.twisted.wamp import ApplicationSession
+from twisted.internet.defer import inlineCallbacks
+
+
+class BackendSession(ApplicationSession):
+    @inlineCallbacks
+    def onJoin(self, details):
+        yield self.register(lambda x, y: x + y, "com.example.add2")

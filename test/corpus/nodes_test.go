@@ -1,0 +1,200 @@
+package corpus_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/junction-wamp/junction/test/internal/nodeproc"
+)
+
+// corpusNode is one node of the corpus: the directory nodes/NAME and how
+// the test proves it.
+type corpusNode struct {
+	name   string // the directory under nodes/
+	proves string // the features it proves, logged by the subtest
+	// client is the client in the node directory ("client.py" or
+	// "client.js"), run with the address of the router's first transport;
+	// "" for none.
+	client string
+	// static is a file of the web transport that the test GETs; zero for
+	// none.
+	static staticFile
+	// check runs after the client: more checks in Go; nil for none.
+	check func(t *testing.T, r *nodeRun)
+	// warnings are the WARN messages the node may log.
+	warnings []string
+}
+
+// staticFile is a path of the router's first transport (a web transport)
+// and the file of the node directory it must serve.
+type staticFile struct {
+	path, file string
+}
+
+// corpus is every node of nodes/, in the order of README.md.
+var corpus = []corpusNode{
+	{
+		name: "hello-python",
+		proves: "a container worker's Python component (pythonpath \"..\", a package) joined over WebSocket on a Unix socket: " +
+			"it registers, subscribes, publishes on a timer and calls a client's procedure; static web files",
+		client: "client.py",
+		static: staticFile{"/", "web/index.html"},
+	},
+	{
+		name: "calculator-rawsocket",
+		proves: "a router-worker component with the default role (anonymous) and two containers' components over RawSocket " +
+			"on a Unix socket (MessagePack, JSON): calls, progressive results and an application error, from autobahn-js",
+		client: "client.js",
+		// autobahn-python logs an ApplicationError raised by a procedure at
+		// warn level (ApplicationSession.onUserError), as under Crossbar
+		warnings: []string{`AppSession.onUserError(): "com.calc.division_by_zero: cannot divide 1 by zero"`},
+	},
+	{
+		name:   "patternregs",
+		proves: "a router-worker component's prefix and wildcard registrations (details.procedure), and exact > prefix > wildcard",
+		client: "client.py",
+		static: staticFile{"/", "index.html"},
+	},
+	{
+		name:   "userconfig",
+		proves: "a container component's extra (nested values) and extra.cbdir, the node's .crossbar directory",
+		client: "client.py",
+	},
+	{
+		name: "greeter-check-config",
+		proves: "a router-worker component's check_config classmethod, its role, options.python (absolute), " +
+			"two pythonpath entries and the worker's env vars",
+		client:   "client.py",
+		warnings: []string{`Greeter.onUserError(): "com.greeter.unknown: nobody called bob"`},
+	},
+	{
+		name:   "restart-always",
+		proves: "a container with restart-always: a component that leaves is started again, in the same worker process",
+		client: "client.py",
+		// autobahn-python warns in onLeave when the router's GOODBYE reason
+		// is not wamp.close.normal: Junction answers a GOODBYE with
+		// wamp.close.goodbye_and_out (Crossbar with wamp.close.normal)
+		warnings: []string{"session closed with reason wamp.close.goodbye_and_out [None]"},
+	},
+	{
+		name: "hello-nodejs",
+		proves: "a Node.js guest worker (autobahn-js over WebSocket on the node's Unix socket) with arguments, workdir " +
+			"and env vars, restarted by its watch when a file changes; static web files",
+		client: "client.py",
+		static: staticFile{"/", "web/index.html"},
+		check:  watchRestart,
+	},
+	{
+		name: "guest-shell",
+		proves: "a YAML config; a /bin/sh guest worker given JSON on stdin and env vars (inherit a list, vars, " +
+			"PYTHONUNBUFFERED), its stdout in the node log, publishing through the HTTP publisher on a Unix socket; " +
+			"the guest exits and the node keeps running",
+		client: "client.py",
+		check: func(t *testing.T, r *nodeRun) {
+			r.node.WaitLog(t, "the guest's stdout line", 1, mentions("announcing on com.example.announce as shell guest"))
+			r.node.WaitLog(t, "the guest's exit", 1, mentions("guest exited"))
+			joinGo(t, "ws://"+r.addr+"/ws", "realm1") // the node runs on
+		},
+		// Junction warns when a guest exits, even with status 0 (Crossbar
+		// logs that at info level)
+		warnings: []string{"guest exited; not restarted"},
+	},
+	{
+		name: "ticket-dynamic",
+		proves: "dynamic ticket authentication by a router-worker Python component: a right ticket, a wrong one and " +
+			"an unknown principal (the authenticator's error is the ABORT reason); the role it gives bounds the session",
+		client: "client.py",
+		static: staticFile{"/", "web/index.html"},
+		warnings: []string{
+			`AuthenticatorSession.onUserError(): "com.example.invalid_ticket: invalid ticket for joe"`,
+			`AuthenticatorSession.onUserError(): "com.example.no_such_user: no principal eve"`,
+		},
+	},
+	{
+		name: "wampcra-dynamic",
+		proves: "dynamic WAMP-CRA authentication by a Python component: plain and salted secrets, a wrong secret, " +
+			"an unknown principal",
+		client:   "client.py",
+		warnings: []string{`AuthenticatorSession.onUserError(): "com.example.no_such_user: no principal eve"`},
+	},
+	{
+		name: "cryptosign-dynamic",
+		proves: "dynamic cryptosign authentication by a Python component on its own authenticator-realm: the " +
+			"principal by public key (authid, realm, role), extra in the WELCOME, an unknown key refused",
+		client: "client.py",
+		warnings: []string{`AuthenticatorSession.onUserError(): "com.example.no_such_user: no principal with public key ` +
+			`17cb79fb2b4120f2b1ec65e4198d6e08b28e813feb01e4a400839b85e18080ce"`},
+	},
+	{
+		name: "anonymous-dynamic",
+		proves: "dynamic anonymous authentication (authenticator-role trusted, authenticator-realm): the role and " +
+			"WELCOME extra it gives, the router's authid (never the client's), a refusal by the authenticator",
+		client:   "client.py",
+		static:   staticFile{"/", "index.html"},
+		warnings: []string{`AuthenticatorSession.onUserError(): "com.example.banned: this client is banned"`},
+	},
+	{
+		name: "realm-redirect",
+		proves: "realm redirection by a dynamic ticket authenticator: users land in their tenant's realm whatever " +
+			"realm they ask for, under their canonical authid; one component class per tenant realm",
+		client:   "client.py",
+		warnings: []string{`Authenticator.onUserError(): "com.example.invalid_login: invalid login for bob"`},
+	},
+	{
+		name: "authorizer-router",
+		proves: "a dynamic authorizer in the router worker deciding by authid, its dict results with cache: " +
+			"cached per session, never across sessions, refusals too",
+		client: "client.py",
+	},
+	{
+		name: "authorizer-container",
+		proves: "a dynamic authorizer in a container component that logs in by ticket itself (onConnect, " +
+			"onChallenge), with bool results, authorizing another container component and a client",
+		client: "client.py",
+	},
+	{
+		name: "ticket-function",
+		proves: "function authentication (ticket): the factory is called with the auth's config and returns the " +
+			"authenticator; a right ticket with WELCOME extra, a wrong one and an unknown principal",
+		client: "client.py",
+		static: staticFile{"/", "web/index.html"},
+	},
+	{
+		name:   "patternsubs-yaml",
+		proves: "a YAML config with a router-worker component's exact, prefix and wildcard subscriptions",
+		client: "client.py",
+		static: staticFile{"/", "index.html"},
+	},
+	{
+		name: "rest-bridge",
+		proves: "static web files, a router-worker Python backend, and the HTTP caller and publisher bridges " +
+			"reaching it (results, an application error, events to the component and a WAMP subscriber)",
+		client:   "client.py",
+		static:   staticFile{"/", "web/index.html"},
+		warnings: []string{`AppSession.onUserError(): "com.example.not_a_number: add2 adds numbers a 2"`},
+	},
+	{
+		name:   "disclose",
+		proves: "a container component that sees the caller and the publisher its role discloses",
+		client: "client.py",
+	},
+	{
+		name: "sharedregs",
+		proves: "one procedure shared (invoke roundrobin) by five component instances: two in the router worker, " +
+			"three in two containers",
+		client: "client.py",
+	},
+}
+
+// mentions matches the log records with text in one of their string
+// attributes (a line of a worker's output, whatever attribute holds it).
+func mentions(text string) func(nodeproc.Record) bool {
+	return func(r nodeproc.Record) bool {
+		for _, v := range r {
+			if s, ok := v.(string); ok && strings.Contains(s, text) {
+				return true
+			}
+		}
+		return false
+	}
+}
