@@ -13,7 +13,8 @@ type Paths map[string]PathService
 // PathService is the service at a web path: a *WebSocketService,
 // *StaticService, *RedirectService, *JSONService, *NodeInfoService,
 // *CallerService, *PublisherService, *WebhookService,
-// *ReverseProxyService, *WebSocketProxyService or *PathTree.
+// *ReverseProxyService, *WebSocketProxyService, *ArchiveService or
+// *PathTree.
 type PathService interface {
 	// PathType is the service's "type".
 	PathType() string
@@ -32,6 +33,7 @@ var pathTypes = map[string]func(d *decoder, o *object) PathService{
 	"publisher":    func(d *decoder, o *object) PathService { return d.publisherService(o) },
 	"webhook":      func(d *decoder, o *object) PathService { return d.webhookService(o) },
 	"reverseproxy": func(d *decoder, o *object) PathService { return d.reverseProxyService(o) },
+	"archive":      func(d *decoder, o *object) PathService { return d.archiveService(o) },
 	"websocket-reverseproxy": func(d *decoder, o *object) PathService {
 		return d.webSocketProxyService(o)
 	},
@@ -46,7 +48,6 @@ var pathTypesUnsupported = map[string]string{
 	"upload":     "file uploads",
 	"longpoll":   "the WAMP long-poll transport",
 	"schemadoc":  "WAMP API schema documentation",
-	"archive":    "files from a ZIP archive",
 	"wap":        "WAMP application pages (Jinja templates)",
 	"mqtt":       "the MQTT bridge",
 }

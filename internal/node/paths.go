@@ -46,6 +46,7 @@ var pathTypes = map[string]pathBuilder{
 	"webhook":                buildWebhook,
 	"reverseproxy":           buildReverseProxy,
 	"websocket-reverseproxy": buildWebSocketProxy,
+	"archive":                buildArchive,
 }
 
 // tree builds the web.Tree of paths, mounted at URL prefix url. The tree
