@@ -41,14 +41,14 @@ var pathTypes = map[string]func(d *decoder, o *object) PathService{
 
 // pathTypesUnsupported are Crossbar's other path types, with what they are.
 var pathTypesUnsupported = map[string]string{
-	"wsgi":       "a Python WSGI application",
-	"resource":   "a Python Twisted Web resource",
+	"wsgi":       "Python web code, a WSGI application: serve it with a WSGI server such as gunicorn, as a guest worker, and mount it here with a \"reverseproxy\" path",
+	"resource":   "Python web code, a Twisted Web resource: serve it from a Python web server, as a guest worker, and mount it here with a \"reverseproxy\" path",
 	"cgi":        "CGI scripts",
 	"fileupload": "file uploads",
 	"upload":     "file uploads",
 	"longpoll":   "the WAMP long-poll transport",
 	"schemadoc":  "WAMP API schema documentation",
-	"wap":        "WAMP application pages (Jinja templates)",
+	"wap":        "Python web code rendering Jinja templates with the results of WAMP calls: render the pages in a web application behind a \"reverseproxy\" path, or serve static pages that call WAMP from the browser",
 	"mqtt":       "the MQTT bridge",
 }
 

@@ -43,7 +43,7 @@ func (d *decoder) routerWorker(o *object) *RouterWorker {
 		}
 	})
 	d.pythonOptionsUsed(o, w.Components)
-	o.unsupported("connections", " (database connections)")
+	o.unsupported("connections", databaseConnections)
 	o.ignored("manhole", pythonOnly)
 	o.done()
 	return w
