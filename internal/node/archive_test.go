@@ -148,11 +148,21 @@ func TestArchiveStartFails(t *testing.T) {
 	}
 }
 
+// TestArchiveMissing: a missing file is a warning at New (Crossbar's check
+// passes it); the start decides: no origin fails it, "download" false
+// serves 404 without fetching.
 func TestArchiveMissing(t *testing.T) {
 	dir := t.TempDir()
-	_, err := New(parse(t, archiveNode(`"archive": "a.zip"`), nil), Options{Dir: dir})
-	if want := archivePath + `.archive: node: ` + filepath.Join(dir, "a.zip") + ` does not exist and there is no "origin"`; err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("missing without origin: %v, want %q", err, want)
+	n, err := New(parse(t, archiveNode(`"archive": "a.zip"`), nil), Options{Dir: dir})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	if ws := n.Warnings(); len(ws) != 1 || ws[0].Path != archivePath+".archive" || !strings.Contains(ws[0].Msg, "the start fails unless it is there by then") {
+		t.Errorf("warnings %v", ws)
+	}
+	want := archivePath + `.archive: node: ` + filepath.Join(dir, "a.zip") + ` does not exist and there is no "origin"`
+	if err := n.Start(testCtx(t)); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Start without origin: %v, want %q", err, want)
 	}
 	os.Mkdir(filepath.Join(dir, "d.zip"), 0o755)
 	_, err = New(parse(t, archiveNode(`"archive": "d.zip"`), nil), Options{Dir: dir})
@@ -160,11 +170,26 @@ func TestArchiveMissing(t *testing.T) {
 		t.Errorf("a directory: %v, want %q", err, want)
 	}
 	srv, hits := originServer(t, zipBytes(t))
-	n := start(t, parse(t, archiveNode(`"archive": "a.zip", "origin": "`+srv.URL+`/a.zip"`), nil), dir)
+	n = start(t, parse(t, archiveNode(`"archive": "a.zip", "origin": "`+srv.URL+`/a.zip"`), nil), dir)
 	if ws := n.Warnings(); len(ws) != 1 || ws[0].Path != archivePath+".download" || !strings.Contains(ws[0].Msg, "every request here gets 404") {
 		t.Errorf("warnings %v", ws)
 	}
 	if status, _ := fetchApp(t, n); status != 404 || hits.Load() != 0 {
 		t.Errorf("missing with download false: %d, origin hits %d; want 404 and none", status, hits.Load())
+	}
+}
+
+// TestArchiveAppearsBeforeStart: the start looks at the file as it is
+// then, as Crossbar's does: one put there after New is served.
+func TestArchiveAppearsBeforeStart(t *testing.T) {
+	dir := t.TempDir()
+	n, err := New(parse(t, archiveNode(`"archive": "a.zip"`), nil), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "a.zip"), zipBytes(t), 0o644)
+	startNode(t, n)
+	if status, body := fetchApp(t, n); status != 200 || body != "<p>from the archive</p>" {
+		t.Errorf("GET /app/: %d %q", status, body)
 	}
 }

@@ -15,7 +15,9 @@ import (
 
 // buildArchive makes the handler of an "archive" path service; the node
 // opens it at start (archiveUnit), after downloading it if asked to, so
-// that New (and junction check) never touches the network.
+// that New (and junction check) never touches the network. A missing file
+// is a warning here, as Crossbar's check passes such a config: the start
+// decides, on the file as it then is.
 func buildArchive(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.ArchiveService)
 	a, err := web.NewArchive(web.ArchiveOptions{
@@ -36,10 +38,9 @@ func buildArchive(env *pathEnv, path, url string, svc config.PathService) (http.
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, fieldError(path+".archive", err)
 	case err != nil && s.Origin == "":
-		return nil, fieldError(path+".archive", fmt.Errorf("node: %s does not exist and there is no \"origin\" to download it from", file))
+		env.b.warn(path+".archive", fmt.Sprintf("%s does not exist and there is no \"origin\" to download it from: the start fails unless it is there by then", file))
 	case err != nil && !s.Download:
 		env.b.warn(path+".download", fmt.Sprintf("%s does not exist and \"download\" is false: every request here gets 404", file))
-		return a, nil
 	}
 	env.b.node.archives = append(env.b.node.archives, &archiveUnit{
 		path: path, file: file, svc: s, archive: a, log: env.b.log.With("url", url),
@@ -57,10 +58,20 @@ type archiveUnit struct {
 	log     *slog.Logger
 }
 
-// start downloads the file if it is missing, then opens it. Errors name
-// the JSON path of what is wrong: the origin, the hashes, the archive.
+// start opens the file, downloading it first when it is missing and
+// "download" is true, as Crossbar does: missing without "origin" fails the
+// start, missing with "download" false leaves the service answering 404.
+// Errors name the JSON path of what is wrong: the origin, the hashes, the
+// archive.
 func (u *archiveUnit) start(ctx context.Context) error {
 	if _, err := os.Stat(u.file); errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case u.svc.Origin == "":
+			return pathError(u.path+".archive", fmt.Errorf("node: %s does not exist and there is no \"origin\" to download it from", u.file))
+		case !u.svc.Download:
+			u.log.Warn("archive file does not exist and \"download\" is false: every request here gets 404", "path", u.path, "file", u.file)
+			return nil
+		}
 		if err := u.download(ctx); err != nil {
 			return err
 		}
