@@ -71,7 +71,7 @@ func TestCheckFleet(t *testing.T) {
 	root, found := fleetTree(t)
 	at := func(i int) string { return filepath.Join(root, filepath.FromSlash(found[i])) }
 	asDir := filepath.Join(root, "b", ".crossbar") // a directory given as a file
-	const wsgiMsg = `workers[0].transports[0].paths.app.type: not supported: path type "wsgi" (a Python WSGI application)`
+	const wsgiMsg = `workers[0].transports[0].paths.app.type: not supported: path type "wsgi" (Python web code, a WSGI application: serve it with a WSGI server such as gunicorn, as a guest worker, and mount it here with a "reverseproxy" path)`
 	tests := []struct {
 		name  string
 		args  []string
@@ -135,7 +135,7 @@ func TestCheckFleet(t *testing.T) {
 			"checked 6 configs: 3 load, 3 refused",
 			"refused for (configs per reason; a config may have several):",
 			"     1  bogus: unknown key",
-			"     1  not supported: path type \"wsgi\" (a Python WSGI application)",
+			"     1  not supported: path type \"wsgi\" (Python web code, a WSGI application: serve it with a WSGI server such as gunicorn, as a guest worker, and mount it here with a \"reverseproxy\" path)",
 			"     1  port: must be in 0..65535",
 			"     1  the document does not parse"}},
 		{"after --", []string{"--summary", "--", at(1)}, 0, []string{

@@ -238,6 +238,8 @@ func (d *decoder) webSocketTarget(o *object, t *ComponentTransport) {
 func (d *decoder) componentRawSocket(o *object, t *ComponentTransport) {
 	d.id(o)
 	t.Endpoint = d.connectEndpointAt(o)
+	d.rawSocketURL(o)
+	o.ignored("debug", ": use --loglevel debug")
 	if s := o.str("serializer", ""); s != "" {
 		if !slices.Contains(Serializers, s) {
 			d.errorf(o.at("serializer"), "unknown serializer %q (want json, msgpack, cbor, ubjson)", s)

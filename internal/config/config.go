@@ -70,14 +70,14 @@ func (d *decoder) config(v any) *Config {
 func (d *decoder) version(o *object) int {
 	if !o.has("version") {
 		o.get("version")
-		o.required("version")
+		d.errorf("version", "required: %s", missingVersion)
 		return 2
 	}
 	n := o.integer("version", 2, minInt, maxInt)
 	switch {
 	case n == 2:
 	case n < 2:
-		d.errorf("version", "configuration too old (version %d), please upgrade to version 2", n)
+		d.errorf("version", "configuration too old (version %d): %s", n, upgradeHint)
 	default:
 		d.errorf("version", "unknown configuration version %d (want 2)", n)
 	}
@@ -98,7 +98,7 @@ func (d *decoder) controller(path string, v any) Controller {
 	}
 	o.ignored("extra", ": the controller runs no user code")
 	o.ignored("manhole", pythonOnly)
-	o.unsupported("connections", " (controller database connections)")
+	o.unsupported("connections", databaseConnections)
 	o.unsupported("fabric", " (Crossbar.io FX fabric)")
 	o.unsupported("enable_docker", " (Docker control)")
 	o.unsupported("blockchain", " (XBR)")

@@ -13,7 +13,8 @@ type Paths map[string]PathService
 // PathService is the service at a web path: a *WebSocketService,
 // *StaticService, *RedirectService, *JSONService, *NodeInfoService,
 // *CallerService, *PublisherService, *WebhookService,
-// *ReverseProxyService, *WebSocketProxyService, *LongPollService or
+// *ReverseProxyService, *WebSocketProxyService, *LongPollService,
+// *ArchiveService or
 // *PathTree.
 type PathService interface {
 	// PathType is the service's "type".
@@ -34,6 +35,7 @@ var pathTypes = map[string]func(d *decoder, o *object) PathService{
 	"webhook":      func(d *decoder, o *object) PathService { return d.webhookService(o) },
 	"reverseproxy": func(d *decoder, o *object) PathService { return d.reverseProxyService(o) },
 	"longpoll":     func(d *decoder, o *object) PathService { return d.longPollService(o) },
+	"archive":      func(d *decoder, o *object) PathService { return d.archiveService(o) },
 	"websocket-reverseproxy": func(d *decoder, o *object) PathService {
 		return d.webSocketProxyService(o)
 	},
@@ -41,14 +43,13 @@ var pathTypes = map[string]func(d *decoder, o *object) PathService{
 
 // pathTypesUnsupported are Crossbar's other path types, with what they are.
 var pathTypesUnsupported = map[string]string{
-	"wsgi":       "a Python WSGI application",
-	"resource":   "a Python Twisted Web resource",
+	"wsgi":       "Python web code, a WSGI application: serve it with a WSGI server such as gunicorn, as a guest worker, and mount it here with a \"reverseproxy\" path",
+	"resource":   "Python web code, a Twisted Web resource: serve it from a Python web server, as a guest worker, and mount it here with a \"reverseproxy\" path",
 	"cgi":        "CGI scripts",
 	"fileupload": "file uploads",
 	"upload":     "file uploads",
 	"schemadoc":  "WAMP API schema documentation",
-	"archive":    "files from a ZIP archive",
-	"wap":        "WAMP application pages (Jinja templates)",
+	"wap":        "Python web code rendering Jinja templates with the results of WAMP calls: render the pages in a web application behind a \"reverseproxy\" path, or serve static pages that call WAMP from the browser",
 	"mqtt":       "the MQTT bridge",
 }
 

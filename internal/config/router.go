@@ -45,7 +45,7 @@ func (d *decoder) routerWorker(o *object) *RouterWorker {
 		}
 	})
 	d.pythonOptionsUsed(o, w.Components, slices.ContainsFunc(w.Transports, hasFunctionAuth))
-	o.unsupported("connections", " (database connections)")
+	o.unsupported("connections", databaseConnections)
 	o.ignored("manhole", pythonOnly)
 	o.done()
 	return w

@@ -26,7 +26,7 @@ var ruleTests = []ruleTest{
 	// Top level.
 	{"not an object", `[]`, "", "must be an object, not an array"},
 	{"version missing", `{"workers": []}`, "version", "required"},
-	{"version 1", `{"version": 1}`, "version", "configuration too old (version 1), please upgrade to version 2"},
+	{"version 1", `{"version": 1}`, "version", `configuration too old (version 1): upgrade it with "crossbar upgrade" (Junction reads version 2)`},
 	{"version 3", `{"version": 3}`, "version", "unknown configuration version 3"},
 	{"version string", `{"version": "2"}`, "version", "must be an integer, not a string"},
 	{"version float", `{"version": 2.5}`, "version", `must be an integer, not "2.5"`},
@@ -42,7 +42,7 @@ var ruleTests = []ruleTest{
 	// Workers.
 	{"worker type missing", top(`{}`), w0 + ".type", "required"},
 	{"worker type unknown", top(`{"type": "routr"}`), w0 + ".type", `unknown worker type "routr" (want router, container, guest)`},
-	{"websocket-testee worker", top(`{"type": "websocket-testee"}`), w0 + ".type", `not supported: worker type "websocket-testee" (Python-only)`},
+	{"websocket-testee worker", top(`{"type": "websocket-testee"}`), w0 + ".type", `not supported: worker type "websocket-testee" (Crossbar's WebSocket echo worker for the Autobahn test suite`},
 	{"worker id", top(`{"type": "router", "id": "R1"}`), w0 + ".id", `invalid id "R1"`},
 	{"router connections", top(router(`"connections": []`)), w0 + ".connections", "not supported"},
 	{"router unknown key", top(router(`"transport": []`)), w0 + ".transport", `did you mean "transports"?`},
@@ -192,8 +192,8 @@ var ruleTests = []ruleTest{
 	{"path key empty", web(`{"": {"type": "nodeinfo"}}`), t0 + `.paths[""]`, "empty path key"},
 	{"path key nested slash", web(`{"api": {"type": "path", "paths": {"v1/x": {"type": "nodeinfo"}}}}`), t0 + `.paths.api.paths["v1/x"]`, "must be one URL segment"},
 	{"path type missing", web(`{"x": {}}`), t0 + ".paths.x.type", "required"},
-	{"path type unknown", web(`{"x": {"type": "statc"}}`), t0 + ".paths.x.type", `unknown path type "statc" (want caller, json, longpoll, nodeinfo, path, publisher, redirect, reverseproxy, static, webhook, websocket, websocket-reverseproxy)`},
-	{"path wsgi", web(`{"x": {"type": "wsgi", "module": "app"}}`), t0 + ".paths.x.type", `not supported: path type "wsgi" (a Python WSGI application)`},
+	{"path type unknown", web(`{"x": {"type": "statc"}}`), t0 + ".paths.x.type", `unknown path type "statc" (want archive, caller, json, longpoll, nodeinfo, path, publisher, redirect, reverseproxy, static, webhook, websocket, websocket-reverseproxy)`},
+	{"path wsgi", web(`{"x": {"type": "wsgi", "module": "app"}}`), t0 + ".paths.x.type", `not supported: path type "wsgi" (Python web code, a WSGI application`},
 	{"websocket-reverseproxy backend missing", web(`{"x": {"type": "websocket-reverseproxy"}}`), t0 + ".paths.x.backend", "required"},
 	{"websocket-reverseproxy backend type", web(`{"x": {"type": "websocket-reverseproxy", "backend": {"type": "rawsocket"}}}`), t0 + ".paths.x.backend.type", `unknown backend type "rawsocket" (want websocket)`},
 	{"websocket-reverseproxy backend url", web(`{"x": {"type": "websocket-reverseproxy", "backend": {"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 9000}, "url": "http://h/ws"}}}`),

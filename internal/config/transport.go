@@ -96,7 +96,7 @@ func (d *decoder) transport(path string, v any) Transport {
 	case "":
 		o.skip()
 	case "universal", "mqtt", "flashpolicy", "websocket.testee", "stream.testee":
-		d.errorf(o.at("type"), "not supported: transport type %q", typ)
+		d.errorf(o.at("type"), "not supported: transport type %q (%s)", typ, unsupportedTransports[typ])
 		o.skip()
 	default:
 		d.errorf(o.at("type"), "unknown transport type %q (want web, websocket, rawsocket)", typ)

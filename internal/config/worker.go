@@ -69,7 +69,7 @@ func (d *decoder) worker(path string, v any) Worker {
 	case "":
 		o.skip()
 	case "websocket-testee", "proxy", "xbrmm", "hub", "marketplace":
-		d.errorf(o.at("type"), "not supported: worker type %q (Python-only)", t)
+		d.errorf(o.at("type"), "not supported: worker type %q (%s)", t, unsupportedWorkers[t])
 		o.skip()
 	default:
 		d.errorf(o.at("type"), "unknown worker type %q (want router, container, guest)", t)

@@ -46,6 +46,7 @@ type Node struct {
 	runners    []*pyWorker      // the workers' Python runners, in config order
 	sessions   []*bridgeSession // of the caller, publisher and webhook services
 	proxies    []proxyUnit      // the reverse proxies and WebSocket reverse proxies
+	archives   []*archiveUnit   // the archive path services, opened at start
 	shutdown   *shutdownPolicy  // when a worker's exit stops the node
 	guests     []*guestUnit     // the guest workers, in config order
 	warnings   []config.Warning // of the build; see Warnings
@@ -156,6 +157,11 @@ func (n *Node) startAll(ctx context.Context) error {
 			return err
 		}
 	}
+	for _, a := range n.archives {
+		if err := a.start(ctx); err != nil {
+			return err
+		}
+	}
 	if err := n.startComponents(ctx, true); err != nil {
 		return err
 	}
@@ -253,6 +259,9 @@ func (n *Node) stopAll(ctx context.Context) error {
 	}
 	for _, p := range n.proxies {
 		errs = append(errs, p.shutdown(ctx))
+	}
+	for _, a := range n.archives {
+		errs = append(errs, a.stop())
 	}
 	errs = append(errs, n.closeRouters(ctx)...)
 	for _, l := range slices.Backward(n.listeners) {

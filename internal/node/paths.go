@@ -47,6 +47,7 @@ var pathTypes = map[string]pathBuilder{
 	"reverseproxy":           buildReverseProxy,
 	"websocket-reverseproxy": buildWebSocketProxy,
 	"longpoll":               buildLongPoll,
+	"archive":                buildArchive,
 }
 
 // tree builds the web.Tree of paths, mounted at URL prefix url. The tree

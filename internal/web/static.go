@@ -42,8 +42,10 @@ type StaticOptions struct {
 	// max-age=N" and an Expires header; 0 sends "Cache-Control: no-cache"
 	// (clients revalidate with If-Modified-Since). Negative is an error.
 	CacheTimeout int
-	// MIMETypes maps a file extension (".ext" or "ext", case-insensitive)
-	// to the Content-Type to send, overriding the built-in table.
+	// MIMETypes maps a file extension (".ext" or "ext", case-insensitive;
+	// it may hold several dots, ".min.js", and the longest that ends the
+	// file's name wins) to the Content-Type to send, overriding the
+	// built-in table.
 	MIMETypes map[string]string
 	// AllowMissing accepts a Directory that does not exist, as Crossbar
 	// does: every request then gets 404, until the directory appears (it
@@ -226,7 +228,7 @@ func (s *static) setHeaders(h http.Header, name string) {
 	if s.maxAge > 0 {
 		h.Set("Expires", time.Now().Add(s.maxAge).UTC().Format(http.TimeFormat))
 	}
-	if t, ok := s.mime[strings.ToLower(path.Ext(name))]; ok {
+	if t := mimeOverride(s.mime, name); t != "" {
 		h.Set("Content-Type", t)
 	}
 	h.Set("X-Content-Type-Options", "nosniff")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"mime"
 	"net/url"
+	"path"
 	"strings"
 )
 
@@ -61,8 +62,9 @@ func cleanRelative(name string) (string, bool) {
 	return name, true
 }
 
-// normaliseMIMETypes returns the overrides keyed by lower-case ".ext";
-// each value must parse as a media type.
+// normaliseMIMETypes returns the overrides keyed by lower-case ".ext"
+// (which may hold further dots: ".min.js"); each value must parse as a
+// media type.
 func normaliseMIMETypes(in map[string]string) (map[string]string, error) {
 	out := make(map[string]string, len(in))
 	for ext, typ := range in {
@@ -70,7 +72,7 @@ func normaliseMIMETypes(in map[string]string) (map[string]string, error) {
 		if !strings.HasPrefix(key, ".") {
 			key = "." + key
 		}
-		if key == "." || strings.ContainsAny(key[1:], "./\\") {
+		if key == "." || strings.HasSuffix(key, ".") || strings.Contains(key, "..") || strings.ContainsAny(key, "/\\") {
 			return nil, fmt.Errorf("%w: static mime_types key %q: not a file extension", ErrBadOption, ext)
 		}
 		if _, _, err := mime.ParseMediaType(typ); err != nil {
@@ -79,4 +81,20 @@ func normaliseMIMETypes(in map[string]string) (map[string]string, error) {
 		out[key] = typ
 	}
 	return out, nil
+}
+
+// mimeOverride returns the override of mimes (normalised) for the file
+// name: the longest extension key that ends it (".min.js" before ".js"),
+// or "".
+func mimeOverride(mimes map[string]string, name string) string {
+	base := strings.ToLower(path.Base(name))
+	for i := 0; i < len(base); i++ {
+		if base[i] != '.' {
+			continue
+		}
+		if t, ok := mimes[base[i:]]; ok {
+			return t
+		}
+	}
+	return ""
 }

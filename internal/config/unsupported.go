@@ -1,0 +1,43 @@
+package config
+
+// What Junction refuses of Crossbar's configuration, with what each thing
+// is and what to do instead: the messages of those errors.
+
+// databaseConnections is the message of a worker's or the controller's
+// "connections": Crossbar's PostgreSQL connection pools, which its Python
+// components reach through the worker.
+const databaseConnections = " (database connections: a PostgreSQL connection pool that Crossbar's Python code uses; " +
+	"open the database from the component or guest worker that needs it)"
+
+// unsupportedTransports are the listening transport types Junction does
+// not have, with why.
+var unsupportedTransports = map[string]string{
+	"universal": "RawSocket, WebSocket and HTTP told apart on one port by their first bytes; " +
+		"give the RawSocket and the web transport a port each",
+	"mqtt": "an MQTT broker bridged to WAMP; run an MQTT broker and bridge it with a component",
+	"flashpolicy": "Adobe Flash socket policy files, for Flash clients (gone from browsers since 2021); " +
+		"remove the transport",
+	"websocket.testee": "Crossbar's WebSocket echo server for the Autobahn test suite; " +
+		"run an echo server as a guest worker to test a WebSocket client",
+	"stream.testee": "Crossbar's TCP echo server for its tests; run an echo server as a guest worker",
+}
+
+// unsupportedWorkers are the worker types Junction does not have, with
+// why.
+var unsupportedWorkers = map[string]string{
+	"websocket-testee": "Crossbar's WebSocket echo worker for the Autobahn test suite, not part of an application; " +
+		"run an echo server as a guest worker to test a WebSocket client",
+	"proxy":       "Python-only",
+	"xbrmm":       "Python-only (XBR market maker)",
+	"hub":         "Python-only (Crossbar.io FX)",
+	"marketplace": "Python-only (XBR)",
+}
+
+// Messages of an old configuration: a file without "version" is
+// Crossbar's version 1, which Crossbar refuses as too old, asking for
+// "crossbar upgrade".
+const (
+	upgradeHint    = "upgrade it with \"crossbar upgrade\" (Junction reads version 2)"
+	missingVersion = "a file without \"version\" is in Crossbar's old format (version 1), which Crossbar refuses too: " +
+		upgradeHint + ", or add \"version\": 2 if it already is in the current format"
+)

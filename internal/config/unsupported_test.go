@@ -1,0 +1,88 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRefusalsSayWhy: what Junction refuses of Crossbar's configuration
+// says what it is and what to do instead.
+func TestRefusalsSayWhy(t *testing.T) {
+	const (
+		w0  = "workers[0]"
+		t0  = w0 + ".transports[0]"
+		ctr = "workers[0].components[0].transport"
+	)
+	tests := []struct {
+		name, doc, path string
+		msgs            []string // each is in the message
+	}{
+		{"no version", `{"workers": []}`, "version",
+			[]string{"required", "Crossbar's old format (version 1)", `"crossbar upgrade"`, `add "version": 2`}},
+		{"version 1", `{"version": 1, "workers": []}`, "version", []string{"too old (version 1)", `"crossbar upgrade"`}},
+		{"path wsgi", web(`{"x": {"type": "wsgi", "module": "app", "object": "app"}}`), t0 + ".paths.x.type",
+			[]string{"Python web code", "WSGI", "guest worker", `"reverseproxy" path`}},
+		{"path resource", web(`{"x": {"type": "resource", "classname": "a.B"}}`), t0 + ".paths.x.type",
+			[]string{"Python web code", "Twisted Web resource", `"reverseproxy" path`}},
+		{"path wap", web(`{"x": {"type": "wap", "templates": "t", "routes": {}}}`), t0 + ".paths.x.type",
+			[]string{"Python web code", "Jinja", `"reverseproxy" path`, "call WAMP from the browser"}},
+		{"router connections", top(router(`"connections": [{"id": "db", "type": "postgres"}]`)), w0 + ".connections",
+			[]string{"database connections", "PostgreSQL connection pool", "open the database from the component"}},
+		{"container connections", top(`{"type": "container", "connections": []}`), w0 + ".connections",
+			[]string{"PostgreSQL connection pool"}},
+		{"controller connections", `{"version": 2, "controller": {"connections": []}}`, "controller.connections",
+			[]string{"PostgreSQL connection pool"}},
+		{"universal", transports(`{"type": "universal"}`), t0 + ".type", []string{`transport type "universal"`, "a port each"}},
+		{"mqtt", transports(`{"type": "mqtt"}`), t0 + ".type", []string{`transport type "mqtt"`, "MQTT broker"}},
+		{"flashpolicy", transports(`{"type": "flashpolicy"}`), t0 + ".type", []string{"Flash socket policy", "remove the transport"}},
+		{"websocket.testee", transports(`{"type": "websocket.testee"}`), t0 + ".type", []string{"Autobahn test suite", "guest worker"}},
+		{"stream.testee", transports(`{"type": "stream.testee"}`), t0 + ".type", []string{"TCP echo server", "guest worker"}},
+		{"websocket-testee worker", top(`{"type": "websocket-testee", "transport": {}}`), w0 + ".type",
+			[]string{"WebSocket echo worker", "Autobahn test suite", "guest worker"}},
+		{"rawsocket url scheme", componentWith(`{"type": "rawsocket", "serializer": "json", "url": "ws://127.0.0.1:8080",
+			"endpoint": {"type": "tcp", "host": "127.0.0.1", "port": 8080}}`), ctr + ".url", []string{`scheme "ws" is not for RawSocket`}},
+		{"rawsocket url path", componentWith(`{"type": "rawsocket", "serializer": "json", "url": "rs://127.0.0.1:8080/ws",
+			"endpoint": {"type": "tcp", "host": "127.0.0.1", "port": 8080}}`), ctr + ".url", []string{`non-empty path "/ws"`}},
+		{"rawsocket url port", componentWith(`{"type": "rawsocket", "serializer": "json", "url": "rs://127.0.0.1:0",
+			"endpoint": {"type": "tcp", "host": "127.0.0.1", "port": 8080}}`), ctr + ".url", []string{`port "0" not in 1..65535`}},
+		{"rawsocket url host", componentWith(`{"type": "rawsocket", "serializer": "json", "url": "rs:///x",
+			"endpoint": {"type": "tcp", "host": "127.0.0.1", "port": 8080}}`), ctr + ".url", []string{"missing host"}},
+		{"rawsocket url query", componentWith(`{"type": "rawsocket", "serializer": "json", "url": "rs://h:1?x=1",
+			"endpoint": {"type": "tcp", "host": "127.0.0.1", "port": 8080}}`), ctr + ".url", []string{"non-empty query"}},
+		{"rawsocket url unix without path", componentWith(`{"type": "rawsocket", "serializer": "json", "url": "rs://unix:",
+			"endpoint": {"type": "tcp", "host": "127.0.0.1", "port": 8080}}`), ctr + ".url", []string{"missing socket path"}},
+		{"rawsocket url not a string", componentWith(`{"type": "rawsocket", "serializer": "json", "url": 1,
+			"endpoint": {"type": "tcp", "host": "127.0.0.1", "port": 8080}}`), ctr + ".url", []string{"must be a string"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, errs := parseTest(t, tt.doc, JSON)
+			if len(errs) != 1 || errs[0].Path != tt.path {
+				t.Fatalf("got %d errors, want 1 at %q:\n%v", len(errs), tt.path, errs)
+			}
+			for _, m := range tt.msgs {
+				if !strings.Contains(errs[0].Msg, m) {
+					t.Errorf("%q lacks %q", errs[0].Msg, m)
+				}
+			}
+		})
+	}
+}
+
+// TestRawSocketComponentURL: a container component's RawSocket transport
+// takes Crossbar's informational "url" (rs://, rss://, rs://unix:/path)
+// and "debug" (ignored, with a warning).
+func TestRawSocketComponentURL(t *testing.T) {
+	for _, u := range []string{"rs://127.0.0.1:8080", "rss://example.com", "rs://unix:/tmp/cb.sock", "RS://host:65535", ""} {
+		doc := componentWith(`{"type": "rawsocket", "serializer": "cbor", "url": "` + u + `",
+			"endpoint": {"type": "tcp", "host": "127.0.0.1", "port": 8080}}`)
+		if _, warns := mustParse(t, doc); len(warns) != 0 {
+			t.Errorf("%q: warnings %s", u, warningsText(warns))
+		}
+	}
+	_, warns := mustParse(t, componentWith(`{"type": "rawsocket", "serializer": "json", "debug": true,
+		"endpoint": {"type": "tcp", "host": "127.0.0.1", "port": 8080}}`))
+	if len(warns) != 1 || warns[0].Path != "workers[0].components[0].transport.debug" || !strings.Contains(warns[0].Msg, "--loglevel debug") {
+		t.Errorf("debug: warnings %s", warningsText(warns))
+	}
+}
