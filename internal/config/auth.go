@@ -17,6 +17,8 @@ type Auth struct {
 	WAMPCRA *WAMPCRAAuth
 	// Cryptosign is "cryptosign".
 	Cryptosign *CryptosignAuth
+	// TLS is "tls".
+	TLS *TLSAuth
 }
 
 // AnonymousAuth is "auth.anonymous".
@@ -175,6 +177,7 @@ var authMethods = map[string]func(d *decoder, o *object, a *Auth){
 		a.Cryptosign = &CryptosignAuth{Principals: map[string]CryptosignPrincipal{}}
 		o.each("principals", func(p, id string, v any) { a.Cryptosign.Principals[id] = d.cryptosignPrincipal(p, v) })
 	},
+	"tls": func(d *decoder, o *object, a *Auth) { d.tlsAuth(o, a) },
 }
 
 // dynamicAuthMethods set the "type": "dynamic" configuration of one method
@@ -186,6 +189,7 @@ var dynamicAuthMethods = map[string]func(o *object, a *Auth, dyn *DynamicAuth){
 	"ticket":     func(_ *object, a *Auth, dyn *DynamicAuth) { a.Ticket = &TicketAuth{Dynamic: dyn} },
 	"wampcra":    func(_ *object, a *Auth, dyn *DynamicAuth) { a.WAMPCRA = &WAMPCRAAuth{Dynamic: dyn} },
 	"cryptosign": func(_ *object, a *Auth, dyn *DynamicAuth) { a.Cryptosign = &CryptosignAuth{Dynamic: dyn} },
+	"tls":        func(_ *object, a *Auth, dyn *DynamicAuth) { a.TLS = &TLSAuth{Dynamic: dyn} },
 }
 
 // functionAuthMethods set the "type": "function" configuration of one
@@ -221,10 +225,10 @@ func (d *decoder) auth(o *object, k string) Auth {
 
 func (d *decoder) unknownAuth(path, method string) {
 	switch method {
-	case "cookie", "tls", "scram", "anonymous-proxy", "cryptosign-proxy":
+	case "cookie", "scram", "anonymous-proxy", "cryptosign-proxy":
 		d.errorf(path, "not supported: authentication method %q", method)
 	default:
-		msg := "unknown authentication method %q (want anonymous, ticket, wampcra, cryptosign)"
+		msg := "unknown authentication method %q (want anonymous, ticket, wampcra, cryptosign, tls)"
 		d.errorf(path, msg, method)
 	}
 }

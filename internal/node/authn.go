@@ -36,6 +36,11 @@ func authenticators(path string, a config.Auth, k askers) []auth.Authenticator {
 			return auth.Cryptosign(cryptosignPrincipals(m))
 		}))
 	}
+	if m := a.TLS; m != nil {
+		out = append(out, k.either(path+".tls", m.Dynamic, nil, auth.DynamicTLS, func() auth.Authenticator {
+			return auth.TLS(tlsPrincipals(m))
+		}))
+	}
 	return out
 }
 
@@ -110,4 +115,12 @@ func clientGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Dur
 // the limits meant for outside clients.
 func internalGate(r *router.Router, role string) *router.Gate {
 	return r.NewGate(router.GateOptions{Auths: []auth.Authenticator{anonymousAs(role)}, Internal: true})
+}
+
+func tlsPrincipals(t *config.TLSAuth) map[string]auth.TLSPrincipal {
+	m := make(map[string]auth.TLSPrincipal, len(t.Principals))
+	for id, p := range t.Principals {
+		m[id] = auth.TLSPrincipal{CertificateSHA1: p.CertificateSHA1, Role: p.Role}
+	}
+	return m
 }

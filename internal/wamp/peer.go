@@ -1,6 +1,7 @@
 package wamp
 
 import (
+	"crypto/x509"
 	"errors"
 	"sync"
 )
@@ -50,6 +51,9 @@ type PeerInfo struct {
 	// keeps them (for a dynamic authenticator or authorizer); nil
 	// otherwise. Not to be modified.
 	HTTPHeaders map[string]string
+	// ClientCert is the certificate a TLS client presented (verified
+	// against the listener's CAs), nil when none. Not to be modified.
+	ClientCert *x509.Certificate
 }
 
 // Serializer identifies an encoding, so that a Shared message keeps one

@@ -177,6 +177,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c, batched, _ = codec.Lookup(proto)
 	}
 	info := wamp.PeerInfo{Transport: "websocket", Serializer: c.Name(), RemoteAddr: r.RemoteAddr, TLS: r.TLS != nil}
+	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+		info.ClientCert = r.TLS.PeerCertificates[0]
+	}
 	if h.opts.KeepHeaders {
 		info.HTTPHeaders = headerMap(r.Header)
 	}
