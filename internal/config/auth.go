@@ -19,6 +19,8 @@ type Auth struct {
 	Cryptosign *CryptosignAuth
 	// TLS is "tls".
 	TLS *TLSAuth
+	// Scram is "scram".
+	Scram *ScramAuth
 }
 
 // AnonymousAuth is "auth.anonymous".
@@ -177,7 +179,8 @@ var authMethods = map[string]func(d *decoder, o *object, a *Auth){
 		a.Cryptosign = &CryptosignAuth{Principals: map[string]CryptosignPrincipal{}}
 		o.each("principals", func(p, id string, v any) { a.Cryptosign.Principals[id] = d.cryptosignPrincipal(p, v) })
 	},
-	"tls": func(d *decoder, o *object, a *Auth) { d.tlsAuth(o, a) },
+	"tls":   func(d *decoder, o *object, a *Auth) { d.tlsAuth(o, a) },
+	"scram": func(d *decoder, o *object, a *Auth) { d.scramAuth(o, a) },
 }
 
 // dynamicAuthMethods set the "type": "dynamic" configuration of one method
@@ -190,6 +193,7 @@ var dynamicAuthMethods = map[string]func(o *object, a *Auth, dyn *DynamicAuth){
 	"wampcra":    func(_ *object, a *Auth, dyn *DynamicAuth) { a.WAMPCRA = &WAMPCRAAuth{Dynamic: dyn} },
 	"cryptosign": func(_ *object, a *Auth, dyn *DynamicAuth) { a.Cryptosign = &CryptosignAuth{Dynamic: dyn} },
 	"tls":        func(_ *object, a *Auth, dyn *DynamicAuth) { a.TLS = &TLSAuth{Dynamic: dyn} },
+	"scram":      func(_ *object, a *Auth, dyn *DynamicAuth) { a.Scram = &ScramAuth{Dynamic: dyn} },
 }
 
 // functionAuthMethods set the "type": "function" configuration of one
@@ -225,10 +229,10 @@ func (d *decoder) auth(o *object, k string) Auth {
 
 func (d *decoder) unknownAuth(path, method string) {
 	switch method {
-	case "cookie", "scram", "anonymous-proxy", "cryptosign-proxy":
+	case "cookie", "anonymous-proxy", "cryptosign-proxy":
 		d.errorf(path, "not supported: authentication method %q", method)
 	default:
-		msg := "unknown authentication method %q (want anonymous, ticket, wampcra, cryptosign, tls)"
+		msg := "unknown authentication method %q (want anonymous, ticket, wampcra, cryptosign, tls, scram)"
 		d.errorf(path, msg, method)
 	}
 }

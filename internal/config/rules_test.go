@@ -156,7 +156,6 @@ var ruleTests = []ruleTest{
 	// Auth.
 	{"auth unknown method", wsPath(`"auth": {"anonymus": {"type": "static"}}`), ws + ".auth.anonymus", `unknown authentication method "anonymus"`},
 	{"auth cookie", wsPath(`"auth": {"cookie": {}}`), ws + ".auth.cookie", `not supported: authentication method "cookie"`},
-	{"auth scram", wsPath(`"auth": {"scram": {}}`), ws + ".auth.scram", "not supported"},
 	{"auth type unknown list", wsPath(`"auth": {"ticket": {"type": "dynamik"}}`), ws + ".auth.ticket.type", `unknown authentication type "dynamik" (want static, dynamic, function)`},
 	{"anonymous type unknown list", wsPath(`"auth": {"anonymous": {"type": "dynamik"}}`), ws + ".auth.anonymous.type", `unknown authentication type "dynamik" (want static, dynamic)`},
 	{"dynamic authenticator missing", wsPath(`"auth": {"ticket": {"type": "dynamic"}}`), ws + ".auth.ticket.authenticator", "required"},

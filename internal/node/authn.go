@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/hex"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
@@ -39,6 +40,11 @@ func authenticators(path string, a config.Auth, k askers) []auth.Authenticator {
 	if m := a.TLS; m != nil {
 		out = append(out, k.either(path+".tls", m.Dynamic, nil, auth.DynamicTLS, func() auth.Authenticator {
 			return auth.TLS(tlsPrincipals(m))
+		}))
+	}
+	if m := a.Scram; m != nil {
+		out = append(out, k.either(path+".scram", m.Dynamic, nil, auth.DynamicScram, func() auth.Authenticator {
+			return auth.Scram(scramPrincipals(m))
 		}))
 	}
 	return out
@@ -121,6 +127,20 @@ func tlsPrincipals(t *config.TLSAuth) map[string]auth.TLSPrincipal {
 	m := make(map[string]auth.TLSPrincipal, len(t.Principals))
 	for id, p := range t.Principals {
 		m[id] = auth.TLSPrincipal{CertificateSHA1: p.CertificateSHA1, Role: p.Role}
+	}
+	return m
+}
+
+// scramPrincipals translates SCRAM principals; their hex was checked by
+// the configuration.
+func scramPrincipals(c *config.ScramAuth) map[string]auth.ScramPrincipal {
+	m := make(map[string]auth.ScramPrincipal, len(c.Principals))
+	for id, p := range c.Principals {
+		salt, _ := hex.DecodeString(p.Salt)
+		stored, _ := hex.DecodeString(p.StoredKey)
+		server, _ := hex.DecodeString(p.ServerKey)
+		m[id] = auth.ScramPrincipal{KDF: p.KDF, Iterations: p.Iterations, Memory: p.Memory,
+			Salt: salt, StoredKey: stored, ServerKey: server, Role: p.Role}
 	}
 	return m
 }
