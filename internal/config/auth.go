@@ -21,6 +21,13 @@ type Auth struct {
 	TLS *TLSAuth
 	// Scram is "scram".
 	Scram *ScramAuth
+	// Cookie is "cookie": a client whose tracking cookie an earlier
+	// session authenticated (by another method) is admitted as that
+	// session was. Needs the transport's "cookie" tracking.
+	Cookie bool
+	// Default marks the Auth of a transport without "auth": its anonymous
+	// sessions have the tracking cookie as authid, when there is one.
+	Default bool
 }
 
 // AnonymousAuth is "auth.anonymous".
@@ -159,7 +166,7 @@ type CryptosignPrincipal struct {
 }
 
 // defaultAuth is what a transport without "auth" offers.
-func defaultAuth() Auth { return Auth{Anonymous: &AnonymousAuth{Role: "anonymous"}} }
+func defaultAuth() Auth { return Auth{Anonymous: &AnonymousAuth{Role: "anonymous"}, Default: true} }
 
 // authMethods is the table of "auth" keys: each decodes the static
 // configuration of one method into a.
@@ -218,6 +225,10 @@ func (d *decoder) auth(o *object, k string) Auth {
 	}
 	for _, method := range sortedKeys(ao.m) {
 		ao.get(method)
+		if method == "cookie" {
+			a.Cookie = true
+			continue
+		}
 		if _, ok := authMethods[method]; !ok {
 			d.unknownAuth(ao.at(method), method)
 			continue
@@ -229,10 +240,10 @@ func (d *decoder) auth(o *object, k string) Auth {
 
 func (d *decoder) unknownAuth(path, method string) {
 	switch method {
-	case "cookie", "anonymous-proxy", "cryptosign-proxy":
+	case "anonymous-proxy", "cryptosign-proxy":
 		d.errorf(path, "not supported: authentication method %q", method)
 	default:
-		msg := "unknown authentication method %q (want anonymous, ticket, wampcra, cryptosign, tls, scram)"
+		msg := "unknown authentication method %q (want anonymous, ticket, wampcra, cryptosign, tls, scram, cookie)"
 		d.errorf(path, msg, method)
 	}
 }

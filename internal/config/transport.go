@@ -44,6 +44,8 @@ type WebSocketTransport struct {
 	Auth Auth
 	// Options is "options".
 	Options WebSocketOptions
+	// Cookie is "cookie": cookie tracking, nil without.
+	Cookie *CookieTracking
 }
 
 // RawSocketTransport is a transport of "type": "rawsocket": WAMP over
@@ -124,7 +126,8 @@ func (d *decoder) webSocketTransport(o *object) *WebSocketTransport {
 	t.Options = d.webSocketOptions(o, false)
 	o.ignored("url", ": the transport serves every URL path")
 	o.ignored("debug", ": use --loglevel debug")
-	o.unsupported("cookie", " (cookie tracking)")
+	t.Cookie = d.cookieTracking(o)
+	d.cookieAuthAlone(o, t.Auth, t.Cookie)
 	return t
 }
 
@@ -133,6 +136,7 @@ func (d *decoder) rawSocketTransport(o *object) *RawSocketTransport {
 	t.Endpoint = d.listenEndpointAt(o)
 	t.Serializers = d.serializers(o)
 	t.Auth = d.auth(o, "auth")
+	d.cookieAuthAlone(o, t.Auth, nil)
 	if v, ok := o.get("options"); ok {
 		if oo, ok := d.object(o.at("options"), v); ok {
 			t.MaxMessageSize = int(oo.integer("max_message_size", 1<<20, 512, 1<<24))

@@ -19,7 +19,7 @@ func authenticators(path string, a config.Auth, k askers) []auth.Authenticator {
 	if m := a.Anonymous; m != nil {
 		dynamic := func(o auth.DynamicOptions) auth.Authenticator { o.AuthID = m.AuthID; return auth.DynamicAnonymous(o) }
 		out = append(out, k.either(path+".anonymous", m.Dynamic, nil, dynamic, func() auth.Authenticator {
-			return auth.NewAnonymous(auth.AnonymousOptions{Role: m.Role, AuthID: m.AuthID})
+			return auth.NewAnonymous(auth.AnonymousOptions{Role: m.Role, AuthID: m.AuthID, CookieAuthID: a.Default})
 		}))
 	}
 	if m := a.Ticket; m != nil {
@@ -112,8 +112,7 @@ func anonymousAs(role string) auth.Authenticator {
 // 0 means the default, negative none, in the config's options as in the
 // gate's).
 func clientGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Duration) *router.Gate {
-	auths := authenticators(path+".auth", a, askers{dc: ru.dyn, fa: ru.fn})
-	return ru.router.NewGate(router.GateOptions{Auths: auths, JoinTimeout: joinTimeout})
+	return cookieGate(ru, path, a, joinTimeout, nil)
 }
 
 // internalGate is the entry of the node's own sessions (bridge services,

@@ -49,6 +49,9 @@ func (s *session) handshake() *realm {
 	s.joined.Store(true)
 	s.send(&wamp.Welcome{Session: s.id, Details: s.welcomeDetails()})
 	rm.hooks.SessionJoined(s.info())
+	if s.gate.opts.OnJoin != nil {
+		s.gate.opts.OnJoin(s.ident)
+	}
 	return rm
 }
 
@@ -115,7 +118,7 @@ func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.I
 	if err != nil {
 		return nil, nil, err
 	}
-	a := s.gate.pick(req.AuthMethods)
+	a := s.gate.pick(req)
 	if rm == nil && (a == nil || !auth.AssignsRealm(a)) {
 		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q", h.Realm)
 	}

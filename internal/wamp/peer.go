@@ -54,6 +54,9 @@ type PeerInfo struct {
 	// ClientCert is the certificate a TLS client presented (verified
 	// against the listener's CAs), nil when none. Not to be modified.
 	ClientCert *x509.Certificate
+	// CBTID is the client's tracking cookie, when its WebSocket transport
+	// tracks clients by cookie; "" otherwise.
+	CBTID string
 }
 
 // Serializer identifies an encoding, so that a Shared message keeps one
