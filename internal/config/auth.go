@@ -210,6 +210,7 @@ var functionAuthMethods = map[string]func(a *Auth, fn *FunctionAuth){
 	"ticket":     func(a *Auth, fn *FunctionAuth) { a.Ticket = &TicketAuth{Function: fn} },
 	"wampcra":    func(a *Auth, fn *FunctionAuth) { a.WAMPCRA = &WAMPCRAAuth{Function: fn} },
 	"cryptosign": func(a *Auth, fn *FunctionAuth) { a.Cryptosign = &CryptosignAuth{Function: fn} },
+	"scram":      func(a *Auth, fn *FunctionAuth) { a.Scram = &ScramAuth{Function: fn} },
 }
 
 // auth decodes "auth" at key k of o, or returns the default.
@@ -412,5 +413,5 @@ func pathsHaveFunctionAuth(ps Paths) bool {
 // hasFunction reports whether a method of a is "type": "function".
 func (a Auth) hasFunction() bool {
 	return a.Ticket != nil && a.Ticket.Function != nil || a.WAMPCRA != nil && a.WAMPCRA.Function != nil ||
-		a.Cryptosign != nil && a.Cryptosign.Function != nil
+		a.Cryptosign != nil && a.Cryptosign.Function != nil || a.Scram != nil && a.Scram.Function != nil
 }

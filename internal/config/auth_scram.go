@@ -11,6 +11,9 @@ type ScramAuth struct {
 	// Dynamic is the authenticator to ask, with "type": "dynamic" (then
 	// there are no Principals); nil with "type": "static".
 	Dynamic *DynamicAuth
+	// Function is the Python authenticator to ask, with "type":
+	// "function" (then there are no Principals).
+	Function *FunctionAuth
 }
 
 // ScramPrincipal is a SCRAM principal, as autobahn's
@@ -93,5 +96,6 @@ func (rr routerRoles) checkCertAuth(d *decoder, ap string, a Auth) {
 			rr.warn(d, childPath(ap+".scram.principals", id)+".role", a.Scram.Principals[id].Role)
 		}
 		rr.checkDynamic(d, ap+".scram", a.Scram.Dynamic)
+		rr.checkFunction(d, ap+".scram", a.Scram.Function)
 	}
 }

@@ -43,7 +43,7 @@ func authenticators(path string, a config.Auth, k askers) []auth.Authenticator {
 		}))
 	}
 	if m := a.Scram; m != nil {
-		out = append(out, k.either(path+".scram", m.Dynamic, nil, auth.DynamicScram, func() auth.Authenticator {
+		out = append(out, k.either(path+".scram", m.Dynamic, m.Function, auth.DynamicScram, func() auth.Authenticator {
 			return auth.Scram(scramPrincipals(m))
 		}))
 	}

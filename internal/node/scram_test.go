@@ -224,3 +224,24 @@ func TestScramAutobahn(t *testing.T) {
 		}
 	}
 }
+
+// TestScramFunction: a Python function authenticator gives the SCRAM
+// principal; the Go client logs in with it.
+func TestScramFunction(t *testing.T) {
+	cbdir := funcAuthProject(t)
+	principal := "{" + scramCredential(t, "pbkdf2", "erin-pw", 500, 1) + "}"
+	paths := `"ws": {"type": "websocket", "auth": {"scram": {"type": "function", "create": "pyauth.create_scram",
+		"config": {"authid": "erin", "principal": ` + principal + `}}}}`
+	n := start(t, parse(t, pyDoc(funcAuthRouter(paths)), nil), cbdir)
+	url := "ws://" + address(t, n, web0) + "/ws"
+	c := newScramClient(t, "erin", "erin-pw")
+	s := mustWS(t, url, websocket.DialOptions{}, client.Config{Realm: "realm1", AuthID: "erin", Auth: []client.Authenticator{c}})
+	if d := s.Details(); d["authid"] != "erin" || d["authprovider"] != "function" || !c.serverSignatureOK(d) {
+		t.Errorf("WELCOME details = %v", d)
+	}
+	_, err := joinWS(t, url, websocket.DialOptions{}, client.Config{Realm: "realm1", AuthID: "erin",
+		Auth: []client.Authenticator{newScramClient(t, "erin", "wrong")}})
+	if wampURIOf(err) != wamp.ErrAuthenticationDenied {
+		t.Errorf("wrong password: %v", err)
+	}
+}
