@@ -6,11 +6,11 @@ type obj = map[string]any
 // The node's transports, in the order of the config's "transports": the log
 // names them workers[0].transports[N].
 const (
-	webTransport     = iota // web: a WebSocket path per authentication method
-	rsAnonTransport         // rawsocket: anonymous
-	rsAuthTransport         // rawsocket: ticket, wampcra and cryptosign
-	backendTransport        // web on a Unix socket: the backend of wsProxyPath
-	universalTransport      // universal: RawSocket, the WebSocket paths of wsPaths, web
+	webTransport       = iota // web: a WebSocket path per authentication method
+	rsAnonTransport           // rawsocket: anonymous
+	rsAuthTransport           // rawsocket: ticket, wampcra and cryptosign
+	backendTransport          // web on a Unix socket: the backend of wsProxyPath
+	universalTransport        // universal: RawSocket, the WebSocket paths of wsPaths, web
 	numTransports
 )
 
