@@ -94,6 +94,7 @@ func TestRoutes(t *testing.T) {
 func TestNoRoute(t *testing.T) {
 	_, addr := serve(t, Options{Names: map[byte]string{0x10: "MQTT"}}, func(m *Mux) { m.Route(0x7F) })
 	c := send(t, addr, "\x10\x00")
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second)) // bounds the test only: the server closes first
 	if n, err := c.Read(make([]byte, 1)); err == nil {
 		t.Fatalf("read %d bytes; want the connection closed", n)
 	}
@@ -104,6 +105,7 @@ func TestNoRoute(t *testing.T) {
 func TestRefuse(t *testing.T) {
 	_, addr := serve(t, Options{}, func(m *Mux) { m.Fallback(); m.Refuse(0x10) })
 	c := send(t, addr, "\x10\x00")
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second)) // bounds the test only: the server closes first
 	if n, err := c.Read(make([]byte, 1)); err == nil {
 		t.Fatalf("read %d bytes; want the connection closed", n)
 	}
