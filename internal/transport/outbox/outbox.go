@@ -29,6 +29,9 @@ type Options struct {
 	MaxMessages  int           // queued frames before slow-consumer close; default 4096
 	MaxBytes     int           // queued bytes before slow-consumer close; default 16 MiB
 	CloseTimeout time.Duration // time Close gives queued frames to flush; default 2 s
+	// Traffic, when set by the transport, counts each data frame written
+	// (its payload as queued, before any compression); nil counts nothing.
+	Traffic *wamp.Traffic
 }
 
 func (o Options) withDefaults() Options {

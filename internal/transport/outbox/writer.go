@@ -67,6 +67,9 @@ func (o *Outbox) writeBatch(bw *bufio.Writer, batch []Frame) (int, error) {
 		if err := o.write(bw, f); err != nil {
 			return n, err
 		}
+		if f.Kind == KindData {
+			o.opts.Traffic.Count(len(f.Data))
+		}
 	}
 	return n, bw.Flush()
 }
