@@ -21,8 +21,9 @@ func (p *meteredPeer) Traffic() *wamp.Traffic { return &p.traffic }
 
 func (p *meteredPeer) Send(m wamp.Message) error {
 	err := p.fakePeer.Send(m)
-	if err == nil {
-		p.traffic.Count(meteredSize)
+	if err == nil { // as outbox.Send and its writer do
+		p.traffic.Add(meteredSize)
+		p.traffic.Check()
 	}
 	return err
 }

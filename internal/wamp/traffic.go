@@ -10,8 +10,8 @@ const DefaultRatedSize = 512
 // together, their bytes and their rated messages: a message of n bytes
 // counts ceil(n / rated size), at least one, as Crossbar rates them.
 // Transports that see frames keep one per connection and offer it through
-// Metered; the reader goroutine counts what it decodes, the writer what it
-// writes. Safe for concurrent use (atomics only); the zero value counts
+// Metered: the reader counts what it decodes (Count), Send what it queues
+// (Add), and the writer checks the watch after each write (Check). Safe for concurrent use (atomics only); the zero value counts
 // with DefaultRatedSize. Methods on a nil *Traffic do nothing.
 type Traffic struct {
 	messages, bytes, rated atomic.Uint64
@@ -27,23 +27,39 @@ type Metered interface {
 	Traffic() *Traffic
 }
 
-// TrafficWatch calls Fn once, on the goroutine that counts the message
-// that brings the rated messages to At or more. Fn must not block.
+// TrafficWatch calls Fn once, from Count or Check, when the rated
+// messages have reached At. Fn must not block.
 type TrafficWatch struct {
 	At    uint64
 	Fn    func()
 	fired atomic.Bool
 }
 
-// Count adds one message of n bytes.
+// Count adds one message of n bytes and fires the watch if it is due: for
+// a goroutine that holds no lock, such as a connection's reader.
 func (t *Traffic) Count(n int) {
+	t.Add(n)
+	t.Check()
+}
+
+// Add adds one message of n bytes without firing the watch: for senders,
+// which may hold a router lock; the connection's writer calls Check.
+func (t *Traffic) Add(n int) {
 	if t == nil {
 		return
 	}
 	t.messages.Add(1)
 	t.bytes.Add(uint64(n))
-	r := t.rated.Add(rated(uint64(n), t.size.Load()))
-	if w := t.watch.Load(); w != nil && r >= w.At && w.fired.CompareAndSwap(false, true) {
+	t.rated.Add(rated(uint64(n), t.size.Load()))
+}
+
+// Check fires the watch once the rated messages have reached it.
+func (t *Traffic) Check() {
+	if t == nil {
+		return
+	}
+	w := t.watch.Load()
+	if w != nil && t.rated.Load() >= w.At && w.fired.CompareAndSwap(false, true) {
 		w.Fn()
 	}
 }

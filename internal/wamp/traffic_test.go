@@ -47,3 +47,19 @@ func TestTrafficWatchFiresOnce(t *testing.T) {
 		t.Fatalf("nil traffic counted %+v", got)
 	}
 }
+
+// Add never fires the watch (senders may hold a lock); Check does.
+func TestTrafficAddThenCheck(t *testing.T) {
+	var tr Traffic
+	fired := 0
+	tr.Watch(&TrafficWatch{At: 1, Fn: func() { fired++ }})
+	tr.Add(10)
+	if fired != 0 {
+		t.Fatal("Add fired the watch")
+	}
+	tr.Check()
+	tr.Check()
+	if fired != 1 {
+		t.Fatalf("Check fired %d times, want once", fired)
+	}
+}

@@ -39,6 +39,7 @@ func (o *Outbox) run() {
 		for _, fn := range flushed {
 			fn()
 		}
+		o.opts.Traffic.Check() // no lock held here, unlike in Send
 	}
 }
 
@@ -66,9 +67,6 @@ func (o *Outbox) writeBatch(bw *bufio.Writer, batch []Frame) (int, error) {
 		n += len(f.Data)
 		if err := o.write(bw, f); err != nil {
 			return n, err
-		}
-		if f.Kind == KindData {
-			o.opts.Traffic.Count(len(f.Data))
 		}
 	}
 	return n, bw.Flush()
