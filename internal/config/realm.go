@@ -15,6 +15,8 @@ type Realm struct {
 	Options RealmOptions
 	// Store is "store" (nil when absent).
 	Store *RealmStore
+	// Stats is "stats" (nil when absent).
+	Stats *RealmStats
 }
 
 // RealmOptions is a realm's "options".
@@ -133,8 +135,8 @@ func (d *decoder) realm(path string, v any) *Realm {
 	})
 	r.Options = d.realmOptions(o)
 	r.Store = d.store(o)
+	r.Stats = d.realmStats(o)
 	o.unsupported("rlinks", " (router-to-router links)")
-	o.unsupported("stats", " (realm session statistics)")
 	o.ignored("trace", ": Crossbar does not use it either")
 	o.done()
 	return r
