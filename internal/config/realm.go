@@ -15,6 +15,8 @@ type Realm struct {
 	Options RealmOptions
 	// Store is "store" (nil when absent).
 	Store *RealmStore
+	// RLinks is "rlinks": links to realms of other routers.
+	RLinks []*RouterLink
 }
 
 // RealmOptions is a realm's "options".
@@ -133,7 +135,7 @@ func (d *decoder) realm(path string, v any) *Realm {
 	})
 	r.Options = d.realmOptions(o)
 	r.Store = d.store(o)
-	o.unsupported("rlinks", " (router-to-router links)")
+	r.RLinks = d.rlinks(o)
 	o.unsupported("stats", " (realm session statistics)")
 	o.ignored("trace", ": Crossbar does not use it either")
 	o.done()
