@@ -138,7 +138,7 @@ func (g *rlinkLeg) subCreated(ev *client.Event) {
 // one that a link's own session made: that is how events flow both ways).
 func (g *rlinkLeg) mirrorSub(ctx context.Context, d wamp.Dict) {
 	id, uri, opts, ok := mirrorable(d)
-	if !ok || !g.claim(g.subs, id) {
+	if !ok || !claim(&g.mu, g.subs, id) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, rlinkTimeout)
@@ -146,21 +146,20 @@ func (g *rlinkLeg) mirrorSub(ctx context.Context, d wamp.Dict) {
 	sub, err := g.other.Subscribe(ctx, uri, g.forwardEvent, opts)
 	if err != nil {
 		g.log.Warn("router link: cannot subscribe on the other router", "topic", uri, "err", err)
-		g.release(g.subs, id)
+		release(&g.mu, g.subs, id)
 		return
 	}
-	if !g.settle(g.subs, id, sub) {
+	if !settle(&g.mu, g.subs, id, sub) {
 		sub.Unsubscribe(ctx)
 	}
 }
 
 func (g *rlinkLeg) subDeleted(ev *client.Event) {
-	_, v, ok := metaArgs(ev)
-	n, okID := wamp.AsInt(v)
-	if !ok || !okID {
+	id, ok := deletedID(ev)
+	if !ok {
 		return
 	}
-	if sub := g.release(g.subs, wamp.ID(n)); sub != nil {
+	if sub := release(&g.mu, g.subs, id); sub != nil {
 		ctx, cancel := context.WithTimeout(g.link.ctx, rlinkTimeout)
 		defer cancel()
 		sub.Unsubscribe(ctx)
@@ -196,7 +195,7 @@ func (g *rlinkLeg) mirrorExistingReg(ctx context.Context, d wamp.Dict) {
 // tries, and the other router refuses it as already registered).
 func (g *rlinkLeg) mirrorReg(ctx context.Context, d wamp.Dict) {
 	id, uri, opts, ok := mirrorable(d)
-	if !ok || !g.claimReg(id) {
+	if !ok || !claim(&g.mu, g.regs, id) {
 		return
 	}
 	if inv, _ := d["invoke"].(string); inv != "" {
@@ -207,31 +206,30 @@ func (g *rlinkLeg) mirrorReg(ctx context.Context, d wamp.Dict) {
 	reg, err := g.other.Register(ctx, uri, g.forwardCall, opts)
 	if err != nil {
 		g.log.Warn("router link: cannot register on the other router", "procedure", uri, "err", err)
-		g.releaseReg(id)
+		release(&g.mu, g.regs, id)
 		return
 	}
-	if !g.settleReg(id, reg) {
+	if !settle(&g.mu, g.regs, id, reg) {
 		reg.Unregister(ctx)
 	}
 }
 
 func (g *rlinkLeg) regDeleted(ev *client.Event) {
-	_, v, ok := metaArgs(ev)
-	n, okID := wamp.AsInt(v)
-	if !ok || !okID {
+	id, ok := deletedID(ev)
+	if !ok {
 		return
 	}
-	if reg := g.releaseReg(wamp.ID(n)); reg != nil {
+	if reg := release(&g.mu, g.regs, id); reg != nil {
 		ctx, cancel := context.WithTimeout(g.link.ctx, rlinkTimeout)
 		defer cancel()
 		reg.Unregister(ctx)
 	}
 }
 
-// claim marks id as being mirrored; false if it already is.
-func (g *rlinkLeg) claim(m map[wamp.ID]*client.Subscription, id wamp.ID) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+// claim marks id as being mirrored; false if it already is. mu guards m.
+func claim[T any](mu *sync.Mutex, m map[wamp.ID]*T, id wamp.ID) bool {
+	mu.Lock()
+	defer mu.Unlock()
 	if _, dup := m[id]; dup {
 		return false
 	}
@@ -240,51 +238,30 @@ func (g *rlinkLeg) claim(m map[wamp.ID]*client.Subscription, id wamp.ID) bool {
 }
 
 // settle records the mirror of id; false if id was deleted meanwhile.
-func (g *rlinkLeg) settle(m map[wamp.ID]*client.Subscription, id wamp.ID, sub *client.Subscription) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+func settle[T any](mu *sync.Mutex, m map[wamp.ID]*T, id wamp.ID, v *T) bool {
+	mu.Lock()
+	defer mu.Unlock()
 	if _, still := m[id]; !still {
 		return false
 	}
-	m[id] = sub
+	m[id] = v
 	return true
 }
 
 // release forgets id and returns its mirror (nil if none yet).
-func (g *rlinkLeg) release(m map[wamp.ID]*client.Subscription, id wamp.ID) *client.Subscription {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	sub := m[id]
+func release[T any](mu *sync.Mutex, m map[wamp.ID]*T, id wamp.ID) *T {
+	mu.Lock()
+	defer mu.Unlock()
+	v := m[id]
 	delete(m, id)
-	return sub
+	return v
 }
 
-func (g *rlinkLeg) claimReg(id wamp.ID) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if _, dup := g.regs[id]; dup {
-		return false
-	}
-	g.regs[id] = nil
-	return true
-}
-
-func (g *rlinkLeg) settleReg(id wamp.ID, reg *client.Registration) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if _, still := g.regs[id]; !still {
-		return false
-	}
-	g.regs[id] = reg
-	return true
-}
-
-func (g *rlinkLeg) releaseReg(id wamp.ID) *client.Registration {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	reg := g.regs[id]
-	delete(g.regs, id)
-	return reg
+// deletedID reads the ID of an on_delete meta event.
+func deletedID(ev *client.Event) (wamp.ID, bool) {
+	_, v, ok := metaArgs(ev)
+	n, okID := wamp.AsInt(v)
+	return wamp.ID(n), ok && okID
 }
 
 // teardown removes the meta subscriptions and the mirrors (on a session
