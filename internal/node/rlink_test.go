@@ -50,6 +50,7 @@ func linkNodeDoc(peerPub, rlinks string) string {
 type linkPair struct {
 	a, b   *Node
 	open   func()
+	cut    func() // closes the link's connections
 	aAddr  string
 	bAddr  string
 	linkTo string // the proxy's address
@@ -63,7 +64,7 @@ func startLinkPair(t *testing.T, options string) *linkPair {
 	pubA, pubB := nodePub(t, dirA), nodePub(t, dirB)
 	p := &linkPair{a: start(t, parse(t, linkNodeDoc(pubB, ""), nil), dirA)}
 	p.aAddr = address(t, p.a, "workers[0].transports[0]")
-	p.linkTo, p.open = gatedProxy(t, p.aAddr)
+	p.linkTo, p.open, p.cut = gatedProxy(t, p.aAddr)
 	host, port, _ := net.SplitHostPort(p.linkTo)
 	if options != "" {
 		options = ", " + options
@@ -96,8 +97,8 @@ func nodePub(t *testing.T, dir string) string {
 }
 
 // gatedProxy forwards TCP connections to target once open is called;
-// until then it holds them.
-func gatedProxy(t *testing.T, target string) (addr string, open func()) {
+// until then it holds them. cut closes those it has.
+func gatedProxy(t *testing.T, target string) (addr string, open, cut func()) {
 	t.Helper()
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
@@ -106,18 +107,33 @@ func gatedProxy(t *testing.T, target string) (addr string, open func()) {
 	gate := make(chan struct{})
 	var once sync.Once
 	open = func() { once.Do(func() { close(gate) }) }
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); open(); wg.Wait() })
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	cut = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+		conns = nil
+	}
+	t.Cleanup(func() { ln.Close(); open(); cut(); wg.Wait() })
 	wg.Go(func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
 			wg.Go(func() { pipe(c, target, gate) })
 		}
 	})
-	return ln.Addr().String(), open
+	return ln.Addr().String(), open, cut
 }
 
 func pipe(c net.Conn, target string, gate <-chan struct{}) {
@@ -303,4 +319,60 @@ func lookup(t *testing.T, s *client.Session, proc, uri wamp.URI) bool {
 		t.Fatalf("%s(%s): %v", proc, uri, err)
 	}
 	return len(res.Args) > 0 && res.Args[0] != nil
+}
+
+// TestRouterLinkReconnects: a link whose connection is lost connects
+// again and forwards both ways as before.
+func TestRouterLinkReconnects(t *testing.T) {
+	p := startLinkPair(t, "")
+	sa, sb := anon(t, p.aAddr), anon(t, p.bAddr)
+	onA, onB := collect(t, sa, "com.t"), collect(t, sb, "com.t")
+	p.forward(t)
+	mirroredA := subscribed(t, anon(t, p.aAddr), "com.t", sa.ID())
+	mirroredB := subscribed(t, anon(t, p.bAddr), "com.t", sb.ID())
+	p.cut()
+	waitFor(t, mirroredA, "the link's subscription on A again")
+	waitFor(t, mirroredB, "the link's subscription on B again")
+	publish(t, anon(t, p.aAddr), "com.t", "a")
+	publish(t, anon(t, p.bAddr), "com.t", "b")
+	for name, ch := range map[string]<-chan any{"A": onA, "B": onB} {
+		got := receiveN(t, ch, 2)
+		slices.SortFunc(got, func(x, y any) int { return strings.Compare(x.(string), y.(string)) })
+		if !slices.Equal(got, []any{"a", "b"}) {
+			t.Errorf("subscriber on %s got %v", name, got)
+		}
+	}
+}
+
+// subscribed returns a channel closed once obs's router announces a
+// subscription to topic by a session other than not.
+func subscribed(t *testing.T, obs *client.Session, topic wamp.URI, not wamp.ID) <-chan struct{} {
+	t.Helper()
+	ch := make(chan struct{})
+	var once sync.Once
+	_, err := obs.Subscribe(testCtx(t), "wamp.subscription.on_subscribe", func(ev *client.Event) {
+		if len(ev.Args) < 2 {
+			return
+		}
+		if s, _ := wamp.AsInt(ev.Args[0]); wamp.ID(s) == not {
+			return
+		}
+		res, err := obs.Call(testCtx(t), "wamp.subscription.get", wamp.List{ev.Args[1]}, nil)
+		if d, _ := firstArg(res).(wamp.Dict); err == nil && d["uri"] == string(topic) {
+			once.Do(func() { close(ch) })
+		}
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+func waitFor(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-testCtx(t).Done():
+		t.Fatalf("no %s", what)
+	}
 }
