@@ -67,7 +67,8 @@ type rlink struct {
 	serveMu sync.Mutex // one remote session served at a time
 
 	readyOnce sync.Once
-	ready     chan struct{} // closed once forwarding first works, or on Stop
+	ready     chan struct{} // closed once forwarding is first set up, or on Stop
+	setupErr  error         // why that first setup failed; set before ready closes
 }
 
 var _ component = (*rlink)(nil)
@@ -130,12 +131,15 @@ func (l *rlink) serve(rs *client.Session) {
 	defer l.serveMu.Unlock()
 	legs := l.legs(rs)
 	err := l.setup(legs)
-	if err == nil {
+	switch {
+	case err == nil:
 		l.log.Info("router link ready", "session", rs.ID())
-		l.readyOnce.Do(func() { close(l.ready) })
-	} else if rs.Err() == nil && l.ctx.Err() == nil {
-		l.log.Error("router link: forwarding setup failed, reconnecting", "err", err)
-		rs.Close()
+	case rs.Err() == nil && l.ctx.Err() == nil:
+		// Redialing would fail the same way, at once: keep what works.
+		l.log.Error("router link: forwarding only partly set up", "session", rs.ID(), "err", err)
+	}
+	if rs.Err() == nil && l.ctx.Err() == nil {
+		l.readyOnce.Do(func() { l.setupErr = err; close(l.ready) })
 	}
 	select {
 	case <-rs.Done():
@@ -169,10 +173,14 @@ func (l *rlink) setup(legs []*rlinkLeg) error {
 	return nil
 }
 
-// Wait waits until the link has forwarded over a first remote session.
+// Wait waits until the link has set up forwarding over a first remote
+// session, and returns why that failed, if it did.
 func (l *rlink) Wait(ctx context.Context) error {
 	select {
 	case <-l.ready:
+		if l.setupErr != nil {
+			return fmt.Errorf("node: router link %s: %w", l.opts.ID, l.setupErr)
+		}
 		if l.ctx.Err() != nil {
 			return errors.New("node: router link stopped")
 		}

@@ -28,14 +28,14 @@ func linkRole(name string) string {
 
 // linkNodeDoc is a node with realm1 and a RawSocket transport where
 // anonymous clients, the ticket principal "hidden" and the other node
-// (cryptosign principal "peer" with the key peerPub) join; rlinks is the
-// realm's "rlinks" ("" for none).
-func linkNodeDoc(peerPub, rlinks string) string {
+// (cryptosign principal "peer" with the key peerPub, role router2router:
+// peerRole) join; rlinks is the realm's "rlinks" ("" for none).
+func linkNodeDoc(peerPub, peerRole, rlinks string) string {
 	if rlinks != "" {
 		rlinks = `, "rlinks": ` + rlinks
 	}
 	return `{"version": 2, "workers": [{"type": "router",
-		"realms": [{"name": "realm1", "roles": [` + linkRole("anonymous") + `, ` + linkRole("router2router") + `]` + rlinks + `}],
+		"realms": [{"name": "realm1", "roles": [` + linkRole("anonymous") + `, ` + peerRole + `]` + rlinks + `}],
 		"transports": [{"type": "rawsocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
 			"serializers": ["json", "msgpack", "cbor"],
 			"auth": {"anonymous": {"type": "static", "role": "anonymous"},
@@ -60,9 +60,15 @@ type linkPair struct {
 // of B's link ("" for none). Each node lists the other's node key.
 func startLinkPair(t *testing.T, options string) *linkPair {
 	t.Helper()
+	return startLinkPairAs(t, linkRole("router2router"), options)
+}
+
+// startLinkPairAs is startLinkPair with the role the link gets on A.
+func startLinkPairAs(t *testing.T, peerRole, options string) *linkPair {
+	t.Helper()
 	dirA, dirB := t.TempDir(), t.TempDir()
 	pubA, pubB := nodePub(t, dirA), nodePub(t, dirB)
-	p := &linkPair{a: start(t, parse(t, linkNodeDoc(pubB, ""), nil), dirA)}
+	p := &linkPair{a: start(t, parse(t, linkNodeDoc(pubB, peerRole, ""), nil), dirA)}
 	p.aAddr = address(t, p.a, "workers[0].transports[0]")
 	p.linkTo, p.open, p.cut = gatedProxy(t, p.aAddr)
 	host, port, _ := net.SplitHostPort(p.linkTo)
@@ -71,7 +77,7 @@ func startLinkPair(t *testing.T, options string) *linkPair {
 	}
 	link := fmt.Sprintf(`[{"id": "rlink_b_a", "realm": "realm1", "transport": {"type": "rawsocket",
 		"endpoint": {"type": "tcp", "host": %q, "port": %s}, "url": "rs://%s", "serializer": "cbor"}%s}]`, host, port, p.linkTo, options)
-	p.b = start(t, parse(t, linkNodeDoc(pubA, link), nil), dirB)
+	p.b = start(t, parse(t, linkNodeDoc(pubA, linkRole("router2router"), link), nil), dirB)
 	p.bAddr = address(t, p.b, "workers[0].transports[0]")
 	return p
 }
@@ -374,5 +380,18 @@ func waitFor(t *testing.T, ch <-chan struct{}, what string) {
 	case <-ch:
 	case <-testCtx(t).Done():
 		t.Fatalf("no %s", what)
+	}
+}
+
+// TestRouterLinkWithoutMetaAPI: a link whose role on the other router may
+// not use the meta API says so (and forwards what it could set up).
+func TestRouterLinkWithoutMetaAPI(t *testing.T) {
+	role := `{"name": "router2router", "permissions": [{"uri": "com.", "match": "prefix",
+		"allow": {"call": true, "register": true, "publish": true, "subscribe": true}}]}`
+	p := startLinkPairAs(t, role, "")
+	p.open()
+	err := p.b.WaitComponents(testCtx(t))
+	if err == nil || !strings.Contains(err.Error(), "rlinks[0]") || !strings.Contains(err.Error(), string(wamp.ErrNotAuthorized)) {
+		t.Errorf("WaitComponents: %v, want the link's path and %s", err, wamp.ErrNotAuthorized)
 	}
 }
