@@ -1,6 +1,7 @@
 package node
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,8 +19,10 @@ type builder struct {
 	dir    string // the node directory; "" is the current directory
 	log    *slog.Logger
 	nonces map[string]*bridge.NonceCache // by signing key; see signing
-	errs   config.Errors                 // the problems found so far
-	warns  []config.Warning              // what was built with a warning
+	// keyLoader loads the node key once, for the router links; see nodeKey.
+	keyLoader func() (ed25519.PrivateKey, error)
+	errs      config.Errors    // the problems found so far
+	warns     []config.Warning // what was built with a warning
 }
 
 // build adds a unit for every enabled worker, transport and component. An
@@ -139,6 +142,7 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 		b.fail(b.component(env))
 	}
 	b.pyWorker(path, true, w.Options, py, ru.fn)
+	b.routerLinks(path, r, w.Realms)
 }
 
 // containerWorker builds the components of w, each with a dialer of its
