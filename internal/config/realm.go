@@ -15,6 +15,10 @@ type Realm struct {
 	Options RealmOptions
 	// Store is "store" (nil when absent).
 	Store *RealmStore
+	// Stats is "stats" (nil when absent).
+	Stats *RealmStats
+	// RLinks is "rlinks": links to realms of other routers.
+	RLinks []*RouterLink
 }
 
 // RealmOptions is a realm's "options".
@@ -22,9 +26,9 @@ type RealmOptions struct {
 	// EnableMetaAPI is "enable_meta_api": the wamp.session.* and
 	// wamp.registration.* / wamp.subscription.* meta API (default true).
 	EnableMetaAPI bool
-	// BridgeMetaAPI is "bridge_meta_api" (default false). There are no
-	// router-to-router links: false is what Junction does; true is ignored
-	// with a warning.
+	// BridgeMetaAPI is "bridge_meta_api" (default false). Router links
+	// do not forward the meta API: false is what Junction does; true is
+	// ignored with a warning.
 	BridgeMetaAPI bool
 	// URICheck is "uri_check": "strict" or "loose" URI validation of
 	// client messages (default "loose").
@@ -133,8 +137,8 @@ func (d *decoder) realm(path string, v any) *Realm {
 	})
 	r.Options = d.realmOptions(o)
 	r.Store = d.store(o)
-	o.unsupported("rlinks", " (router-to-router links)")
-	o.unsupported("stats", " (realm session statistics)")
+	r.Stats = d.realmStats(o)
+	r.RLinks = d.rlinks(o)
 	o.ignored("trace", ": Crossbar does not use it either")
 	o.done()
 	return r
@@ -148,7 +152,7 @@ func (d *decoder) realmOptions(o *object) RealmOptions {
 	}
 	opts.EnableMetaAPI = oo.boolean("enable_meta_api", opts.EnableMetaAPI)
 	opts.BridgeMetaAPI = oo.boolean("bridge_meta_api", opts.BridgeMetaAPI)
-	oo.ignoredIf(opts.BridgeMetaAPI, "bridge_meta_api", ": there are no router-to-router links")
+	oo.ignoredIf(opts.BridgeMetaAPI, "bridge_meta_api", ": router links do not forward the meta API")
 	opts.URICheck = oo.enum("uri_check", opts.URICheck, "URI check", "strict", "loose")
 	opts.EventDispatchingChunkSize = int(oo.integer("event_dispatching_chunk_size", 100, 1, maxInt32))
 	oo.ignoredIf(true, "event_dispatching_chunk_size", ": each receiver has its own outbound queue, so the broker never yields")

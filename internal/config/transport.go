@@ -6,7 +6,8 @@ import (
 )
 
 // Transport is an item of a router's "transports": a *WebTransport, a
-// *WebSocketTransport or a *RawSocketTransport.
+// *WebSocketTransport, a *RawSocketTransport, a *UniversalTransport or a
+// *FlashPolicyTransport.
 type Transport interface {
 	// TransportID is the transport's "id" ("" when not given).
 	TransportID() string
@@ -21,6 +22,10 @@ func listenEndpointOf(t Transport) ListenEndpoint {
 	case *WebSocketTransport:
 		return t.Endpoint
 	case *RawSocketTransport:
+		return t.Endpoint
+	case *UniversalTransport:
+		return t.Endpoint
+	case *FlashPolicyTransport:
 		return t.Endpoint
 	}
 	return ListenEndpoint{}
@@ -95,13 +100,17 @@ func (d *decoder) transport(path string, v any) Transport {
 		t = d.webSocketTransport(o)
 	case "rawsocket":
 		t = d.rawSocketTransport(o)
+	case "universal":
+		t = d.universalTransport(o)
+	case "flashpolicy":
+		t = d.flashPolicyTransport(o)
 	case "":
 		o.skip()
-	case "universal", "mqtt", "flashpolicy", "websocket.testee", "stream.testee":
+	case "mqtt", "websocket.testee", "stream.testee":
 		d.errorf(o.at("type"), "not supported: transport type %q (%s)", typ, unsupportedTransports[typ])
 		o.skip()
 	default:
-		d.errorf(o.at("type"), "unknown transport type %q (want web, websocket, rawsocket)", typ)
+		d.errorf(o.at("type"), "unknown transport type %q (want web, websocket, rawsocket, universal, flashpolicy)", typ)
 		o.skip()
 	}
 	o.done()
@@ -132,8 +141,16 @@ func (d *decoder) webSocketTransport(o *object) *WebSocketTransport {
 }
 
 func (d *decoder) rawSocketTransport(o *object) *RawSocketTransport {
-	t := &RawSocketTransport{ID: d.id(o), MaxMessageSize: 1 << 20, JoinTimeout: DefaultJoinTimeout}
+	t := d.rawSocketBody(o)
+	t.ID = d.id(o)
 	t.Endpoint = d.listenEndpointAt(o)
+	return t
+}
+
+// rawSocketBody decodes what a RawSocket transport has besides its "id"
+// and "endpoint" (a universal transport's "rawsocket" has only this).
+func (d *decoder) rawSocketBody(o *object) *RawSocketTransport {
+	t := &RawSocketTransport{MaxMessageSize: 1 << 20, JoinTimeout: DefaultJoinTimeout}
 	t.Serializers = d.serializers(o)
 	t.Auth = d.auth(o, "auth")
 	d.cookieAuthAlone(o, t.Auth, nil)

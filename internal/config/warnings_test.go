@@ -83,7 +83,7 @@ var warningTests = []ruleTest{
 
 	// Realms and permissions.
 	{"chunk size", realmOptionsDoc(`"event_dispatching_chunk_size": 100`), r0 + ".options.event_dispatching_chunk_size", "ignored: each receiver has its own outbound queue"},
-	{"bridge_meta_api", realmOptionsDoc(`"bridge_meta_api": true`), r0 + ".options.bridge_meta_api", "ignored: there are no router-to-router links"},
+	{"bridge_meta_api", realmOptionsDoc(`"bridge_meta_api": true`), r0 + ".options.bridge_meta_api", "ignored: router links do not forward the meta API"},
 	{"bridge_meta_api false", realmOptionsDoc(`"bridge_meta_api": false`), "", ""},
 	{"realm trace", top(`{"type": "router", "realms": [{"name": "r", "trace": true}]}`), r0 + ".trace", "ignored: Crossbar does not use it either"},
 	{"permission cache", perm(`{"uri": "a", "cache": true}`), "", ""},

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,8 +19,10 @@ type builder struct {
 	dir    string // the node directory; "" is the current directory
 	log    *slog.Logger
 	nonces map[string]*bridge.NonceCache // by signing key; see signing
-	errs   config.Errors                 // the problems found so far
-	warns  []config.Warning              // what was built with a warning
+	// keyLoader loads the node key once, for the router links; see nodeKey.
+	keyLoader func() (ed25519.PrivateKey, error)
+	errs      config.Errors    // the problems found so far
+	warns     []config.Warning // what was built with a warning
 }
 
 // build adds a unit for every enabled worker, transport and component. An
@@ -54,7 +57,7 @@ func enabledWorkers(cfg *config.Config) int {
 		case *config.GuestWorker:
 			n++
 		case *config.RouterWorker:
-			if !w.Options.Disabled {
+			if !w.Options.Disabled && w.RunsAs == "" {
 				n++
 			}
 		case *config.ContainerWorker:
@@ -102,6 +105,10 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 		b.log.Info("worker disabled", "worker", path)
 		return
 	}
+	if w.RunsAs != "" {
+		b.log.Info("worker runs as one with an identical worker on its shared port", "worker", path, "runs_as", w.RunsAs)
+		return
+	}
 	realms, err := realmOptions(path, w.Realms)
 	if err != nil {
 		b.fail(err)
@@ -135,6 +142,7 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 		b.fail(b.component(env))
 	}
 	b.pyWorker(path, true, w.Options, py, ru.fn)
+	b.routerLinks(path, r, w.Realms)
 }
 
 // containerWorker builds the components of w, each with a dialer of its
@@ -210,6 +218,10 @@ func (b *builder) transport(path string, ru *routerUnit, t config.Transport) err
 		l, err = b.webSocketTransport(path, ru, t)
 	case *config.RawSocketTransport:
 		l, err = b.rawSocketTransport(path, ru, t)
+	case *config.UniversalTransport:
+		l, err = b.universalTransport(path, ru, t)
+	case *config.FlashPolicyTransport:
+		l, err = b.flashPolicyTransport(path, t)
 	default:
 		err = fieldError(path, fmt.Errorf("node: unknown transport type %T", t))
 	}

@@ -41,6 +41,17 @@
 // the same runner (started for them alone if need be) before its
 // components, and asked through its control channel (functionAuths).
 //
+// # Router links
+//
+// A realm's "rlinks" are components too (rlink), started with the
+// container components: each joins its realm as trusted and connects to
+// the other router in the background with cryptosign and the node key
+// (loadNodeKey: key.priv in the node directory, made at the first link's
+// start), reconnecting with backoff; on each connection it mirrors the
+// subscriptions and registrations of each side on the other (rlinkLeg) and
+// forwards events and calls with forward_for, which the router keeps on
+// EVENT and INVOCATION details so that nothing is forwarded back.
+//
 // # Listeners
 //
 // Each listener is wrapped in a connlimit.Listener with its endpoint's

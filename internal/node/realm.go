@@ -99,6 +99,7 @@ func realmOption(rm *config.Realm) router.RealmOptions {
 		DisableMetaAPI: !rm.Options.EnableMetaAPI,
 		Limits:         routerLimits(rm.Options.Limits),
 		EventHistory:   eventHistories(rm.Store),
+		Stats:          statsOptions(rm.Stats),
 	}
 }
 

@@ -92,6 +92,10 @@ func (b *broker) prepare(pub *session, topic wamp.URI, opts wamp.Dict) (*outEven
 		return nil, wamp.Errorf(wamp.ErrInvalidURI, "invalid topic %q", topic)
 	}
 	disclose := false
+	ff, err := optForwardFor(opts)
+	if err != nil {
+		return nil, err
+	}
 	if pub != nil {
 		perm, err := pub.authorize(auth.ActionPublish, topic, opts)
 		if err != nil {
@@ -103,7 +107,7 @@ func (b *broker) prepare(pub *session, topic wamp.URI, opts wamp.Dict) (*outEven
 		}
 		disclose = me || perm.Disclose
 	}
-	e := &outEvent{topic: topic, publication: wamp.GlobalID(), details: publisherDetails(pub, disclose)}
+	e := &outEvent{topic: topic, publication: wamp.GlobalID(), details: publisherDetails(pub, disclose, ff)}
 	if err := e.filter.parse(pub, opts); err != nil {
 		return nil, err
 	}
@@ -156,16 +160,14 @@ func (e *outEvent) event(sub wamp.ID, m uriindex.Match, retained bool) *wamp.Eve
 	return &wamp.Event{Subscription: sub, Publication: e.publication, Details: d, Args: e.args, Kwargs: e.kwargs}
 }
 
-// publisherDetails are the EVENT details that disclose the publisher.
-func publisherDetails(pub *session, disclose bool) wamp.Dict {
-	if pub == nil || !disclose {
-		return wamp.Dict{}
+// publisherDetails are the EVENT details that disclose the publisher (the
+// original one and forward_for for a forwarded event).
+func publisherDetails(pub *session, disclose bool, ff forwardFor) wamp.Dict {
+	d := wamp.Dict{}
+	if pub != nil && disclose {
+		ff.disclose(d, pub, publisherKeys)
 	}
-	return wamp.Dict{
-		wamp.OptPublisher:         uint64(pub.id),
-		wamp.OptPublisherAuthID:   pub.ident.AuthID,
-		wamp.OptPublisherAuthRole: pub.ident.AuthRole,
-	}
+	return d
 }
 
 // publishInternal publishes an event of the router itself (meta events,

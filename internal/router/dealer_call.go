@@ -13,6 +13,7 @@ type callOptions struct {
 	timeout  time.Duration // 0: none
 	progress bool          // receive_progress
 	disclose bool          // disclose_me, or the role's permission
+	forward  forwardFor    // forward_for of a call from a router link
 }
 
 // handleCall routes a call to the best-matching registration's callee, or
@@ -55,6 +56,9 @@ func parseCallOptions(o wamp.Dict, perm auth.Permission) (callOptions, error) {
 		opts.timeout = time.Duration(min(ms, int64(time.Duration(1<<62)/time.Millisecond))) * time.Millisecond
 	}
 	if opts.progress, err = optBool(o, wamp.OptReceiveProgress, false); err != nil {
+		return opts, err
+	}
+	if opts.forward, err = optForwardFor(o); err != nil {
 		return opts, err
 	}
 	me, err := optBool(o, wamp.OptDiscloseMe, false)
@@ -113,9 +117,7 @@ func invocationDetails(caller *session, proc wamp.URI, m uriindex.Match, opts ca
 		d[wamp.OptTimeout] = uint64(opts.timeout / time.Millisecond)
 	}
 	if opts.disclose {
-		d[wamp.OptCaller] = uint64(caller.id)
-		d[wamp.OptCallerAuthID] = caller.ident.AuthID
-		d[wamp.OptCallerAuthRole] = caller.ident.AuthRole
+		opts.forward.disclose(d, caller, callerKeys)
 	}
 	return d
 }

@@ -49,6 +49,9 @@ func (s *session) handshake() *realm {
 	s.joined.Store(true)
 	s.send(&wamp.Welcome{Session: s.id, Details: s.welcomeDetails()})
 	rm.hooks.SessionJoined(s.info())
+	if rm.meta {
+		s.startStats(rm)
+	}
 	if s.gate.opts.OnJoin != nil {
 		s.gate.opts.OnJoin(s.ident)
 	}

@@ -31,6 +31,9 @@ type RealmOptions struct {
 	// EventHistory are the realm's event histories (Crossbar's realm
 	// store): see EventHistory. Read with the meta API only.
 	EventHistory []EventHistory
+	// Stats are the session statistics (wamp.session.on_stats); they need
+	// the meta API.
+	Stats StatsOptions
 }
 
 // realm is a routing namespace: its sessions, broker and dealer.
@@ -49,6 +52,8 @@ type realm struct {
 	// authzLog rate-limits the log of the authorizer's failures
 	// (authorize.go).
 	authzLog lograte.Limit
+	// statsOpts are the session statistics' (session_stats.go).
+	statsOpts StatsOptions
 
 	mu       sync.RWMutex // guards the fields below; after Router.mu
 	sessions map[wamp.ID]*session
@@ -57,15 +62,16 @@ type realm struct {
 
 func newRealm(r *Router, o RealmOptions) *realm {
 	rm := &realm{
-		name:     o.Name,
-		roles:    slices.Clone(o.Roles),
-		authz:    authorizer(o),
-		strict:   o.StrictURIs,
-		router:   r,
-		hooks:    noHooks{},
-		limits:   newRealmLimits(o.Limits, r.log.With("realm", string(o.Name))),
-		authzLog: newAuthzLog(),
-		sessions: make(map[wamp.ID]*session),
+		name:      o.Name,
+		roles:     slices.Clone(o.Roles),
+		authz:     authorizer(o),
+		strict:    o.StrictURIs,
+		statsOpts: o.Stats,
+		router:    r,
+		hooks:     noHooks{},
+		limits:    newRealmLimits(o.Limits, r.log.With("realm", string(o.Name))),
+		authzLog:  newAuthzLog(),
+		sessions:  make(map[wamp.ID]*session),
 	}
 	rm.broker = newBroker(rm)
 	rm.broker.addHistories(o.EventHistory, rm.limits.historyBytes)
@@ -101,6 +107,7 @@ func (rm *realm) leave(s *session) {
 	rm.mu.Unlock()
 	rm.broker.removeSession(s)
 	rm.dealer.removeSession(s)
+	s.publishStats(true)
 	rm.hooks.SessionLeft(s.info())
 }
 

@@ -29,6 +29,9 @@ type session struct {
 	// read-only afterwards.
 	realm *realm
 	ident auth.Identity
+	// stats are s's session statistics once joined (meta API on), nil
+	// before or without.
+	stats *sessionStats
 	// canCancel: the client announced callee feature call_canceling, so
 	// it may be sent INTERRUPT.
 	canCancel bool

@@ -33,6 +33,12 @@ const (
 	OptPublisherAuthRole = "publisher_authrole"
 	OptRetained          = "retained"
 
+	// PUBLISH and CALL options, EVENT and INVOCATION details of messages
+	// forwarded by router-to-router links: a list of {session, authid,
+	// authrole}. KeySession names an entry's session.
+	OptForwardFor = "forward_for"
+	KeySession    = "session"
+
 	// CALL, REGISTER, INVOCATION, CANCEL and INTERRUPT.
 	OptTimeout         = "timeout"
 	OptReceiveProgress = "receive_progress"

@@ -29,6 +29,10 @@ type Options struct {
 	MaxMessages  int           // queued frames before slow-consumer close; default 4096
 	MaxBytes     int           // queued bytes before slow-consumer close; default 16 MiB
 	CloseTimeout time.Duration // time Close gives queued frames to flush; default 2 s
+	// Traffic, when set by the transport, counts each message Send queues
+	// (its encoded size, before any compression), and the writer checks
+	// its watch after each batch; nil counts nothing.
+	Traffic *wamp.Traffic
 }
 
 func (o Options) withDefaults() Options {
@@ -109,7 +113,11 @@ func (o *Outbox) Send(m wamp.Message) error {
 	if err != nil {
 		return errors.Join(ErrEncode, err)
 	}
-	return o.Queue(Frame{Kind: KindData, Data: b})
+	if err := o.Queue(Frame{Kind: KindData, Data: b}); err != nil {
+		return err
+	}
+	o.opts.Traffic.Add(len(b))
+	return nil
 }
 
 // Queue queues one frame, under the same limits as Send: the transports use

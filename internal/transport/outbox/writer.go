@@ -39,6 +39,7 @@ func (o *Outbox) run() {
 		for _, fn := range flushed {
 			fn()
 		}
+		o.opts.Traffic.Check() // no lock held here, unlike in Send
 	}
 }
 

@@ -38,17 +38,23 @@ type Peer struct {
 	out      *outbox.Outbox
 	keep     *keepalive.Timer // nil without a ping interval
 	timedOut atomic.Bool
+	traffic  wamp.Traffic
 
 	rd   *idlereader.Reader // the Recv goroutine only
 	rhdr [4]byte            // the Recv goroutine only
 	whdr [4]byte            // the outbox's writer goroutine only
 }
 
-var _ wamp.Peer = (*Peer)(nil)
+var (
+	_ wamp.Peer    = (*Peer)(nil)
+	_ wamp.Metered = (*Peer)(nil)
+)
 
 func newPeer(conn net.Conn, cfg peerConfig) *Peer {
 	p := &Peer{cfg: cfg, rd: idlereader.New(conn, nil)}
-	p.out = outbox.New(conn, nil, p.encode, p.writeFrame, cfg.outbox)
+	ob := cfg.outbox
+	ob.Traffic = &p.traffic
+	p.out = outbox.New(conn, nil, p.encode, p.writeFrame, ob)
 	if cfg.pingInterval > 0 {
 		p.keep = keepalive.New(cfg.pingInterval, cfg.pingTimeout, p.ping, p.timeout)
 		p.keep.Start()
@@ -71,6 +77,9 @@ func (p *Peer) Close() error {
 	return p.out.Close()
 }
 
+// Traffic counts the messages' bytes both ways; see wamp.Traffic.
+func (p *Peer) Traffic() *wamp.Traffic { return &p.traffic }
+
 // Info describes the connection.
 func (p *Peer) Info() wamp.PeerInfo { return p.cfg.info }
 
@@ -86,6 +95,7 @@ func (p *Peer) Recv() (wamp.Message, error) {
 		case framePing:
 			p.out.Queue(outbox.Frame{Kind: framePong, Data: payload})
 		case frameMessage:
+			p.traffic.Count(len(payload))
 			m, err := p.cfg.codec.Decode(payload)
 			if err != nil {
 				return nil, fmt.Errorf("rawsocket: %w", err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/internal/wamp/codec"
 )
 
 // Session is one attached server peer, handed to the test. Attach returns
@@ -150,5 +151,31 @@ func BenchSendRecv(b *testing.B, from, to wamp.Peer) {
 	}
 	if err := <-done; err != nil {
 		b.Fatal(err)
+	}
+}
+
+// CheckTraffic sends SampleMessages over p, encoded with c, to an Echo and
+// checks that p's wamp.Traffic counted each message both ways, with its
+// encoded size.
+func CheckTraffic(t *testing.T, p wamp.Peer, c codec.Codec) {
+	t.Helper()
+	var want wamp.TrafficCount
+	for _, m := range SampleMessages() {
+		b, err := c.Encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Messages += 2
+		want.Bytes += 2 * uint64(len(b))
+		want.Rated += 2 * uint64((len(b)+wamp.DefaultRatedSize-1)/wamp.DefaultRatedSize)
+		if err := p.Send(m); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Recv(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := p.(wamp.Metered).Traffic().Load(); got != want {
+		t.Fatalf("traffic %+v, want %+v", got, want)
 	}
 }

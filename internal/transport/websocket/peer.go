@@ -64,6 +64,7 @@ type Peer struct {
 
 	timedOut atomic.Bool // closed by the keepalive
 	desync   atomic.Bool // the reader failed the connection mid-frame
+	traffic  wamp.Traffic
 
 	// Reader state: the Recv goroutine only.
 	rd    io.Reader
@@ -75,7 +76,10 @@ type Peer struct {
 	wbuf []byte // masking scratch (client only)
 }
 
-var _ wamp.Peer = (*Peer)(nil)
+var (
+	_ wamp.Peer    = (*Peer)(nil)
+	_ wamp.Metered = (*Peer)(nil)
+)
 
 // newPeer wraps an upgraded connection. rd reads from conn (it may hold bytes
 // already received); bw, if not nil, is the write buffer to use.
@@ -84,7 +88,9 @@ func newPeer(conn net.Conn, rd io.Reader, bw *bufio.Writer, cfg peerConfig) *Pee
 		cfg.peerOptions = cfg.peerOptions.withDefaults()
 	}
 	p := &Peer{cfg: cfg, rd: rd, conn: lingerConn{Conn: conn, wait: cfg.closeWait}}
-	p.out = outbox.New(&p.conn, bw, p.encode, p.writeFrame, cfg.outbox)
+	ob := cfg.outbox // a copy: cfg's options are shared by the Handler's peers
+	ob.Traffic = &p.traffic
+	p.out = outbox.New(&p.conn, bw, p.encode, p.writeFrame, ob)
 	if cfg.pingInterval > 0 {
 		p.keep = keepalive.New(cfg.pingInterval, cfg.pingTimeout, p.ping, p.timeout)
 		p.keep.Start()
@@ -157,7 +163,11 @@ func (p *Peer) Recv() (wamp.Message, error) {
 	return p.decode(data)
 }
 
+// Traffic counts the messages' bytes both ways; see wamp.Traffic.
+func (p *Peer) Traffic() *wamp.Traffic { return &p.traffic }
+
 func (p *Peer) decode(data []byte) (wamp.Message, error) {
+	p.traffic.Count(len(data))
 	m, err := p.cfg.codec.Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("websocket: %w", err)

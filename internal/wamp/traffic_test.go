@@ -1,0 +1,65 @@
+package wamp
+
+import "testing"
+
+func TestTrafficRated(t *testing.T) {
+	tests := []struct {
+		size  int
+		sizes []int
+		want  TrafficCount
+	}{
+		{0, []int{1, 512, 513}, TrafficCount{Messages: 3, Bytes: 1026, Rated: 1 + 1 + 2}},
+		{256, []int{0, 256, 257, 1000}, TrafficCount{Messages: 4, Bytes: 1513, Rated: 1 + 1 + 2 + 4}},
+	}
+	for _, tt := range tests {
+		var tr Traffic
+		tr.SetRatedSize(tt.size)
+		for _, n := range tt.sizes {
+			tr.Count(n)
+		}
+		if got := tr.Load(); got != tt.want {
+			t.Errorf("size %d, %v: %+v, want %+v", tt.size, tt.sizes, got, tt.want)
+		}
+	}
+}
+
+func TestTrafficWatchFiresOnce(t *testing.T) {
+	var tr Traffic
+	fired := 0
+	tr.Watch(&TrafficWatch{At: 3, Fn: func() { fired++ }})
+	for range 2 {
+		tr.Count(10)
+	}
+	if fired != 0 {
+		t.Fatalf("fired at 2 rated messages, watch at 3")
+	}
+	for range 3 {
+		tr.Count(10)
+	}
+	if fired != 1 {
+		t.Fatalf("fired %d times, want once", fired)
+	}
+	tr.Watch(nil)
+	tr.Count(10)
+	var nilTraffic *Traffic
+	nilTraffic.Count(10)
+	if got := nilTraffic.Load(); got != (TrafficCount{}) {
+		t.Fatalf("nil traffic counted %+v", got)
+	}
+}
+
+// Add never fires the watch (senders may hold a lock); Check does.
+func TestTrafficAddThenCheck(t *testing.T) {
+	var tr Traffic
+	fired := 0
+	tr.Watch(&TrafficWatch{At: 1, Fn: func() { fired++ }})
+	tr.Add(10)
+	if fired != 0 {
+		t.Fatal("Add fired the watch")
+	}
+	tr.Check()
+	tr.Check()
+	if fired != 1 {
+		t.Fatalf("Check fired %d times, want once", fired)
+	}
+}
