@@ -35,7 +35,7 @@ func TestScramAuthRules(t *testing.T) {
 		return wsPath(`"auth": {"scram": {"type": "static", "principals": {"c": {"role": "r", ` + members + `}}}}`)
 	}
 	pc := p + ".principals.c"
-	tests := []struct{ name, doc, path, msg string }{
+	tests := []ruleTest{
 		{"no principals", wsPath(`"auth": {"scram": {"type": "static"}}`), p + ".principals", "required"},
 		{"kdf missing", principal(scramMore), pc + ".kdf", "required"},
 		{"kdf unknown", principal(`"kdf": "scrypt", ` + scramMore), pc + ".kdf", `unknown kdf "scrypt"`},
@@ -46,12 +46,5 @@ func TestScramAuthRules(t *testing.T) {
 		{"unknown key", principal(`"kdf": "pbkdf2", "keylen": 32, ` + scramMore), pc + ".keylen", "unknown"},
 		{"function without create", wsPath(`"auth": {"scram": {"type": "function"}}`), p + ".create", "required"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, errs := parseTest(t, tt.doc, JSON)
-			if len(errs) != 1 || errs[0].Path != tt.path || !strings.Contains(errs[0].Msg, tt.msg) {
-				t.Errorf("got %v,\nwant one error at %s: ...%s...", errs, tt.path, tt.msg)
-			}
-		})
-	}
+	runRuleTests(t, tests)
 }

@@ -37,7 +37,7 @@ func TestTLSAuthRules(t *testing.T) {
 	principal := func(members string) string {
 		return wsPath(`"auth": {"tls": {"type": "static", "principals": {"c": {` + members + `}}}}`)
 	}
-	tests := []struct{ name, doc, path, msg string }{
+	tests := []ruleTest{
 		{"fingerprint missing", principal(`"role": "r"`), p + ".principals.c.certificate-sha1", "required"},
 		{"role missing", principal(`"certificate-sha1": "` + fpUpper + `"`), p + ".principals.c.role", "required"},
 		{"fingerprint short", principal(`"certificate-sha1": "E0:01", "role": "r"`), p + ".principals.c.certificate-sha1", "invalid SHA-1 fingerprint"},
@@ -48,6 +48,12 @@ func TestTLSAuthRules(t *testing.T) {
 		{"function", wsPath(`"auth": {"tls": {"type": "function", "create": "a.b"}}`), p + ".type", `unknown authentication type "function" for tls`},
 		{"dynamic without authenticator", wsPath(`"auth": {"tls": {"type": "dynamic"}}`), p + ".authenticator", "required"},
 	}
+	runRuleTests(t, tests)
+}
+
+// runRuleTests runs tests, each a document with one error.
+func runRuleTests(t *testing.T, tests []ruleTest) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, errs := parseTest(t, tt.doc, JSON)

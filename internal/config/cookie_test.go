@@ -1,7 +1,6 @@
 package config
 
 import (
-	"strings"
 	"testing"
 	"time"
 )
@@ -27,7 +26,7 @@ func TestCookieTracking(t *testing.T) {
 func TestCookieTrackingRules(t *testing.T) {
 	p := ws + ".cookie"
 	cookie := func(members string) string { return wsPath(`"cookie": {` + members + `}`) }
-	tests := []struct{ name, doc, path, msg string }{
+	tests := []ruleTest{
 		{"name", cookie(`"name": "Sid"`), p + ".name", `invalid cookie name "Sid"`},
 		{"length", cookie(`"length": 5`), p + ".length", "must be in 6..64"},
 		{"max_age", cookie(`"max_age": 0`), p + ".max_age", "must be in 1.."},
@@ -38,12 +37,5 @@ func TestCookieTrackingRules(t *testing.T) {
 		{"memory with file name", cookie(`"store": {"type": "memory", "filename": "x"}`), p + ".store.filename", "unknown"},
 		{"unknown", cookie(`"domain": "x"`), p + ".domain", "unknown"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, errs := parseTest(t, tt.doc, JSON)
-			if len(errs) != 1 || errs[0].Path != tt.path || !strings.Contains(errs[0].Msg, tt.msg) {
-				t.Errorf("got %v,\nwant one error at %s: ...%s...", errs, tt.path, tt.msg)
-			}
-		})
-	}
+	runRuleTests(t, tests)
 }
