@@ -327,3 +327,14 @@ func (s *CookieStore) lookup(cbtid string) (Identity, bool) {
 	}
 	return *c.id, true
 }
+
+// Forget records that cookie cbtid authenticates nobody any more (the
+// client logged out), as Crossbar does.
+func (s *CookieStore) Forget(cbtid string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.cookies[cbtid]; c != nil && c.id != nil {
+		c.id = nil
+		s.persist(cbtid, c, "modified")
+	}
+}

@@ -39,8 +39,9 @@ func cookieTracker(store *auth.CookieStore) websocket.CookieTracker {
 
 // cookieGate is clientGate for a transport that tracks clients with
 // store (nil: none): with "auth.cookie" the cookie authenticator comes
-// first, and every session that joins by another method is remembered
-// for its cookie.
+// first, every session that joins by another method is remembered for
+// its cookie, and one that logs out (GOODBYE wamp.close.logout) forgets
+// it.
 func cookieGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Duration, store *auth.CookieStore) *router.Gate {
 	auths := authenticators(path+".auth", a, askers{dc: ru.dyn, fa: ru.fn})
 	o := router.GateOptions{Auths: auths, JoinTimeout: joinTimeout}
@@ -49,6 +50,7 @@ func cookieGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Dur
 			o.Auths = append([]auth.Authenticator{auth.Cookie(store)}, auths...)
 		}
 		o.OnJoin = func(id auth.Identity) { store.Remember(id.Peer.CBTID, id) }
+		o.OnLogout = func(id auth.Identity) { store.Forget(id.Peer.CBTID) }
 	}
 	return ru.router.NewGate(o)
 }

@@ -132,3 +132,39 @@ func TestCookieFile(t *testing.T) {
 		t.Errorf("after restart: %v (Set-Cookie %d times)", d, jar.set)
 	}
 }
+
+// TestCookieLogout: a session that leaves with GOODBYE wamp.close.logout
+// makes its cookie authenticate nobody.
+func TestCookieLogout(t *testing.T) {
+	n := start(t, parse(t, cookieDoc(`{"type": "memory"}`), nil), t.TempDir())
+	url := "ws://" + address(t, n, web0) + "/ws"
+	jar := &cookieJar{}
+	loginAgain(t, url, jar)
+
+	p, err := websocket.Dial(testCtx(t), url, jar.dial())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	hello := &wamp.Hello{Realm: "realm1", Details: wamp.Dict{"roles": wamp.Dict{"caller": wamp.Dict{}}, "authmethods": wamp.List{"cookie"}}}
+	if err := p.Send(hello); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := p.Recv(); err != nil {
+		t.Fatal(err)
+	} else if _, ok := m.(*wamp.Welcome); !ok {
+		t.Fatalf("got %v, want WELCOME", m)
+	}
+	if err := p.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: "wamp.close.logout"}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := p.Recv(); err != nil {
+		t.Fatal(err)
+	} else if _, ok := m.(*wamp.Goodbye); !ok {
+		t.Fatalf("got %v, want GOODBYE", m)
+	}
+	_, err = joinWS(t, url, jar.dial(), client.Config{Realm: "realm1", Auth: []client.Authenticator{cookieMethod{}}})
+	if wampURIOf(err) != wamp.ErrNoAuthMethod {
+		t.Errorf("cookie after logout: %v, want %s", err, wamp.ErrNoAuthMethod)
+	}
+}

@@ -38,6 +38,10 @@ type GateOptions struct {
 	// goroutine, holding no lock (a cookie store remembers who the
 	// client's cookie authenticated).
 	OnJoin func(auth.Identity)
+	// OnLogout, if set, is called with the identity of a session that
+	// leaves with GOODBYE wamp.close.logout, from its goroutine, holding
+	// no lock (a cookie store forgets who the cookie authenticated).
+	OnLogout func(auth.Identity)
 }
 
 // Gate and Router satisfy the transports' Attacher interface.
