@@ -22,6 +22,8 @@ func listenEndpointOf(t Transport) ListenEndpoint {
 		return t.Endpoint
 	case *RawSocketTransport:
 		return t.Endpoint
+	case *MQTTTransport:
+		return t.Endpoint
 	}
 	return ListenEndpoint{}
 }
@@ -93,9 +95,11 @@ func (d *decoder) transport(path string, v any) Transport {
 		t = d.webSocketTransport(o)
 	case "rawsocket":
 		t = d.rawSocketTransport(o)
+	case "mqtt":
+		t = d.mqttTransport(o)
 	case "":
 		o.skip()
-	case "universal", "mqtt", "flashpolicy", "websocket.testee", "stream.testee":
+	case "universal", "flashpolicy", "websocket.testee", "stream.testee":
 		d.errorf(o.at("type"), "not supported: transport type %q (%s)", typ, unsupportedTransports[typ])
 		o.skip()
 	default:

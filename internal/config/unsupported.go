@@ -14,7 +14,6 @@ const databaseConnections = " (database connections: a PostgreSQL connection poo
 var unsupportedTransports = map[string]string{
 	"universal": "RawSocket, WebSocket and HTTP told apart on one port by their first bytes; " +
 		"give the RawSocket and the web transport a port each",
-	"mqtt": "an MQTT broker bridged to WAMP; run an MQTT broker and bridge it with a component",
 	"flashpolicy": "Adobe Flash socket policy files, for Flash clients (gone from browsers since 2021); " +
 		"remove the transport",
 	"websocket.testee": "Crossbar's WebSocket echo server for the Autobahn test suite; " +

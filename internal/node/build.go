@@ -210,6 +210,8 @@ func (b *builder) transport(path string, ru *routerUnit, t config.Transport) err
 		l, err = b.webSocketTransport(path, ru, t)
 	case *config.RawSocketTransport:
 		l, err = b.rawSocketTransport(path, ru, t)
+	case *config.MQTTTransport:
+		l, err = b.mqttTransport(path, ru, t)
 	default:
 		err = fieldError(path, fmt.Errorf("node: unknown transport type %T", t))
 	}
