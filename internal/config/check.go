@@ -11,9 +11,10 @@ import (
 // paths it reports assume every list item decoded (no decode errors).
 func (c *Config) check(d *decoder) {
 	var listeners []listener
+	c.mergeSharedWorkers(d)
 	for i, w := range c.Workers {
 		wp := "workers[" + strconv.Itoa(i) + "]"
-		if r, ok := w.(*RouterWorker); ok {
+		if r, ok := w.(*RouterWorker); ok && r.RunsAs == "" {
 			r.check(d, wp, &listeners)
 		}
 	}
@@ -50,8 +51,13 @@ func (w *RouterWorker) check(d *decoder, wp string, listeners *[]listener) {
 		tp := fmt.Sprintf("%s.transports[%d]", wp, i)
 		checkListener(d, tp, t, listeners)
 		checkTransportRoles(d, tp, t, routerRoles{realms, roles})
-		if wt, ok := t.(*WebTransport); ok {
-			checkBridgePaths(d, tp+".paths", wt.Paths, realms, wt.Options.BodyBufferLimit)
+		switch t := t.(type) {
+		case *WebTransport:
+			checkBridgePaths(d, tp+".paths", t.Paths, realms, t.Options.BodyBufferLimit)
+		case *UniversalTransport:
+			if t.Web != nil {
+				checkBridgePaths(d, tp+".web.paths", t.Web.Paths, realms, t.Web.Options.BodyBufferLimit)
+			}
 		}
 	}
 	for i, c := range w.Components {
@@ -95,7 +101,7 @@ type listener struct {
 func checkListener(d *decoder, tp string, t Transport, seen *[]listener) {
 	e := listenEndpointOf(t)
 	for _, l := range *seen {
-		if overlap(l.e, e) {
+		if overlap(l.e, e) && !sharedAcrossWorkers(l, listener{tp, e}) {
 			msg := "listens where %s does"
 			if l.e.Shared && e.Shared {
 				msg += ` ("shared" lets other processes share a port, not two transports of one node)`

@@ -23,6 +23,16 @@ func checkTransportRoles(d *decoder, tp string, t Transport, rr routerRoles) {
 		rr.checkAuth(d, tp+".options.auth", t.Options.Auth)
 	case *WebTransport:
 		rr.checkPaths(d, tp+".paths", t.Paths)
+	case *UniversalTransport:
+		if t.RawSocket != nil {
+			rr.checkAuth(d, tp+".rawsocket.auth", t.RawSocket.Auth)
+		}
+		for _, k := range sortedKeysOf(t.WebSocket) {
+			rr.checkAuth(d, childPath(tp+".websocket", k)+".auth", t.WebSocket[k].Auth)
+		}
+		if t.Web != nil {
+			rr.checkPaths(d, tp+".web.paths", t.Web.Paths)
+		}
 	}
 }
 

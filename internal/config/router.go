@@ -11,13 +11,20 @@ type RouterWorker struct {
 	Options WorkerOptions
 	// Realms is "realms".
 	Realms []*Realm
-	// Transports is "transports": each is a *WebTransport, a
-	// *WebSocketTransport or a *RawSocketTransport.
+	// Transports is "transports": see Transport.
 	Transports []Transport
 	// Components is "components": components that join the router from
 	// inside: bridge components, and Python components that the worker's
 	// Python runner runs.
 	Components []*Component
+	// RunsAs is the JSON path of an earlier router worker ("workers[0]")
+	// that this one is identical to and shares a port with ("shared":
+	// true on both endpoints): this worker runs as that one, and package
+	// node does not build it (see Config.mergeSharedWorkers). "" for
+	// every other worker.
+	RunsAs string
+
+	raw map[string]any // the worker's object in the file, to compare
 }
 
 // WorkerID returns the worker's "id".
@@ -27,7 +34,7 @@ func (*RouterWorker) isWorker()          {}
 var _ Worker = (*RouterWorker)(nil)
 
 func (d *decoder) routerWorker(o *object) *RouterWorker {
-	w := &RouterWorker{}
+	w := &RouterWorker{raw: o.m}
 	w.ID, w.Options = d.workerCommon(o, nil)
 	o.list("realms", func(p string, v any) {
 		if r := d.realm(p, v); r != nil {

@@ -114,8 +114,8 @@ var ruleTests = []ruleTest{
 
 	// Transports.
 	{"transport type missing", transports(`{}`), t0 + ".type", "required"},
-	{"transport universal", transports(`{"type": "universal", "endpoint": {}}`), t0 + ".type", `not supported: transport type "universal"`},
-	{"transport unknown type", transports(`{"type": "webs"}`), t0 + ".type", `unknown transport type "webs" (want web, websocket, rawsocket)`},
+	{"transport mqtt without options", transports(`{"type": "mqtt", "endpoint": {"type": "tcp", "port": 1883}}`), t0 + ".options", "required"},
+	{"transport unknown type", transports(`{"type": "webs"}`), t0 + ".type", `unknown transport type "webs" (want web, websocket, rawsocket, universal, flashpolicy)`},
 	{"web endpoint missing", transports(`{"type": "web", "paths": {}}`), t0 + ".endpoint", "required"},
 	{"web paths missing", transports(`{"type": "web", "endpoint": {"type": "tcp", "port": 80}}`), t0 + ".paths", "required"},
 	{"web option unknown", transports(`{"type": "web", "endpoint": {"type": "tcp", "port": 80}, "paths": {}, "options": {"hsts_maxage": 1}}`), t0 + ".options.hsts_maxage", `did you mean "hsts_max_age"?`},

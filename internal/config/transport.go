@@ -6,7 +6,8 @@ import (
 )
 
 // Transport is an item of a router's "transports": a *WebTransport, a
-// *WebSocketTransport or a *RawSocketTransport.
+// *WebSocketTransport, a *RawSocketTransport, a *UniversalTransport or a
+// *FlashPolicyTransport.
 type Transport interface {
 	// TransportID is the transport's "id" ("" when not given).
 	TransportID() string
@@ -23,6 +24,10 @@ func listenEndpointOf(t Transport) ListenEndpoint {
 	case *RawSocketTransport:
 		return t.Endpoint
 	case *MQTTTransport:
+		return t.Endpoint
+	case *UniversalTransport:
+		return t.Endpoint
+	case *FlashPolicyTransport:
 		return t.Endpoint
 	}
 	return ListenEndpoint{}
@@ -97,13 +102,17 @@ func (d *decoder) transport(path string, v any) Transport {
 		t = d.rawSocketTransport(o)
 	case "mqtt":
 		t = d.mqttTransport(o)
+	case "universal":
+		t = d.universalTransport(o)
+	case "flashpolicy":
+		t = d.flashPolicyTransport(o)
 	case "":
 		o.skip()
-	case "universal", "flashpolicy", "websocket.testee", "stream.testee":
+	case "websocket.testee", "stream.testee":
 		d.errorf(o.at("type"), "not supported: transport type %q (%s)", typ, unsupportedTransports[typ])
 		o.skip()
 	default:
-		d.errorf(o.at("type"), "unknown transport type %q (want web, websocket, rawsocket)", typ)
+		d.errorf(o.at("type"), "unknown transport type %q (want web, websocket, rawsocket, universal, flashpolicy)", typ)
 		o.skip()
 	}
 	o.done()
@@ -133,8 +142,16 @@ func (d *decoder) webSocketTransport(o *object) *WebSocketTransport {
 }
 
 func (d *decoder) rawSocketTransport(o *object) *RawSocketTransport {
-	t := &RawSocketTransport{ID: d.id(o), MaxMessageSize: 1 << 20, JoinTimeout: DefaultJoinTimeout}
+	t := d.rawSocketBody(o)
+	t.ID = d.id(o)
 	t.Endpoint = d.listenEndpointAt(o)
+	return t
+}
+
+// rawSocketBody decodes what a RawSocket transport has besides its "id"
+// and "endpoint" (a universal transport's "rawsocket" has only this).
+func (d *decoder) rawSocketBody(o *object) *RawSocketTransport {
+	t := &RawSocketTransport{MaxMessageSize: 1 << 20, JoinTimeout: DefaultJoinTimeout}
 	t.Serializers = d.serializers(o)
 	t.Auth = d.auth(o, "auth")
 	if v, ok := o.get("options"); ok {

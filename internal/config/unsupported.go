@@ -12,10 +12,6 @@ const databaseConnections = " (database connections: a PostgreSQL connection poo
 // unsupportedTransports are the listening transport types Junction does
 // not have, with why.
 var unsupportedTransports = map[string]string{
-	"universal": "RawSocket, WebSocket and HTTP told apart on one port by their first bytes; " +
-		"give the RawSocket and the web transport a port each",
-	"flashpolicy": "Adobe Flash socket policy files, for Flash clients (gone from browsers since 2021); " +
-		"remove the transport",
 	"websocket.testee": "Crossbar's WebSocket echo server for the Autobahn test suite; " +
 		"run an echo server as a guest worker to test a WebSocket client",
 	"stream.testee": "Crossbar's TCP echo server for its tests; run an echo server as a guest worker",

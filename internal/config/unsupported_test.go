@@ -32,8 +32,6 @@ func TestRefusalsSayWhy(t *testing.T) {
 			[]string{"PostgreSQL connection pool"}},
 		{"controller connections", `{"version": 2, "controller": {"connections": []}}`, "controller.connections",
 			[]string{"PostgreSQL connection pool"}},
-		{"universal", transports(`{"type": "universal"}`), t0 + ".type", []string{`transport type "universal"`, "a port each"}},
-		{"flashpolicy", transports(`{"type": "flashpolicy"}`), t0 + ".type", []string{"Flash socket policy", "remove the transport"}},
 		{"websocket.testee", transports(`{"type": "websocket.testee"}`), t0 + ".type", []string{"Autobahn test suite", "guest worker"}},
 		{"stream.testee", transports(`{"type": "stream.testee"}`), t0 + ".type", []string{"TCP echo server", "guest worker"}},
 		{"websocket-testee worker", top(`{"type": "websocket-testee", "transport": {}}`), w0 + ".type",

@@ -80,9 +80,18 @@ func (*WebTransport) isTransport()          {}
 var _ Transport = (*WebTransport)(nil)
 
 func (d *decoder) webTransport(o *object) *WebTransport {
-	t := &WebTransport{ID: d.id(o), Options: WebOptions{HSTSMaxAge: 31536000 * time.Second,
-		ClientTimeout: DefaultClientTimeout, BodyTimeout: DefaultBodyTimeout, BodyBufferLimit: DefaultBodyBufferLimit}}
+	t := d.webBody(o)
+	t.ID = d.id(o)
 	t.Endpoint = d.listenEndpointAt(o)
+	return t
+}
+
+// webBody decodes what a web transport has besides its "id" and
+// "endpoint": "paths" and "options" (a universal transport's "web" has
+// only these).
+func (d *decoder) webBody(o *object) *WebTransport {
+	t := &WebTransport{Options: WebOptions{HSTSMaxAge: 31536000 * time.Second,
+		ClientTimeout: DefaultClientTimeout, BodyTimeout: DefaultBodyTimeout, BodyBufferLimit: DefaultBodyBufferLimit}}
 	if !o.has("paths") {
 		o.get("paths")
 		o.required("paths")

@@ -54,7 +54,7 @@ func enabledWorkers(cfg *config.Config) int {
 		case *config.GuestWorker:
 			n++
 		case *config.RouterWorker:
-			if !w.Options.Disabled {
+			if !w.Options.Disabled && w.RunsAs == "" {
 				n++
 			}
 		case *config.ContainerWorker:
@@ -100,6 +100,10 @@ func (b *builder) resolve(name string) string {
 func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 	if w.Options.Disabled {
 		b.log.Info("worker disabled", "worker", path)
+		return
+	}
+	if w.RunsAs != "" {
+		b.log.Info("worker runs as one with an identical worker on its shared port", "worker", path, "runs_as", w.RunsAs)
 		return
 	}
 	realms, err := realmOptions(path, w.Realms)
@@ -212,6 +216,10 @@ func (b *builder) transport(path string, ru *routerUnit, t config.Transport) err
 		l, err = b.rawSocketTransport(path, ru, t)
 	case *config.MQTTTransport:
 		l, err = b.mqttTransport(path, ru, t)
+	case *config.UniversalTransport:
+		l, err = b.universalTransport(path, ru, t)
+	case *config.FlashPolicyTransport:
+		l, err = b.flashPolicyTransport(path, t)
 	default:
 		err = fieldError(path, fmt.Errorf("node: unknown transport type %T", t))
 	}

@@ -64,26 +64,33 @@ func (webServer) close() error { return nil }
 // web.Server.
 func (b *builder) webTransport(path string, ru *routerUnit, t *config.WebTransport) (*listenerUnit, error) {
 	l := &listenerUnit{path: path, kind: "web"}
+	o, treeErr := b.webServerOptions(path, ru, l, t)
+	l, err := b.httpListener(path, l, t.Endpoint, o)
+	if err := joinErrors(treeErr, err); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// webServerOptions builds the path tree of t (its paths at path+".paths")
+// for listener l, and the web.ServerOptions of t's options serving it.
+// The options are returned even with an error (see tree).
+func (b *builder) webServerOptions(path string, ru *routerUnit, l *listenerUnit, t *config.WebTransport) (web.ServerOptions, error) {
 	// One body buffer for the transport's bridge services; "body_buffer_limit"
 	// maps one to one (config.NoBodyBufferLimit is negative, no bound).
 	env := &pathEnv{b: b, types: pathTypes, router: ru, listener: l, bodies: bridge.NewBodyBuffer(t.Options.BodyBufferLimit)}
-	tree, treeErr := b.tree(env, path+".paths", "", t.Paths)
+	tree, err := b.tree(env, path+".paths", "", t.Paths)
 	o := web.ServerOptions{
 		Handler:       tree,
 		HSTS:          t.Options.HSTS,
 		HSTSMaxAge:    int(t.Options.HSTSMaxAge.Seconds()),
 		HSTSMaxAgeSet: true,
 		AccessLog:     t.Options.AccessLog,
-		Logger:        b.log.With("transport", path),
+		Logger:        b.log.With("transport", l.path),
 		BodyTimeout:   t.Options.BodyTimeout, // 0 from a hand-built config: web's default, the same
 	}
 	o.IdleTimeout, o.ReadHeaderTimeout = clientTimeouts(t.Options.ClientTimeout)
-	o.ReadHeaderTimeout = l.readHeaderTimeout(o.ReadHeaderTimeout)
-	l, err := b.httpListener(path, l, t.Endpoint, o)
-	if err := joinErrors(treeErr, err); err != nil {
-		return nil, err
-	}
-	return l, nil
+	return o, err
 }
 
 // clientTimeouts maps "client_timeout" (config.DefaultClientTimeout when
@@ -107,8 +114,7 @@ func (b *builder) webSocketTransport(path string, ru *routerUnit, t *config.WebS
 	l := &listenerUnit{path: path, kind: "websocket"}
 	l.services = append(l.services, serviceLog{"websocket service", []any{"url", "/*", "serializers", t.Serializers}})
 	l.boundHandshake(t.Options.OpenHandshakeTimeout)
-	o := web.ServerOptions{Handler: h, Logger: b.log.With("transport", path),
-		ReadHeaderTimeout: l.readHeaderTimeout(web.DefaultReadHeaderTimeout)}
+	o := web.ServerOptions{Handler: h, Logger: b.log.With("transport", path), ReadHeaderTimeout: web.DefaultReadHeaderTimeout}
 	l, err := b.httpListener(path, l, t.Endpoint, o)
 	if err := joinErrors(hErr, err); err != nil {
 		return nil, err
@@ -130,6 +136,7 @@ func (b *builder) httpListener(path string, l *listenerUnit, e config.ListenEndp
 	if e.TLS != nil {
 		o.TLS = b.serverTLS(e.TLS)
 	}
+	o.ReadHeaderTimeout = l.readHeaderTimeout(o.ReadHeaderTimeout)
 	logEndpoint(b.log, path, e)
 	s, err := web.NewServer(o)
 	switch {

@@ -83,7 +83,7 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	}
 	bt := &bodyTimeout{timeout: orDefault(opts.BodyTimeout, DefaultBodyTimeout)}
 	s := &Server{srv: &http.Server{
-		Handler:           bt.wrap(h), // outermost: its ResponseWriter is the server's
+		Handler:           tlsState(bt.wrap(h)), // bt outermost but tlsState: its ResponseWriter is the server's
 		ReadHeaderTimeout: orDefault(opts.ReadHeaderTimeout, DefaultReadHeaderTimeout),
 		IdleTimeout:       orDefault(opts.IdleTimeout, DefaultIdleTimeout),
 		ConnContext:       connContext,

@@ -6,10 +6,11 @@ type obj = map[string]any
 // The node's transports, in the order of the config's "transports": the log
 // names them workers[0].transports[N].
 const (
-	webTransport     = iota // web: a WebSocket path per authentication method
-	rsAnonTransport         // rawsocket: anonymous
-	rsAuthTransport         // rawsocket: ticket, wampcra and cryptosign
-	backendTransport        // web on a Unix socket: the backend of wsProxyPath
+	webTransport       = iota // web: a WebSocket path per authentication method
+	rsAnonTransport           // rawsocket: anonymous
+	rsAuthTransport           // rawsocket: ticket, wampcra and cryptosign
+	backendTransport          // web on a Unix socket: the backend of wsProxyPath
+	universalTransport        // universal: RawSocket, the WebSocket paths of wsPaths, web
 	numTransports
 )
 
@@ -52,11 +53,26 @@ func nodeConfig() obj {
 	transports[rsAnonTransport] = obj{"type": "rawsocket", "endpoint": endpoint(), "auth": authConfig("anonymous")}
 	transports[rsAuthTransport] = obj{"type": "rawsocket", "endpoint": endpoint(),
 		"auth": merge(authConfig("ticket"), authConfig("wampcra"), authConfig("cryptosign"))}
+	transports[universalTransport] = universalConfig()
 	return obj{"version": 2, "workers": []obj{{
 		"type":       "router",
 		"realms":     []obj{{"name": realm, "roles": roles}},
 		"transports": transports,
 	}}}
+}
+
+// universalConfig is a universal transport: RawSocket with every
+// authentication method, a WebSocket path per method (those of wsPaths),
+// and a web path.
+func universalConfig() obj {
+	ws := obj{}
+	for method, path := range wsPaths {
+		ws[path] = obj{"type": "websocket", "auth": authConfig(method)}
+	}
+	return obj{"type": "universal", "endpoint": endpoint(),
+		"rawsocket": obj{"auth": merge(authConfig("anonymous"), authConfig("ticket"), authConfig("wampcra"), authConfig("cryptosign"))},
+		"websocket": ws,
+		"web":       obj{"paths": obj{"info": obj{"type": "json", "value": obj{"hello": "world"}}}}}
 }
 
 func endpoint() obj { return obj{"type": "tcp", "interface": "127.0.0.1", "port": 0} }

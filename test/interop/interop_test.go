@@ -67,6 +67,22 @@ func TestWebSocketProxy(t *testing.T) {
 	}
 }
 
+// TestUniversal runs the scenario over the universal transport's one
+// port, RawSocket and WebSocket: autobahn-python with each serializer and
+// authentication method, autobahn-js with JSON (its RawSocket speaks only
+// JSON) and each method.
+func TestUniversal(t *testing.T) {
+	harness.RequireDeps(t)
+	n := startNode(t)
+	for _, tr := range []string{"universal-rawsocket", "universal-websocket"} {
+		t.Run(tr, func(t *testing.T) {
+			runMatrix(t, n, tr, func(c client, ser string) bool {
+				return c.name == pyClient.name || c.name == jsClient.name && ser == "json"
+			})
+		})
+	}
+}
+
 // runMatrix runs the scenario on n over transport tr as parallel subtests
 // CLIENT/SERIALIZER/AUTH, for each client and serializer that supported
 // accepts, and each authentication method.

@@ -42,10 +42,16 @@ func startNodeWith(t *testing.T, opts nodeproc.Options) *node {
 }
 
 // url is where a client authenticating with a reaches the node over
-// transport tr ("websocket" or "rawsocket").
+// transport tr ("websocket" or "rawsocket", or "universal-websocket" or
+// "universal-rawsocket": the same on the universal transport's port).
 func (n *node) url(tr string, a authCase) string {
-	if tr == "websocket" {
+	switch tr {
+	case "websocket":
 		return "ws://" + n.addrs[webTransport] + "/" + wsPaths[a.method]
+	case "universal-websocket":
+		return "ws://" + n.addrs[universalTransport] + "/" + wsPaths[a.method]
+	case "universal-rawsocket":
+		return "rs://" + n.addrs[universalTransport]
 	}
 	if a.method == anonymous.method {
 		return "rs://" + n.addrs[rsAnonTransport]
