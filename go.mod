@@ -3,6 +3,7 @@ module github.com/junction-wamp/junction
 go 1.26.8
 
 require (
+	github.com/eclipse/paho.mqtt.golang v1.5.1
 	github.com/fxamacker/cbor/v2 v2.9.6
 	github.com/gobwas/httphead v0.1.0
 	github.com/gobwas/ws v1.5.0
@@ -10,4 +11,9 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 )
 
-require github.com/x448/float16 v0.8.4 // indirect
+require (
+	github.com/gorilla/websocket v1.5.3 // indirect
+	github.com/x448/float16 v0.8.4 // indirect
+	golang.org/x/net v0.44.0 // indirect
+	golang.org/x/sync v0.17.0 // indirect
+)

@@ -122,6 +122,8 @@ func (c *Conn) Recv() (wamp.Message, error) {
 				return nil, r.err
 			}
 			return r.msg, nil
+		case <-c.ctx.Done():
+			return nil, io.EOF
 		}
 	}
 }

@@ -27,8 +27,12 @@ func (c *Conn) Send(msg wamp.Message) error {
 		return c.connack(connRefusedNotAuth)
 	case *wamp.Challenge:
 		c.pushCtl(&wamp.Authenticate{Signature: string(c.password), Extra: wamp.Dict{}})
+	case *wamp.Goodbye:
+		// MQTT has no GOODBYE: the router's ends the connection, as in
+		// Crossbar (Close flushes, so not on the router's goroutine).
+		go c.Close()
 	}
-	return nil // GOODBYE (the router closes us next), UNSUBSCRIBED, RESULT
+	return nil // UNSUBSCRIBED, RESULT
 }
 
 func (c *Conn) queueIf(b []byte) error {
