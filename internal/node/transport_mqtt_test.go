@@ -304,3 +304,29 @@ func TestMQTTTicket(t *testing.T) {
 		t.Fatal("anonymous accepted on a ticket-only transport")
 	}
 }
+
+// TestUniversalMQTT: an MQTT client and a RawSocket client on one
+// universal port.
+func TestUniversalMQTT(t *testing.T) {
+	doc := `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [{"type": "universal", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+			"rawsocket": {"serializers": ["json"]},
+			"mqtt": {"options": {"realm": "realm1", "role": "anonymous", "payload_mapping": {"": {"type": "native", "serializer": "json"}}}}}]}]}`
+	n := start(t, parse(t, doc, nil), t.TempDir())
+	addr := address(t, n, "workers[0].transports[0]")
+	s := mustRaw(t, "tcp", addr, client.Config{Realm: "realm1"})
+	events := wampEvents(t, s, "u.x", nil)
+	o := paho.NewClientOptions().AddBroker("tcp://" + addr).SetClientID("u").SetProtocolVersion(4).SetAutoReconnect(false)
+	c := paho.NewClient(o)
+	if err := wait(c.Connect()); err != nil {
+		t.Fatalf("mqtt connect: %v", err)
+	}
+	defer c.Disconnect(0)
+	if err := wait(c.Publish("u/x", 1, false, `{"args": ["via universal"]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if ev := next(t, events); !reflect.DeepEqual(ev.Args, wamp.List{"via universal"}) {
+		t.Fatalf("event %+v", ev)
+	}
+}
