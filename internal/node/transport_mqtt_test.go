@@ -3,6 +3,8 @@ package node
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"reflect"
 	"strings"
 	"testing"
@@ -329,4 +331,45 @@ func TestUniversalMQTT(t *testing.T) {
 	if ev := next(t, events); !reflect.DeepEqual(ev.Args, wamp.List{"via universal"}) {
 		t.Fatalf("event %+v", ev)
 	}
+}
+
+// TestMQTTWill: a client's will is discarded when it says DISCONNECT, and
+// published when its connection is lost.
+func TestMQTTWill(t *testing.T) {
+	n := start(t, parse(t, mqttDoc(mqttMappings), nil), t.TempDir())
+	s := mustRaw(t, "tcp", address(t, n, raw0), client.Config{Realm: "realm1"})
+	events := wampEvents(t, s, "t.will", nil)
+	for _, will := range []string{"discarded", "gone"} {
+		conn := mqttWillConn(t, n, `{"args":["`+will+`"]}`)
+		if will == "discarded" {
+			conn.Write([]byte{0xe0, 0}) // DISCONNECT
+			io.ReadAll(conn)            // the server closes once the session is over
+		}
+		conn.Close()
+	}
+	if ev := next(t, events); !reflect.DeepEqual(ev.Args, wamp.List{"gone"}) {
+		t.Fatalf("first event %v, want the will of the lost connection", ev.Args)
+	}
+}
+
+// mqttWillConn connects with a will on "t/will" whose payload is will.
+func mqttWillConn(t *testing.T, n *Node, will string) net.Conn {
+	t.Helper()
+	body := append([]byte{0, 4, 'M', 'Q', 'T', 'T', 4, 0x06, 0, 0, 0, 1, 'w', 0, 6}, "t/will"...)
+	body = append(append(body, 0, byte(len(will))), will...)
+	conn, err := net.Dial("tcp", address(t, n, mqtt1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Write(append([]byte{0x10, byte(len(body))}, body...))
+	b := make([]byte, 4)
+	if _, err := io.ReadFull(conn, b); err != nil || b[3] != 0 {
+		t.Fatalf("connack %x %v", b, err)
+	}
+	// A PINGREQ answered: the testament's CALL went before it.
+	conn.Write([]byte{0xc0, 0})
+	if _, err := io.ReadFull(conn, b[:2]); err != nil || b[0] != 0xd0 {
+		t.Fatalf("pingresp %x %v", b[:2], err)
+	}
+	return conn
 }

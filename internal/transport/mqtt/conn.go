@@ -45,6 +45,7 @@ type Conn struct {
 	events   chan *wamp.Event // to the encoder goroutine; nil without dynamic mappings
 	password []byte           // written before HELLO is handed over, read by Send(CHALLENGE)
 	keep     time.Duration    // the reader's idle limit, 1.5 x the keep alive; 0 for none
+	will     bool             // a will was left as a testament (the reader goroutine only)
 	reqID    atomic.Uint64    // WAMP request IDs
 	ctlReady chan struct{}    // signals ctl
 	stopped  sync.WaitGroup   // the reader and encoder goroutines
@@ -212,10 +213,19 @@ func (c *Conn) next() error {
 	case typePingreq:
 		return c.queue(pingrespPacket())
 	case typeDisconnect:
-		return io.EOF
+		return c.disconnect()
 	case typePuback, typePubrec, typePubrel, typePubcomp:
 		_, err := parsePacketID(p) // we deliver at QoS 0: nothing to acknowledge
 		return err
 	}
 	return malformed("unexpected packet type %d", p.typ)
+}
+
+// disconnect ends the connection on DISCONNECT: the will is discarded
+// (MQTT 3.1.2.5), so its testament is flushed first.
+func (c *Conn) disconnect() error {
+	if c.will {
+		c.push(&wamp.Call{Request: c.nextID(), Options: wamp.Dict{}, Procedure: "wamp.session.flush_testaments"})
+	}
+	return io.EOF
 }

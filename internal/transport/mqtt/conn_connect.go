@@ -124,6 +124,7 @@ func (c *Conn) addTestament(w *will) {
 		c.log.Warn("mqtt: will dropped", "topic", w.topic, "err", err)
 		return
 	}
+	c.will = true
 	c.push(&wamp.Call{Request: c.nextID(), Options: wamp.Dict{}, Procedure: "wamp.session.add_testament",
 		Args: wamp.List{string(u), orList(args), orDict(kwargs)}, Kwargs: wamp.Dict{"publish_options": wamp.Dict{wamp.OptRetain: w.retain}}})
 }
