@@ -3,46 +3,13 @@ package node
 import (
 	"cmp"
 	"context"
-	"crypto/tls"
-	"errors"
 	"fmt"
-	"net"
 	"slices"
 
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/mqtt"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
-
-// mqttServer adapts an mqtt.Server to server, with the endpoint's TLS.
-type mqttServer struct {
-	*mqtt.Server
-	tls *tls.Config // nil for plain TCP or Unix
-}
-
-// Serve serves l, with TLS handshakes when configured. ErrServerClosed
-// (Close before Serve) is a clean end.
-func (s mqttServer) Serve(l net.Listener) error {
-	if s.tls != nil {
-		l = tls.NewListener(l, s.tls)
-	}
-	err := s.Server.Serve(l)
-	if errors.Is(err, mqtt.ErrServerClosed) {
-		return nil
-	}
-	return err
-}
-
-// shutdown closes the listener only: the sessions stay open until the
-// router says GOODBYE to them.
-func (mqttServer) shutdown(_ context.Context, l net.Listener) error {
-	if err := l.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
-		return err
-	}
-	return nil
-}
-
-func (s mqttServer) close() error { return s.Close() }
 
 // mqttTransport builds an "mqtt" transport on a TCP or Unix endpoint.
 func (b *builder) mqttTransport(path string, ru *routerUnit, t *config.MQTTTransport) (*listenerUnit, error) {
@@ -51,7 +18,7 @@ func (b *builder) mqttTransport(path string, ru *routerUnit, t *config.MQTTTrans
 	if err != nil {
 		errs = append(errs, fieldError(path+".endpoint", err))
 	}
-	srv := mqttServer{}
+	srv := streamServer{closed: mqtt.ErrServerClosed}
 	if t.Endpoint.TLS != nil {
 		if srv.tls, err = b.serverTLS(t.Endpoint.TLS).Load(); err != nil {
 			errs = append(errs, fieldError(path+".endpoint.tls", err))
@@ -62,7 +29,7 @@ func (b *builder) mqttTransport(path string, ru *routerUnit, t *config.MQTTTrans
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	srv.Server = mqtt.NewServer(h)
+	srv.srv = mqtt.NewServer(h)
 	logEndpoint(b.log, path, t.Endpoint)
 	l := &listenerUnit{path: path, kind: "mqtt", spec: spec, srv: srv, limits: b.limitsOf(path, t.Endpoint)}
 	l.services = append(l.services, serviceLog{"mqtt service", []any{"realm", t.Options.Realm}})
