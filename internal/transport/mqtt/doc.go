@@ -7,8 +7,9 @@
 // retained events asked for), and each EVENT a QoS 0 PUBLISH. Topics map
 // "/" to "."; payloads are translated by the mapping of the longest WAMP
 // URI prefix (native: a serialized {args, kwargs, ...}; dynamic: encoder
-// and decoder procedures). QoS 2, a session to resume and a QoS 2 will are
-// refused, as in Crossbar.
+// and decoder procedures). A will is left as a WAMP testament, flushed on
+// DISCONNECT. QoS 2, a session to resume and a QoS 2 will are refused, as
+// in Crossbar.
 //
 // The packet codec is our own. The package never imports the router: a
 // connection reaches it through Attacher.
