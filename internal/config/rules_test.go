@@ -120,7 +120,7 @@ var ruleTests = []ruleTest{
 
 	// Transports.
 	{"transport type missing", transports(`{}`), t0 + ".type", "required"},
-	{"transport mqtt", transports(`{"type": "mqtt", "endpoint": {}}`), t0 + ".type", `not supported: transport type "mqtt"`},
+	{"transport mqtt without options", transports(`{"type": "mqtt", "endpoint": {"type": "tcp", "port": 1883}}`), t0 + ".options", "required"},
 	{"transport unknown type", transports(`{"type": "webs"}`), t0 + ".type", `unknown transport type "webs" (want web, websocket, rawsocket, universal, flashpolicy)`},
 	{"web endpoint missing", transports(`{"type": "web", "paths": {}}`), t0 + ".endpoint", "required"},
 	{"web paths missing", transports(`{"type": "web", "endpoint": {"type": "tcp", "port": 80}}`), t0 + ".paths", "required"},
