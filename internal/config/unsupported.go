@@ -17,6 +17,14 @@ var unsupportedTransports = map[string]string{
 	"stream.testee": "Crossbar's TCP echo server for its tests; run an echo server as a guest worker",
 }
 
+// unsupportedEndpoints are the endpoint types Junction does not have,
+// with why.
+var unsupportedEndpoints = map[string]string{
+	"twisted": "Python-only",
+	"onion":   "a Tor onion service: run Tor beside the node and point its hidden service at a tcp endpoint",
+	"tor":     "a connection through Tor: use a tcp endpoint, through a Tor gateway if needed",
+}
+
 // unsupportedWorkers are the worker types Junction does not have, with
 // why.
 var unsupportedWorkers = map[string]string{
