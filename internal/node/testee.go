@@ -1,13 +1,10 @@
 package node
 
 import (
-	"context"
-	"crypto/tls"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/gobwas/ws"
@@ -20,55 +17,21 @@ import (
 // opening handshakes.
 const testeeHandshakeTimeout = 10 * time.Second
 
-// testeeServer serves a "websocket-testee" worker: a WebSocket echo server
-// for the Autobahn test suite. It upgrades every connection whatever
-// subprotocols it offers (choosing none, as Crossbar's testee does) and
-// sends each text and binary message back with its opcode, answers pings
-// with pongs and a close frame with a close frame, and closes with 1009 a
-// message over maxSize, 1007 a text message that is not UTF-8 and 1002 a
-// framing error. Safe for concurrent use.
+// testeeServer answers the connections of a "websocket-testee" worker: a
+// WebSocket echo server for the Autobahn test suite. It upgrades every
+// connection whatever subprotocols it offers (choosing none, as
+// Crossbar's testee does) and sends each text and binary message back
+// with its opcode, answers pings with pongs and a close frame with a close
+// frame, and closes with 1009 a message over maxSize, 1007 a text message
+// that is not UTF-8 and 1002 a framing error.
 type testeeServer struct {
 	maxSize int
-	tls     *tls.Config // nil for plain TCP or Unix
 	log     *slog.Logger
-
-	mu    sync.Mutex
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup
-}
-
-func (s *testeeServer) Serve(l net.Listener) error {
-	if s.tls != nil {
-		l = tls.NewListener(l, s.tls)
-	}
-	for {
-		c, err := l.Accept()
-		if errors.Is(err, net.ErrClosed) {
-			return err // shutdown: a clean end for the node
-		}
-		if err != nil { // out of descriptors and the like: wait for some to free
-			s.log.Warn("websocket-testee: accept failed, retrying", "err", err)
-			time.Sleep(flashAcceptPause)
-			continue
-		}
-		s.mu.Lock()
-		s.conns[c] = struct{}{}
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go s.serveConn(c)
-	}
 }
 
 // serveConn upgrades one connection and echoes its messages until it
 // closes.
 func (s *testeeServer) serveConn(c net.Conn) {
-	defer func() {
-		c.Close()
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-		s.wg.Done()
-	}()
 	_ = c.SetDeadline(time.Now().Add(testeeHandshakeTimeout))
 	if _, err := (ws.Upgrader{}).Upgrade(c); err != nil {
 		s.log.Debug("websocket-testee: opening handshake failed", "remote", c.RemoteAddr().String(), "err", err)
@@ -140,25 +103,6 @@ func closeStatusOf(err error) (ws.StatusCode, string) {
 	return 0, ""
 }
 
-// shutdown closes the listener; the connections keep echoing until close.
-func (*testeeServer) shutdown(_ context.Context, l net.Listener) error {
-	if err := l.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
-		return err
-	}
-	return nil
-}
-
-// close closes the connections left and waits for their goroutines.
-func (s *testeeServer) close() error {
-	s.mu.Lock()
-	for c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
-	return nil
-}
-
 // testeeWorker builds the listener of a "websocket-testee" worker.
 func (b *builder) testeeWorker(path string, w *config.TesteeWorker) {
 	if w.Options.Disabled {
@@ -171,8 +115,9 @@ func (b *builder) testeeWorker(path string, w *config.TesteeWorker) {
 	if err != nil {
 		errs = append(errs, fieldError(tp+".endpoint", err))
 	}
-	srv := &testeeServer{maxSize: w.Transport.MaxMessageSize, log: b.log.With("transport", tp),
-		conns: map[net.Conn]struct{}{}}
+	log := b.log.With("transport", tp)
+	ts := &testeeServer{maxSize: w.Transport.MaxMessageSize, log: log}
+	srv := newConnServer("websocket-testee", log, ts.serveConn)
 	if t := w.Transport.Endpoint.TLS; t != nil {
 		if srv.tls, err = b.serverTLS(t).Load(); err != nil {
 			errs = append(errs, fieldError(tp+".endpoint.tls", err))
