@@ -47,7 +47,7 @@ var featureConfigs = map[string]string{
 	"Worker `title`, `cpu_affinity`, `extra`, `expose_controller`, `expose_shared`": worker(`{"type": "router", "realms": [` + realm1 + `],
 		"options": {"title": "r", "cpu_affinity": [0], "extra": {}, "expose_controller": true, "expose_shared": true}}`),
 	"Several identical workers on a `shared` port":            worker(sharedRouter + `, ` + sharedRouter),
-	"`websocket-testee` worker":                               worker(`{"type": "websocket-testee", "transport": {"type": "websocket.testee", "endpoint": {"type": "tcp", "port": 9000}}}`),
+	"`websocket-testee` worker":                               worker(`{"type": "websocket-testee", "transport": {"type": "websocket", "endpoint": {"type": "tcp", "port": 9000}, "options": {"auto_ping_interval": 9}}}`),
 	"`proxy` worker":                                          worker(`{"type": "proxy"}`),
 	"Realms, roles":                                           onRealm(""),
 	"Realm `enable_meta_api`, `uri_check`":                    onRealm(`, "options": {"enable_meta_api": false, "uri_check": "strict"}`),

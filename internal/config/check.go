@@ -14,8 +14,15 @@ func (c *Config) check(d *decoder) {
 	c.mergeSharedWorkers(d)
 	for i, w := range c.Workers {
 		wp := "workers[" + strconv.Itoa(i) + "]"
-		if r, ok := w.(*RouterWorker); ok && r.RunsAs == "" {
-			r.check(d, wp, &listeners)
+		switch w := w.(type) {
+		case *RouterWorker:
+			if w.RunsAs == "" {
+				w.check(d, wp, &listeners)
+			}
+		case *TesteeWorker:
+			if !w.Options.Disabled {
+				checkTesteeEndpoint(d, wp+".transport", w.Transport.Endpoint, &listeners)
+			}
 		}
 	}
 	c.checkWorkerIDs(d)
@@ -99,7 +106,12 @@ type listener struct {
 
 // checkListener reports a transport that listens where an earlier one does.
 func checkListener(d *decoder, tp string, t Transport, seen *[]listener) {
-	e := listenEndpointOf(t)
+	checkEndpoint(d, tp, listenEndpointOf(t), seen)
+}
+
+// checkEndpoint reports an endpoint e of the transport at tp that listens
+// where an earlier one does.
+func checkEndpoint(d *decoder, tp string, e ListenEndpoint, seen *[]listener) {
 	for _, l := range *seen {
 		if overlap(l.e, e) && !sharedAcrossWorkers(l, listener{tp, e}) {
 			msg := "listens where %s does"

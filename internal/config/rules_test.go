@@ -41,8 +41,7 @@ var ruleTests = []ruleTest{
 
 	// Workers.
 	{"worker type missing", top(`{}`), w0 + ".type", "required"},
-	{"worker type unknown", top(`{"type": "routr"}`), w0 + ".type", `unknown worker type "routr" (want router, container, guest)`},
-	{"websocket-testee worker", top(`{"type": "websocket-testee"}`), w0 + ".type", `not supported: worker type "websocket-testee" (Crossbar's WebSocket echo worker for the Autobahn test suite`},
+	{"worker type unknown", top(`{"type": "routr"}`), w0 + ".type", `unknown worker type "routr" (want router, container, guest, websocket-testee)`},
 	{"worker id", top(`{"type": "router", "id": "R1"}`), w0 + ".id", `invalid id "R1"`},
 	{"router connections", top(router(`"connections": []`)), w0 + ".connections", "not supported"},
 	{"router unknown key", top(router(`"transport": []`)), w0 + ".transport", `did you mean "transports"?`},
@@ -287,7 +286,7 @@ func perm(p string) string {
 const p0 = "workers[0].realms[0].roles[0].permissions[0]"
 
 func TestRules(t *testing.T) {
-	for _, tt := range slices.Concat(ruleTests, guestRuleTests, functionAuthRuleTests) {
+	for _, tt := range slices.Concat(ruleTests, guestRuleTests, functionAuthRuleTests, testeeRuleTests) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, errs := parseTest(t, tt.doc, JSON)
 			if len(errs) != 1 {

@@ -12,8 +12,8 @@ const databaseConnections = " (database connections: a PostgreSQL connection poo
 // unsupportedTransports are the listening transport types Junction does
 // not have, with why.
 var unsupportedTransports = map[string]string{
-	"websocket.testee": "Crossbar's WebSocket echo server for the Autobahn test suite; " +
-		"run an echo server as a guest worker to test a WebSocket client",
+	"websocket.testee": "Crossbar's WebSocket echo server for the Autobahn test suite, as a router transport; " +
+		"use a websocket-testee worker, the same echo server on a port of its own",
 	"stream.testee": "Crossbar's TCP echo server for its tests; run an echo server as a guest worker",
 }
 
@@ -28,8 +28,6 @@ var unsupportedEndpoints = map[string]string{
 // unsupportedWorkers are the worker types Junction does not have, with
 // why.
 var unsupportedWorkers = map[string]string{
-	"websocket-testee": "Crossbar's WebSocket echo worker for the Autobahn test suite, not part of an application; " +
-		"run an echo server as a guest worker to test a WebSocket client",
 	"proxy":       "Python-only",
 	"xbrmm":       "Python-only (XBR market maker)",
 	"hub":         "Python-only (Crossbar.io FX)",

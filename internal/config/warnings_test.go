@@ -136,7 +136,7 @@ var warningTests = []ruleTest{
 }
 
 func TestWarningRules(t *testing.T) {
-	for _, tt := range slices.Concat(warningTests, guestWarningTests, functionAuthWarningTests) {
+	for _, tt := range slices.Concat(warningTests, guestWarningTests, functionAuthWarningTests, testeeWarningTests) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, warns := mustParse(t, tt.doc)
 			if tt.path == "" {

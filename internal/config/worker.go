@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// Worker is an item of "workers": a *RouterWorker, a *ContainerWorker or
-// a *GuestWorker.
+// Worker is an item of "workers": a *RouterWorker, a *ContainerWorker, a
+// *GuestWorker or a *TesteeWorker.
 type Worker interface {
 	// WorkerID is the worker's "id" ("" when not given).
 	WorkerID() string
@@ -66,13 +66,15 @@ func (d *decoder) worker(path string, v any) Worker {
 		return d.containerWorker(o)
 	case "guest":
 		return d.guestWorker(o)
+	case "websocket-testee":
+		return d.testeeWorker(o)
 	case "":
 		o.skip()
-	case "websocket-testee", "proxy", "xbrmm", "hub", "marketplace":
+	case "proxy", "xbrmm", "hub", "marketplace":
 		d.errorf(o.at("type"), "not supported: worker type %q (%s)", t, unsupportedWorkers[t])
 		o.skip()
 	default:
-		d.errorf(o.at("type"), "unknown worker type %q (want router, container, guest)", t)
+		d.errorf(o.at("type"), "unknown worker type %q (want router, container, guest, websocket-testee)", t)
 		o.skip()
 	}
 	return nil

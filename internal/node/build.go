@@ -39,6 +39,8 @@ func (b *builder) build(cfg *config.Config) {
 			b.containerWorker(path, w)
 		case *config.GuestWorker:
 			b.guestWorker(path, w)
+		case *config.TesteeWorker:
+			b.testeeWorker(path, w)
 		default:
 			b.fail(fieldError(path, fmt.Errorf("node: unknown worker type %T", w)))
 		}
@@ -61,6 +63,10 @@ func enabledWorkers(cfg *config.Config) int {
 				n++
 			}
 		case *config.ContainerWorker:
+			if !w.Options.Disabled {
+				n++
+			}
+		case *config.TesteeWorker:
 			if !w.Options.Disabled {
 				n++
 			}

@@ -2,16 +2,12 @@ package node
 
 import (
 	"bytes"
-	"context"
-	"crypto/tls"
 	"encoding/xml"
-	"errors"
 	"log/slog"
 	"net"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/config"
@@ -22,7 +18,6 @@ import (
 const (
 	flashRequestTimeout = 5 * time.Second
 	flashRequestMax     = 200
-	flashAcceptPause    = 100 * time.Millisecond
 )
 
 // flashRequest is the request Flash sends before a socket connection,
@@ -30,17 +25,11 @@ const (
 // not needed).
 var flashRequest = regexp.MustCompile(`^\s*<policy-file-request\s*/>`)
 
-// flashServer serves a "flashpolicy" transport: it answers each policy
-// request with the policy and closes the connection. Safe for concurrent
-// use.
+// flashServer answers the connections of a "flashpolicy" transport:
+// each policy request with the policy, then it closes the connection.
 type flashServer struct {
 	policy []byte
-	tls    *tls.Config // nil for plain TCP or Unix
 	log    *slog.Logger
-
-	mu    sync.Mutex
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup
 }
 
 // flashPolicy is Crossbar's policy document for domain and ports, ended
@@ -60,38 +49,9 @@ func flashPolicy(domain string, ports []int) []byte {
 		`" to-ports="` + to + `" /></cross-domain-policy>` + "\x00")
 }
 
-func (s *flashServer) Serve(l net.Listener) error {
-	if s.tls != nil {
-		l = tls.NewListener(l, s.tls)
-	}
-	for {
-		c, err := l.Accept()
-		if errors.Is(err, net.ErrClosed) {
-			return err // shutdown: a clean end for the node
-		}
-		if err != nil { // out of descriptors and the like: wait for some to free
-			s.log.Warn("flashpolicy: accept failed, retrying", "err", err)
-			time.Sleep(flashAcceptPause)
-			continue
-		}
-		s.mu.Lock()
-		s.conns[c] = struct{}{}
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go s.serveConn(c)
-	}
-}
-
 // serveConn answers one client: the policy for a request, nothing (the
 // connection closed) for anything else or for silence.
 func (s *flashServer) serveConn(c net.Conn) {
-	defer func() {
-		c.Close()
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-		s.wg.Done()
-	}()
 	_ = c.SetDeadline(time.Now().Add(flashRequestTimeout))
 	buf := make([]byte, 0, flashRequestMax+1)
 	for len(buf) <= flashRequestMax {
@@ -111,25 +71,6 @@ func (s *flashServer) serveConn(c net.Conn) {
 	s.log.Debug("flashpolicy: request too long: closed", "remote", c.RemoteAddr().String())
 }
 
-// shutdown closes the listener; answers being sent finish.
-func (*flashServer) shutdown(_ context.Context, l net.Listener) error {
-	if err := l.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
-		return err
-	}
-	return nil
-}
-
-// close closes the connections left and waits for their goroutines.
-func (s *flashServer) close() error {
-	s.mu.Lock()
-	for c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
-	return nil
-}
-
 // flashPolicyTransport builds a "flashpolicy" transport.
 func (b *builder) flashPolicyTransport(path string, t *config.FlashPolicyTransport) (*listenerUnit, error) {
 	var errs config.Errors
@@ -137,8 +78,9 @@ func (b *builder) flashPolicyTransport(path string, t *config.FlashPolicyTranspo
 	if err != nil {
 		errs = append(errs, fieldError(path+".endpoint", err))
 	}
-	srv := &flashServer{policy: flashPolicy(t.AllowedDomain, t.AllowedPorts), log: b.log.With("transport", path),
-		conns: map[net.Conn]struct{}{}}
+	log := b.log.With("transport", path)
+	fs := &flashServer{policy: flashPolicy(t.AllowedDomain, t.AllowedPorts), log: log}
+	srv := newConnServer("flashpolicy", log, fs.serveConn)
 	if t.Endpoint.TLS != nil {
 		if srv.tls, err = b.serverTLS(t.Endpoint.TLS).Load(); err != nil {
 			errs = append(errs, fieldError(path+".endpoint.tls", err))
