@@ -21,8 +21,13 @@ type corpusNode struct {
 	static staticFile
 	// check runs after the client: more checks in Go; nil for none.
 	check func(t *testing.T, r *nodeRun)
-	// warnings are the WARN messages the node may log.
+	// warnings are the WARN messages the node may log, and junction check
+	// may print; "{dir}" in one stands for the node directory.
 	warnings []string
+	// prepare runs on the node directory before junction check and start
+	// (to put a file there the node needs, or start a server it uses); it
+	// returns "KEY=value" entries added to their environment. nil for none.
+	prepare func(t *testing.T, dir string) []string
 }
 
 // staticFile is a path of the router's first transport (a web transport)

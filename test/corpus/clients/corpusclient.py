@@ -110,12 +110,14 @@ class _Client(ApplicationSession):
             joined.errback(Refused("(connection closed)", ""))
 
 
-def join(url, realm, authmethods=None, authid=None, secret=None, key=None, authextra=None):
+def join(url, realm, authmethods=None, authid=None, secret=None, key=None, authextra=None, serializers=None):
     """A Deferred of a session joined to realm at url (ws:// or rs://):
     anonymous, or with authmethods (["ticket"], ["wampcra"], ["cryptosign"])
     and authid, the ticket or wampcra secret, or the cryptosign key (an
     autobahn.wamp.cryptosign.CryptosignKey, whose public key goes in
-    authextra). It fails with Refused when the router refuses the join."""
+    authextra). serializers (autobahn serializer objects, the first one for
+    RawSocket) replace autobahn's defaults. It fails with Refused when the
+    router refuses the join."""
     joined = defer.Deferred()
     extra = {
         "joined": joined,
@@ -125,7 +127,7 @@ def join(url, realm, authmethods=None, authid=None, secret=None, key=None, authe
         "key": key,
         "authextra": authextra,
     }
-    runner = ApplicationRunner(url, realm, extra=extra)
+    runner = ApplicationRunner(url, realm, extra=extra, serializers=serializers)
     d = runner.run(_Client, start_reactor=False, auto_reconnect=False)
 
     def connect_failed(f):
