@@ -189,6 +189,28 @@ var corpus = []corpusNode{
 			"three in two containers",
 		client: "client.py",
 	},
+	{
+		name: "longpoll-votes",
+		proves: "the votes demo over long-poll: a router-worker Python backend called and its events received by long-poll " +
+			"clients (JSON; MessagePack batched) and WebSocket clients on one web transport; static web files",
+		client: "client.py",
+		static: staticFile{"/", "web/index.html"},
+		check:  longpollVotes,
+	},
+	{
+		name: "longpoll-counter",
+		proves: "a long-poll service with its options (request_timeout, session_timeout, queue limits): a Python " +
+			"component's counter events and a call over batched JSON long-poll, an idle receive answered empty",
+		static: staticFile{"/", "index.html"},
+		check:  longpollCounter,
+	},
+	{
+		name: "longpoll-curl",
+		proves: "the long-poll protocol by plain HTTP requests, as with curl: debug_transport_id, HELLO, SUBSCRIBE and " +
+			"PUBLISH sent, WELCOME, SUBSCRIBED and the rest received, close, then 404",
+		static: staticFile{"/", "index.html"},
+		check:  longpollCurl,
+	},
 }
 
 // mentions matches the log records with text in one of their string
