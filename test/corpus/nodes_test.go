@@ -211,6 +211,30 @@ var corpus = []corpusNode{
 		static: staticFile{"/", "index.html"},
 		check:  longpollCurl,
 	},
+	{
+		name: "universal-nodeinfo",
+		proves: "a universal transport: RawSocket and WebSocket clients on one port calling and publishing to each " +
+			"other, static files from the web part",
+		client: "client.py",
+		static: staticFile{"/", "web/index.html"},
+	},
+	{
+		name: "universal-serializers",
+		proves: "a universal transport whose parts name their type and serializers: RawSocket MessagePack and CBOR " +
+			"(JSON refused), WebSocket JSON at one path and CBOR at another, a json document in the web part",
+		client: "client.py",
+		static: staticFile{"/", "index.html"},
+	},
+	{
+		name: "missing-static-dir",
+		proves: "static directories that do not exist: the node starts with a warning for each, they answer 404, " +
+			"and the universal transport's RawSocket and WebSocket parts work",
+		client: "client.py",
+		warnings: []string{
+			"config: {dir}/web does not exist: every request here gets 404 until it does",
+			"config: {dir}/shared-web-resources does not exist: every request here gets 404 until it does",
+		},
+	},
 }
 
 // mentions matches the log records with text in one of their string
