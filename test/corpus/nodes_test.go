@@ -226,6 +226,19 @@ var corpus = []corpusNode{
 		static: staticFile{"/", "index.html"},
 	},
 	{
+		name: "event-history",
+		proves: "a realm store's event histories (exact with a limit, prefix with the store's): events kept with no " +
+			"subscriber, wamp.subscription.get_events newest first in Crossbar's item shape, history_unavailable",
+		client: "client.py",
+		static: staticFile{"/", "web/index.html"},
+	},
+	{
+		name: "realm-stats",
+		proves: "realm stats: wamp.session.on_stats at join (trigger_on_join) and at leave, with the session and " +
+			"what it sent and received, to a monitoring client",
+		client: "client.py",
+	},
+	{
 		name: "missing-static-dir",
 		proves: "static directories that do not exist: the node starts with a warning for each, they answer 404, " +
 			"and the universal transport's RawSocket and WebSocket parts work",
