@@ -239,6 +239,18 @@ var corpus = []corpusNode{
 		client: "client.py",
 	},
 	{
+		name:   "flashpolicy",
+		proves: "a flashpolicy transport beside a web transport: the policy with allowed_domain and allowed_ports",
+		static: staticFile{"/", "index.html"},
+		check:  flashPolicy,
+	},
+	{
+		name:   "json-paths",
+		proves: "json path services with options (prettify, allow_cross_origin, discourage_caching) and in a nested path",
+		client: "client.py",
+		static: staticFile{"/", "index.html"},
+	},
+	{
 		name: "missing-static-dir",
 		proves: "static directories that do not exist: the node starts with a warning for each, they answer 404, " +
 			"and the universal transport's RawSocket and WebSocket parts work",
@@ -246,6 +258,20 @@ var corpus = []corpusNode{
 		warnings: []string{
 			"config: {dir}/web does not exist: every request here gets 404 until it does",
 			"config: {dir}/shared-web-resources does not exist: every request here gets 404 until it does",
+		},
+	},
+	{
+		name: "shared-workers",
+		proves: "three identical router workers on one shared port (the benchmark shape) run as one router, " +
+			"with the warnings that say so",
+		static:  staticFile{"/", "index.html"},
+		prepare: freePort,
+		check:   sharedWorkers,
+		warnings: []string{
+			"config: ignored: Python-only",
+			"config: ignored: SO_REUSEPORT is not set, so no other process can listen on this port",
+			"config: identical to workers[0] and sharing its port: runs as one router with it " +
+				"(Go uses every core in one process, where Crossbar starts a process per worker)",
 		},
 	},
 }
