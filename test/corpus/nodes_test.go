@@ -274,6 +274,20 @@ var corpus = []corpusNode{
 				"(Go uses every core in one process, where Crossbar starts a process per worker)",
 		},
 	},
+	{
+		name: "archive-local",
+		proves: "an archive path: a ZIP in the node directory checked against its hash, served with object_prefix, " +
+			"default_object, cache and mime_types",
+		prepare: archiveLocal,
+		check:   archiveServed,
+	},
+	{
+		name: "archive-download",
+		proves: "an archive path downloaded from its origin (a local HTTP server) at start, checked against one of " +
+			"its hashes, kept in the node directory, served with default_object and options.default_file",
+		prepare: archiveOrigin,
+		check:   archiveDownloaded,
+	},
 }
 
 // mentions matches the log records with text in one of their string
