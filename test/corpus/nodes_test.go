@@ -288,6 +288,14 @@ var corpus = []corpusNode{
 		prepare: archiveOrigin,
 		check:   archiveDownloaded,
 	},
+	{
+		name: "rlinks",
+		proves: "a router link between two nodes: the node key made at start, the other node's cryptosign principal, " +
+			"events and calls forwarded both ways over a Unix socket, no event forwarded back",
+		check: routerLinks,
+		// node2 starts after the link and stops before it
+		warnings: []string{"client: connect failed", "router link lost"},
+	},
 }
 
 // mentions matches the log records with text in one of their string
