@@ -29,8 +29,8 @@ esac
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 js_dir="$repo_root/test/interop/js"
 python=/usr/bin/python3
-py_modules='import autobahn, twisted, msgpack, cbor2, ubjson, nacl'
-py_packages=(python3-autobahn python3-twisted python3-msgpack python3-cbor2 python3-ubjson python3-nacl)
+py_modules='import autobahn, twisted, msgpack, cbor2, ubjson, nacl, argon2, passlib'
+py_packages=(python3-autobahn python3-twisted python3-msgpack python3-cbor2 python3-ubjson python3-nacl python3-argon2 python3-passlib)
 node_packages=(nodejs npm)
 curl_packages=(curl)
 

@@ -15,6 +15,10 @@ type AnonymousOptions struct {
 	// AuthID is the authid every session gets ("": a random one per
 	// session, such as "K3QZ-7MFA-2XWB-P4LD-NA6E-YT2R").
 	AuthID string
+	// CookieAuthID gives a session with a tracking cookie
+	// (wamp.PeerInfo.CBTID) the cookie's value as authid, as Crossbar does
+	// on a transport without "auth"; AuthID or a random one otherwise.
+	CookieAuthID bool
 }
 
 // Anonymous returns the "anonymous" authenticator with role; see
@@ -40,8 +44,11 @@ func NewAnonymous(o AnonymousOptions) Authenticator {
 func (*anonymous) Method() string { return MethodAnonymous }
 
 // Start admits req at once.
-func (a *anonymous) Start(*Request) (*Identity, Challenge, error) {
+func (a *anonymous) Start(req *Request) (*Identity, Challenge, error) {
 	authid := a.o.AuthID
+	if a.o.CookieAuthID && req.Peer.CBTID != "" {
+		authid = req.Peer.CBTID
+	}
 	if authid == "" {
 		authid = serialNumber()
 	}

@@ -1,6 +1,7 @@
 // Package auth authenticates WAMP sessions (anonymous, ticket, wampcra,
-// cryptosign against static principals, or by asking a dynamic
-// authenticator) and authorizes their actions (static role permissions
+// cryptosign, scram and tls against static principals, or by asking a
+// dynamic authenticator; cookie by a CookieStore's tracking cookies) and
+// authorizes their actions (static role permissions
 // compiled into a uriindex, or a dynamic authorizer's answers).
 package auth
 
@@ -41,8 +42,8 @@ type Identity struct {
 
 // Authenticator implements one authentication method.
 type Authenticator interface {
-	// Method is the WAMP authmethod: "anonymous", "ticket", "wampcra" or
-	// "cryptosign".
+	// Method is the WAMP authmethod: "anonymous", "ticket", "wampcra",
+	// "cryptosign", "scram", "tls" or "cookie".
 	Method() string
 
 	// Start begins authenticating req. It returns an Identity when no

@@ -47,8 +47,9 @@ func sessionDetails(id *Identity) wamp.Dict {
 // transportDetails describe a session's connection as Crossbar's
 // transport_info does: type, protocol ("wamp.2.json"), peer
 // ("tcp4:127.0.0.1:53114"), and for WebSocket the upgrade request's
-// headers, when the transport kept them, and the tracking cookie (null:
-// there is no cookie tracking).
+// headers, when the transport kept them, and the tracking cookie (null
+// without cookie tracking); over TLS, the client's certificate
+// ("client_cert", null when it sent none).
 func transportDetails(p wamp.PeerInfo) wamp.Dict {
 	d := wamp.Dict{"type": p.Transport, "protocol": nil, "peer": peerName(p.RemoteAddr)}
 	if p.Serializer != "" {
@@ -60,7 +61,10 @@ func transportDetails(p wamp.PeerInfo) wamp.Dict {
 			h[k] = v
 		}
 		d["http_headers_received"] = h
-		d["cbtid"] = nil
+		d["cbtid"] = nullIfEmpty(p.CBTID)
+	}
+	if p.TLS {
+		d["client_cert"] = certDetails(p.ClientCert)
 	}
 	return d
 }

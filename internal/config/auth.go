@@ -17,6 +17,17 @@ type Auth struct {
 	WAMPCRA *WAMPCRAAuth
 	// Cryptosign is "cryptosign".
 	Cryptosign *CryptosignAuth
+	// TLS is "tls".
+	TLS *TLSAuth
+	// Scram is "scram".
+	Scram *ScramAuth
+	// Cookie is "cookie": a client whose tracking cookie an earlier
+	// session authenticated (by another method) is admitted as that
+	// session was. Needs the transport's "cookie" tracking.
+	Cookie bool
+	// Default marks the Auth of a transport without "auth": its anonymous
+	// sessions have the tracking cookie as authid, when there is one.
+	Default bool
 }
 
 // AnonymousAuth is "auth.anonymous".
@@ -155,7 +166,7 @@ type CryptosignPrincipal struct {
 }
 
 // defaultAuth is what a transport without "auth" offers.
-func defaultAuth() Auth { return Auth{Anonymous: &AnonymousAuth{Role: "anonymous"}} }
+func defaultAuth() Auth { return Auth{Anonymous: &AnonymousAuth{Role: "anonymous"}, Default: true} }
 
 // authMethods is the table of "auth" keys: each decodes the static
 // configuration of one method into a.
@@ -175,6 +186,8 @@ var authMethods = map[string]func(d *decoder, o *object, a *Auth){
 		a.Cryptosign = &CryptosignAuth{Principals: map[string]CryptosignPrincipal{}}
 		o.each("principals", func(p, id string, v any) { a.Cryptosign.Principals[id] = d.cryptosignPrincipal(p, v) })
 	},
+	"tls":   func(d *decoder, o *object, a *Auth) { d.tlsAuth(o, a) },
+	"scram": func(d *decoder, o *object, a *Auth) { d.scramAuth(o, a) },
 }
 
 // dynamicAuthMethods set the "type": "dynamic" configuration of one method
@@ -186,6 +199,8 @@ var dynamicAuthMethods = map[string]func(o *object, a *Auth, dyn *DynamicAuth){
 	"ticket":     func(_ *object, a *Auth, dyn *DynamicAuth) { a.Ticket = &TicketAuth{Dynamic: dyn} },
 	"wampcra":    func(_ *object, a *Auth, dyn *DynamicAuth) { a.WAMPCRA = &WAMPCRAAuth{Dynamic: dyn} },
 	"cryptosign": func(_ *object, a *Auth, dyn *DynamicAuth) { a.Cryptosign = &CryptosignAuth{Dynamic: dyn} },
+	"tls":        func(_ *object, a *Auth, dyn *DynamicAuth) { a.TLS = &TLSAuth{Dynamic: dyn} },
+	"scram":      func(_ *object, a *Auth, dyn *DynamicAuth) { a.Scram = &ScramAuth{Dynamic: dyn} },
 }
 
 // functionAuthMethods set the "type": "function" configuration of one
@@ -195,6 +210,7 @@ var functionAuthMethods = map[string]func(a *Auth, fn *FunctionAuth){
 	"ticket":     func(a *Auth, fn *FunctionAuth) { a.Ticket = &TicketAuth{Function: fn} },
 	"wampcra":    func(a *Auth, fn *FunctionAuth) { a.WAMPCRA = &WAMPCRAAuth{Function: fn} },
 	"cryptosign": func(a *Auth, fn *FunctionAuth) { a.Cryptosign = &CryptosignAuth{Function: fn} },
+	"scram":      func(a *Auth, fn *FunctionAuth) { a.Scram = &ScramAuth{Function: fn} },
 }
 
 // auth decodes "auth" at key k of o, or returns the default.
@@ -210,6 +226,10 @@ func (d *decoder) auth(o *object, k string) Auth {
 	}
 	for _, method := range sortedKeys(ao.m) {
 		ao.get(method)
+		if method == "cookie" {
+			a.Cookie = true
+			continue
+		}
 		if _, ok := authMethods[method]; !ok {
 			d.unknownAuth(ao.at(method), method)
 			continue
@@ -221,10 +241,10 @@ func (d *decoder) auth(o *object, k string) Auth {
 
 func (d *decoder) unknownAuth(path, method string) {
 	switch method {
-	case "cookie", "tls", "scram", "anonymous-proxy", "cryptosign-proxy":
+	case "anonymous-proxy", "cryptosign-proxy":
 		d.errorf(path, "not supported: authentication method %q", method)
 	default:
-		msg := "unknown authentication method %q (want anonymous, ticket, wampcra, cryptosign)"
+		msg := "unknown authentication method %q (want anonymous, ticket, wampcra, cryptosign, tls, scram, cookie)"
 		d.errorf(path, msg, method)
 	}
 }
@@ -393,5 +413,5 @@ func pathsHaveFunctionAuth(ps Paths) bool {
 // hasFunction reports whether a method of a is "type": "function".
 func (a Auth) hasFunction() bool {
 	return a.Ticket != nil && a.Ticket.Function != nil || a.WAMPCRA != nil && a.WAMPCRA.Function != nil ||
-		a.Cryptosign != nil && a.Cryptosign.Function != nil
+		a.Cryptosign != nil && a.Cryptosign.Function != nil || a.Scram != nil && a.Scram.Function != nil
 }

@@ -72,6 +72,7 @@ func (rr routerRoles) checkAuth(d *decoder, ap string, a Auth) {
 		rr.checkDynamic(d, ap+".cryptosign", a.Cryptosign.Dynamic)
 		rr.checkFunction(d, ap+".cryptosign", a.Cryptosign.Function)
 	}
+	rr.checkCertAuth(d, ap, a)
 }
 
 // warn warns about a role that no realm defines.

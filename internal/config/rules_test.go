@@ -128,7 +128,6 @@ var ruleTests = []ruleTest{
 	{"web hsts_max_age", transports(`{"type": "web", "endpoint": {"type": "tcp", "port": 80}, "paths": {}, "options": {"hsts_max_age": -1}}`), t0 + ".options.hsts_max_age", "must be in 0..2147483647, not -1"},
 	{"web client_timeout", transports(`{"type": "web", "endpoint": {"type": "tcp", "port": 80}, "paths": {}, "options": {"client_timeout": 86401}}`), t0 + ".options.client_timeout", "must be in 1..86400, not 86401"},
 	{"websocket endpoint missing", transports(`{"type": "websocket"}`), t0 + ".endpoint", "required"},
-	{"websocket cookie", transports(`{"type": "websocket", "endpoint": {"type": "tcp", "port": 80}, "cookie": {}}`), t0 + ".cookie", "not supported"},
 	{"rawsocket max_message_size", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "options": {"max_message_size": 100}}`), t0 + ".options.max_message_size", "must be in 512..16777216, not 100"},
 	{"rawsocket option unknown", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "options": {"max_msg_size": 1000}}`), t0 + ".options.max_msg_size", "unknown key"},
 	{"serializer unknown", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "serializers": ["json", "xml"]}`), t0 + ".serializers[1]", `unknown serializer "xml" (want json, msgpack, cbor, ubjson)`},
@@ -161,9 +160,6 @@ var ruleTests = []ruleTest{
 
 	// Auth.
 	{"auth unknown method", wsPath(`"auth": {"anonymus": {"type": "static"}}`), ws + ".auth.anonymus", `unknown authentication method "anonymus"`},
-	{"auth cookie", wsPath(`"auth": {"cookie": {}}`), ws + ".auth.cookie", `not supported: authentication method "cookie"`},
-	{"auth tls", transports(`{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 80}, "auth": {"tls": {"type": "static"}}}`), t0 + ".auth.tls", "not supported"},
-	{"auth scram", wsPath(`"auth": {"scram": {}}`), ws + ".auth.scram", "not supported"},
 	{"auth type unknown list", wsPath(`"auth": {"ticket": {"type": "dynamik"}}`), ws + ".auth.ticket.type", `unknown authentication type "dynamik" (want static, dynamic, function)`},
 	{"anonymous type unknown list", wsPath(`"auth": {"anonymous": {"type": "dynamik"}}`), ws + ".auth.anonymous.type", `unknown authentication type "dynamik" (want static, dynamic)`},
 	{"dynamic authenticator missing", wsPath(`"auth": {"ticket": {"type": "dynamic"}}`), ws + ".auth.ticket.authenticator", "required"},

@@ -49,6 +49,8 @@ type WebSocketTransport struct {
 	Auth Auth
 	// Options is "options".
 	Options WebSocketOptions
+	// Cookie is "cookie": cookie tracking, nil without.
+	Cookie *CookieTracking
 }
 
 // RawSocketTransport is a transport of "type": "rawsocket": WAMP over
@@ -133,7 +135,8 @@ func (d *decoder) webSocketTransport(o *object) *WebSocketTransport {
 	t.Options = d.webSocketOptions(o, false)
 	o.ignored("url", ": the transport serves every URL path")
 	o.ignored("debug", ": use --loglevel debug")
-	o.unsupported("cookie", " (cookie tracking)")
+	t.Cookie = d.cookieTracking(o)
+	d.cookieAuthAlone(o, t.Auth, t.Cookie)
 	return t
 }
 
@@ -150,6 +153,7 @@ func (d *decoder) rawSocketBody(o *object) *RawSocketTransport {
 	t := &RawSocketTransport{MaxMessageSize: 1 << 20, JoinTimeout: DefaultJoinTimeout}
 	t.Serializers = d.serializers(o)
 	t.Auth = d.auth(o, "auth")
+	d.cookieAuthAlone(o, t.Auth, nil)
 	if v, ok := o.get("options"); ok {
 		if oo, ok := d.object(o.at("options"), v); ok {
 			t.MaxMessageSize = int(oo.integer("max_message_size", 1<<20, 512, 1<<24))

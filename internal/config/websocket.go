@@ -29,6 +29,8 @@ type WebSocketService struct {
 	Auth Auth
 	// Options is "options".
 	Options WebSocketOptions
+	// Cookie is "cookie": cookie tracking, nil without.
+	Cookie *CookieTracking
 }
 
 // PathType returns "websocket".
@@ -144,7 +146,8 @@ func (d *decoder) webSocketService(o *object) *WebSocketService {
 	s.Options = d.webSocketOptions(o, false)
 	o.ignored("url", ": the service is at its path")
 	o.ignored("debug", ": use --loglevel debug")
-	o.unsupported("cookie", " (cookie tracking)")
+	s.Cookie = d.cookieTracking(o)
+	d.cookieAuthAlone(o, s.Auth, s.Cookie)
 	return s
 }
 

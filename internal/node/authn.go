@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/hex"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
@@ -18,7 +19,7 @@ func authenticators(path string, a config.Auth, k askers) []auth.Authenticator {
 	if m := a.Anonymous; m != nil {
 		dynamic := func(o auth.DynamicOptions) auth.Authenticator { o.AuthID = m.AuthID; return auth.DynamicAnonymous(o) }
 		out = append(out, k.either(path+".anonymous", m.Dynamic, nil, dynamic, func() auth.Authenticator {
-			return auth.NewAnonymous(auth.AnonymousOptions{Role: m.Role, AuthID: m.AuthID})
+			return auth.NewAnonymous(auth.AnonymousOptions{Role: m.Role, AuthID: m.AuthID, CookieAuthID: a.Default})
 		}))
 	}
 	if m := a.Ticket; m != nil {
@@ -34,6 +35,16 @@ func authenticators(path string, a config.Auth, k askers) []auth.Authenticator {
 	if m := a.Cryptosign; m != nil {
 		out = append(out, k.either(path+".cryptosign", m.Dynamic, m.Function, auth.DynamicCryptosign, func() auth.Authenticator {
 			return auth.Cryptosign(cryptosignPrincipals(m))
+		}))
+	}
+	if m := a.TLS; m != nil {
+		out = append(out, k.either(path+".tls", m.Dynamic, nil, auth.DynamicTLS, func() auth.Authenticator {
+			return auth.TLS(tlsPrincipals(m))
+		}))
+	}
+	if m := a.Scram; m != nil {
+		out = append(out, k.either(path+".scram", m.Dynamic, m.Function, auth.DynamicScram, func() auth.Authenticator {
+			return auth.Scram(scramPrincipals(m))
 		}))
 	}
 	return out
@@ -101,8 +112,7 @@ func anonymousAs(role string) auth.Authenticator {
 // 0 means the default, negative none, in the config's options as in the
 // gate's).
 func clientGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Duration) *router.Gate {
-	auths := authenticators(path+".auth", a, askers{dc: ru.dyn, fa: ru.fn})
-	return ru.router.NewGate(router.GateOptions{Auths: auths, JoinTimeout: joinTimeout})
+	return cookieGate(ru, path, a, joinTimeout, nil)
 }
 
 // internalGate is the entry of the node's own sessions (bridge services,
@@ -110,4 +120,26 @@ func clientGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Dur
 // the limits meant for outside clients.
 func internalGate(r *router.Router, role string) *router.Gate {
 	return r.NewGate(router.GateOptions{Auths: []auth.Authenticator{anonymousAs(role)}, Internal: true})
+}
+
+func tlsPrincipals(t *config.TLSAuth) map[string]auth.TLSPrincipal {
+	m := make(map[string]auth.TLSPrincipal, len(t.Principals))
+	for id, p := range t.Principals {
+		m[id] = auth.TLSPrincipal{CertificateSHA1: p.CertificateSHA1, Role: p.Role}
+	}
+	return m
+}
+
+// scramPrincipals translates SCRAM principals; their hex was checked by
+// the configuration.
+func scramPrincipals(c *config.ScramAuth) map[string]auth.ScramPrincipal {
+	m := make(map[string]auth.ScramPrincipal, len(c.Principals))
+	for id, p := range c.Principals {
+		salt, _ := hex.DecodeString(p.Salt)
+		stored, _ := hex.DecodeString(p.StoredKey)
+		server, _ := hex.DecodeString(p.ServerKey)
+		m[id] = auth.ScramPrincipal{KDF: p.KDF, Iterations: p.Iterations, Memory: p.Memory,
+			Salt: salt, StoredKey: stored, ServerKey: server, Role: p.Role}
+	}
+	return m
 }

@@ -109,7 +109,7 @@ func buildTree(env *pathEnv, path, url string, svc config.PathService) (http.Han
 func buildWebSocket(env *pathEnv, path, _ string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.WebSocketService)
 	env.listener.boundHandshake(s.Options.OpenHandshakeTimeout)
-	return env.b.webSocketHandler(path, env.router, s.Serializers, s.Auth, s.Options)
+	return env.b.webSocketHandler(path, env.router, s.Serializers, s.Auth, s.Options, s.Cookie)
 }
 
 // buildStatic serves "directory", relative to the node directory (as

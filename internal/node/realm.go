@@ -25,6 +25,8 @@ type routerUnit struct {
 	realms []router.RealmOptions
 	dyn    *dynamicCalls  // its dynamic authenticators' and authorizers' sessions
 	fn     *functionAuths // its function authenticators
+	// cookies are its WebSocket transports' cookie stores, closed with it.
+	cookies []*auth.CookieStore
 }
 
 func (r *routerUnit) realmNames() []string {
@@ -39,7 +41,11 @@ func (r *routerUnit) realmNames() []string {
 // at once, and waits for them, or for ctx to end (the sessions then finish
 // closing in the background).
 func (r *routerUnit) close(ctx context.Context) error {
-	if err := r.router.Shutdown(ctx); err != nil {
+	err := r.router.Shutdown(ctx)
+	for _, c := range r.cookies {
+		c.Close()
+	}
+	if err != nil {
 		return pathError(r.path, fmt.Errorf("node: closing sessions: %w", err))
 	}
 	return nil

@@ -142,7 +142,7 @@ func (b *builder) universalWeb(path string, ru *routerUnit, l *listenerUnit, t *
 	for _, key := range slices.Sorted(maps.Keys(t.WebSocket)) {
 		svc := t.WebSocket[key]
 		sp := config.ChildPath(path+".websocket", key)
-		ws, err := b.webSocketHandler(sp, ru, svc.Serializers, svc.Auth, svc.Options)
+		ws, err := b.webSocketHandler(sp, ru, svc.Serializers, svc.Auth, svc.Options, svc.Cookie)
 		if err != nil {
 			errs = appendError(errs, err)
 			continue

@@ -107,7 +107,7 @@ func clientTimeouts(d time.Duration) (idle, readHeader time.Duration) {
 // webSocketTransport builds a "websocket" transport: a web.Server whose
 // only handler is WAMP over WebSocket, at every URL path.
 func (b *builder) webSocketTransport(path string, ru *routerUnit, t *config.WebSocketTransport) (*listenerUnit, error) {
-	h, hErr := b.webSocketHandler(path, ru, t.Serializers, t.Auth, t.Options)
+	h, hErr := b.webSocketHandler(path, ru, t.Serializers, t.Auth, t.Options, t.Cookie)
 	if hErr != nil {
 		h = http.NotFoundHandler() // to check the endpoint too
 	}

@@ -19,14 +19,19 @@ import (
 // require_websocket_subprotocol false lets clients without a subprotocol
 // speak JSON.
 func (b *builder) webSocketHandler(path string, ru *routerUnit, serializers []string, a config.Auth,
-	o config.WebSocketOptions) (http.Handler, error) {
+	o config.WebSocketOptions, cookie *config.CookieTracking) (http.Handler, error) {
 	assumeJSON := !o.RequireWebSocketSubprotocol
 	if assumeJSON && len(serializers) > 0 && !slices.Contains(serializers, "json") {
 		return nil, fieldError(path+".options.require_websocket_subprotocol",
 			errors.New("false needs the json serializer: a client without a subprotocol speaks JSON"))
 	}
+	store, err := b.cookieStore(path+".cookie", ru, cookie)
+	if err != nil {
+		return nil, err
+	}
 	h, err := websocket.NewHandler(websocket.Options{
-		Attacher:              clientGate(ru, path, a, o.JoinTimeout),
+		Attacher:              cookieGate(ru, path, a, o.JoinTimeout, store),
+		Cookies:               cookieTracker(store),
 		KeepHeaders:           ru.dyn.keepHeaders(a),
 		Subprotocols:          subprotocols(serializers),
 		AssumeJSON:            assumeJSON,

@@ -97,7 +97,15 @@ func requestID(m wamp.Message) wamp.ID {
 	return 0
 }
 
-// handleGoodbye answers the client's GOODBYE; the session then ends.
-func (s *session) handleGoodbye(*wamp.Goodbye) {
+// handleGoodbye answers the client's GOODBYE; the session then ends. A
+// GOODBYE wamp.close.logout is told to the gate's OnLogout.
+func (s *session) handleGoodbye(m *wamp.Goodbye) {
+	if m.Reason == CloseLogout && s.gate.opts.OnLogout != nil {
+		s.gate.opts.OnLogout(s.ident) // before the answer: done when the client has it
+	}
 	s.kill(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrGoodbyeAndOut})
 }
+
+// CloseLogout is the GOODBYE reason of a client that logs out (Crossbar's
+// cookie logout).
+const CloseLogout wamp.URI = "wamp.close.logout"

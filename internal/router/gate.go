@@ -33,6 +33,15 @@ type GateOptions struct {
 	// ErrJoinTimeoutURI. 0 means DefaultJoinTimeout; negative, none.
 	// Internal gates have none.
 	JoinTimeout time.Duration
+	// OnJoin, if set, is called with each session's identity once it has
+	// joined (Identity.Realm, Session and Peer set), from the session's
+	// goroutine, holding no lock (a cookie store remembers who the
+	// client's cookie authenticated).
+	OnJoin func(auth.Identity)
+	// OnLogout, if set, is called with the identity of a session that
+	// leaves with GOODBYE wamp.close.logout, from its goroutine, holding
+	// no lock (a cookie store forgets who the cookie authenticated).
+	OnLogout func(auth.Identity)
 }
 
 // Gate and Router satisfy the transports' Attacher interface.
@@ -87,11 +96,12 @@ func (g *Gate) JoinTimeout() time.Duration {
 	}
 }
 
-// pick returns the authenticator for the first of methods the gate has.
-func (g *Gate) pick(methods []string) auth.Authenticator {
-	for _, m := range methods {
+// pick returns the authenticator for the first of req's methods the gate
+// has and that applies to req (see auth.Applies).
+func (g *Gate) pick(req *auth.Request) auth.Authenticator {
+	for _, m := range req.AuthMethods {
 		for _, a := range g.opts.Auths {
-			if a.Method() == m {
+			if a.Method() == m && auth.Applies(a, req) {
 				return a
 			}
 		}

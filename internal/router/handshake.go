@@ -52,6 +52,9 @@ func (s *session) handshake() *realm {
 	if rm.meta {
 		s.startStats(rm)
 	}
+	if s.gate.opts.OnJoin != nil {
+		s.gate.opts.OnJoin(s.ident)
+	}
 	return rm
 }
 
@@ -118,7 +121,7 @@ func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.I
 	if err != nil {
 		return nil, nil, err
 	}
-	a := s.gate.pick(req.AuthMethods)
+	a := s.gate.pick(req)
 	if rm == nil && (a == nil || !auth.AssignsRealm(a)) {
 		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q", h.Realm)
 	}

@@ -1,6 +1,7 @@
 package wamp
 
 import (
+	"crypto/x509"
 	"errors"
 	"sync"
 )
@@ -50,6 +51,12 @@ type PeerInfo struct {
 	// keeps them (for a dynamic authenticator or authorizer); nil
 	// otherwise. Not to be modified.
 	HTTPHeaders map[string]string
+	// ClientCert is the certificate a TLS client presented (verified
+	// against the listener's CAs), nil when none. Not to be modified.
+	ClientCert *x509.Certificate
+	// CBTID is the client's tracking cookie, when its WebSocket transport
+	// tracks clients by cookie; "" otherwise.
+	CBTID string
 }
 
 // Serializer identifies an encoding, so that a Shared message keeps one

@@ -92,3 +92,13 @@ class DynamicAuthenticator(ApplicationSession):
             raise ApplicationError("com.example.invalid_ticket", "wrong ticket for %s" % authid)
 
         yield self.register(authenticate, "com.example.authenticate")
+
+
+def create_scram(config, controller):
+    """config's authid, with config's SCRAM principal."""
+    def authenticate(realm, authid, details):
+        if authid != config["authid"]:
+            raise ApplicationError("com.example.no_such_user", "no user %s" % authid)
+        return dict(config["principal"], role="user")
+
+    return authenticate

@@ -6,6 +6,7 @@
 package rawsocket
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -288,10 +289,23 @@ func (s *Server) allowed(c codec.Codec) bool {
 func (s *Server) peerConfig(conn net.Conn, c codec.Codec, clientMax int) peerConfig {
 	return peerConfig{
 		codec:     c,
-		info:      wamp.PeerInfo{Transport: "rawsocket", Serializer: c.Name(), RemoteAddr: remoteAddr(conn)},
+		info:      peerInfo(conn, c),
 		sendLimit: min(clientMax, maxFrameLen), recvLimit: min(s.opts.MaxMessageSize, maxFrameLen),
 		pingInterval: s.opts.PingInterval, pingTimeout: s.opts.PingTimeout, outbox: s.opts.Outbox,
 	}
+}
+
+// peerInfo describes conn; over TLS (the handshake is done once the
+// RawSocket handshake was read), with the client's certificate if any.
+func peerInfo(conn net.Conn, c codec.Codec) wamp.PeerInfo {
+	info := wamp.PeerInfo{Transport: "rawsocket", Serializer: c.Name(), RemoteAddr: remoteAddr(conn)}
+	if tc, ok := conn.(*tls.Conn); ok {
+		info.TLS = true
+		if certs := tc.ConnectionState().PeerCertificates; len(certs) > 0 {
+			info.ClientCert = certs[0]
+		}
+	}
+	return info
 }
 
 // remoteAddr is host:port for TCP and the socket path for Unix sockets,

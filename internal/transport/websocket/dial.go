@@ -30,6 +30,10 @@ type DialOptions struct {
 	// URL's host (a Unix socket, for example); the URL still names the host
 	// for the handshake.
 	NetDial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// OnResponseHeader, if set, is called with each header of the
+	// server's handshake response (a Set-Cookie to keep, for example),
+	// before Dial returns.
+	OnResponseHeader func(name, value string)
 }
 
 // readBufferSize is the client's read buffer.
@@ -45,6 +49,9 @@ func Dial(ctx context.Context, url string, opts DialOptions) (wamp.Peer, error) 
 	d := ws.Dialer{Protocols: protocols, TLSConfig: opts.TLSConfig, NetDial: opts.NetDial}
 	if opts.Header != nil {
 		d.Header = ws.HandshakeHeaderHTTP(opts.Header)
+	}
+	if f := opts.OnResponseHeader; f != nil {
+		d.OnHeader = func(k, v []byte) error { f(string(k), string(v)); return nil }
 	}
 	conn, br, hs, err := d.Dial(ctx, url)
 	if err != nil {

@@ -85,8 +85,12 @@ type Options struct {
 	// authenticator or authorizer); by default they are not kept, so that
 	// an idle session holds no copy of them.
 	KeepHeaders bool
-	Outbox      outbox.Options
-	Logger      *slog.Logger // nil discards
+	// Cookies, if set, tracks clients by cookie: the upgrade response sets
+	// the cookie Track gives (when it gives a header value) and the peer's
+	// wamp.PeerInfo.CBTID is its value.
+	Cookies CookieTracker
+	Outbox  outbox.Options
+	Logger  *slog.Logger // nil discards
 }
 
 // Handler upgrades HTTP requests to WebSocket WAMP sessions.
@@ -140,6 +144,14 @@ func NewHandler(opts Options) (*Handler, error) {
 	return h, nil
 }
 
+// CookieTracker knows clients again by a cookie (auth.CookieStore).
+type CookieTracker interface {
+	// Track returns the client's tracking cookie given its upgrade
+	// request's headers, and the Set-Cookie value to send when it is a
+	// new one ("" to send none). Called concurrently.
+	Track(h http.Header) (cbtid, setCookie string)
+}
+
 // ServeHTTP upgrades the request and runs the session on a goroutine of
 // its own, which becomes the session's reader; ServeHTTP returns at once so
 // that net/http frees the request, its buffers and its goroutine's stack
@@ -154,6 +166,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	up := ws.HTTPUpgrader{}
+	var cbtid string
+	if h.opts.Cookies != nil {
+		var set string
+		if cbtid, set = h.opts.Cookies.Track(r.Header); set != "" {
+			up.Header = http.Header{"Set-Cookie": {set}}
+		}
+	}
 	if proto != "" {
 		up.Protocol = func(p string) bool { return p == proto }
 	}
@@ -177,9 +196,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c, batched, _ = codec.Lookup(proto)
 	}
 	info := wamp.PeerInfo{Transport: "websocket", Serializer: c.Name(), RemoteAddr: r.RemoteAddr, TLS: r.TLS != nil}
+	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+		info.ClientCert = r.TLS.PeerCertificates[0]
+	}
 	if h.opts.KeepHeaders {
 		info.HTTPHeaders = headerMap(r.Header)
 	}
+	info.CBTID = cbtid
 	p := newPeer(conn, idlereader.New(conn, wsupgrade.Pending(rw.Reader)), nil, peerConfig{
 		codec: c, batched: batched, info: info, deflateBits: deflateBits, peerOptions: h.peerOpts,
 	})

@@ -1,0 +1,56 @@
+package node
+
+import (
+	"time"
+
+	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/transport/websocket"
+)
+
+// cookieStore opens the cookie store of a WebSocket transport or path
+// whose "cookie" (at path) is c; nil without cookie tracking. A file
+// store is read now and written from the first cookie on; ru closes it.
+func (b *builder) cookieStore(path string, ru *routerUnit, c *config.CookieTracking) (*auth.CookieStore, error) {
+	if c == nil {
+		return nil, nil
+	}
+	o := auth.CookieOptions{Name: c.Name, Length: c.Length, MaxAge: c.MaxAge, Secure: c.Secure, HTTPOnly: c.HTTPOnly,
+		SameSite: c.SameSite, PurgeOnStartup: c.Store.PurgeOnStartup, Logger: b.log.With("cookie", path)}
+	if c.Store.Type == "file" {
+		o.File = b.resolve(c.Store.Filename)
+	}
+	s, err := auth.OpenCookieStore(o)
+	if err != nil {
+		return nil, fieldError(path+".store", err)
+	}
+	ru.cookies = append(ru.cookies, s)
+	return s, nil
+}
+
+// cookieTracker is store as the WebSocket handler's tracker (nil: none).
+func cookieTracker(store *auth.CookieStore) websocket.CookieTracker {
+	if store == nil {
+		return nil
+	}
+	return store
+}
+
+// cookieGate is clientGate for a transport that tracks clients with
+// store (nil: none): with "auth.cookie" the cookie authenticator comes
+// first, every session that joins by another method is remembered for
+// its cookie, and one that logs out (GOODBYE wamp.close.logout) forgets
+// it.
+func cookieGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Duration, store *auth.CookieStore) *router.Gate {
+	auths := authenticators(path+".auth", a, askers{dc: ru.dyn, fa: ru.fn})
+	o := router.GateOptions{Auths: auths, JoinTimeout: joinTimeout}
+	if store != nil {
+		if a.Cookie {
+			o.Auths = append([]auth.Authenticator{auth.Cookie(store)}, auths...)
+		}
+		o.OnJoin = func(id auth.Identity) { store.Remember(id.Peer.CBTID, id) }
+		o.OnLogout = func(id auth.Identity) { store.Forget(id.Peer.CBTID) }
+	}
+	return ru.router.NewGate(o)
+}
