@@ -296,6 +296,14 @@ var corpus = []corpusNode{
 		// node2 starts after the link and stops before it
 		warnings: []string{"client: connect failed", "router link lost"},
 	},
+	{
+		name: "scram-static",
+		proves: "static WAMP-SCRAM (argon2id-13, a principal made by autobahn's derive_scram_credential) from " +
+			"autobahn-python: the role given, the server signature checked, the caller disclosed to a Python backend, " +
+			"a wrong password and an unknown authid refused",
+		client: "client.py",
+		static: staticFile{"/", "web/index.html"},
+	},
 }
 
 // mentions matches the log records with text in one of their string
