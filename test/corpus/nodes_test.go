@@ -304,6 +304,13 @@ var corpus = []corpusNode{
 		client: "client.py",
 		static: staticFile{"/", "web/index.html"},
 	},
+	{
+		name: "cookie-tracking",
+		proves: "cookie tracking (file store) with cookie authentication: a ticket login gets a cbtid cookie, coming " +
+			"back with it joins without a ticket as the same principal (authprovider cookie), logout ends that",
+		client: "client.py",
+		static: staticFile{"/", "web/index.html"},
+	},
 }
 
 // mentions matches the log records with text in one of their string

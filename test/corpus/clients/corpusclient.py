@@ -118,15 +118,17 @@ class _Client(ApplicationSession):
             joined.errback(Refused("(connection closed)", ""))
 
 
-def join(url, realm, authmethods=None, authid=None, secret=None, key=None, authextra=None, serializers=None):
+def join(url, realm, authmethods=None, authid=None, secret=None, key=None, authextra=None, serializers=None,
+         headers=None):
     """A Deferred of a session joined to realm at url (ws:// or rs://):
     anonymous, or with authmethods (["ticket"], ["wampcra"], ["scram"],
     ["cryptosign"]) and authid, the ticket, wampcra secret or scram
     password, or the cryptosign key (an
     autobahn.wamp.cryptosign.CryptosignKey, whose public key goes in
     authextra). serializers (autobahn serializer objects, the first one for
-    RawSocket) replace autobahn's defaults. It fails with Refused when the
-    router refuses the join."""
+    RawSocket) replace autobahn's defaults; headers are added to the
+    WebSocket upgrade request. It fails with Refused when the router
+    refuses the join."""
     joined = defer.Deferred()
     extra = {
         "joined": joined,
@@ -136,7 +138,7 @@ def join(url, realm, authmethods=None, authid=None, secret=None, key=None, authe
         "key": key,
         "authextra": authextra,
     }
-    runner = ApplicationRunner(url, realm, extra=extra, serializers=serializers)
+    runner = ApplicationRunner(url, realm, extra=extra, serializers=serializers, headers=headers)
     d = runner.run(_Client, start_reactor=False, auto_reconnect=False)
 
     def connect_failed(f):
