@@ -3,6 +3,7 @@ module github.com/junction-wamp/junction
 go 1.26.8
 
 require (
+	github.com/eclipse/paho.mqtt.golang v1.5.1
 	github.com/fxamacker/cbor/v2 v2.9.6
 	github.com/gobwas/httphead v0.1.0
 	github.com/gobwas/ws v1.5.0
@@ -12,6 +13,9 @@ require (
 )
 
 require (
+	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/sync v0.17.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 )

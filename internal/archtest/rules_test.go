@@ -41,6 +41,10 @@ var rules = map[string]rule{
 	// Transports carry messages: they encode with the codec and share the
 	// outbox, keepalive and idle reader among themselves; never the router.
 	"internal/transport/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/transport/...", "internal/lograte", "internal/wsupgrade"}},
+	// MQTT bridged to WAMP: its own packet codec, payloads in the WAMP
+	// codecs, packets through the outbox; sessions reach the router through
+	// its Attacher.
+	"internal/transport/mqtt": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/transport/outbox", "internal/lograte"}},
 	// Connection caps under every listener: counting and rate-limited
 	// refusal warnings, nothing of WAMP.
 	"internal/transport/connlimit": {allowed: []string{"internal/lograte"}, stdOnly: true},

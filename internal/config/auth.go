@@ -388,6 +388,8 @@ func hasFunctionAuth(t Transport) bool {
 		return t.Auth.hasFunction()
 	case *RawSocketTransport:
 		return t.Auth.hasFunction()
+	case *MQTTTransport:
+		return t.Options.Auth.hasFunction()
 	case *WebTransport:
 		return pathsHaveFunctionAuth(t.Paths)
 	}

@@ -19,6 +19,8 @@ func checkTransportRoles(d *decoder, tp string, t Transport, rr routerRoles) {
 		rr.checkAuth(d, tp+".auth", t.Auth)
 	case *RawSocketTransport:
 		rr.checkAuth(d, tp+".auth", t.Auth)
+	case *MQTTTransport:
+		rr.checkAuth(d, tp+".options.auth", t.Options.Auth)
 	case *WebTransport:
 		rr.checkPaths(d, tp+".paths", t.Paths)
 	case *UniversalTransport:

@@ -149,8 +149,8 @@ func (d *decoder) listenTCP(o *object, e *ListenEndpoint) {
 }
 
 func (d *decoder) unknownEndpoint(o *object, t string) {
-	if t == "twisted" {
-		d.errorf(o.at("type"), "not supported: endpoint type %q (Python-only)", t)
+	if why, ok := unsupportedEndpoints[t]; ok {
+		d.errorf(o.at("type"), "not supported: endpoint type %q (%s)", t, why)
 	} else {
 		d.errorf(o.at("type"), "unknown endpoint type %q (want tcp, unix)", t)
 	}

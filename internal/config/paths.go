@@ -51,6 +51,7 @@ var pathTypesUnsupported = map[string]string{
 	"schemadoc":  "WAMP API schema documentation",
 	"wap":        "Python web code rendering Jinja templates with the results of WAMP calls: render the pages in a web application behind a \"reverseproxy\" path, or serve static pages that call WAMP from the browser",
 	"mqtt":       "the MQTT bridge",
+	"none":       "a path that answers 404 to everything: leave the path out, or serve an empty \"static\" directory there",
 }
 
 // paths decodes the "paths" of o.

@@ -120,7 +120,7 @@ var ruleTests = []ruleTest{
 
 	// Transports.
 	{"transport type missing", transports(`{}`), t0 + ".type", "required"},
-	{"transport mqtt", transports(`{"type": "mqtt", "endpoint": {}}`), t0 + ".type", `not supported: transport type "mqtt"`},
+	{"transport mqtt without options", transports(`{"type": "mqtt", "endpoint": {"type": "tcp", "port": 1883}}`), t0 + ".options", "required"},
 	{"transport unknown type", transports(`{"type": "webs"}`), t0 + ".type", `unknown transport type "webs" (want web, websocket, rawsocket, universal, flashpolicy)`},
 	{"web endpoint missing", transports(`{"type": "web", "paths": {}}`), t0 + ".endpoint", "required"},
 	{"web paths missing", transports(`{"type": "web", "endpoint": {"type": "tcp", "port": 80}}`), t0 + ".paths", "required"},
@@ -140,6 +140,7 @@ var ruleTests = []ruleTest{
 	{"endpoint type missing", endpoint(`{"port": 80}`), ep + ".type", "required"},
 	{"endpoint type unknown", endpoint(`{"type": "udp"}`), ep + ".type", `unknown endpoint type "udp" (want tcp, unix)`},
 	{"endpoint twisted", endpoint(`{"type": "twisted", "server_string": "x"}`), ep + ".type", "not supported"},
+	{"endpoint onion", endpoint(`{"type": "onion", "port": 80, "private_key_file": "k"}`), ep + ".type", `not supported: endpoint type "onion" (a Tor onion service`},
 	{"port missing", endpoint(`{"type": "tcp"}`), ep + ".port", "required"},
 	{"port range", endpoint(`{"type": "tcp", "port": 65536}`), ep + ".port", "must be in 0..65535, not 65536"},
 	{"port negative", endpoint(`{"type": "tcp", "port": -1}`), ep + ".port", "must be in 0..65535, not -1"},
@@ -206,6 +207,7 @@ var ruleTests = []ruleTest{
 	{"websocket-reverseproxy option", web(`{"x": {"type": "websocket-reverseproxy", "options": {"max_frame_size": -1}, "backend": {"type": "websocket", "endpoint": {"type": "tcp", "host": "h", "port": 9000}, "url": "ws://h/ws"}}}`),
 		t0 + ".paths.x.options.max_frame_size", "must be in 0..2147483647"},
 	{"path cgi", web(`{"x": {"type": "cgi"}}`), t0 + ".paths.x.type", "not supported"},
+	{"path none", web(`{"x": {"type": "none"}}`), t0 + ".paths.x.type", `not supported: path type "none" (a path that answers 404`},
 	{"path unknown key", web(`{"/": {"type": "nodeinfo", "title": "x"}}`), t0 + `.paths["/"].title`, "unknown key"},
 	{"static directory missing", web(`{"/": {"type": "static"}}`), t0 + `.paths["/"].directory`, "required"},
 	{"static package", web(`{"/": {"type": "static", "package": "app", "resource": "web"}}`), t0 + `.paths["/"].package`, "not supported"},

@@ -23,6 +23,8 @@ func listenEndpointOf(t Transport) ListenEndpoint {
 		return t.Endpoint
 	case *RawSocketTransport:
 		return t.Endpoint
+	case *MQTTTransport:
+		return t.Endpoint
 	case *UniversalTransport:
 		return t.Endpoint
 	case *FlashPolicyTransport:
@@ -100,13 +102,15 @@ func (d *decoder) transport(path string, v any) Transport {
 		t = d.webSocketTransport(o)
 	case "rawsocket":
 		t = d.rawSocketTransport(o)
+	case "mqtt":
+		t = d.mqttTransport(o)
 	case "universal":
 		t = d.universalTransport(o)
 	case "flashpolicy":
 		t = d.flashPolicyTransport(o)
 	case "":
 		o.skip()
-	case "mqtt", "websocket.testee", "stream.testee":
+	case "websocket.testee", "stream.testee":
 		d.errorf(o.at("type"), "not supported: transport type %q (%s)", typ, unsupportedTransports[typ])
 		o.skip()
 	default:

@@ -3,7 +3,7 @@ package config
 // UniversalTransport is a transport of "type": "universal": one listening
 // endpoint for RawSocket, WebSocket and HTTP clients. Each connection is
 // told apart by the first byte its client sends: 0x7F is RawSocket, 0x10
-// MQTT (not supported yet), anything else HTTP. An HTTP request goes to
+// MQTT, anything else HTTP. An HTTP request goes to
 // the WebSocket service named by the first segment of its URL path, and
 // every other request to Web.
 type UniversalTransport struct {
@@ -26,6 +26,9 @@ type UniversalTransport struct {
 	// serve every other HTTP request (nil: none, and such a request gets
 	// 404).
 	Web *WebTransport
+	// MQTT is "mqtt": the "options" of an MQTT transport (nil: none, and
+	// an MQTT client is closed).
+	MQTT *MQTTOptions
 }
 
 func (t *UniversalTransport) TransportID() string { return t.ID }
@@ -51,7 +54,15 @@ func (d *decoder) universalTransport(o *object) *UniversalTransport {
 		t.Web = d.webBody(so)
 		so.done()
 	}
-	o.unsupported("mqtt", ": MQTT")
+	if so, ok := o.child("mqtt"); ok {
+		subType(so, "mqtt")
+		if oo, ok := so.reqChild("options"); ok {
+			m := d.mqttOptions(oo)
+			t.MQTT = &m
+			oo.done()
+		}
+		so.done()
+	}
 	return t
 }
 

@@ -53,7 +53,9 @@ func TestUniversalTransportErrors(t *testing.T) {
 	tests := []struct {
 		name, members, path, msg string
 	}{
-		{"mqtt", `"mqtt": {"options": {}}`, tp + ".mqtt", "not supported: MQTT"},
+		{"mqtt without realm", `"mqtt": {"options": {"payload_mapping": {}}}`, tp + ".mqtt.options.realm", "required"},
+		{"mqtt without options", `"mqtt": {}`, tp + ".mqtt.options", "required"},
+		{"mqtt type", `"mqtt": {"type": "web", "options": {"realm": "realm1", "payload_mapping": {}}}`, tp + ".mqtt.type", `must be "mqtt"`},
 		{"unknown key", `"paths": {}`, tp + ".paths", "unknown key"},
 		{"rawsocket serializer", `"rawsocket": {"serializers": ["xml"]}`, tp + ".rawsocket.serializers[0]", `unknown serializer "xml"`},
 		{"rawsocket type", `"rawsocket": {"type": "websocket"}`, tp + ".rawsocket.type", `must be "rawsocket" (or absent), not "websocket"`},

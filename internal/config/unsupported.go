@@ -12,10 +12,17 @@ const databaseConnections = " (database connections: a PostgreSQL connection poo
 // unsupportedTransports are the listening transport types Junction does
 // not have, with why.
 var unsupportedTransports = map[string]string{
-	"mqtt": "an MQTT broker bridged to WAMP; run an MQTT broker and bridge it with a component",
 	"websocket.testee": "Crossbar's WebSocket echo server for the Autobahn test suite; " +
 		"run an echo server as a guest worker to test a WebSocket client",
 	"stream.testee": "Crossbar's TCP echo server for its tests; run an echo server as a guest worker",
+}
+
+// unsupportedEndpoints are the endpoint types Junction does not have,
+// with why.
+var unsupportedEndpoints = map[string]string{
+	"twisted": "Python-only",
+	"onion":   "a Tor onion service: run Tor beside the node and point its hidden service at a tcp endpoint",
+	"tor":     "a connection through Tor: use a tcp endpoint, through a Tor gateway if needed",
 }
 
 // unsupportedWorkers are the worker types Junction does not have, with

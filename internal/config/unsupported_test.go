@@ -32,7 +32,6 @@ func TestRefusalsSayWhy(t *testing.T) {
 			[]string{"PostgreSQL connection pool"}},
 		{"controller connections", `{"version": 2, "controller": {"connections": []}}`, "controller.connections",
 			[]string{"PostgreSQL connection pool"}},
-		{"mqtt", transports(`{"type": "mqtt"}`), t0 + ".type", []string{`transport type "mqtt"`, "MQTT broker"}},
 		{"websocket.testee", transports(`{"type": "websocket.testee"}`), t0 + ".type", []string{"Autobahn test suite", "guest worker"}},
 		{"stream.testee", transports(`{"type": "stream.testee"}`), t0 + ".type", []string{"TCP echo server", "guest worker"}},
 		{"websocket-testee worker", top(`{"type": "websocket-testee", "transport": {}}`), w0 + ".type",

@@ -218,6 +218,8 @@ func (b *builder) transport(path string, ru *routerUnit, t config.Transport) err
 		l, err = b.webSocketTransport(path, ru, t)
 	case *config.RawSocketTransport:
 		l, err = b.rawSocketTransport(path, ru, t)
+	case *config.MQTTTransport:
+		l, err = b.mqttTransport(path, ru, t)
 	case *config.UniversalTransport:
 		l, err = b.universalTransport(path, ru, t)
 	case *config.FlashPolicyTransport:

@@ -1,6 +1,8 @@
 package node
 
 import (
+	paho "github.com/eclipse/paho.mqtt.golang"
+
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -165,5 +167,46 @@ func TestTLSAuthDynamic(t *testing.T) {
 	}
 	if _, err := joinWS(t, url, withCert(tc, nil), cfg); wampURIOf(err) != "com.example.no_cert" {
 		t.Errorf("no certificate: err = %v, want com.example.no_cert", err)
+	}
+}
+
+// TestMQTTTLSAuth: an MQTT client over TLS is admitted by its client
+// certificate (tls authentication, as Crossbar 26 does); without one, a
+// tls-only MQTT transport refuses it.
+func TestMQTTTLSAuth(t *testing.T) {
+	ca := newTestCA(t, "junction test CA")
+	good := ca.clientCert(t, "sensor-1")
+	dir := t.TempDir()
+	pool := writeCert(t, dir)
+	writePEM(t, filepath.Join(dir, "ca.crt"), "CERTIFICATE", ca.cert.Raw)
+	doc := `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "device", "allow-by-default": true}]}],
+		"transports": [{"type": "mqtt",
+			"endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0,
+				"tls": {"key": "server.key", "certificate": "server.crt", "ca_certificates": ["ca.crt"]}},
+			"options": {"realm": "realm1", "payload_mapping": {"": {"type": "native", "serializer": "json"}},
+				"auth": {"tls": {"type": "static", "principals": {
+					"sensor-1": {"certificate-sha1": "` + auth.CertificateSHA1(good.Certificate[0]) + `", "role": "device"}}}}}}]}]}`
+	n := start(t, parse(t, doc, nil), dir)
+	addr := address(t, n, "workers[0].transports[0]")
+	connect := func(cert *tls.Certificate) error {
+		tc := &tls.Config{RootCAs: pool}
+		if cert != nil {
+			tc.Certificates = []tls.Certificate{*cert}
+		}
+		o := paho.NewClientOptions().AddBroker("ssl://" + addr).SetClientID("c").SetTLSConfig(tc).
+			SetProtocolVersion(4).SetAutoReconnect(false).SetConnectRetry(false).SetConnectTimeout(testTimeout)
+		c := paho.NewClient(o)
+		err := wait(c.Connect())
+		if err == nil {
+			c.Disconnect(0)
+		}
+		return err
+	}
+	if err := connect(&good); err != nil {
+		t.Fatalf("with its certificate: %v", err)
+	}
+	if err := connect(nil); err == nil {
+		t.Fatal("without a certificate: admitted by a tls-only transport")
 	}
 }

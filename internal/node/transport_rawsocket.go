@@ -10,20 +10,24 @@ import (
 	"github.com/junction-wamp/junction/internal/transport/rawsocket"
 )
 
-// rawServer adapts a rawsocket.Server to server, with the endpoint's TLS.
-type rawServer struct {
-	*rawsocket.Server
-	tls *tls.Config // nil for plain TCP or Unix
+// streamServer adapts a server of stream connections (RawSocket, MQTT) to
+// server, with the endpoint's TLS.
+type streamServer struct {
+	srv interface {
+		Serve(net.Listener) error
+		Close() error
+	}
+	tls    *tls.Config // nil for plain TCP or Unix
+	closed error       // what srv's Serve returns after Close: a clean end
 }
 
-// Serve serves l, with TLS handshakes when configured. ErrServerClosed
-// (Close before Serve) is a clean end.
-func (s rawServer) Serve(l net.Listener) error {
+// Serve serves l, with TLS handshakes when configured.
+func (s streamServer) Serve(l net.Listener) error {
 	if s.tls != nil {
 		l = tls.NewListener(l, s.tls)
 	}
-	err := s.Server.Serve(l)
-	if errors.Is(err, rawsocket.ErrServerClosed) {
+	err := s.srv.Serve(l)
+	if errors.Is(err, s.closed) {
 		return nil
 	}
 	return err
@@ -31,14 +35,14 @@ func (s rawServer) Serve(l net.Listener) error {
 
 // shutdown closes the listener only: the sessions stay open until the
 // router says GOODBYE to them.
-func (rawServer) shutdown(_ context.Context, l net.Listener) error {
+func (streamServer) shutdown(_ context.Context, l net.Listener) error {
 	if err := l.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
 		return err
 	}
 	return nil
 }
 
-func (s rawServer) close() error { return s.Close() }
+func (s streamServer) close() error { return s.srv.Close() }
 
 // rawSocketTransport builds a "rawsocket" transport on a TCP or Unix
 // endpoint.
@@ -48,13 +52,13 @@ func (b *builder) rawSocketTransport(path string, ru *routerUnit, t *config.RawS
 	if err != nil {
 		errs = append(errs, fieldError(path+".endpoint", err))
 	}
-	srv := rawServer{}
+	srv := streamServer{closed: rawsocket.ErrServerClosed}
 	if t.Endpoint.TLS != nil {
 		if srv.tls, err = b.serverTLS(t.Endpoint.TLS).Load(); err != nil {
 			errs = append(errs, fieldError(path+".endpoint.tls", err))
 		}
 	}
-	srv.Server, err = rawsocket.NewServer(rawsocket.Options{
+	srv.srv, err = rawsocket.NewServer(rawsocket.Options{
 		Attacher:       clientGate(ru, path, t.Auth, t.JoinTimeout),
 		Serializers:    t.Serializers,
 		MaxMessageSize: t.MaxMessageSize,

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/transport/mqtt"
 	"github.com/junction-wamp/junction/internal/transport/rawsocket"
 	"github.com/junction-wamp/junction/internal/transport/unisocket"
 	"github.com/junction-wamp/junction/internal/web"
@@ -28,11 +29,13 @@ const (
 // picks a WebSocket service or the web paths by the request's first path
 // segment.
 type universalServer struct {
-	mux  *unisocket.Mux
-	raw  *rawsocket.Server // nil without "rawsocket"
-	rawL net.Listener
-	web  *web.Server
-	webL net.Listener
+	mux   *unisocket.Mux
+	raw   *rawsocket.Server // nil without "rawsocket"
+	rawL  net.Listener
+	web   *web.Server
+	webL  net.Listener
+	mqtt  *mqtt.Server // nil without "mqtt"
+	mqttL net.Listener
 }
 
 // Serve serves l until it closes (shutdown); the RawSocket and HTTP
@@ -43,16 +46,20 @@ func (s universalServer) Serve(l net.Listener) error {
 	if s.raw != nil {
 		wg.Go(func() { rawErr = endOfRoute(s.raw.Serve(s.rawL)) })
 	}
+	var mqttErr error
+	if s.mqtt != nil {
+		wg.Go(func() { mqttErr = endOfRoute(s.mqtt.Serve(s.mqttL)) })
+	}
 	wg.Go(func() { webErr = endOfRoute(s.web.Serve(s.webL)) })
 	err := s.mux.Serve(l) // closes the routes when it returns
 	wg.Wait()
-	return errors.Join(err, rawErr, webErr)
+	return errors.Join(err, rawErr, webErr, mqttErr)
 }
 
 // endOfRoute is the error of a server whose route ended: nil when the
 // route closed with the Mux.
 func endOfRoute(err error) error {
-	if errors.Is(err, net.ErrClosed) || errors.Is(err, rawsocket.ErrServerClosed) {
+	if errors.Is(err, net.ErrClosed) || errors.Is(err, rawsocket.ErrServerClosed) || errors.Is(err, mqtt.ErrServerClosed) {
 		return nil
 	}
 	return err
@@ -71,6 +78,9 @@ func (s universalServer) shutdown(ctx context.Context, l net.Listener) error {
 }
 
 func (s universalServer) close() error {
+	if s.mqtt != nil {
+		s.mqtt.Close()
+	}
 	if s.raw == nil {
 		return nil
 	}
@@ -100,6 +110,12 @@ func (b *builder) universalTransport(path string, ru *routerUnit, t *config.Univ
 	}
 	s.web, err = b.universalWeb(path, ru, l, t)
 	errs = appendError(errs, err)
+	var mh *mqtt.Handler
+	if t.MQTT != nil {
+		var merrs config.Errors
+		mh, merrs = b.mqttHandler(path+".mqtt", ru, *t.MQTT)
+		errs = append(errs, merrs...)
+	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -111,7 +127,13 @@ func (b *builder) universalTransport(path string, ru *routerUnit, t *config.Univ
 		s.rawL = s.mux.Route(firstByteRawSocket)
 	}
 	s.webL = s.mux.Fallback()
-	s.mux.Refuse(firstByteMQTT) // until MQTT is supported
+	if mh != nil {
+		s.mqtt = mqtt.NewServer(mh)
+		s.mqttL = s.mux.Route(firstByteMQTT)
+		l.services = append(l.services, serviceLog{"mqtt service", []any{"realm", t.MQTT.Realm}})
+	} else {
+		s.mux.Refuse(firstByteMQTT)
+	}
 	l.srv = s
 	logEndpoint(b.log, path, t.Endpoint)
 	return l, nil

@@ -90,7 +90,7 @@ func TestUniversal(t *testing.T) {
 }
 
 // TestUniversalMQTTRefused: a client whose first byte is MQTT's CONNECT is
-// closed, while MQTT is not supported.
+// closed when the transport has no "mqtt".
 func TestUniversalMQTTRefused(t *testing.T) {
 	n, logs := startLogged(t, universalDoc("", "", ""))
 	c, err := net.Dial("tcp", address(t, n, web0))

@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
+
+	"github.com/junction-wamp/junction/internal/transport/tlsconn"
 )
 
 // tlsState gives r.TLS to the requests of a TLS connection that net/http
@@ -28,15 +30,5 @@ func tlsState(next http.Handler) http.Handler {
 // wrappers, or nil.
 func wrappedTLS(r *http.Request) *tls.Conn {
 	c, _ := r.Context().Value(connKey{}).(net.Conn)
-	for c != nil {
-		if tc, ok := c.(*tls.Conn); ok {
-			return tc
-		}
-		u, ok := c.(interface{ NetConn() net.Conn })
-		if !ok {
-			return nil
-		}
-		c = u.NetConn()
-	}
-	return nil
+	return tlsconn.Unwrap(c)
 }

@@ -6,7 +6,6 @@
 package rawsocket
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/lograte"
 	"github.com/junction-wamp/junction/internal/transport/outbox"
+	"github.com/junction-wamp/junction/internal/transport/tlsconn"
 	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/wamp/codec"
 )
@@ -296,15 +296,11 @@ func (s *Server) peerConfig(conn net.Conn, c codec.Codec, clientMax int) peerCon
 }
 
 // peerInfo describes conn; over TLS (the handshake is done once the
-// RawSocket handshake was read), with the client's certificate if any.
+// RawSocket handshake was read; conn may wrap the TLS connection, as the
+// universal transport's do), with the client's certificate if any.
 func peerInfo(conn net.Conn, c codec.Codec) wamp.PeerInfo {
 	info := wamp.PeerInfo{Transport: "rawsocket", Serializer: c.Name(), RemoteAddr: remoteAddr(conn)}
-	if tc, ok := conn.(*tls.Conn); ok {
-		info.TLS = true
-		if certs := tc.ConnectionState().PeerCertificates; len(certs) > 0 {
-			info.ClientCert = certs[0]
-		}
-	}
+	info.TLS, info.ClientCert = tlsconn.ClientCert(conn)
 	return info
 }
 

@@ -1,0 +1,90 @@
+package mqtt
+
+import (
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/transport/transporttest"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// connected serves one end of a pipe and returns the other, after CONNECT
+// (with keepAlive seconds) and the router's WELCOME, and the session.
+func connected(t *testing.T, keepAlive byte) (net.Conn, *transporttest.Session) {
+	t.Helper()
+	a := transporttest.NewAttacher()
+	h, err := NewHandler(Options{Attacher: a, Realm: "realm1", PayloadMapping: map[string]Mapping{"": {Serializer: "json"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, cl := net.Pipe()
+	go h.ServeConn(srv)
+	go cl.Write([]byte{0x10, 13, 0, 4, 'M', 'Q', 'T', 'T', 4, 0x02, 0, keepAlive, 0, 1, 'c'})
+	s := <-a.Sessions
+	m, err := s.Peer.Recv()
+	hello, ok := m.(*wamp.Hello)
+	if err != nil || !ok || hello.Realm != "realm1" || hello.Details["authid"] != "c" {
+		t.Fatalf("hello %#v %v", m, err)
+	}
+	s.Peer.Send(&wamp.Welcome{Session: 1, Details: wamp.Dict{}})
+	b := make([]byte, 4)
+	if _, err := io.ReadFull(cl, b); err != nil || string(b) != "\x20\x02\x00\x00" {
+		t.Fatalf("connack %x %v", b, err)
+	}
+	return cl, s
+}
+
+// TestKeepAlive: a client silent for 1.5 times its keep alive is closed;
+// a PINGREQ within it keeps the connection.
+func TestKeepAlive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cl, s := connected(t, 2)
+		defer close(s.Release)
+		time.Sleep(2900 * time.Millisecond)
+		cl.Write([]byte{0xc0, 0})
+		b := make([]byte, 2)
+		if _, err := io.ReadFull(cl, b); err != nil || b[0] != 0xd0 {
+			t.Fatalf("pingresp %x %v", b, err)
+		}
+		start := time.Now()
+		_, err := s.Peer.Recv()
+		if err == nil || !strings.Contains(err.Error(), "keep alive") {
+			t.Fatalf("recv: %v", err)
+		}
+		if d := time.Since(start); d != 3*time.Second {
+			t.Fatalf("closed after %s, want 3s", d)
+		}
+	})
+}
+
+// TestQoS1PubackAfterPublished: the PUBACK of a QoS 1 PUBLISH goes when
+// the router answers PUBLISHED, and an ERROR closes the connection.
+func TestQoS1PubackAfterPublished(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cl, s := connected(t, 0)
+		defer close(s.Release)
+		go cl.Write([]byte{0x32, 11, 0, 3, 'a', '/', 'b', 0, 9, '{', '}', ' ', ' '})
+		m, err := s.Peer.Recv()
+		pub, ok := m.(*wamp.Publish)
+		if err != nil || !ok || pub.Topic != "a.b" || pub.Options["acknowledge"] != true {
+			t.Fatalf("publish %#v %v", m, err)
+		}
+		synctest.Wait() // nothing written before PUBLISHED
+		s.Peer.Send(&wamp.Published{Request: pub.Request, Publication: 5})
+		b := make([]byte, 4)
+		if _, err := io.ReadFull(cl, b); err != nil || string(b) != "\x40\x02\x00\x09" {
+			t.Fatalf("puback %x %v", b, err)
+		}
+		go cl.Write([]byte{0x32, 9, 0, 3, 'a', '/', 'b', 0, 10, '{', '}'})
+		m, _ = s.Peer.Recv()
+		s.Peer.Send(&wamp.Error{RequestType: wamp.TypePublish, Request: m.(*wamp.Publish).Request, Error: "wamp.error.not_authorized"})
+		if _, err := cl.Read(b); !errors.Is(err, io.EOF) {
+			t.Fatalf("read after a refused QoS 1 publication: %v, want EOF", err)
+		}
+	})
+}

@@ -1,0 +1,202 @@
+package mqtt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/internal/wamp/codec"
+)
+
+// Mapping says how MQTT payloads under a WAMP URI prefix are translated.
+// Exactly one of Serializer (native) and Encoder/Decoder (dynamic) is set.
+type Mapping struct {
+	// Serializer, for a native mapping: the payload is a dict {args,
+	// kwargs, exclude, eligible, ...} in this format ("json", "msgpack",
+	// "cbor" or "ubjson").
+	Serializer string
+	// Encoder and Decoder, for a dynamic mapping: procedures called as
+	// encoder(mqtt_topic, wamp_topic, args, kwargs) -> payload and
+	// decoder(wamp_topic, mqtt_topic, payload) -> publish options.
+	Encoder, Decoder wamp.URI
+	// Realm is the realm the encoder and decoder are called on (passed to
+	// Options.Call); "" is the transport's realm.
+	Realm string
+}
+
+func (m Mapping) dynamic() bool { return m.Serializer == "" }
+
+// errUnmapped: no payload_mapping prefix matches the topic.
+var errUnmapped = errors.New("mqtt: no payload_mapping for the topic")
+
+// mapper finds the mapping of a URI, by longest prefix.
+type mapper struct {
+	prefixes []string // longest first
+	maps     map[string]Mapping
+	codecs   map[string]codec.Codec
+	call     CallFunc
+}
+
+// CallFunc calls procedure on realm with args and returns the first
+// positional result; the dynamic mappings call their encoders and
+// decoders through it.
+type CallFunc func(ctx context.Context, realm string, procedure wamp.URI, args wamp.List) (any, error)
+
+// optionKeys are the keys of a native payload and of a decoder's result
+// taken into the WAMP PUBLISH (args and kwargs apart).
+var optionKeys = []string{wamp.OptExclude, wamp.OptExcludeAuthID, wamp.OptExcludeAuthRole,
+	wamp.OptEligible, wamp.OptEligibleAuthID, wamp.OptEligibleAuthRole}
+
+func newMapper(maps map[string]Mapping, call CallFunc) (*mapper, error) {
+	m := &mapper{maps: maps, codecs: map[string]codec.Codec{}, call: call}
+	for prefix, pm := range maps {
+		m.prefixes = append(m.prefixes, prefix)
+		if err := m.check(prefix, pm); err != nil {
+			return nil, err
+		}
+	}
+	sortLongestFirst(m.prefixes)
+	return m, nil
+}
+
+func (m *mapper) check(prefix string, pm Mapping) error {
+	if pm.dynamic() {
+		if pm.Encoder == "" || pm.Decoder == "" || m.call == nil {
+			return fmt.Errorf("mqtt: payload_mapping %q: a dynamic mapping needs an encoder, a decoder and Options.Call", prefix)
+		}
+		return nil
+	}
+	for _, c := range []codec.Codec{codec.JSON, codec.Msgpack, codec.CBOR, codec.UBJSON} {
+		if c.Name() == pm.Serializer {
+			m.codecs[prefix] = c
+			return nil
+		}
+	}
+	return fmt.Errorf("mqtt: payload_mapping %q: unknown serializer %q", prefix, pm.Serializer)
+}
+
+func sortLongestFirst(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && len(s[j]) > len(s[j-1]); j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// lookup returns the prefix whose mapping applies to u.
+func (m *mapper) lookup(u wamp.URI) (string, error) {
+	for _, p := range m.prefixes {
+		if strings.HasPrefix(string(u), p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %q", errUnmapped, u)
+}
+
+// needsCalls reports whether some mapping is dynamic.
+func (m *mapper) needsCalls() bool {
+	for _, pm := range m.maps {
+		if pm.dynamic() {
+			return true
+		}
+	}
+	return false
+}
+
+// decode turns an MQTT payload on topic (WAMP URI u) into the args, kwargs
+// and options of a WAMP PUBLISH.
+func (m *mapper) decode(ctx context.Context, realm string, u wamp.URI, topic string, payload []byte) (wamp.List, wamp.Dict, wamp.Dict, error) {
+	p, err := m.lookup(u)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var v any
+	pm := m.maps[p]
+	if pm.dynamic() {
+		v, err = m.call(ctx, orRealm(pm.Realm, realm), pm.Decoder, wamp.List{string(u), topic, payload})
+	} else {
+		v, err = codec.DecodeValue(m.codecs[p], payload)
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("mqtt: payload on %q: %w", topic, err)
+	}
+	return publishParts(v)
+}
+
+// publishParts takes args, kwargs and the publish options from a decoded
+// payload or a decoder's result.
+func publishParts(v any) (wamp.List, wamp.Dict, wamp.Dict, error) {
+	d, ok := v.(wamp.Dict)
+	if !ok && v != nil {
+		return nil, nil, nil, fmt.Errorf("mqtt: payload is a %T, want a dict", v)
+	}
+	args, aok := d["args"].(wamp.List)
+	kwargs, kok := d["kwargs"].(wamp.Dict)
+	if !aok && d["args"] != nil || !kok && d["kwargs"] != nil {
+		return nil, nil, nil, errors.New("mqtt: payload args must be a list and kwargs a dict")
+	}
+	opts := wamp.Dict{}
+	for _, k := range optionKeys {
+		if x, ok := d[k]; ok {
+			opts[k] = x
+		}
+	}
+	return args, kwargs, opts, nil
+}
+
+// encode turns an event on u (MQTT topic) into an MQTT payload.
+func (m *mapper) encode(ctx context.Context, realm string, u wamp.URI, topic string, args wamp.List, kwargs wamp.Dict) ([]byte, error) {
+	p, err := m.lookup(u)
+	if err != nil {
+		return nil, err
+	}
+	pm := m.maps[p]
+	if !pm.dynamic() {
+		return codec.EncodeValue(m.codecs[p], nativePayload(args, kwargs))
+	}
+	v, err := m.call(ctx, orRealm(pm.Realm, realm), pm.Encoder, wamp.List{topic, string(u), orList(args), orDict(kwargs)})
+	if err != nil {
+		return nil, fmt.Errorf("mqtt: encoder for %q: %w", u, err)
+	}
+	switch b := v.(type) {
+	case []byte:
+		return b, nil
+	case string:
+		return []byte(b), nil
+	}
+	return nil, fmt.Errorf("mqtt: encoder for %q returned a %T, want bytes or a string", u, v)
+}
+
+func nativePayload(args wamp.List, kwargs wamp.Dict) wamp.Dict {
+	d := wamp.Dict{}
+	if args != nil {
+		d["args"] = args
+	}
+	if kwargs != nil {
+		d["kwargs"] = kwargs
+	}
+	return d
+}
+
+func orRealm(r, def string) string {
+	if r == "" {
+		return def
+	}
+	return r
+}
+
+func orList(l wamp.List) any {
+	if l == nil {
+		return nil
+	}
+	return l
+}
+
+func orDict(d wamp.Dict) any {
+	if d == nil {
+		return nil
+	}
+	return d
+}
