@@ -311,6 +311,20 @@ var corpus = []corpusNode{
 		client: "client.py",
 		static: staticFile{"/", "web/index.html"},
 	},
+	{
+		name: "mqtt-native",
+		proves: "MQTT 3.1.1 clients (paho) on an MQTT transport and inside a universal transport bridged to WAMP " +
+			"both ways: native JSON and, by longest prefix, CBOR payload mappings, QoS 1, + and # filters; the " +
+			"universal transport's web part",
+		check: mqttNative,
+	},
+	{
+		name: "mqtt-dynamic",
+		proves: "a dynamic MQTT payload mapping: a router-worker Python codec on its own realm decodes MQTT payloads " +
+			"into WAMP events and encodes WAMP events into MQTT payloads",
+		static: staticFile{"/", "index.html"},
+		check:  mqttDynamic,
+	},
 }
 
 // mentions matches the log records with text in one of their string
