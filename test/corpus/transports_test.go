@@ -31,24 +31,9 @@ import (
 // protocol, anonymously; the session leaves when the test ends.
 func joinLongPoll(t *testing.T, url, protocol string, realm wamp.URI) *client.Session {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), goTimeout)
-	defer cancel()
-	p, err := longpoll.Dial(ctx, url, protocol, nil)
-	if err != nil {
-		t.Fatalf("long-poll %s (%s): %v", url, protocol, err)
-	}
-	s, err := client.Join(ctx, p, client.Config{Realm: realm})
-	if err != nil {
-		t.Fatalf("join %s over long-poll %s: %v", realm, url, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), goTimeout)
-		defer cancel()
-		if err := s.Leave(ctx); err != nil {
-			t.Errorf("leave %s: %v", url, err)
-		}
+	return joinWith(t, url, realm, func(ctx context.Context) (wamp.Peer, error) {
+		return longpoll.Dial(ctx, url, protocol, nil)
 	})
-	return s
 }
 
 // subscribeEvents subscribes s to topic; the events' arguments come on the
