@@ -19,6 +19,9 @@ out=${1:-bench-results.txt}
 	go test -run='^$' -bench=BenchmarkIdleSessions -benchtime=1x -count=1 -v ./test/bench/ | grep -v '^=== '
 	echo "## MQTT beside WebSocket: acknowledged publications one at a time through one node (MQTT QoS 1 with paho, WAMP acknowledge over WebSocket)"
 	go test -run='^$' -bench=BenchmarkMQTTPublish -benchtime=3s -count=1 ./internal/node/
+	echo "## long-poll beside WebSocket: server -> client EVENTs through one transport (plain and batched)"
+	go test -run='^$' -bench='BenchmarkLongPollSendRecv|BenchmarkSendRecv' -benchmem -count=1 \
+		./internal/transport/longpoll/ ./internal/transport/websocket/
 	echo "## WAMP -> HTTP components: Subscriber forwarding rate, Callee calls/s"
 	go test -run='^$' -bench=. -benchtime=3s -count=1 ./internal/bridge/rest/
 	echo "## HTTP load on the junction binary (wrk, then hey for the Caller and Publisher), each beside its baseline"

@@ -44,7 +44,10 @@ var rules = map[string]rule{
 	// MQTT bridged to WAMP: its own packet codec, payloads in the WAMP
 	// codecs, packets through the outbox; sessions reach the router through
 	// its Attacher.
-	"internal/transport/mqtt": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/transport/outbox", "internal/lograte"}},
+	"internal/transport/mqtt": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/transport/outbox", "internal/transport/tlsconn", "internal/lograte"}},
+	// The TLS connection under a connection's wrappers (the universal
+	// transport's), for the transports and the web server: a leaf.
+	"internal/transport/tlsconn": {stdOnly: true},
 	// Connection caps under every listener: counting and rate-limited
 	// refusal warnings, nothing of WAMP.
 	"internal/transport/connlimit": {allowed: []string{"internal/lograte"}, stdOnly: true},
@@ -64,7 +67,7 @@ var rules = map[string]rule{
 	"internal/config": {allowed: []string{"internal/wamp", "internal/uriindex"}},
 	// The web transport serves HTTP paths with handlers the node gives it
 	// (the WebSocket and bridge services included); nothing that routes.
-	"internal/web": {allowed: []string{"internal/wamp", "internal/lograte", "internal/wsupgrade", "internal/dotsegment"}},
+	"internal/web": {allowed: []string{"internal/wamp", "internal/lograte", "internal/wsupgrade", "internal/dotsegment", "internal/transport/tlsconn"}},
 	// The WebSocket opening handshake as the WAMP endpoint (transport) and
 	// the proxies (web) both read it: a leaf.
 	"internal/wsupgrade": {stdOnly: true},
