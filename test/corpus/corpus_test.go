@@ -103,8 +103,13 @@ func TestCorpusTable(t *testing.T) {
 // stops when the test ends.
 func runNode(t *testing.T, c corpusNode) {
 	dir := copyNode(t, c.name)
-	checkNode(t, dir)
-	n := harness.StartIn(t, dir, nodeproc.Options{Name: c.name, Env: nodeEnv(t), AllowedWarnings: c.warnings})
+	env := nodeEnv(t)
+	if c.prepare != nil {
+		env = append(env, c.prepare(t, dir)...)
+	}
+	warnings := nodeWarnings(c.warnings, dir)
+	checkNode(t, dir, env, warnings)
+	n := harness.StartIn(t, dir, nodeproc.Options{Name: c.name, Env: env, AllowedWarnings: warnings})
 	r := &nodeRun{node: n, dir: dir, addr: n.Addr(nodeproc.Transport(0, 0))}
 	if r.addr == "" {
 		t.Fatalf("%s: the router's first transport logged no address", c.name)
@@ -143,15 +148,36 @@ func copyNode(t *testing.T, name string) string {
 	return dir
 }
 
-// checkNode runs junction check --cbdir DIR/.crossbar, which must accept
-// the config without a warning.
-func checkNode(t *testing.T, dir string) {
+// checkNode runs junction check --cbdir DIR/.crossbar with env added to
+// the test's environment, which must accept the config with no warning
+// but the node's (warnings: the messages the node may log).
+func checkNode(t *testing.T, dir string, env, warnings []string) {
 	t.Helper()
-	out, err := exec.Command(harness.Binary, "check", "--cbdir", filepath.Join(dir, ".crossbar")).CombinedOutput()
+	cmd := exec.Command(harness.Binary, "check", "--cbdir", filepath.Join(dir, ".crossbar"))
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if err != nil || len(lines) != 1 || !strings.HasPrefix(lines[0], "ok: ") {
+	last := len(lines) - 1
+	if err != nil || !strings.HasPrefix(lines[last], "ok: ") {
 		t.Fatalf("junction check: %v\n%s", err, out)
 	}
+	for _, line := range lines[:last] {
+		if !slices.ContainsFunc(warnings, func(w string) bool {
+			return strings.Contains(line, ": warning: ") && strings.HasSuffix(line, ": "+strings.TrimPrefix(w, "config: "))
+		}) {
+			t.Fatalf("junction check printed what the node may not log:\n%s", out)
+		}
+	}
+}
+
+// nodeWarnings is warnings with "{dir}" replaced by the node directory dir,
+// for the messages that name a file of it.
+func nodeWarnings(warnings []string, dir string) []string {
+	out := make([]string, len(warnings))
+	for i, w := range warnings {
+		out[i] = strings.ReplaceAll(w, "{dir}", dir)
+	}
+	return out
 }
 
 // nodeEnv is what the node's environment adds to the test's: Debian's

@@ -21,11 +21,20 @@ const goTimeout = nodeproc.StartBound
 // session leaves when the test ends.
 func joinGo(t *testing.T, url string, realm wamp.URI) *client.Session {
 	t.Helper()
+	return joinWith(t, url, realm, func(ctx context.Context) (wamp.Peer, error) {
+		return websocket.Dial(ctx, url, websocket.DialOptions{Subprotocols: []string{"wamp.2.json"}})
+	})
+}
+
+// joinWith joins realm anonymously over the peer dial makes, to url; the
+// session leaves when the test ends.
+func joinWith(t *testing.T, url string, realm wamp.URI, dial func(context.Context) (wamp.Peer, error)) *client.Session {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), goTimeout)
 	defer cancel()
-	p, err := websocket.Dial(ctx, url, websocket.DialOptions{Subprotocols: []string{"wamp.2.json"}})
+	p, err := dial(ctx)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("connect to %s: %v", url, err)
 	}
 	s, err := client.Join(ctx, p, client.Config{Realm: realm})
 	if err != nil {

@@ -21,8 +21,13 @@ type corpusNode struct {
 	static staticFile
 	// check runs after the client: more checks in Go; nil for none.
 	check func(t *testing.T, r *nodeRun)
-	// warnings are the WARN messages the node may log.
+	// warnings are the WARN messages the node may log, and junction check
+	// may print; "{dir}" in one stands for the node directory.
 	warnings []string
+	// prepare runs on the node directory before junction check and start
+	// (to put a file there the node needs, or start a server it uses); it
+	// returns "KEY=value" entries added to their environment. nil for none.
+	prepare func(t *testing.T, dir string) []string
 }
 
 // staticFile is a path of the router's first transport (a web transport)
@@ -183,6 +188,142 @@ var corpus = []corpusNode{
 		proves: "one procedure shared (invoke roundrobin) by five component instances: two in the router worker, " +
 			"three in two containers",
 		client: "client.py",
+	},
+	{
+		name: "longpoll-votes",
+		proves: "the votes demo over long-poll: a router-worker Python backend called and its events received by long-poll " +
+			"clients (JSON; MessagePack batched) and WebSocket clients on one web transport; static web files",
+		client: "client.py",
+		static: staticFile{"/", "web/index.html"},
+		check:  longpollVotes,
+	},
+	{
+		name: "longpoll-counter",
+		proves: "a long-poll service with its options (request_timeout, session_timeout, queue limits): a Python " +
+			"component's counter events and a call over batched JSON long-poll, an idle receive answered empty",
+		static: staticFile{"/", "index.html"},
+		check:  longpollCounter,
+	},
+	{
+		name: "longpoll-curl",
+		proves: "the long-poll protocol by plain HTTP requests, as with curl: debug_transport_id, HELLO, SUBSCRIBE and " +
+			"PUBLISH sent, WELCOME, SUBSCRIBED and the rest received, close, then 404",
+		static: staticFile{"/", "index.html"},
+		check:  longpollCurl,
+	},
+	{
+		name: "universal-nodeinfo",
+		proves: "a universal transport: RawSocket and WebSocket clients on one port calling and publishing to each " +
+			"other, static files from the web part",
+		client: "client.py",
+		static: staticFile{"/", "web/index.html"},
+	},
+	{
+		name: "universal-serializers",
+		proves: "a universal transport whose parts name their type and serializers: RawSocket MessagePack and CBOR " +
+			"(JSON refused), WebSocket JSON at one path and CBOR at another, a json document in the web part",
+		client: "client.py",
+		static: staticFile{"/", "index.html"},
+	},
+	{
+		name: "event-history",
+		proves: "a realm store's event histories (exact with a limit, prefix with the store's): events kept with no " +
+			"subscriber, wamp.subscription.get_events newest first in Crossbar's item shape, history_unavailable",
+		client: "client.py",
+		static: staticFile{"/", "web/index.html"},
+	},
+	{
+		name: "realm-stats",
+		proves: "realm stats: wamp.session.on_stats at join (trigger_on_join) and at leave, with the session and " +
+			"what it sent and received, to a monitoring client",
+		client: "client.py",
+	},
+	{
+		name:   "flashpolicy",
+		proves: "a flashpolicy transport beside a web transport: the policy with allowed_domain and allowed_ports",
+		static: staticFile{"/", "index.html"},
+		check:  flashPolicy,
+	},
+	{
+		name:   "json-paths",
+		proves: "json path services with options (prettify, allow_cross_origin, discourage_caching) and in a nested path",
+		client: "client.py",
+		static: staticFile{"/", "index.html"},
+	},
+	{
+		name: "missing-static-dir",
+		proves: "static directories that do not exist: the node starts with a warning for each, they answer 404, " +
+			"and the universal transport's RawSocket and WebSocket parts work",
+		client: "client.py",
+		warnings: []string{
+			"config: {dir}/web does not exist: every request here gets 404 until it does",
+			"config: {dir}/shared-web-resources does not exist: every request here gets 404 until it does",
+		},
+	},
+	{
+		name: "shared-workers",
+		proves: "three identical router workers on one shared port (the benchmark shape) run as one router, " +
+			"with the warnings that say so",
+		static:  staticFile{"/", "index.html"},
+		prepare: freePort,
+		check:   sharedWorkers,
+		warnings: []string{
+			"config: ignored: Python-only",
+			"config: ignored: SO_REUSEPORT is not set, so no other process can listen on this port",
+			"config: identical to workers[0] and sharing its port: runs as one router with it " +
+				"(Go uses every core in one process, where Crossbar starts a process per worker)",
+		},
+	},
+	{
+		name: "archive-local",
+		proves: "an archive path: a ZIP in the node directory checked against its hash, served with object_prefix, " +
+			"default_object, cache and mime_types",
+		prepare: archiveLocal,
+		check:   archiveServed,
+	},
+	{
+		name: "archive-download",
+		proves: "an archive path downloaded from its origin (a local HTTP server) at start, checked against one of " +
+			"its hashes, kept in the node directory, served with default_object and options.default_file",
+		prepare: archiveOrigin,
+		check:   archiveDownloaded,
+	},
+	{
+		name: "rlinks",
+		proves: "a router link between two nodes: the node key made at start, the other node's cryptosign principal, " +
+			"events and calls forwarded both ways over a Unix socket, no event forwarded back",
+		check: routerLinks,
+		// node2 starts after the link and stops before it
+		warnings: []string{"client: connect failed", "router link lost"},
+	},
+	{
+		name: "scram-static",
+		proves: "static WAMP-SCRAM (argon2id-13, a principal made by autobahn's derive_scram_credential) from " +
+			"autobahn-python: the role given, the server signature checked, the caller disclosed to a Python backend, " +
+			"a wrong password and an unknown authid refused",
+		client: "client.py",
+		static: staticFile{"/", "web/index.html"},
+	},
+	{
+		name: "cookie-tracking",
+		proves: "cookie tracking (file store) with cookie authentication: a ticket login gets a cbtid cookie, coming " +
+			"back with it joins without a ticket as the same principal (authprovider cookie), logout ends that",
+		client: "client.py",
+		static: staticFile{"/", "web/index.html"},
+	},
+	{
+		name: "mqtt-native",
+		proves: "MQTT 3.1.1 clients (paho) on an MQTT transport and inside a universal transport bridged to WAMP " +
+			"both ways: native JSON and, by longest prefix, CBOR payload mappings, QoS 1, + and # filters; the " +
+			"universal transport's web part",
+		check: mqttNative,
+	},
+	{
+		name: "mqtt-dynamic",
+		proves: "a dynamic MQTT payload mapping: a router-worker Python codec on its own realm decodes MQTT payloads " +
+			"into WAMP events and encodes WAMP events into MQTT payloads",
+		static: staticFile{"/", "index.html"},
+		check:  mqttDynamic,
 	},
 }
 

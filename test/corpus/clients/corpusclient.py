@@ -76,6 +76,10 @@ class _Client(ApplicationSession):
         if c.get("key") is not None:
             authextra["pubkey"] = c["key"].public_key()
         methods = c.get("authmethods")
+        self.scram = None
+        if methods and "scram" in methods:
+            self.scram = auth.create_authenticator("scram", authid=c.get("authid"), password=c["secret"])
+            authextra.update(self.scram.authextra)
         self.join(self.config.realm, authmethods=methods, authid=c.get("authid"), authextra=authextra or None)
 
     def onChallenge(self, challenge):
@@ -88,12 +92,16 @@ class _Client(ApplicationSession):
             if "salt" in extra:
                 key = auth.derive_key(key, extra["salt"], extra.get("iterations", 1000), extra.get("keylen", 32))
             return auth.compute_wcs(key, extra["challenge"]).decode("ascii")
+        if challenge.method == "scram":
+            return self.scram.on_challenge(self, challenge).decode("ascii")
         if challenge.method == "cryptosign":
             return c["key"].sign_challenge(challenge)
         raise Exception("unexpected challenge %r" % challenge.method)
 
     def onJoin(self, details):
         self.details = details
+        # WAMP-SCRAM: whether the router proved it knows the principal
+        self.scram_server_ok = self.scram is not None and self.scram.on_welcome(self, details.authextra) is None
         joined = self.config.extra["joined"]
         if not joined.called:
             joined.callback(self)
@@ -110,12 +118,17 @@ class _Client(ApplicationSession):
             joined.errback(Refused("(connection closed)", ""))
 
 
-def join(url, realm, authmethods=None, authid=None, secret=None, key=None, authextra=None):
+def join(url, realm, authmethods=None, authid=None, secret=None, key=None, authextra=None, serializers=None,
+         headers=None):
     """A Deferred of a session joined to realm at url (ws:// or rs://):
-    anonymous, or with authmethods (["ticket"], ["wampcra"], ["cryptosign"])
-    and authid, the ticket or wampcra secret, or the cryptosign key (an
+    anonymous, or with authmethods (["ticket"], ["wampcra"], ["scram"],
+    ["cryptosign"]) and authid, the ticket, wampcra secret or scram
+    password, or the cryptosign key (an
     autobahn.wamp.cryptosign.CryptosignKey, whose public key goes in
-    authextra). It fails with Refused when the router refuses the join."""
+    authextra). serializers (autobahn serializer objects, the first one for
+    RawSocket) replace autobahn's defaults; headers are added to the
+    WebSocket upgrade request. It fails with Refused when the router
+    refuses the join."""
     joined = defer.Deferred()
     extra = {
         "joined": joined,
@@ -125,7 +138,7 @@ def join(url, realm, authmethods=None, authid=None, secret=None, key=None, authe
         "key": key,
         "authextra": authextra,
     }
-    runner = ApplicationRunner(url, realm, extra=extra)
+    runner = ApplicationRunner(url, realm, extra=extra, serializers=serializers, headers=headers)
     d = runner.run(_Client, start_reactor=False, auto_reconnect=False)
 
     def connect_failed(f):
