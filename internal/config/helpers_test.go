@@ -110,3 +110,31 @@ func warningsText(ws []Warning) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// wantProblem parses doc and checks that it has exactly one problem, an
+// error (or, with warning, a warning and no error) at path whose message
+// contains msg; path "" means no problem of that kind at all.
+func wantProblem(t *testing.T, doc, path, msg string, warning bool) {
+	t.Helper()
+	_, warns, errs := parseTest(t, doc, JSON)
+	var at, text string
+	n := len(errs)
+	switch {
+	case warning && errs != nil:
+		t.Fatalf("unexpected errors:\n%v", errs)
+	case warning:
+		n = len(warns)
+		if n == 1 {
+			at, text = warns[0].Path, warns[0].Msg
+		}
+	case n == 1:
+		at, text = errs[0].Path, errs[0].Msg
+	}
+	want := 1
+	if path == "" {
+		want = 0
+	}
+	if n != want || at != path || !strings.Contains(text, msg) {
+		t.Errorf("got %d (%s: %s), want %d at %s: ...%s... (errors %v, warnings %v)", n, at, text, want, path, msg, errs, warns)
+	}
+}

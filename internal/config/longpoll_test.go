@@ -1,7 +1,6 @@
 package config
 
 import (
-	"strings"
 	"testing"
 	"time"
 )
@@ -65,23 +64,7 @@ func TestLongPollChecks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, warns, errs := parseTest(t, lpPath(tt.members), JSON)
-			var path, msg string
-			n := len(errs)
-			switch {
-			case tt.warning && errs != nil:
-				t.Fatalf("unexpected errors:\n%v", errs)
-			case tt.warning:
-				n = len(warns)
-				if n == 1 {
-					path, msg = warns[0].Path, warns[0].Msg
-				}
-			case n == 1:
-				path, msg = errs[0].Path, errs[0].Msg
-			}
-			if n != 1 || path != tt.path || !strings.Contains(msg, tt.msg) {
-				t.Errorf("got %d problems (%v / %v); want one at %s containing %q", n, errs, warns, tt.path, tt.msg)
-			}
+			wantProblem(t, lpPath(tt.members), tt.path, tt.msg, tt.warning)
 		})
 	}
 }

@@ -2,7 +2,6 @@ package config
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -68,23 +67,7 @@ func TestMQTTChecks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, warns, errs := parseTest(t, mqttDoc(tt.opts), JSON)
-			var path, msg string
-			n := len(errs)
-			switch {
-			case tt.warning && errs != nil:
-				t.Fatalf("unexpected errors:\n%v", errs)
-			case tt.warning:
-				n = len(warns)
-				if n == 1 {
-					path, msg = warns[0].Path, warns[0].Msg
-				}
-			case n == 1:
-				path, msg = errs[0].Path, errs[0].Msg
-			}
-			if n != 1 || path != tt.path || !strings.Contains(msg, tt.msg) {
-				t.Errorf("got %d problems (%v / %v); want one at %s containing %q", n, errs, warns, tt.path, tt.msg)
-			}
+			wantProblem(t, mqttDoc(tt.opts), tt.path, tt.msg, tt.warning)
 		})
 	}
 	if _, _, errs := parseTest(t, transports(`{"type": "mqtt", "endpoint": {"type": "tcp", "port": 1883}}`), JSON); len(errs) != 1 || errs[0].Path != t0+".options" {

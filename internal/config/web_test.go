@@ -1,7 +1,6 @@
 package config
 
 import (
-	"strings"
 	"testing"
 	"time"
 )
@@ -59,27 +58,7 @@ func TestWebBodyOptionChecks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, warns, errs := parseTest(t, tt.doc, JSON)
-			var path, msg string
-			n := len(errs)
-			switch {
-			case tt.warning && errs != nil:
-				t.Fatalf("unexpected errors:\n%v", errs)
-			case tt.warning:
-				n = len(warns)
-				if n == 1 {
-					path, msg = warns[0].Path, warns[0].Msg
-				}
-			case n == 1:
-				path, msg = errs[0].Path, errs[0].Msg
-			}
-			want := 1
-			if tt.path == "" {
-				want = 0
-			}
-			if n != want || path != tt.path || !strings.Contains(msg, tt.msg) {
-				t.Errorf("got %d (%s: %s), want %d at %s: ...%s... (errors %v, warnings %v)", n, path, msg, want, tt.path, tt.msg, errs, warns)
-			}
+			wantProblem(t, tt.doc, tt.path, tt.msg, tt.warning)
 		})
 	}
 }
