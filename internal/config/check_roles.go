@@ -1,6 +1,9 @@
 package config
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // routerRoles are a router's realms by name, and the roles any of them
 // defines ("trusted" included), for the checks of its transports.
@@ -93,12 +96,8 @@ func (rr routerRoles) checkCryptosignPrincipal(d *decoder, pp string, p Cryptosi
 		rr.warn(d, pp+".role", p.Role)
 		return
 	}
-	r := rr.realms[p.Realm]
-	switch {
-	case r == nil:
-		d.warnf(pp+".realm", "realm %q is not defined in this router", p.Realm)
-	case p.Role != "" && p.Role != "trusted" && !r.hasRole(p.Role):
-		d.warnf(pp+".role", "role %q is not defined in realm %q", p.Role, p.Realm)
+	if realmBad, msg := rr.realmRoleProblem(p.Realm, p.Role); msg != "" {
+		d.warnf(pp+pick(realmBad, ".realm", ".role"), "%s", msg)
 	}
 }
 
@@ -124,13 +123,32 @@ func (rr routerRoles) checkDynamic(d *decoder, mp string, dyn *DynamicAuth) {
 		rr.warn(d, mp+".authenticator-role", dyn.Role)
 		return
 	}
-	r := rr.realms[dyn.Realm]
+	if realmBad, msg := rr.realmRoleProblem(dyn.Realm, dyn.Role); msg != "" {
+		d.errorf(mp+pick(realmBad, ".authenticator-realm", ".authenticator-role"), "%s", msg)
+	}
+}
+
+// realmRoleProblem says what is wrong with a role ("" for none) in a
+// realm named by its name: the realm is not one of the router's
+// (realmBad), or it lacks the role ("trusted" always exists); "" when
+// nothing is.
+func (rr routerRoles) realmRoleProblem(realm, role string) (realmBad bool, msg string) {
+	r := rr.realms[realm]
 	switch {
 	case r == nil:
-		d.errorf(mp+".authenticator-realm", "realm %q is not defined in this router", dyn.Realm)
-	case dyn.Role != "" && dyn.Role != "trusted" && !r.hasRole(dyn.Role):
-		d.errorf(mp+".authenticator-role", "role %q is not defined in realm %q", dyn.Role, dyn.Realm)
+		return true, fmt.Sprintf("realm %q is not defined in this router", realm)
+	case role != "" && role != "trusted" && !r.hasRole(role):
+		return false, fmt.Sprintf("role %q is not defined in realm %q", role, realm)
 	}
+	return false, ""
+}
+
+// pick returns a when cond holds, else b.
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
 }
 
 // hasRole reports whether the realm defines role.
