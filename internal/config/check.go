@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 )
 
@@ -89,7 +88,7 @@ func (c *Component) checkInRouter(d *decoder, cp string, realms map[string]*Real
 		d.errorf(cp+".realm", "realm %q is not defined in this router", c.Realm)
 		return
 	}
-	if c.Role != "trusted" && !slices.ContainsFunc(r.Roles, func(role *Role) bool { return role.Name == c.Role }) {
+	if c.Role != "trusted" && !r.hasRole(c.Role) {
 		hint := ""
 		if c.Role == DefaultComponentRole {
 			hint = " (the default role, as in Crossbar: define it in the realm, or give the component a \"role\")"
