@@ -18,6 +18,10 @@ func (c *Config) check(d *decoder) {
 			if w.RunsAs == "" {
 				w.check(d, wp, &listeners)
 			}
+		case *ProxyWorker:
+			if w.RunsAs == "" {
+				w.check(d, wp, &listeners)
+			}
 		case *TesteeWorker:
 			if !w.Options.Disabled {
 				checkTesteeEndpoint(d, wp+".transport", w.Transport.Endpoint, &listeners)
@@ -57,6 +61,7 @@ func (w *RouterWorker) check(d *decoder, wp string, listeners *[]listener) {
 		tp := fmt.Sprintf("%s.transports[%d]", wp, i)
 		checkListener(d, tp, t, listeners)
 		checkTransportRoles(d, tp, t, routerRoles{realms, roles})
+		checkProxyLogins(d, tp, t)
 		switch t := t.(type) {
 		case *WebTransport:
 			checkBridgePaths(d, tp+".paths", t.Paths, realms, t.Options.BodyBufferLimit)
