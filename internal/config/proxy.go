@@ -88,7 +88,7 @@ func (d *decoder) proxyWorker(o *object) *ProxyWorker {
 		}
 	})
 	w.Routes = d.proxyRoutes(o, w.Connections)
-	d.pythonOptionsUsed(o, nil, false)
+	d.pythonOptionsUsed(o, nil, slices.ContainsFunc(w.Transports, hasFunctionAuth))
 	o.done()
 	return w
 }
@@ -179,9 +179,9 @@ func (d *decoder) routeConnections(path string, v any, conns map[string]*ProxyCo
 	return names
 }
 
-// routedRealms are the realms and roles the routes of w reach, as realms
-// with those roles (for the checks a router's transports have).
-func (w *ProxyWorker) routedRealms() map[string]*Realm {
+// RoutedRealms are the realms and roles the routes of w reach, as realms
+// with those roles only, by name.
+func (w *ProxyWorker) RoutedRealms() map[string]*Realm {
 	realms := map[string]*Realm{}
 	for _, r := range w.Routes {
 		rm := realms[r.Realm]
@@ -195,7 +195,7 @@ func (w *ProxyWorker) routedRealms() map[string]*Realm {
 }
 
 func (w *ProxyWorker) check(d *decoder, wp string, listeners *[]listener) {
-	realms := w.routedRealms()
+	realms := w.RoutedRealms()
 	roles := map[string]bool{}
 	for _, r := range w.Routes {
 		roles[r.Role] = true

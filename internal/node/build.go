@@ -41,6 +41,8 @@ func (b *builder) build(cfg *config.Config) {
 			b.guestWorker(path, w)
 		case *config.TesteeWorker:
 			b.testeeWorker(path, w)
+		case *config.ProxyWorker:
+			b.proxyWorker(path, w)
 		default:
 			b.fail(fieldError(path, fmt.Errorf("node: unknown worker type %T", w)))
 		}
@@ -59,6 +61,10 @@ func enabledWorkers(cfg *config.Config) int {
 		case *config.GuestWorker:
 			n++
 		case *config.RouterWorker:
+			if !w.Options.Disabled && w.RunsAs == "" {
+				n++
+			}
+		case *config.ProxyWorker:
 			if !w.Options.Disabled && w.RunsAs == "" {
 				n++
 			}
@@ -128,8 +134,8 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 		b.fail(fieldError(path+".realms", err))
 		return
 	}
-	dyn.router = r
 	ru := &routerUnit{path: path, router: r, realms: realms, dyn: dyn, fn: newFunctionAuths(b.log.With("worker", path))}
+	dyn.unit = ru
 	b.node.routers = append(b.node.routers, ru)
 	for i, t := range w.Transports {
 		b.fail(b.transport(fmt.Sprintf("%s.transports[%d]", path, i), ru, t))
