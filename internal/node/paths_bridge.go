@@ -135,7 +135,7 @@ func (env *pathEnv) common(path, url string, s *config.BridgeService) (bridge.Co
 // the background), started before the listeners and stopped after them.
 func (env *pathEnv) session(path string, s *config.BridgeService) *bridgeSession {
 	bs := &bridgeSession{
-		path: path,
+		path:       path,
 		dial:       localDialer(env.router.internal(s.Role)),
 		cfg:        client.Config{Realm: wamp.URI(s.Realm), Logger: env.b.log.With("path", path)},
 		background: env.router.relay != nil,

@@ -24,10 +24,10 @@ const TrustedRole = "trusted"
 type routerUnit struct {
 	path   string // "workers[0]"
 	router *router.Router
-	relay  *proxy.Relay // a proxy worker's
+	relay  *proxy.Relay          // a proxy worker's
 	realms []router.RealmOptions // a proxy's: the realms its routes name, by name only
-	dyn    *dynamicCalls  // its dynamic authenticators' and authorizers' sessions
-	fn     *functionAuths // its function authenticators
+	dyn    *dynamicCalls         // its dynamic authenticators' and authorizers' sessions
+	fn     *functionAuths        // its function authenticators
 	// cookies are its WebSocket transports' cookie stores, closed with it.
 	cookies []*auth.CookieStore
 }
