@@ -273,6 +273,7 @@ func (d *decoder) anonymousProxy(path string, v any) bool {
 	}
 	if t := o.reqStr("type"); t != "" && t != "static" {
 		d.errorf(o.at("type"), "unknown authentication type %q for anonymous-proxy (want static: the proxy names the identity)", t)
+		o.skip()
 	}
 	o.ignored("role", ": the session gets the authrole the proxy names")
 	o.ignored("authid", ": the session gets the authid the proxy names")

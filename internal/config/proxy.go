@@ -124,7 +124,7 @@ func (d *decoder) proxyLoginMethods(o *object) []string {
 			out = append(out, m)
 		}
 	}
-	if len(out) == 0 {
+	if len(o.m) == 0 {
 		d.errorf(o.path, "must name anonymous-proxy or cryptosign-proxy")
 	}
 	o.done()
