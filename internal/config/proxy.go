@@ -98,6 +98,7 @@ func (d *decoder) proxyConnection(path string, v any) *ProxyConnection {
 	if !ok {
 		return nil
 	}
+	d.proxyRawSocketURL(o)
 	c := &ProxyConnection{Transport: d.componentTransportAt(o), Methods: []string{AnonymousProxy}}
 	if ao, ok := o.child("auth"); ok {
 		c.Methods = d.proxyLoginMethods(ao)
@@ -109,6 +110,32 @@ func (d *decoder) proxyConnection(path string, v any) *ProxyConnection {
 	}
 	o.done()
 	return c
+}
+
+// proxyRawSocketURL accepts the "url" ws://... of a RawSocket connection,
+// as Crossbar's proxy does (autobahn reads no url when the endpoint is
+// given; crossbar-examples' proxy configs have "ws://localhost"), with a
+// warning: the endpoint says where to connect. The url is taken out of
+// a copy of the transport, which is then decoded as a component's.
+func (d *decoder) proxyRawSocketURL(o *object) {
+	t, _ := o.m["transport"].(map[string]any)
+	u, _ := t["url"].(string)
+	if t["type"] != "rawsocket" || !webSocketURL(u) {
+		return
+	}
+	d.warnf(childPath(o.at("transport"), "url"), "ignored: a WebSocket URL on a RawSocket connection (the endpoint says where to connect)")
+	c := make(map[string]any, len(t))
+	for k, v := range t {
+		if k != "url" {
+			c[k] = v
+		}
+	}
+	m := make(map[string]any, len(o.m))
+	for k, v := range o.m {
+		m[k] = v
+	}
+	m["transport"] = c
+	o.m = m
 }
 
 // proxyLoginMethods decodes a connection's "auth": each key a method,

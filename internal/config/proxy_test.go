@@ -123,6 +123,11 @@ func TestProxyWorker(t *testing.T) {
 	}
 }
 
+func TestProxyConnectionWebSocketURL(t *testing.T) {
+	conn := `connections={"conn1": {"transport": {"type": "rawsocket", "endpoint": ` + unixEndpoint + `, "url": "ws://localhost", "serializer": "cbor"}}}`
+	wantProblem(t, top(proxyWorker(conn)), w0+".connections.conn1.transport.url", "ignored: a WebSocket URL on a RawSocket connection", true)
+}
+
 func TestRouterProxyLogins(t *testing.T) {
 	c, _ := mustParse(t, proxyAuth(unixEndpoint, `{"anonymous-proxy": {"type": "static"},
 		"cryptosign-proxy": {"type": "dynamic", "authenticator": "com.example.auth"}}`))

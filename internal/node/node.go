@@ -103,7 +103,8 @@ func (n *Node) Warnings() []config.Warning { return n.warnings }
 // of the HTTP bridge services, then starts the router components (the
 // bridge components, and the Python runner of each router worker that has
 // Python components, which starts them one by one), then binds and serves
-// the listeners, then starts the container components, as Crossbar starts
+// the listeners, then starts joining the proxy workers' own sessions (in
+// the background), then starts the container components, as Crossbar starts
 // a router's components before its transports. Start waits until a router
 // component has joined and registered or subscribed, and until a Python
 // component is ready (its onJoin has returned), as Crossbar does; a
@@ -157,6 +158,9 @@ func (n *Node) startAll(ctx context.Context) error {
 		n.log.Info("proxy started", "worker", r.path, "realms", r.realmNames())
 	}
 	for _, s := range n.sessions {
+		if s.background {
+			continue // after the listeners, below
+		}
 		if err := s.start(ctx); err != nil {
 			return err
 		}
@@ -181,6 +185,11 @@ func (n *Node) startAll(ctx context.Context) error {
 			"network", info.Network, "address", info.Address,
 			"max_connections", l.limits.Max, "max_connections_per_ip", l.limits.MaxPerIP)
 		l.logServices(n.log)
+	}
+	for _, s := range n.sessions {
+		if s.background { // a proxy's: its backend may be a router of this node
+			s.start(ctx)
+		}
 	}
 	if err := n.startComponents(ctx, false); err != nil {
 		return err
