@@ -72,13 +72,7 @@ func (d *decoder) proxyWorker(o *object) *ProxyWorker {
 	w := &ProxyWorker{raw: o.m, Connections: map[string]*ProxyConnection{}}
 	w.ID, w.Options = d.workerCommon(o, nil)
 	o.list("transports", func(p string, v any) {
-		t := d.transport(p, v)
-		if _, ok := t.(*MQTTTransport); ok {
-			d.errorf(p+".type", "not supported in a proxy worker: mqtt (an MQTT client's session is not a WAMP session to relay; "+
-				"give the backend router the mqtt transport)")
-			return
-		}
-		if t != nil {
+		if t := d.proxyTransport(p, v); t != nil {
 			w.Transports = append(w.Transports, t)
 		}
 	})
@@ -91,6 +85,26 @@ func (d *decoder) proxyWorker(o *object) *ProxyWorker {
 	d.pythonOptionsUsed(o, nil, slices.ContainsFunc(w.Transports, hasFunctionAuth))
 	o.done()
 	return w
+}
+
+// noMQTT is why a proxy worker has no MQTT transport.
+const noMQTT = "not supported in a proxy worker: mqtt (an MQTT client's session is not a WAMP session to relay; " +
+	"give the backend router the mqtt transport)"
+
+// proxyTransport decodes a proxy's transport: a router's, but MQTT.
+func (d *decoder) proxyTransport(path string, v any) Transport {
+	t := d.transport(path, v)
+	switch t := t.(type) {
+	case *MQTTTransport:
+		d.errorf(path+".type", noMQTT)
+		return nil
+	case *UniversalTransport:
+		if t.MQTT != nil {
+			d.errorf(path+".mqtt", noMQTT)
+			return nil
+		}
+	}
+	return t
 }
 
 func (d *decoder) proxyConnection(path string, v any) *ProxyConnection {

@@ -79,6 +79,8 @@ var proxyRuleTests = []ruleTest{
 		w0 + ".connections.conn1.auth.cryptosign-proxy.type", `unknown type "dynamic"`},
 	{"proxy mqtt transport", top(proxyWorker(`transports=[{"type": "mqtt", "endpoint": {"type": "tcp", "port": 1883}, "options": {"realm": "realm1"}}]`)),
 		w0 + ".transports[0].type", "not supported in a proxy worker: mqtt"},
+	{"proxy universal mqtt", top(proxyWorker(`transports=[{"type": "universal", "endpoint": {"type": "tcp", "port": 8080},
+		"mqtt": {"options": {"realm": "realm1"}}}]`)), w0 + ".transports[0].mqtt", "not supported in a proxy worker: mqtt"},
 	{"proxy client logs in as a proxy", top(proxyWorker(`transports=[{"type": "rawsocket", "endpoint": ` + unixEndpoint + `, "auth": {"anonymous-proxy": {"type": "static"}}}]`)),
 		w0 + ".transports[0].auth", "a proxy worker's clients cannot log in as proxies"},
 	{"proxy unknown key", top(proxyWorker(`"realms": []`)), w0 + ".realms", "unknown key"},

@@ -48,6 +48,7 @@ func proxyNodeDoc(addrB string) string {
 				"ws": {"type": "websocket", "serializers": ["json", "cbor"], "auth": {
 					"anonymous": {"type": "static", "role": "anonymous"},
 					"ticket": {"type": "static", "principals": {"alice": {"ticket": "secret", "role": "user"}}}}},
+				"dyn": {"type": "websocket", "auth": {"ticket": {"type": "dynamic", "authenticator": "com.example.authenticate"}}},
 				"call": {"type": "caller", "realm": "realm1", "role": "anonymous"}}}]}]}`,
 		linkRole("anonymous"), linkRole("user"), host, port, addrB)
 }
@@ -175,15 +176,7 @@ func TestProxyWorkerBackendGoneEndsTheSession(t *testing.T) {
 
 func TestProxyWorkerServesBridgeServicesThroughTheBackend(t *testing.T) {
 	p := startProxyPair(t)
-	for _, s := range p.a.sessions {
-		if s.background { // joins through the proxy once the backend listens
-			select {
-			case <-s.joined:
-			case <-testCtx(t).Done():
-				t.Fatalf("%s did not join", s.path)
-			}
-		}
-	}
+	waitProxySessions(t, p.a)
 	callee := mustWS(t, p.ws, websocket.DialOptions{}, alice)
 	whoami(t, callee, "com.example.whoami")
 	base := "http://" + address(t, p.a, "workers[1].transports[0]")
@@ -191,4 +184,38 @@ func TestProxyWorkerServesBridgeServicesThroughTheBackend(t *testing.T) {
 	if code != 200 || !strings.Contains(got, `"anonymous"]`) {
 		t.Fatalf("POST /call = %d %s, want the caller with role anonymous", code, got)
 	}
+}
+
+// waitProxySessions waits until the proxy workers' own sessions of n have
+// joined: in the background, once the backend listens.
+func waitProxySessions(t *testing.T, n *Node) {
+	t.Helper()
+	for _, s := range n.sessions {
+		if s.background {
+			select {
+			case <-s.joined:
+			case <-testCtx(t).Done():
+				t.Fatalf("%s did not join", s.path)
+			}
+		}
+	}
+}
+
+func TestProxyWorkerAsksADynamicAuthenticatorThroughTheBackend(t *testing.T) {
+	p := startProxyPair(t)
+	waitProxySessions(t, p.a)
+	auth := mustWS(t, p.ws, websocket.DialOptions{}, alice)
+	_, err := auth.Register(testCtx(t), "com.example.authenticate", func(_ context.Context, inv *client.Invocation) (*client.Result, error) {
+		return &client.Result{Args: wamp.List{wamp.Dict{"role": "user", "extra": wamp.Dict{"greeting": "hi " + inv.Args[1].(string)}}}}, nil
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn := strings.TrimSuffix(p.ws, "/ws") + "/dyn"
+	bob := mustWS(t, dyn, websocket.DialOptions{}, client.Config{Realm: "realm1", AuthID: "bob", Auth: []client.Authenticator{client.Ticket("any")}})
+	if d := bob.Details(); d["authid"] != "bob" || d["authrole"] != "user" || d["authprovider"] != "dynamic" {
+		t.Fatalf("WELCOME details = %v, want bob/user by the dynamic authenticator", d)
+	}
+	whoami(t, auth, "com.example.whoami")
+	wantCaller(t, bob, "com.example.whoami", "bob", "user")
 }

@@ -15,7 +15,8 @@ type EntryOptions struct {
 	// HELLO authmethods. None: anonymous with role "anonymous".
 	Auths []auth.Authenticator
 	// Internal marks the entry of the node's own sessions (bridge
-	// services through the proxy): no join timeout.
+	// services, dynamic authenticators' callers): no join timeout, and a
+	// role without a route of its own takes the realm's first route.
 	Internal bool
 	// JoinTimeout bounds the client's HELLO, and each AUTHENTICATE after
 	// a CHALLENGE; ABORT ErrJoinTimeoutURI past it. 0 means

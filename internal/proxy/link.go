@@ -31,7 +31,7 @@ func (l *link) join() bool {
 	h, id, err := l.entry.authenticate(l.front)
 	var b *Backend
 	if err == nil {
-		b, err = l.relay.pick(id.Realm, id.AuthRole)
+		b, err = l.relay.pick(id.Realm, id.AuthRole, l.entry.o.Internal)
 	}
 	var back wamp.Peer
 	var w *wamp.Welcome

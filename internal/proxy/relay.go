@@ -102,17 +102,33 @@ func New(o Options) *Relay {
 }
 
 // pick returns the backend for realm and role, in turn, or the refusal
-// of a realm or role that no route has.
-func (r *Relay) pick(realm wamp.URI, role string) (*Backend, error) {
+// of a realm or role that no route has. The node's own sessions
+// (internal) without a route for their role take the realm's first route
+// (in Options.Routes order).
+func (r *Relay) pick(realm wamp.URI, role string, internal bool) (*Backend, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rt := r.routes[routeKey{realm, role}]
+	if rt == nil && internal {
+		rt = r.firstRoute(realm)
+	}
 	if rt == nil || len(rt.backends) == 0 {
 		return nil, r.noRoute(realm, role)
 	}
 	b := rt.backends[rt.next%len(rt.backends)]
 	rt.next++
 	return b, nil
+}
+
+// firstRoute is the first route of realm in Options.Routes, nil when
+// none. Mu is held.
+func (r *Relay) firstRoute(realm wamp.URI) *route {
+	for _, rt := range r.o.Routes {
+		if rt.Realm == realm {
+			return r.routes[routeKey{rt.Realm, rt.Role}]
+		}
+	}
+	return nil
 }
 
 // noRoute is the refusal of a session no route takes: no_such_realm when

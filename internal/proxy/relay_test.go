@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // gate that takes the given proxy logins: that gate.
 func backend(t *testing.T, logins ...auth.Authenticator) *router.Gate {
 	t.Helper()
-	r, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: "realm1", Roles: []string{"anonymous", "user"}}}})
+	r, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: "realm1", Roles: []string{"anonymous", "user", "trusted"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,5 +238,18 @@ func TestRelayJoinTimeout(t *testing.T) {
 	}
 	if a, ok := m.(*wamp.Abort); !ok || a.Reason != ErrJoinTimeoutURI {
 		t.Fatalf("got %v, want ABORT %s", m, ErrJoinTimeoutURI)
+	}
+}
+
+func TestRelayInternalSessionsTakeTheRealmsFirstRoute(t *testing.T) {
+	r := backend(t, auth.AnonymousProxy())
+	b := &Backend{Name: "conn1", Dial: dialer(r, nil), Methods: []string{auth.MethodAnonymousProxy}}
+	rl := relayTo(t, b, "user")
+	trusted := []auth.Authenticator{auth.Anonymous("trusted")}
+	_, err := join(t, rl.Entry(EntryOptions{Auths: trusted}), client.Config{Realm: "realm1"})
+	wantAbort(t, err, wamp.ErrNoSuchRole)
+	s := mustJoin(t, rl.Entry(EntryOptions{Auths: trusted, Internal: true}), client.Config{Realm: "realm1"})
+	if s.Details()["authrole"] != "trusted" {
+		t.Fatalf("WELCOME details = %v, want role trusted", s.Details())
 	}
 }
