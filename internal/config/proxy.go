@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -236,28 +235,20 @@ func (w *ProxyWorker) RoutedRealms() map[string]*Realm {
 }
 
 func (w *ProxyWorker) check(d *decoder, wp string, listeners *[]listener) {
-	realms := w.RoutedRealms()
 	roles := map[string]bool{}
 	for _, r := range w.Routes {
 		roles[r.Role] = true
 	}
-	for i, t := range w.Transports {
-		tp := fmt.Sprintf("%s.transports[%d]", wp, i)
-		checkListener(d, tp, t, listeners)
-		checkTransportRoles(d, tp, t, routerRoles{realms, roles})
-		for _, pa := range transportAuths(tp, t) {
-			if pa.a.AnonymousProxy || pa.a.CryptosignProxy != nil {
-				d.errorf(pa.path, "a proxy worker's clients cannot log in as proxies (anonymous-proxy, cryptosign-proxy): "+
-					"those methods belong on the backend router's transport")
-			}
-		}
-		switch t := t.(type) {
-		case *WebTransport:
-			checkBridgePaths(d, tp+".paths", t.Paths, realms, t.Options.BodyBufferLimit)
-		case *UniversalTransport:
-			if t.Web != nil {
-				checkBridgePaths(d, tp+".web.paths", t.Web.Paths, realms, t.Web.Options.BodyBufferLimit)
-			}
+	checkTransports(d, wp, w.Transports, routerRoles{w.RoutedRealms(), roles}, listeners, noProxyLogins)
+}
+
+// noProxyLogins reports a proxy's client transport that offers the
+// methods proxies log in with.
+func noProxyLogins(d *decoder, tp string, t Transport) {
+	for _, pa := range transportAuths(tp, t) {
+		if pa.a.AnonymousProxy || pa.a.CryptosignProxy != nil {
+			d.errorf(pa.path, "a proxy worker's clients cannot log in as proxies (anonymous-proxy, cryptosign-proxy): "+
+				"those methods belong on the backend router's transport")
 		}
 	}
 }

@@ -113,12 +113,7 @@ func (b *builder) resolve(name string) string {
 // Without a router (its realms did not translate), the transports and
 // components of w are not built.
 func (b *builder) routerWorker(path string, w *config.RouterWorker) {
-	if w.Options.Disabled {
-		b.log.Info("worker disabled", "worker", path)
-		return
-	}
-	if w.RunsAs != "" {
-		b.log.Info("worker runs as one with an identical worker on its shared port", "worker", path, "runs_as", w.RunsAs)
+	if b.notBuilt(path, w.Options.Disabled, w.RunsAs) {
 		return
 	}
 	realms, err := realmOptions(path, w.Realms)
@@ -155,6 +150,20 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 	}
 	b.pyWorker(path, true, w.Options, py, ru.fn)
 	b.routerLinks(path, r, w.Realms)
+}
+
+// notBuilt reports, and logs, that the router or proxy worker at path is
+// not built: it is disabled, or runs as the identical worker at runsAs.
+func (b *builder) notBuilt(path string, disabled bool, runsAs string) bool {
+	switch {
+	case disabled:
+		b.log.Info("worker disabled", "worker", path)
+	case runsAs != "":
+		b.log.Info("worker runs as one with an identical worker on its shared port", "worker", path, "runs_as", runsAs)
+	default:
+		return false
+	}
+	return true
 }
 
 // containerWorker builds the components of w, each with a dialer of its

@@ -16,12 +16,7 @@ import (
 // bridge services' and dynamic authenticators' own) go through the relay
 // to the backend routers.
 func (b *builder) proxyWorker(path string, w *config.ProxyWorker) {
-	if w.Options.Disabled {
-		b.log.Info("worker disabled", "worker", path)
-		return
-	}
-	if w.RunsAs != "" {
-		b.log.Info("worker runs as one with an identical worker on its shared port", "worker", path, "runs_as", w.RunsAs)
+	if b.notBuilt(path, w.Options.Disabled, w.RunsAs) {
 		return
 	}
 	routes, err := b.proxyRoutes(path, w)

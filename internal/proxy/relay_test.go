@@ -178,13 +178,20 @@ func TestRelayRefusals(t *testing.T) {
 	}
 }
 
-func TestRelayBackendLostEndsTheClientSession(t *testing.T) {
-	r := backend(t, auth.AnonymousProxy())
+// joinedVia is an anonymous session through a relay to an
+// anonymous-proxy backend, and the relay's peer of its backend session.
+func joinedVia(t *testing.T) (*client.Session, wamp.Peer) {
+	t.Helper()
 	peers := make(chan wamp.Peer, 1)
-	b := &Backend{Name: "conn1", Dial: dialer(r, peers), Methods: []string{auth.MethodAnonymousProxy}}
+	b := &Backend{Name: "conn1", Dial: dialer(backend(t, auth.AnonymousProxy()), peers), Methods: []string{auth.MethodAnonymousProxy}}
 	rl := relayTo(t, b, "anonymous")
 	s := mustJoin(t, rl.Entry(EntryOptions{}), client.Config{Realm: "realm1"})
-	(<-peers).Close() // the backend connection breaks
+	return s, <-peers
+}
+
+func TestRelayBackendLostEndsTheClientSession(t *testing.T) {
+	s, back := joinedVia(t)
+	back.Close() // the backend connection breaks
 	<-s.Done()
 	var re *wamp.RequestError
 	if !errors.As(s.Err(), &re) || re.URI != wamp.ErrCloseNormal {
@@ -193,12 +200,7 @@ func TestRelayBackendLostEndsTheClientSession(t *testing.T) {
 }
 
 func TestRelayClientGoneEndsTheBackendSession(t *testing.T) {
-	r := backend(t, auth.AnonymousProxy())
-	peers := make(chan wamp.Peer, 1)
-	b := &Backend{Name: "conn1", Dial: dialer(r, peers), Methods: []string{auth.MethodAnonymousProxy}}
-	rl := relayTo(t, b, "anonymous")
-	s := mustJoin(t, rl.Entry(EntryOptions{}), client.Config{Realm: "realm1"})
-	back := <-peers
+	s, back := joinedVia(t)
 	s.Close()
 	for {
 		if _, err := back.Recv(); err != nil {
