@@ -3,6 +3,7 @@ package auth
 import (
 	"crypto/ed25519"
 	"encoding/hex"
+	"encoding/json"
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -99,4 +100,32 @@ func TestCryptosignProxy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzProxyHello checks the reading of a proxy's HELLO (details as JSON):
+// never a panic; an identity only with a realm, authid and authrole, else
+// a refusal.
+func FuzzProxyHello(f *testing.F) {
+	f.Add(`{"authextra": {"proxy_realm": "realm1", "proxy_authid": "alice", "proxy_authrole": "user"}}`)
+	f.Add(`{"authextra": {"proxy_realm": "realm1", "proxy_authid": "alice", "proxy_authrole": "user", "proxy_authextra": {"a": [1]}}}`)
+	f.Add(`{"authextra": {"proxy_realm": 1, "proxy_authid": null, "proxy_authrole": ""}}`)
+	f.Add(`{"authextra": "x", "authid": 3, "authmethods": ["anonymous-proxy", 1]}`)
+	f.Add(`{}`)
+	f.Fuzz(func(t *testing.T, details string) {
+		var d wamp.Dict
+		if json.Unmarshal([]byte(details), &d) != nil {
+			return
+		}
+		req, err := HelloRequest(&wamp.Hello{Realm: "realm1", Details: d}, 1, wamp.PeerInfo{})
+		if err != nil {
+			return
+		}
+		id, ch, err := AnonymousProxy().Start(req)
+		switch {
+		case err != nil:
+			wantRefusal(t, err, wamp.ErrAuthenticationDenied)
+		case ch != nil || id == nil || id.Realm == "" || id.AuthID == "" || id.AuthRole == "":
+			t.Fatalf("Start = %+v, %v", id, ch)
+		}
+	})
 }
