@@ -60,6 +60,10 @@ var rules = map[string]rule{
 	"internal/bridge/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/client", "internal/auth", "internal/bridge/webhooksig", "internal/lograte", "internal/dotsegment"}},
 	// Webhook providers' signature schemes: HMACs over the standard library.
 	"internal/bridge/webhooksig": {stdOnly: true},
+	// A proxy worker's relay: it authenticates clients (auth) and relays
+	// their messages to backend routers over peers the node dials; it
+	// never reaches a router, a transport or the config.
+	"internal/proxy": {allowed: []string{"internal/wamp", "internal/auth"}},
 	// Rate-limited warnings, usable on any hot path: a leaf.
 	"internal/lograte": {stdOnly: true},
 	// The config is data and validation only (uriindex for match types):

@@ -21,6 +21,15 @@ type Auth struct {
 	TLS *TLSAuth
 	// Scram is "scram".
 	Scram *ScramAuth
+	// AnonymousProxy is "anonymous-proxy": a proxy worker on a Unix socket
+	// logs its clients in as the identity it names (authextra
+	// proxy_realm, proxy_authid, proxy_authrole), unchecked. A router
+	// transport on a Unix socket only.
+	AnonymousProxy bool
+	// CryptosignProxy is "cryptosign-proxy": a proxy worker proves its
+	// node key as a cryptosign principal (static, dynamic or function, as
+	// "cryptosign"), then its client joins as the identity it names.
+	CryptosignProxy *CryptosignAuth
 	// Cookie is "cookie": a client whose tracking cookie an earlier
 	// session authenticated (by another method) is admitted as that
 	// session was. Needs the transport's "cookie" tracking.
@@ -226,8 +235,17 @@ func (d *decoder) auth(o *object, k string) Auth {
 	}
 	for _, method := range sortedKeys(ao.m) {
 		ao.get(method)
-		if method == "cookie" {
+		switch method {
+		case "cookie":
 			a.Cookie = true
+			continue
+		case AnonymousProxy:
+			a.AnonymousProxy = d.anonymousProxy(ao.at(method), ao.m[method])
+			continue
+		case CryptosignProxy:
+			var cs Auth
+			d.authMethod(ao.at(method), ao.m[method], "cryptosign", &cs)
+			a.CryptosignProxy = cs.Cryptosign
 			continue
 		}
 		if _, ok := authMethods[method]; !ok {
@@ -240,13 +258,27 @@ func (d *decoder) auth(o *object, k string) Auth {
 }
 
 func (d *decoder) unknownAuth(path, method string) {
-	switch method {
-	case "anonymous-proxy", "cryptosign-proxy":
-		d.errorf(path, "not supported: authentication method %q", method)
-	default:
-		msg := "unknown authentication method %q (want anonymous, ticket, wampcra, cryptosign, tls, scram, cookie)"
-		d.errorf(path, msg, method)
+	msg := "unknown authentication method %q (want anonymous, ticket, wampcra, cryptosign, tls, scram, cookie, " +
+		"anonymous-proxy, cryptosign-proxy)"
+	d.errorf(path, msg, method)
+}
+
+// anonymousProxy decodes "anonymous-proxy": "type": "static" only (the
+// identity is the proxy's to name); Crossbar's anonymous keys "role" and
+// "authid" are accepted and ignored, as Crossbar ignores them there.
+func (d *decoder) anonymousProxy(path string, v any) bool {
+	o, ok := d.object(path, v)
+	if !ok {
+		return false
 	}
+	if t := o.reqStr("type"); t != "" && t != "static" {
+		d.errorf(o.at("type"), "unknown authentication type %q for anonymous-proxy (want static: the proxy names the identity)", t)
+		o.skip()
+	}
+	o.ignored("role", ": the session gets the authrole the proxy names")
+	o.ignored("authid", ": the session gets the authid the proxy names")
+	o.done()
+	return true
 }
 
 // authMethod decodes one method by its "type": "static" (principals in
@@ -415,5 +447,6 @@ func pathsHaveFunctionAuth(ps Paths) bool {
 // hasFunction reports whether a method of a is "type": "function".
 func (a Auth) hasFunction() bool {
 	return a.Ticket != nil && a.Ticket.Function != nil || a.WAMPCRA != nil && a.WAMPCRA.Function != nil ||
-		a.Cryptosign != nil && a.Cryptosign.Function != nil || a.Scram != nil && a.Scram.Function != nil
+		a.Cryptosign != nil && a.Cryptosign.Function != nil || a.Scram != nil && a.Scram.Function != nil ||
+		a.CryptosignProxy != nil && a.CryptosignProxy.Function != nil
 }

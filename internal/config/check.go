@@ -18,6 +18,10 @@ func (c *Config) check(d *decoder) {
 			if w.RunsAs == "" {
 				w.check(d, wp, &listeners)
 			}
+		case *ProxyWorker:
+			if w.RunsAs == "" {
+				w.check(d, wp, &listeners)
+			}
 		case *TesteeWorker:
 			if !w.Options.Disabled {
 				checkTesteeEndpoint(d, wp+".transport", w.Transport.Endpoint, &listeners)
@@ -53,21 +57,31 @@ func (w *RouterWorker) check(d *decoder, wp string, listeners *[]listener) {
 			roles[role.Name] = true
 		}
 	}
-	for i, t := range w.Transports {
-		tp := fmt.Sprintf("%s.transports[%d]", wp, i)
-		checkListener(d, tp, t, listeners)
-		checkTransportRoles(d, tp, t, routerRoles{realms, roles})
-		switch t := t.(type) {
-		case *WebTransport:
-			checkBridgePaths(d, tp+".paths", t.Paths, realms, t.Options.BodyBufferLimit)
-		case *UniversalTransport:
-			if t.Web != nil {
-				checkBridgePaths(d, tp+".web.paths", t.Web.Paths, realms, t.Web.Options.BodyBufferLimit)
-			}
-		}
-	}
+	checkTransports(d, wp, w.Transports, routerRoles{realms, roles}, listeners, checkProxyLogins)
 	for i, c := range w.Components {
 		c.checkInRouter(d, fmt.Sprintf("%s.components[%d]", wp, i), realms)
+	}
+}
+
+// checkTransports checks the transports of the router or proxy worker at
+// wp: their listening addresses against the others', their roles and
+// bridge services against the realms rr its sessions may join, and each
+// with more.
+func checkTransports(d *decoder, wp string, ts []Transport, rr routerRoles, listeners *[]listener,
+	more func(d *decoder, tp string, t Transport)) {
+	for i, t := range ts {
+		tp := fmt.Sprintf("%s.transports[%d]", wp, i)
+		checkListener(d, tp, t, listeners)
+		checkTransportRoles(d, tp, t, rr)
+		more(d, tp, t)
+		switch t := t.(type) {
+		case *WebTransport:
+			checkBridgePaths(d, tp+".paths", t.Paths, rr.realms, t.Options.BodyBufferLimit)
+		case *UniversalTransport:
+			if t.Web != nil {
+				checkBridgePaths(d, tp+".web.paths", t.Web.Paths, rr.realms, t.Web.Options.BodyBufferLimit)
+			}
+		}
 	}
 }
 

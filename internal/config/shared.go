@@ -9,50 +9,71 @@ import (
 )
 
 // mergeSharedWorkers applies the rule of workers on a shared port. In
-// Crossbar, router workers whose endpoints say "shared": true listen on
-// one port (SO_REUSEPORT) and the kernel spreads connections over them, to
-// use several cores. Go uses every core in one process: a router worker
-// identical to an earlier one it shares a port with runs as that one
-// (RunsAs, with a warning); one that differs is an error that says how.
-// Identical means the same object in the file but for "id" and the
+// Crossbar, router (or proxy) workers whose endpoints say "shared": true
+// listen on one port (SO_REUSEPORT) and the kernel spreads connections
+// over them, to use several cores. Go uses every core in one process: a
+// worker identical to an earlier one it shares a port with runs as that
+// one (RunsAs, with a warning); one that differs is an error that says
+// how. Identical means the same object in the file but for "id" and the
 // options that only place a process ("cpu_affinity", "title").
 func (c *Config) mergeSharedWorkers(d *decoder) {
 	for j, w := range c.Workers {
-		b, ok := w.(*RouterWorker)
-		if !ok || b.Options.Disabled {
+		b, ok := sharerOf(w)
+		if !ok || b.disabled {
 			continue
 		}
 		bp := fmt.Sprintf("workers[%d]", j)
 		for i := range j {
-			a, ok := c.Workers[i].(*RouterWorker)
-			if !ok || a.Options.Disabled || a.RunsAs != "" {
+			a, ok := sharerOf(c.Workers[i])
+			if !ok || a.disabled || *a.runsAs != "" {
 				continue
 			}
-			tp, shares := sharedPort(a, b)
+			tp, shares := sharedPort(a.transports, b.transports)
 			if !shares {
 				continue
 			}
 			ap := fmt.Sprintf("workers[%d]", i)
 			if diff := workerDiff(a.raw, b.raw); diff != "" {
 				d.errorf(bp+"."+tp+".endpoint", `shares a port with %s ("shared": true), but the workers differ in %q: `+
-					`Junction runs identical workers on a shared port as one router (Go uses every core in one process), `+
-					`and cannot split one port between different routers; give this transport a port of its own`, ap, diff)
+					`Junction runs identical workers on a shared port as one (Go uses every core in one process), `+
+					`and cannot split one port between different workers; give this transport a port of its own`, ap, diff)
 			} else {
-				b.RunsAs = ap
-				d.warnf(bp, "identical to %s and sharing its port: runs as one router with it "+
-					"(Go uses every core in one process, where Crossbar starts a process per worker)", ap)
+				*b.runsAs = ap
+				d.warnf(bp, "identical to %s and sharing its port: runs as one %s with it "+
+					"(Go uses every core in one process, where Crossbar starts a process per worker)", ap, b.kind)
 			}
 			break
 		}
 	}
 }
 
+// sharer is what the shared-port rule reads and sets of a worker.
+type sharer struct {
+	kind       string // "router", "proxy"
+	transports []Transport
+	raw        map[string]any
+	runsAs     *string
+	disabled   bool
+}
+
+// sharerOf returns w's sharer; false for a worker that cannot share a
+// port (container, guest, testee).
+func sharerOf(w Worker) (sharer, bool) {
+	switch w := w.(type) {
+	case *RouterWorker:
+		return sharer{"router", w.Transports, w.raw, &w.RunsAs, w.Options.Disabled}, true
+	case *ProxyWorker:
+		return sharer{"proxy", w.Transports, w.raw, &w.RunsAs, w.Options.Disabled}, true
+	}
+	return sharer{}, false
+}
+
 // sharedPort returns the path ("transports[1]") of the first transport of
 // b that listens where one of a does, both with "shared": true.
-func sharedPort(a, b *RouterWorker) (string, bool) {
-	for k, tb := range b.Transports {
+func sharedPort(a, b []Transport) (string, bool) {
+	for k, tb := range b {
 		eb := listenEndpointOf(tb)
-		for _, ta := range a.Transports {
+		for _, ta := range a {
 			if ea := listenEndpointOf(ta); ea.Shared && eb.Shared && overlap(ea, eb) {
 				return fmt.Sprintf("transports[%d]", k), true
 			}

@@ -28,7 +28,6 @@ var unsupportedEndpoints = map[string]string{
 // unsupportedWorkers are the worker types Junction does not have, with
 // why.
 var unsupportedWorkers = map[string]string{
-	"proxy":       "Python-only",
 	"xbrmm":       "Python-only (XBR market maker)",
 	"hub":         "Python-only (Crossbar.io FX)",
 	"marketplace": "Python-only (XBR)",

@@ -7,7 +7,7 @@ import (
 )
 
 // Worker is an item of "workers": a *RouterWorker, a *ContainerWorker, a
-// *GuestWorker or a *TesteeWorker.
+// *GuestWorker, a *ProxyWorker or a *TesteeWorker.
 type Worker interface {
 	// WorkerID is the worker's "id" ("" when not given).
 	WorkerID() string
@@ -68,13 +68,15 @@ func (d *decoder) worker(path string, v any) Worker {
 		return d.guestWorker(o)
 	case "websocket-testee":
 		return d.testeeWorker(o)
+	case "proxy":
+		return d.proxyWorker(o)
 	case "":
 		o.skip()
-	case "proxy", "xbrmm", "hub", "marketplace":
+	case "xbrmm", "hub", "marketplace":
 		d.errorf(o.at("type"), "not supported: worker type %q (%s)", t, unsupportedWorkers[t])
 		o.skip()
 	default:
-		d.errorf(o.at("type"), "unknown worker type %q (want router, container, guest, websocket-testee)", t)
+		d.errorf(o.at("type"), "unknown worker type %q (want router, container, guest, proxy, websocket-testee)", t)
 		o.skip()
 	}
 	return nil

@@ -47,6 +47,13 @@ func authenticators(path string, a config.Auth, k askers) []auth.Authenticator {
 			return auth.Scram(scramPrincipals(m))
 		}))
 	}
+	if a.AnonymousProxy {
+		out = append(out, auth.AnonymousProxy())
+	}
+	if m := a.CryptosignProxy; m != nil {
+		out = append(out, auth.CryptosignProxy(k.either(path+".cryptosign-proxy", m.Dynamic, m.Function, auth.DynamicCryptosign,
+			func() auth.Authenticator { return auth.Cryptosign(cryptosignPrincipals(m)) })))
+	}
 	return out
 }
 
@@ -111,7 +118,7 @@ func anonymousAs(role string) auth.Authenticator {
 // ru's router: the authenticators of a, and joinTimeout ("join_timeout":
 // 0 means the default, negative none, in the config's options as in the
 // gate's).
-func clientGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Duration) *router.Gate {
+func clientGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Duration) attacher {
 	return cookieGate(ru, path, a, joinTimeout, nil)
 }
 

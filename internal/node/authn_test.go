@@ -77,7 +77,7 @@ func TestClientGateJoinTimeout(t *testing.T) {
 		{"file: 250", fromFile(`"join_timeout": 250`), 250 * time.Millisecond},
 	}
 	for _, tt := range tests {
-		if got := clientGate(&routerUnit{router: r}, "t", config.Auth{}, tt.opt).JoinTimeout(); got != tt.want {
+		if got := clientGate(&routerUnit{router: r}, "t", config.Auth{}, tt.opt).(*router.Gate).JoinTimeout(); got != tt.want {
 			t.Errorf("%s: join_timeout %v gives the gate %v, want %v", tt.name, tt.opt, got, tt.want)
 		}
 	}

@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 
 	"github.com/junction-wamp/junction/internal/bridge"
@@ -30,7 +31,13 @@ type bridgeSession struct {
 	path string // the path service's JSON path
 	dial client.Dialer
 	cfg  client.Config
-	c    atomic.Pointer[client.Client] // nil before start and after stop
+	// background: start does not wait for the first join (a proxy
+	// worker's sessions, whose backend router may listen only later).
+	background bool
+	c          atomic.Pointer[client.Client] // nil before start and after stop
+	cancel     context.CancelFunc            // ends a background first join
+	wg         sync.WaitGroup                // the background first join
+	joined     chan struct{}                 // closed at a background session's first join (tests wait on it)
 }
 
 var _ bridge.Session = (*bridgeSession)(nil)
@@ -63,8 +70,20 @@ func (s *bridgeSession) Session() *client.Session {
 	return c.Session()
 }
 
-// start joins; ctx bounds the first join.
+// start joins; ctx bounds the first join. A background session starts
+// joining and returns; the services answer 503 until it has joined.
 func (s *bridgeSession) start(ctx context.Context) error {
+	if s.background {
+		ctx, s.cancel = context.WithCancel(context.Background())
+		s.joined = make(chan struct{})
+		s.wg.Go(func() {
+			if c, err := client.Connect(ctx, s.dial, s.cfg, bridgeReconnect()); err == nil {
+				s.c.Store(c)
+				close(s.joined)
+			}
+		})
+		return nil
+	}
 	c, err := client.Connect(ctx, s.dial, s.cfg, bridgeReconnect())
 	if err != nil {
 		return pathError(s.path, err)
@@ -75,6 +94,10 @@ func (s *bridgeSession) start(ctx context.Context) error {
 
 // stop leaves with GOODBYE, bounded by ctx.
 func (s *bridgeSession) stop(ctx context.Context) error {
+	if s.cancel != nil {
+		s.cancel()
+		s.wg.Wait()
+	}
 	c := s.c.Swap(nil)
 	if c == nil {
 		return nil

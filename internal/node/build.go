@@ -41,6 +41,8 @@ func (b *builder) build(cfg *config.Config) {
 			b.guestWorker(path, w)
 		case *config.TesteeWorker:
 			b.testeeWorker(path, w)
+		case *config.ProxyWorker:
+			b.proxyWorker(path, w)
 		default:
 			b.fail(fieldError(path, fmt.Errorf("node: unknown worker type %T", w)))
 		}
@@ -59,6 +61,10 @@ func enabledWorkers(cfg *config.Config) int {
 		case *config.GuestWorker:
 			n++
 		case *config.RouterWorker:
+			if !w.Options.Disabled && w.RunsAs == "" {
+				n++
+			}
+		case *config.ProxyWorker:
 			if !w.Options.Disabled && w.RunsAs == "" {
 				n++
 			}
@@ -107,12 +113,7 @@ func (b *builder) resolve(name string) string {
 // Without a router (its realms did not translate), the transports and
 // components of w are not built.
 func (b *builder) routerWorker(path string, w *config.RouterWorker) {
-	if w.Options.Disabled {
-		b.log.Info("worker disabled", "worker", path)
-		return
-	}
-	if w.RunsAs != "" {
-		b.log.Info("worker runs as one with an identical worker on its shared port", "worker", path, "runs_as", w.RunsAs)
+	if b.notBuilt(path, w.Options.Disabled, w.RunsAs) {
 		return
 	}
 	realms, err := realmOptions(path, w.Realms)
@@ -128,8 +129,8 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 		b.fail(fieldError(path+".realms", err))
 		return
 	}
-	dyn.router = r
 	ru := &routerUnit{path: path, router: r, realms: realms, dyn: dyn, fn: newFunctionAuths(b.log.With("worker", path))}
+	dyn.unit = ru
 	b.node.routers = append(b.node.routers, ru)
 	for i, t := range w.Transports {
 		b.fail(b.transport(fmt.Sprintf("%s.transports[%d]", path, i), ru, t))
@@ -149,6 +150,20 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 	}
 	b.pyWorker(path, true, w.Options, py, ru.fn)
 	b.routerLinks(path, r, w.Realms)
+}
+
+// notBuilt reports, and logs, that the router or proxy worker at path is
+// not built: it is disabled, or runs as the identical worker at runsAs.
+func (b *builder) notBuilt(path string, disabled bool, runsAs string) bool {
+	switch {
+	case disabled:
+		b.log.Info("worker disabled", "worker", path)
+	case runsAs != "":
+		b.log.Info("worker runs as one with an identical worker on its shared port", "worker", path, "runs_as", runsAs)
+	default:
+		return false
+	}
+	return true
 }
 
 // containerWorker builds the components of w, each with a dialer of its

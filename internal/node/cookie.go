@@ -42,7 +42,7 @@ func cookieTracker(store *auth.CookieStore) websocket.CookieTracker {
 // first, every session that joins by another method is remembered for
 // its cookie, and one that logs out (GOODBYE wamp.close.logout) forgets
 // it.
-func cookieGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Duration, store *auth.CookieStore) *router.Gate {
+func cookieGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Duration, store *auth.CookieStore) attacher {
 	auths := authenticators(path+".auth", a, askers{dc: ru.dyn, fa: ru.fn})
 	o := router.GateOptions{Auths: auths, JoinTimeout: joinTimeout}
 	if store != nil {
@@ -52,5 +52,5 @@ func cookieGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Dur
 		o.OnJoin = func(id auth.Identity) { store.Remember(id.Peer.CBTID, id) }
 		o.OnLogout = func(id auth.Identity) { store.Forget(id.Peer.CBTID) }
 	}
-	return ru.router.NewGate(o)
+	return ru.gate(o)
 }

@@ -30,9 +30,9 @@ import (
 type dynamicCalls struct {
 	node *Node
 	log  *slog.Logger
-	// router is the router the sessions join, set once it exists (before
-	// any session dials, which happens at Start).
-	router *router.Router
+	// unit is the router (or proxy) the sessions join through, set once
+	// it exists (before any session dials, which happens at Start).
+	unit *routerUnit
 	// roles are the roles of each realm of the router, TrustedRole
 	// included.
 	roles    map[wamp.URI][]string
@@ -78,9 +78,10 @@ func (dc *dynamicCalls) session(path string, realm wamp.URI, role string) *bridg
 		return s
 	}
 	s := &bridgeSession{
-		path: path,
-		dial: func(ctx context.Context) (wamp.Peer, error) { return localDialer(internalGate(dc.router, role))(ctx) },
-		cfg:  client.Config{Realm: realm, Logger: dc.log.With("path", path)},
+		path:       path,
+		dial:       func(ctx context.Context) (wamp.Peer, error) { return localDialer(dc.unit.internal(role))(ctx) },
+		cfg:        client.Config{Realm: realm, Logger: dc.log.With("path", path)},
+		background: dc.unit != nil && dc.unit.relay != nil, // a router's unit is set later, a proxy's first
 	}
 	dc.sessions[k] = s
 	dc.node.sessions = append(dc.node.sessions, s)

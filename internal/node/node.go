@@ -41,6 +41,7 @@ var ErrStarted = errors.New("node: already started")
 type Node struct {
 	log        *slog.Logger
 	routers    []*routerUnit
+	relays     []*routerUnit // the proxy workers' (relay set, router nil)
 	listeners  []*listenerUnit
 	components []*componentUnit
 	runners    []*pyWorker      // the workers' Python runners, in config order
@@ -102,7 +103,8 @@ func (n *Node) Warnings() []config.Warning { return n.warnings }
 // of the HTTP bridge services, then starts the router components (the
 // bridge components, and the Python runner of each router worker that has
 // Python components, which starts them one by one), then binds and serves
-// the listeners, then starts the container components, as Crossbar starts
+// the listeners, then starts joining the proxy workers' own sessions (in
+// the background), then starts the container components, as Crossbar starts
 // a router's components before its transports. Start waits until a router
 // component has joined and registered or subscribed, and until a Python
 // component is ready (its onJoin has returned), as Crossbar does; a
@@ -152,7 +154,13 @@ func (n *Node) startAll(ctx context.Context) error {
 	for _, r := range n.routers {
 		n.log.Info("router started", "worker", r.path, "realms", r.realmNames())
 	}
+	for _, r := range n.relays {
+		n.log.Info("proxy started", "worker", r.path, "realms", r.realmNames())
+	}
 	for _, s := range n.sessions {
+		if s.background {
+			continue // after the listeners, below
+		}
 		if err := s.start(ctx); err != nil {
 			return err
 		}
@@ -177,6 +185,11 @@ func (n *Node) startAll(ctx context.Context) error {
 			"network", info.Network, "address", info.Address,
 			"max_connections", l.limits.Max, "max_connections_per_ip", l.limits.MaxPerIP)
 		l.logServices(n.log)
+	}
+	for _, s := range n.sessions {
+		if s.background { // a proxy's: its backend may be a router of this node
+			s.start(ctx)
+		}
 	}
 	if err := n.startComponents(ctx, false); err != nil {
 		return err
@@ -220,8 +233,9 @@ func (n *Node) startComponents(ctx context.Context, router bool) error {
 // finish), then the embedded sessions of the HTTP bridge services
 // (GOODBYE), the reverse proxies' idle upstream connections and the
 // connections passing through them after an upgrade, and the WebSockets
-// relayed by WebSocket reverse proxies (close 1001), then
-// routers (GOODBYE wamp.close.system_shutdown to every session; the
+// relayed by WebSocket reverse proxies (close 1001), then the proxy
+// workers' sessions (GOODBYE wamp.close.system_shutdown to the client and
+// the backend), then routers (GOODBYE wamp.close.system_shutdown to every session; the
 // routers and their sessions close concurrently), then the
 // listeners' remaining connections. ctx bounds the whole stop: when it
 // ends, Stop closes what is left without waiting and returns ctx's error.
@@ -263,7 +277,8 @@ func (n *Node) stopAll(ctx context.Context) error {
 	for _, a := range n.archives {
 		errs = append(errs, a.stop())
 	}
-	errs = append(errs, n.closeRouters(ctx)...)
+	errs = append(errs, closeUnits(ctx, n.relays)...)
+	errs = append(errs, closeUnits(ctx, n.routers)...)
 	for _, l := range slices.Backward(n.listeners) {
 		errs = append(errs, l.close(ctx))
 	}
@@ -271,12 +286,14 @@ func (n *Node) stopAll(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// closeRouters closes the routers concurrently, each bounded by ctx: a
-// router whose clients do not read delays the others by nothing.
-func (n *Node) closeRouters(ctx context.Context) []error {
-	errs := make([]error, len(n.routers))
+// closeUnits closes the routers (or proxies) concurrently, each bounded
+// by ctx: a router whose clients do not read delays the others by
+// nothing. The proxies close before the routers, so that their clients
+// hear that the proxy shuts down.
+func closeUnits(ctx context.Context, units []*routerUnit) []error {
+	errs := make([]error, len(units))
 	var wg sync.WaitGroup
-	for i, r := range n.routers {
+	for i, r := range units {
 		wg.Go(func() { errs[i] = r.close(ctx) })
 	}
 	wg.Wait()

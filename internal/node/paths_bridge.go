@@ -130,13 +130,15 @@ func (env *pathEnv) common(path, url string, s *config.BridgeService) (bridge.Co
 }
 
 // session makes the embedded session of a bridge service: joined to its
-// realm as its role over an in-memory pair to the worker's router, started
-// before the listeners and stopped after them.
+// realm as its role over an in-memory pair to the worker's router (or,
+// in a proxy worker, through the proxy to its backend router, joining in
+// the background), started before the listeners and stopped after them.
 func (env *pathEnv) session(path string, s *config.BridgeService) *bridgeSession {
 	bs := &bridgeSession{
-		path: path,
-		dial: localDialer(internalGate(env.router.router, s.Role)),
-		cfg:  client.Config{Realm: wamp.URI(s.Realm), Logger: env.b.log.With("path", path)},
+		path:       path,
+		dial:       localDialer(env.router.internal(s.Role)),
+		cfg:        client.Config{Realm: wamp.URI(s.Realm), Logger: env.b.log.With("path", path)},
+		background: env.router.relay != nil,
 	}
 	env.b.node.sessions = append(env.b.node.sessions, bs)
 	return bs

@@ -7,6 +7,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/proxy"
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/uriindex"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -18,15 +19,37 @@ import (
 // client can be given it.
 const TrustedRole = "trusted"
 
-// routerUnit is one router worker's router.
+// routerUnit is one router worker's router, or what a proxy worker's
+// transports need of theirs (router nil, relay set).
 type routerUnit struct {
 	path   string // "workers[0]"
 	router *router.Router
-	realms []router.RealmOptions
-	dyn    *dynamicCalls  // its dynamic authenticators' and authorizers' sessions
-	fn     *functionAuths // its function authenticators
+	relay  *proxy.Relay          // a proxy worker's
+	realms []router.RealmOptions // a proxy's: the realms its routes name, by name only
+	dyn    *dynamicCalls         // its dynamic authenticators' and authorizers' sessions
+	fn     *functionAuths        // its function authenticators
 	// cookies are its WebSocket transports' cookie stores, closed with it.
 	cookies []*auth.CookieStore
+}
+
+// attacher is what a transport attaches its sessions to: a router's gate
+// or a proxy's entry.
+type attacher interface{ Attach(wamp.Peer) }
+
+// gate returns the entry of sessions configured by o: a gate of the
+// router, or the proxy's entry with the same options.
+func (r *routerUnit) gate(o router.GateOptions) attacher {
+	if r.relay != nil {
+		return r.relay.Entry(proxy.EntryOptions{Auths: o.Auths, Internal: o.Internal, JoinTimeout: o.JoinTimeout,
+			OnJoin: o.OnJoin, OnLogout: o.OnLogout})
+	}
+	return r.router.NewGate(o)
+}
+
+// internal is the entry of the node's own sessions as role (see
+// internalGate); through a proxy, they reach the backend as that role.
+func (r *routerUnit) internal(role string) attacher {
+	return r.gate(router.GateOptions{Auths: []auth.Authenticator{anonymousAs(role)}, Internal: true})
 }
 
 func (r *routerUnit) realmNames() []string {
@@ -41,7 +64,12 @@ func (r *routerUnit) realmNames() []string {
 // at once, and waits for them, or for ctx to end (the sessions then finish
 // closing in the background).
 func (r *routerUnit) close(ctx context.Context) error {
-	err := r.router.Shutdown(ctx)
+	var err error
+	if r.relay != nil {
+		err = r.relay.Shutdown(ctx)
+	} else {
+		err = r.router.Shutdown(ctx)
+	}
 	for _, c := range r.cookies {
 		c.Close()
 	}

@@ -112,13 +112,4 @@ func (g *Gate) JoinTimeout() time.Duration {
 
 // pick returns the authenticator for the first of req's methods the gate
 // has and that applies to req (see auth.Applies).
-func (g *Gate) pick(req *auth.Request) auth.Authenticator {
-	for _, m := range req.AuthMethods {
-		for _, a := range g.opts.Auths {
-			if a.Method() == m && auth.Applies(a, req) {
-				return a
-			}
-		}
-	}
-	return nil
-}
+func (g *Gate) pick(req *auth.Request) auth.Authenticator { return auth.Pick(g.opts.Auths, req) }

@@ -217,27 +217,9 @@ func (s *session) challenge(ch auth.Challenge, clock *joinClock, wait time.Durat
 
 // authRequest reads the authentication part of HELLO.Details.
 func (s *session) authRequest(h *wamp.Hello) (*auth.Request, error) {
-	req := &auth.Request{Realm: h.Realm, Session: s.id, Details: h.Details, Peer: s.peer.Info()}
-	if v, ok := option(h.Details, wamp.KeyAuthID); ok {
-		if req.AuthID, ok = v.(string); !ok {
-			return nil, violation("HELLO.Details.authid must be a string")
-		}
-	}
-	v, ok := option(h.Details, wamp.KeyAuthMethods)
-	if !ok {
-		req.AuthMethods = []string{"anonymous"}
-		return req, nil
-	}
-	l, ok := v.([]any)
-	if !ok {
-		return nil, violation("HELLO.Details.authmethods must be a list")
-	}
-	for _, m := range l {
-		str, ok := m.(string)
-		if !ok {
-			return nil, violation("HELLO.Details.authmethods must be strings")
-		}
-		req.AuthMethods = append(req.AuthMethods, str)
+	req, err := auth.HelloRequest(h, s.id, s.peer.Info())
+	if err != nil {
+		return nil, violation("%v", err)
 	}
 	return req, nil
 }

@@ -275,6 +275,23 @@ var corpus = []corpusNode{
 		},
 	},
 	{
+		name: "proxy",
+		proves: "two identical proxy workers on a shared port (run as one) in front of a router worker on a Unix " +
+			"socket (anonymous-proxy): clients authenticated by the proxy (anonymous, ticket) call and subscribe " +
+			"through it, the backend sees their authid and authrole, an unrouted realm is refused, the proxy's " +
+			"web paths (static, nodeinfo, a caller joined through the proxy) answer",
+		client:  "client.py",
+		static:  staticFile{"/", "web/index.html"},
+		prepare: freePort,
+		check:   proxyCaller,
+		warnings: []string{
+			"config: ignored: SO_REUSEPORT is not set, so no other process can listen on this port",
+			"config: ignored: a WebSocket URL on a RawSocket connection (the endpoint says where to connect)",
+			"config: identical to workers[0] and sharing its port: runs as one proxy with it " +
+				"(Go uses every core in one process, where Crossbar starts a process per worker)",
+		},
+	},
+	{
 		name: "archive-local",
 		proves: "an archive path: a ZIP in the node directory checked against its hash, served with object_prefix, " +
 			"default_object, cache and mime_types",

@@ -498,3 +498,19 @@ func beforeMark(t *testing.T, s *client.Session, topic wamp.URI, events <-chan w
 		last = got
 	}
 }
+
+// proxyCaller checks the proxy's caller path: its session joins through
+// the proxy (in the background, once the backend listens), as its role.
+func proxyCaller(t *testing.T, r *nodeRun) {
+	r.node.WaitLog(t, "the caller's session through the proxy", 1,
+		nodeproc.MsgIs("client: joined", "path", "workers[0].transports[0].paths.call"))
+	resp, err := http.Post("http://"+r.addr+"/call", "application/json", strings.NewReader(`{"procedure": "com.example.whoami"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"authrole":"restbridge"`) {
+		t.Errorf("POST /call: %d %s, want the backend's answer naming role restbridge", resp.StatusCode, b)
+	}
+}

@@ -1,0 +1,157 @@
+package proxy
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// link is one relayed session: the client's peer (front) and the
+// backend session opened for it (back).
+type link struct {
+	relay *Relay
+	entry *Entry
+	front wamp.Peer
+	id    auth.Identity // set once joined
+
+	mu      sync.Mutex
+	back    wamp.Peer // nil until the backend login succeeds
+	closing atomic.Bool
+	bye     sync.Once // the one GOODBYE the relay itself sends the client
+}
+
+// join runs the handshake: the client's authentication, the backend
+// login as the client, then WELCOME to the client with the backend
+// session's ID and details. It reports whether the session joined; if
+// not, the client got ABORT (unless it left first).
+func (l *link) join() bool {
+	h, id, err := l.entry.authenticate(l.front)
+	var b *Backend
+	if err == nil {
+		b, err = l.relay.pick(id.Realm, id.AuthRole, l.entry.o.Internal)
+	}
+	var back wamp.Peer
+	var w *wamp.Welcome
+	if err == nil {
+		back, w, err = l.relay.login(b, h, id)
+	}
+	if err != nil {
+		if !errors.Is(err, errQuiet) {
+			l.relay.log.Debug("proxy session refused", "remote", l.front.Info().RemoteAddr, "err", err)
+			sendAbort(l.front, err)
+		}
+		return false
+	}
+	if !l.setBack(back) {
+		back.Close()
+		return false
+	}
+	l.id = *id
+	l.id.Session, l.id.Peer = w.Session, l.front.Info()
+	l.front.Send(&wamp.Welcome{Session: w.Session, Details: welcomeDetails(w.Details, id)})
+	l.relay.log.Debug("proxy session joined", "realm", id.Realm, "authid", id.AuthID, "authrole", id.AuthRole,
+		"backend", b.Name, "session", w.Session)
+	if l.entry.o.OnJoin != nil {
+		l.entry.o.OnJoin(l.id)
+	}
+	return true
+}
+
+// setBack records the backend peer; false when the link is shutting
+// down.
+func (l *link) setBack(p wamp.Peer) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closing.Load() {
+		return false
+	}
+	l.back = p
+	return true
+}
+
+// welcomeDetails are the backend's WELCOME details with the method and
+// provider the client authenticated with (the backend saw the proxy's).
+func welcomeDetails(backend wamp.Dict, id *auth.Identity) wamp.Dict {
+	d := make(wamp.Dict, len(backend)+2)
+	for k, v := range backend {
+		d[k] = v
+	}
+	d[wamp.KeyAuthMethod] = id.AuthMethod
+	d[wamp.KeyAuthProvider] = id.AuthProvider
+	return d
+}
+
+// run relays both ways until either side ends, then closes both. A
+// backend gone without GOODBYE ends the client's session with GOODBYE;
+// a client gone ends the backend session with its connection.
+func (l *link) run() {
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if !l.pump(l.back, l.front, nil) {
+			l.end(wamp.ErrCloseNormal, "the backend router's connection was lost")
+		}
+		l.front.Close()
+	})
+	l.pump(l.front, l.back, l.logout)
+	l.back.Close()
+	wg.Wait()
+}
+
+// pump sends what from receives to to (seen, if set, sees each message
+// first), until either fails or the link shuts down. It reports whether
+// a GOODBYE or an ABORT went through: the session ended in words.
+func (l *link) pump(from, to wamp.Peer, seen func(wamp.Message)) (said bool) {
+	for {
+		m, err := from.Recv()
+		if err != nil || l.closing.Load() {
+			return said || l.closing.Load()
+		}
+		if seen != nil {
+			seen(m)
+		}
+		switch wamp.Unwrap(m).(type) {
+		case *wamp.Goodbye, *wamp.Abort:
+			said = true
+		}
+		if to.Send(m) != nil {
+			return said
+		}
+	}
+}
+
+// logout tells the entry of a client that logs out (GOODBYE
+// wamp.close.logout).
+func (l *link) logout(m wamp.Message) {
+	g, ok := wamp.Unwrap(m).(*wamp.Goodbye)
+	if ok && g.Reason == "wamp.close.logout" && l.entry.o.OnLogout != nil {
+		l.entry.o.OnLogout(l.id)
+	}
+}
+
+// end sends the client the relay's GOODBYE, once.
+func (l *link) end(reason wamp.URI, msg string) {
+	l.bye.Do(func() {
+		l.front.Send(&wamp.Goodbye{Details: wamp.Dict{wamp.KeyMessage: msg}, Reason: reason})
+	})
+}
+
+// shutdown ends the session for the relay's Shutdown: GOODBYE
+// system_shutdown to both sides, then both connections close.
+func (l *link) shutdown() {
+	l.mu.Lock()
+	l.closing.Store(true)
+	back := l.back
+	l.mu.Unlock()
+	if back == nil {
+		l.bye.Do(func() { sendAbort(l.front, wamp.Errorf(wamp.ErrSystemShutdown, "the proxy is shutting down")) })
+	}
+	l.end(wamp.ErrSystemShutdown, "the proxy is shutting down")
+	if back != nil {
+		back.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrSystemShutdown})
+		back.Close()
+	}
+	l.front.Close()
+}

@@ -1,0 +1,257 @@
+package proxy
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/transport/local"
+	"github.com/junction-wamp/junction/internal/wamp"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// backend is a router with realm1 (roles anonymous and user) behind a
+// gate that takes the given proxy logins: that gate.
+func backend(t *testing.T, logins ...auth.Authenticator) *router.Gate {
+	t.Helper()
+	r, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: "realm1", Roles: []string{"anonymous", "user", "trusted"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		r.Shutdown(ctx)
+	})
+	return r.NewGate(router.GateOptions{Auths: logins})
+}
+
+// dialer connects to the attacher a over an in-memory pair; each dial's
+// backend peer is sent on peers, if set.
+func dialer(a interface{ Attach(wamp.Peer) }, peers chan<- wamp.Peer) func(context.Context) (wamp.Peer, error) {
+	return func(context.Context) (wamp.Peer, error) {
+		mine, theirs := local.Pair(local.Options{})
+		if peers != nil {
+			peers <- mine
+		}
+		go a.Attach(theirs)
+		return mine, nil
+	}
+}
+
+// relayTo is a relay with realm1's roles routed to b, shut down when the
+// test ends.
+func relayTo(t *testing.T, b *Backend, roles ...string) *Relay {
+	t.Helper()
+	var routes []Route
+	for _, role := range roles {
+		routes = append(routes, Route{Realm: "realm1", Role: role, Backends: []*Backend{b}})
+	}
+	r := New(Options{Routes: routes})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		r.Shutdown(ctx)
+	})
+	return r
+}
+
+// join joins realm through e with cfg.
+func join(t *testing.T, e *Entry, cfg client.Config) (*client.Session, error) {
+	t.Helper()
+	mine, theirs := local.Pair(local.Options{})
+	go e.Attach(theirs)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return client.Join(ctx, mine, cfg)
+}
+
+func mustJoin(t *testing.T, e *Entry, cfg client.Config) *client.Session {
+	t.Helper()
+	s, err := join(t, e, cfg)
+	if err != nil {
+		t.Fatalf("join: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestRelayCallsAndEventsAsTheClient(t *testing.T) {
+	key := ed25519.NewKeyFromSeed(make([]byte, 32))
+	pub := hex.EncodeToString(key.Public().(ed25519.PublicKey))
+	logins := map[string]struct {
+		method string
+		login  auth.Authenticator
+	}{
+		"anonymous-proxy": {auth.MethodAnonymousProxy, auth.AnonymousProxy()},
+		"cryptosign-proxy": {auth.MethodCryptosignProxy, auth.CryptosignProxy(auth.Cryptosign(map[string]auth.CryptosignPrincipal{
+			"node1": {AuthorizedKeys: []string{pub}, Role: "anonymous"}}))},
+	}
+	for name, tt := range logins {
+		t.Run(name, func(t *testing.T) {
+			r := backend(t, tt.login)
+			b := &Backend{Name: "conn1", Dial: dialer(r, nil), Methods: []string{tt.method},
+				Key: func() (ed25519.PrivateKey, error) { return key, nil }}
+			rl := relayTo(t, b, "user")
+			entry := rl.Entry(EntryOptions{Auths: []auth.Authenticator{auth.Ticket(map[string]auth.TicketPrincipal{
+				"alice": {Ticket: "secret", Role: "user"}})}})
+			cfg := client.Config{Realm: "realm1", AuthID: "alice", Auth: []client.Authenticator{client.Ticket("secret")}}
+			callee := mustJoin(t, entry, cfg)
+			caller := mustJoin(t, entry, cfg)
+			if d := caller.Details(); d["authid"] != "alice" || d["authrole"] != "user" || d["authmethod"] != "ticket" {
+				t.Fatalf("WELCOME details = %v, want alice/user by ticket", d)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, err := callee.Register(ctx, "com.example.whoami", func(_ context.Context, inv *client.Invocation) (*client.Result, error) {
+				return &client.Result{Args: wamp.List{inv.Details["caller_authid"], inv.Details["caller_authrole"]}}, nil
+			}, wamp.Dict{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := caller.Call(ctx, "com.example.whoami", nil, nil, client.WithOptions(wamp.Dict{"disclose_me": true}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Args) != 2 || res.Args[0] != "alice" || res.Args[1] != "user" {
+				t.Fatalf("the backend saw caller %v, want alice/user", res.Args)
+			}
+			events := make(chan *client.Event, 1)
+			if _, err := callee.Subscribe(ctx, "com.example.news", func(ev *client.Event) { events <- ev }, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := caller.Publish(ctx, "com.example.news", wamp.List{"hi"}, nil, wamp.Dict{"acknowledge": true}); err != nil {
+				t.Fatal(err)
+			}
+			if ev := <-events; len(ev.Args) != 1 || ev.Args[0] != "hi" {
+				t.Fatalf("event = %+v", ev)
+			}
+		})
+	}
+}
+
+// wantAbort checks that joining failed with ABORT uri.
+func wantAbort(t *testing.T, err error, uri wamp.URI) {
+	t.Helper()
+	var re *wamp.RequestError
+	if !errors.As(err, &re) || re.URI != uri {
+		t.Fatalf("join error = %v, want ABORT %s", err, uri)
+	}
+}
+
+func TestRelayRefusals(t *testing.T) {
+	r := backend(t, auth.AnonymousProxy())
+	b := &Backend{Name: "conn1", Dial: dialer(r, nil), Methods: []string{auth.MethodAnonymousProxy}}
+	failing := &Backend{Name: "down", Methods: []string{auth.MethodAnonymousProxy},
+		Dial: func(context.Context) (wamp.Peer, error) { return nil, errors.New("connection refused") }}
+	rl := New(Options{Routes: []Route{
+		{Realm: "realm1", Role: "anonymous", Backends: []*Backend{b}},
+		{Realm: "realm1", Role: "guest", Backends: []*Backend{b}},
+		{Realm: "realm2", Role: "anonymous", Backends: []*Backend{failing}},
+	}})
+	defer rl.Shutdown(context.Background())
+	tests := []struct {
+		name  string
+		auths []auth.Authenticator
+		realm wamp.URI
+		want  wamp.URI
+	}{
+		{"realm without a route", nil, "nowhere", wamp.ErrNoSuchRealm},
+		{"role without a route", []auth.Authenticator{auth.Anonymous("admin")}, "realm1", wamp.ErrNoSuchRole},
+		{"role the backend lacks", []auth.Authenticator{auth.Anonymous("guest")}, "realm1", wamp.ErrNoSuchRole},
+		{"backend down", nil, "realm2", wamp.ErrAuthenticationFailed},
+		{"no common method", []auth.Authenticator{auth.Ticket(nil)}, "realm1", wamp.ErrNoAuthMethod},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := join(t, rl.Entry(EntryOptions{Auths: tt.auths}), client.Config{Realm: tt.realm})
+			wantAbort(t, err, tt.want)
+		})
+	}
+}
+
+// joinedVia is an anonymous session through a relay to an
+// anonymous-proxy backend, and the relay's peer of its backend session.
+func joinedVia(t *testing.T) (*client.Session, wamp.Peer) {
+	t.Helper()
+	peers := make(chan wamp.Peer, 1)
+	b := &Backend{Name: "conn1", Dial: dialer(backend(t, auth.AnonymousProxy()), peers), Methods: []string{auth.MethodAnonymousProxy}}
+	rl := relayTo(t, b, "anonymous")
+	s := mustJoin(t, rl.Entry(EntryOptions{}), client.Config{Realm: "realm1"})
+	return s, <-peers
+}
+
+func TestRelayBackendLostEndsTheClientSession(t *testing.T) {
+	s, back := joinedVia(t)
+	back.Close() // the backend connection breaks
+	<-s.Done()
+	var re *wamp.RequestError
+	if !errors.As(s.Err(), &re) || re.URI != wamp.ErrCloseNormal {
+		t.Fatalf("session ended with %v, want GOODBYE %s", s.Err(), wamp.ErrCloseNormal)
+	}
+}
+
+func TestRelayClientGoneEndsTheBackendSession(t *testing.T) {
+	s, back := joinedVia(t)
+	s.Close()
+	for {
+		if _, err := back.Recv(); err != nil {
+			return // closed by the relay
+		}
+	}
+}
+
+func TestRelayShutdownSaysGoodbye(t *testing.T) {
+	r := backend(t, auth.AnonymousProxy())
+	b := &Backend{Name: "conn1", Dial: dialer(r, nil), Methods: []string{auth.MethodAnonymousProxy}}
+	rl := New(Options{Routes: []Route{{Realm: "realm1", Role: "anonymous", Backends: []*Backend{b}}}})
+	s := mustJoin(t, rl.Entry(EntryOptions{}), client.Config{Realm: "realm1"})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := rl.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-s.Done()
+	var re *wamp.RequestError
+	if !errors.As(s.Err(), &re) || re.URI != wamp.ErrSystemShutdown {
+		t.Fatalf("session ended with %v, want GOODBYE %s", s.Err(), wamp.ErrSystemShutdown)
+	}
+	_, err := join(t, rl.Entry(EntryOptions{}), client.Config{Realm: "realm1"})
+	wantAbort(t, err, wamp.ErrSystemShutdown)
+}
+
+func TestRelayJoinTimeout(t *testing.T) {
+	rl := New(Options{})
+	defer rl.Shutdown(context.Background())
+	mine, theirs := local.Pair(local.Options{})
+	defer mine.Close()
+	go rl.Entry(EntryOptions{JoinTimeout: time.Millisecond}).Attach(theirs)
+	m, err := mine.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := m.(*wamp.Abort); !ok || a.Reason != ErrJoinTimeoutURI {
+		t.Fatalf("got %v, want ABORT %s", m, ErrJoinTimeoutURI)
+	}
+}
+
+func TestRelayInternalSessionsTakeTheRealmsFirstRoute(t *testing.T) {
+	r := backend(t, auth.AnonymousProxy())
+	b := &Backend{Name: "conn1", Dial: dialer(r, nil), Methods: []string{auth.MethodAnonymousProxy}}
+	rl := relayTo(t, b, "user")
+	trusted := []auth.Authenticator{auth.Anonymous("trusted")}
+	_, err := join(t, rl.Entry(EntryOptions{Auths: trusted}), client.Config{Realm: "realm1"})
+	wantAbort(t, err, wamp.ErrNoSuchRole)
+	s := mustJoin(t, rl.Entry(EntryOptions{Auths: trusted, Internal: true}), client.Config{Realm: "realm1"})
+	if s.Details()["authrole"] != "trusted" {
+		t.Fatalf("WELCOME details = %v, want role trusted", s.Details())
+	}
+}
