@@ -40,10 +40,12 @@ func (s *session) handshake() *realm {
 	}
 	s.realm, s.ident = rm, *id
 	s.ident.Realm, s.ident.Session, s.ident.Peer = rm.name, s.id, s.peer.Info()
-	s.canCancel = calleeFeature(hello.Details, "call_canceling")
+	s.canCancel = roleFeature(hello.Details, "callee", "call_canceling")
+	s.revokeRegs = roleFeature(hello.Details, "callee", "registration_revocation")
+	s.revokeSubs = roleFeature(hello.Details, "subscriber", "subscription_revocation")
 	s.log = s.log.With("realm", string(rm.name))
-	if !rm.join(s) {
-		s.abort(wamp.ErrNoSuchRealm, "realm %q was removed", rm.name)
+	if err := rm.join(s); err != nil {
+		s.abortWith(err)
 		return nil
 	}
 	s.joined.Store(true)
@@ -242,12 +244,12 @@ func (s *session) authRequest(h *wamp.Hello) (*auth.Request, error) {
 	return req, nil
 }
 
-// calleeFeature reports whether HELLO details announce the callee role
-// with feature set to true (details.roles.callee.features.<feature>).
-func calleeFeature(details wamp.Dict, feature string) bool {
+// roleFeature reports whether HELLO details announce role with feature
+// set to true (details.roles.<role>.features.<feature>).
+func roleFeature(details wamp.Dict, role, feature string) bool {
 	roles, _ := details[wamp.KeyRoles].(map[string]any)
-	callee, _ := roles["callee"].(map[string]any)
-	features, _ := callee[wamp.KeyFeatures].(map[string]any)
+	r, _ := roles[role].(map[string]any)
+	features, _ := r[wamp.KeyFeatures].(map[string]any)
 	on, _ := features[feature].(bool)
 	return on
 }
