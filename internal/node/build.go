@@ -129,7 +129,7 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 		return
 	}
 	dyn.router = r
-	ru := &routerUnit{path: path, router: r, realms: realms, dyn: dyn, fn: newFunctionAuths(b.log.With("worker", path))}
+	ru := &routerUnit{path: path, router: r, names: realmNamesOf(w.Realms), dyn: dyn, fn: newFunctionAuths(b.log.With("worker", path))}
 	b.node.routers = append(b.node.routers, ru)
 	for i, t := range w.Transports {
 		b.fail(b.transport(fmt.Sprintf("%s.transports[%d]", path, i), ru, t))

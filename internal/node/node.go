@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/web"
 )
 
 // Options configure a Node. The zero value resolves relative paths against
@@ -43,13 +44,20 @@ type Node struct {
 	routers    []*routerUnit
 	listeners  []*listenerUnit
 	components []*componentUnit
-	runners    []*pyWorker      // the workers' Python runners, in config order
-	sessions   []*bridgeSession // of the caller, publisher and webhook services
-	proxies    []proxyUnit      // the reverse proxies and WebSocket reverse proxies
-	archives   []*archiveUnit   // the archive path services, opened at start
-	shutdown   *shutdownPolicy  // when a worker's exit stops the node
-	guests     []*guestUnit     // the guest workers, in config order
-	warnings   []config.Warning // of the build; see Warnings
+	runners    []*pyWorker       // the workers' Python runners, in config order
+	sessions   []*bridgeSession  // of the caller, publisher and webhook services
+	proxies    []proxyUnit       // the reverse proxies and WebSocket reverse proxies
+	archives   []*archiveUnit    // the archive path services, opened at start
+	shutdown   *shutdownPolicy   // when a worker's exit stops the node
+	guests     []*guestUnit      // the guest workers, in config order
+	warnings   []config.Warning  // of the build; see Warnings
+	dir        string            // Options.Dir
+	certs      []*web.TLSOptions // the listeners' TLS files, read again by Reload
+
+	// reloadMu serializes Reload, which alone changes cfg (and the
+	// routers' gates and realm names).
+	reloadMu sync.Mutex
+	cfg      *config.Config // the config last applied
 
 	mu      sync.Mutex // guards the fields below
 	state   state
@@ -77,7 +85,7 @@ func New(cfg *config.Config, opts Options) (*Node, error) {
 	if cfg == nil {
 		return nil, errors.New("node: nil config")
 	}
-	n := &Node{log: opts.Logger}
+	n := &Node{log: opts.Logger, cfg: cfg, dir: opts.Dir}
 	if n.log == nil {
 		n.log = slog.New(slog.DiscardHandler)
 	}

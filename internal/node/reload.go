@@ -1,0 +1,254 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/junction-wamp/junction/internal/config"
+)
+
+// ReloadReport is what Reload did: the changes applied live and those
+// that take effect only after a restart, each at the JSON path of what
+// changed, in config order.
+type ReloadReport struct {
+	Applied []Change
+	Restart []Change
+	// Failed are what could not be applied and stays as it ran: a TLS
+	// certificate that no longer loads.
+	Failed []Change
+}
+
+// Change is one difference between the running config and the new one.
+type Change struct {
+	Path string // "workers[0].realms[1]"
+	What string // "realm \"realm2\" added"
+}
+
+// ErrNotRunning is returned by Reload before Start has succeeded and after
+// Stop.
+var ErrNotRunning = errors.New("node: not running")
+
+// Reload applies cfg, a config already loaded and checked, to the running
+// node without a restart. It first builds cfg as New does, without
+// starting anything: if that fails (a TLS file that does not load, ...),
+// the error is New's and nothing changed. Otherwise it compares cfg with
+// the running config and applies what can change live:
+//
+//   - realms added (AddRealm) and removed (their sessions get GOODBYE
+//     wamp.close.close_realm);
+//   - roles and their permissions (router.UpdateRealm: the sessions of a
+//     removed role get GOODBYE junction.close.config_changed, the
+//     registrations and subscriptions no longer allowed are revoked, the
+//     sessions' kept answers dropped);
+//   - the static principals, tickets, secrets and keys of a transport's
+//     "auth" (the sessions of a removed or changed principal get GOODBYE
+//     junction.close.config_changed);
+//   - the TLS certificates of every listener, read again from their files
+//     whether the config changed or not.
+//
+// Everything else that changed (a transport's endpoint or options, web
+// paths, components, workers, realm options, dynamic authenticators and
+// authorizers, router links) is reported in Restart and left as it runs.
+// Sessions on what did not change are not touched. Reloads are
+// serialized; safe for concurrent use with everything but Start.
+func (n *Node) Reload(cfg *config.Config) (ReloadReport, error) {
+	n.reloadMu.Lock()
+	defer n.reloadMu.Unlock()
+	n.mu.Lock()
+	running := n.state == stateRunning
+	n.mu.Unlock()
+	if !running {
+		return ReloadReport{}, ErrNotRunning
+	}
+	next, err := New(cfg, Options{Dir: n.dir, Logger: n.log})
+	if err != nil {
+		return ReloadReport{}, err
+	}
+	defer next.discard()
+	r := &reloader{node: n, next: next}
+	r.config(n.cfg, cfg)
+	r.certificates()
+	n.cfg = cfg
+	return r.report, nil
+}
+
+// discard releases what New built for a node that never starts (its
+// cookie stores).
+func (n *Node) discard() {
+	for _, ru := range n.routers {
+		for _, c := range ru.cookies {
+			c.Close()
+		}
+	}
+}
+
+// reloader compares the running config with the next one and applies
+// the difference to node; next is the next config built (never started),
+// whose units are looked up by path.
+type reloader struct {
+	node   *Node
+	next   *Node
+	report ReloadReport
+}
+
+func (r *reloader) applied(path, format string, a ...any) {
+	r.report.Applied = append(r.report.Applied, Change{path, fmt.Sprintf(format, a...)})
+}
+
+func (r *reloader) restart(path, format string, a ...any) {
+	r.report.Restart = append(r.report.Restart, Change{path, fmt.Sprintf(format, a...)})
+}
+
+// config compares two whole configs, worker by worker (by index).
+func (r *reloader) config(old, cfg *config.Config) {
+	if !same(old.Controller, cfg.Controller) {
+		r.restart("controller", "changed")
+	}
+	if len(old.Workers) != len(cfg.Workers) {
+		r.restart("workers", "%d workers, now %d", len(old.Workers), len(cfg.Workers))
+	}
+	for i := range min(len(old.Workers), len(cfg.Workers)) {
+		r.worker(fmt.Sprintf("workers[%d]", i), old.Workers[i], cfg.Workers[i])
+	}
+}
+
+// worker compares the workers at path: a router worker that runs in both
+// is compared in detail, any other change needs a restart.
+func (r *reloader) worker(path string, old, w config.Worker) {
+	ow, ok1 := old.(*config.RouterWorker)
+	nw, ok2 := w.(*config.RouterWorker)
+	if ok1 && ok2 && runs(ow) && runs(nw) {
+		r.routerWorker(path, ow, nw)
+		return
+	}
+	if !same(old, w) {
+		r.restart(path, "worker changed")
+	}
+}
+
+// runs reports whether the node builds a router for w.
+func runs(w *config.RouterWorker) bool { return !w.Options.Disabled && w.RunsAs == "" }
+
+// routerWorker compares two router workers at path and applies what can
+// change live on the running router.
+func (r *reloader) routerWorker(path string, old, w *config.RouterWorker) {
+	ru, next := r.node.routerAt(path), r.next.routerAt(path)
+	if ru == nil || next == nil {
+		return // built by neither: nothing runs
+	}
+	if !same(old.Options, w.Options) {
+		r.restart(path+".options", "worker options changed")
+	}
+	if !same(old.Components, w.Components) {
+		r.restart(path+".components", "components changed")
+	}
+	r.transports(path, old.Transports, w.Transports)
+	r.gates(ru, next)
+	r.realms(path, ru, old.Realms, w.Realms)
+}
+
+// transports compares the transports of a router worker; their "auth"
+// is compared apart (gates).
+func (r *reloader) transports(path string, old, ts []config.Transport) {
+	if len(old) != len(ts) {
+		r.restart(path+".transports", "%d transports, now %d", len(old), len(ts))
+	}
+	for i := range min(len(old), len(ts)) {
+		if !sameExcept(reflect.ValueOf(old[i]), reflect.ValueOf(ts[i]), authType) {
+			r.restart(fmt.Sprintf("%s.transports[%d]", path, i), "transport changed (endpoint, options or paths)")
+		}
+	}
+}
+
+// routerAt returns the router unit of the worker at path, or nil.
+func (n *Node) routerAt(path string) *routerUnit {
+	i := slices.IndexFunc(n.routers, func(ru *routerUnit) bool { return ru.path == path })
+	if i < 0 {
+		return nil
+	}
+	return n.routers[i]
+}
+
+// authType is the type of a transport's "auth", compared apart.
+var authType = reflect.TypeFor[config.Auth]()
+
+// same reports whether a and b are equal configs; see sameExcept.
+func same(a, b any) bool { return sameExcept(reflect.ValueOf(a), reflect.ValueOf(b), nil) }
+
+// sameExcept reports whether a and b are deeply equal, ignoring struct
+// fields of type skip (compared apart) and unexported fields (what
+// package config derives from the exported ones). A nil slice or map
+// equals an empty one.
+func sameExcept(a, b reflect.Value, skip reflect.Type) bool {
+	if !a.IsValid() || !b.IsValid() {
+		return a.IsValid() == b.IsValid()
+	}
+	if a.Type() != b.Type() {
+		return false
+	}
+	switch a.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return sameExcept(a.Elem(), b.Elem(), skip)
+	case reflect.Struct:
+		return sameFields(a, b, skip)
+	case reflect.Slice, reflect.Array:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for i := range a.Len() {
+			if !sameExcept(a.Index(i), b.Index(i), skip) {
+				return false
+			}
+		}
+		return true
+	case reflect.Map:
+		return sameMaps(a, b, skip)
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return a.Pointer() == b.Pointer()
+	}
+	return a.Equal(b)
+}
+
+func sameFields(a, b reflect.Value, skip reflect.Type) bool {
+	for i := range a.NumField() {
+		f := a.Type().Field(i)
+		if !f.IsExported() || f.Type == skip {
+			continue
+		}
+		if !sameExcept(a.Field(i), b.Field(i), skip) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameMaps(a, b reflect.Value, skip reflect.Type) bool {
+	if a.Len() != b.Len() {
+		return false
+	}
+	for it := a.MapRange(); it.Next(); {
+		v := b.MapIndex(it.Key())
+		if !v.IsValid() || !sameExcept(it.Value(), v, skip) {
+			return false
+		}
+	}
+	return true
+}
+
+// certificates reads every listener's TLS certificate again, the config
+// changed or not (a renewed certificate keeps its file names). One that
+// fails to load stays as it was, reported in Failed.
+func (r *reloader) certificates() {
+	for _, o := range r.node.certs {
+		if err := o.Reload(); err != nil {
+			r.report.Failed = append(r.report.Failed, Change{o.CertFile, err.Error()})
+			continue
+		}
+		r.applied(o.CertFile, "TLS certificate read again")
+	}
+}
