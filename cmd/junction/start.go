@@ -16,6 +16,10 @@ import (
 // stopTimeout bounds the graceful stop after SIGINT or SIGTERM.
 const stopTimeout = 10 * time.Second
 
+// reloadTimeout bounds the start and stop of the path services a reload
+// replaces.
+const reloadTimeout = 10 * time.Second
+
 // runStart runs the node until e.ctx ends (a signal), then stops it
 // within stopTimeout.
 func runStart(e *env, args []string) int {
@@ -119,7 +123,9 @@ func reload(e *env, cf *configFlags, n *node.Node, log *slog.Logger) {
 	}
 	var rep node.ReloadReport
 	if err == nil {
-		rep, err = n.Reload(l.cfg)
+		ctx, cancel := context.WithTimeout(context.Background(), reloadTimeout)
+		rep, err = n.Reload(ctx, l.cfg)
+		cancel()
 	}
 	if err != nil {
 		logBuildError(log, l.sourceOr(cf.file), err)

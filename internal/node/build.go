@@ -15,7 +15,10 @@ import (
 // builder translates a config into the node's units. It is used by New
 // only, on one goroutine.
 type builder struct {
-	node   *Node
+	node *Node
+	// owner is the node whose information the node info pages show: nil
+	// for node itself (a reload builds units for a running node).
+	owner  *Node
 	dir    string // the node directory; "" is the current directory
 	log    *slog.Logger
 	nonces map[string]*bridge.NonceCache // by signing key; see signing
@@ -73,6 +76,14 @@ func enabledWorkers(cfg *config.Config) int {
 		}
 	}
 	return n
+}
+
+// infoNode is the node the node info pages describe.
+func (b *builder) infoNode() *Node {
+	if b.owner != nil {
+		return b.owner
+	}
+	return b.node
 }
 
 // fail records the problems of err (nil records nothing).

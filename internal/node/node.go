@@ -54,8 +54,9 @@ type Node struct {
 	dir        string            // Options.Dir
 	certs      []*web.TLSOptions // the listeners' TLS files, read again by Reload
 
-	// reloadMu serializes Reload, which alone changes cfg (and the
-	// routers' gates and realm names).
+	// reloadMu serializes Reload and Stop: Reload alone changes cfg, the
+	// routers' gates and realm names, and the path services' units
+	// (sessions, proxies, archives) after Start.
 	reloadMu sync.Mutex
 	cfg      *config.Config // the config last applied
 
@@ -237,6 +238,8 @@ func (n *Node) startComponents(ctx context.Context, router bool) error {
 // during Start makes Start stop what it started and fail; a second Stop
 // does nothing.
 func (n *Node) Stop(ctx context.Context) error {
+	n.reloadMu.Lock() // a reload under way finishes first
+	defer n.reloadMu.Unlock()
 	n.mu.Lock()
 	s := n.state
 	n.state = stateStopped

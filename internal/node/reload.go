@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -48,12 +49,20 @@ var ErrNotRunning = errors.New("node: not running")
 //   - the TLS certificates of every listener, read again from their files
 //     whether the config changed or not.
 //
-// Everything else that changed (a transport's endpoint or options, web
-// paths, components, workers, realm options, dynamic authenticators and
+//   - a web transport's path tree (static, redirect, JSON, node info,
+//     WebSocket, long-poll, bridge and proxy services, nested paths):
+//     built anew, its services started, swapped in at once for the next
+//     requests, then the old tree's services stopped (its bridge
+//     sessions leave, its proxies' relayed connections close);
+//
+// Everything else that changed (a transport's endpoint or options,
+// components, workers, realm options, dynamic authenticators and
 // authorizers, router links) is reported in Restart and left as it runs.
 // Sessions on what did not change are not touched. Reloads are
-// serialized; safe for concurrent use with everything but Start.
-func (n *Node) Reload(cfg *config.Config) (ReloadReport, error) {
+// serialized, and Stop waits for the one under way; ctx bounds the start
+// and stop of path services. Safe for concurrent use with everything but
+// Start.
+func (n *Node) Reload(ctx context.Context, cfg *config.Config) (ReloadReport, error) {
 	n.reloadMu.Lock()
 	defer n.reloadMu.Unlock()
 	n.mu.Lock()
@@ -67,7 +76,7 @@ func (n *Node) Reload(cfg *config.Config) (ReloadReport, error) {
 		return ReloadReport{}, err
 	}
 	defer next.discard()
-	r := &reloader{node: n, next: next}
+	r := &reloader{ctx: ctx, node: n, next: next}
 	r.config(n.cfg, cfg)
 	r.certificates()
 	n.cfg = cfg
@@ -88,6 +97,7 @@ func (n *Node) discard() {
 // the difference to node; next is the next config built (never started),
 // whose units are looked up by path.
 type reloader struct {
+	ctx    context.Context // bounds the start and stop of path services
 	node   *Node
 	next   *Node
 	report ReloadReport
@@ -144,22 +154,41 @@ func (r *reloader) routerWorker(path string, old, w *config.RouterWorker) {
 	if !same(old.Components, w.Components) {
 		r.restart(path+".components", "components changed")
 	}
-	r.transports(path, old.Transports, w.Transports)
 	r.gates(ru, next)
+	r.transports(path, ru, old.Transports, w.Transports)
 	r.realms(path, ru, old.Realms, w.Realms)
 }
 
 // transports compares the transports of a router worker; their "auth"
-// is compared apart (gates).
-func (r *reloader) transports(path string, old, ts []config.Transport) {
+// is compared apart (gates). A web transport whose paths alone changed
+// gets its new path tree (webPaths); any other change needs a restart.
+func (r *reloader) transports(path string, ru *routerUnit, old, ts []config.Transport) {
 	if len(old) != len(ts) {
 		r.restart(path+".transports", "%d transports, now %d", len(old), len(ts))
 	}
 	for i := range min(len(old), len(ts)) {
-		if !sameExcept(reflect.ValueOf(old[i]), reflect.ValueOf(ts[i]), authType) {
-			r.restart(fmt.Sprintf("%s.transports[%d]", path, i), "transport changed (endpoint, options or paths)")
+		tp := fmt.Sprintf("%s.transports[%d]", path, i)
+		switch {
+		case sameExcept(reflect.ValueOf(old[i]), reflect.ValueOf(ts[i]), authType):
+		case pathsOnly(old[i], ts[i]):
+			r.webPaths(r.ctx, tp, ru, ts[i].(*config.WebTransport))
+		default:
+			r.restart(tp, "transport changed (endpoint or options)")
 		}
 	}
+}
+
+// pathsOnly reports whether a and b are web transports that differ in
+// their paths only.
+func pathsOnly(a, b config.Transport) bool {
+	wa, ok1 := a.(*config.WebTransport)
+	wb, ok2 := b.(*config.WebTransport)
+	if !ok1 || !ok2 {
+		return false
+	}
+	x, y := *wa, *wb
+	x.Paths, y.Paths = nil, nil
+	return same(x, y)
 }
 
 // routerAt returns the router unit of the worker at path, or nil.

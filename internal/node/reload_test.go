@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,8 +20,9 @@ import (
 
 // reloadDoc is a node with realm1 (role anonymous allowed everything
 // under the prefix ${PREFIX}, and the session meta API), realm2 (anonymous allowed everything), the
-// realms of ${MORE}, and a web transport with WAMP at /ws and the ticket
-// principal joe (ticket ${TICKET}, role anonymous).
+// realms of ${MORE}, and a web transport with the paths of ${PATHS} and
+// WAMP at /ws with the ticket principal joe (ticket ${TICKET}, role
+// anonymous).
 const reloadDoc = `{"version": 2, "workers": [{"type": "router",
 	"realms": [
 		{"name": "realm1", "roles": [{"name": "anonymous", "permissions": [{"uri": "${PREFIX}", "match": "prefix",
@@ -27,7 +30,7 @@ const reloadDoc = `{"version": 2, "workers": [{"type": "router",
 			{"uri": "wamp.", "match": "prefix", "allow": {"call": true}}]}]},
 		{"name": "realm2", "roles": [{"name": "anonymous", "allow-by-default": true}]}${MORE}],
 	"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": ${PORT}},
-		"paths": {"ws": {"type": "websocket", "auth": {
+		"paths": {${PATHS}"ws": {"type": "websocket", "auth": {
 			"anonymous": {"type": "static", "role": "anonymous"},
 			"ticket": {"type": "static", "principals": {"joe": {"ticket": "${TICKET}", "role": "anonymous"}}}}}}}]}]}`
 
@@ -35,7 +38,7 @@ const reloadDoc = `{"version": 2, "workers": [{"type": "router",
 // replaced: their defaults, but for the name, value pairs of changes.
 func reloadConfig(t *testing.T, doc string, changes ...string) *config.Config {
 	t.Helper()
-	vars := map[string]string{"PREFIX": "com.", "MORE": "", "TICKET": "joe-ticket", "PORT": "0"}
+	vars := map[string]string{"PREFIX": "com.", "MORE": "", "TICKET": "joe-ticket", "PORT": "0", "PATHS": ""}
 	for i := 0; i+1 < len(changes); i += 2 {
 		vars[changes[i]] = changes[i+1]
 	}
@@ -58,7 +61,7 @@ func startReload(t *testing.T) (*Node, string) {
 // an error.
 func reload(t *testing.T, n *Node, changes ...string) ReloadReport {
 	t.Helper()
-	rep, err := n.Reload(reloadConfig(t, reloadDoc, changes...))
+	rep, err := n.Reload(testCtx(t), reloadConfig(t, reloadDoc, changes...))
 	if err != nil {
 		t.Fatalf("Reload: %v", err)
 	}
@@ -125,14 +128,14 @@ func TestReloadInvalid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := idle.Reload(cfg); !errors.Is(err, ErrNotRunning) {
+	if _, err := idle.Reload(testCtx(t), cfg); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("Reload before Start: %v, want ErrNotRunning", err)
 	}
 	n, ws := startReload(t)
 	s := mustWS(t, ws, websocket.DialOptions{}, client.Config{Realm: "realm2"})
 	bad := reloadConfig(t, strings.Replace(reloadDoc, `"paths": {`, `"paths": {"/": {"type": "static", "directory": "/dev/null/web"}, `, 1),
 		"MORE", `, {"name": "realm3", "roles": [{"name": "anonymous", "allow-by-default": true}]}`)
-	_, err = n.Reload(bad)
+	_, err = n.Reload(testCtx(t), bad)
 	var es config.Errors
 	if !errors.As(err, &es) || !strings.Contains(err.Error(), `paths["/"]`) {
 		t.Fatalf("Reload of a config that does not build: %v, want its path's error", err)
@@ -155,7 +158,7 @@ func TestReloadRealms(t *testing.T) {
 	two := mustWS(t, ws, websocket.DialOptions{}, client.Config{Realm: "realm2"})
 	doc := strings.Replace(reloadDoc, `{"name": "realm2", "roles": [{"name": "anonymous", "allow-by-default": true}]}`,
 		`{"name": "realm4", "roles": [{"name": "anonymous", "allow-by-default": true}]}`, 1)
-	rep, err := n.Reload(reloadConfig(t, doc))
+	rep, err := n.Reload(testCtx(t), reloadConfig(t, doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +308,7 @@ func TestReloadCertificate(t *testing.T) {
 	before := mustWS(t, "wss://"+addrs[0]+"/ws", websocket.DialOptions{TLSConfig: &tls.Config{RootCAs: oldPool}}, client.Config{Realm: "realm1"})
 
 	newPool := writeCert(t, dir)
-	rep, err := n.Reload(parse(t, cfg, nil))
+	rep, err := n.Reload(testCtx(t), parse(t, cfg, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +324,7 @@ func TestReloadCertificate(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "server.crt"), []byte("not PEM"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.Reload(parse(t, cfg, nil)); err == nil {
+	if _, err := n.Reload(testCtx(t), parse(t, cfg, nil)); err == nil {
 		t.Fatal("Reload with a certificate that does not load: no error")
 	}
 	handshake(t, addrs[0], newPool, true)
@@ -338,4 +341,57 @@ func handshake(t *testing.T, addr string, pool *x509.CertPool, ok bool) {
 	if (err == nil) != ok {
 		t.Errorf("TLS handshake with %s: %v, want success %v", addr, err, ok)
 	}
+}
+
+// TestReloadWebPaths: paths added to a web transport serve at once (a
+// JSON value, a Caller whose session joins), a changed one serves its new
+// value, a removed one is 404; the WebSocket sessions of the unchanged
+// path stay.
+func TestReloadWebPaths(t *testing.T) {
+	n, ws := startReload(t)
+	base := "http://" + address(t, n, web0)
+	app := mustWS(t, ws, websocket.DialOptions{}, client.Config{Realm: "realm2"})
+	echo(t, app, "com.x.echo")
+	if code, _ := get(t, base+"/info"); code != http.StatusNotFound {
+		t.Fatalf("GET /info before: %d, want 404", code)
+	}
+	services := `"info": {"type": "json", "value": "${V}"}, "call": {"type": "caller", "realm": "realm2", "role": "anonymous"}, `
+	rep := reload(t, n, "PATHS", strings.ReplaceAll(services, "${V}", "one"))
+	if got := paths(rep.Applied); !slices.Equal(got, []string{web0 + ".paths"}) || len(rep.Restart) != 0 {
+		t.Errorf("report %+v, want %s.paths replaced", rep, web0)
+	}
+	if code, body := get(t, base+"/info"); code != http.StatusOK || body != `"one"` {
+		t.Errorf("GET /info: %d %s, want 200 \"one\"", code, body)
+	}
+	if code, body := post(t, base+"/call", `{"procedure": "com.x.echo", "args": ["hi"]}`, nil); code != http.StatusOK || !strings.Contains(body, "hi") {
+		t.Errorf("POST /call: %d %s, want the echo", code, body)
+	}
+	reload(t, n, "PATHS", strings.ReplaceAll(services, "${V}", "two"))
+	if code, body := get(t, base+"/info"); code != http.StatusOK || body != `"two"` {
+		t.Errorf("GET /info after the second reload: %d %s, want \"two\"", code, body)
+	}
+	if code, body := post(t, base+"/call", `{"procedure": "com.x.echo", "args": ["hi"]}`, nil); code != http.StatusOK {
+		t.Errorf("POST /call after the second reload: %d %s", code, body)
+	}
+	reload(t, n)
+	if code, _ := get(t, base+"/call"); code != http.StatusNotFound {
+		t.Errorf("GET /call once removed: %d, want 404", code)
+	}
+	alive(t, app)
+}
+
+// get fetches url and returns the status and the body.
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(testCtx(t), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, strings.TrimSpace(string(b))
 }
