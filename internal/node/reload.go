@@ -39,13 +39,16 @@ var ErrNotRunning = errors.New("node: not running")
 //
 //   - realms added (AddRealm) and removed (their sessions get GOODBYE
 //     wamp.close.close_realm);
+//
 //   - roles and their permissions (router.UpdateRealm: the sessions of a
 //     removed role get GOODBYE junction.close.config_changed, the
 //     registrations and subscriptions no longer allowed are revoked, the
 //     sessions' kept answers dropped);
+//
 //   - the static principals, tickets, secrets and keys of a transport's
 //     "auth" (the sessions of a removed or changed principal get GOODBYE
 //     junction.close.config_changed);
+//
 //   - the TLS certificates of every listener, read again from their files
 //     whether the config changed or not.
 //

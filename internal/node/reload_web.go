@@ -22,7 +22,9 @@ func newSwapHandler(h http.Handler) *swapHandler {
 	return s
 }
 
-func (s *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*s.h.Load()).ServeHTTP(w, r) }
+func (s *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(*s.h.Load()).ServeHTTP(w, r)
+}
 
 func (s *swapHandler) swap(h http.Handler) { s.h.Store(&h) }
 
