@@ -43,7 +43,7 @@ type Node struct {
 	log        *slog.Logger
 	routers    []*routerUnit
 	listeners  []*listenerUnit
-	components []*componentUnit
+	components []*componentUnit  // replaced by a reload under mu too (setComponents)
 	runners    []*pyWorker       // the workers' Python runners, in config order
 	sessions   []*bridgeSession  // of the caller, publisher and webhook services
 	proxies    []proxyUnit       // the reverse proxies and WebSocket reverse proxies
@@ -302,7 +302,7 @@ func (n *Node) closeRouters(ctx context.Context) []error {
 // component that was never started is waited for until ctx ends).
 func (n *Node) WaitComponents(ctx context.Context) error {
 	var errs []error
-	for _, c := range n.components {
+	for _, c := range n.snapshotComponents() {
 		if err := c.comp.Wait(ctx); err != nil {
 			errs = append(errs, pathError(c.path, err))
 		}

@@ -16,8 +16,9 @@ import (
 type ReloadReport struct {
 	Applied []Change
 	Restart []Change
-	// Failed are what could not be applied and stays as it ran: a TLS
-	// certificate that no longer loads.
+	// Failed are what could not be applied: a TLS certificate that no
+	// longer loads (the old one stays), a component or guest worker that
+	// did not start again (it is stopped).
 	Failed []Change
 }
 
@@ -58,9 +59,17 @@ var ErrNotRunning = errors.New("node: not running")
 //     requests, then the old tree's services stopped (its bridge
 //     sessions leave, its proxies' relayed connections close);
 //
+//   - bridge components (RESTCallee, MessageForwarder) of router and
+//     container workers: one that changed is stopped and started again
+//     with its new config, one added started, one removed stopped;
+//
+//   - guest workers: one that changed is stopped (SIGTERM, as at node
+//     stop) and started again, one added started, one removed stopped.
+//
 // Everything else that changed (a transport's endpoint or options,
-// components, workers, realm options, dynamic authenticators and
-// authorizers, router links) is reported in Restart and left as it runs.
+// workers added or removed but guests, worker options, Python
+// components, realm options, dynamic authenticators and authorizers,
+// router links) is reported in Restart and left as it runs.
 // Sessions on what did not change are not touched. Reloads are
 // serialized, and Stop waits for the one under way; ctx bounds the start
 // and stop of path services. Safe for concurrent use with everything but
@@ -110,6 +119,10 @@ func (r *reloader) applied(path, format string, a ...any) {
 	r.report.Applied = append(r.report.Applied, Change{path, fmt.Sprintf(format, a...)})
 }
 
+func (r *reloader) fail(path, format string, a ...any) {
+	r.report.Failed = append(r.report.Failed, Change{path, fmt.Sprintf(format, a...)})
+}
+
 func (r *reloader) restart(path, format string, a ...any) {
 	r.report.Restart = append(r.report.Restart, Change{path, fmt.Sprintf(format, a...)})
 }
@@ -119,25 +132,15 @@ func (r *reloader) config(old, cfg *config.Config) {
 	if !same(old.Controller, cfg.Controller) {
 		r.restart("controller", "changed")
 	}
-	if len(old.Workers) != len(cfg.Workers) {
-		r.restart("workers", "%d workers, now %d", len(old.Workers), len(cfg.Workers))
-	}
-	for i := range min(len(old.Workers), len(cfg.Workers)) {
-		r.worker(fmt.Sprintf("workers[%d]", i), old.Workers[i], cfg.Workers[i])
-	}
-}
-
-// worker compares the workers at path: a router worker that runs in both
-// is compared in detail, any other change needs a restart.
-func (r *reloader) worker(path string, old, w config.Worker) {
-	ow, ok1 := old.(*config.RouterWorker)
-	nw, ok2 := w.(*config.RouterWorker)
-	if ok1 && ok2 && runs(ow) && runs(nw) {
-		r.routerWorker(path, ow, nw)
-		return
-	}
-	if !same(old, w) {
-		r.restart(path, "worker changed")
+	for i := range max(len(old.Workers), len(cfg.Workers)) {
+		var was, now config.Worker
+		if i < len(old.Workers) {
+			was = old.Workers[i]
+		}
+		if i < len(cfg.Workers) {
+			now = cfg.Workers[i]
+		}
+		r.worker(fmt.Sprintf("workers[%d]", i), was, now)
 	}
 }
 
@@ -154,9 +157,7 @@ func (r *reloader) routerWorker(path string, old, w *config.RouterWorker) {
 	if !same(old.Options, w.Options) {
 		r.restart(path+".options", "worker options changed")
 	}
-	if !same(old.Components, w.Components) {
-		r.restart(path+".components", "components changed")
-	}
+	r.components(path, ru, old.Components, w.Components)
 	r.gates(ru, next)
 	r.transports(path, ru, old.Transports, w.Transports)
 	r.realms(path, ru, old.Realms, w.Realms)
