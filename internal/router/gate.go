@@ -150,14 +150,16 @@ func (g *Gate) JoinTimeout() time.Duration {
 }
 
 // pick returns the authenticator for the first of req's methods the gate
-// has and that applies to req (see auth.Applies).
-func (g *Gate) pick(req *auth.Request) auth.Authenticator {
+// has and that applies to req (see auth.Applies), and the authenticators
+// it was picked from (SetAuths may replace them meanwhile).
+func (g *Gate) pick(req *auth.Request) (auth.Authenticator, *[]auth.Authenticator) {
+	auths := g.auths.Load()
 	for _, m := range req.AuthMethods {
-		for _, a := range *g.auths.Load() {
+		for _, a := range *auths {
 			if a.Method() == m && auth.Applies(a, req) {
-				return a
+				return a, auths
 			}
 		}
 	}
-	return nil
+	return nil, auths
 }

@@ -54,6 +54,14 @@ func (s *session) handshake() *realm {
 	if rm.meta {
 		s.startStats(rm)
 	}
+	if s.authsFrom != nil && s.gate.auths.Load() != s.authsFrom {
+		// SetAuths ran during the handshake: its CloseSessions may have
+		// missed s, which was not joined yet, so s goes (it reconnects
+		// under the new authenticators). Once joined is set, a later
+		// SetAuths is followed by a CloseSessions that sees s.
+		s.shutdown(wamp.ErrConfigChanged)
+		return rm
+	}
 	if s.gate.opts.OnJoin != nil {
 		s.gate.opts.OnJoin(s.ident)
 	}
@@ -123,7 +131,8 @@ func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.I
 	if err != nil {
 		return nil, nil, err
 	}
-	a := s.gate.pick(req)
+	a, auths := s.gate.pick(req)
+	s.authsFrom = auths
 	if rm == nil && (a == nil || !auth.AssignsRealm(a)) {
 		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q", h.Realm)
 	}

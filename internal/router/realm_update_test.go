@@ -132,3 +132,28 @@ func TestGateSetAuths(t *testing.T) {
 		elsewhere.quiet()
 	})
 }
+
+// TestGateSetAuthsDuringHandshake: a session that authenticated with the
+// authenticators SetAuths replaced while it was in the handshake (so that
+// CloseSessions could not see it) is closed with GOODBYE
+// junction.close.config_changed once it joins.
+func TestGateSetAuthsDuringHandshake(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		g := r.Gate(ticketAuth{role: "user"})
+		c := attach(t, g)
+		c.send(&wamp.Hello{Realm: "realm1", Details: wamp.Dict{"authid": "alice", "authmethods": []any{"ticket"}}})
+		expect[*wamp.Challenge](c)
+		g.SetAuths([]auth.Authenticator{ticketAuth{role: "user"}})
+		if n := g.CloseSessions(func(auth.Identity) bool { return true }, wamp.ErrConfigChanged); n != 0 {
+			t.Errorf("CloseSessions = %d, want 0 (nobody joined)", n)
+		}
+		c.send(&wamp.Authenticate{Signature: "secret", Extra: wamp.Dict{}})
+		expect[*wamp.Welcome](c)
+		if bye := expect[*wamp.Goodbye](c); bye.Reason != wamp.ErrConfigChanged {
+			t.Errorf("GOODBYE %s, want %s", bye.Reason, wamp.ErrConfigChanged)
+		}
+		c.waitDone()
+		stays := ticketJoin(t, g, "realm1", "bob")
+		stays.quiet()
+	})
+}

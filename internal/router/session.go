@@ -35,6 +35,9 @@ type session struct {
 	// canCancel: the client announced callee feature call_canceling, so
 	// it may be sent INTERRUPT.
 	canCancel bool
+	// authsFrom are the gate's authenticators s authenticated with (nil
+	// when it picked none); handshake only.
+	authsFrom *[]auth.Authenticator
 	// revokeRegs and revokeSubs: the client announced callee feature
 	// registration_revocation and subscriber feature
 	// subscription_revocation, so the router may tell it that a
