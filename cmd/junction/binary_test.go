@@ -48,12 +48,18 @@ func listeningAddr(t *testing.T, lines <-chan string) string {
 // end of the test if it still runs.
 func startBinary(t *testing.T) (*exec.Cmd, <-chan string, string) {
 	t.Helper()
+	return startBinaryWith(t, goodConfig)
+}
+
+// startBinaryWith is startBinary with the config doc.
+func startBinaryWith(t *testing.T, doc string) (*exec.Cmd, <-chan string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "junction")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cfg := writeFile(t, dir, "config.json", goodConfig)
+	cfg := writeFile(t, dir, "config.json", doc)
 	cmd := exec.Command(bin, "start", "--config", cfg)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -142,7 +148,7 @@ func TestBinarySIGTERM(t *testing.T) {
 }
 
 // TestBinarySIGHUP is F12 (docs/SECURITY.md): a SIGHUP (a closed terminal or ssh
-// session) must not kill the node. It is logged and ignored: the node
+// session) must not kill the node. It reloads the configuration: the node
 // still serves, sessions opened before it included, and a later SIGTERM
 // stops it cleanly.
 func TestBinarySIGHUP(t *testing.T) {
@@ -151,7 +157,7 @@ func TestBinarySIGHUP(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	waitLine(t, lines, containing(`level=WARN msg="SIGHUP ignored`))
+	waitLine(t, lines, containing(`level=INFO msg="configuration reloaded"`))
 	after := joinBinary(t, addr)
 	if _, err := after.Call(t.Context(), "wamp.session.count", nil, nil); err != nil {
 		t.Errorf("call after SIGHUP: %v", err)
@@ -163,4 +169,28 @@ func TestBinarySIGHUP(t *testing.T) {
 	}
 	after.Close()
 	terminate(t, cmd, lines, before)
+}
+
+// TestBinarySecondSignal: a second SIGTERM during the graceful stop stops
+// the node at once. A guest worker that ignores SIGTERM would hold the
+// graceful stop for the whole stop bound; the second signal kills it and
+// the node exits with status 1 (the stop did not complete).
+func TestBinarySecondSignal(t *testing.T) {
+	guest := `{"type": "guest", "executable": "/bin/sh", "arguments": ["-c", "trap '' TERM; echo ignoring-term; exec sleep 600"]}`
+	cmd, lines, _ := startBinaryWith(t, strings.Replace(goodConfig, `]}]}`, `]}, `+guest+`]}`, 1))
+	waitLine(t, lines, containing(`ignoring-term`))
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitLine(t, lines, containing(`msg="shutting down"`))
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitLine(t, lines, containing(`level=WARN msg="second signal: stopping at once"`))
+	for range lines { // the rest of the log, so that Wait may close it
+	}
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("junction exited with %v, want status 1", err)
+	}
 }

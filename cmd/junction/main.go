@@ -16,16 +16,36 @@ import (
 	"syscall"
 )
 
-// main stops "start" on SIGINT or SIGTERM. SIGHUP (also sent when the
-// terminal or ssh session closes) is caught so that it does not kill the
-// node: "start" logs and ignores it, since reloading the configuration is
-// not supported yet.
+// main stops "start" on SIGINT or SIGTERM: the first ends the context
+// (a graceful stop); SIGHUP (a reload, also sent when the terminal or ssh
+// session closes, which must not kill the node) and every later SIGINT
+// or SIGTERM (stop at once) go to the command's signal channel.
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	hangup := make(chan os.Signal, 1)
-	signal.Notify(hangup, syscall.SIGHUP)
-	code := run(ctx, hangup, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := context.WithCancel(context.Background())
+	signals := make(chan os.Signal, 4)
+	go forwardSignals(sigs, stop, signals)
+	code := run(ctx, signals, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)
+	signal.Stop(sigs)
 	stop()
-	signal.Stop(hangup)
 	os.Exit(code)
+}
+
+// forwardSignals calls stop on the first SIGINT or SIGTERM from sigs and
+// passes every other signal on to out (dropped when out is full: the
+// command is busy with as many already). It runs until the process ends.
+func forwardSignals(sigs <-chan os.Signal, stop func(), out chan<- os.Signal) {
+	stopped := false
+	for sig := range sigs {
+		if sig != syscall.SIGHUP && !stopped {
+			stopped = true
+			stop()
+			continue
+		}
+		select {
+		case out <- sig:
+		default:
+		}
+	}
 }

@@ -25,8 +25,10 @@ const usage = `usage:
 
 // env is what a command gets from its process.
 type env struct {
-	ctx       context.Context  // ends on SIGINT or SIGTERM
-	hangup    <-chan os.Signal // SIGHUP; nil for none
+	ctx context.Context // ends on SIGINT or SIGTERM
+	// hangup gets SIGHUP, and every SIGINT or SIGTERM after the one that
+	// ended ctx; nil for none.
+	hangup    <-chan os.Signal
 	stdout    io.Writer
 	stderr    io.Writer
 	lookupEnv func(string) (string, bool)
@@ -43,8 +45,9 @@ var commands = map[string]command{
 }
 
 // run runs the command line args (without the program name) and returns
-// the exit status. ctx ending stops "start"; a value on hangup (SIGHUP)
-// does not.
+// the exit status. ctx ending stops "start" gracefully; a SIGHUP on
+// hangup reloads its configuration, another signal there during the stop
+// stops it at once.
 func run(ctx context.Context, hangup <-chan os.Signal, args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)

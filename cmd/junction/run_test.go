@@ -188,10 +188,14 @@ func TestStartInProcess(t *testing.T) {
 	w.Close()
 }
 
-// TestStartIgnoresHangup: each SIGHUP that "start" gets is logged and
-// ignored; the end of ctx (SIGINT, SIGTERM) still stops it with status 0.
-func TestStartIgnoresHangup(t *testing.T) {
-	good := writeFile(t, t.TempDir(), "config.json", goodConfig)
+// TestStartReloadsOnHangup: each SIGHUP that "start" gets reloads the
+// config file: unchanged, it reloads with nothing to apply; broken, the
+// reload is refused with every error logged and the node keeps running;
+// with a realm added, the realm is added. The end of ctx (SIGINT,
+// SIGTERM) still stops it with status 0.
+func TestStartReloadsOnHangup(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "config.json", goodConfig)
 	ctx, cancel := context.WithCancel(t.Context())
 	hangup := make(chan os.Signal)
 	r, w := newPipe()
@@ -202,10 +206,22 @@ func TestStartIgnoresHangup(t *testing.T) {
 	}()
 	lines := logLines(r)
 	waitLine(t, lines, containing(`msg="node started"`))
-	for range 2 {
-		hangup <- syscall.SIGHUP
-		waitLine(t, lines, containing(`level=WARN msg="SIGHUP ignored`))
+	hangup <- syscall.SIGHUP
+	waitLine(t, lines, containing(`level=INFO msg="configuration reloaded"`))
+
+	writeFile(t, dir, "config.json", `{"version": 2, "workers": [{"type": "router", "realms": [{"name": "realm1", "roles": 7}]}]}`)
+	hangup <- syscall.SIGHUP
+	waitLine(t, lines, containing(`workers[0].realms[0].roles`))
+	waitLine(t, lines, containing(`level=ERROR msg="reload refused`))
+
+	writeFile(t, dir, "config.json", strings.Replace(goodConfig, `"realms": [`,
+		`"realms": [{"name": "realm2", "roles": [{"name": "anonymous", "allow-by-default": true}]}, `, 1))
+	hangup <- syscall.SIGHUP
+	applied := waitLine(t, lines, containing(`msg="reload: applied"`))
+	if !strings.Contains(applied, `realm2`) {
+		t.Errorf("applied: %s, want realm2 added", applied)
 	}
+	waitLine(t, lines, containing(`msg="configuration reloaded"`))
 	cancel()
 	waitLine(t, lines, containing(`msg="node stopped"`))
 	for range lines {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"syscall"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/config"
@@ -14,6 +15,10 @@ import (
 
 // stopTimeout bounds the graceful stop after SIGINT or SIGTERM.
 const stopTimeout = 10 * time.Second
+
+// reloadTimeout bounds the start and stop of the path services a reload
+// replaces.
+const reloadTimeout = 10 * time.Second
 
 // runStart runs the node until e.ctx ends (a signal), then stops it
 // within stopTimeout.
@@ -44,10 +49,13 @@ func runStart(e *env, args []string) int {
 		return exitError
 	}
 	log.Info("node started", "version", node.BuildVersion())
-	code = waitStop(e, n, log)
+	code = waitStop(e, &cf, n, log)
 	log.Info("shutting down", "timeout", stopTimeout)
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go stopAtOnce(e, log, cancel, stopped)
 	if err := n.Stop(ctx); err != nil {
 		log.Error("stop", "err", err)
 		return exitError
@@ -58,11 +66,10 @@ func runStart(e *env, args []string) int {
 // waitStop waits until e.ctx ends (SIGINT or SIGTERM), or until the node
 // decides to stop by itself (a worker exited and a controller shutdown
 // trigger applies), and returns the exit status: an error when a
-// worker's failure stopped the node. A SIGHUP meanwhile is logged and
-// ignored: it must not kill the node (a closed terminal or ssh session
-// sends it), and reloading the configuration, which SIGHUP usually asks
-// of a server, is not supported yet.
-func waitStop(e *env, n *node.Node, log *slog.Logger) int {
+// worker's failure stopped the node. Each SIGHUP meanwhile reloads the
+// configuration (see reload); it never kills the node (a closed terminal
+// or ssh session sends it too).
+func waitStop(e *env, cf *configFlags, n *node.Node, log *slog.Logger) int {
 	for {
 		select {
 		case <-e.ctx.Done():
@@ -73,10 +80,69 @@ func waitStop(e *env, n *node.Node, log *slog.Logger) int {
 				return exitError
 			}
 			return exitOK
-		case <-e.hangup:
-			log.Warn("SIGHUP ignored: reloading the configuration is not supported yet; SIGINT or SIGTERM stops the node")
+		case sig := <-e.hangup:
+			if sig != syscall.SIGHUP {
+				return exitOK // a stop signal that did not end e.ctx
+			}
+			reload(e, cf, n, log)
 		}
 	}
+}
+
+// stopAtOnce cancels the graceful stop when a second SIGINT or SIGTERM
+// comes before it is over (until stopped is closed): what is left is
+// then closed without waiting (node.Stop), child processes killed. A
+// SIGHUP meanwhile is ignored.
+func stopAtOnce(e *env, log *slog.Logger, cancel func(), stopped <-chan struct{}) {
+	for {
+		select {
+		case sig := <-e.hangup:
+			if sig == syscall.SIGHUP {
+				log.Info("SIGHUP ignored: the node is stopping")
+				continue
+			}
+			log.Warn("second signal: stopping at once", "signal", sig.String())
+			cancel()
+			return
+		case <-stopped:
+			return
+		}
+	}
+}
+
+// reload reads the configuration again, from where start read it, and
+// applies it (node.Reload). An invalid one is refused, every problem
+// logged, and the node keeps running what it runs. Otherwise each change
+// applied is logged at info, each that needs a restart at warn, and a
+// summary at info.
+func reload(e *env, cf *configFlags, n *node.Node, log *slog.Logger) {
+	log.Info("SIGHUP: reloading the configuration")
+	l, err := cf.load(e.lookupEnv)
+	for _, w := range l.warnings {
+		log.Warn("config: "+w.Msg, "path", w.Path)
+	}
+	var rep node.ReloadReport
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), reloadTimeout)
+		rep, err = n.Reload(ctx, l.cfg)
+		cancel()
+	}
+	if err != nil {
+		logBuildError(log, l.sourceOr(cf.file), err)
+		log.Error("reload refused: the node keeps running its configuration unchanged", "source", l.sourceOr(cf.file))
+		return
+	}
+	for _, c := range rep.Applied {
+		log.Info("reload: applied", "path", c.Path, "change", c.What)
+	}
+	for _, c := range rep.Restart {
+		log.Warn("reload: needs a restart, not applied", "path", c.Path, "change", c.What)
+	}
+	for _, c := range rep.Failed {
+		log.Error("reload: failed, kept as it was", "path", c.Path, "err", c.What)
+	}
+	log.Info("configuration reloaded", "source", l.source,
+		"applied", len(rep.Applied), "needs_restart", len(rep.Restart), "failed", len(rep.Failed))
 }
 
 // buildNode loads the config and builds the node; a nil node comes with

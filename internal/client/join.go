@@ -144,9 +144,11 @@ func clientRoles() wamp.Dict {
 		"caller": role("progressive_call_results", "call_canceling", "call_timeout",
 			"caller_identification"),
 		"callee": role("progressive_call_results", "call_canceling", "call_timeout",
-			"caller_identification", "pattern_based_registration", "shared_registration"),
+			"caller_identification", "pattern_based_registration", "shared_registration",
+			"registration_revocation"),
 		"publisher": role("publisher_identification", "subscriber_blackwhite_listing",
 			"publisher_exclusion"),
-		"subscriber": role("publisher_identification", "pattern_based_subscription"),
+		"subscriber": role("publisher_identification", "pattern_based_subscription",
+			"subscription_revocation"),
 	}
 }

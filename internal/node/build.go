@@ -15,7 +15,10 @@ import (
 // builder translates a config into the node's units. It is used by New
 // only, on one goroutine.
 type builder struct {
-	node   *Node
+	node *Node
+	// owner is the node whose information the node info pages show: nil
+	// for node itself (a reload builds units for a running node).
+	owner  *Node
 	dir    string // the node directory; "" is the current directory
 	log    *slog.Logger
 	nonces map[string]*bridge.NonceCache // by signing key; see signing
@@ -81,6 +84,14 @@ func enabledWorkers(cfg *config.Config) int {
 	return n
 }
 
+// infoNode is the node the node info pages describe.
+func (b *builder) infoNode() *Node {
+	if b.owner != nil {
+		return b.owner
+	}
+	return b.node
+}
+
 // fail records the problems of err (nil records nothing).
 func (b *builder) fail(err error) { b.errs = appendError(b.errs, err) }
 
@@ -129,7 +140,7 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 		b.fail(fieldError(path+".realms", err))
 		return
 	}
-	ru := &routerUnit{path: path, router: r, realms: realms, dyn: dyn, fn: newFunctionAuths(b.log.With("worker", path))}
+	ru := &routerUnit{path: path, router: r, names: realmNamesOf(w.Realms), dyn: dyn, fn: newFunctionAuths(b.log.With("worker", path))}
 	dyn.unit = ru
 	b.node.routers = append(b.node.routers, ru)
 	for i, t := range w.Transports {

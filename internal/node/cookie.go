@@ -43,14 +43,21 @@ func cookieTracker(store *auth.CookieStore) websocket.CookieTracker {
 // its cookie, and one that logs out (GOODBYE wamp.close.logout) forgets
 // it.
 func cookieGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Duration, store *auth.CookieStore) attacher {
+	unit := &clientGateUnit{path: path, auth: a}
 	auths := authenticators(path+".auth", a, askers{dc: ru.dyn, fa: ru.fn})
 	o := router.GateOptions{Auths: auths, JoinTimeout: joinTimeout}
 	if store != nil {
 		if a.Cookie {
-			o.Auths = append([]auth.Authenticator{auth.Cookie(store)}, auths...)
+			unit.cookie = auth.Cookie(store)
+			o.Auths = append([]auth.Authenticator{unit.cookie}, auths...)
 		}
 		o.OnJoin = func(id auth.Identity) { store.Remember(id.Peer.CBTID, id) }
 		o.OnLogout = func(id auth.Identity) { store.Forget(id.Peer.CBTID) }
 	}
-	return ru.gate(o)
+	g := ru.gate(o)
+	if rg, ok := g.(*router.Gate); ok { // a proxy's entries are not reloaded
+		unit.gate = rg
+		ru.gates = append(ru.gates, unit)
+	}
+	return g
 }

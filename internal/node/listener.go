@@ -53,6 +53,9 @@ type listenerUnit struct {
 	// onShutdown runs when a web listener's shutdown starts (long-poll
 	// services answer their held receives).
 	onShutdown []func()
+	// tree serves a web transport's path tree, which a reload replaces;
+	// nil for the other transports.
+	tree *swapHandler
 
 	ln       net.Listener  // nil until started
 	done     chan struct{} // closed when Serve returns

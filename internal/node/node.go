@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/web"
 )
 
 // Options configure a Node. The zero value resolves relative paths against
@@ -43,14 +44,22 @@ type Node struct {
 	routers    []*routerUnit
 	relays     []*routerUnit // the proxy workers' (relay set, router nil)
 	listeners  []*listenerUnit
-	components []*componentUnit
-	runners    []*pyWorker      // the workers' Python runners, in config order
-	sessions   []*bridgeSession // of the caller, publisher and webhook services
-	proxies    []proxyUnit      // the reverse proxies and WebSocket reverse proxies
-	archives   []*archiveUnit   // the archive path services, opened at start
-	shutdown   *shutdownPolicy  // when a worker's exit stops the node
-	guests     []*guestUnit     // the guest workers, in config order
-	warnings   []config.Warning // of the build; see Warnings
+	components []*componentUnit  // replaced by a reload under mu too (setComponents)
+	runners    []*pyWorker       // the workers' Python runners, in config order
+	sessions   []*bridgeSession  // of the caller, publisher and webhook services
+	proxies    []proxyUnit       // the reverse proxies and WebSocket reverse proxies
+	archives   []*archiveUnit    // the archive path services, opened at start
+	shutdown   *shutdownPolicy   // when a worker's exit stops the node
+	guests     []*guestUnit      // the guest workers, in config order
+	warnings   []config.Warning  // of the build; see Warnings
+	dir        string            // Options.Dir
+	certs      []*web.TLSOptions // the listeners' TLS files, read again by Reload
+
+	// reloadMu serializes Reload and Stop: Reload alone changes cfg, the
+	// routers' gates and realm names, and the path services' units
+	// (sessions, proxies, archives) after Start.
+	reloadMu sync.Mutex
+	cfg      *config.Config // the config last applied
 
 	mu      sync.Mutex // guards the fields below
 	state   state
@@ -78,7 +87,7 @@ func New(cfg *config.Config, opts Options) (*Node, error) {
 	if cfg == nil {
 		return nil, errors.New("node: nil config")
 	}
-	n := &Node{log: opts.Logger}
+	n := &Node{log: opts.Logger, cfg: cfg, dir: opts.Dir}
 	if n.log == nil {
 		n.log = slog.New(slog.DiscardHandler)
 	}
@@ -243,6 +252,8 @@ func (n *Node) startComponents(ctx context.Context, router bool) error {
 // during Start makes Start stop what it started and fail; a second Stop
 // does nothing.
 func (n *Node) Stop(ctx context.Context) error {
+	n.reloadMu.Lock() // a reload under way finishes first
+	defer n.reloadMu.Unlock()
 	n.mu.Lock()
 	s := n.state
 	n.state = stateStopped
@@ -308,7 +319,7 @@ func closeUnits(ctx context.Context, units []*routerUnit) []error {
 // component that was never started is waited for until ctx ends).
 func (n *Node) WaitComponents(ctx context.Context) error {
 	var errs []error
-	for _, c := range n.components {
+	for _, c := range n.snapshotComponents() {
 		if err := c.comp.Wait(ctx); err != nil {
 			errs = append(errs, pathError(c.path, err))
 		}

@@ -154,5 +154,5 @@ func buildJSON(_ *pathEnv, path, _ string, svc config.PathService) (http.Handler
 }
 
 func buildNodeInfo(env *pathEnv, _, _ string, _ config.PathService) (http.Handler, error) {
-	return web.NodeInfoHandler(env.b.node.Info), nil
+	return web.NodeInfoHandler(env.b.infoNode().Info), nil
 }

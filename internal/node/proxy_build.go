@@ -7,7 +7,6 @@ import (
 
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/proxy"
-	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -30,7 +29,7 @@ func (b *builder) proxyWorker(path string, w *config.ProxyWorker) {
 		dyn: newDynamicCalls(b, realms), fn: newFunctionAuths(b.log.With("worker", path))}
 	ru.dyn.unit = ru
 	for _, name := range slices.Sorted(maps.Keys(routed)) {
-		ru.realms = append(ru.realms, router.RealmOptions{Name: wamp.URI(name)})
+		ru.names = append(ru.names, name)
 	}
 	b.node.relays = append(b.node.relays, ru)
 	for i, t := range w.Transports {

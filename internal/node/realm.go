@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
+	"sync"
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/config"
@@ -24,12 +26,17 @@ const TrustedRole = "trusted"
 type routerUnit struct {
 	path   string // "workers[0]"
 	router *router.Router
-	relay  *proxy.Relay          // a proxy worker's
-	realms []router.RealmOptions // a proxy's: the realms its routes name, by name only
-	dyn    *dynamicCalls         // its dynamic authenticators' and authorizers' sessions
-	fn     *functionAuths        // its function authenticators
+	relay  *proxy.Relay   // a proxy worker's
+	dyn    *dynamicCalls  // its dynamic authenticators' and authorizers' sessions
+	fn     *functionAuths // its function authenticators
 	// cookies are its WebSocket transports' cookie stores, closed with it.
 	cookies []*auth.CookieStore
+	// gates are the entries of its transports' outside clients, in build
+	// order, which a reload gives new authenticators (reload_auth.go).
+	gates []*clientGateUnit
+
+	mu    sync.Mutex // guards names
+	names []string   // its realms, in config order; a reload changes them
 }
 
 // attacher is what a transport attaches its sessions to: a router's gate
@@ -52,12 +59,19 @@ func (r *routerUnit) internal(role string) attacher {
 	return r.gate(router.GateOptions{Auths: []auth.Authenticator{anonymousAs(role)}, Internal: true})
 }
 
+// realmNames returns the router's realms, in config order. Safe for
+// concurrent use.
 func (r *routerUnit) realmNames() []string {
-	names := make([]string, len(r.realms))
-	for i, o := range r.realms {
-		names[i] = string(o.Name)
-	}
-	return names
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.names)
+}
+
+// setRealmNames records the router's realms after a reload.
+func (r *routerUnit) setRealmNames(names []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.names = names
 }
 
 // close closes every session with GOODBYE wamp.close.system_shutdown, all

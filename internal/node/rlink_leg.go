@@ -138,7 +138,7 @@ func (g *rlinkLeg) subCreated(ev *client.Event) {
 // one that a link's own session made: that is how events flow both ways).
 func (g *rlinkLeg) mirrorSub(ctx context.Context, d wamp.Dict) {
 	id, uri, opts, ok := mirrorable(d)
-	if !ok || !claim(&g.mu, g.subs, id) {
+	if !ok || !claim(&g.mu, &g.subs, id) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, rlinkTimeout)
@@ -146,10 +146,10 @@ func (g *rlinkLeg) mirrorSub(ctx context.Context, d wamp.Dict) {
 	sub, err := g.other.Subscribe(ctx, uri, g.forwardEvent, opts)
 	if err != nil {
 		g.log.Warn("router link: cannot subscribe on the other router", "topic", uri, "err", err)
-		release(&g.mu, g.subs, id)
+		release(&g.mu, &g.subs, id)
 		return
 	}
-	if !settle(&g.mu, g.subs, id, sub) {
+	if !settle(&g.mu, &g.subs, id, sub) {
 		sub.Unsubscribe(ctx)
 	}
 }
@@ -159,7 +159,7 @@ func (g *rlinkLeg) subDeleted(ev *client.Event) {
 	if !ok {
 		return
 	}
-	if sub := release(&g.mu, g.subs, id); sub != nil {
+	if sub := release(&g.mu, &g.subs, id); sub != nil {
 		ctx, cancel := context.WithTimeout(g.link.ctx, rlinkTimeout)
 		defer cancel()
 		sub.Unsubscribe(ctx)
@@ -195,7 +195,7 @@ func (g *rlinkLeg) mirrorExistingReg(ctx context.Context, d wamp.Dict) {
 // tries, and the other router refuses it as already registered).
 func (g *rlinkLeg) mirrorReg(ctx context.Context, d wamp.Dict) {
 	id, uri, opts, ok := mirrorable(d)
-	if !ok || !claim(&g.mu, g.regs, id) {
+	if !ok || !claim(&g.mu, &g.regs, id) {
 		return
 	}
 	if inv, _ := d["invoke"].(string); inv != "" {
@@ -206,10 +206,10 @@ func (g *rlinkLeg) mirrorReg(ctx context.Context, d wamp.Dict) {
 	reg, err := g.other.Register(ctx, uri, g.forwardCall, opts)
 	if err != nil {
 		g.log.Warn("router link: cannot register on the other router", "procedure", uri, "err", err)
-		release(&g.mu, g.regs, id)
+		release(&g.mu, &g.regs, id)
 		return
 	}
-	if !settle(&g.mu, g.regs, id, reg) {
+	if !settle(&g.mu, &g.regs, id, reg) {
 		reg.Unregister(ctx)
 	}
 }
@@ -219,17 +219,19 @@ func (g *rlinkLeg) regDeleted(ev *client.Event) {
 	if !ok {
 		return
 	}
-	if reg := release(&g.mu, g.regs, id); reg != nil {
+	if reg := release(&g.mu, &g.regs, id); reg != nil {
 		ctx, cancel := context.WithTimeout(g.link.ctx, rlinkTimeout)
 		defer cancel()
 		reg.Unregister(ctx)
 	}
 }
 
-// claim marks id as being mirrored; false if it already is. mu guards m.
-func claim[T any](mu *sync.Mutex, m map[wamp.ID]*T, id wamp.ID) bool {
+// claim marks id as being mirrored; false if it already is. mu guards
+// *mp, which teardown replaces, so it is read under mu too.
+func claim[T any](mu *sync.Mutex, mp *map[wamp.ID]*T, id wamp.ID) bool {
 	mu.Lock()
 	defer mu.Unlock()
+	m := *mp // read under mu: teardown replaces the map
 	if _, dup := m[id]; dup {
 		return false
 	}
@@ -238,9 +240,10 @@ func claim[T any](mu *sync.Mutex, m map[wamp.ID]*T, id wamp.ID) bool {
 }
 
 // settle records the mirror of id; false if id was deleted meanwhile.
-func settle[T any](mu *sync.Mutex, m map[wamp.ID]*T, id wamp.ID, v *T) bool {
+func settle[T any](mu *sync.Mutex, mp *map[wamp.ID]*T, id wamp.ID, v *T) bool {
 	mu.Lock()
 	defer mu.Unlock()
+	m := *mp
 	if _, still := m[id]; !still {
 		return false
 	}
@@ -249,9 +252,10 @@ func settle[T any](mu *sync.Mutex, m map[wamp.ID]*T, id wamp.ID, v *T) bool {
 }
 
 // release forgets id and returns its mirror (nil if none yet).
-func release[T any](mu *sync.Mutex, m map[wamp.ID]*T, id wamp.ID) *T {
+func release[T any](mu *sync.Mutex, mp *map[wamp.ID]*T, id wamp.ID) *T {
 	mu.Lock()
 	defer mu.Unlock()
+	m := *mp
 	v := m[id]
 	delete(m, id)
 	return v

@@ -12,7 +12,8 @@ import (
 // serverTLS translates a listening endpoint's "tls", with the file names
 // resolved against the node directory: web.NewServer loads the files, and
 // the RawSocket transport calls Load itself (the same checks and
-// client-certificate policy).
+// client-certificate policy). The node keeps it to read the certificate
+// again on Reload.
 func (b *builder) serverTLS(t *config.ServerTLS) *web.TLSOptions {
 	o := &web.TLSOptions{CertFile: b.resolve(t.Certificate), KeyFile: b.resolve(t.Key)}
 	for _, f := range t.ChainCertificates {
@@ -21,6 +22,7 @@ func (b *builder) serverTLS(t *config.ServerTLS) *web.TLSOptions {
 	for _, f := range t.CACertificates {
 		o.ClientCAFiles = append(o.ClientCAFiles, b.resolve(f))
 	}
+	b.node.certs = append(b.node.certs, o)
 	return o
 }
 

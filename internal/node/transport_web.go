@@ -65,6 +65,8 @@ func (webServer) close() error { return nil }
 func (b *builder) webTransport(path string, ru *routerUnit, t *config.WebTransport) (*listenerUnit, error) {
 	l := &listenerUnit{path: path, kind: "web"}
 	o, treeErr := b.webServerOptions(path, ru, l, t)
+	l.tree = newSwapHandler(o.Handler)
+	o.Handler = l.tree
 	l, err := b.httpListener(path, l, t.Endpoint, o)
 	if err := joinErrors(treeErr, err); err != nil {
 		return nil, err
@@ -81,7 +83,7 @@ func (b *builder) webServerOptions(path string, ru *routerUnit, l *listenerUnit,
 	env := &pathEnv{b: b, types: pathTypes, router: ru, listener: l, bodies: bridge.NewBodyBuffer(t.Options.BodyBufferLimit)}
 	tree, err := b.tree(env, path+".paths", "", t.Paths)
 	o := web.ServerOptions{
-		Handler:       tree,
+		Handler:       tree, // webTransport serves it through a swapHandler
 		HSTS:          t.Options.HSTS,
 		HSTSMaxAge:    int(t.Options.HSTSMaxAge.Seconds()),
 		HSTSMaxAgeSet: true,

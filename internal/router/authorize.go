@@ -42,11 +42,15 @@ var authzVerbs = map[auth.Action]string{
 // Only for s's goroutine, which alone reads and writes s.authzCache. No
 // lock is held: a dynamic authorizer blocks s (and only s) while it asks.
 func (s *session) authorize(action auth.Action, uri wamp.URI, opts wamp.Dict) (auth.Permission, error) {
+	a := s.realm.access.Load()
+	if a != s.authzFrom {
+		s.authzCache, s.authzFrom = nil, a // the realm's permissions changed
+	}
 	k := authzKey{action, uri}
 	p, ok := s.authzCache[k]
 	if !ok {
 		var err error
-		if p, err = s.realm.authz.Authorize(&s.ident, action, uri, opts); err != nil {
+		if p, err = a.authz.Authorize(&s.ident, action, uri, opts); err != nil {
 			s.realm.authzFailed(s, k, err)
 			return auth.Permission{}, wamp.Errorf(wamp.ErrAuthorizationFailed, "failed to authorize session to %s %q", authzVerbs[action], uri)
 		}

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
@@ -11,7 +12,10 @@ import (
 // transport accepts. It satisfies the transports' Attacher interface.
 type Gate struct {
 	r    *Router
-	opts GateOptions // Auths never empty
+	opts GateOptions // opts.Auths: the first ones; see auths
+	// auths are the authenticators now (never empty): opts.Auths until
+	// SetAuths replaces them.
+	auths atomic.Pointer[[]auth.Authenticator]
 }
 
 // GateOptions configures a Gate. The zero value is a gate for outside
@@ -62,7 +66,42 @@ func (r *Router) NewGate(o GateOptions) *Gate {
 	if len(o.Auths) == 0 {
 		o.Auths = []auth.Authenticator{auth.Anonymous("")}
 	}
-	return &Gate{r: r, opts: o}
+	g := &Gate{r: r, opts: o}
+	g.auths.Store(&o.Auths)
+	return g
+}
+
+// SetAuths replaces the gate's authenticators (none: anonymous, as
+// NewGate); the handshakes that pick one from now on use them, sessions
+// already joined stay. CloseSessions ends those the change disowns.
+func (g *Gate) SetAuths(auths []auth.Authenticator) {
+	if len(auths) == 0 {
+		auths = []auth.Authenticator{auth.Anonymous("")}
+	}
+	g.auths.Store(&auths)
+}
+
+// CloseSessions ends with GOODBYE reason every joined session that came
+// through g and whose identity stale reports true, and returns how many.
+// stale is called with no lock held. The sessions close in the
+// background, as with Router.Shutdown.
+func (g *Gate) CloseSessions(stale func(auth.Identity) bool, reason wamp.URI) int {
+	g.r.mu.Lock()
+	var mine []*session
+	for s := range g.r.sessions {
+		if s.gate == g && s.joined.Load() {
+			mine = append(mine, s)
+		}
+	}
+	g.r.mu.Unlock()
+	n := 0
+	for _, s := range mine {
+		if stale(s.ident) {
+			s.shutdown(reason)
+			n++
+		}
+	}
+	return n
 }
 
 // Attach runs a session over p on the calling goroutine: handshake, then
@@ -111,5 +150,9 @@ func (g *Gate) JoinTimeout() time.Duration {
 }
 
 // pick returns the authenticator for the first of req's methods the gate
-// has and that applies to req (see auth.Applies).
-func (g *Gate) pick(req *auth.Request) auth.Authenticator { return auth.Pick(g.opts.Auths, req) }
+// has and that applies to req (see auth.Pick), and the authenticators it
+// was picked from (SetAuths may replace them meanwhile).
+func (g *Gate) pick(req *auth.Request) (auth.Authenticator, *[]auth.Authenticator) {
+	auths := g.auths.Load()
+	return auth.Pick(*auths, req), auths
+}

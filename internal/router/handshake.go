@@ -40,17 +40,30 @@ func (s *session) handshake() *realm {
 	}
 	s.realm, s.ident = rm, *id
 	s.ident.Realm, s.ident.Session, s.ident.Peer = rm.name, s.id, s.peer.Info()
-	s.canCancel = calleeFeature(hello.Details, "call_canceling")
+	s.canCancel = roleFeature(hello.Details, "callee", "call_canceling")
+	s.revokeRegs = roleFeature(hello.Details, "callee", "registration_revocation")
+	s.revokeSubs = roleFeature(hello.Details, "subscriber", "subscription_revocation")
 	s.log = s.log.With("realm", string(rm.name))
-	if !rm.join(s) {
-		s.abort(wamp.ErrNoSuchRealm, "realm %q was removed", rm.name)
+	if err := rm.join(s); err != nil {
+		s.abortWith(err)
 		return nil
 	}
 	s.joined.Store(true)
+	// SetAuths ran during the handshake if the gate's authenticators are
+	// no longer those s picked from: its CloseSessions may have missed s,
+	// which was not joined yet, so s goes once welcomed (it reconnects
+	// under the new authenticators). Read right after joined is set: a
+	// SetAuths after this read is followed by a CloseSessions that sees s
+	// and closes it only if its principal is stale.
+	missed := s.authsFrom != nil && s.gate.auths.Load() != s.authsFrom
 	s.send(&wamp.Welcome{Session: s.id, Details: s.welcomeDetails()})
 	rm.hooks.SessionJoined(s.info())
 	if rm.meta {
 		s.startStats(rm)
+	}
+	if missed {
+		s.shutdown(wamp.ErrConfigChanged)
+		return rm
 	}
 	if s.gate.opts.OnJoin != nil {
 		s.gate.opts.OnJoin(s.ident)
@@ -121,7 +134,8 @@ func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.I
 	if err != nil {
 		return nil, nil, err
 	}
-	a := s.gate.pick(req)
+	a, auths := s.gate.pick(req)
+	s.authsFrom = auths
 	if rm == nil && (a == nil || !auth.AssignsRealm(a)) {
 		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q", h.Realm)
 	}
@@ -224,12 +238,12 @@ func (s *session) authRequest(h *wamp.Hello) (*auth.Request, error) {
 	return req, nil
 }
 
-// calleeFeature reports whether HELLO details announce the callee role
-// with feature set to true (details.roles.callee.features.<feature>).
-func calleeFeature(details wamp.Dict, feature string) bool {
+// roleFeature reports whether HELLO details announce role with feature
+// set to true (details.roles.<role>.features.<feature>).
+func roleFeature(details wamp.Dict, role, feature string) bool {
 	roles, _ := details[wamp.KeyRoles].(map[string]any)
-	callee, _ := roles["callee"].(map[string]any)
-	features, _ := callee[wamp.KeyFeatures].(map[string]any)
+	r, _ := roles[role].(map[string]any)
+	features, _ := r[wamp.KeyFeatures].(map[string]any)
 	on, _ := features[feature].(bool)
 	return on
 }

@@ -3,6 +3,7 @@ package router
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/lograte"
@@ -38,9 +39,11 @@ type RealmOptions struct {
 
 // realm is a routing namespace: its sessions, broker and dealer.
 type realm struct {
-	name   wamp.URI
-	roles  []string // nil: any
-	authz  auth.Authorizer
+	name wamp.URI
+	// access are the realm's roles and authorizer, replaced as a whole by
+	// Router.UpdateRealm (under mu, so that a join sees the roles that
+	// the sessions it is added to were checked against).
+	access atomic.Pointer[access]
 	strict bool
 	router *Router
 	broker *broker
@@ -63,8 +66,6 @@ type realm struct {
 func newRealm(r *Router, o RealmOptions) *realm {
 	rm := &realm{
 		name:      o.Name,
-		roles:     slices.Clone(o.Roles),
-		authz:     authorizer(o),
 		strict:    o.StrictURIs,
 		statsOpts: o.Stats,
 		router:    r,
@@ -73,6 +74,7 @@ func newRealm(r *Router, o RealmOptions) *realm {
 		authzLog:  newAuthzLog(),
 		sessions:  make(map[wamp.ID]*session),
 	}
+	rm.access.Store(newAccess(o.Roles, o.Authorizer))
 	rm.broker = newBroker(rm)
 	rm.broker.addHistories(o.EventHistory, rm.limits.historyBytes)
 	rm.dealer = newDealer(rm)
@@ -82,21 +84,44 @@ func newRealm(r *Router, o RealmOptions) *realm {
 	return rm
 }
 
-// hasRole reports whether a session with this authrole may join.
-func (rm *realm) hasRole(role string) bool {
-	return rm.roles == nil || slices.Contains(rm.roles, role)
+// access is what a realm's sessions may be and do: the roles a session
+// may have (nil: any) and the authorizer of their actions. Never changed
+// once made: UpdateRealm stores a new one.
+type access struct {
+	roles []string
+	authz auth.Authorizer
 }
 
-// join adds s to the realm; false if the realm was removed meanwhile. The
-// caller sends WELCOME and then calls hooks.SessionJoined.
-func (rm *realm) join(s *session) bool {
+func newAccess(roles []string, authz auth.Authorizer) *access {
+	if authz == nil {
+		authz = auth.AllowAll{}
+	}
+	return &access{roles: slices.Clone(roles), authz: authz}
+}
+
+// hasRole reports whether a session with this authrole may join.
+func (a *access) hasRole(role string) bool {
+	return a.roles == nil || slices.Contains(a.roles, role)
+}
+
+// hasRole reports whether a session with this authrole may join now.
+func (rm *realm) hasRole(role string) bool { return rm.access.Load().hasRole(role) }
+
+// join adds s to the realm. It fails with wamp.error.no_such_realm if the
+// realm was removed meanwhile, and wamp.error.no_such_role if s's role
+// was removed meanwhile (UpdateRealm). The caller sends WELCOME and then
+// calls hooks.SessionJoined.
+func (rm *realm) join(s *session) error {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
 	if rm.closed {
-		return false
+		return wamp.Errorf(wamp.ErrNoSuchRealm, "realm %q was removed", rm.name)
+	}
+	if !rm.hasRole(s.ident.AuthRole) {
+		return wamp.Errorf(wamp.ErrNoSuchRole, "role %q was removed from realm %q", s.ident.AuthRole, rm.name)
 	}
 	rm.sessions[s.id] = s
-	return true
+	return nil
 }
 
 // leave removes s and everything it owns on the realm: subscriptions,

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -185,12 +184,4 @@ func (r *Router) untrack(s *session) {
 	r.mu.Unlock()
 	r.retired.add(&s.counts)
 	r.wg.Done()
-}
-
-// authorizer returns o's authorizer, AllowAll when none is set.
-func authorizer(o RealmOptions) auth.Authorizer {
-	if o.Authorizer == nil {
-		return auth.AllowAll{}
-	}
-	return o.Authorizer
 }

@@ -35,10 +35,21 @@ type session struct {
 	// canCancel: the client announced callee feature call_canceling, so
 	// it may be sent INTERRUPT.
 	canCancel bool
+	// authsFrom are the gate's authenticators s authenticated with (nil
+	// when it picked none); handshake only.
+	authsFrom *[]auth.Authenticator
+	// revokeRegs and revokeSubs: the client announced callee feature
+	// registration_revocation and subscriber feature
+	// subscription_revocation, so the router may tell it that a
+	// registration or subscription was revoked (UpdateRealm).
+	revokeRegs, revokeSubs bool
 
 	// authzCache are the authorizer's answers s may keep (authorize.go);
-	// nil until one is kept. Read and written by s's goroutine only.
+	// nil until one is kept. authzFrom is the realm access they were
+	// given under: once the realm has another, they are dropped. Read
+	// and written by s's goroutine only.
 	authzCache map[authzKey]auth.Permission
+	authzFrom  *access
 
 	// subs are s's subscriptions, subWeight what they count against its
 	// limit (the sum of their weights); guarded by realm.broker.mu.

@@ -14,6 +14,7 @@ var (
 		"subscriber_blackwhite_listing",
 		"pattern_based_subscription",
 		"event_retention",
+		"subscription_revocation",
 	}
 	dealerFeatures = []string{
 		"call_canceling",
@@ -22,6 +23,7 @@ var (
 		"progressive_call_results",
 		"pattern_based_registration",
 		"shared_registration",
+		"registration_revocation",
 	}
 	// The session meta API is announced by both roles, as the spec asks.
 	brokerMetaFeatures = []string{"session_meta_api", "subscription_meta_api"}

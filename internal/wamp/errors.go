@@ -46,6 +46,14 @@ const (
 	// past one of the router's limits (subscriptions, registrations,
 	// calls in flight, retained events, testaments).
 	ErrLimitExceeded URI = "junction.error.limit_exceeded"
+	// ErrConfigChanged: the GOODBYE of a session that a configuration
+	// reload no longer allows (its role was removed from its realm, its
+	// principal was removed or its credentials changed, or a
+	// registration or subscription it holds is no longer permitted and
+	// it cannot be told so). wamp.close.system_shutdown would tell it
+	// the router is going away and to come back soon; this tells it the
+	// router stays but will not have it as it was.
+	ErrConfigChanged URI = "junction.close.config_changed"
 )
 
 // RequestError is an error that carries a WAMP error URI, as sent in an ERROR

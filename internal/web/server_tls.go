@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 )
 
 // TLSOptions are the PEM files of a TLS listener (Crossbar's endpoint
@@ -25,6 +26,10 @@ type TLSOptions struct {
 	// certificate from another CA is refused at the handshake. Services
 	// read r.TLS.PeerCertificates to use them.
 	ClientCAFiles []string
+
+	// cert is the certificate the config of Load serves, which Reload
+	// replaces; nil before Load.
+	cert atomic.Pointer[tls.Certificate]
 }
 
 // Load reads the files into a tls.Config for a listener (TLS 1.2 or
@@ -43,7 +48,26 @@ func (o *TLSOptions) Load() (*tls.Config, error) {
 // NewServer that come from its TLS files.
 var ErrTLS = errors.New("web: tls")
 
-func (o *TLSOptions) load() (*tls.Config, error) {
+// Reload reads the certificate, key and chain files again: the
+// handshakes that start afterwards, on the configs Load returned, present
+// the new certificate (tls.Config.GetCertificate), and connections
+// already open keep theirs. On an error (a file missing, a key that does
+// not match) the certificate in use stays and the error names the file.
+// Safe for concurrent use with handshakes; no-op before Load.
+func (o *TLSOptions) Reload() error {
+	if o.cert.Load() == nil {
+		return nil
+	}
+	cert, err := o.loadCert()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrTLS, err)
+	}
+	o.cert.Store(cert)
+	return nil
+}
+
+// loadCert reads the certificate with its chain.
+func (o *TLSOptions) loadCert() (*tls.Certificate, error) {
 	if o.CertFile == "" || o.KeyFile == "" {
 		return nil, errors.New("certificate and key are required")
 	}
@@ -54,9 +78,18 @@ func (o *TLSOptions) load() (*tls.Config, error) {
 	if err := appendChain(&cert, o.ChainFiles); err != nil {
 		return nil, err
 	}
+	return &cert, nil
+}
+
+func (o *TLSOptions) load() (*tls.Config, error) {
+	cert, err := o.loadCert()
+	if err != nil {
+		return nil, err
+	}
+	o.cert.Store(cert)
 	cfg := &tls.Config{
-		Certificates: []tls.Certificate{cert},
-		MinVersion:   tls.VersionTLS12,
+		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return o.cert.Load(), nil },
+		MinVersion:     tls.VersionTLS12,
 	}
 	if len(o.ClientCAFiles) > 0 {
 		pool, err := LoadCAs(o.ClientCAFiles)
