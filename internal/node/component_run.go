@@ -39,6 +39,8 @@ type restComponent struct {
 	stopErr error              // run's stop error; read after done
 }
 
+var _ joiner = (*restComponent)(nil)
+
 func newRESTComponent(env componentEnv, comp rest.Component) *restComponent {
 	return &restComponent{env: env, comp: comp, ready: make(chan struct{})}
 }
@@ -153,4 +155,3 @@ func (r *restComponent) Stop(ctx context.Context) error {
 		return fmt.Errorf("node: component stop: %w", ctx.Err())
 	}
 }
-var _ joiner = (*restComponent)(nil)
