@@ -67,13 +67,17 @@ func newSession(g *Gate, p wamp.Peer) *session {
 // peer is already closed then, and the session's goroutine cleans up when
 // its Recv fails. Safe for concurrent use; no lock needed.
 func (s *session) send(m wamp.Message) bool {
-	msg := wamp.Unwrap(m)
-	t := msg.Type()
+	return s.sendAs(m, wamp.Unwrap(m).Type())
+}
+
+// sendAs is send for a message whose type t the caller knows (the
+// broker's fan-out: one EVENT, shared, to every subscriber).
+func (s *session) sendAs(m wamp.Message, t wamp.MessageType) bool {
 	s.counts.sent(t, 1) // before Send, so that a receiver sees it counted
 	err := s.peer.Send(m)
 	if err == nil {
 		if t == wamp.TypeError {
-			s.router.noteCallError(msg)
+			s.router.noteCallError(wamp.Unwrap(m))
 		}
 		return true
 	}
