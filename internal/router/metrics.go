@@ -65,9 +65,7 @@ type counters struct {
 
 func (c *counters) received(t wamp.MessageType) { c.in[slotOf(t)].Add(1) }
 
-// sent counts a message of type t as sent, or, with n = -1, takes that
-// back.
-func (c *counters) sent(t wamp.MessageType, n int64) { c.out[slotOf(t)].Add(uint64(n)) }
+func (c *counters) sent(t wamp.MessageType) { c.out[slotOf(t)].Add(1) }
 
 func (c *counters) add(o *counters) {
 	for i := range c.in {

@@ -182,12 +182,14 @@ func (r *Router) track(s *session) bool {
 	return true
 }
 
-// untrack removes s, adding its message counts to the retired totals.
+// untrack removes s, adding its message counts to the retired totals in
+// the same critical section, so that Stats never misses them in between
+// (a total that went back would read as a counter reset).
 func (r *Router) untrack(s *session) {
 	r.mu.Lock()
+	r.retired.add(&s.counts)
 	delete(r.sessions, s)
 	r.mu.Unlock()
-	r.retired.add(&s.counts)
 	r.wg.Done()
 }
 

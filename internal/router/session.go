@@ -73,15 +73,17 @@ func (s *session) send(m wamp.Message) bool {
 // sendAs is send for a message whose type t the caller knows (the
 // broker's fan-out: one EVENT, shared, to every subscriber).
 func (s *session) sendAs(m wamp.Message, t wamp.MessageType) bool {
-	s.counts.sent(t, 1) // before Send, so that a receiver sees it counted
+	// Counted before Send, so that a receiver sees it counted, and kept
+	// when Send fails (the connection is closing): a counter that went
+	// back would read as a reset to Prometheus.
+	s.counts.sent(t)
+	if t == wamp.TypeError {
+		s.router.noteCallError(wamp.Unwrap(m))
+	}
 	err := s.peer.Send(m)
 	if err == nil {
-		if t == wamp.TypeError {
-			s.router.noteCallError(wamp.Unwrap(m))
-		}
 		return true
 	}
-	s.counts.sent(t, -1) // not sent after all
 	switch {
 	case errors.Is(err, wamp.ErrSlowConsumer):
 		if s.slow.CompareAndSwap(false, true) {

@@ -61,9 +61,12 @@ func (r *Router) Stats() Stats {
 		OtherAuthFailures: r.otherAuthFailures.load(),
 		Realms:            make(map[wamp.URI]RealmStats),
 	}
+	// The retired totals and the live sessions are read in one critical
+	// section, as untrack moves a session from one to the other: never
+	// counted twice or missed, the totals never go back.
+	r.mu.Lock()
 	st.Received.addSlots(&r.retired.in)
 	st.Sent.addSlots(&r.retired.out)
-	r.mu.Lock()
 	st.Sessions = len(r.sessions)
 	for s := range r.sessions {
 		st.Received.addSlots(&s.counts.in)
