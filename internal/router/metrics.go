@@ -96,13 +96,7 @@ func (mc MessageCounts) Total() uint64 {
 	return n
 }
 
-func (mc MessageCounts) addSlots(a *[typeSlots]atomic.Uint64) {
-	for i := range a {
-		if v := a[i].Load(); v > 0 {
-			mc[slotName(i)] += v
-		}
-	}
-}
+func (mc MessageCounts) addSlots(a *[typeSlots]atomic.Uint64) { addNonZero(mc, a[:], slotName) }
 
 // AuthMethods are the authentication methods counted apart; any other
 // counts as OtherLabel.
@@ -125,17 +119,24 @@ func (a *authCounts) note(method string) {
 
 // load returns the counts by method, zero counts left out.
 func (a *authCounts) load() map[string]uint64 {
-	m := make(map[string]uint64)
-	for i := range a {
-		if v := a[i].Load(); v > 0 {
-			name := OtherLabel
-			if i < len(AuthMethods) {
-				name = AuthMethods[i]
-			}
-			m[name] = v
+	m := map[string]uint64{}
+	addNonZero(m, a[:], func(i int) string {
+		if i < len(AuthMethods) {
+			return AuthMethods[i]
+		}
+		return OtherLabel
+	})
+	return m
+}
+
+// addNonZero adds the non-zero counts of c to m, each under name(its
+// index).
+func addNonZero(m map[string]uint64, c []atomic.Uint64, name func(int) string) {
+	for i := range c {
+		if v := c[i].Load(); v > 0 {
+			m[name(i)] += v
 		}
 	}
-	return m
 }
 
 // CallErrors are the error URIs counted apart when they answer a CALL;
@@ -172,16 +173,13 @@ func (c *callErrors) note(uri wamp.URI) {
 }
 
 func (c *callErrors) load() map[string]uint64 {
-	m := make(map[string]uint64)
-	for i := range c {
-		if v := c[i].Load(); v > 0 {
-			name := ApplicationError
-			if i < len(CallErrors) {
-				name = string(CallErrors[i])
-			}
-			m[name] = v
+	m := map[string]uint64{}
+	addNonZero(m, c[:], func(i int) string {
+		if i < len(CallErrors) {
+			return string(CallErrors[i])
 		}
-	}
+		return ApplicationError
+	})
 	return m
 }
 
