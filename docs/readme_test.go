@@ -30,6 +30,14 @@ func TestReadmeTourBridge(t *testing.T) {
 		t.Error("README does not show the answer without the page")
 	}
 
+	// Before the page: the bridge's own three sessions.
+	if !strings.Contains(readPage(t, readme), `"realms":[{"name":"realm1","sessions":3}]`) {
+		t.Error("README does not show the bridge's three sessions")
+	}
+	if n := r.node.Info().Realms[0].Sessions; n != 3 {
+		t.Errorf("realm1 has %d sessions before the page, want 3", n)
+	}
+
 	page := must(t)(joinWS(t, "ws://"+addr+"/ws", client.Config{Realm: "realm1"}))
 	if _, err := page.Register(testCtx(t), "com.example.add2", add2, nil); err != nil {
 		t.Fatal(err)
@@ -57,6 +65,15 @@ func TestReadmeTourBridge(t *testing.T) {
 	ev := next(t, events, "webhook event")
 	if d, _ := ev.Args[0].(wamp.Dict); ev.Topic != "com.example.webhook" || d["body"] != "something happened" {
 		t.Errorf("webhook event %s %v", ev.Topic, ev.Args)
+	}
+	curlCase{`curl -s http://127.0.0.1:8080/healthz`, 200, `{"status":"ok"}`}.run(t, readme, base)
+	curlCase{`curl -s http://127.0.0.1:8080/readyz`, 200, `{"ready":true,"state":"running"}`}.run(t, readme, base)
+	const sessions = `junction_sessions{realm="realm1"} 4`
+	if !strings.Contains(readPage(t, readme), "curl -s http://127.0.0.1:8080/metrics | grep '^junction_sessions{'\n# "+sessions+"\n") {
+		t.Error("README does not show the metrics' session count")
+	}
+	if _, body := send(t, curlRequest(t, `curl -s http://127.0.0.1:8080/metrics`, base)); !strings.Contains(body, "\n"+sessions+"\n") {
+		t.Errorf("/metrics lacks %s", sessions)
 	}
 	for _, log := range []string{"`event: hi from curl`", "`webhook: something happened`", `log("webhook:", args[0].body)`} {
 		if !strings.Contains(readPage(t, readme), log) {

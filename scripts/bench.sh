@@ -15,6 +15,8 @@ out=${1:-bench-results.txt}
 	go test -run='^$' -bench=. -benchmem -count=1 ./internal/router/
 	echo "## end to end: RPC and fan-out over WebSocket (client and router in one process)"
 	go test -run='^$' -bench='BenchmarkRPC|BenchmarkFanout' -benchtime=3s -count=1 ./test/bench/
+	echo "## metrics: one scrape of /metrics (counters summed, text format, Go and process collectors) with 100 and 10,000 sessions joined"
+	go test -run='^$' -bench=BenchmarkScrapeMetrics -benchtime=50x -benchmem -count=1 ./internal/node/
 	echo "## memory: 10,000 idle WebSocket sessions (router in its own process)"
 	go test -run='^$' -bench=BenchmarkIdleSessions -benchtime=1x -count=1 -v ./test/bench/ | grep -v '^=== '
 	echo "## MQTT beside WebSocket: acknowledged publications one at a time through one node (MQTT QoS 1 with paho, WAMP acknowledge over WebSocket)"

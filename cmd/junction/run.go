@@ -20,6 +20,7 @@ const usage = `usage:
   junction start   [--cbdir DIR] [--config FILE] [--loglevel debug|info|warn|error] [--logformat text|json]
   junction init    [--cbdir DIR]
   junction check   [--cbdir DIR]... [--config FILE]... [--summary] [--blockers] [DIR|FILE]...
+  junction health  [--timeout DURATION] URL
   junction version
 `
 
@@ -41,6 +42,7 @@ var commands = map[string]command{
 	"start":   runStart,
 	"init":    runInit,
 	"check":   runCheck,
+	"health":  runHealth,
 	"version": runVersion,
 }
 

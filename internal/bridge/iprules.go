@@ -2,9 +2,13 @@ package bridge
 
 import (
 	"fmt"
+	"log/slog"
 	"math/bits"
+	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // IPRules is a require_ip list: the networks a client's address must be in.
@@ -138,4 +142,23 @@ func peerAddr(remote string) netip.Addr {
 	}
 	a, _ := netip.ParseAddr(remote)
 	return a
+}
+
+// Guard returns h behind the rules, for a path service that is not a
+// bridge service (the metrics): a client they do not allow gets 403 with
+// the bridge's JSON error body, as the bridge services answer it. With no
+// rules it returns h.
+func (r IPRules) Guard(h http.Handler) http.Handler {
+	if r.Empty() {
+		return h
+	}
+	refusal := &errorBody{Error: textDeniedIP, Args: wamp.List{}, Kwargs: wamp.Dict{}}
+	p := &pipeline{log: slog.New(slog.DiscardHandler)}
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if !r.Allows(peerAddr(req.RemoteAddr)) {
+			p.writeJSON(w, http.StatusForbidden, refusal)
+			return
+		}
+		h.ServeHTTP(w, req)
+	})
 }

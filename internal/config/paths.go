@@ -14,7 +14,7 @@ type Paths map[string]PathService
 // *StaticService, *RedirectService, *JSONService, *NodeInfoService,
 // *CallerService, *PublisherService, *WebhookService,
 // *ReverseProxyService, *WebSocketProxyService, *LongPollService,
-// *ArchiveService or
+// *ArchiveService, *MetricsService, *HealthService, *ReadyService or
 // *PathTree.
 type PathService interface {
 	// PathType is the service's "type".
@@ -36,6 +36,9 @@ var pathTypes = map[string]func(d *decoder, o *object) PathService{
 	"reverseproxy": func(d *decoder, o *object) PathService { return d.reverseProxyService(o) },
 	"longpoll":     func(d *decoder, o *object) PathService { return d.longPollService(o) },
 	"archive":      func(d *decoder, o *object) PathService { return d.archiveService(o) },
+	"metrics":      func(d *decoder, o *object) PathService { return d.metricsService(o) },
+	"health":       func(*decoder, *object) PathService { return &HealthService{} },
+	"ready":        func(*decoder, *object) PathService { return &ReadyService{} },
 	"websocket-reverseproxy": func(d *decoder, o *object) PathService {
 		return d.webSocketProxyService(o)
 	},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/junction-wamp/junction/internal/bridge/rest"
 	"github.com/junction-wamp/junction/internal/client"
@@ -28,12 +29,17 @@ type restComponent struct {
 
 	ready    chan struct{} // closed when run has started comp or failed to
 	startErr error         // why it failed; read after ready
+	// client is the component's client once comp has started, nil before
+	// and after it stopped (Joined).
+	client atomic.Pointer[client.Client]
 
 	cancel  context.CancelFunc // ends run; set by Start
 	done    chan struct{}      // closed when run returns; set by Start
 	stopCtx context.Context    // bounds run's stop; set by Stop before cancel
 	stopErr error              // run's stop error; read after done
 }
+
+var _ joiner = (*restComponent)(nil)
 
 func newRESTComponent(env componentEnv, comp rest.Component) *restComponent {
 	return &restComponent{env: env, comp: comp, ready: make(chan struct{})}
@@ -77,11 +83,15 @@ func (r *restComponent) run(ctx context.Context) {
 	}
 	r.report(ctx, err)
 	r.startErr = err
+	if err == nil {
+		r.client.Store(c)
+	}
 	close(r.ready)
 	if err != nil {
 		return
 	}
 	<-ctx.Done()
+	r.client.Store(nil)
 	r.stopErr = r.stopJoined(r.stopCtx, c)
 }
 
@@ -95,6 +105,13 @@ func (r *restComponent) Wait(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("node: component not started: %w", ctx.Err())
 	}
+}
+
+// Joined reports whether the component has started and its session is
+// joined now (false while it reconnects).
+func (r *restComponent) Joined() bool {
+	c := r.client.Load()
+	return c != nil && c.Session() != nil
 }
 
 // clientLogger is the component's logger with the URL it connects to, so

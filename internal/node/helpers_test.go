@@ -20,14 +20,14 @@ import (
 // testTimeout bounds every network step of a test.
 const testTimeout = 10 * time.Second
 
-func testCtx(t *testing.T) context.Context {
+func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	t.Cleanup(cancel)
 	return ctx
 }
 
 // parse decodes a JSON config with env as the environment.
-func parse(t *testing.T, doc string, env map[string]string) *config.Config {
+func parse(t testing.TB, doc string, env map[string]string) *config.Config {
 	t.Helper()
 	l := config.Loader{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
 	cfg, _, err := l.Parse([]byte(doc), config.JSON)
@@ -84,7 +84,7 @@ func startWith(t *testing.T, cfg *config.Config, opts Options) *Node {
 }
 
 // startNode starts n, stopped at the end of the test.
-func startNode(t *testing.T, n *Node) {
+func startNode(t testing.TB, n *Node) {
 	t.Helper()
 	if err := n.Start(testCtx(t)); err != nil {
 		t.Fatalf("Start: %v", err)

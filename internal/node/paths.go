@@ -48,6 +48,9 @@ var pathTypes = map[string]pathBuilder{
 	"websocket-reverseproxy": buildWebSocketProxy,
 	"longpoll":               buildLongPoll,
 	"archive":                buildArchive,
+	"metrics":                buildMetrics,
+	"health":                 buildHealth,
+	"ready":                  buildReady,
 }
 
 // tree builds the web.Tree of paths, mounted at URL prefix url. The tree

@@ -125,12 +125,17 @@ func (n *Node) stopServices(ctx context.Context) error {
 func (n *Node) replaceServices(prefix string, staged *Node) *Node {
 	old := &Node{}
 	under := func(path string) bool { return strings.HasPrefix(path, prefix) }
-	n.sessions, old.sessions = split(n.sessions, func(s *bridgeSession) bool { return under(s.path) })
+	sessions, oldSessions := split(n.sessions, func(s *bridgeSession) bool { return under(s.path) })
+	services, _ := split(n.services, func(s serviceUnit) bool { return under(s.path) })
 	n.proxies, old.proxies = split(n.proxies, func(p proxyUnit) bool { return under(p.path) })
 	n.archives, old.archives = split(n.archives, func(a *archiveUnit) bool { return under(a.path) })
-	n.sessions = append(n.sessions, staged.sessions...)
 	n.proxies = append(n.proxies, staged.proxies...)
 	n.archives = append(n.archives, staged.archives...)
+	old.sessions = oldSessions
+	n.mu.Lock() // Readiness and Stats read these at any time (live)
+	n.sessions = append(sessions, staged.sessions...)
+	n.services = append(services, staged.services...)
+	n.mu.Unlock()
 	return old
 }
 

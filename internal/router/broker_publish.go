@@ -137,7 +137,7 @@ func (e *outEvent) deliver(t target) {
 		if msg == nil {
 			msg = wamp.NewShared(e.event(t.id, t.match, false))
 		}
-		r.send(msg)
+		r.sendAs(msg, wamp.TypeEvent)
 	}
 }
 

@@ -33,7 +33,11 @@ type Router struct {
 	regIDs  wamp.IDGen // router scope: registration IDs
 	anon    *Gate
 	retired counters // of sessions that ended
-	logins  throttle // failed logins, by address and authid
+	// callErrors count the ERRORs answering CALLs; otherAuthFailures the
+	// joins refused that named no realm of the router (metrics.go).
+	callErrors        callErrors
+	otherAuthFailures authCounts
+	logins            throttle // failed logins, by address and authid
 
 	mu       sync.Mutex // guards the fields below; first in the lock order
 	realms   map[wamp.URI]*realm
@@ -177,11 +181,13 @@ func (r *Router) track(s *session) bool {
 	return true
 }
 
-// untrack removes s, adding its message counts to the retired totals.
+// untrack removes s, adding its message counts to the retired totals in
+// the same critical section, so that Stats never misses them in between
+// (a total that went back would read as a counter reset).
 func (r *Router) untrack(s *session) {
 	r.mu.Lock()
+	r.retired.add(&s.counts)
 	delete(r.sessions, s)
 	r.mu.Unlock()
-	r.retired.add(&s.counts)
 	r.wg.Done()
 }

@@ -63,7 +63,8 @@ type nodeInfoService struct {
 // a request preferring application/json in its Accept header gets the
 // same as JSON. fn is called once per request, from the request's
 // goroutine, so it must be safe for concurrent use; nil shows an empty
-// NodeInfo. GET and HEAD only.
+// NodeInfo. GET and HEAD only, at its mount point only: any other path
+// under it is 404 (see OnlyMountPath).
 func NodeInfoHandler(fn func() NodeInfo) http.Handler {
 	if fn == nil {
 		fn = func() NodeInfo { return NodeInfo{} }
@@ -72,7 +73,7 @@ func NodeInfoHandler(fn func() NodeInfo) http.Handler {
 }
 
 func (h *nodeInfoService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !readOnly(w, r) {
+	if !atMountPath(w, r) || !readOnly(w, r) {
 		return
 	}
 	info := h.info()

@@ -46,3 +46,24 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, contentType s
 		_, _ = w.Write(body)
 	}
 }
+
+// OnlyMountPath returns h answering its mount point alone ("/metrics",
+// "/metrics/"; "/" for the root service): any other path under it gets
+// 404, so that a service at the root does not answer for "/favicon.ico".
+func OnlyMountPath(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if atMountPath(w, r) {
+			h.ServeHTTP(w, r)
+		}
+	})
+}
+
+// atMountPath reports whether r is for the service's mount point itself;
+// if not, it has answered 404.
+func atMountPath(w http.ResponseWriter, r *http.Request) bool {
+	if r.URL.Path != "" && r.URL.Path != "/" {
+		NotFound(w, r)
+		return false
+	}
+	return true
+}

@@ -177,3 +177,33 @@ func TestNodeInfoJSON(t *testing.T) {
 		t.Errorf("HEAD: %d %d", rec.Code, rec.Body.Len())
 	}
 }
+
+// TestNodeInfoOwnPathOnly: the page answers its mount point alone; any
+// other path under it (the browser's /favicon.ico, a probe's /healthz)
+// is 404, also through a tree with the page at its root.
+func TestNodeInfoOwnPathOnly(t *testing.T) {
+	tree := NewTree()
+	if err := tree.Mount(RootKey, testNodeInfo()); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		want int
+	}{
+		{"/", 200},
+		{"/favicon.ico", 404},
+		{"/healthz", 404},
+		{"/a/b", 404},
+	}
+	for _, tt := range tests {
+		if rec := serve(tree, http.MethodGet, tt.path); rec.Code != tt.want {
+			t.Errorf("GET %s: %d, want %d", tt.path, rec.Code, tt.want)
+		}
+	}
+	wrapped := OnlyMountPath(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	for path, want := range map[string]int{"/": 204, "/x": 404, "/x/": 404} {
+		if rec := serve(wrapped, http.MethodGet, path); rec.Code != want {
+			t.Errorf("OnlyMountPath, %q: %d, want %d", path, rec.Code, want)
+		}
+	}
+}
