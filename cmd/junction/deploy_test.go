@@ -129,7 +129,7 @@ func systemdVerify(t *testing.T, text string) {
 // TestUnitProblems: each promise, broken, is reported.
 func TestUnitProblems(t *testing.T) {
 	good := readDeploy(t, "junction.service")
-	tests := []struct{ old, new, want string }{
+	tests := []mutation{
 		{"User=junction", "User=root", "User="},
 		{"User=junction", "", "User="},
 		{"NoNewPrivileges=yes", "NoNewPrivileges=no", "NoNewPrivileges="},
@@ -142,21 +142,10 @@ func TestUnitProblems(t *testing.T) {
 		{"KillMode=mixed", "", "KillMode="},
 		{"WantedBy=multi-user.target", "", "WantedBy="},
 	}
-	for _, tt := range tests {
-		t.Run(tt.old+" -> "+tt.new, func(t *testing.T) {
-			if !strings.Contains(good, tt.old) {
-				t.Fatalf("the unit has no %q", tt.old)
-			}
-			u, err := parseUnit(strings.Replace(good, tt.old, tt.new, 1))
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := unitProblems(u)
-			if !slices.ContainsFunc(p, func(s string) bool { return strings.Contains(s, tt.want) }) {
-				t.Errorf("problems %q, want one about %s", p, tt.want)
-			}
-		})
-	}
+	checkMutations(t, good, tests, func(text string) ([]string, error) {
+		u, err := parseUnit(text)
+		return unitProblems(u), err
+	})
 }
 
 // instruction is one Dockerfile instruction: its keyword (upper case) and
@@ -257,7 +246,7 @@ func TestDockerfile(t *testing.T) {
 // TestDockerProblems: each promise, broken, is reported.
 func TestDockerProblems(t *testing.T) {
 	good := readDeploy(t, "Dockerfile")
-	tests := []struct{ old, new, want string }{
+	tests := []mutation{
 		{"RUN make build", "RUN go build", "make build"},
 		{"FROM gcr.io/distroless/static-debian12:nonroot", "FROM debian:12", "final stage FROM"},
 		{"USER 65532:65532", "USER root", "non-root USER"},
@@ -268,26 +257,38 @@ func TestDockerProblems(t *testing.T) {
 		{"COPY --from=build", "COPY --from=other", "COPY bin/junction"},
 		{`ENTRYPOINT ["/usr/local/bin/junction"]`, `ENTRYPOINT ["/bin/sh"]`, "ENTRYPOINT"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.old+" -> "+tt.new, func(t *testing.T) {
-			if !strings.Contains(good, tt.old) {
-				t.Fatalf("the Dockerfile has no %q", tt.old)
-			}
-			stages, err := parseDockerfile(strings.Replace(good, tt.old, tt.new, 1))
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := dockerProblems(stages)
-			if !slices.ContainsFunc(p, func(s string) bool { return strings.Contains(s, tt.want) }) {
-				t.Errorf("problems %q, want one about %s", p, tt.want)
-			}
-		})
-	}
+	checkMutations(t, good, tests, func(text string) ([]string, error) {
+		stages, err := parseDockerfile(text)
+		return dockerProblems(stages), err
+	})
 	stages, err := parseDockerfile("FROM scratch\nCOPY junction /\n")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p := dockerProblems(stages); len(p) != 1 || !strings.Contains(p[0], "multi-stage") {
 		t.Errorf("a one-stage Dockerfile: problems %q", p)
+	}
+}
+
+// mutation replaces old by new in a good file; problems must then name
+// want.
+type mutation struct{ old, new, want string }
+
+// checkMutations checks that problems finds each mutation of good.
+func checkMutations(t *testing.T, good string, tests []mutation, problems func(string) ([]string, error)) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.old+" -> "+tt.new, func(t *testing.T) {
+			if !strings.Contains(good, tt.old) {
+				t.Fatalf("the file has no %q", tt.old)
+			}
+			p, err := problems(strings.Replace(good, tt.old, tt.new, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(p, func(s string) bool { return strings.Contains(s, tt.want) }) {
+				t.Errorf("problems %q, want one about %s", p, tt.want)
+			}
+		})
 	}
 }
