@@ -171,6 +171,9 @@ func parseDockerfile(text string) ([]stage, error) {
 		in := instruction{strings.ToUpper(cmd), strings.TrimSpace(args)}
 		if in.cmd == "FROM" {
 			f := strings.Fields(in.args)
+			if len(f) == 0 {
+				return nil, fmt.Errorf("line %d: FROM without an image", n+1)
+			}
 			s := stage{from: f[0]}
 			if len(f) == 3 && strings.EqualFold(f[1], "AS") {
 				s.name = f[2]
