@@ -1,10 +1,42 @@
 # Junction: make test runs every test (interop included) and installs what
-# the tests need; make bench runs the benchmarks recorded in docs/BENCHMARKS.md.
+# the tests need; make bench runs the benchmarks recorded in docs/BENCHMARKS.md;
+# make build and make release build static binaries (docs/operations.md).
 
 GO ?= go
 PKGS := ./...
 
-.PHONY: test deps vet unit bench fuzz soak
+.PHONY: test deps vet unit bench fuzz soak build release
+
+# What "junction version" prints; each may be set on the command line
+# (make build VERSION=v1.2.3). SOURCE_DATE_EPOCH fixes the build date, for
+# reproducible builds.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE ?= $(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(date +%s)} +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u -r $${SOURCE_DATE_EPOCH:-$$(date +%s)} +%Y-%m-%dT%H:%M:%SZ)
+
+# A static binary (no cgo: the net and os/user packages use their pure Go
+# versions), with no build paths in it (-trimpath).
+VERSIONPKG := github.com/junction-wamp/junction/internal/node
+LDFLAGS := -s -w -X $(VERSIONPKG).Version=$(VERSION) -X $(VERSIONPKG).Commit=$(COMMIT) -X $(VERSIONPKG).Date=$(DATE)
+BUILD := CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)'
+
+# make build: bin/junction for this machine.
+BIN ?= bin
+build:
+	$(BUILD) -o $(BIN)/junction ./cmd/junction
+
+# make release: one binary per platform in dist/, named
+# junction-VERSION-OS-ARCH(.exe), and their SHA256SUMS.
+DIST ?= dist
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/arm64 windows/amd64
+release:
+	mkdir -p $(DIST)
+	rm -f $(DIST)/junction-* $(DIST)/SHA256SUMS
+	for p in $(PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+		GOOS=$$os GOARCH=$$arch $(BUILD) -o $(DIST)/junction-$(VERSION)-$$os-$$arch$$ext ./cmd/junction || exit 1; \
+	done
+	cd $(DIST) && { sha256sum junction-* 2>/dev/null || shasum -a 256 junction-*; } > SHA256SUMS
 
 test: deps vet unit
 

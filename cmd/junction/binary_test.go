@@ -178,7 +178,7 @@ func TestBinarySIGHUP(t *testing.T) {
 func TestBinarySecondSignal(t *testing.T) {
 	guest := `{"type": "guest", "executable": "/bin/sh", "arguments": ["-c", "trap '' TERM; echo ignoring-term; exec sleep 600"]}`
 	cmd, lines, _ := startBinaryWith(t, strings.Replace(goodConfig, `]}]}`, `]}, `+guest+`]}`, 1))
-	waitLine(t, lines, containing(`ignoring-term`))
+	waitLine(t, lines, containing(`msg=ignoring-term`)) // the output, not the "guest started" line naming it
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 
 	"github.com/junction-wamp/junction/internal/config"
-	"github.com/junction-wamp/junction/internal/node"
 )
 
 // defaultDir is the node directory when --cbdir is not given, as Crossbar.
@@ -84,5 +83,3 @@ func printConfigError(w io.Writer, source string, err error) {
 		fmt.Fprintf(w, "%s: %s\n", source, e.Error())
 	}
 }
-
-func nodeVersion() string { return node.BuildVersion() }

@@ -3,7 +3,7 @@
 //	junction start  [--cbdir DIR] [--config FILE] [--loglevel debug|info|warn|error] [--logformat text|json]
 //	junction init   [--cbdir DIR]
 //	junction check  [--cbdir DIR]... [--config FILE]... [--summary] [--blockers] [DIR|FILE]...
-//	junction version
+//	junction version (or junction --version)
 //
 // See docs/commands.md for the configuration lookup and the exit statuses,
 // and docs/configuration.md for the file format.

@@ -21,7 +21,7 @@ const usage = `usage:
   junction init    [--cbdir DIR]
   junction check   [--cbdir DIR]... [--config FILE]... [--summary] [--blockers] [DIR|FILE]...
   junction health  [--timeout DURATION] URL
-  junction version
+  junction version  (or junction --version)
 `
 
 // env is what a command gets from its process.
@@ -55,12 +55,15 @@ func run(ctx context.Context, hangup <-chan os.Signal, args []string, stdout, st
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
-	switch args[0] {
+	name := args[0]
+	switch name {
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	case "-version", "--version":
+		name = "version"
 	}
-	cmd, ok := commands[args[0]]
+	cmd, ok := commands[name]
 	if !ok {
 		fmt.Fprintf(stderr, "junction: unknown command %q\n%s", args[0], usage)
 		return exitUsage
@@ -103,13 +106,4 @@ func parseStatus(err error) (code int, ok bool) {
 		return exitUsage, false
 	}
 	return exitOK, true
-}
-
-func runVersion(e *env, args []string) int {
-	fs := flagSet(e, "version", "")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	fmt.Fprintf(e.stdout, "junction %s\n", nodeVersion())
-	return exitOK
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/junction-wamp/junction/internal/config"
 )
@@ -61,11 +60,4 @@ func findExecutable(exe, workdir string) (string, error) {
 		return "", fmt.Errorf("%q not found: %s is not an executable file, and PATH finds it only relative to the current directory", exe, path)
 	}
 	return "", fmt.Errorf("%q not found: %s is not an executable file, and it is not on PATH (%s)", exe, path, os.Getenv("PATH"))
-}
-
-// isExecutable reports whether path is a file the node may execute.
-func isExecutable(path string) bool {
-	const xOK = 1
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular() && syscall.Access(path, xOK) == nil
 }

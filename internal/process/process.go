@@ -12,7 +12,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unsafe"
 )
 
 // Output says what happens to a child's stdout or stderr.
@@ -87,11 +86,11 @@ type Process struct {
 }
 
 // Start starts the process described by spec in its own process group,
-// with SIGKILL as its parent-death signal. That signal is tied to the
-// thread that forked: call Start from a goroutine that is not locked to
-// an OS thread that may exit (runtime.LockOSThread without unlock), or
-// the child is killed when that thread ends. The error names Spec.Name
-// and Spec.Path.
+// with SIGKILL as its parent-death signal on Linux. That signal is tied
+// to the thread that forked: call Start from a goroutine that is not
+// locked to an OS thread that may exit (runtime.LockOSThread without
+// unlock), or the child is killed when that thread ends. The error names
+// Spec.Name and Spec.Path.
 func Start(spec Spec) (*Process, error) {
 	path, err := resolve(spec.Path)
 	if err != nil {
@@ -105,7 +104,7 @@ func Start(spec Spec) (*Process, error) {
 		Dir:   spec.Dir,
 		Env:   append([]string{}, spec.Env...),
 		Files: append(std.childFiles(), spec.ExtraFiles...),
-		Sys:   &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+		Sys:   sysProcAttr(),
 	})
 	std.closeChildEnds()
 	if err != nil {
@@ -150,21 +149,12 @@ func (p *Process) Err() error {
 	}
 }
 
-// supervise waits for the leader to exit, kills what is left of its group
-// while the leader's PID still holds the group ID, reaps it, then waits
-// for the output to drain.
+// supervise waits for the process to exit and its output to drain, and
+// records how it ended.
 func (p *Process) supervise(out *running) {
-	err := waitExited(p.pid)
-	close(p.exited)
-	p.mu.Lock()
-	p.signalLocked(syscall.SIGKILL)
-	state, werr := p.proc.Wait()
-	p.reaped = true
-	p.mu.Unlock()
+	state, err := p.wait()
 	out.finish()
 	switch {
-	case werr != nil:
-		p.err = fmt.Errorf("process %s: wait: %w", p.name, werr)
 	case err != nil:
 		p.err = fmt.Errorf("process %s: wait: %w", p.name, err)
 	case !state.Success():
@@ -172,25 +162,6 @@ func (p *Process) supervise(out *running) {
 	}
 	close(p.done)
 }
-
-// waitExited blocks until the process pid has exited, without reaping it
-// (waitid with WNOWAIT), so that its PID cannot be reused meanwhile.
-func waitExited(pid int) error {
-	var info [128]byte // a siginfo_t, unread
-	for {
-		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
-			uintptr(unsafe.Pointer(&info)), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
-		if errno != syscall.EINTR {
-			if errno != 0 {
-				return errno
-			}
-			return nil
-		}
-	}
-}
-
-// pPID is waitid's P_PID: wait for the process with the given ID.
-const pPID = 1
 
 // Stop ends the process: SIGTERM to its group, then, after Grace or when
 // ctx ends, SIGKILL to the group. Once the leader has exited any process
@@ -209,25 +180,4 @@ func (p *Process) Stop(ctx context.Context) error {
 	err = errors.Join(err, p.signal(syscall.SIGKILL))
 	<-p.done
 	return err
-}
-
-// signal sends sig to the process group unless the leader has been
-// reaped (its PID, the group's ID, could then name another group).
-func (p *Process) signal(sig syscall.Signal) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.signalLocked(sig)
-}
-
-// signalLocked is signal with p.mu held. No such process is no error:
-// the group has gone.
-func (p *Process) signalLocked(sig syscall.Signal) error {
-	if p.reaped {
-		return nil
-	}
-	err := syscall.Kill(-p.pid, sig)
-	if err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("process %s: %v: %w", p.name, sig, err)
-	}
-	return nil
 }

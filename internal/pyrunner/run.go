@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"sync"
-	"syscall"
 )
 
 // Component is what a runner starts: one Python class component.
@@ -153,7 +152,7 @@ func (c *Channel) send(id int64, op string, args any, fd interface{ Fd() uintptr
 	line = append(line, '\n')
 	var oob []byte
 	if fd != nil {
-		oob = syscall.UnixRights(int(fd.Fd()))
+		oob = rights(fd.Fd())
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()

@@ -1,3 +1,5 @@
+//go:build unix
+
 package pyrunner
 
 import (
@@ -13,7 +15,7 @@ import (
 // reaches the runner only as process.Spec.ExtraFiles or SCM_RIGHTS, and
 // never another child of the node.
 func socketPair(name string) (*net.UnixConn, *os.File, error) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fds, err := cloexecSocketpair()
 	if err != nil {
 		return nil, nil, fmt.Errorf("pyrunner: %s: socket pair: %w", name, err)
 	}
@@ -27,3 +29,6 @@ func socketPair(name string) (*net.UnixConn, *os.File, error) {
 	}
 	return conn.(*net.UnixConn), theirs, nil
 }
+
+// rights is the SCM_RIGHTS control message that passes fd.
+func rights(fd uintptr) []byte { return syscall.UnixRights(int(fd)) }

@@ -329,6 +329,19 @@ var corpus = []corpusNode{
 		static: staticFile{"/", "web/index.html"},
 	},
 	{
+		name: "tls-client-cert",
+		proves: "TLS client certificates from autobahn-python: a static principal by its SHA-1 fingerprint (from " +
+			"the environment) with its role, a certificate no principal has and none at all refused, a ticket " +
+			"login without a certificate; a Python dynamic authenticator reading the certificate's subject and issuer; " +
+			"an untrusted CA's certificate failing the handshake",
+		client:  "client.py",
+		prepare: tlsClientCerts,
+		warnings: []string{
+			`Backend.onUserError(): "com.example.not_a_device: subject printer-1"`,
+			`Backend.onUserError(): "com.example.no_certificate: a device logs in with its certificate"`,
+		},
+	},
+	{
 		name: "mqtt-native",
 		proves: "MQTT 3.1.1 clients (paho) on an MQTT transport and inside a universal transport bridged to WAMP " +
 			"both ways: native JSON and, by longest prefix, CBOR payload mappings, QoS 1, + and # filters; the " +

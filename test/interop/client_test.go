@@ -83,6 +83,7 @@ type result struct {
 	OK          bool           `json:"ok"`
 	Error       string         `json:"error"`
 	Client      string         `json:"client"`
+	Role        string         `json:"role"`
 	Serializer  string         `json:"serializer"`
 	AuthID      string         `json:"authid"`
 	AuthRole    string         `json:"authrole"`

@@ -26,17 +26,33 @@ var wsPaths = map[string]string{
 	"cryptosign": "ws-cryptosign",
 }
 
+// The realm store's event histories (py/scenario.py --role history): the
+// last historyLimit events of historyTopic, and those of every topic under
+// historyPrefix.
+const (
+	historyTopic  = "com.interop.history.counter"
+	historyLimit  = 3
+	historyPrefix = "com.interop.history.sensor."
+)
+
 // nodeConfig is one router worker with realm1, whose roles anonymous, user
-// and device may do anything under com.interop., and the transports above,
-// all on 127.0.0.1 port 0.
+// and device may do anything under com.interop. and call the subscription
+// meta procedures (wamp.subscription.), with the event histories above,
+// and the transports above, all on 127.0.0.1 port 0.
 func nodeConfig() obj {
 	roles := []obj{}
 	for _, name := range []string{"anonymous", "user", "device"} {
 		roles = append(roles, obj{"name": name, "permissions": []obj{{
 			"uri": "com.interop.", "match": "prefix",
 			"allow": obj{"call": true, "register": true, "publish": true, "subscribe": true},
+		}, {
+			"uri": "wamp.subscription.", "match": "prefix", "allow": obj{"call": true},
 		}}})
 	}
+	store := obj{"type": "memory", "event-history": []obj{
+		{"uri": historyTopic, "match": "exact", "limit": historyLimit},
+		{"uri": historyPrefix, "match": "prefix"},
+	}}
 	paths := obj{}
 	for method, path := range wsPaths {
 		// compression: autobahn-js (Node's ws module) accepts
@@ -56,7 +72,7 @@ func nodeConfig() obj {
 	transports[universalTransport] = universalConfig()
 	return obj{"version": 2, "workers": []obj{{
 		"type":       "router",
-		"realms":     []obj{{"name": realm, "roles": roles}},
+		"realms":     []obj{{"name": realm, "roles": roles, "store": store}},
 		"transports": transports,
 	}}}
 }

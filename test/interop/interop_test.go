@@ -103,6 +103,29 @@ func runMatrix(t *testing.T, n *node, tr string, supported func(c client, ser st
 	}
 }
 
+// TestEventHistory: autobahn-python reads the realm store's event
+// histories with wamp.subscription.get_events (py/scenario.py --role
+// history), over WebSocket and RawSocket with each serializer. The runs
+// share the node's histories, so they run one after the other, each
+// finding its own events (tagged with its prefix) the newest.
+func TestEventHistory(t *testing.T) {
+	harness.RequireDeps(t)
+	n := startNode(t)
+	for _, tr := range []string{"websocket", "rawsocket"} {
+		for _, ser := range serializers {
+			t.Run("python/"+tr+"/"+ser, func(t *testing.T) {
+				args := argsFor(n.url(tr, anonymous), ser, anonymous)
+				args.role = "history"
+				r := run(t, pyClient, args)
+				if r.Role != "history" || r.Serializer != ser {
+					t.Errorf("role %q serializer %q, want history %s", r.Role, r.Serializer, ser)
+				}
+				checkGoodbye(t, r)
+			})
+		}
+	}
+}
+
 // TestRefused checks that a wrong ticket, a wrong wampcra secret and a
 // cryptosign key that is not authorized, and each of these methods with an
 // authid the node does not know, are refused with ABORT

@@ -119,7 +119,7 @@ class _Client(ApplicationSession):
 
 
 def join(url, realm, authmethods=None, authid=None, secret=None, key=None, authextra=None, serializers=None,
-         headers=None):
+         headers=None, ssl=None):
     """A Deferred of a session joined to realm at url (ws:// or rs://):
     anonymous, or with authmethods (["ticket"], ["wampcra"], ["scram"],
     ["cryptosign"]) and authid, the ticket, wampcra secret or scram
@@ -127,8 +127,9 @@ def join(url, realm, authmethods=None, authid=None, secret=None, key=None, authe
     autobahn.wamp.cryptosign.CryptosignKey, whose public key goes in
     authextra). serializers (autobahn serializer objects, the first one for
     RawSocket) replace autobahn's defaults; headers are added to the
-    WebSocket upgrade request. It fails with Refused when the router
-    refuses the join."""
+    WebSocket upgrade request; ssl (Twisted TLS options, such as
+    optionsForClientTLS's) replaces the default ones of a wss:// url. It
+    fails with Refused when the router refuses the join."""
     joined = defer.Deferred()
     extra = {
         "joined": joined,
@@ -138,14 +139,24 @@ def join(url, realm, authmethods=None, authid=None, secret=None, key=None, authe
         "key": key,
         "authextra": authextra,
     }
-    runner = ApplicationRunner(url, realm, extra=extra, serializers=serializers, headers=headers)
+    runner = ApplicationRunner(url, realm, extra=extra, serializers=serializers, headers=headers, ssl=ssl)
     d = runner.run(_Client, start_reactor=False, auto_reconnect=False)
+
+    def connected(proto):
+        # a connection closed before the WAMP session opens (a failed TLS
+        # handshake, a refused WebSocket upgrade) reaches no session callback
+        def closed(_):
+            if not joined.called:
+                joined.errback(Refused("(connection closed)", ""))
+
+        proto.is_closed.addCallback(closed)
+        return proto
 
     def connect_failed(f):
         if not joined.called:
             joined.errback(f)
 
-    d.addErrback(connect_failed)
+    d.addCallbacks(connected, connect_failed)
     return joined
 
 

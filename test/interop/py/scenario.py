@@ -9,7 +9,7 @@ written to stderr). Run by test/interop/interop_test.go with /usr/bin/python3
     /usr/bin/python3 scenario.py --url ws://127.0.0.1:PORT/ws --realm realm1 \
         [--serializer json|msgpack|cbor] \
         [--authmethod anonymous|ticket|wampcra|cryptosign] \
-        [--authid ID] [--secret S] [--expect-fail] [--role all|callee|caller] \
+        [--authid ID] [--secret S] [--expect-fail] [--role all|callee|caller|history] \
         [--prefix com.interop.UNIQUE] [--timeout SECONDS]
 
 With --authmethod cryptosign (which needs PyNaCl, Debian's python3-nacl),
@@ -22,7 +22,8 @@ Roles: "all" (default) registers, calls, subscribes and publishes in one
 session. "callee" registers the procedures and subscribes, prints
 {"ready": true} once it has, then waits for the caller's event; "caller" calls
 the callee's procedures and publishes that event. Both must be given the same
---prefix.
+--prefix. "history" publishes to the topics of the realm store's event
+histories and reads them back with wamp.subscription.get_events.
 """
 
 import argparse
@@ -63,6 +64,13 @@ ERROR_KWARGS = {"reason": "because", "code": 7}
 PROGRESS = [1, 2, 3]
 FINAL = "done"
 
+# The realm store's event histories (test/interop/config_test.go): the last
+# HISTORY_LIMIT events of HISTORY_TOPIC, and those of every topic under
+# HISTORY_PREFIX.
+HISTORY_TOPIC = "com.interop.history.counter"
+HISTORY_LIMIT = 3
+HISTORY_PREFIX = "com.interop.history.sensor."
+
 SERIALIZERS = {"json": JsonSerializer, "msgpack": MsgPackSerializer, "cbor": CBORSerializer}
 
 
@@ -95,7 +103,7 @@ def parse_args(argv):
     p.add_argument("--authid", default="")
     p.add_argument("--secret", default="")
     p.add_argument("--expect-fail", action="store_true")
-    p.add_argument("--role", choices=["all", "callee", "caller"], default="all")
+    p.add_argument("--role", choices=["all", "callee", "caller", "history"], default="all")
     p.add_argument("--prefix", default="com.interop.py%d_%d" % (os.getpid(), int(time.time() * 1000)))
     p.add_argument("--timeout", type=float, default=20.0)
     opts = p.parse_args(argv)
@@ -236,7 +244,57 @@ def run_caller(session, u):
 
 
 @defer.inlineCallbacks
+def run_history(session, realm, tag):
+    """Publishes five counter events and two sensor readings, each tagged
+    with tag (the run's own: the node's histories outlive the run), then
+    reads the histories: newest first, at most the limit, in Crossbar's item
+    shape, with time_ns an exact integer over every serializer; a
+    subscription without history answers wamp.error.history_unavailable."""
+    ack = PublishOptions(acknowledge=True, exclude_me=False)
+    before = time.time_ns()
+    for i in range(5):
+        yield session.publish(HISTORY_TOPIC, tag, i, options=ack)
+    yield session.publish(HISTORY_PREFIX + "temp", tag, 21.5, options=ack, unit="C")
+    yield session.publish(HISTORY_PREFIX + "humidity", tag, 40, options=ack)
+    after = time.time_ns()
+    step("published to the histories")
+
+    sid = yield session.call("wamp.subscription.lookup", HISTORY_TOPIC)
+    check(isinstance(sid, int), "the history's subscription of %s: %r" % (HISTORY_TOPIC, sid))
+    got = yield session.call("wamp.subscription.get_events", sid)
+    want = [[tag, 4], [tag, 3], [tag, 2]]
+    check(same([e["args"] for e in got], want), "the counter's history %r, want the args %r" % (got, want))
+    e = got[0]
+    check((e["topic"], e["realm"], e["session_id"], e["authrole"], e["kwargs"])
+          == (HISTORY_TOPIC, realm, session._session_id, "anonymous", None),
+          "an item's topic, realm, publisher, role and kwargs: %r" % (e,))
+    check(type(e["publication"]) is int, "an item's publication %r, want an integer" % (e["publication"],))
+    check(type(e["time_ns"]) is int and before <= e["time_ns"] <= after,
+          "an item's time_ns %r, want the integer between %d and %d" % (e["time_ns"], before, after))
+    got = yield session.call("wamp.subscription.get_events", sid, 1)
+    check(same([e["args"] for e in got], [[tag, 4]]), "get_events with limit 1: %r" % (got,))
+
+    pid = yield session.call("wamp.subscription.lookup", HISTORY_PREFIX, {"match": "prefix"})
+    got = yield session.call("wamp.subscription.get_events", pid, 2)
+    got = [(e["topic"], e["args"], e["kwargs"]) for e in got]
+    want = [(HISTORY_PREFIX + "humidity", [tag, 40], None), (HISTORY_PREFIX + "temp", [tag, 21.5], {"unit": "C"})]
+    check(got == want, "the prefix history %r, want %r" % (got, want))
+
+    sub = yield session.subscribe(lambda *a, **kw: None, tag + ".nohistory")
+    try:
+        r = yield session.call("wamp.subscription.get_events", sub.id)
+    except ApplicationError as e:
+        check(e.error == "wamp.error.history_unavailable", "get_events without history: %s" % e.error)
+    else:
+        raise CheckError("get_events of a subscription without history returned %r" % (r,))
+    step("read the histories")
+
+
+@defer.inlineCallbacks
 def run_scenario(opts, session):
+    if opts.role == "history":
+        yield run_history(session, opts.realm, opts.prefix)
+        return {}
     u = uris(opts.prefix)
     counts = {"add2": 0, "progress": 0, "error": 0}
     if opts.role == "caller":
