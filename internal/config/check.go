@@ -60,9 +60,11 @@ func (w *RouterWorker) check(d *decoder, wp string, listeners *[]listener) {
 		switch t := t.(type) {
 		case *WebTransport:
 			checkBridgePaths(d, tp+".paths", t.Paths, realms, t.Options.BodyBufferLimit)
+			checkDashboardPaths(d, tp+".paths", t.Paths, t.Endpoint)
 		case *UniversalTransport:
 			if t.Web != nil {
 				checkBridgePaths(d, tp+".web.paths", t.Web.Paths, realms, t.Web.Options.BodyBufferLimit)
+				checkDashboardPaths(d, tp+".web.paths", t.Web.Paths, t.Endpoint)
 			}
 		}
 	}
