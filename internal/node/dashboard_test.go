@@ -99,8 +99,13 @@ func TestDashboardData(t *testing.T) {
 	if r := dashboardJSON(t, "http://"+addr+"/?realm=nope").Realm; r != nil {
 		t.Errorf("unknown realm: %+v, want none", r)
 	}
+	// The router publishes on_leave once the session is gone from its realm.
+	left := make(chan *client.Event, 1)
+	if _, err := a.Subscribe(testCtx(t), "wamp.session.on_leave", func(ev *client.Event) { left <- ev }, nil); err != nil {
+		t.Fatal(err)
+	}
 	b.Close()
-	<-b.Done()
+	receive(t, left, "on_leave")
 	if got := dashboardJSON(t, "http://"+addr+"/").Realms[0].Sessions; got != 2 {
 		t.Errorf("after a leave: %d sessions, want 2", got)
 	}

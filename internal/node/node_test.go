@@ -56,13 +56,11 @@ func TestDefaultConfig(t *testing.T) {
 		t.Errorf("POST /webhook = %d %s", code, got)
 	}
 
-	// Two clients and the embedded sessions of call, publish and webhook.
-	info := nodeInfo(t, "http://"+addr+"/")
-	if len(info.Realms) != 1 || info.Realms[0].Name != "realm1" || info.Realms[0].Sessions != 5 {
-		t.Errorf("nodeinfo realms = %+v, want realm1 with 5 sessions", info.Realms)
-	}
-	if len(info.Listeners) != 1 || info.Listeners[0].Address != addr || info.Version == "" {
-		t.Errorf("nodeinfo = %+v", info)
+	// The dashboard at "/": two clients and the embedded sessions of call,
+	// publish and webhook.
+	d := dashboardJSON(t, "http://"+addr+"/")
+	if len(d.Realms) != 1 || d.Realms[0].Name != "realm1" || d.Realms[0].Sessions != 5 || d.Version == "" {
+		t.Errorf("dashboard = %+v, want realm1 with 5 sessions", d)
 	}
 
 	if err := n.Stop(testCtx(t)); err != nil {

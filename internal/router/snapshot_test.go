@@ -53,6 +53,7 @@ func TestSessionsPaged(t *testing.T) {
 			t.Errorf("first session %+v, want %+v", first[0], want)
 		}
 		clients[0].leave()
+		clients[0].waitDone() // Attach returns once the session left its realm
 		if _, total := r.Sessions("a", 0, 0); total != 4 {
 			t.Errorf("after a leave: %d sessions, want 4", total)
 		}
