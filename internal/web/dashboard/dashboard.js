@@ -73,6 +73,12 @@
     return s + "s";
   }
 
+  // utc writes a time as "2026-01-02 15:04:05 UTC".
+  function utc(iso) {
+    const t = new Date(iso);
+    return isNaN(t) ? "" : t.toISOString().replace("T", " ").slice(0, 19) + " UTC";
+  }
+
   function nodeNow() {
     return new Date(data.now).getTime() + (Date.now() - receivedAt);
   }
@@ -101,7 +107,7 @@
 
   function render() {
     $("version").textContent = data.version || "?";
-    $("started").textContent = new Date(data.started).toLocaleString();
+    $("started").textContent = utc(data.started);
     tick();
     renderTotals();
     renderRealms();
@@ -171,7 +177,7 @@
     const transport = s.serializer ? s.transport + " · " + s.serializer : s.transport;
     const peer = s.peer ? el("td", "mono", s.peer) : el("td", "internal", "inside the node");
     const joined = el("td", "", ago(s.joined));
-    joined.title = s.joined;
+    joined.title = utc(s.joined);
     tr.append(el("td", "mono", s.id), el("td", "wrap", s.authid), el("td", "", s.authrole),
       el("td", "", s.authmethod), el("td", "", transport), peer, joined);
     return tr;
