@@ -80,6 +80,31 @@ func TestImporters(t *testing.T) {
 	}
 }
 
+// TestModuleImporters holds every package to moduleImporters.
+func TestModuleImporters(t *testing.T) {
+	for _, p := range packages(t) {
+		for _, imp := range slices.Concat(p.imports, p.testImports) {
+			if msg := moduleImporterCheck(p.path, imp); msg != "" {
+				t.Errorf("%s imports %s: %s", p.path, imp, msg)
+			}
+		}
+	}
+}
+
+// moduleImporterCheck returns why pkg may not import imp, a package of a
+// third-party module under moduleImporters ("" when it may).
+func moduleImporterCheck(pkg, imp string) string {
+	for mod, importers := range moduleImporters {
+		if imp != mod && !strings.HasPrefix(imp, mod+"/") {
+			continue
+		}
+		if !slices.ContainsFunc(importers, func(a string) bool { return matches(a, pkg) }) {
+			return fmt.Sprintf("only %s may import %s", strings.Join(importers, ", "), mod)
+		}
+	}
+	return ""
+}
+
 // TestTestOnlyModules: no package of the module imports a module of
 // testOnly outside its tests.
 func TestTestOnlyModules(t *testing.T) {
@@ -320,6 +345,28 @@ func TestMatches(t *testing.T) {
 	for _, tt := range tests {
 		if got := matches(tt.pattern, tt.pkg); got != tt.want {
 			t.Errorf("matches(%q, %q) = %v, want %v", tt.pattern, tt.pkg, got, tt.want)
+		}
+	}
+}
+
+// TestModuleImporterCheck: the check refuses the Prometheus client to the
+// router and the bridge, and lets internal/metrics have it.
+func TestModuleImporterCheck(t *testing.T) {
+	const prom = "github.com/prometheus/client_golang/prometheus"
+	tests := []struct {
+		pkg, imp string
+		ok       bool
+	}{
+		{"internal/metrics", prom, true},
+		{"internal/metrics", prom + "/promhttp", true},
+		{"internal/router", prom, false},
+		{"internal/bridge", prom, false},
+		{"internal/transport/websocket", prom, false},
+		{"internal/router", "github.com/prometheus/client_golang_other", true},
+	}
+	for _, tt := range tests {
+		if msg := moduleImporterCheck(tt.pkg, tt.imp); (msg == "") != tt.ok {
+			t.Errorf("%s importing %s: %q, want allowed %v", tt.pkg, tt.imp, msg, tt.ok)
 		}
 	}
 }

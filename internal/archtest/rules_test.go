@@ -37,7 +37,8 @@ var rules = map[string]rule{
 	// The router is tested without sockets or JSON: it never reaches a
 	// transport, the web, the bridge, a client, the config or the node.
 	// Transports reach it through the Attacher interface they declare.
-	"internal/router": {allowed: []string{"internal/wamp", "internal/uriindex", "internal/auth", "internal/lograte"}},
+	// meter: the counters it keeps for the operator are its own atomics.
+	"internal/router": {allowed: []string{"internal/wamp", "internal/uriindex", "internal/auth", "internal/lograte", "internal/meter"}},
 	// Transports carry messages: they encode with the codec and share the
 	// outbox, keepalive and idle reader among themselves; never the router.
 	"internal/transport/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/transport/...", "internal/lograte", "internal/wsupgrade"}},
@@ -57,9 +58,16 @@ var rules = map[string]rule{
 	// The bridge's embedded sessions are clients on a peer the node makes,
 	// never the router itself. The codec is for its plain-JSON bodies (the
 	// Caller's and Publisher's hot path, with no reflection), not for WAMP.
-	"internal/bridge/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/client", "internal/auth", "internal/bridge/webhooksig", "internal/lograte", "internal/dotsegment"}},
+	"internal/bridge/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/client", "internal/auth", "internal/bridge/webhooksig", "internal/lograte", "internal/dotsegment", "internal/meter"}},
 	// Webhook providers' signature schemes: HMACs over the standard library.
 	"internal/bridge/webhooksig": {stdOnly: true},
+	// Counters (a lock-free histogram, HTTP requests by status) that the
+	// router, the bridge and the web proxies keep in their own structs:
+	// atomics and the standard library, no Prometheus type.
+	"internal/meter": {stdOnly: true},
+	// The Prometheus collector over the node's counters: the only package
+	// that imports client_golang (with the node, which mounts it).
+	"internal/metrics": {allowed: []string{"internal/router", "internal/meter"}},
 	// Rate-limited warnings, usable on any hot path: a leaf.
 	"internal/lograte": {stdOnly: true},
 	// The config is data and validation only (uriindex for match types):
@@ -116,6 +124,15 @@ var rules = map[string]rule{
 	// Builds, starts and stops the binary: it knows its command line and
 	// its logs, none of its packages.
 	"test/internal/nodeproc": {stdOnly: true},
+}
+
+// moduleImporters are the only packages of the module that may import a
+// third-party module (any of its packages), their tests included. The
+// Prometheus client stays out of the router, the transports and the
+// bridge: they count with plain atomics (internal/meter), which
+// internal/metrics reads at scrape time.
+var moduleImporters = map[string][]string{
+	"github.com/prometheus/client_golang": {"internal/metrics"},
 }
 
 // testOnly are the third-party modules that only _test.go files may

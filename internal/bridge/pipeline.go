@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"unicode/utf8"
 
+	"github.com/junction-wamp/junction/internal/meter"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -23,6 +24,8 @@ type pipeline struct {
 	text   *string // Webhook: the error_response text; nil answers JSON
 	debug  bool
 	log    *slog.Logger
+	// requests count the requests served, by status (Stats).
+	requests meter.Requests
 }
 
 func newPipeline(c *Common, json bool, service string) *pipeline {
@@ -140,6 +143,11 @@ func (p *pipeline) decode(req *request) error {
 // serve runs the pipeline, then act with the accepted request, and answers
 // the error of either.
 func (p *pipeline) serve(w http.ResponseWriter, r *http.Request, act func(http.ResponseWriter, *http.Request, *request) error) {
+	p.requests.Serve(w, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.run(w, r, act) }))
+}
+
+// run is serve, counted.
+func (p *pipeline) run(w http.ResponseWriter, r *http.Request, act func(http.ResponseWriter, *http.Request, *request) error) {
 	req, err := p.accept(w, r)
 	if req == nil && err == nil {
 		return

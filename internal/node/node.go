@@ -46,6 +46,7 @@ type Node struct {
 	runners    []*pyWorker      // the workers' Python runners, in config order
 	sessions   []*bridgeSession // of the caller, publisher and webhook services
 	proxies    []proxyUnit      // the reverse proxies and WebSocket reverse proxies
+	services   []serviceUnit    // the bridge path services and proxies, for Stats
 	archives   []*archiveUnit   // the archive path services, opened at start
 	shutdown   *shutdownPolicy  // when a worker's exit stops the node
 	guests     []*guestUnit     // the guest workers, in config order

@@ -8,6 +8,7 @@ import (
 	"github.com/junction-wamp/junction/internal/bridge"
 	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/metrics"
 	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/web"
 )
@@ -21,6 +22,9 @@ func buildCaller(env *pathEnv, path, url string, svc config.PathService) (http.H
 		Signing:     env.b.signing(s.Signing),
 		CallTimeout: callTimeout(s.CallTimeout),
 	})
+	if err == nil {
+		env.addService(metrics.ServiceCaller, path, url, h)
+	}
 	return serviceResult(path, h, cerr, err)
 }
 
@@ -32,6 +36,9 @@ func buildPublisher(env *pathEnv, path, url string, svc config.PathService) (htt
 		Common:  common,
 		Signing: env.b.signing(s.Signing),
 	})
+	if err == nil {
+		env.addService(metrics.ServicePublisher, path, url, h)
+	}
 	return serviceResult(path, h, cerr, err)
 }
 
@@ -48,6 +55,9 @@ func buildWebhook(env *pathEnv, path, url string, svc config.PathService) (http.
 		ProviderSecret:  s.ProviderSecret,
 		Provider:        s.Provider,
 	})
+	if err == nil {
+		env.addService(metrics.ServiceWebhook, path, url, h)
+	}
 	return serviceResult(path, h, cerr, err)
 }
 
@@ -80,7 +90,7 @@ func buildReverseProxy(env *pathEnv, path, url string, svc config.PathService) (
 		return nil, fieldError(path, err)
 	}
 	env.addProxy(path, p)
-	return p, nil
+	return env.meterProxy(path, url, p), nil
 }
 
 // addProxy registers a proxy path service of the listener being built:

@@ -77,7 +77,7 @@ func buildWebSocketProxy(env *pathEnv, path, url string, svc config.PathService)
 		return nil, fieldError(path, err)
 	}
 	env.addProxy(path, p)
-	return nullOrigins(p, s.Options.AllowNullOrigin), nil
+	return env.meterProxy(path, url, nullOrigins(p, s.Options.AllowNullOrigin)), nil
 }
 
 // deflate maps "compression"."deflate" (nil: none). Its memory_level, a

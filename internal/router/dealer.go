@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/meter"
 	"github.com/junction-wamp/junction/internal/uriindex"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
@@ -28,6 +29,9 @@ type dealer struct {
 	// their calls in flight (of their len(calls)).
 	holders  tally
 	inFlight int
+	// durations are the calls' times from CALL to their final RESULT or
+	// ERROR (finish); atomics, observed under mu.
+	durations meter.Histogram
 }
 
 // registration is a procedure pattern and its callees, in registration
@@ -62,6 +66,7 @@ type call struct {
 	progress   bool    // the caller asked for progressive results
 	killing    bool    // INTERRUPT (mode kill) was sent
 	timer      *time.Timer
+	start      time.Time // of the CALL
 }
 
 // outbox collects messages to send once dealer.mu is released.
@@ -126,6 +131,15 @@ func (d *dealer) forget(c *call) {
 	if c.timer != nil {
 		c.timer.Stop()
 	}
+}
+
+// finish forgets c, which its final RESULT or ERROR answers, and counts
+// its duration. dealer.mu must be held.
+func (d *dealer) finish(c *call) {
+	if c.pending() {
+		d.durations.Observe(time.Since(c.start))
+	}
+	d.forget(c)
 }
 
 // pending reports whether c is still in flight. dealer.mu must be held.

@@ -89,7 +89,7 @@ func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.
 	if restricted(m.Procedure) && !to.trusted() {
 		return nil, nil, nil, noSuchProcedure(m.Procedure)
 	}
-	c := &call{caller: s, request: m.Request, callee: to, invocation: to.invIDs.Next(), progress: opts.progress}
+	c := &call{caller: s, request: m.Request, callee: to, invocation: to.invIDs.Next(), progress: opts.progress, start: time.Now()}
 	s.calls.put(c.request, c)
 	to.invs.put(c.invocation, c)
 	d.inFlight++

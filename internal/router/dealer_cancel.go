@@ -39,7 +39,7 @@ func (d *dealer) cancel(s *session, req wamp.ID, mode string) outbox {
 		}
 		return out
 	}
-	d.forget(c)
+	d.finish(c)
 	if mode == wamp.CancelKillNoWait {
 		c.interrupt(&out, wamp.CancelKillNoWait, wamp.ErrCanceled)
 	}

@@ -23,7 +23,7 @@ func (d *dealer) calleeError(s *session, m *wamp.Error) (*session, *wamp.Error) 
 	if c == nil {
 		return nil, nil
 	}
-	d.forget(c)
+	d.finish(c)
 	details := m.Details
 	if details == nil {
 		details = wamp.Dict{}

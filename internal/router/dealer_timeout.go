@@ -25,7 +25,7 @@ func (d *dealer) expire(c *call) {
 	var out outbox
 	d.mu.Lock()
 	if c.pending() {
-		d.forget(c)
+		d.finish(c)
 		c.interrupt(&out, wamp.CancelKillNoWait, wamp.ErrTimeout)
 		out.add(c.caller, c.callError(wamp.ErrTimeout, "call timed out"))
 	}

@@ -35,6 +35,6 @@ func (d *dealer) yield(s *session, m *wamp.Yield) (*session, *wamp.Result) {
 		res.Details[wamp.OptProgress] = true
 		return c.caller, res
 	}
-	d.forget(c)
+	d.finish(c)
 	return c.caller, res
 }

@@ -35,6 +35,7 @@ func (s *session) handshake() *realm {
 		err = wamp.Errorf(wamp.ErrNoSuchRole, "role %q does not exist on realm %q", id.AuthRole, rm.name)
 	}
 	if err != nil {
+		s.refused(hello, rm, err)
 		s.abortWith(err)
 		return nil
 	}
@@ -47,6 +48,7 @@ func (s *session) handshake() *realm {
 		return nil
 	}
 	s.joined.Store(true)
+	rm.joins.note(s.ident.AuthMethod)
 	s.send(&wamp.Welcome{Session: s.id, Details: s.welcomeDetails()})
 	rm.hooks.SessionJoined(s.info())
 	if rm.meta {
@@ -68,13 +70,14 @@ func (s *session) recv() (wamp.Message, error) {
 		}
 		return nil, errQuiet
 	}
-	s.counts.in.Add(1)
 	m = wamp.Unwrap(m)
+	if m == nil {
+		return nil, violation("no message")
+	}
+	s.counts.received(m.Type())
 	switch m.(type) {
 	case *wamp.Abort, *wamp.Goodbye:
 		return nil, errQuiet
-	case nil:
-		return nil, violation("no message")
 	}
 	return m, nil
 }
@@ -122,6 +125,7 @@ func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.I
 		return nil, nil, err
 	}
 	a := s.gate.pick(req)
+	s.ident.AuthMethod = offered(a, req) // for refused; the identity replaces it
 	if rm == nil && (a == nil || !auth.AssignsRealm(a)) {
 		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q", h.Realm)
 	}
@@ -213,6 +217,36 @@ func (s *session) challenge(ch auth.Challenge, clock *joinClock, wait time.Durat
 	}
 	id, err = ch.Verify(a)
 	return id, true, err
+}
+
+// offered is the authmethod of a join attempt: a's, or the first the
+// client offered when no authenticator takes it.
+func offered(a auth.Authenticator, req *auth.Request) string {
+	if a != nil {
+		return a.Method()
+	}
+	if len(req.AuthMethods) > 0 {
+		return req.AuthMethods[0]
+	}
+	return ""
+}
+
+// refused counts a join refused after HELLO for err, by authmethod, on
+// the realm the HELLO named (or the one the authenticator assigned), or
+// as OtherLabel when the router has no such realm. A client that left
+// (errQuiet) was not refused.
+func (s *session) refused(h *wamp.Hello, rm *realm, err error) {
+	if errors.Is(err, errQuiet) {
+		return
+	}
+	if rm == nil {
+		rm = s.router.realm(h.Realm)
+	}
+	if rm == nil {
+		s.router.otherAuthFailures.note(s.ident.AuthMethod)
+		return
+	}
+	rm.authFailures.note(s.ident.AuthMethod)
 }
 
 // authRequest reads the authentication part of HELLO.Details.

@@ -54,6 +54,9 @@ type realm struct {
 	authzLog lograte.Limit
 	// statsOpts are the session statistics' (session_stats.go).
 	statsOpts StatsOptions
+	// joins and authFailures count the sessions that joined and the joins
+	// refused after HELLO, by authmethod (metrics.go).
+	joins, authFailures authCounts
 
 	mu       sync.RWMutex // guards the fields below; after Router.mu
 	sessions map[wamp.ID]*session
@@ -137,7 +140,9 @@ func (rm *realm) stats() RealmStats {
 	rm.mu.RLock()
 	n := len(rm.sessions)
 	rm.mu.RUnlock()
-	st := RealmStats{Sessions: n, LimitRefusals: rm.limits.refused.Load()}
+	st := RealmStats{Sessions: n, LimitRefusals: rm.limits.refused.Load(),
+		Joins: rm.joins.load(), AuthFailures: rm.authFailures.load()}
+	st.CallDurations = rm.dealer.durations.Snapshot()
 	st.Subscriptions, st.Subscribers, st.SubscriptionWeight = rm.broker.count()
 	st.Registrations, st.Callees, st.RegistrationWeight, st.CallsInFlight = rm.dealer.count()
 	return st

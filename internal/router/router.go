@@ -34,7 +34,11 @@ type Router struct {
 	regIDs  wamp.IDGen // router scope: registration IDs
 	anon    *Gate
 	retired counters // of sessions that ended
-	logins  throttle // failed logins, by address and authid
+	// callErrors count the ERRORs answering CALLs; otherAuthFailures the
+	// joins refused that named no realm of the router (metrics.go).
+	callErrors        callErrors
+	otherAuthFailures authCounts
+	logins            throttle // failed logins, by address and authid
 
 	mu       sync.Mutex // guards the fields below; first in the lock order
 	realms   map[wamp.URI]*realm

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,8 +87,9 @@ func TestStats(t *testing.T) {
 		a.register("com.p", nil)
 		join(t, r.Gate(), "b", nil)
 		st := r.Stats()
-		want := RealmStats{Sessions: 1, Subscriptions: 1, Registrations: 1, Subscribers: 1, Callees: 1, SubscriptionWeight: 1, RegistrationWeight: 1}
-		if st.Sessions != 2 || st.Realms["a"] != want || st.Realms["b"].Sessions != 1 {
+		want := RealmStats{Sessions: 1, Subscriptions: 1, Registrations: 1, Subscribers: 1, Callees: 1, SubscriptionWeight: 1, RegistrationWeight: 1,
+			Joins: map[string]uint64{"anonymous": 1}, AuthFailures: map[string]uint64{}}
+		if st.Sessions != 2 || !reflect.DeepEqual(st.Realms["a"], want) || st.Realms["b"].Sessions != 1 {
 			t.Errorf("stats %+v", st)
 		}
 		if st.MessagesIn != 4 || st.MessagesOut != 4 {
@@ -123,13 +125,14 @@ func TestStrictURIs(t *testing.T) {
 }
 
 // TestImports enforces the design rule: the router imports only wamp,
-// uriindex, auth and the standard library.
+// uriindex, auth, lograte, meter and the standard library.
 func TestImports(t *testing.T) {
 	allowed := map[string]bool{
 		"github.com/junction-wamp/junction/internal/wamp":     true,
 		"github.com/junction-wamp/junction/internal/uriindex": true,
 		"github.com/junction-wamp/junction/internal/auth":     true,
 		"github.com/junction-wamp/junction/internal/lograte":  true,
+		"github.com/junction-wamp/junction/internal/meter":    true,
 	}
 	files, err := filepath.Glob("*.go")
 	if err != nil {

@@ -69,19 +69,24 @@ func newSession(g *Gate, p wamp.Peer) *session {
 // peer is already closed then, and the session's goroutine cleans up when
 // its Recv fails. Safe for concurrent use; no lock needed.
 func (s *session) send(m wamp.Message) bool {
-	s.counts.out.Add(1) // before Send, so that a receiver sees it counted
+	msg := wamp.Unwrap(m)
+	t := msg.Type()
+	s.counts.sent(t, 1) // before Send, so that a receiver sees it counted
 	err := s.peer.Send(m)
 	if err == nil {
+		if t == wamp.TypeError {
+			s.router.noteCallError(msg)
+		}
 		return true
 	}
-	s.counts.out.Add(^uint64(0)) // not sent after all
+	s.counts.sent(t, -1) // not sent after all
 	switch {
 	case errors.Is(err, wamp.ErrSlowConsumer):
 		if s.slow.CompareAndSwap(false, true) {
 			s.router.slow.note(string(s.realmName()), uint64(s.id))
 		}
 	case !errors.Is(err, wamp.ErrClosed):
-		s.log.Warn("send failed", "type", wamp.Unwrap(m).Type().String(), "err", err)
+		s.log.Warn("send failed", "type", t.String(), "err", err)
 	}
 	return false
 }
@@ -173,8 +178,11 @@ func (s *session) serve() {
 			}
 			return
 		}
-		s.counts.in.Add(1)
-		if !s.dispatch(wamp.Unwrap(m)) {
+		m = wamp.Unwrap(m)
+		if m != nil {
+			s.counts.received(m.Type())
+		}
+		if !s.dispatch(m) {
 			return
 		}
 	}

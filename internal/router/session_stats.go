@@ -124,7 +124,7 @@ func (st *sessionStats) count() wamp.TrafficCount {
 	if st.traffic != nil {
 		return st.traffic.Load()
 	}
-	return wamp.TrafficCount{Messages: st.s.counts.in.Load() + st.s.counts.out.Load()}
+	return wamp.TrafficCount{Messages: st.s.counts.total()}
 }
 
 // arm sets the triggers for the next event, from st.base. st.mu held.

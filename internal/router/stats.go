@@ -1,8 +1,7 @@
 package router
 
 import (
-	"sync/atomic"
-
+	"github.com/junction-wamp/junction/internal/meter"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -12,7 +11,16 @@ type Stats struct {
 	SlowConsumers uint64 // sessions closed because their peer fell behind
 	MessagesIn    uint64 // messages received, over the router's life
 	MessagesOut   uint64 // messages sent (queued), over the router's life
-	Realms        map[wamp.URI]RealmStats
+	// Received and Sent are MessagesIn and MessagesOut by type.
+	Received, Sent MessageCounts
+	// CallErrors are the ERRORs answering CALLs (the router's and the
+	// callees'), by URI: one of CallErrors, or ApplicationError.
+	CallErrors map[string]uint64
+	// OtherAuthFailures are the refused joins that named a realm the
+	// router does not have, by authmethod (one of AuthMethods, or
+	// OtherLabel).
+	OtherAuthFailures map[string]uint64
+	Realms            map[wamp.URI]RealmStats
 }
 
 // RealmStats counts what lives on one realm.
@@ -32,38 +40,41 @@ type RealmStats struct {
 	RegistrationWeight int
 	CallsInFlight      int
 	LimitRefusals      uint64 // requests refused by a limit (see Limits)
-}
-
-// counters are a session's message counts; each session has its own so
-// that the hot path does not share a cache line between sessions.
-type counters struct {
-	in, out atomic.Uint64
-}
-
-func (c *counters) add(o *counters) {
-	c.in.Add(o.in.Load())
-	c.out.Add(o.out.Load())
+	// Joins are the sessions that joined, AuthFailures the joins refused
+	// after HELLO (authentication failed or denied, no such role, no
+	// method, throttled, timed out), both by authmethod: one of
+	// AuthMethods, or OtherLabel.
+	Joins        map[string]uint64
+	AuthFailures map[string]uint64
+	// CallDurations are the times from CALL to its RESULT or ERROR (the
+	// final one) of the calls routed to a callee.
+	CallDurations meter.HistogramSnapshot
 }
 
 // Stats returns a snapshot of the router's counters.
 func (r *Router) Stats() Stats {
 	st := Stats{
-		SlowConsumers: r.slow.total.Load(),
-		MessagesIn:    r.retired.in.Load(),
-		MessagesOut:   r.retired.out.Load(),
-		Realms:        make(map[wamp.URI]RealmStats),
+		SlowConsumers:     r.slow.total.Load(),
+		Received:          MessageCounts{},
+		Sent:              MessageCounts{},
+		CallErrors:        r.callErrors.load(),
+		OtherAuthFailures: r.otherAuthFailures.load(),
+		Realms:            make(map[wamp.URI]RealmStats),
 	}
+	st.Received.addSlots(&r.retired.in)
+	st.Sent.addSlots(&r.retired.out)
 	r.mu.Lock()
 	st.Sessions = len(r.sessions)
 	for s := range r.sessions {
-		st.MessagesIn += s.counts.in.Load()
-		st.MessagesOut += s.counts.out.Load()
+		st.Received.addSlots(&s.counts.in)
+		st.Sent.addSlots(&s.counts.out)
 	}
 	realms := make([]*realm, 0, len(r.realms))
 	for _, rm := range r.realms {
 		realms = append(realms, rm)
 	}
 	r.mu.Unlock()
+	st.MessagesIn, st.MessagesOut = st.Received.Total(), st.Sent.Total()
 	for _, rm := range realms {
 		st.Realms[rm.name] = rm.stats()
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/meter"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -51,6 +52,8 @@ type Callee struct {
 	ctx    context.Context // canceled when Stop gives up waiting
 	cancel context.CancelFunc
 	calls  inflight // calls in flight
+	// requests count the calls' HTTP requests by status (Stats).
+	requests meter.Requests
 
 	mu  sync.Mutex           // guards reg
 	reg *client.Registration // nil before Start and after Stop
@@ -135,3 +138,6 @@ func (ce *Callee) handle(ctx context.Context, inv *client.Invocation) (*client.R
 	}
 	return &client.Result{Args: wamp.List{res}}, nil
 }
+
+// Stats returns the calls' HTTP requests by the status they got.
+func (ce *Callee) Stats() meter.RequestStats { return ce.requests.Snapshot() }

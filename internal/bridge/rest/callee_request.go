@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
+	"github.com/junction-wamp/junction/internal/meter"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -32,12 +34,15 @@ func (ce *Callee) do(ctx context.Context, a *callArgs, target *url.URL) (wamp.Di
 	if err != nil {
 		return nil, invalidArg("%v", err)
 	}
+	start := time.Now()
 	resp, err := ce.http.Do(req)
 	if err != nil {
+		ce.requests.Observe(meter.NoResponse, time.Since(start))
 		return nil, ce.callError(ctx, a, target, err)
 	}
 	defer resp.Body.Close()
 	body, err := readLimited(resp.Body, ce.opts.ResponseLimit)
+	ce.requests.Observe(resp.StatusCode, time.Since(start))
 	if err != nil {
 		return nil, ce.callError(ctx, a, target, err)
 	}

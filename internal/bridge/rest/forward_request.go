@@ -10,8 +10,10 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/meter"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -56,12 +58,15 @@ func (f *forwarder) send(ctx context.Context, ev *client.Event, body []byte) (re
 	req.Header["Content-Type"] = []string{"application/json"}
 	req.Header["X-Wamp-Topic"] = []string{headerSafe(string(ev.Topic))}
 	req.Header["X-Wamp-Publication"] = []string{strconv.FormatUint(uint64(ev.Publication), 10)}
+	start := time.Now()
 	resp, err := f.s.http.Do(req)
 	if err != nil {
+		f.s.requests.Observe(meter.NoResponse, time.Since(start))
 		return true, err
 	}
 	defer resp.Body.Close()
 	f.readBody(resp, ev)
+	f.s.requests.Observe(resp.StatusCode, time.Since(start))
 	return f.judge(resp.StatusCode)
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/meter"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -71,19 +72,25 @@ type SubscriberStats struct {
 	Retried   uint64 // retry attempts
 	Dropped   uint64 // events given up after trying
 	QueueFull uint64 // events dropped because their queue was full
+	Queued    int    // events waiting in the queues now
+	// Requests are the delivery attempts by the status they got.
+	Requests meter.RequestStats
 }
 
 // Subscriber forwards the events of its subscriptions to HTTP endpoints,
 // in order per subscription. Safe for concurrent use.
 type Subscriber struct {
-	opts   SubscriberOptions
-	http   *http.Client
-	log    *slog.Logger
-	stats  stats
-	fwds   []*forwarder
-	ctx    context.Context // canceled when Stop gives up waiting
-	cancel context.CancelFunc
-	work   sync.WaitGroup // one per forwarder goroutine
+	opts  SubscriberOptions
+	http  *http.Client
+	log   *slog.Logger
+	stats stats
+	// requests count the deliveries' HTTP requests (each attempt) by
+	// status.
+	requests meter.Requests
+	fwds     []*forwarder
+	ctx      context.Context // canceled when Stop gives up waiting
+	cancel   context.CancelFunc
+	work     sync.WaitGroup // one per forwarder goroutine
 
 	mu      sync.Mutex // guards the fields below
 	subs    []*client.Subscription
@@ -243,4 +250,11 @@ func waitWork(ctx context.Context, wg *sync.WaitGroup, cancel context.CancelFunc
 }
 
 // Stats returns the delivery counters.
-func (s *Subscriber) Stats() SubscriberStats { return s.stats.snapshot() }
+func (s *Subscriber) Stats() SubscriberStats {
+	st := s.stats.snapshot()
+	for _, f := range s.fwds {
+		st.Queued += len(f.queue)
+	}
+	st.Requests = s.requests.Snapshot()
+	return st
+}

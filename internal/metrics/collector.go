@@ -1,0 +1,211 @@
+package metrics
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/junction-wamp/junction/internal/meter"
+	"github.com/junction-wamp/junction/internal/router"
+)
+
+// OtherRealm is the realm label of the refused joins that named no
+// configured realm.
+const OtherRealm = router.OtherLabel
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc("junction_"+name, help, labels, nil)
+}
+
+// The metrics, described once.
+var (
+	descSessions       = desc("sessions", "Sessions joined to the realm now, the node's own included.", "realm")
+	descJoined         = desc("sessions_joined_total", "Sessions that joined the realm.", "realm", "authmethod")
+	descAuthFailures   = desc("auth_failures_total", "Joins refused after HELLO (authentication failed or denied, unknown realm, role not allowed, no method, throttled); realm \"other\" when the HELLO named no configured realm.", "realm", "authmethod")
+	descReceived       = desc("messages_received_total", "WAMP messages received by the routers.", "type")
+	descSent           = desc("messages_sent_total", "WAMP messages sent (queued) by the routers.", "type")
+	descInFlight       = desc("calls_in_flight", "Calls routed to a callee and not answered yet.", "realm")
+	descCallDuration   = desc("call_duration_seconds", "Time from CALL to its final RESULT or ERROR at the router, for calls routed to a callee.")
+	descCallErrors     = desc("call_errors_total", "ERRORs answering CALLs, by URI: a wamp.error.* URI the router knows (or junction.error.limit_exceeded), else \"application\".", "error")
+	descEvents         = desc("events_delivered_total", "EVENTs sent to subscribers.")
+	descSlow           = desc("slow_consumer_disconnects_total", "Sessions closed because their peer did not read fast enough.")
+	descRegistrations  = desc("registrations", "Registrations on the realm now.", "realm")
+	descSubscriptions  = desc("subscriptions", "Subscriptions on the realm now.", "realm")
+	descBridgeRequests = desc("bridge_requests_total", "HTTP requests of the bridge: answered by the caller, publisher, webhook and proxy services, made by the callee and subscriber components; code 0 is no response.", "service", "code")
+	descBridgeDuration = desc("bridge_request_duration_seconds", "Duration of the bridge's HTTP requests.", "service", "code")
+	descQueueDepth     = desc("subscriber_queue_depth", "Events waiting in the subscriber components' queues.")
+	descDelivered      = desc("subscriber_delivered_total", "Events the subscriber components delivered.")
+	descRetries        = desc("subscriber_retries_total", "Delivery retries of the subscriber components.")
+	descDropped        = desc("subscriber_dropped_total", "Events the subscriber components lost: after failing (reason failed) or never tried, their queue being full (reason queue_full).", "reason")
+)
+
+var allDescs = []*prometheus.Desc{
+	descSessions, descJoined, descAuthFailures, descReceived, descSent, descInFlight,
+	descCallDuration, descCallErrors, descEvents, descSlow, descRegistrations, descSubscriptions,
+	descBridgeRequests, descBridgeDuration, descQueueDepth, descDelivered, descRetries, descDropped,
+}
+
+// collector reads a Stats at each scrape and turns it into constant
+// metrics: the counters are summed over the routers and services here,
+// not kept twice.
+type collector struct {
+	read func() Stats
+}
+
+var _ prometheus.Collector = collector{}
+
+func (c collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range allDescs {
+		ch <- d
+	}
+}
+
+func (c collector) Collect(ch chan<- prometheus.Metric) {
+	st := c.read()
+	collectRouters(ch, st.Routers)
+	collectServices(ch, st.Services)
+}
+
+// realmSums are the routers' per-realm numbers summed by realm name.
+type realmSums struct {
+	sessions, inFlight, regs, subs map[string]float64
+	joined, failures               map[[2]string]uint64 // realm, authmethod
+}
+
+func collectRouters(ch chan<- prometheus.Metric, routers []RouterStats) {
+	rs := realmSums{sessions: map[string]float64{}, inFlight: map[string]float64{}, regs: map[string]float64{},
+		subs: map[string]float64{}, joined: map[[2]string]uint64{}, failures: map[[2]string]uint64{}}
+	received, sent, callErrors := map[string]uint64{}, map[string]uint64{}, map[string]uint64{}
+	var slow uint64
+	var durations meter.HistogramSnapshot
+	for _, r := range routers {
+		rs.add(r.Stats, &durations)
+		addAll(received, r.Received)
+		addAll(sent, r.Sent)
+		addAll(callErrors, r.CallErrors)
+		slow += r.SlowConsumers
+	}
+	rs.collect(ch)
+	counters(ch, descReceived, received)
+	counters(ch, descSent, sent)
+	counters(ch, descCallErrors, callErrors)
+	ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, float64(sent[wampEvent]))
+	ch <- prometheus.MustNewConstMetric(descSlow, prometheus.CounterValue, float64(slow))
+	ch <- histogram(descCallDuration, durations)
+}
+
+// wampEvent is the EVENT message's type label.
+const wampEvent = "EVENT"
+
+func (rs *realmSums) add(st router.Stats, durations *meter.HistogramSnapshot) {
+	for name, r := range st.Realms {
+		realm := string(name)
+		rs.sessions[realm] += float64(r.Sessions)
+		rs.inFlight[realm] += float64(r.CallsInFlight)
+		rs.regs[realm] += float64(r.Registrations)
+		rs.subs[realm] += float64(r.Subscriptions)
+		for m, v := range r.Joins {
+			rs.joined[[2]string{realm, m}] += v
+		}
+		for m, v := range r.AuthFailures {
+			rs.failures[[2]string{realm, m}] += v
+		}
+		durations.Merge(r.CallDurations)
+	}
+	for m, v := range st.OtherAuthFailures {
+		rs.failures[[2]string{OtherRealm, m}] += v
+	}
+}
+
+func (rs *realmSums) collect(ch chan<- prometheus.Metric) {
+	gauges(ch, descSessions, rs.sessions)
+	gauges(ch, descInFlight, rs.inFlight)
+	gauges(ch, descRegistrations, rs.regs)
+	gauges(ch, descSubscriptions, rs.subs)
+	for _, k := range slices.SortedFunc(maps.Keys(rs.joined), compareKeys) {
+		ch <- prometheus.MustNewConstMetric(descJoined, prometheus.CounterValue, float64(rs.joined[k]), k[0], k[1])
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(rs.failures), compareKeys) {
+		ch <- prometheus.MustNewConstMetric(descAuthFailures, prometheus.CounterValue, float64(rs.failures[k]), k[0], k[1])
+	}
+}
+
+func compareKeys(a, b [2]string) int {
+	if a[0] != b[0] {
+		return strings.Compare(a[0], b[0])
+	}
+	return strings.Compare(a[1], b[1])
+}
+
+func addAll(to, from map[string]uint64) {
+	for k, v := range from {
+		to[k] += v
+	}
+}
+
+func gauges(ch chan<- prometheus.Metric, d *prometheus.Desc, m map[string]float64) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, m[k], k)
+	}
+}
+
+func counters(ch chan<- prometheus.Metric, d *prometheus.Desc, m map[string]uint64) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(m[k]), k)
+	}
+}
+
+// histogram is h as a Prometheus histogram, in seconds.
+func histogram(d *prometheus.Desc, h meter.HistogramSnapshot, labels ...string) prometheus.Metric {
+	buckets := make(map[float64]uint64, len(meter.Bounds))
+	for i, b := range meter.Bounds {
+		buckets[b.Seconds()] = h.Buckets[i]
+	}
+	return prometheus.MustNewConstHistogram(d, h.Count, h.Sum.Seconds(), buckets, labels...)
+}
+
+// serviceCode is a (service type, status code) series.
+type serviceCode struct {
+	service string
+	code    int
+}
+
+func collectServices(ch chan<- prometheus.Metric, services []ServiceStats) {
+	byCode := map[serviceCode]*meter.HistogramSnapshot{}
+	var q QueueStats
+	for _, s := range services {
+		for _, c := range s.Requests.Codes {
+			k := serviceCode{s.Type, c.Code}
+			if byCode[k] == nil {
+				byCode[k] = &meter.HistogramSnapshot{}
+			}
+			byCode[k].Merge(c.Duration)
+		}
+		if s.Queue != nil {
+			q.Depth += s.Queue.Depth
+			q.Delivered += s.Queue.Delivered
+			q.Retried += s.Queue.Retried
+			q.Dropped += s.Queue.Dropped
+			q.QueueFull += s.Queue.QueueFull
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(byCode), func(a, b serviceCode) int {
+		if a.service != b.service {
+			return strings.Compare(a.service, b.service)
+		}
+		return a.code - b.code
+	})
+	for _, k := range keys {
+		h, code := byCode[k], strconv.Itoa(k.code)
+		ch <- prometheus.MustNewConstMetric(descBridgeRequests, prometheus.CounterValue, float64(h.Count), k.service, code)
+		ch <- histogram(descBridgeDuration, *h, k.service, code)
+	}
+	ch <- prometheus.MustNewConstMetric(descQueueDepth, prometheus.GaugeValue, float64(q.Depth))
+	ch <- prometheus.MustNewConstMetric(descDelivered, prometheus.CounterValue, float64(q.Delivered))
+	ch <- prometheus.MustNewConstMetric(descRetries, prometheus.CounterValue, float64(q.Retried))
+	ch <- prometheus.MustNewConstMetric(descDropped, prometheus.CounterValue, float64(q.Dropped), "failed")
+	ch <- prometheus.MustNewConstMetric(descDropped, prometheus.CounterValue, float64(q.QueueFull), "queue_full")
+}

@@ -1,0 +1,61 @@
+// Package metrics turns a snapshot of the node's counters (Stats: the
+// routers', the bridge services', the proxies') into Prometheus metrics,
+// with the Go runtime and process collectors, and serves them in the text
+// exposition format. The counters themselves are atomics in the structs
+// that count (router, bridge, meter); they are read and summed at scrape
+// time, so the routing hot path knows nothing of Prometheus. This is the
+// only package that imports client_golang.
+package metrics
+
+import (
+	"time"
+
+	"github.com/junction-wamp/junction/internal/meter"
+	"github.com/junction-wamp/junction/internal/router"
+)
+
+// Stats is a snapshot of a node's counters: what the metrics path service
+// exposes and the dashboard shows.
+type Stats struct {
+	Started  time.Time      // when the node started; zero before
+	Routers  []RouterStats  // the router workers', in config order
+	Services []ServiceStats // the bridge services, REST components and proxies, in config order
+}
+
+// RouterStats are one router worker's counters. Stats.Realms holds its
+// configured realms (and only those).
+type RouterStats struct {
+	Worker string // its JSON path, "workers[0]"
+	router.Stats
+}
+
+// Service types, the values of the "service" label.
+const (
+	ServiceCaller     = "caller"
+	ServicePublisher  = "publisher"
+	ServiceWebhook    = "webhook"
+	ServiceCallee     = "callee"
+	ServiceSubscriber = "subscriber"
+	ServiceProxy      = "proxy"
+)
+
+// ServiceStats are one HTTP bridge service's counters: a path service
+// (Caller, Publisher, Webhook, reverse proxy, WebSocket proxy) counts the
+// requests it answered, a REST component (Callee, Subscriber) the
+// requests it made.
+type ServiceStats struct {
+	Type     string // one of the Service constants
+	Path     string // its JSON path in the config, "workers[0].transports[0].paths.call"
+	URL      string // the web path it serves, "/call"; "" for a component
+	Requests meter.RequestStats
+	Queue    *QueueStats // a Subscriber's deliveries; nil for the others
+}
+
+// QueueStats are a Subscriber's deliveries.
+type QueueStats struct {
+	Depth     int    // events waiting in its queues now
+	Delivered uint64 // events the target accepted
+	Retried   uint64 // retry attempts
+	Dropped   uint64 // events given up after trying
+	QueueFull uint64 // events dropped because their queue was full
+}

@@ -1,0 +1,73 @@
+package node
+
+import (
+	"net/http"
+
+	"github.com/junction-wamp/junction/internal/bridge/rest"
+	"github.com/junction-wamp/junction/internal/meter"
+	"github.com/junction-wamp/junction/internal/metrics"
+)
+
+// serviceUnit is a bridge path service or a proxy, whose requests it
+// counts itself (stats reads them).
+type serviceUnit struct {
+	typ, path, url string
+	stats          func() meter.RequestStats
+}
+
+// Stats returns a snapshot of the node's counters: each router worker's
+// (in config order), then the bridge path services and proxies (in the
+// order they were built), then the REST components (Callee, Subscriber).
+// It reads atomics and takes each router's and realm's lock briefly, as
+// Router.Stats does; safe for concurrent use at any time.
+func (n *Node) Stats() metrics.Stats {
+	st := metrics.Stats{Started: n.Started()}
+	for _, r := range n.routers {
+		st.Routers = append(st.Routers, metrics.RouterStats{Worker: r.path, Stats: r.router.Stats()})
+	}
+	for _, s := range n.services {
+		st.Services = append(st.Services, metrics.ServiceStats{Type: s.typ, Path: s.path, URL: s.url, Requests: s.stats()})
+	}
+	for _, c := range n.components {
+		if s, ok := componentStats(c); ok {
+			st.Services = append(st.Services, s)
+		}
+	}
+	return st
+}
+
+// componentStats are the counters of a REST component (false for another).
+func componentStats(c *componentUnit) (metrics.ServiceStats, bool) {
+	rc, ok := c.comp.(*restComponent)
+	if !ok {
+		return metrics.ServiceStats{}, false
+	}
+	switch x := rc.comp.(type) {
+	case *rest.Callee:
+		return metrics.ServiceStats{Type: metrics.ServiceCallee, Path: c.path, Requests: x.Stats()}, true
+	case *rest.Subscriber:
+		d := x.Stats()
+		return metrics.ServiceStats{Type: metrics.ServiceSubscriber, Path: c.path, Requests: d.Requests,
+			Queue: &metrics.QueueStats{Depth: d.Queued, Delivered: d.Delivered, Retried: d.Retried,
+				Dropped: d.Dropped, QueueFull: d.QueueFull}}, true
+	}
+	return metrics.ServiceStats{}, false
+}
+
+// metered is a bridge service that counts its requests.
+type metered interface {
+	Stats() meter.RequestStats
+}
+
+// addService adds a built bridge service to the node's Stats.
+func (env *pathEnv) addService(typ, path, url string, h metered) {
+	env.b.node.services = append(env.b.node.services, serviceUnit{typ, path, url, h.Stats})
+}
+
+// meterProxy counts the requests of a proxy path service (the proxies
+// live in web, which counts nothing) and adds it to the node's Stats.
+func (env *pathEnv) meterProxy(path, url string, h http.Handler) http.Handler {
+	r := new(meter.Requests)
+	env.b.node.services = append(env.b.node.services, serviceUnit{metrics.ServiceProxy, path, url, r.Snapshot})
+	return r.Handler(h)
+}
