@@ -1,11 +1,14 @@
 package node
 
 import (
+	"cmp"
 	"net/http"
 	"net/netip"
+	"time"
 
 	"github.com/junction-wamp/junction/internal/bridge"
 	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/metrics"
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/web"
@@ -34,23 +37,52 @@ func buildDashboard(env *pathEnv, path, _ string, svc config.PathService) (http.
 
 // Dashboard returns what the "dashboard" page shows for q: the version and
 // start time, every realm (in config order) with its counts, the realm q
-// names (or the first) in detail with one page of its sessions, and the
-// bridge services. Safe for concurrent use.
+// names (or the first) in detail with one page of its sessions, the bridge
+// services with their request counts, and the Subscriber components'
+// queues. Safe for concurrent use.
 func (n *Node) Dashboard(q web.DashboardQuery) web.Dashboard {
-	d := web.Dashboard{Version: BuildVersion(), Started: n.Started(), Realms: []web.DashboardRealm{},
-		BridgeServices: []web.DashboardBridgeService{}, SubscriberQueues: []web.DashboardQueue{}}
-	for _, ru := range n.routers {
-		stats := ru.router.Stats()
+	st := n.Stats()
+	d := web.Dashboard{Version: BuildVersion(), Started: st.Started, Realms: []web.DashboardRealm{}}
+	for i, ru := range n.routers {
 		for _, name := range ru.realmNames() {
-			st := stats.Realms[wamp.URI(name)]
-			d.Realms = append(d.Realms, web.DashboardRealm{Name: name, Sessions: st.Sessions,
-				Registrations: st.Registrations, Subscriptions: st.Subscriptions})
+			rs := st.Routers[i].Realms[wamp.URI(name)]
+			d.Realms = append(d.Realms, web.DashboardRealm{Name: name, Sessions: rs.Sessions,
+				Registrations: rs.Registrations, Subscriptions: rs.Subscriptions})
 			if d.Realm == nil && (q.Realm == name || q.Realm == "") {
 				d.Realm = realmDetail(ru.router, name, q)
 			}
 		}
 	}
+	d.BridgeServices, d.SubscriberQueues = n.dashboardServices(st.Services)
 	return d
+}
+
+// dashboardServices are the bridge services and REST components of ss, and
+// the Subscribers' queues, each with the realm of its session.
+func (n *Node) dashboardServices(ss []metrics.ServiceStats) ([]web.DashboardBridgeService, []web.DashboardQueue) {
+	realms := make(map[string]string, len(n.sessions)+len(n.components))
+	for _, s := range n.sessions {
+		realms[s.path] = string(s.cfg.Realm)
+	}
+	for _, c := range n.components {
+		realms[c.path] = c.cfg.Realm
+	}
+	services, queues := []web.DashboardBridgeService{}, []web.DashboardQueue{}
+	for _, s := range ss {
+		where := cmp.Or(s.URL, s.Path)
+		d := s.Requests.Duration()
+		svc := web.DashboardBridgeService{Type: s.Type, Where: where, Realm: realms[s.Path],
+			Requests: s.Requests.Requests(), Errors: s.Requests.Errors()}
+		if d.Count > 0 {
+			svc.MeanMillis = float64(d.Sum) / float64(d.Count) / float64(time.Millisecond)
+		}
+		services = append(services, svc)
+		if q := s.Queue; q != nil {
+			queues = append(queues, web.DashboardQueue{Where: where, Realm: realms[s.Path], Depth: q.Depth,
+				Delivered: q.Delivered, Retried: q.Retried, Dropped: q.Dropped, QueueFull: q.QueueFull})
+		}
+	}
+	return services, queues
 }
 
 // realmDetail is the realm name of rt in detail: the page of sessions q

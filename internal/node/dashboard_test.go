@@ -172,3 +172,46 @@ func TestDashboardRequireIP(t *testing.T) {
 		}
 	}
 }
+
+// TestDashboardServices: the bridge services and REST components are
+// listed with their realm and request counts, and a Subscriber with its
+// queue.
+func TestDashboardServices(t *testing.T) {
+	doc := `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]},
+		           {"name": "realm2", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+			"paths": {"/": {"type": "dashboard"}, "ws": {"type": "websocket"},
+			          "call": {"type": "caller", "realm": "realm1", "role": "anonymous"},
+			          "pub": {"type": "publisher", "realm": "realm2", "role": "anonymous"}}}],
+		"components": [{"type": "class", "classname": "crossbar.bridge.rest.MessageForwarder", "realm": "realm2",
+			"extra": {"subscriptions": [{"topic": "com.example.fwd", "url": "http://127.0.0.1:9/fwd"}]}}]}]}`
+	n := start(t, parse(t, doc, nil), t.TempDir())
+	addr := address(t, n, web0)
+	callee := mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
+	echo(t, callee, "com.example.echo")
+	post(t, "http://"+addr+"/call", `{"procedure": "com.example.echo", "args": [1]}`, nil)
+	post(t, "http://"+addr+"/call", `not json`, nil)
+
+	d := dashboardJSON(t, "http://"+addr+"/")
+	if len(d.BridgeServices) != 3 {
+		t.Fatalf("bridge services %+v, want call, pub and the Subscriber", d.BridgeServices)
+	}
+	byWhere := map[string]web.DashboardBridgeService{}
+	for _, s := range d.BridgeServices {
+		byWhere[s.Where] = s
+	}
+	if s := byWhere["/call"]; s.Type != "caller" || s.Realm != "realm1" || s.Requests != 2 || s.Errors != 1 || s.MeanMillis <= 0 {
+		t.Errorf("caller %+v, want 2 requests, 1 error", s)
+	}
+	if s := byWhere["/pub"]; s.Type != "publisher" || s.Realm != "realm2" || s.Requests != 0 {
+		t.Errorf("publisher %+v", s)
+	}
+	if s := byWhere["workers[0].components[0]"]; s.Type != "subscriber" || s.Realm != "realm2" {
+		t.Errorf("subscriber %+v", s)
+	}
+	if len(d.SubscriberQueues) != 1 || d.SubscriberQueues[0].Where != "workers[0].components[0]" || d.SubscriberQueues[0].Realm != "realm2" ||
+		d.SubscriberQueues[0].Depth != 0 {
+		t.Errorf("queues %+v", d.SubscriberQueues)
+	}
+}

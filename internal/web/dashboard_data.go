@@ -79,35 +79,42 @@ type DashboardSubscription struct {
 	Subscribers int    `json:"subscribers"`
 }
 
-// DashboardBridgeService is one bridge service and its request counts
-// since the node started. The handler fills the rates.
+// DashboardBridgeService is one HTTP bridge service (caller, publisher,
+// webhook, reverse proxy) or REST component (callee, subscriber) and the
+// requests it answered (a component: made) since the node started. The
+// handler fills the rates.
 type DashboardBridgeService struct {
-	// Type is "caller", "publisher", "webhook", "callee" or "subscriber".
+	// Type is "caller", "publisher", "webhook", "proxy", "callee" or
+	// "subscriber".
 	Type string `json:"type"`
-	// Where is the service's URL path ("/call") or the component's
-	// target ("http://backend:8000/api").
+	// Where is the URL path it serves ("/call"), or a component's JSON
+	// path in the config ("workers[0].components[1]").
 	Where string `json:"where"`
-	Realm string `json:"realm"`
-	// Counted says whether Requests and Errors are counted; false when
-	// the node does not count this service's requests.
-	Counted  bool   `json:"counted"`
+	// Realm is the realm of its session; "" for a proxy.
+	Realm    string `json:"realm"`
 	Requests uint64 `json:"requests"`
 	// Errors are the requests that failed: no response, or a status of
 	// 400 or more.
 	Errors uint64 `json:"errors"`
+	// MeanMillis is the mean duration of the requests, in milliseconds
+	// (0 before the first).
+	MeanMillis float64 `json:"mean_ms"`
 	// RequestsPerSecond and ErrorsPerSecond are the rates over the last
 	// DashboardOptions.Interval or more; nil until there are two samples.
 	RequestsPerSecond *float64 `json:"requests_per_second"`
 	ErrorsPerSecond   *float64 `json:"errors_per_second"`
 }
 
-// DashboardQueue is one Subscriber component's delivery queue.
+// DashboardQueue is one Subscriber component's deliveries.
 type DashboardQueue struct {
-	Component string `json:"component"`
-	Topic     string `json:"topic"`
-	Depth     int    `json:"depth"`
-	Retries   uint64 `json:"retries"`
-	Dropped   uint64 `json:"dropped"`
+	// Where is the component's JSON path in the config.
+	Where     string `json:"where"`
+	Realm     string `json:"realm"`
+	Depth     int    `json:"depth"`      // events waiting now
+	Delivered uint64 `json:"delivered"`  // events the target accepted
+	Retried   uint64 `json:"retried"`    // retry attempts
+	Dropped   uint64 `json:"dropped"`    // given up after trying
+	QueueFull uint64 `json:"queue_full"` // dropped untried: the queue was full
 }
 
 // DashboardQuery is what a request asks the Source for: the realm to show

@@ -32,8 +32,8 @@ type rateSample struct {
 	ok               bool
 }
 
-// fill sets the rates of the counted services in ss, sampling their counts
-// at now when the last sample is at least a window old.
+// fill sets the rates of the services in ss, sampling their counts at now
+// when the last sample is at least a window old.
 func (t *rateTracker) fill(now time.Time, ss []DashboardBridgeService) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -42,9 +42,6 @@ func (t *rateTracker) fill(now time.Time, ss []DashboardBridgeService) {
 	}
 	for i := range ss {
 		s := &ss[i]
-		if !s.Counted {
-			continue
-		}
 		k := rateKey{s.Type, s.Where}
 		last := t.byKey[k]
 		if last == nil || now.Sub(last.at) >= t.window {

@@ -16,7 +16,7 @@ import (
 )
 
 // testSource is a Source with one realm whose session count the test
-// sets, and one counted bridge service.
+// sets, and one bridge service.
 type testSource struct {
 	sessions atomic.Int64
 	requests atomic.Uint64
@@ -27,8 +27,7 @@ func (s *testSource) get(q DashboardQuery) Dashboard {
 	d := Dashboard{
 		Version: "1.2.3", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Realms: []DashboardRealm{{Name: "realm1", Sessions: n}},
-		BridgeServices: []DashboardBridgeService{{Type: "caller", Where: "/call", Realm: "realm1", Counted: true,
-			Requests: s.requests.Load()}},
+		BridgeServices: []DashboardBridgeService{{Type: "caller", Where: "/call", Realm: "realm1", Requests: s.requests.Load()}},
 		SubscriberQueues: []DashboardQueue{},
 	}
 	if q.Realm == "" || q.Realm == "realm1" {
@@ -255,7 +254,7 @@ func TestRateTracker(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	tr := rateTracker{window: time.Second}
 	svc := func(req, errs uint64) []DashboardBridgeService {
-		return []DashboardBridgeService{{Type: "caller", Where: "/call", Counted: true, Requests: req, Errors: errs}, {Type: "callee", Where: "x"}}
+		return []DashboardBridgeService{{Type: "caller", Where: "/call", Requests: req, Errors: errs}, {Type: "callee", Where: "x", Requests: 5}}
 	}
 	steps := []struct {
 		at         time.Duration
@@ -283,8 +282,8 @@ func TestRateTracker(t *testing.T) {
 		if got.RequestsPerSecond == nil || *got.RequestsPerSecond != st.reqR || *got.ErrorsPerSecond != st.errR {
 			t.Errorf("at %v: rates %v %v, want %v %v", st.at, got.RequestsPerSecond, got.ErrorsPerSecond, st.reqR, st.errR)
 		}
-		if ss[1].RequestsPerSecond != nil {
-			t.Errorf("an uncounted service got a rate")
+		if st.at >= 2*time.Second && st.at < 4*time.Second && (ss[1].RequestsPerSecond == nil || *ss[1].RequestsPerSecond != 0) {
+			t.Errorf("at %v: the other service's rate %v, want 0 (its count stayed)", st.at, ss[1].RequestsPerSecond)
 		}
 	}
 }

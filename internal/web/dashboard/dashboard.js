@@ -126,8 +126,8 @@
     $("total-realms").textContent = data.realms.length;
     $("total-registrations").textContent = sum("registrations");
     $("total-subscriptions").textContent = sum("subscriptions");
-    const counted = data.bridge_services.filter((s) => s.requests_per_second !== null);
-    $("total-rate").textContent = counted.length ? rate(counted.reduce((n, s) => n + s.requests_per_second, 0)) : "–";
+    const rated = data.bridge_services.filter((s) => s.requests_per_second !== null);
+    $("total-rate").textContent = rated.length ? rate(rated.reduce((n, s) => n + s.requests_per_second, 0)) : "–";
   }
 
   function renderRealms() {
@@ -186,20 +186,24 @@
   function renderBridge() {
     fill($("bridge"), data.bridge_services.map((s) => {
       const tr = el("tr");
-      const counted = (v) => (s.counted ? v : "–");
       tr.append(el("td", "", el("span", "badge", s.type)), el("td", "mono wrap", s.where), el("td", "mono", s.realm),
-        el("td", "num", counted(s.requests)), el("td", "num", rate(s.requests_per_second)),
-        el("td", "num" + (s.errors > 0 ? " bad" : ""), counted(s.errors)), el("td", "num", rate(s.errors_per_second)));
+        el("td", "num", s.requests), el("td", "num", rate(s.requests_per_second)),
+        el("td", "num" + (s.errors > 0 ? " bad" : ""), s.errors), el("td", "num", rate(s.errors_per_second)),
+        el("td", "num", s.requests > 0 ? millis(s.mean_ms) : "–"));
       return tr;
     }), "bridge-empty");
+  }
+
+  function millis(ms) {
+    return ms >= 100 ? ms.toFixed(0) + " ms" : ms >= 1 ? ms.toFixed(1) + " ms" : (ms * 1000).toFixed(0) + " µs";
   }
 
   function renderQueues() {
     fill($("queues"), data.subscriber_queues.map((q) => {
       const tr = el("tr");
-      tr.append(el("td", "mono", q.component), el("td", "mono wrap", q.topic),
-        el("td", "num" + (q.depth > 0 ? " warn" : ""), q.depth), el("td", "num", q.retries),
-        el("td", "num" + (q.dropped > 0 ? " bad" : ""), q.dropped));
+      tr.append(el("td", "mono wrap", q.where), el("td", "mono", q.realm),
+        el("td", "num" + (q.depth > 0 ? " warn" : ""), q.depth), el("td", "num", q.delivered), el("td", "num", q.retried),
+        el("td", "num" + (q.dropped > 0 ? " bad" : ""), q.dropped), el("td", "num" + (q.queue_full > 0 ? " bad" : ""), q.queue_full));
       return tr;
     }), "queues-empty");
   }
