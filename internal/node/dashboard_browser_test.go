@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strconv"
@@ -14,10 +16,12 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// dashboardScreenshot, when set, makes TestDashboardBrowser save a
-// screenshot of the page there (docs/dashboard.png is made so):
+// dashboardScreenshot, when set, makes TestDashboardBrowser also run a node
+// that looks in use (screenshotDoc) and save a screenshot of its page
+// there (docs/dashboard.png is made so):
 //
 //	go test ./internal/node -run TestDashboardBrowser -args -dashboard.screenshot=$PWD/docs/dashboard.png
 var dashboardScreenshot = flag.String("dashboard.screenshot", "", "save a PNG screenshot of the dashboard to this file")
@@ -129,33 +133,72 @@ func TestDashboardBrowser(t *testing.T) {
 	b.waitText(t, count, "1")
 
 	if *dashboardScreenshot != "" {
-		screenshot(t, b, addr, *dashboardScreenshot)
+		screenshot(t, b, *dashboardScreenshot)
 	}
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
 }
 
-// screenshot fills the node with a few sessions and saves the page as a
-// PNG at path.
-func screenshot(t *testing.T, b *browser, addr, path string) {
+// screenshotDoc is a node that looks like one in use: two realms, clients
+// with ticket authids, the HTTP bridge and a Subscriber component
+// forwarding to target.
+func screenshotDoc(target string) string {
+	return `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "app", "roles": [{"name": "user", "allow-by-default": true}, {"name": "anonymous", "allow-by-default": true}]},
+		           {"name": "iot", "roles": [{"name": "device", "allow-by-default": true}, {"name": "anonymous", "allow-by-default": true}]}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+			"paths": {"/": {"type": "dashboard"},
+			          "ws": {"type": "websocket", "auth": {"ticket": {"type": "static", "principals": {
+			              "alice": {"ticket": "a", "role": "user"}, "bob": {"ticket": "b", "role": "user"},
+			              "sensor-17": {"ticket": "s", "role": "device"}, "sensor-42": {"ticket": "s", "role": "device"}}}}},
+			          "call": {"type": "caller", "realm": "app", "role": "anonymous"},
+			          "publish": {"type": "publisher", "realm": "iot", "role": "anonymous"}}}],
+		"components": [{"type": "class", "classname": "crossbar.bridge.rest.MessageForwarder", "realm": "iot",
+			"extra": {"subscriptions": [{"topic": "com.example.reading", "url": "` + target + `"}]}}]}]}`
+}
+
+// screenshot runs a node that looks in use, shows its dashboard in b and
+// saves the page as a PNG at path.
+func screenshot(t *testing.T, b *browser, path string) {
 	t.Helper()
-	for i := range 4 {
-		s := mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
-		switch i {
-		case 0:
-			echo(t, s, "com.example.echo")
-		case 1:
-			if _, err := s.Subscribe(testCtx(t), "com.example.", func(*client.Event) {}, map[string]any{"match": "prefix"}); err != nil {
-				t.Fatal(err)
-			}
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer target.Close()
+	n := start(t, parse(t, screenshotDoc(target.URL+"/readings"), nil), t.TempDir())
+	addr := address(t, n, web0)
+	join := func(realm, authid, ticket string) *client.Session {
+		return mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, client.Config{Realm: wamp.URI(realm), AuthID: authid,
+			Auth: []client.Authenticator{client.Ticket(ticket)}})
+	}
+	alice := join("app", "alice", "a")
+	echo(t, alice, "com.example.add2")
+	echo(t, alice, "com.example.profile.get")
+	bob := join("app", "bob", "b")
+	if _, err := bob.Subscribe(testCtx(t), "com.example.chat.", func(*client.Event) {}, wamp.Dict{"match": "prefix"}); err != nil {
+		t.Fatal(err)
+	}
+	join("iot", "sensor-17", "s")
+	join("iot", "sensor-42", "s")
+	if err := chromedp.Do(b.ctx, chromedp.Navigate("http://"+addr+"/?realm=app")); err != nil {
+		t.Fatal(err)
+	}
+	traffic := func() {
+		for range 6 {
+			post(t, "http://"+addr+"/call", `{"procedure": "com.example.add2", "args": [2, 3]}`, nil)
+		}
+		post(t, "http://"+addr+"/call", `{"procedure": "com.example.add2", "args": [2, 3]`, nil) // cut short: 400
+		for range 3 {
+			post(t, "http://"+addr+"/publish", `{"topic": "com.example.reading", "args": [21.5]}`, nil)
 		}
 	}
-	mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm2"})
-	for range 3 {
-		post(t, "http://"+addr+"/call", `{"procedure": "com.example.echo", "args": [1]}`, nil)
+	traffic()
+	b.waitText(t, `#realms tr[data-realm="app"] td.sessions`, "3") // alice, bob and the caller's session
+	// Rates show once two samples a second apart exist.
+	js := `document.querySelector("#bridge tbody tr:first-child td:nth-child(5)").textContent !== "–"`
+	traffic()
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](js, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(browserTimeout))); err != nil {
+		t.Fatalf("no rate on the page: %v", err)
 	}
-	b.waitText(t, `#realms tr[data-realm="realm1"] td.sessions`, "5")
 	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
