@@ -3,7 +3,6 @@ package node
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -31,24 +30,7 @@ func dashboardDoc(paths string) string {
 }
 
 // dashboardJSON gets the dashboard's JSON at url.
-func dashboardJSON(t *testing.T, url string) web.Dashboard {
-	t.Helper()
-	req, _ := http.NewRequestWithContext(testCtx(t), http.MethodGet, url, nil)
-	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var d web.Dashboard
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %s", url, resp.Status)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil {
-		t.Fatalf("dashboard: %v", err)
-	}
-	return d
-}
+func dashboardJSON(t *testing.T, url string) web.Dashboard { return getJSON[web.Dashboard](t, url) }
 
 // TestDashboardData: the dashboard's JSON shows the realms with their
 // counts, a realm's sessions a page at a time (the caller's embedded

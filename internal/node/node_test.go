@@ -76,7 +76,10 @@ func TestDefaultConfig(t *testing.T) {
 	}
 }
 
-func nodeInfo(t *testing.T, url string) web.NodeInfo {
+func nodeInfo(t *testing.T, url string) web.NodeInfo { return getJSON[web.NodeInfo](t, url) }
+
+// getJSON GETs url asking for JSON, and decodes the 200 answer as a T.
+func getJSON[T any](t *testing.T, url string) T {
 	t.Helper()
 	req, _ := http.NewRequestWithContext(testCtx(t), http.MethodGet, url, nil)
 	req.Header.Set("Accept", "application/json")
@@ -85,11 +88,14 @@ func nodeInfo(t *testing.T, url string) web.NodeInfo {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var info web.NodeInfo
-	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
-		t.Fatalf("nodeinfo: %v", err)
+	var v T
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", url, resp.Status)
 	}
-	return info
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	return v
 }
 
 func TestStartAddressInUse(t *testing.T) {
