@@ -26,8 +26,8 @@ func (s *testSource) get(q DashboardQuery) Dashboard {
 	n := int(s.sessions.Load())
 	d := Dashboard{
 		Version: "1.2.3", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-		Realms: []DashboardRealm{{Name: "realm1", Sessions: n}},
-		BridgeServices: []DashboardBridgeService{{Type: "caller", Where: "/call", Realm: "realm1", Requests: s.requests.Load()}},
+		Realms:           []DashboardRealm{{Name: "realm1", Sessions: n}},
+		BridgeServices:   []DashboardBridgeService{{Type: "caller", Where: "/call", Realm: "realm1", Requests: s.requests.Load()}},
 		SubscriberQueues: []DashboardQueue{},
 	}
 	if q.Realm == "" || q.Realm == "realm1" {
