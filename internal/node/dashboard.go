@@ -71,7 +71,7 @@ func (n *Node) dashboardServices(ss []metrics.ServiceStats) ([]web.DashboardBrid
 	for _, s := range ss {
 		where := cmp.Or(s.URL, s.Path)
 		d := s.Requests.Duration()
-		svc := web.DashboardBridgeService{Type: s.Type, Where: where, Realm: realms[s.Path],
+		svc := web.DashboardBridgeService{Type: s.Type, Where: where, Path: s.Path, Realm: realms[s.Path],
 			Requests: s.Requests.Requests(), Errors: s.Requests.Errors()}
 		if d.Count > 0 {
 			svc.MeanMillis = float64(d.Sum) / float64(d.Count) / float64(time.Millisecond)

@@ -183,7 +183,7 @@ func TestDashboardServices(t *testing.T) {
 	for _, s := range d.BridgeServices {
 		byWhere[s.Where] = s
 	}
-	if s := byWhere["/call"]; s.Type != "caller" || s.Realm != "realm1" || s.Requests != 2 || s.Errors != 1 || s.MeanMillis <= 0 {
+	if s := byWhere["/call"]; s.Type != "caller" || s.Path != web0+".paths.call" || s.Realm != "realm1" || s.Requests != 2 || s.Errors != 1 || s.MeanMillis <= 0 {
 		t.Errorf("caller %+v, want 2 requests, 1 error", s)
 	}
 	if s := byWhere["/pub"]; s.Type != "publisher" || s.Realm != "realm2" || s.Requests != 0 {

@@ -87,9 +87,13 @@ type DashboardBridgeService struct {
 	// Type is "caller", "publisher", "webhook", "proxy", "callee" or
 	// "subscriber".
 	Type string `json:"type"`
-	// Where is the URL path it serves ("/call"), or a component's JSON
-	// path in the config ("workers[0].components[1]").
+	// Where is the URL path it serves ("/call"), or for a component its
+	// Path.
 	Where string `json:"where"`
+	// Path is its JSON path in the config
+	// ("workers[0].transports[0].paths.call", "workers[0].components[1]"):
+	// unique in the node.
+	Path string `json:"path"`
 	// Realm is the realm of its session; "" for a proxy.
 	Realm    string `json:"realm"`
 	Requests uint64 `json:"requests"`

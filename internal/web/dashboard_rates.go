@@ -13,16 +13,14 @@ const rateStale = time.Minute
 // rateTracker turns the bridge services' request counts into rates: it
 // keeps one sample per service, replaced at most once per window, and
 // gives each snapshot the rate between the last two samples. One tracker
-// serves every request and stream of a dashboard.
+// serves every request and stream of a dashboard. Services are told apart
+// by their Path.
 type rateTracker struct {
 	window time.Duration
 
-	mu    sync.Mutex // guards byKey
-	byKey map[rateKey]*rateSample
+	mu     sync.Mutex // guards byPath
+	byPath map[string]*rateSample
 }
-
-// rateKey names a service; its Where and Type are unique in a node.
-type rateKey struct{ typ, where string }
 
 type rateSample struct {
 	at               time.Time
@@ -37,16 +35,15 @@ type rateSample struct {
 func (t *rateTracker) fill(now time.Time, ss []DashboardBridgeService) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.byKey == nil {
-		t.byKey = make(map[rateKey]*rateSample)
+	if t.byPath == nil {
+		t.byPath = make(map[string]*rateSample)
 	}
 	for i := range ss {
 		s := &ss[i]
-		k := rateKey{s.Type, s.Where}
-		last := t.byKey[k]
+		last := t.byPath[s.Path]
 		if last == nil || now.Sub(last.at) >= t.window {
-			t.byKey[k] = next(last, now, s.Requests, s.Errors)
-			last = t.byKey[k]
+			last = next(last, now, s.Requests, s.Errors)
+			t.byPath[s.Path] = last
 		}
 		if last.ok {
 			s.RequestsPerSecond, s.ErrorsPerSecond = new(last.reqRate), new(last.errRate)

@@ -27,7 +27,7 @@ func (s *testSource) get(q DashboardQuery) Dashboard {
 	d := Dashboard{
 		Version: "1.2.3", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Realms:           []DashboardRealm{{Name: "realm1", Sessions: n}},
-		BridgeServices:   []DashboardBridgeService{{Type: "caller", Where: "/call", Realm: "realm1", Requests: s.requests.Load()}},
+		BridgeServices:   []DashboardBridgeService{{Type: "caller", Where: "/call", Path: "p.call", Realm: "realm1", Requests: s.requests.Load()}},
 		SubscriberQueues: []DashboardQueue{},
 	}
 	if q.Realm == "" || q.Realm == "realm1" {
@@ -254,7 +254,8 @@ func TestRateTracker(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	tr := rateTracker{window: time.Second}
 	svc := func(req, errs uint64) []DashboardBridgeService {
-		return []DashboardBridgeService{{Type: "caller", Where: "/call", Requests: req, Errors: errs}, {Type: "callee", Where: "x", Requests: 5}}
+		return []DashboardBridgeService{{Type: "caller", Where: "/call", Path: "p.call", Requests: req, Errors: errs},
+			{Type: "caller", Where: "/call", Path: "q.call", Requests: 5}} // same URL, another transport
 	}
 	steps := []struct {
 		at         time.Duration
