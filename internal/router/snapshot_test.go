@@ -94,3 +94,19 @@ func TestRegistrationsAndSubscriptions(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkSessions is what the dashboard asks once a second per open
+// page: one page of 50 sessions out of 10,000 on a realm.
+func BenchmarkSessions(b *testing.B) {
+	r := newTestRouter(b)
+	defer r.Close()
+	for range 10_000 {
+		join(b, r.Gate(), "realm1", nil)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if page, total := r.Sessions("realm1", 5000, 50); len(page) != 50 || total != 10_000 {
+			b.Fatalf("%d of %d", len(page), total)
+		}
+	}
+}
