@@ -1,6 +1,7 @@
 package docs
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -30,17 +31,16 @@ func TestReadmeTourBridge(t *testing.T) {
 		t.Error("README does not show the answer without the page")
 	}
 
-	// Before the page: the bridge's own three sessions.
-	if !strings.Contains(readPage(t, readme), `"realms":[{"name":"realm1","sessions":3}]`) {
-		t.Error("README does not show the bridge's three sessions")
+	// The dashboard counts the bridge's own sessions, as the tour says.
+	if got := tourSessions(t, base); got != 3 {
+		t.Errorf("realm1 has %d sessions before the page, the README says 3", got)
 	}
-	if n := r.node.Info().Realms[0].Sessions; n != 3 {
-		t.Errorf("realm1 has %d sessions before the page, want 3", n)
-	}
-
 	page := must(t)(joinWS(t, "ws://"+addr+"/ws", client.Config{Realm: "realm1"}))
 	if _, err := page.Register(testCtx(t), "com.example.add2", add2, nil); err != nil {
 		t.Fatal(err)
+	}
+	if got := tourSessions(t, base); got != 4 {
+		t.Errorf("realm1 has %d sessions with the page, the README says 4", got)
 	}
 	events := make(chan *client.Event, 2)
 	for _, topic := range []wamp.URI{"com.example.hello", "com.example.webhook"} {
@@ -80,4 +80,26 @@ func TestReadmeTourBridge(t *testing.T) {
 			t.Errorf("README does not show %s", log)
 		}
 	}
+}
+
+// tourSessions runs the tour's dashboard curl and returns realm1's session
+// count, checking that the README shows the count it gives before a client
+// joins.
+func tourSessions(t *testing.T, base string) int {
+	t.Helper()
+	dash := curlCase{cmd: `curl -s -H 'Accept: application/json' http://127.0.0.1:8080/`, status: 200}
+	_, body := dash.run(t, readme, base)
+	var d struct {
+		Realms []struct {
+			Name     string `json:"name"`
+			Sessions int    `json:"sessions"`
+		} `json:"realms"`
+	}
+	if err := json.Unmarshal([]byte(body), &d); err != nil || len(d.Realms) != 1 || d.Realms[0].Name != "realm1" {
+		t.Fatalf("dashboard JSON %s: %v", body, err)
+	}
+	if !strings.Contains(readPage(t, readme), `"realms":[{"name":"realm1","sessions":3,`) {
+		t.Error("README does not show realm1's 3 sessions in the dashboard's JSON")
+	}
+	return d.Realms[0].Sessions
 }

@@ -3,7 +3,8 @@
 # the Python components' tests (internal/node, cmd/junction, docs: the
 # Python runner under /usr/bin/python3 with Twisted and Autobahn):
 # autobahn-python and its serializers for /usr/bin/python3 (Debian packages),
-# Node.js and curl when they are missing (Debian packages), and autobahn-js
+# Node.js, curl and Chromium when they are missing (Debian packages; the
+# dashboard's browser test in internal/node drives headless Chromium), and autobahn-js
 # and wampy.js (npm ci from the committed package-lock.json in
 # test/interop/js; test/e2e requires autobahn-js from there).
 #
@@ -33,6 +34,7 @@ py_modules='import autobahn, twisted, msgpack, cbor2, ubjson, nacl, argon2, pass
 py_packages=(python3-autobahn python3-twisted python3-msgpack python3-cbor2 python3-ubjson python3-nacl python3-argon2 python3-passlib)
 node_packages=(nodejs npm)
 curl_packages=(curl)
+chromium_packages=(chromium)
 
 die() {
 	echo "install-test-deps: $*" >&2
@@ -61,14 +63,19 @@ curl_ok() {
 	command -v curl >/dev/null 2>&1
 }
 
+chromium_ok() {
+	command -v chromium >/dev/null 2>&1
+}
+
 # install_apt installs the Debian packages of whatever is missing.
 install_apt() {
 	local want=()
 	python_ok || want+=("${py_packages[@]}")
 	node_ok || want+=("${node_packages[@]}")
 	curl_ok || want+=("${curl_packages[@]}")
+	chromium_ok || want+=("${chromium_packages[@]}")
 	[ "${#want[@]}" -eq 0 ] && return
-	$check_only && die "missing: ${want[*]} (for $python: $py_modules; node, npm and curl on PATH): run $0 as root"
+	$check_only && die "missing: ${want[*]} (for $python: $py_modules; node, npm, curl and chromium on PATH): run $0 as root"
 	command -v apt-get >/dev/null 2>&1 || die "apt-get not found: install ${want[*]} by hand"
 	echo "install-test-deps: installing ${want[*]}" >&2
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2 || die "apt-get update failed"
@@ -77,6 +84,7 @@ install_apt() {
 	python_ok || die "$python still cannot run: $py_modules"
 	node_ok || die "node or npm still not on PATH"
 	curl_ok || die "curl still not on PATH"
+	chromium_ok || die "chromium still not on PATH"
 }
 
 lock_hash() {

@@ -105,6 +105,20 @@ func moduleImporterCheck(pkg, imp string) string {
 	return ""
 }
 
+// TestTestOnlyModules: no package of the module imports a module of
+// testOnly outside its tests.
+func TestTestOnlyModules(t *testing.T) {
+	for _, p := range packages(t) {
+		for _, imp := range p.imports {
+			for _, m := range testOnly {
+				if strings.HasPrefix(imp, m) {
+					t.Errorf("%s imports %s: only tests may (testOnly)", p.path, imp)
+				}
+			}
+		}
+	}
+}
+
 // importerCheck returns why pkg may not import imp under the importers
 // of imp's rule ("" when it may).
 func importerCheck(pkg, imp string) string {

@@ -138,3 +138,13 @@ var rules = map[string]rule{
 var moduleImporters = map[string][]string{
 	"github.com/prometheus/client_golang": {"internal/metrics"},
 }
+
+// testOnly are the third-party modules that only _test.go files may
+// import, so that they are never linked into the binary.
+var testOnly = []string{
+	// Drives headless Chromium in the dashboard's browser test
+	// (internal/node).
+	"github.com/chromedp/",
+	// Goroutine leak checks of the tests.
+	"go.uber.org/goleak",
+}

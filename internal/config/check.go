@@ -77,9 +77,11 @@ func checkTransports(d *decoder, wp string, ts []Transport, rr routerRoles, list
 		switch t := t.(type) {
 		case *WebTransport:
 			checkBridgePaths(d, tp+".paths", t.Paths, rr.realms, t.Options.BodyBufferLimit)
+			checkDashboardPaths(d, tp+".paths", t.Paths, t.Endpoint)
 		case *UniversalTransport:
 			if t.Web != nil {
 				checkBridgePaths(d, tp+".web.paths", t.Web.Paths, rr.realms, t.Web.Options.BodyBufferLimit)
+				checkDashboardPaths(d, tp+".web.paths", t.Web.Paths, t.Endpoint)
 			}
 		}
 	}

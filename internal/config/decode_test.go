@@ -260,7 +260,7 @@ func TestDefault(t *testing.T) {
 	if webT.Endpoint.Interface != "127.0.0.1" || webT.Endpoint.Port != 8080 {
 		t.Errorf("endpoint = %+v", webT.Endpoint)
 	}
-	if _, ok := webT.Paths["/"].(*NodeInfoService); !ok {
+	if _, ok := webT.Paths["/"].(*DashboardService); !ok {
 		t.Errorf(`paths["/"] = %T`, webT.Paths["/"])
 	}
 	if _, ok := webT.Paths["ws"].(*WebSocketService); !ok {

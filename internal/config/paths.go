@@ -12,6 +12,7 @@ type Paths map[string]PathService
 
 // PathService is the service at a web path: a *WebSocketService,
 // *StaticService, *RedirectService, *JSONService, *NodeInfoService,
+// *DashboardService,
 // *CallerService, *PublisherService, *WebhookService,
 // *ReverseProxyService, *WebSocketProxyService, *LongPollService,
 // *ArchiveService, *MetricsService, *HealthService, *ReadyService or
@@ -30,6 +31,7 @@ var pathTypes = map[string]func(d *decoder, o *object) PathService{
 	"redirect":     func(d *decoder, o *object) PathService { return d.redirectService(o) },
 	"json":         func(d *decoder, o *object) PathService { return d.jsonService(o) },
 	"nodeinfo":     func(d *decoder, o *object) PathService { return d.nodeInfoService(o) },
+	"dashboard":    func(d *decoder, o *object) PathService { return d.dashboardService(o) },
 	"caller":       func(d *decoder, o *object) PathService { return d.callerService(o) },
 	"publisher":    func(d *decoder, o *object) PathService { return d.publisherService(o) },
 	"webhook":      func(d *decoder, o *object) PathService { return d.webhookService(o) },

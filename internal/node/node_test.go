@@ -56,13 +56,11 @@ func TestDefaultConfig(t *testing.T) {
 		t.Errorf("POST /webhook = %d %s", code, got)
 	}
 
-	// Two clients and the embedded sessions of call, publish and webhook.
-	info := nodeInfo(t, "http://"+addr+"/")
-	if len(info.Realms) != 1 || info.Realms[0].Name != "realm1" || info.Realms[0].Sessions != 5 {
-		t.Errorf("nodeinfo realms = %+v, want realm1 with 5 sessions", info.Realms)
-	}
-	if len(info.Listeners) != 1 || info.Listeners[0].Address != addr || info.Version == "" {
-		t.Errorf("nodeinfo = %+v", info)
+	// The dashboard at "/": two clients and the embedded sessions of call,
+	// publish and webhook.
+	d := dashboardJSON(t, "http://"+addr+"/")
+	if len(d.Realms) != 1 || d.Realms[0].Name != "realm1" || d.Realms[0].Sessions != 5 || d.Version == "" {
+		t.Errorf("dashboard = %+v, want realm1 with 5 sessions", d)
 	}
 
 	if err := n.Stop(testCtx(t)); err != nil {
@@ -78,7 +76,10 @@ func TestDefaultConfig(t *testing.T) {
 	}
 }
 
-func nodeInfo(t *testing.T, url string) web.NodeInfo {
+func nodeInfo(t *testing.T, url string) web.NodeInfo { return getJSON[web.NodeInfo](t, url) }
+
+// getJSON GETs url asking for JSON, and decodes the 200 answer as a T.
+func getJSON[T any](t *testing.T, url string) T {
 	t.Helper()
 	req, _ := http.NewRequestWithContext(testCtx(t), http.MethodGet, url, nil)
 	req.Header.Set("Accept", "application/json")
@@ -87,11 +88,14 @@ func nodeInfo(t *testing.T, url string) web.NodeInfo {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var info web.NodeInfo
-	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
-		t.Fatalf("nodeinfo: %v", err)
+	var v T
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", url, resp.Status)
 	}
-	return info
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	return v
 }
 
 func TestStartAddressInUse(t *testing.T) {

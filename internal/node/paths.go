@@ -40,6 +40,7 @@ var pathTypes = map[string]pathBuilder{
 	"redirect":               buildRedirect,
 	"json":                   buildJSON,
 	"nodeinfo":               buildNodeInfo,
+	"dashboard":              buildDashboard,
 	"path":                   buildTree,
 	"caller":                 buildCaller,
 	"publisher":              buildPublisher,

@@ -39,7 +39,7 @@ func (s *session) handshake() *realm {
 		s.abortWith(err)
 		return nil
 	}
-	s.realm, s.ident = rm, *id
+	s.realm, s.ident, s.joinedAt = rm, *id, time.Now()
 	s.ident.Realm, s.ident.Session, s.ident.Peer = rm.name, s.id, s.peer.Info()
 	s.canCancel = roleFeature(hello.Details, "callee", "call_canceling")
 	s.revokeRegs = roleFeature(hello.Details, "callee", "registration_revocation")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync/atomic"
+	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -27,8 +28,9 @@ type session struct {
 
 	// Set once during the handshake, before the session joins its realm;
 	// read-only afterwards.
-	realm *realm
-	ident auth.Identity
+	realm    *realm
+	ident    auth.Identity
+	joinedAt time.Time // when it joined realm (router.Sessions sorts by it)
 	// stats are s's session statistics once joined (meta API on), nil
 	// before or without.
 	stats *sessionStats

@@ -4,7 +4,9 @@
 // A Tree maps URL segments to http.Handlers; a "path" service is a nested
 // Tree. The simple services live here too: Static (files under a directory,
 // confined with os.Root), Archive (the entries of a ZIP file, which
-// FetchArchive downloads), Redirect, JSON and NodeInfo, and the two proxies,
+// FetchArchive downloads), Redirect, JSON, NodeInfo and the Dashboard (the
+// operator's live page: its HTML, CSS and script embedded, its data from
+// the node as JSON and Server-Sent Events), and the two proxies,
 // each a Proxy whose Shutdown ends what passes through it: ReverseProxy
 // (an HTTP upstream behind the mount point, WebSocket upgrades included)
 // and WebSocketProxy (each WebSocket relayed frame by frame to a backend).

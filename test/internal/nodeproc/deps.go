@@ -31,7 +31,7 @@ func EnsureDeps() error {
 		args = append(args, "--check")
 	}
 	if out, err := runCommand("", depsTimeout, "bash", args...); err != nil {
-		return fmt.Errorf("nodeproc: test dependencies (autobahn-js, autobahn-python, curl) are missing and %s failed (%w); "+
+		return fmt.Errorf("nodeproc: test dependencies (autobahn-js, autobahn-python, curl, chromium) are missing and %s failed (%w); "+
 			"run scripts/install-test-deps.sh as root. Its output:\n%s", strings.Join(args, " "), err, out)
 	}
 	return nil
