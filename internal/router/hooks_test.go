@@ -61,6 +61,7 @@ func TestHooks(t *testing.T) {
 		synctest.Wait()
 		b := join(t, r.Gate(), "realm1", nil)
 		b.subscribe("com.t", wamp.Dict{"match": "prefix"})
+		synctest.Wait() // b's Subscribed hook, before a's leave
 		a.send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal})
 		a.waitDone()
 		want := []string{
