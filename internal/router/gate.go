@@ -82,6 +82,7 @@ func (g *Gate) Attach(p wamp.Peer) {
 	}
 	defer rm.leave(s)
 	s.serve()
+	s.logSession("session left")
 }
 
 // JoinTimeout is the gate's join timeout, 0 for none.

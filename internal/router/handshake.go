@@ -35,6 +35,7 @@ func (s *session) handshake() *realm {
 		err = wamp.Errorf(wamp.ErrNoSuchRole, "role %q does not exist on realm %q", id.AuthRole, rm.name)
 	}
 	if err != nil {
+		s.logRefused(hello, err)
 		s.abortWith(err)
 		return nil
 	}
@@ -48,6 +49,7 @@ func (s *session) handshake() *realm {
 	}
 	s.joined.Store(true)
 	s.send(&wamp.Welcome{Session: s.id, Details: s.welcomeDetails()})
+	s.logSession("session joined")
 	rm.hooks.SessionJoined(s.info())
 	if rm.meta {
 		s.startStats(rm)
@@ -122,6 +124,7 @@ func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.I
 		return nil, nil, err
 	}
 	a := s.gate.pick(req)
+	s.authMethodTried(a)
 	if rm == nil && (a == nil || !auth.AssignsRealm(a)) {
 		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q", h.Realm)
 	}
@@ -172,7 +175,6 @@ func (s *session) login(req *auth.Request, clock *joinClock, begin func() (*auth
 	logins, k := &s.router.logins, s.loginKeyOf(req)
 	wait, ok := logins.admit(k, time.Now())
 	if !ok {
-		s.log.Debug("login refused: too many attempts from its address", "remote", req.Peer.RemoteAddr, "authid", req.AuthID)
 		return nil, wamp.Errorf(ErrThrottledURI, "too many failed or pending logins from this address: try again later")
 	}
 	defer func() { logins.done(k, time.Now()) }()
@@ -186,7 +188,6 @@ func (s *session) login(req *auth.Request, clock *joinClock, begin func() (*auth
 		logins.succeeded(k)
 	case tried && !errors.Is(err, auth.ErrUnavailable):
 		logins.failed(k, time.Now()) // before done: no attempt slips in between
-		s.log.Debug("login failed", "remote", req.Peer.RemoteAddr, "authid", req.AuthID, "err", err)
 	}
 	return id, err
 }

@@ -28,13 +28,14 @@ var (
 // Router routes WAMP messages between the sessions of its realms. It is safe
 // for concurrent use.
 type Router struct {
-	log     *slog.Logger
-	slow    slowLog
-	subIDs  wamp.IDGen // router scope: subscription IDs
-	regIDs  wamp.IDGen // router scope: registration IDs
-	anon    *Gate
-	retired counters // of sessions that ended
-	logins  throttle // failed logins, by address and authid
+	log      *slog.Logger
+	slow     slowLog
+	peerLogs *peerLogs  // rate limits of the lines a client causes
+	subIDs   wamp.IDGen // router scope: subscription IDs
+	regIDs   wamp.IDGen // router scope: registration IDs
+	anon     *Gate
+	retired  counters // of sessions that ended
+	logins   throttle // failed logins, by address and authid
 
 	mu       sync.Mutex // guards the fields below; first in the lock order
 	realms   map[wamp.URI]*realm
@@ -54,6 +55,7 @@ func New(opts Options) (*Router, error) {
 	r := &Router{
 		log:      log,
 		slow:     newSlowLog(log),
+		peerLogs: newPeerLogs(log),
 		realms:   make(map[wamp.URI]*realm),
 		sessions: make(map[*session]struct{}),
 	}
@@ -122,6 +124,7 @@ func (r *Router) Close() { r.Shutdown(context.Background()) }
 // later Close waits for them). Later Attach calls are refused with ABORT.
 // Safe to call more than once and concurrently.
 func (r *Router) Shutdown(ctx context.Context) error {
+	defer r.peerLogs.flush()
 	r.mu.Lock()
 	r.closed = true
 	all := make([]*session, 0, len(r.sessions))
