@@ -1,60 +1,17 @@
 package router
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/logtest"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
-
-// jsonLog is a JSON slog handler's output, safe for concurrent use.
-type jsonLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *jsonLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// logger logs every level to l, in JSON.
-func (l *jsonLog) logger() *slog.Logger {
-	return slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-// lines returns the records whose message is msg, decoded.
-func (l *jsonLog) lines(t *testing.T, msg string) []map[string]any {
-	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for line := range strings.Lines(l.buf.String()) {
-		var rec map[string]any
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		if rec["msg"] == msg {
-			out = append(out, rec)
-		}
-	}
-	return out
-}
-
-func (l *jsonLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
 
 // TestSessionLogLines: each line the router writes about a session, at
 // its level, with its attributes (a number is a float64 once decoded).
@@ -109,13 +66,13 @@ func TestSessionLogLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var log jsonLog
-			opts := Options{Realms: []RealmOptions{{Name: "realm1", Roles: []string{"anonymous", "user"}}}, Logger: log.logger()}
+			var log logtest.Log
+			opts := Options{Realms: []RealmOptions{{Name: "realm1", Roles: []string{"anonymous", "user"}}}, Logger: log.Logger(slog.LevelDebug)}
 			bubble(t, opts, func(t *testing.T, r *Router) {
 				c := attachFrom(t, r.Gate(tt.auths...), peer)
 				tt.run(t, c)
 				synctest.Wait()
-				lines := log.lines(t, tt.msg)
+				lines := log.Lines(t, tt.msg)
 				if len(lines) != 1 {
 					t.Fatalf("%d %q lines, want 1; log:\n%s", len(lines), tt.msg, &log)
 				}
@@ -141,9 +98,8 @@ func TestSessionLogLines(t *testing.T) {
 // TestSessionLogsNothingAtWarn: a session that joins and leaves cleanly
 // writes nothing at --loglevel warn.
 func TestSessionLogsNothingAtWarn(t *testing.T) {
-	var buf jsonLog
-	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	bubble(t, Options{Logger: log}, func(t *testing.T, r *Router) {
+	var buf logtest.Log
+	bubble(t, Options{Logger: buf.Logger(slog.LevelWarn)}, func(t *testing.T, r *Router) {
 		c := join(t, r.Gate(), "realm1", nil)
 		c.send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseRealm})
 		expect[*wamp.Goodbye](c)
@@ -160,9 +116,9 @@ func TestSessionLogsNothingAtWarn(t *testing.T) {
 // is either logged or counted. Another address is logged all the same.
 func TestJoinRefusedFlood(t *testing.T) {
 	const n = 1000
-	var log jsonLog
+	var log logtest.Log
 	synctest.Test(t, func(t *testing.T) {
-		r, err := New(Options{Realms: []RealmOptions{{Name: "realm1"}}, Logger: log.logger()})
+		r, err := New(Options{Realms: []RealmOptions{{Name: "realm1"}}, Logger: log.Logger(slog.LevelDebug)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +142,7 @@ func TestJoinRefusedFlood(t *testing.T) {
 		other.waitDone()
 		r.Close()
 
-		refused := log.lines(t, "join refused")
+		refused := log.Lines(t, "join refused")
 		logged := 0
 		for _, l := range refused {
 			if l["peer"] != "198.51.100.1:5000" {
@@ -198,7 +154,7 @@ func TestJoinRefusedFlood(t *testing.T) {
 				logged, windows, peerLogBurst, len(refused))
 		}
 		held := 0
-		heldLines := log.lines(t, "join refused: lines held back")
+		heldLines := log.Lines(t, "join refused: lines held back")
 		for _, l := range heldLines {
 			if l["peer"] != "203.0.113.9" || l["level"] != "WARN" {
 				t.Errorf("held back line %v", l)
