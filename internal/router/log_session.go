@@ -75,8 +75,8 @@ func (s *session) logRefused(h *wamp.Hello, err error) {
 	if !s.router.peerLogs.refused.Allow(peerLogKey(remote)) {
 		return
 	}
-	authid, _ := option(h.Details, wamp.KeyAuthID)
-	attrs := []slog.Attr{slog.String("peer", remote), slog.String("realm", string(h.Realm)), slog.Any("authid", authid)}
+	authid, _ := h.Details[wamp.KeyAuthID].(string)
+	attrs := []slog.Attr{slog.String("peer", remote), slog.String("realm", string(h.Realm)), slog.String("authid", authid)}
 	if s.ident.AuthMethod != "" {
 		attrs = append(attrs, slog.String("authmethod", s.ident.AuthMethod))
 	} else {
