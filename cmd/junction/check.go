@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -37,7 +38,12 @@ func runCheck(e *env, args []string) int {
 // such problem, one per line, sorted by path. The build's warnings (a
 // static directory that does not exist) follow the config's.
 func checkOne(e *env, cf configFlags) int {
+	cf.resolveDir(e.lookupEnv)
 	l, err := cf.load(e.lookupEnv)
+	if de, ok := errors.AsType[*dirError](err); ok {
+		fmt.Fprintf(e.stderr, "junction check: %v\n", de)
+		return exitUsage
+	}
 	if report(e.stdout, l, cf.file, err) != nil {
 		return exitError
 	}

@@ -43,7 +43,7 @@ func (f *checkFlags) add(kind targetKind, path string) {
 }
 
 func (f *checkFlags) register(fs *flag.FlagSet) {
-	fs.Var(&targetFlag{f, targetCBDir}, "cbdir", "node directory (default .crossbar); repeat to check several")
+	fs.Var(&targetFlag{f, targetCBDir}, "cbdir", dirUsage+"; repeat to check several")
 	fs.Var(&targetFlag{f, targetFile}, "config", "config file (default DIR/config.yaml, config.yml or config.json, else the embedded default); repeat to check several")
 	fs.BoolVar(&f.summary, "summary", false, "print one line per config and the summary line, not each config's warnings and errors")
 	fs.BoolVar(&f.blockers, "blockers", false, "after the summary line, count the configs refused for each reason")
@@ -67,9 +67,9 @@ func (f *checkFlags) fleet() bool {
 }
 
 // single is the one config to check when the command is not a fleet: the
-// --config if given, else the --cbdir's config (default .crossbar).
+// --config if given, else the --cbdir's config (resolved as start's).
 func (f *checkFlags) single() configFlags {
-	cf := configFlags{dir: defaultDir}
+	var cf configFlags
 	for _, t := range f.list {
 		if t.kind == targetCBDir {
 			cf.dir = t.path

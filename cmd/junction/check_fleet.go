@@ -192,7 +192,9 @@ func problemsOf(err error) []problem {
 	}
 	ps := make([]problem, len(es))
 	for i, e := range es {
-		ps[i] = problem{e.Error(), reasonOf(e)}
+		bare := *e
+		bare.File = "" // the summary line names the file already
+		ps[i] = problem{bare.Error(), reasonOf(e)}
 	}
 	return ps
 }

@@ -111,7 +111,7 @@ func TestRun(t *testing.T) {
 			"ok: " + bridgeWarn}, nil},
 		{"check missing file", []string{"check", "--config", filepath.Join(dir, "nope.json")}, 1, []string{"nope.json"}, nil},
 		{"check cbdir yaml", []string{"check", "--cbdir", yamlDir}, 0, []string{"ok: " + filepath.Join(yamlDir, "config.yaml")}, nil},
-		{"check embedded", []string{"check", "--cbdir", filepath.Join(dir, "none")}, 0, []string{"ok: (embedded default)"}, nil},
+		{"check cbdir missing", []string{"check", "--cbdir", filepath.Join(dir, "none")}, 2, nil, []string{"--cbdir " + filepath.Join(dir, "none") + " does not exist"}},
 		{"check unknown flag", []string{"check", "--bogus"}, 2, nil, []string{"flag provided but not defined", "usage: junction check"}},
 		{"check help", []string{"check", "-h"}, 0, nil, []string{"usage: junction check"}},
 		{"start bad config", []string{"start", "--config", bad}, 1, nil, []string{"workers[0].transports[0].endpoint.port: "}},

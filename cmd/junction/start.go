@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/node"
 )
 
@@ -31,6 +30,7 @@ func runStart(e *env, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	cf.resolveDir(e.lookupEnv)
 	log, err := newLogger(e.stderr, *level, *format)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "junction start: %v\n", err)
@@ -128,7 +128,7 @@ func reload(e *env, cf *configFlags, n *node.Node, log *slog.Logger) {
 		cancel()
 	}
 	if err != nil {
-		logBuildError(log, l.sourceOr(cf.file), err)
+		logConfigError(log, l.sourceOr(cf.file), err)
 		log.Error("reload refused: the node keeps running its configuration unchanged", "source", l.sourceOr(cf.file))
 		return
 	}
@@ -152,29 +152,21 @@ func buildNode(e *env, cf *configFlags, log *slog.Logger) (*node.Node, int) {
 	for _, w := range l.warnings {
 		log.Warn("config: "+w.Msg, "path", w.Path)
 	}
+	if de, ok := errors.AsType[*dirError](err); ok {
+		log.Error("config", "err", de.Error())
+		return nil, exitUsage
+	}
 	if err != nil {
-		printConfigError(e.stderr, l.sourceOr(cf.file), err)
+		logConfigError(log, l.sourceOr(cf.file), err)
 		return nil, exitError
 	}
 	log.Info("config loaded", "source", l.source, "dir", l.dir)
 	n, err := node.New(l.cfg, node.Options{Dir: l.dir, Logger: log})
 	if err != nil {
-		logBuildError(log, l.source, err)
+		logConfigError(log, l.source, err)
 		return nil, exitError
 	}
 	return n, exitOK
-}
-
-// logBuildError logs the error of node.New: one line per problem.
-func logBuildError(log *slog.Logger, source string, err error) {
-	var es config.Errors
-	if !errors.As(err, &es) {
-		log.Error("config", "source", source, "err", err)
-		return
-	}
-	for _, e := range es {
-		log.Error("config", "source", source, "err", e.Error())
-	}
 }
 
 // newLogger returns the slog logger of --loglevel and --logformat.

@@ -74,6 +74,9 @@ var rules = map[string]rule{
 	"internal/metrics": {allowed: []string{"internal/router", "internal/meter"}},
 	// Rate-limited warnings, usable on any hot path: a leaf.
 	"internal/lograte": {stdOnly: true},
+	// Captures a logger's records for the tests that check log lines: a
+	// leaf.
+	"internal/logtest": {stdOnly: true},
 	// The config is data and validation only (uriindex for match types):
 	// the node translates it, so no package but the node depends on it.
 	"internal/config": {allowed: []string{"internal/wamp", "internal/uriindex"}},

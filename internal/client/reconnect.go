@@ -124,11 +124,12 @@ func (c *Client) run(s *Session) {
 			s.Close()
 		}
 		c.unpublish()
-		c.log.Info("client: session ended", "session", s.ID(), "err", s.Err())
+		ours := c.leaving.Load() || c.ctx.Err() != nil
+		c.logEnded(s, ours)
 		if c.opts.OnLeave != nil {
 			c.opts.OnLeave(s, s.Err())
 		}
-		if c.leaving.Load() || c.ctx.Err() != nil {
+		if ours {
 			return
 		}
 		if s = c.redial(c.ctx, b, true); s == nil {
@@ -136,6 +137,17 @@ func (c *Client) run(s *Session) {
 		}
 		c.publish(s)
 	}
+}
+
+// logEnded logs the end of s: at info when it was lost (the client
+// reconnects), at debug when the client ended it (Leave, Close: a clean
+// stop is no news).
+func (c *Client) logEnded(s *Session, ours bool) {
+	level := slog.LevelInfo
+	if ours {
+		level = slog.LevelDebug
+	}
+	c.log.Log(context.Background(), level, "client: session ended", "session", s.ID(), "err", s.Err())
 }
 
 // redial connects with backoff until it succeeds or ctx ends (then it

@@ -3,9 +3,11 @@ package client
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/logtest"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -292,5 +294,55 @@ func TestClientLeave(t *testing.T) {
 	case <-d.conns:
 		t.Error("redialed after Leave")
 	default:
+	}
+}
+
+// TestClientLogsSessionEnd: a session the router ends is logged at info
+// (the client reconnects); one the client ends (Leave, Close) at debug
+// only, so that a clean stop is quiet at --loglevel info.
+func TestClientLogsSessionEnd(t *testing.T) {
+	tests := []struct {
+		name string
+		end  func(t *testing.T, c *Client, r *fakeRouter)
+		info bool // logged at info; at debug only otherwise
+	}{
+		{"lost", func(t *testing.T, c *Client, r *fakeRouter) { r.p.Close() }, true},
+		{"left", func(t *testing.T, c *Client, r *fakeRouter) {
+			done := async(func() error { return c.Leave(context.Background()) })
+			expect[*wamp.Goodbye](r)
+			r.send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrGoodbyeAndOut})
+			recvFrom(t, done)
+		}, false},
+		{"closed", func(t *testing.T, c *Client, r *fakeRouter) { c.Close() }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newFakeDialer(t)
+			var log logtest.Log
+			leaves := make(chan error, 1)
+			opts := fastBackoff()
+			opts.OnLeave = func(_ *Session, err error) { leaves <- err }
+			ch := make(chan connectResult, 1)
+			go func() {
+				c, err := Connect(context.Background(), d.dial, Config{Realm: "r", Logger: log.Logger(slog.LevelDebug)}, opts)
+				ch <- connectResult{c, err}
+			}()
+			r := d.accept(1)
+			c := recvFrom(t, ch).c
+			defer c.Close()
+			tt.end(t, c, r)
+			recvFrom(t, leaves) // logged before OnLeave
+			// The session logs its end at debug too; the client's line
+			// is the one at info, if any.
+			info := 0
+			for _, l := range log.Lines(t, "client: session ended") {
+				if l["level"] == "INFO" && l["session"] == 1.0 {
+					info++
+				}
+			}
+			if want := map[bool]int{true: 1}[tt.info]; info != want {
+				t.Errorf("%d lines at info, want %d:\n%s", info, want, &log)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -11,14 +12,39 @@ import (
 type FieldError struct {
 	Path string
 	Msg  string
+
+	// A syntax error's place: the file (when Loader.Load read it), the
+	// line and the column, each from 1 (Column 0 when the parser gives
+	// only the line, as YAML's does; Line 0 when it gives neither); and
+	// the Excerpt, the line at fault, with a second line holding a caret
+	// under the column when it is known.
+	File         string
+	Line, Column int
+	Excerpt      string
 }
 
-// Error returns "path: message".
+// Error returns "path: message"; for a syntax error "file:line:column:
+// message" (or "config: line L, column C: message" without a file), the
+// excerpt aside.
 func (e *FieldError) Error() string {
-	if e.Path == "" {
-		return "config: " + e.Msg
+	switch {
+	case e.Path != "":
+		return e.Path + ": " + e.Msg
+	case e.Line > 0 && e.File != "":
+		return e.File + ":" + e.position(":") + ": " + e.Msg
+	case e.Line > 0:
+		return "config: line " + e.position(", column ") + ": " + e.Msg
 	}
-	return e.Path + ": " + e.Msg
+	return "config: " + e.Msg
+}
+
+// position is the line, then sep and the column when it is known.
+func (e *FieldError) position(sep string) string {
+	s := strconv.Itoa(e.Line)
+	if e.Column > 0 {
+		s += sep + strconv.Itoa(e.Column)
+	}
+	return s
 }
 
 // ChildPath returns the JSON path of member key of the object at path,

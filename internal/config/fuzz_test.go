@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -40,6 +41,9 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("no Config and no error")
 		case err != nil && (c != nil || !errors.As(err, &errs) || len(errs) == 0):
 			t.Fatalf("error %v with Config %v", err, c)
+		}
+		if len(errs) > 0 && errs[0].Line > bytes.Count(data, []byte("\n"))+1 {
+			t.Fatalf("syntax error at line %d of %d: %v", errs[0].Line, bytes.Count(data, []byte("\n"))+1, errs[0])
 		}
 	})
 }

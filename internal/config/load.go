@@ -52,24 +52,32 @@ func Parse(data []byte, format Format) (*Config, []Warning, error) {
 	return Loader{}.Parse(data, format)
 }
 
-// Load reads the configuration file at path (see FormatOf).
+// Load reads the configuration file at path (see FormatOf). A syntax
+// error names the file (FieldError.File).
 func (l Loader) Load(path string) (*Config, []Warning, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("config: %w", err)
 	}
-	return l.Parse(data, FormatOf(path))
+	return l.parse(data, FormatOf(path), path)
 }
 
 // Parse decodes, completes with defaults and validates a configuration. On
 // success it returns the configuration and the warnings (keys accepted but
 // without effect), sorted by path. Otherwise the error is an Errors listing
 // every problem, sorted by path; the warnings are returned all the same, and
-// the Config is nil.
+// the Config is nil. A syntax error is the only one then, at its line and
+// column (FieldError.Line).
 func (l Loader) Parse(data []byte, format Format) (*Config, []Warning, error) {
-	tree, err := parseTree(data, format)
-	if err != nil {
-		return nil, nil, Errors{{Msg: err.Error()}}
+	return l.parse(data, format, "")
+}
+
+// parse is Parse of the file named file ("" for none).
+func (l Loader) parse(data []byte, format Format, file string) (*Config, []Warning, error) {
+	tree, syntaxErr := parseTree(data, format)
+	if syntaxErr != nil {
+		syntaxErr.File = file
+		return nil, nil, Errors{syntaxErr}
 	}
 	env := l.LookupEnv
 	if env == nil {

@@ -13,32 +13,39 @@ import (
 )
 
 // parseTree decodes a document into a generic tree of map[string]any, []any,
-// string, json.Number (numbers stay exact), bool and nil.
-func parseTree(data []byte, format Format) (any, error) {
+// string, json.Number (numbers stay exact), bool and nil. A syntax error is
+// a *FieldError at its line (and column for JSON).
+func parseTree(data []byte, format Format) (any, *FieldError) {
 	if format == YAML {
 		return parseYAML(data)
 	}
 	return parseJSON(data)
 }
 
-func parseJSON(data []byte) (any, error) {
+func parseJSON(data []byte) (any, *FieldError) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
+		return nil, jsonSyntaxError(data, err, dec.InputOffset())
 	}
+	end := dec.InputOffset()
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("invalid JSON: data after the top-level value")
+		next := end + int64(len(data[end:])-len(bytes.TrimLeft(data[end:], " \t\r\n")))
+		return nil, syntaxAt(data, int(next), "invalid JSON: data after the top-level value")
 	}
 	return v, nil
 }
 
-func parseYAML(data []byte) (v any, err error) {
+func parseYAML(data []byte) (v any, _ *FieldError) {
 	if err := yaml.Unmarshal(data, &v); err != nil {
-		return nil, fmt.Errorf("invalid YAML: %w", err)
+		return nil, yamlSyntaxError(data, err)
 	}
-	return normalizeYAML(v)
+	v, err := normalizeYAML(v)
+	if err != nil {
+		return nil, &FieldError{Msg: err.Error()}
+	}
+	return v, nil
 }
 
 // normalizeYAML turns what the YAML library produced into the tree JSON

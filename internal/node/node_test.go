@@ -153,12 +153,12 @@ func TestNewErrors(t *testing.T) {
 			"realms": [{"name": "realm1"}],
 			"transports": [{"type": "rawsocket", "endpoint": {"type": "tcp", "port": 0,
 				"tls": {"key": "nokey.pem", "certificate": "nocert.pem"}}}]}]}`,
-			`workers[0].transports[0].endpoint.tls: web: tls: open `},
+			`workers[0].transports[0].endpoint.tls: web: tls: certificate: open `},
 		{"websocket tls files", `{"version": 2, "workers": [{"type": "router",
 			"realms": [{"name": "realm1"}],
 			"transports": [{"type": "websocket", "endpoint": {"type": "tcp", "port": 0,
 				"tls": {"key": "nokey.pem", "certificate": "nocert.pem"}}}]}]}`,
-			`workers[0].transports[0].endpoint.tls: web: tls: open `},
+			`workers[0].transports[0].endpoint.tls: web: tls: certificate: open `},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -198,8 +198,8 @@ func TestNewReportsEveryError(t *testing.T) {
 	want := []string{
 		`workers[0].transports[0].paths.call.options.require_ip[0]: invalid IP address "localhost"`,
 		`workers[0].transports[0].paths.files: web: static directory: `,
-		`workers[0].transports[1].endpoint.tls: web: tls: open `,
-		`workers[0].transports[2].endpoint.tls: web: tls: open `,
+		`workers[0].transports[1].endpoint.tls: web: tls: certificate: open `,
+		`workers[0].transports[2].endpoint.tls: web: tls: certificate: open `,
 		`workers[0].transports[2].paths["/"]: web: static directory: `,
 		`workers[1].components[0].transport: `,
 	}

@@ -40,7 +40,7 @@ func clientTLSConfig(t *config.ClientTLS, host string, resolve func(string) stri
 		}
 	}
 	if t.Certificate != "" || t.Key != "" {
-		cert, err := tls.LoadX509KeyPair(resolve(t.Certificate), resolve(t.Key))
+		cert, err := web.LoadKeyPair(resolve(t.Certificate), resolve(t.Key))
 		if err != nil {
 			return nil, fmt.Errorf("node: tls: %w", err)
 		}

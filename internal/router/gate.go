@@ -121,6 +121,7 @@ func (g *Gate) Attach(p wamp.Peer) {
 	}
 	defer rm.leave(s)
 	s.serve()
+	s.logSession("session left")
 }
 
 // handshakeAside runs s.handshake on a goroutine of its own and waits for

@@ -36,6 +36,7 @@ func (s *session) handshake() *realm {
 	}
 	if err != nil {
 		s.refused(hello, rm, err)
+		s.logRefused(hello, err)
 		s.abortWith(err)
 		return nil
 	}
@@ -59,6 +60,7 @@ func (s *session) handshake() *realm {
 	missed := s.authsFrom != nil && s.gate.auths.Load() != s.authsFrom
 	rm.joins.note(s.ident.AuthMethod)
 	s.send(&wamp.Welcome{Session: s.id, Details: s.welcomeDetails()})
+	s.logSession("session joined")
 	rm.hooks.SessionJoined(s.info())
 	if rm.meta {
 		s.startStats(rm)
@@ -139,7 +141,7 @@ func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.I
 	}
 	a, auths := s.gate.pick(req)
 	s.authsFrom = auths
-	s.ident.AuthMethod = offered(a, req) // for refused; the identity replaces it
+	s.authMethodTried(a)
 	if rm == nil && (a == nil || !auth.AssignsRealm(a)) {
 		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q", h.Realm)
 	}
@@ -190,7 +192,6 @@ func (s *session) login(req *auth.Request, clock *joinClock, begin func() (*auth
 	logins, k := &s.router.logins, s.loginKeyOf(req)
 	wait, ok := logins.admit(k, time.Now())
 	if !ok {
-		s.log.Debug("login refused: too many attempts from its address", "remote", req.Peer.RemoteAddr, "authid", req.AuthID)
 		return nil, wamp.Errorf(ErrThrottledURI, "too many failed or pending logins from this address: try again later")
 	}
 	defer func() { logins.done(k, time.Now()) }()
@@ -204,7 +205,6 @@ func (s *session) login(req *auth.Request, clock *joinClock, begin func() (*auth
 		logins.succeeded(k)
 	case tried && !errors.Is(err, auth.ErrUnavailable):
 		logins.failed(k, time.Now()) // before done: no attempt slips in between
-		s.log.Debug("login failed", "remote", req.Peer.RemoteAddr, "authid", req.AuthID, "err", err)
 	}
 	return id, err
 }
@@ -233,18 +233,6 @@ func (s *session) challenge(ch auth.Challenge, clock *joinClock, wait time.Durat
 	return id, true, err
 }
 
-// offered is the authmethod of a join attempt: a's, or the first the
-// client offered when no authenticator takes it.
-func offered(a auth.Authenticator, req *auth.Request) string {
-	if a != nil {
-		return a.Method()
-	}
-	if len(req.AuthMethods) > 0 {
-		return req.AuthMethods[0]
-	}
-	return ""
-}
-
 // refused counts a join refused after HELLO for err, by authmethod, on
 // the realm the HELLO named (or the one the authenticator assigned), or
 // as OtherLabel when the router has no such realm. A client that left
@@ -253,14 +241,18 @@ func (s *session) refused(h *wamp.Hello, rm *realm, err error) {
 	if errors.Is(err, errQuiet) {
 		return
 	}
+	method := s.ident.AuthMethod // the method tried, else the first offered
+	if ms, _ := h.Details[wamp.KeyAuthMethods].([]any); method == "" && len(ms) > 0 {
+		method, _ = ms[0].(string)
+	}
 	if rm == nil {
 		rm = s.router.realm(h.Realm)
 	}
 	if rm == nil {
-		s.router.otherAuthFailures.note(s.ident.AuthMethod)
+		s.router.otherAuthFailures.note(method)
 		return
 	}
-	rm.authFailures.note(s.ident.AuthMethod)
+	rm.authFailures.note(method)
 }
 
 // authRequest reads the authentication part of HELLO.Details.

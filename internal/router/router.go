@@ -27,12 +27,13 @@ var (
 // Router routes WAMP messages between the sessions of its realms. It is safe
 // for concurrent use.
 type Router struct {
-	log     *slog.Logger
-	slow    slowLog
-	subIDs  wamp.IDGen // router scope: subscription IDs
-	regIDs  wamp.IDGen // router scope: registration IDs
-	anon    *Gate
-	retired counters // of sessions that ended
+	log      *slog.Logger
+	slow     slowLog
+	peerLogs *peerLogs  // rate limits of the lines a client causes
+	subIDs   wamp.IDGen // router scope: subscription IDs
+	regIDs   wamp.IDGen // router scope: registration IDs
+	anon     *Gate
+	retired  counters // of sessions that ended
 	// callErrors count the ERRORs answering CALLs; otherAuthFailures the
 	// joins refused that named no realm of the router (metrics.go).
 	callErrors        callErrors
@@ -57,6 +58,7 @@ func New(opts Options) (*Router, error) {
 	r := &Router{
 		log:      log,
 		slow:     newSlowLog(log),
+		peerLogs: newPeerLogs(log),
 		realms:   make(map[wamp.URI]*realm),
 		sessions: make(map[*session]struct{}),
 	}
@@ -125,6 +127,7 @@ func (r *Router) Close() { r.Shutdown(context.Background()) }
 // later Close waits for them). Later Attach calls are refused with ABORT.
 // Safe to call more than once and concurrently.
 func (r *Router) Shutdown(ctx context.Context) error {
+	defer r.peerLogs.flush()
 	r.mu.Lock()
 	r.closed = true
 	all := make([]*session, 0, len(r.sessions))

@@ -71,7 +71,7 @@ func TestSlowConsumer(t *testing.T) {
 		if st.SlowConsumers != 2 || st.Sessions != 2 || st.Realms["realm1"].Registrations != 0 {
 			t.Errorf("stats %+v", st)
 		}
-		if n := logs.count("slow consumer"); n != 1 {
+		if n := logs.count("slow consumer disconnected"); n != 1 {
 			t.Errorf("%d slow consumer lines, want 1 (rate limited)", n)
 		}
 		// The subscription lives on for the fast subscriber only.

@@ -100,7 +100,7 @@ func (s *session) sendAs(m wamp.Message, t wamp.MessageType) bool {
 	switch {
 	case errors.Is(err, wamp.ErrSlowConsumer):
 		if s.slow.CompareAndSwap(false, true) {
-			s.router.slow.note(string(s.realmName()), uint64(s.id))
+			s.router.slow.note(string(s.realmName()), uint64(s.id), err)
 		}
 	case !errors.Is(err, wamp.ErrClosed):
 		s.log.Warn("send failed", "type", t.String(), "err", err)
@@ -162,7 +162,11 @@ func (s *session) shutdown(reason wamp.URI) {
 // abort ends the session with ABORT reason and a message detail. Only for
 // the goroutines that may call kill.
 func (s *session) abort(reason wamp.URI, format string, a ...any) {
-	s.kill(abortMsg(reason, format, a...))
+	m := abortMsg(reason, format, a...)
+	if reason == wamp.ErrProtocolViolation {
+		s.logViolation(m.Details[wamp.KeyMessage].(string))
+	}
+	s.kill(m)
 }
 
 func abortMsg(reason wamp.URI, format string, a ...any) *wamp.Abort {

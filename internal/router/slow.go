@@ -1,11 +1,14 @@
 package router
 
 import (
+	"context"
+	"errors"
 	"log/slog"
 	"sync/atomic"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/lograte"
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // slowLogEvery is the shortest interval between two "slow consumer" lines.
@@ -24,12 +27,19 @@ func newSlowLog(log *slog.Logger) slowLog {
 	return slowLog{log: log, rate: lograte.Limit{Interval: slowLogEvery}}
 }
 
-// note counts one slow consumer and logs if the last line is old enough.
-func (l *slowLog) note(realm string, session uint64) {
+// note counts one slow consumer, closed with err (Send's), and logs it at
+// info if the last line is old enough: its realm, session and what its
+// queue held (when the peer says), and the count since the last line.
+func (l *slowLog) note(realm string, session uint64, err error) {
 	l.total.Add(1)
 	ok, suppressed := l.rate.Allow()
-	if !ok {
+	if !ok || !l.log.Enabled(context.Background(), slog.LevelInfo) {
 		return
 	}
-	l.log.Warn("slow consumer", "realm", realm, "session", session, "count", suppressed+1)
+	attrs := []slog.Attr{slog.String("realm", realm), slog.Uint64("session", session)}
+	if full, ok := errors.AsType[*wamp.SlowConsumerError](err); ok {
+		attrs = append(attrs, slog.Int("queued_messages", full.QueuedMessages), slog.Int("queued_bytes", full.QueuedBytes))
+	}
+	attrs = append(attrs, slog.Int("count", suppressed+1))
+	l.log.LogAttrs(context.Background(), slog.LevelInfo, "slow consumer disconnected", attrs...)
 }

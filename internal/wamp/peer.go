@@ -3,6 +3,7 @@ package wamp
 import (
 	"crypto/x509"
 	"errors"
+	"strconv"
 	"sync"
 )
 
@@ -14,6 +15,22 @@ var (
 	// peer was closed rather than let it block others or lose messages.
 	ErrSlowConsumer = errors.New("wamp: slow consumer")
 )
+
+// SlowConsumerError is the error of the Send that closed a peer as a slow
+// consumer, when the peer knows what its queue held: errors.Is matches it
+// to ErrSlowConsumer.
+type SlowConsumerError struct {
+	QueuedMessages int // messages waiting to be written
+	QueuedBytes    int // their encoded size
+}
+
+func (e *SlowConsumerError) Error() string {
+	return "wamp: slow consumer: " + strconv.Itoa(e.QueuedMessages) + " messages, " +
+		strconv.Itoa(e.QueuedBytes) + " bytes queued"
+}
+
+// Is reports whether target is ErrSlowConsumer.
+func (e *SlowConsumerError) Is(target error) bool { return target == ErrSlowConsumer }
 
 // Peer is one end of a WAMP connection: a WebSocket or RawSocket connection,
 // or one side of an in-memory pair for embedded sessions.

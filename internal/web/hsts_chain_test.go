@@ -92,3 +92,40 @@ func TestServerChainFiles(t *testing.T) {
 		t.Errorf("server sent %d certificates, want the certificate then the chain", len(peer))
 	}
 }
+
+// TestLoadKeyPairNamesTheFile: each error of LoadKeyPair names the file at
+// fault, both when the key does not match the certificate.
+func TestLoadKeyPairNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	a, b := newTestCert(t, dir, "a"), newTestCert(t, dir, "b")
+	garbage := filepath.Join(dir, "garbage.pem")
+	if err := os.WriteFile(garbage, []byte("not a PEM file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.pem")
+	tests := []struct {
+		name      string
+		cert, key string
+		want      []string // substrings of the error; none: it loads
+	}{
+		{"good", a.certFile, a.keyFile, nil},
+		{"certificate missing", missing, a.keyFile, []string{"certificate: open " + missing}},
+		{"key missing", a.certFile, missing, []string{"key: open " + missing}},
+		{"certificate not PEM", garbage, a.keyFile, []string{"certificate " + garbage + ": no PEM data"}},
+		{"key not PEM", a.certFile, garbage, []string{"key " + garbage + ": no PEM data"}},
+		{"key of another certificate", a.certFile, b.keyFile, []string{"certificate " + a.certFile, "key " + b.keyFile}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadKeyPair(tt.cert, tt.key)
+			if (err == nil) != (tt.want == nil) {
+				t.Fatalf("LoadKeyPair = %v, want an error: %v", err, tt.want != nil)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}

@@ -71,7 +71,7 @@ func (o *TLSOptions) loadCert() (*tls.Certificate, error) {
 	if o.CertFile == "" || o.KeyFile == "" {
 		return nil, errors.New("certificate and key are required")
 	}
-	cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
+	cert, err := LoadKeyPair(o.CertFile, o.KeyFile)
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +100,39 @@ func (o *TLSOptions) load() (*tls.Config, error) {
 		cfg.ClientAuth = tls.VerifyClientCertIfGiven
 	}
 	return cfg, nil
+}
+
+// LoadKeyPair reads a PEM certificate (and its chain) and its private
+// key, as tls.LoadX509KeyPair does, with errors that name the file at
+// fault: a file that does not read or holds no PEM block of its kind, or
+// both when the key does not match the certificate.
+func LoadKeyPair(certFile, keyFile string) (tls.Certificate, error) {
+	certPEM, err := readPEM(certFile, "certificate")
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	keyPEM, err := readPEM(keyFile, "key")
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("certificate %s and key %s: %w", certFile, keyFile, err)
+	}
+	return cert, nil
+}
+
+// readPEM reads file, the kind ("certificate" or "key") of a key pair,
+// and checks that it holds a PEM block.
+func readPEM(file, kind string) ([]byte, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", kind, err)
+	}
+	if block, _ := pem.Decode(data); block == nil {
+		return nil, fmt.Errorf("%s %s: no PEM data", kind, file)
+	}
+	return data, nil
 }
 
 // LoadCAs reads the PEM certificates of files into a pool (Crossbar's

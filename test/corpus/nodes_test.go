@@ -110,7 +110,7 @@ var corpus = []corpusNode{
 			"an unknown principal (the authenticator's error is the ABORT reason); the role it gives bounds the session",
 		client: "client.py",
 		static: staticFile{"/", "web/index.html"},
-		warnings: []string{
+		warnings: []string{joinRefused,
 			`AuthenticatorSession.onUserError(): "com.example.invalid_ticket: invalid ticket for joe"`,
 			`AuthenticatorSession.onUserError(): "com.example.no_such_user: no principal eve"`,
 		},
@@ -120,14 +120,14 @@ var corpus = []corpusNode{
 		proves: "dynamic WAMP-CRA authentication by a Python component: plain and salted secrets, a wrong secret, " +
 			"an unknown principal",
 		client:   "client.py",
-		warnings: []string{`AuthenticatorSession.onUserError(): "com.example.no_such_user: no principal eve"`},
+		warnings: []string{joinRefused, `AuthenticatorSession.onUserError(): "com.example.no_such_user: no principal eve"`},
 	},
 	{
 		name: "cryptosign-dynamic",
 		proves: "dynamic cryptosign authentication by a Python component on its own authenticator-realm: the " +
 			"principal by public key (authid, realm, role), extra in the WELCOME, an unknown key refused",
 		client: "client.py",
-		warnings: []string{`AuthenticatorSession.onUserError(): "com.example.no_such_user: no principal with public key ` +
+		warnings: []string{joinRefused, `AuthenticatorSession.onUserError(): "com.example.no_such_user: no principal with public key ` +
 			`17cb79fb2b4120f2b1ec65e4198d6e08b28e813feb01e4a400839b85e18080ce"`},
 	},
 	{
@@ -136,14 +136,14 @@ var corpus = []corpusNode{
 			"WELCOME extra it gives, the router's authid (never the client's), a refusal by the authenticator",
 		client:   "client.py",
 		static:   staticFile{"/", "index.html"},
-		warnings: []string{`AuthenticatorSession.onUserError(): "com.example.banned: this client is banned"`},
+		warnings: []string{joinRefused, `AuthenticatorSession.onUserError(): "com.example.banned: this client is banned"`},
 	},
 	{
 		name: "realm-redirect",
 		proves: "realm redirection by a dynamic ticket authenticator: users land in their tenant's realm whatever " +
 			"realm they ask for, under their canonical authid; one component class per tenant realm",
 		client:   "client.py",
-		warnings: []string{`Authenticator.onUserError(): "com.example.invalid_login: invalid login for bob"`},
+		warnings: []string{joinRefused, `Authenticator.onUserError(): "com.example.invalid_login: invalid login for bob"`},
 	},
 	{
 		name: "authorizer-router",
@@ -161,8 +161,9 @@ var corpus = []corpusNode{
 		name: "ticket-function",
 		proves: "function authentication (ticket): the factory is called with the auth's config and returns the " +
 			"authenticator; a right ticket with WELCOME extra, a wrong one and an unknown principal",
-		client: "client.py",
-		static: staticFile{"/", "web/index.html"},
+		client:   "client.py",
+		static:   staticFile{"/", "web/index.html"},
+		warnings: []string{joinRefused},
 	},
 	{
 		name:   "patternsubs-yaml",
@@ -318,15 +319,17 @@ var corpus = []corpusNode{
 		proves: "static WAMP-SCRAM (argon2id-13, a principal made by autobahn's derive_scram_credential) from " +
 			"autobahn-python: the role given, the server signature checked, the caller disclosed to a Python backend, " +
 			"a wrong password and an unknown authid refused",
-		client: "client.py",
-		static: staticFile{"/", "web/index.html"},
+		client:   "client.py",
+		static:   staticFile{"/", "web/index.html"},
+		warnings: []string{joinRefused},
 	},
 	{
 		name: "cookie-tracking",
 		proves: "cookie tracking (file store) with cookie authentication: a ticket login gets a cbtid cookie, coming " +
 			"back with it joins without a ticket as the same principal (authprovider cookie), logout ends that",
-		client: "client.py",
-		static: staticFile{"/", "web/index.html"},
+		client:   "client.py",
+		static:   staticFile{"/", "web/index.html"},
+		warnings: []string{joinRefused},
 	},
 	{
 		name: "tls-client-cert",
@@ -356,6 +359,11 @@ var corpus = []corpusNode{
 		check:  mqttDynamic,
 	},
 }
+
+// joinRefused is the warning a node logs for every login it refuses
+// (docs/operations.md, "Logging"): the nodes whose clients try a wrong
+// secret or an unknown principal allow it.
+const joinRefused = "join refused"
 
 // mentions matches the log records with text in one of their string
 // attributes (a line of a worker's output, whatever attribute holds it).

@@ -135,13 +135,15 @@ func TestEventHistory(t *testing.T) {
 // node of its own and tries one attempt after the other: after each
 // failure the node holds back the next CHALLENGE from 127.0.0.1 a little
 // longer (its login throttle), and attempts that arrived all at once
-// would be refused with junction.error.login_throttled.
+// would be refused with junction.error.login_throttled. The node logs
+// each refusal as a warning "join refused" (at most 5 lines per client
+// address in 10 seconds, then the count held back).
 func TestRefused(t *testing.T) {
 	harness.RequireDeps(t)
 	for _, c := range clients {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			n := startNode(t)
+			n := startNodeWith(t, nodeproc.Options{AllowedWarnings: []string{"join refused", "join refused: lines held back"}})
 			for _, tc := range refusals(n) {
 				t.Run(tc.name, func(t *testing.T) {
 					args := argsFor(tc.url, "json", tc.auth)
@@ -152,6 +154,7 @@ func TestRefused(t *testing.T) {
 					}
 				})
 			}
+			n.proc.WaitLog(t, "the refusals logged", 5, nodeproc.MsgIs("join refused", "error", "wamp.error.authentication_denied"))
 		})
 	}
 }

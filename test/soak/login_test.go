@@ -4,11 +4,13 @@ package soak
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -73,8 +75,9 @@ var (
 // refused; after the flood alice logs in from the attacker's address too.
 func TestLoginFlood(t *testing.T) {
 	requireSoak(t)
-	n := startNode(t, nodeSpec{Config: loginConfig()})
+	n := startNode(t, nodeSpec{Config: loginConfig(), AllowedWarnings: []string{refusedLine, heldBackLine}})
 	url := "ws://" + n.Addr(nodeproc.Transport(0, 0)) + "/auth"
+	start := time.Now()
 
 	all := append(loginOneByOne(t, url), loginFlood(t, url)...)
 	// From the last one by one on, the address is at the longest delay.
@@ -88,6 +91,49 @@ func TestLoginFlood(t *testing.T) {
 		t.Errorf("alice from %s after the flood: %s; want her joined within %v", attacker, lr, heldLogin)
 	}
 	t.Logf("alice from %s after the flood: %s", attacker, lr)
+	elapsed := time.Since(start)
+	n.Stop(t) // the counts still held back are logged at the stop
+	checkRefusalLog(t, n.Log(), len(all), elapsed)
+}
+
+// The log lines of refused logins (docs/operations.md, "Rate limits"):
+// at most refusedBurst per client address in each refusedWindow, then one
+// line with the count held back.
+const (
+	refusedLine   = "join refused"
+	heldBackLine  = "join refused: lines held back"
+	refusedBurst  = 5
+	refusedWindow = 10 * time.Second
+)
+
+// checkRefusalLog checks that the node logged the refused logins of the
+// attacker's address, refused of them over elapsed, within the rate limit,
+// and that the lines and the counts held back add up to every refusal.
+func checkRefusalLog(t *testing.T, log string, refused int, elapsed time.Duration) {
+	t.Helper()
+	lines, held, heldLines := 0, 0, 0
+	for line := range strings.Lines(log) {
+		var r nodeproc.Record
+		if json.Unmarshal([]byte(line), &r) != nil {
+			continue
+		}
+		switch {
+		case r.Attr("msg") == refusedLine && strings.HasPrefix(r.Attr("peer"), attacker.String()+":"):
+			lines++
+		case r.Attr("msg") == heldBackLine && r.Attr("peer") == attacker.String():
+			n, _ := r["count"].(float64)
+			held += int(n)
+			heldLines++
+		}
+	}
+	windows := int(elapsed/refusedWindow) + 1
+	t.Logf("%d wrong logins over %v: %d %q lines, %d held back in %d %q lines", refused, elapsed.Round(time.Second), lines, refusedLine, held, heldLines, heldBackLine)
+	if lines > refusedBurst*windows || heldLines > windows {
+		t.Errorf("%d %q and %d %q lines over %d windows of %v: want at most %d and %d", lines, refusedLine, heldLines, heldBackLine, windows, refusedWindow, refusedBurst*windows, windows)
+	}
+	if lines+held != refused {
+		t.Errorf("%d lines + %d held back, want the %d refusals", lines, held, refused)
+	}
 }
 
 // loginConfig has a web transport whose path auth offers ticket only,

@@ -130,9 +130,10 @@ func (o *Outbox) Queue(f Frame) error {
 	}
 	if len(o.queue) >= o.opts.MaxMessages || (o.bytes > 0 && o.bytes+len(f.Data) > o.opts.MaxBytes) {
 		o.err = wamp.ErrSlowConsumer
+		full := &wamp.SlowConsumerError{QueuedMessages: len(o.queue), QueuedBytes: o.bytes}
 		o.mu.Unlock()
 		o.conn.Close()
-		return wamp.ErrSlowConsumer
+		return full
 	}
 	start := o.pushLocked(f)
 	o.mu.Unlock()

@@ -125,6 +125,10 @@ func TestSlowConsumer(t *testing.T) {
 			if sent > 2*10+1 {
 				t.Fatalf("queue grew to %d messages", sent)
 			}
+			full, ok := errors.AsType[*wamp.SlowConsumerError](err)
+			if !ok || full.QueuedMessages < 1 || full.QueuedMessages > 10 || full.QueuedBytes < 1 || full.QueuedBytes > 1000 {
+				t.Errorf("Send = %#v, want a SlowConsumerError with what the queue held", err)
+			}
 			<-a.closed
 			if err := o.Send(pub(1)); !errors.Is(err, wamp.ErrClosed) {
 				t.Fatalf("Send after slow consumer = %v, want ErrClosed", err)

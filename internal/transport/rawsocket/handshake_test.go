@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"testing"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/logtest"
 	"github.com/junction-wamp/junction/internal/wamp/codec"
 )
 
@@ -33,6 +35,8 @@ func TestHandshake(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.opts.Attacher = &echoAttacher{Errs: make(chan error, 1)}
+			var log logtest.Log
+			tt.opts.Logger = log.Logger(slog.LevelDebug)
 			r := dialRaw(t, serve(t, tt.opts))
 			r.write(tt.send...)
 			var got []byte
@@ -46,6 +50,11 @@ func TestHandshake(t *testing.T) {
 			}
 			if !bytes.Equal(got, tt.answer) {
 				t.Fatalf("answer %x (%v), want %x", got, err, tt.answer)
+			}
+			refused := tt.answer == nil || tt.answer[1]&0x0F == 0
+			lines := log.Lines(t, "rawsocket: handshake failed")
+			if refused != (len(lines) == 1) || refused && (lines[0]["level"] != "DEBUG" || lines[0]["err"] == "" || lines[0]["remote"] == "") {
+				t.Errorf("refused %v, logged %v", refused, lines)
 			}
 		})
 	}

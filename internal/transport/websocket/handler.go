@@ -159,6 +159,9 @@ type CookieTracker interface {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	proto, status, msg := h.check(r)
 	if status != 0 {
+		if h.log.Enabled(r.Context(), slog.LevelDebug) {
+			h.log.Debug("websocket: upgrade refused", "remote", r.RemoteAddr, "status", status, "reason", msg)
+		}
 		if status == http.StatusUpgradeRequired {
 			w.Header().Set("Upgrade", "websocket")
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"reflect"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/gobwas/ws"
 	"github.com/gobwas/ws/wsutil"
 
+	"github.com/junction-wamp/junction/internal/logtest"
 	"github.com/junction-wamp/junction/internal/transport/transporttest"
 	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/wamp/codec"
@@ -109,7 +111,9 @@ func TestNegotiation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			echo := &echoAttacher{Errs: make(chan error, 1)}
-			url := "http" + strings.TrimPrefix(serve(t, Options{Attacher: echo, Subprotocols: tt.allowed, AssumeJSON: tt.assumeJSON}), "ws")
+			var log logtest.Log
+			url := "http" + strings.TrimPrefix(serve(t, Options{Attacher: echo, Subprotocols: tt.allowed, AssumeJSON: tt.assumeJSON,
+				Logger: log.Logger(slog.LevelDebug)}), "ws")
 			req, _ := http.NewRequest(http.MethodGet, url, nil)
 			if tt.upgrade {
 				setUpgradeHeaders(req.Header)
@@ -136,6 +140,12 @@ func TestNegotiation(t *testing.T) {
 				<-echo.Errs // the session ended when the client went away
 			} else if len(body) == 0 {
 				t.Fatal("refusal without a text body")
+			}
+			refused := log.Lines(t, "websocket: upgrade refused")
+			if tt.status == 101 && len(refused) != 0 || tt.status != 101 && (len(refused) != 1 ||
+				refused[0]["level"] != "DEBUG" || refused[0]["status"] != float64(tt.status) ||
+				refused[0]["reason"] != strings.TrimSpace(string(body)) || refused[0]["remote"] == "") {
+				t.Errorf("refusals logged: %v", refused)
 			}
 		})
 	}
