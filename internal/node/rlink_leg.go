@@ -112,7 +112,9 @@ func metaArgs(ev *client.Event) (session wamp.ID, second any, ok bool) {
 }
 
 // mirrorable reads the id, URI and match of a subscription's or
-// registration's details; the router's own wamp.* ones are not mirrored.
+// registration's details. The router's own wamp.* ones are not mirrored,
+// nor the empty patterns: the mirror of a subscription to every topic
+// would get the other router's own meta events too.
 func mirrorable(d wamp.Dict) (id wamp.ID, uri wamp.URI, opts wamp.Dict, ok bool) {
 	n, okID := wamp.AsInt(d["id"])
 	u, _ := d["uri"].(string)
