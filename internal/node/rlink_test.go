@@ -49,6 +49,7 @@ func linkNodeDoc(peerPub, peerRole, rlinks string) string {
 // sets up both sides before the link starts forwarding.
 type linkPair struct {
 	a, b   *Node
+	logs   [2]*syncBuffer // A's log, B's
 	open   func()
 	cut    func() // closes the link's connections
 	aAddr  string
@@ -68,7 +69,8 @@ func startLinkPairAs(t *testing.T, peerRole, options string) *linkPair {
 	t.Helper()
 	dirA, dirB := t.TempDir(), t.TempDir()
 	pubA, pubB := nodePub(t, dirA), nodePub(t, dirB)
-	p := &linkPair{a: start(t, parse(t, linkNodeDoc(pubB, peerRole, ""), nil), dirA)}
+	p := &linkPair{logs: [2]*syncBuffer{{}, {}}}
+	p.a = startWith(t, parse(t, linkNodeDoc(pubB, peerRole, ""), nil), Options{Dir: dirA, Logger: slog.New(slog.NewTextHandler(p.logs[0], nil))})
 	p.aAddr = address(t, p.a, "workers[0].transports[0]")
 	p.linkTo, p.open, p.cut = gatedProxy(t, p.aAddr)
 	host, port, _ := net.SplitHostPort(p.linkTo)
@@ -77,7 +79,7 @@ func startLinkPairAs(t *testing.T, peerRole, options string) *linkPair {
 	}
 	link := fmt.Sprintf(`[{"id": "rlink_b_a", "realm": "realm1", "transport": {"type": "rawsocket",
 		"endpoint": {"type": "tcp", "host": %q, "port": %s}, "url": "rs://%s", "serializer": "cbor"}%s}]`, host, port, p.linkTo, options)
-	p.b = start(t, parse(t, linkNodeDoc(pubA, linkRole("router2router"), link), nil), dirB)
+	p.b = startWith(t, parse(t, linkNodeDoc(pubA, linkRole("router2router"), link), nil), Options{Dir: dirB, Logger: slog.New(slog.NewTextHandler(p.logs[1], nil))})
 	p.bAddr = address(t, p.b, "workers[0].transports[0]")
 	return p
 }
@@ -223,6 +225,38 @@ func TestRouterLinkEvents(t *testing.T) {
 	for name, ch := range map[string]<-chan any{"A": onA, "B": onB} {
 		if got := receiveN(t, ch, 2); got[0] != "end" || got[1] != "end" {
 			t.Errorf("subscriber on %s got %v after the four events, want the two markers only", name, got)
+		}
+	}
+}
+
+// TestRouterLinkEmptyPrefix: a subscription to every topic (the prefix
+// "", MQTT's "#") on one node is mirrored like any other and gets the
+// events published on the other node, but not the other router's own
+// wamp.* meta events, which the link neither forwards nor warns about.
+func TestRouterLinkEmptyPrefix(t *testing.T) {
+	p := startLinkPair(t, "")
+	events := make(chan *client.Event, 1024)
+	if _, err := anon(t, p.aAddr).Subscribe(testCtx(t), "", func(ev *client.Event) { events <- ev }, wamp.Dict{"match": "prefix"}); err != nil {
+		t.Fatal(err)
+	}
+	p.forward(t)
+	pb := anon(t, p.bAddr)
+	want := map[wamp.URI]any{"com.t": "b1", "org.example.x": "b2"}
+	for topic, arg := range want {
+		publish(t, pb, topic, arg)
+	}
+	for len(want) > 0 {
+		ev := next(t, events)
+		if strings.HasPrefix(string(ev.Topic), "wamp.") && ev.Details[wamp.OptForwardFor] != nil {
+			t.Errorf("B's meta event %s %v reached A", ev.Topic, ev.Args)
+		}
+		if arg, ok := want[ev.Topic]; ok && len(ev.Args) == 1 && ev.Args[0] == arg {
+			delete(want, ev.Topic)
+		}
+	}
+	for i, log := range p.logs {
+		if s := log.String(); strings.Contains(s, "router link: event not forwarded") || strings.Contains(s, "router link: cannot") {
+			t.Errorf("node %c warned:\n%s", 'A'+i, s)
 		}
 	}
 }
