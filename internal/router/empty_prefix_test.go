@@ -210,7 +210,7 @@ func TestEmptyPrefixRetained(t *testing.T) {
 // TestEmptyPrefixRegistration: a trusted session's "" prefix
 // registration answers every call that nothing more specific does (an
 // exact or longer prefix registration wins); the router's own procedures
-// stay the router's.
+// stay the router's. The registration meta API finds it.
 func TestEmptyPrefixRegistration(t *testing.T) {
 	bubble(t, Options{}, func(t *testing.T, r *Router) {
 		all := join(t, internalGate(r), "realm1", nil)
@@ -233,6 +233,9 @@ func TestEmptyPrefixRegistration(t *testing.T) {
 			expect[*wamp.Result](caller)
 		}
 		equal(t, "session count", caller.result("wamp.session.count", nil, nil), 3)
+		prefix := wamp.Dict{"options": wamp.Dict{"match": "prefix"}}
+		equal(t, "lookup", caller.result("wamp.registration.lookup", wamp.List{""}, prefix), uint64(allID))
+		equal(t, "match", caller.result("wamp.registration.match", wamp.List{"any.thing"}, nil), uint64(allID))
 		all.quiet()
 	})
 }
