@@ -239,3 +239,16 @@ func TestEmptyPrefixRegistration(t *testing.T) {
 		all.quiet()
 	})
 }
+
+// TestEmptyPrefixHistory: an event history of the prefix "" keeps the
+// events of every topic, the router's meta events too (a's join).
+func TestEmptyPrefixHistory(t *testing.T) {
+	bubble(t, historyRealm(Limits{}, EventHistory{Topic: "", Match: wamp.MatchPrefix, Limit: 10}), func(t *testing.T, r *Router) {
+		a := join(t, r.Gate(), "realm1", nil)
+		sub := a.lookup("", "prefix")
+		com, x := uint64(a.publishAcked("com.a", nil)), uint64(a.publishAcked("x", nil))
+		pubs, topics := a.events(sub)
+		equal(t, "topics", topics, []string{"x", "com.a", string(topicSessionOnJoin)})
+		equal(t, "publications", pubs[:2], []uint64{x, com})
+	})
+}
