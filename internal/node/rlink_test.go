@@ -49,7 +49,8 @@ func linkNodeDoc(peerPub, peerRole, rlinks string) string {
 // sets up both sides before the link starts forwarding.
 type linkPair struct {
 	a, b   *Node
-	logs   [2]*syncBuffer // A's log, B's
+	aLog   *watchedLog // A's log
+	bLog   *watchedLog // B's log
 	open   func()
 	cut    func() // closes the link's connections
 	aAddr  string
@@ -69,8 +70,10 @@ func startLinkPairAs(t *testing.T, peerRole, options string) *linkPair {
 	t.Helper()
 	dirA, dirB := t.TempDir(), t.TempDir()
 	pubA, pubB := nodePub(t, dirA), nodePub(t, dirB)
-	p := &linkPair{logs: [2]*syncBuffer{{}, {}}}
-	p.a = startWith(t, parse(t, linkNodeDoc(pubB, peerRole, ""), nil), Options{Dir: dirA, Logger: slog.New(slog.NewTextHandler(p.logs[0], nil))})
+	p := &linkPair{}
+	var aLogger, bLogger *slog.Logger
+	p.aLog, aLogger = newWatchedLogger(t)
+	p.a = startWith(t, parse(t, linkNodeDoc(pubB, peerRole, ""), nil), Options{Dir: dirA, Logger: aLogger})
 	p.aAddr = address(t, p.a, "workers[0].transports[0]")
 	p.linkTo, p.open, p.cut = gatedProxy(t, p.aAddr)
 	host, port, _ := net.SplitHostPort(p.linkTo)
@@ -79,7 +82,8 @@ func startLinkPairAs(t *testing.T, peerRole, options string) *linkPair {
 	}
 	link := fmt.Sprintf(`[{"id": "rlink_b_a", "realm": "realm1", "transport": {"type": "rawsocket",
 		"endpoint": {"type": "tcp", "host": %q, "port": %s}, "url": "rs://%s", "serializer": "cbor"}%s}]`, host, port, p.linkTo, options)
-	p.b = startWith(t, parse(t, linkNodeDoc(pubA, linkRole("router2router"), link), nil), Options{Dir: dirB, Logger: slog.New(slog.NewTextHandler(p.logs[1], nil))})
+	p.bLog, bLogger = newWatchedLogger(t)
+	p.b = startWith(t, parse(t, linkNodeDoc(pubA, linkRole("router2router"), link), nil), Options{Dir: dirB, Logger: bLogger})
 	p.bAddr = address(t, p.b, "workers[0].transports[0]")
 	return p
 }
@@ -254,9 +258,12 @@ func TestRouterLinkEmptyPrefix(t *testing.T) {
 			delete(want, ev.Topic)
 		}
 	}
-	for i, log := range p.logs {
-		if s := log.String(); strings.Contains(s, "router link: event not forwarded") || strings.Contains(s, "router link: cannot") {
-			t.Errorf("node %c warned:\n%s", 'A'+i, s)
+	for i, log := range []*watchedLog{p.aLog, p.bLog} {
+		if n, _ := log.count("router link: event not forwarded"); n > 0 {
+			t.Errorf("node %c: %d events not forwarded", 'A'+i, n)
+		}
+		if n, _ := log.count("router link: cannot"); n > 0 {
+			t.Errorf("node %c: the link could not mirror", 'A'+i)
 		}
 	}
 }
@@ -381,6 +388,28 @@ func TestRouterLinkReconnects(t *testing.T) {
 		if !slices.Equal(got, []any{"a", "b"}) {
 			t.Errorf("subscriber on %s got %v", name, got)
 		}
+	}
+}
+
+// TestReadinessRouterLink: a router link keeps its node not ready until
+// it is joined to the other router and forwards, and again from the loss
+// of that connection until it is back.
+func TestReadinessRouterLink(t *testing.T) {
+	p := startLinkPair(t, "")
+	away := []string{"workers[0].realms[0].rlinks[0]: router link not joined"}
+	if r := p.b.Readiness(); r.Ready || !slices.Equal(r.NotReady, away) {
+		t.Errorf("before the link connects: %+v", r)
+	}
+	p.forward(t)
+	if r := p.b.Readiness(); !r.Ready {
+		t.Errorf("link forwarding: %+v", r)
+	}
+	if err := p.a.Stop(testCtx(t)); err != nil { // the link reconnects in vain
+		t.Fatal(err)
+	}
+	p.bLog.wait(t, 1, `msg="router link lost"`)
+	if r := p.b.Readiness(); r.Ready || !slices.Equal(r.NotReady, away) {
+		t.Errorf("link lost: %+v", r)
 	}
 }
 
