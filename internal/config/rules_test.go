@@ -78,6 +78,7 @@ var ruleTests = []ruleTest{
 	{"event-history not a list", storeDoc(`{"type": "memory", "event-history": {}}`), r0 + ".store.event-history", "must be an array"},
 	{"event-history uri missing", storeDoc(`{"type": "memory", "event-history": [{}]}`), r0 + ".store.event-history[0].uri", "required"},
 	{"event-history uri", storeDoc(`{"type": "memory", "event-history": [{"uri": "a..b"}]}`), r0 + ".store.event-history[0].uri", `invalid URI "a..b" for match exact`},
+	{"event-history empty uri", storeDoc(`{"type": "memory", "event-history": [{"uri": ""}]}`), r0 + ".store.event-history[0].uri", `invalid URI "" for match exact`},
 	{"event-history match", storeDoc(`{"type": "memory", "event-history": [{"uri": "a", "match": "regex"}]}`), r0 + ".store.event-history[0].match", `unknown match policy "regex"`},
 	{"event-history limit", storeDoc(`{"type": "memory", "event-history": [{"uri": "a", "limit": -1}]}`), r0 + ".store.event-history[0].limit", "must be in 1..2147483647, not -1"},
 	{"stats without trigger", statsDoc(`{"trigger_on_join": true}`), r0 + ".stats", "one of trigger_after_rated_messages and trigger_after_duration must be > 0"},

@@ -59,7 +59,7 @@ func (d *decoder) eventHistory(path string, v any, limit int) *EventHistory {
 	h := &EventHistory{URI: o.reqStr("uri")}
 	s := o.enum("match", "exact", "match policy", "exact", "prefix", "wildcard")
 	h.Match, _ = uriindex.ParseMatch(s)
-	if h.URI != "" && !wamp.ValidURI(wamp.URI(h.URI), false, s) {
+	if o.has("uri") && !wamp.ValidURI(wamp.URI(h.URI), false, s) {
 		d.errorf(o.at("uri"), "invalid URI %q for match %s", h.URI, s)
 	}
 	h.Limit = int(o.integer("limit", int64(limit), 1, maxInt32))

@@ -28,6 +28,8 @@ func TestRealmStoreDecode(t *testing.T) {
 			{"uri": "com.", "match": "prefix"}, {"uri": "com..b", "match": "wildcard", "limit": 1000}]}`),
 			&RealmStore{Type: "memory", Limit: 7, EventHistory: []*EventHistory{
 				{URI: "com.", Match: uriindex.Prefix, Limit: 7}, {URI: "com..b", Match: uriindex.Wildcard, Limit: 1000}}}, ""},
+		{"every topic", storeDoc(`{"type": "memory", "event-history": [{"uri": "", "match": "prefix"}]}`),
+			&RealmStore{Type: "memory", Limit: 100, EventHistory: []*EventHistory{{URI: "", Match: uriindex.Prefix, Limit: 100}}}, ""},
 		{"call-queue", storeDoc(`{"type": "memory", "call-queue": [{"uri": "com.c", "match": "exact", "limit": 10}]}`),
 			&RealmStore{Type: "memory", Limit: 100}, r0 + ".store.call-queue"},
 	}

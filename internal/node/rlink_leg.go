@@ -116,7 +116,7 @@ func metaArgs(ev *client.Event) (session wamp.ID, second any, ok bool) {
 func mirrorable(d wamp.Dict) (id wamp.ID, uri wamp.URI, opts wamp.Dict, ok bool) {
 	n, okID := wamp.AsInt(d["id"])
 	u, _ := d["uri"].(string)
-	if !okID || u == "" || strings.HasPrefix(u, "wamp.") {
+	if !okID || strings.HasPrefix(u, "wamp.") {
 		return 0, "", nil, false
 	}
 	opts = wamp.Dict{}
@@ -192,10 +192,12 @@ func (g *rlinkLeg) mirrorExistingReg(ctx context.Context, d wamp.Dict) {
 // mirrorReg registers on other a registration of this, with its match
 // and invocation policy. A registration that this session made is a
 // mirror of the other router's own and is not mirrored back (Crossbar
-// tries, and the other router refuses it as already registered).
+// tries, and the other router refuses it as already registered). Nor is
+// the empty prefix (which only a trusted session may register): the
+// other router would refuse it, since it reaches its wamp.* procedures.
 func (g *rlinkLeg) mirrorReg(ctx context.Context, d wamp.Dict) {
 	id, uri, opts, ok := mirrorable(d)
-	if !ok || !claim(&g.mu, &g.regs, id) {
+	if !ok || uri == "" && opts[wamp.OptMatch] == wamp.MatchPrefix || !claim(&g.mu, &g.regs, id) {
 		return
 	}
 	if inv, _ := d["invoke"].(string); inv != "" {
@@ -313,8 +315,11 @@ func forwarded(d wamp.Dict) bool {
 }
 
 // forwardEvent republishes on this an event that a mirror got on other.
+// The other router's own events (its wamp.* meta events, which the mirror
+// of a subscription to every topic gets) are not forwarded: this router
+// publishes its own.
 func (g *rlinkLeg) forwardEvent(ev *client.Event) {
-	if forwarded(ev.Details) {
+	if forwarded(ev.Details) || strings.HasPrefix(string(ev.Topic), "wamp.") {
 		return
 	}
 	hop, err := origin(ev.Details, wamp.OptPublisher, wamp.OptPublisherAuthID, wamp.OptPublisherAuthRole)

@@ -49,6 +49,7 @@ func linkNodeDoc(peerPub, peerRole, rlinks string) string {
 // sets up both sides before the link starts forwarding.
 type linkPair struct {
 	a, b   *Node
+	aLog   *watchedLog // A's log
 	bLog   *watchedLog // B's log
 	open   func()
 	cut    func() // closes the link's connections
@@ -69,7 +70,10 @@ func startLinkPairAs(t *testing.T, peerRole, options string) *linkPair {
 	t.Helper()
 	dirA, dirB := t.TempDir(), t.TempDir()
 	pubA, pubB := nodePub(t, dirA), nodePub(t, dirB)
-	p := &linkPair{a: start(t, parse(t, linkNodeDoc(pubB, peerRole, ""), nil), dirA)}
+	p := &linkPair{}
+	var aLogger, bLogger *slog.Logger
+	p.aLog, aLogger = newWatchedLogger(t)
+	p.a = startWith(t, parse(t, linkNodeDoc(pubB, peerRole, ""), nil), Options{Dir: dirA, Logger: aLogger})
 	p.aAddr = address(t, p.a, "workers[0].transports[0]")
 	p.linkTo, p.open, p.cut = gatedProxy(t, p.aAddr)
 	host, port, _ := net.SplitHostPort(p.linkTo)
@@ -78,9 +82,8 @@ func startLinkPairAs(t *testing.T, peerRole, options string) *linkPair {
 	}
 	link := fmt.Sprintf(`[{"id": "rlink_b_a", "realm": "realm1", "transport": {"type": "rawsocket",
 		"endpoint": {"type": "tcp", "host": %q, "port": %s}, "url": "rs://%s", "serializer": "cbor"}%s}]`, host, port, p.linkTo, options)
-	var logger *slog.Logger
-	p.bLog, logger = newWatchedLogger(t)
-	p.b = startWith(t, parse(t, linkNodeDoc(pubA, linkRole("router2router"), link), nil), Options{Dir: dirB, Logger: logger})
+	p.bLog, bLogger = newWatchedLogger(t)
+	p.b = startWith(t, parse(t, linkNodeDoc(pubA, linkRole("router2router"), link), nil), Options{Dir: dirB, Logger: bLogger})
 	p.bAddr = address(t, p.b, "workers[0].transports[0]")
 	return p
 }
@@ -226,6 +229,41 @@ func TestRouterLinkEvents(t *testing.T) {
 	for name, ch := range map[string]<-chan any{"A": onA, "B": onB} {
 		if got := receiveN(t, ch, 2); got[0] != "end" || got[1] != "end" {
 			t.Errorf("subscriber on %s got %v after the four events, want the two markers only", name, got)
+		}
+	}
+}
+
+// TestRouterLinkEmptyPrefix: a subscription to every topic (the prefix
+// "", MQTT's "#") on one node is mirrored like any other and gets the
+// events published on the other node, but not the other router's own
+// wamp.* meta events, which the link neither forwards nor warns about.
+func TestRouterLinkEmptyPrefix(t *testing.T) {
+	p := startLinkPair(t, "")
+	events := make(chan *client.Event, 1024)
+	if _, err := anon(t, p.aAddr).Subscribe(testCtx(t), "", func(ev *client.Event) { events <- ev }, wamp.Dict{"match": "prefix"}); err != nil {
+		t.Fatal(err)
+	}
+	p.forward(t)
+	pb := anon(t, p.bAddr)
+	want := map[wamp.URI]any{"com.t": "b1", "org.example.x": "b2"}
+	for topic, arg := range want {
+		publish(t, pb, topic, arg)
+	}
+	for len(want) > 0 {
+		ev := next(t, events)
+		if strings.HasPrefix(string(ev.Topic), "wamp.") && ev.Details[wamp.OptForwardFor] != nil {
+			t.Errorf("B's meta event %s %v reached A", ev.Topic, ev.Args)
+		}
+		if arg, ok := want[ev.Topic]; ok && len(ev.Args) == 1 && ev.Args[0] == arg {
+			delete(want, ev.Topic)
+		}
+	}
+	for i, log := range []*watchedLog{p.aLog, p.bLog} {
+		if n, _ := log.count("router link: event not forwarded"); n > 0 {
+			t.Errorf("node %c: %d events not forwarded", 'A'+i, n)
+		}
+		if n, _ := log.count("router link: cannot"); n > 0 {
+			t.Errorf("node %c: the link could not mirror", 'A'+i)
 		}
 	}
 }

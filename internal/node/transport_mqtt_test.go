@@ -185,6 +185,58 @@ func TestWAMPToMQTT(t *testing.T) {
 	}
 }
 
+// TestMQTTSubscribeAll: the filter "#" alone is a WAMP prefix
+// subscription to "", which matches every topic: it receives events on
+// any topic, the router's meta events among them (its own subscription's
+// on_subscribe), as in Crossbar.
+func TestMQTTSubscribeAll(t *testing.T) {
+	n := start(t, parse(t, mqttDoc(`, "payload_mapping": {"": {"type": "native", "serializer": "json"}}`), nil), t.TempDir())
+	s := mustRaw(t, "tcp", address(t, n, raw0), client.Config{Realm: "realm1"})
+	c, _ := mustMQTT(t, n)
+	msgs := mqttMessages(t, c, "#")
+	want := map[string]bool{"wamp/subscription/on_subscribe": true}
+	for _, topic := range []string{"a/b", "x", "t/deep/er"} {
+		want[topic] = true
+		u := wamp.URI(strings.ReplaceAll(topic, "/", "."))
+		if _, err := s.Publish(testCtx(t), u, wamp.List{topic}, nil, wamp.Dict{"acknowledge": true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for len(want) > 0 {
+		m := next(t, msgs)
+		if want[m.Topic()] && !strings.HasPrefix(m.Topic(), "wamp/") && string(m.Payload()) != `{"args":["`+m.Topic()+`"]}` {
+			t.Errorf("%s: payload %q", m.Topic(), m.Payload())
+		}
+		delete(want, m.Topic())
+	}
+}
+
+// TestMQTTSubscribeAllRefused: "#" is authorized against the URI "", so
+// a role allowed to subscribe under "t." only gets a SUBACK failure for
+// it, and QoS 0 for "t/#" in the same SUBSCRIBE.
+func TestMQTTSubscribeAllRefused(t *testing.T) {
+	doc := `{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "permissions": [
+			{"uri": "t.", "match": "prefix", "allow": {"subscribe": true}}]}]}],
+		"transports": [{"type": "mqtt", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+			"options": {"realm": "realm1"` + mqttMappings + `}}]}]}`
+	n := start(t, parse(t, doc, nil), t.TempDir())
+	o := paho.NewClientOptions().AddBroker("tcp://" + address(t, n, "workers[0].transports[0]")).SetClientID(t.Name()).
+		SetProtocolVersion(4).SetAutoReconnect(false).SetConnectRetry(false).SetConnectTimeout(testTimeout)
+	c := paho.NewClient(o)
+	if err := wait(c.Connect()); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Disconnect(0)
+	tok := c.SubscribeMultiple(map[string]byte{"#": 0, "t/#": 0}, func(paho.Client, paho.Message) {})
+	if err := wait(tok); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tok.(*paho.SubscribeToken).Result(), map[string]byte{"#": 0x80, "t/#": 0}; !reflect.DeepEqual(got, want) {
+		t.Errorf("SUBACK %v, want %v", got, want)
+	}
+}
+
 // TestMQTTRetained: a retained WAMP event is delivered to a later MQTT
 // subscriber with the retain flag, and an MQTT retained publication to a
 // later WAMP subscriber.

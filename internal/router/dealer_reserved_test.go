@@ -25,6 +25,7 @@ func TestReservedPatterns(t *testing.T) {
 		{"wamp", wamp.MatchPrefix, true},
 		{"wamp.", wamp.MatchPrefix, true},
 		{"wamp.session.", wamp.MatchPrefix, true},
+		{"", wamp.MatchPrefix, true}, // every URI
 		{".session.get", wamp.MatchWildcard, true},
 		{"..count", wamp.MatchWildcard, true},
 		{"wamp..get", wamp.MatchWildcard, true},
@@ -34,6 +35,7 @@ func TestReservedPatterns(t *testing.T) {
 		{"com..get", wamp.MatchWildcard, false},
 		{"wampx..get", wamp.MatchWildcard, false},
 		{"wamp", wamp.MatchWildcard, false}, // one component: matches "wamp" only
+		{"", wamp.MatchWildcard, false},     // one component too
 		{"wamp", wamp.MatchExact, false},
 	}
 	for _, tt := range tests {

@@ -13,11 +13,12 @@ const (
 // whitespace and no '#'. Strict rules: components contain only lower-case
 // letters, digits and '_'. Components must be non-empty, except that a
 // wildcard pattern may have empty components anywhere and a prefix may end
-// with an empty component ("com.example."), as in autobahn.
+// with an empty component ("com.example."), as in autobahn. The empty
+// string is one empty component, so it is a valid prefix (which matches
+// every URI) and a valid wildcard (every one-component URI), never a valid
+// exact URI: the patterns autobahn's router checks SUBSCRIBE and REGISTER
+// against (_URI_PAT_LOOSE_LAST_EMPTY, _URI_PAT_LOOSE_EMPTY) accept it too.
 func ValidURI(u URI, strict bool, match string) bool {
-	if len(u) == 0 {
-		return false
-	}
 	start := 0
 	for i := 0; i <= len(u); i++ {
 		if i < len(u) && u[i] != '.' {

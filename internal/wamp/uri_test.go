@@ -1,7 +1,7 @@
 package wamp
 
 import (
-	"strings"
+	"regexp"
 	"testing"
 )
 
@@ -18,7 +18,12 @@ func TestValidURI(t *testing.T) {
 		{"com.Example.add", true, MatchExact, false},
 		{"com.example.add-2", true, MatchExact, false},
 		{"", false, MatchExact, false},
-		{"", false, MatchPrefix, false},
+		{"", true, MatchExact, false},
+		{"", false, MatchPrefix, true},
+		{"", true, MatchPrefix, true},
+		{"", false, MatchWildcard, true},
+		{".", false, MatchPrefix, false},
+		{".", false, MatchWildcard, true},
 		{"com..add", false, MatchExact, false},
 		{"com..add", false, MatchWildcard, true},
 		{".com", false, MatchWildcard, true},
@@ -42,35 +47,28 @@ func TestValidURI(t *testing.T) {
 	}
 }
 
-// validURIReference is the straightforward definition ValidURI must agree with.
+// uriPatterns are autobahn's URI patterns (wamp/message.py), which
+// Crossbar checks SUBSCRIBE and REGISTER against, by strict and match
+// policy: ValidURI must agree with them. Python's \s is spelled out as
+// the ASCII whitespace ValidURI refuses.
+var uriPatterns = map[bool]map[string]*regexp.Regexp{
+	false: {
+		MatchExact:    regexp.MustCompile(`^([^ \t\n\r\f\v.#]+\.)*([^ \t\n\r\f\v.#]+)$`),
+		MatchPrefix:   regexp.MustCompile(`^([^ \t\n\r\f\v.#]+\.)*([^ \t\n\r\f\v.#]*)$`),
+		MatchWildcard: regexp.MustCompile(`^(([^ \t\n\r\f\v.#]+\.)|\.)*([^ \t\n\r\f\v.#]+)?$`),
+	},
+	true: {
+		MatchExact:    regexp.MustCompile(`^([0-9a-z_]+\.)*([0-9a-z_]+)$`),
+		MatchPrefix:   regexp.MustCompile(`^([0-9a-z_]+\.)*([0-9a-z_]*)$`),
+		MatchWildcard: regexp.MustCompile(`^(([0-9a-z_]+\.)|\.)*([0-9a-z_]+)?$`),
+	},
+}
+
+// validURIReference is ValidURI by autobahn's patterns. Go's regexp reads
+// a byte that is not UTF-8 as U+FFFD, which the loose classes admit as
+// ValidURI admits any such byte.
 func validURIReference(u URI, strict bool, match string) bool {
-	if u == "" {
-		return false
-	}
-	parts := strings.Split(string(u), ".")
-	for i, p := range parts {
-		if p == "" {
-			last := i == len(parts)-1
-			if match != MatchWildcard && !(match == MatchPrefix && last && len(parts) > 1) {
-				return false
-			}
-		}
-		for j := 0; j < len(p); j++ {
-			if !validChar(p[j], strict) {
-				return false
-			}
-		}
-	}
-	if strict {
-		for _, r := range string(u) {
-			if r != '.' && !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
-				return false
-			}
-		}
-	} else if strings.ContainsAny(string(u), " \t\n\r\f\v#") {
-		return false
-	}
-	return true
+	return uriPatterns[strict][match].MatchString(string(u))
 }
 
 func FuzzValidURI(f *testing.F) {

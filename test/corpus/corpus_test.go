@@ -103,13 +103,7 @@ func TestCorpusTable(t *testing.T) {
 // stops when the test ends.
 func runNode(t *testing.T, c corpusNode) {
 	dir := copyNode(t, c.name)
-	env := nodeEnv(t)
-	if c.prepare != nil {
-		env = append(env, c.prepare(t, dir)...)
-	}
-	warnings := nodeWarnings(c.warnings, dir)
-	checkNode(t, dir, env, warnings)
-	n := harness.StartIn(t, dir, nodeproc.Options{Name: c.name, Env: env, AllowedWarnings: warnings})
+	n := startNode(t, c, dir)
 	r := &nodeRun{node: n, dir: dir, addr: n.Addr(nodeproc.Transport(0, 0))}
 	if r.addr == "" {
 		t.Fatalf("%s: the router's first transport logged no address", c.name)
@@ -125,6 +119,36 @@ func runNode(t *testing.T, c corpusNode) {
 	}
 	// the node stops when the test ends (nodeproc), after the Go
 	// sessions of the checks have left
+}
+
+// portAttempts bounds how often startNode prepares and starts a node
+// whose port was taken.
+const portAttempts = 5
+
+// startNode prepares the node in dir, checks it and starts it. A node
+// that cannot listen on port 0 (freePort: the shared port of identical
+// workers) gets a port its prepare found free, which another process may
+// take before the node listens on it: the node then exits with "address
+// already in use", and it is prepared (a new port) and started again.
+// Nothing else is retried.
+func startNode(t *testing.T, c corpusNode, dir string) *nodeproc.Node {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		env := nodeEnv(t)
+		if c.prepare != nil {
+			env = append(env, c.prepare(t, dir)...)
+		}
+		warnings := nodeWarnings(c.warnings, dir)
+		checkNode(t, dir, env, warnings)
+		n, err := harness.TryStartIn(t, dir, nodeproc.Options{Name: c.name, Env: env, AllowedWarnings: warnings})
+		if err == nil {
+			return n
+		}
+		if attempt == portAttempts || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatalf("attempt %d: %v", attempt, err)
+		}
+		t.Logf("attempt %d: the port was taken before the node listened; again with another", attempt)
+	}
 }
 
 // nodeRun is a node of the corpus that runs.

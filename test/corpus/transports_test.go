@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -233,9 +234,11 @@ func flashPolicy(t *testing.T, r *nodeRun) {
 	}
 }
 
-// freePort reserves a TCP port on 127.0.0.1 for the shared port of
-// shared-workers (port 0 would give each worker a port of its own) and
-// passes it as PORT.
+// freePort finds a free TCP port on 127.0.0.1 for the shared port of
+// shared-workers and proxy (port 0 would give each worker a port of its
+// own) and passes it as PORT. The node cannot inherit the listener, so
+// it is closed here, and another process may take the port before the
+// node listens: startNode then starts the node again with another.
 func freePort(t *testing.T, _ string) []string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -246,6 +249,32 @@ func freePort(t *testing.T, _ string) []string {
 		t.Fatal(err)
 	}
 	return []string{"PORT=" + port}
+}
+
+// TestPortTaken: when the port freePort found is taken before the node
+// listens on it (here by a listener the test holds), startNode prepares
+// and starts the node again, with another port.
+func TestPortTaken(t *testing.T) {
+	harness.RequireDeps(t)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	_, takenPort, _ := net.SplitHostPort(taken.Addr().String())
+	i := slices.IndexFunc(corpus, func(c corpusNode) bool { return c.name == "shared-workers" })
+	c, prepared := corpus[i], 0
+	c.prepare = func(t *testing.T, dir string) []string {
+		if prepared++; prepared == 1 {
+			return []string{"PORT=" + takenPort}
+		}
+		return freePort(t, dir)
+	}
+	n := startNode(t, c, copyNode(t, c.name))
+	_, port, _ := net.SplitHostPort(n.Addr(nodeproc.Transport(0, 0)))
+	if prepared != 2 || port == takenPort || port == "" {
+		t.Errorf("prepared %d times, listening on port %q (taken: %s), want twice and another port", prepared, port, takenPort)
+	}
 }
 
 // sharedWorkers checks that the three identical workers run as one

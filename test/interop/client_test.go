@@ -91,7 +91,8 @@ type result struct {
 	Refused     bool           `json:"refused"`
 	Reason      string         `json:"reason"`
 	Invocations map[string]int `json:"invocations"`
-	Goodbye     string         `json:"goodbye"` // the reason of the router's GOODBYE reply
+	Goodbye     string         `json:"goodbye"`    // the reason of the router's GOODBYE reply
+	Everything  string         `json:"everything"` // role everything: "subscribed" or the refusal's URI
 }
 
 // process is a running scenario script.

@@ -38,16 +38,22 @@ const (
 // nodeConfig is one router worker with realm1, whose roles anonymous, user
 // and device may do anything under com.interop. and call the subscription
 // meta procedures (wamp.subscription.), with the event histories above,
-// and the transports above, all on 127.0.0.1 port 0.
+// and the transports above, all on 127.0.0.1 port 0. Role anonymous may
+// also subscribe to the URI "" itself, which is what a subscription to
+// the empty prefix (every topic) is authorized against.
 func nodeConfig() obj {
 	roles := []obj{}
 	for _, name := range []string{"anonymous", "user", "device"} {
-		roles = append(roles, obj{"name": name, "permissions": []obj{{
+		perms := []obj{{
 			"uri": "com.interop.", "match": "prefix",
 			"allow": obj{"call": true, "register": true, "publish": true, "subscribe": true},
 		}, {
 			"uri": "wamp.subscription.", "match": "prefix", "allow": obj{"call": true},
-		}}})
+		}}
+		if name == "anonymous" {
+			perms = append(perms, obj{"uri": "", "match": "exact", "allow": obj{"subscribe": true}})
+		}
+		roles = append(roles, obj{"name": name, "permissions": perms})
 	}
 	store := obj{"type": "memory", "event-history": []obj{
 		{"uri": historyTopic, "match": "exact", "limit": historyLimit},

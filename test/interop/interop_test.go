@@ -126,6 +126,33 @@ func TestEventHistory(t *testing.T) {
 	}
 }
 
+// TestSubscribeEverything: autobahn-python subscribes to the empty prefix
+// (py/scenario.py --role everything), which the router accepts as
+// Crossbar does, and gets the events of every topic, over WebSocket and
+// RawSocket with each serializer; a role without subscribe permission on
+// the URI "" (ticket's user) is refused with wamp.error.not_authorized.
+func TestSubscribeEverything(t *testing.T) {
+	harness.RequireDeps(t)
+	n := startNode(t)
+	for _, tr := range []string{"websocket", "rawsocket"} {
+		for _, ser := range serializers {
+			for _, tc := range []struct {
+				auth authCase
+				want string
+			}{{anonymous, "subscribed"}, {ticket, "wamp.error.not_authorized"}} {
+				t.Run("python/"+tr+"/"+ser+"/"+tc.auth.name, func(t *testing.T) {
+					t.Parallel()
+					args := argsFor(n.url(tr, tc.auth), ser, tc.auth)
+					args.role = "everything"
+					if r := run(t, pyClient, args); r.Everything != tc.want {
+						t.Errorf("everything %q, want %q", r.Everything, tc.want)
+					}
+				})
+			}
+		}
+	}
+}
+
 // TestRefused checks that a wrong ticket, a wrong wampcra secret and a
 // cryptosign key that is not authorized, and each of these methods with an
 // authid the node does not know, are refused with ABORT

@@ -50,14 +50,8 @@ func filterToURI(filter string) (wamp.URI, string, error) {
 		match, topic = wamp.MatchPrefix, filter[:len(filter)-1]
 	}
 	u := wamp.URI(strings.ReplaceAll(topic, "/", "."))
-	if !validFilterURI(u, match) {
+	if !wamp.ValidURI(u, false, match) {
 		return "", "", fmt.Errorf("%w: %q (match %s) is not a valid URI", errTopic, u, match)
 	}
 	return u, match, nil
-}
-
-// validFilterURI is wamp.ValidURI, allowing the empty URI that "#" (every
-// topic) and "+" give.
-func validFilterURI(u wamp.URI, match string) bool {
-	return u == "" && match != wamp.MatchExact || wamp.ValidURI(u, false, match)
 }

@@ -25,6 +25,7 @@ func TestFilterToURI(t *testing.T) {
 		{filter: "a#", bad: true},
 		{filter: "a//b", bad: true},
 		{filter: "a b", bad: true},
+		{filter: "", bad: true},
 	} {
 		u, m, err := filterToURI(tc.filter)
 		if tc.bad {

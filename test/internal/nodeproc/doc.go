@@ -14,7 +14,10 @@
 // json, which must log "node started" within [StartBound]. A test of a
 // node directory laid out as Crossbar's (config in .crossbar, application
 // code beside it) runs it with [Harness.StartIn] (or [StartIn]): junction
-// start --logformat json in that directory, as a user runs crossbar start.
+// start --logformat json in that directory, as a user runs crossbar start;
+// [Harness.TryStartIn] (or [TryStartIn]) returns an [ExitedError] instead
+// of failing the test when the node exits before it starts, so that a
+// test may start it again (with another port).
 // [Options.Env] adds to the node's environment. The addresses
 // come from the JSON log's "listening" lines ([Node.Addr], named by
 // [Transport]); [Node.WaitLog] waits for other lines; [Node.PID] is its

@@ -79,3 +79,10 @@ func (h *Harness) StartIn(t testing.TB, dir string, opts Options) *Node {
 	h.RequireBinary(t)
 	return StartIn(t, h.Binary, dir, opts)
 }
+
+// TryStartIn is RequireBinary, then TryStartIn with the binary.
+func (h *Harness) TryStartIn(t testing.TB, dir string, opts Options) (*Node, error) {
+	t.Helper()
+	h.RequireBinary(t)
+	return TryStartIn(t, h.Binary, dir, opts)
+}

@@ -69,9 +69,53 @@ func StartIn(t testing.TB, binary, dir string, opts Options) *Node {
 	return start(t, binary, dir, nil, opts)
 }
 
+// TryStartIn is StartIn, except for a node that exits before "node
+// started" (a port another process took, say): that does not fail the
+// test, TryStartIn returns an *ExitedError with the node's log, and the
+// test may start it again. A node that neither starts nor exits within
+// StartBound fails the test, as with StartIn.
+func TryStartIn(t testing.TB, binary, dir string, opts Options) (*Node, error) {
+	t.Helper()
+	n := launch(t, binary, dir, nil, opts)
+	err := n.wait(1, MsgIs("node started"))
+	if err == nil {
+		return n, nil
+	}
+	select {
+	case <-n.exited:
+		n.stopped.Do(func() {}) // gone: nothing to stop or check
+		return nil, &ExitedError{Name: n.name, Status: exitStatus(n.waitErr), Log: n.log.String()}
+	default:
+		t.Fatalf("%s did not start: %v\n%s", n.name, err, n.log)
+		return nil, err
+	}
+}
+
+// ExitedError is TryStartIn's error: the node exited before it started.
+type ExitedError struct {
+	Name   string // Options.Name
+	Status string // "exit status 1"
+	Log    string // the node's whole log
+}
+
+func (e *ExitedError) Error() string {
+	return fmt.Sprintf("%s exited before it started (%s); its log:\n%s", e.Name, e.Status, e.Log)
+}
+
 // start runs binary start FLAGS --logformat json in dir, for Start and
-// StartIn.
+// StartIn, and waits for "node started".
 func start(t testing.TB, binary, dir string, flags []string, opts Options) *Node {
+	t.Helper()
+	n := launch(t, binary, dir, flags, opts)
+	if err := n.wait(1, MsgIs("node started")); err != nil {
+		t.Fatalf("%s did not start: %v\n%s", n.name, err, n.log)
+	}
+	return n
+}
+
+// launch runs binary start FLAGS --logformat json in dir, stopped when
+// the test ends.
+func launch(t testing.TB, binary, dir string, flags []string, opts Options) *Node {
 	t.Helper()
 	n := &Node{name: opts.Name, allowed: opts.AllowedWarnings, log: newNodeLog(), exited: make(chan struct{})}
 	if n.name == "" {
@@ -100,9 +144,6 @@ func start(t testing.TB, binary, dir string, flags []string, opts Options) *Node
 		close(n.exited)
 	}()
 	t.Cleanup(func() { n.Stop(t) })
-	if err := n.wait(1, MsgIs("node started")); err != nil {
-		t.Fatalf("%s did not start: %v\n%s", n.name, err, n.log)
-	}
 	return n
 }
 

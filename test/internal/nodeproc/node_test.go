@@ -1,6 +1,7 @@
 package nodeproc
 
 import (
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
@@ -25,19 +26,8 @@ func startFake(t *testing.T, r *recorder, mode string, opts Options) *Node {
 // the config in .crossbar found by default, and with the environment of
 // Options.Env added to the test's.
 func TestStartIn(t *testing.T) {
-	bin, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(fakeEnv, "ok")
+	bin, dir := fakeNodeDir(t, "ok")
 	t.Setenv(probeEnv, "inherited")
-	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, ".crossbar"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".crossbar", "config.json"), []byte(`{"version": 2}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	r := &recorder{TB: t}
 	r.run(func(tb testing.TB) {
 		n := StartIn(r, bin, dir, Options{Env: []string{probeEnv + "=set"}})
@@ -46,6 +36,62 @@ func TestStartIn(t *testing.T) {
 	if got := r.errorText(); got != "" {
 		t.Errorf("failed: %s", got)
 	}
+}
+
+// fakeNodeDir is a node directory (an empty config in .crossbar) for
+// the fake node, with this test binary as the node in mode.
+func fakeNodeDir(t *testing.T, mode string) (bin, dir string) {
+	t.Helper()
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(fakeEnv, mode)
+	dir = t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".crossbar"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".crossbar", "config.json"), []byte(`{"version": 2}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return bin, dir
+}
+
+// TestTryStartIn: a node that starts is returned (and stopped cleanly
+// when the test ends); one that exits before it starts fails nothing,
+// and its error holds its exit status and log.
+func TestTryStartIn(t *testing.T) {
+	t.Run("starts", func(t *testing.T) {
+		bin, dir := fakeNodeDir(t, "ok")
+		r := &recorder{TB: t}
+		r.run(func(tb testing.TB) {
+			if n, err := TryStartIn(r, bin, dir, Options{}); n == nil || err != nil {
+				tb.Errorf("TryStartIn: %v %v", n, err)
+			}
+		})
+		if got := r.errorText(); got != "" {
+			t.Errorf("failed: %s", got)
+		}
+	})
+	t.Run("exits", func(t *testing.T) {
+		bin, dir := fakeNodeDir(t, "early")
+		r := &recorder{TB: t}
+		var err error
+		r.run(func(tb testing.TB) {
+			var n *Node
+			n, err = TryStartIn(r, bin, dir, Options{Name: "router"})
+			if n != nil {
+				tb.Errorf("a node that exited: %v", n)
+			}
+		})
+		if got := r.errorText(); got != "" {
+			t.Errorf("failed: %s", got)
+		}
+		var e *ExitedError
+		if !errors.As(err, &e) || e.Name != "router" || e.Status != "exit status 2" || !strings.Contains(e.Log, `"msg":"config invalid"`) {
+			t.Errorf("error %#v, want the exit status and the log", err)
+		}
+	})
 }
 
 // TestStartStop checks which nodes pass and which fail the test, and why.

@@ -9,7 +9,7 @@ written to stderr). Run by test/interop/interop_test.go with /usr/bin/python3
     /usr/bin/python3 scenario.py --url ws://127.0.0.1:PORT/ws --realm realm1 \
         [--serializer json|msgpack|cbor] \
         [--authmethod anonymous|ticket|wampcra|cryptosign] \
-        [--authid ID] [--secret S] [--expect-fail] [--role all|callee|caller|history] \
+        [--authid ID] [--secret S] [--expect-fail] [--role all|callee|caller|history|everything] \
         [--prefix com.interop.UNIQUE] [--timeout SECONDS]
 
 With --authmethod cryptosign (which needs PyNaCl, Debian's python3-nacl),
@@ -24,6 +24,10 @@ session. "callee" registers the procedures and subscribes, prints
 the callee's procedures and publishes that event. Both must be given the same
 --prefix. "history" publishes to the topics of the realm store's event
 histories and reads them back with wamp.subscription.get_events.
+"everything" subscribes to the empty prefix (every topic) and checks that
+it gets events on two topics under --prefix, with the topic in the details;
+the result's "everything" is "subscribed", or the error URI of a refused
+SUBSCRIBE.
 """
 
 import argparse
@@ -54,7 +58,7 @@ from autobahn.wamp.serializer import (  # noqa: E402
     JsonSerializer,
     MsgPackSerializer,
 )
-from autobahn.wamp.types import CallOptions, PublishOptions, RegisterOptions  # noqa: E402
+from autobahn.wamp.types import CallOptions, PublishOptions, RegisterOptions, SubscribeOptions  # noqa: E402
 
 ERROR_URI = "com.interop.error"
 EVENT_ARGS = ["hello", 1]
@@ -103,7 +107,7 @@ def parse_args(argv):
     p.add_argument("--authid", default="")
     p.add_argument("--secret", default="")
     p.add_argument("--expect-fail", action="store_true")
-    p.add_argument("--role", choices=["all", "callee", "caller", "history"], default="all")
+    p.add_argument("--role", choices=["all", "callee", "caller", "history", "everything"], default="all")
     p.add_argument("--prefix", default="com.interop.py%d_%d" % (os.getpid(), int(time.time() * 1000)))
     p.add_argument("--timeout", type=float, default=20.0)
     opts = p.parse_args(argv)
@@ -291,10 +295,43 @@ def run_history(session, realm, tag):
 
 
 @defer.inlineCallbacks
+def run_everything(session, tag):
+    """Subscribes to the prefix "" (autobahn's client accepts it); when the
+    router grants it, publishes to two topics under tag and waits for both
+    events, each with its topic in the details. Other runs' events (the
+    node is shared) are ignored."""
+    topics = [tag + ".one", tag + ".two.deep"]
+    pending = {t: defer.Deferred() for t in topics}
+
+    def on_event(*args, details=None):
+        d = pending.get(details.topic)
+        if d is not None and not d.called:
+            d.callback(list(args))
+
+    try:
+        yield session.subscribe(on_event, "", SubscribeOptions(match="prefix", details_arg="details"))
+    except ApplicationError as e:
+        step("subscribe to the empty prefix refused: %s" % e.error)
+        return {"everything": e.error}
+    step("subscribed to the empty prefix")
+    ack = PublishOptions(acknowledge=True, exclude_me=False)
+    for t in topics:
+        yield session.publish(t, t, options=ack)
+    for t in topics:
+        args = yield pending[t]
+        check(same(args, [t]), "the event on %s: args %r" % (t, args))
+    step("received the events on every topic")
+    return {"everything": "subscribed"}
+
+
+@defer.inlineCallbacks
 def run_scenario(opts, session):
     if opts.role == "history":
         yield run_history(session, opts.realm, opts.prefix)
         return {}
+    if opts.role == "everything":
+        result = yield run_everything(session, opts.prefix)
+        return result
     u = uris(opts.prefix)
     counts = {"add2": 0, "progress": 0, "error": 0}
     if opts.role == "caller":
