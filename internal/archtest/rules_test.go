@@ -79,7 +79,7 @@ var rules = map[string]rule{
 	"internal/meter": {stdOnly: true},
 	// The Prometheus collector over the node's counters: the only package
 	// that imports client_golang (with the node, which mounts it).
-	"internal/metrics": {allowed: []string{"internal/router", "internal/meter"}},
+	"internal/metrics": {allowed: []string{"internal/router", "internal/proxy", "internal/meter"}},
 	// Rate-limited warnings, usable on any hot path: a leaf.
 	"internal/lograte": {stdOnly: true},
 	// Captures a logger's records for the tests that check log lines: a
