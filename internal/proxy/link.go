@@ -89,11 +89,11 @@ func (l *link) refused(at *attempt, id *auth.Identity, err error) {
 	if id != nil && id.Realm != "" {
 		realm = id.Realm
 	}
-	methods, _ := h.Details[wamp.KeyAuthMethods].([]any)
-	if method == "" && len(methods) > 0 {
-		method, _ = methods[0].(string)
+	if method == "" {
+		method = OtherMethod // none of the entry's: the client's words would be an unbounded label
 	}
 	l.relay.counts.refused(l.relay.realmLabel(realm), method)
+	methods, _ := h.Details[wamp.KeyAuthMethods].([]any)
 	if uri == wamp.ErrProtocolViolation {
 		return
 	}

@@ -11,6 +11,10 @@ import (
 // HELLO named a realm no route takes (so that clients cannot add labels).
 const OtherRealm wamp.URI = "other"
 
+// OtherMethod is the method that Stats counts a refused join under when
+// none of its entry's methods applied.
+const OtherMethod = "other"
+
 // RealmMethod is a realm and an authentication method: the key of the
 // counts by method.
 type RealmMethod struct {
@@ -26,7 +30,7 @@ type RealmMethod struct {
 type Stats struct {
 	Sessions     map[wamp.URI]int       // relayed now
 	Joins        map[RealmMethod]uint64 // sessions welcomed, by the method the client authenticated with
-	AuthFailures map[RealmMethod]uint64 // joins refused after HELLO, by the method tried (else the first offered)
+	AuthFailures map[RealmMethod]uint64 // joins refused after HELLO, by the method tried (else OtherMethod)
 }
 
 // counts are a relay's Stats, under their lock: joins and refusals are

@@ -228,7 +228,8 @@ func TestDynamicLoginsThroughRouterAndProxy(t *testing.T) {
 // TestRefusedJoinsLoggedAndCounted: a join the proxy refuses is logged as
 // the router logs it ("join refused", warn, the client's address, realm,
 // authid and method, the ABORT's URI and message, never the secret) and
-// counted by realm and method, an unrouted realm as OtherRealm; a joined
+// counted by realm and method, an unrouted realm as OtherRealm, a method
+// the entry does not have as OtherMethod; a joined
 // session is counted while it lasts.
 func TestRefusedJoinsLoggedAndCounted(t *testing.T) {
 	const addr = "192.0.2.9:1234"
@@ -250,9 +251,16 @@ func TestRefusedJoinsLoggedAndCounted(t *testing.T) {
 			t.Fatalf("unrouted realm: %v", m)
 		}
 		mine.Close()
+		mine, theirs = local.Pair(local.Options{})
+		go e.Attach(addrPeer{theirs, addr})
+		mine.Send(&wamp.Hello{Realm: "realm1", Details: wamp.Dict{"authmethods": []any{"x-made-up"}}})
+		if m := recvMsg(t, mine); ending(m) != string(wamp.ErrNoAuthMethod) {
+			t.Fatalf("no method in common: %v", m)
+		}
+		mine.Close()
 
 		lines := log.Lines(t, "join refused")
-		if len(lines) != 2 {
+		if len(lines) != 3 {
 			t.Fatalf("%d join refused lines, want 2; log:\n%s", len(lines), &log)
 		}
 		wants := []map[string]any{
@@ -260,6 +268,7 @@ func TestRefusedJoinsLoggedAndCounted(t *testing.T) {
 				"error": "wamp.error.authentication_denied", "reason": "ticket: invalid ticket"},
 			{"level": "WARN", "peer": addr, "realm": "nowhere", "authmethod": "anonymous",
 				"error": "wamp.error.no_such_realm", "reason": `the proxy has no route for realm "nowhere"`},
+			{"level": "WARN", "realm": "realm1", "authmethods": "[x-made-up]", "error": "wamp.error.no_auth_method"},
 		}
 		for i, want := range wants {
 			for k, v := range want {
@@ -280,7 +289,7 @@ func TestRefusedJoinsLoggedAndCounted(t *testing.T) {
 		}
 		st := rl.Stats()
 		want := Stats{Sessions: map[wamp.URI]int{"realm1": 1}, Joins: map[RealmMethod]uint64{{"realm1", "anonymous"}: 1},
-			AuthFailures: map[RealmMethod]uint64{{"realm1", "ticket"}: 1, {OtherRealm, "anonymous"}: 1}}
+			AuthFailures: map[RealmMethod]uint64{{"realm1", "ticket"}: 1, {OtherRealm, "anonymous"}: 1, {"realm1", OtherMethod}: 1}}
 		if !reflect.DeepEqual(st, want) {
 			t.Errorf("Stats = %+v, want %+v", st, want)
 		}
