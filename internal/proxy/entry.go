@@ -214,18 +214,31 @@ func (e *Entry) challenge(p wamp.Peer, ch auth.Challenge, wait time.Duration) (i
 	return id, true, err
 }
 
-// sendAbort sends err as ABORT: a *wamp.RequestError with its URI and
-// message, anything else as authentication_failed.
+// sendAbort sends err as ABORT (see refusal).
 func sendAbort(p wamp.Peer, err error) {
+	re := refusal(err)
+	d := wamp.Dict{}
+	if msg := message(re); msg != "" {
+		d[wamp.KeyMessage] = msg
+	}
+	p.Send(&wamp.Abort{Details: d, Reason: re.URI})
+}
+
+// refusal is the ABORT that err gives: a *wamp.RequestError with its URI
+// and message, anything else authentication_failed.
+func refusal(err error) *wamp.RequestError {
 	var re *wamp.RequestError
 	if !errors.As(err, &re) {
 		re = wamp.Errorf(wamp.ErrAuthenticationFailed, "%v", err)
 	}
-	d := wamp.Dict{}
-	if len(re.Args) > 0 {
-		if msg, ok := re.Args[0].(string); ok {
-			d[wamp.KeyMessage] = msg
-		}
+	return re
+}
+
+// message is the ABORT message of re: its first argument.
+func message(re *wamp.RequestError) string {
+	if len(re.Args) == 0 {
+		return ""
 	}
-	p.Send(&wamp.Abort{Details: d, Reason: re.URI})
+	msg, _ := re.Args[0].(string)
+	return msg
 }

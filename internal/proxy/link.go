@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -69,37 +70,28 @@ func (l *link) join() bool {
 // client broke the protocol, which is logged at debug. id is the
 // identity the client authenticated as, if it got that far.
 func (l *link) refused(at *attempt, id *auth.Identity, err error) {
+	re := refusal(err)
 	remote := l.front.Info().RemoteAddr
-	var re *wamp.RequestError
-	uri, reason := wamp.ErrAuthenticationFailed, err.Error()
-	if errors.As(err, &re) {
-		uri, reason = re.URI, ""
-		if len(re.Args) > 0 {
-			reason, _ = re.Args[0].(string)
-		}
-	}
-	if at.hello == nil || uri == wamp.ErrProtocolViolation {
-		l.relay.log.Debug("protocol violation", "peer", remote, "what", reason)
-		if at.hello == nil {
-			return
-		}
+	if re.URI == wamp.ErrProtocolViolation {
+		l.relay.log.Debug("protocol violation", "peer", remote, "what", message(re))
 	}
 	h := at.hello
-	realm, method := h.Realm, at.method
+	if h == nil {
+		return // no HELLO: a protocol violation
+	}
+	realm := h.Realm
 	if id != nil && id.Realm != "" {
 		realm = id.Realm
 	}
-	if method == "" {
-		method = OtherMethod // none of the entry's: the client's words would be an unbounded label
-	}
-	l.relay.counts.refused(l.relay.realmLabel(realm), method)
-	methods, _ := h.Details[wamp.KeyAuthMethods].([]any)
-	if uri == wamp.ErrProtocolViolation {
+	// Not the client's own words for a method: an unbounded label.
+	l.relay.counts.refused(l.relay.realmLabel(realm), cmp.Or(at.method, OtherMethod))
+	if re.URI == wamp.ErrProtocolViolation {
 		return
 	}
 	authid, _ := h.Details[wamp.KeyAuthID].(string)
+	methods, _ := h.Details[wamp.KeyAuthMethods].([]any)
 	loginguard.LogRefused(l.relay.log, l.relay.refusedLog, loginguard.Refusal{Peer: remote, Realm: string(h.Realm),
-		AuthID: authid, AuthMethod: at.method, AuthMethods: methods, URI: uri, Reason: reason})
+		AuthID: authid, AuthMethod: at.method, AuthMethods: methods, URI: re.URI, Reason: message(re)})
 }
 
 // setBack records the backend peer; false when the link is shutting
