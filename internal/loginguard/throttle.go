@@ -24,7 +24,7 @@ const (
 	// throttleEntries caps each table (client addresses, authids); when
 	// one is full, an entry with nothing left to remember goes first, else
 	// the one that would be forgotten soonest; an address with attempts
-	// pending never goes (throttle_table.go).
+	// pending never goes (table.go).
 	throttleEntries = 10_000
 	// throttlePending caps the attempts of one address whose outcome is
 	// not known yet (CHALLENGE sent or held back, no answer verified):
@@ -76,17 +76,17 @@ func Delay(fails int) time.Duration {
 // Throttle slows down password guessing. Failed logins are counted per
 // client address and per authid: a wrong answer, and a CHALLENGE left
 // unanswered (the client gone, the join timeout, a protocol violation).
-// After a failure the router or proxy holds back the CHALLENGE of the next login
-// attempt (the failed one was answered at once):
+// After a failure the router (or proxy) holds back the CHALLENGE of the
+// next login attempt (the failed one was answered at once):
 //
-//   - From the same address, attempts are spaced Delay(fails)
-//     apart, so that parallel connections do not multiply the rate, and
-//     an attempt that would wait more than Max is refused at once
-//     with ErrThrottledURI. A success does not clear its address's
+//   - From the same address, attempts are spaced Delay(fails) apart, so
+//     that parallel connections do not multiply the rate, and an attempt
+//     that would wait more than Max is refused at once with
+//     ErrThrottledURI. A success does not clear its address's
 //     failures (or a valid account would reset the count between
 //     guesses).
-//   - For the same authid, an attempt waits until Delay(fails)
-//     after that authid's last failure, and is never refused: anyone
+//   - For the same authid, an attempt waits until Delay(fails) after
+//     that authid's last failure, and is never refused: anyone
 //     could otherwise lock a real user out. Nor are its parallel attempts
 //     spaced: the real user's attempt would then queue behind every
 //     guess in flight, from any number of addresses, which is a lockout
