@@ -2,21 +2,24 @@ package docs
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/internal/browsertest"
 )
 
 // readme is the README's path from docs/.
 const readme = "../README.md"
 
-// TestReadmeTourBridge runs the README tour's curl commands against the
-// embedded default configuration (examples/minimal.json, ports rewritten),
-// with a WAMP client doing what the tour's browser page does.
-func TestReadmeTourBridge(t *testing.T) {
+// TestReadmeTour runs the README tour as a user does: the embedded
+// default configuration (examples/minimal.json, ports rewritten), the
+// tour's page saved to a file and opened in headless Chromium (it needs no
+// network but the node), and the tour's curl commands, whose answers and
+// the page's log are the README's.
+func TestReadmeTour(t *testing.T) {
 	r := startExample(t, "minimal.json")
 	addr := r.addr(t, "workers[0].transports[0]")
 	base := "http://" + addr
@@ -35,18 +38,12 @@ func TestReadmeTourBridge(t *testing.T) {
 	if got := tourSessions(t, base); got != 3 {
 		t.Errorf("realm1 has %d sessions before the page, the README says 3", got)
 	}
-	page := must(t)(joinWS(t, "ws://"+addr+"/ws", client.Config{Realm: "realm1"}))
-	if _, err := page.Register(testCtx(t), "com.example.add2", add2, nil); err != nil {
-		t.Fatal(err)
-	}
+	b := browsertest.New(t)
+	b.Navigate(t, tourPage(t, addr))
+	tourLog(t, b, "2 + 3 = 5")
+	tourLog(t, b, "event: hi from the browser") // published once both subscriptions are made
 	if got := tourSessions(t, base); got != 4 {
 		t.Errorf("realm1 has %d sessions with the page, the README says 4", got)
-	}
-	events := make(chan *client.Event, 2)
-	for _, topic := range []wamp.URI{"com.example.hello", "com.example.webhook"} {
-		if _, err := page.Subscribe(testCtx(t), topic, func(ev *client.Event) { events <- ev }, nil); err != nil {
-			t.Fatal(err)
-		}
 	}
 
 	call.want = `{"args":[5]}`
@@ -58,14 +55,9 @@ func TestReadmeTourBridge(t *testing.T) {
 	if !strings.Contains(readPage(t, readme), publish.cmd+"\n# {\"id\":...}\n") {
 		t.Error("README does not show the publish answer")
 	}
-	if ev := next(t, events, "event"); ev.Topic != "com.example.hello" || ev.Args[0] != "hi from curl" {
-		t.Errorf("event %s %v", ev.Topic, ev.Args)
-	}
+	tourLog(t, b, "event: hi from curl")
 	curlCase{`curl -s http://127.0.0.1:8080/webhook -d 'something happened'`, 202, `OK`}.run(t, readme, base)
-	ev := next(t, events, "webhook event")
-	if d, _ := ev.Args[0].(wamp.Dict); ev.Topic != "com.example.webhook" || d["body"] != "something happened" {
-		t.Errorf("webhook event %s %v", ev.Topic, ev.Args)
-	}
+	tourLog(t, b, "webhook: something happened")
 	curlCase{`curl -s http://127.0.0.1:8080/healthz`, 200, `{"status":"ok"}`}.run(t, readme, base)
 	curlCase{`curl -s http://127.0.0.1:8080/readyz`, 200, `{"ready":true,"state":"running"}`}.run(t, readme, base)
 	const sessions = `junction_sessions{realm="realm1"} 4`
@@ -75,11 +67,42 @@ func TestReadmeTourBridge(t *testing.T) {
 	if _, body := send(t, curlRequest(t, `curl -s http://127.0.0.1:8080/metrics`, base)); !strings.Contains(body, "\n"+sessions+"\n") {
 		t.Errorf("/metrics lacks %s", sessions)
 	}
-	for _, log := range []string{"`event: hi from curl`", "`webhook: something happened`", `log("webhook:", args[0].body)`} {
-		if !strings.Contains(readPage(t, readme), log) {
-			t.Errorf("README does not show %s", log)
-		}
+
+	// Ctrl-C: the node says GOODBYE to the page.
+	if err := r.node.Stop(testCtx(t)); err != nil {
+		t.Fatal(err)
 	}
+	tourLog(t, b, "the node said goodbye: wamp.close.system_shutdown")
+	if errs := b.ConsoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}
+
+// tourLog waits until the tour page's log shows line, and checks that the
+// README quotes it.
+func tourLog(t *testing.T, b *browsertest.Browser, line string) {
+	t.Helper()
+	if !strings.Contains(readPage(t, readme), "`"+line+"`") {
+		t.Errorf("README does not show the page's log line %s", line)
+	}
+	b.WaitContains(t, "#log", line+"\n")
+}
+
+// tourPage saves the README tour's page, with addr in place of the
+// default's 127.0.0.1:8080, as a file and returns its file:// URL (a page
+// opened from a file sends "Origin: null", which the default accepts).
+func tourPage(t *testing.T, addr string) string {
+	t.Helper()
+	_, page, ok := strings.Cut(readPage(t, readme), "```html\n")
+	page, _, closed := strings.Cut(page, "```\n")
+	if !ok || !closed || !strings.Contains(page, `"ws://127.0.0.1:8080/ws"`) {
+		t.Fatal("README has no tour page connecting to ws://127.0.0.1:8080/ws")
+	}
+	path := filepath.Join(t.TempDir(), "tour.html")
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(page, "127.0.0.1:8080", addr)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "file://" + path
 }
 
 // tourSessions runs the tour's dashboard curl and returns realm1's session

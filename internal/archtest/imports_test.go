@@ -106,17 +106,30 @@ func moduleImporterCheck(pkg, imp string) string {
 }
 
 // TestTestOnlyModules: no package of the module imports a module of
-// testOnly outside its tests.
+// testOnly, or a testHelper package, outside its tests (a testHelper
+// itself excepted).
 func TestTestOnlyModules(t *testing.T) {
 	for _, p := range packages(t) {
+		if isTestHelper(p.path) {
+			continue
+		}
 		for _, imp := range p.imports {
 			for _, m := range testOnly {
 				if strings.HasPrefix(imp, m) {
 					t.Errorf("%s imports %s: only tests may (testOnly)", p.path, imp)
 				}
 			}
+			if local, ok := strings.CutPrefix(imp, module); ok && isTestHelper(local) {
+				t.Errorf("%s imports %s: only tests may (testHelper)", p.path, imp)
+			}
 		}
 	}
+}
+
+// isTestHelper says whether the rule of pkg marks it testHelper.
+func isTestHelper(pkg string) bool {
+	key, ok := ruleFor(pkg)
+	return ok && rules[key].testHelper
 }
 
 // importerCheck returns why pkg may not import imp under the importers

@@ -18,6 +18,10 @@ type rule struct {
 	// package of the module (the bridge's tests assemble a real router,
 	// as the node does).
 	tests bool
+	// testHelper marks a package made for tests: it may import the
+	// testOnly modules, and only _test.go files (or another testHelper)
+	// may import it, so that it is never linked into the binary either.
+	testHelper bool
 }
 
 // rules is the import rule of every package: the one whose key matches
@@ -85,6 +89,9 @@ var rules = map[string]rule{
 	// Captures a logger's records for the tests that check log lines: a
 	// leaf.
 	"internal/logtest": {stdOnly: true},
+	// Headless Chromium for the tests that check a page in a real browser
+	// (the dashboard's, the README tour's): tests only.
+	"internal/browsertest": {testHelper: true, importers: []string{"internal/node", "docs"}},
 	// The config is data and validation only (uriindex for match types):
 	// the node translates it, so no package but the node depends on it.
 	"internal/config": {allowed: []string{"internal/wamp", "internal/uriindex"}},
@@ -153,8 +160,8 @@ var moduleImporters = map[string][]string{
 // testOnly are the third-party modules that only _test.go files may
 // import, so that they are never linked into the binary.
 var testOnly = []string{
-	// Drives headless Chromium in the dashboard's browser test
-	// (internal/node).
+	// Drives headless Chromium in the browser tests (internal/browsertest,
+	// a testHelper).
 	"github.com/chromedp/",
 	// Goroutine leak checks of the tests.
 	"go.uber.org/goleak",

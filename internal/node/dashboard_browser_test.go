@@ -1,19 +1,15 @@
 package node
 
 import (
-	"context"
 	"flag"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strconv"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/junction-wamp/junction/internal/browsertest"
 	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -26,116 +22,29 @@ import (
 //	go test ./internal/node -run TestDashboardBrowser -args -dashboard.screenshot=$PWD/docs/dashboard.png
 var dashboardScreenshot = flag.String("dashboard.screenshot", "", "save a PNG screenshot of the dashboard to this file")
 
-// browserTimeout bounds each wait on the page.
-const browserTimeout = 10 * time.Second
-
-// chromium returns the headless browser's path, or fails the test saying
-// how to install it.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("chromium is not installed: run make deps (scripts/install-test-deps.sh installs the Debian package chromium)")
-	return ""
-}
-
-// browser is a headless Chromium tab and the console messages of its page
-// that are errors.
-type browser struct {
-	ctx context.Context
-
-	mu       sync.Mutex
-	problems []string
-}
-
-// newBrowser starts Chromium (as root it needs --no-sandbox, and
-// /dev/shm may be small in containers) with one tab; it is stopped when
-// the test ends.
-func newBrowser(t *testing.T) *browser {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1280, 900))
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	b := &browser{ctx: ctx}
-	if err := chromedp.Do(ctx); err != nil { // starts the browser and its tab
-		cancel()
-		cancelAlloc()
-		t.Fatalf("chromium: %v", err)
-	}
-	done := make(chan struct{})
-	messages := chromedp.Console(ctx)
-	go func() {
-		defer close(done)
-		for m, err := range messages {
-			if err != nil {
-				return
-			}
-			if m.Type == chromedp.ConsoleError || m.IsException() {
-				b.mu.Lock()
-				b.problems = append(b.problems, m.String()+" ("+m.URL+")")
-				b.mu.Unlock()
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		_ = chromedp.Cancel(ctx)
-		cancel()
-		cancelAlloc()
-		<-done
-	})
-	return b
-}
-
-// consoleErrors returns the errors the page wrote to its console so far.
-func (b *browser) consoleErrors() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]string(nil), b.problems...)
-}
-
-// waitText waits until the text of the element sel is want: the page
-// changes it when an update arrives, and the wait is on the DOM.
-func (b *browser) waitText(t *testing.T, sel, want string) {
-	t.Helper()
-	js := fmt.Sprintf(`(document.querySelector(%s) || {}).textContent === %s`, strconv.Quote(sel), strconv.Quote(want))
-	ctx, cancel := context.WithTimeout(b.ctx, browserTimeout)
-	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(browserTimeout))); err != nil {
-		got, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](fmt.Sprintf(`String((document.querySelector(%s) || {}).textContent)`, strconv.Quote(sel))))
-		t.Fatalf("%s: text %q, want %q: %v", sel, got, want, err)
-	}
-}
-
 // TestDashboardBrowser: the dashboard in a real browser. The page loads
 // with no console error, shows realm1's session count, and the number on
 // screen follows a WebSocket client that joins and leaves.
 func TestDashboardBrowser(t *testing.T) {
-	b := newBrowser(t)
+	b := browsertest.New(t)
 	n := start(t, parse(t, dashboardDoc(""), nil), t.TempDir())
 	addr := address(t, n, web0)
 	count := `#realms tr[data-realm="realm1"] td.sessions`
-	if err := chromedp.Do(b.ctx, chromedp.Navigate("http://"+addr+"/")); err != nil {
-		t.Fatal(err)
-	}
-	b.waitText(t, count, "1") // the caller's own session
-	b.waitText(t, "#status-text", "live")
+	b.Navigate(t, "http://"+addr+"/")
+	b.WaitText(t, count, "1") // the caller's own session
+	b.WaitText(t, "#status-text", "live")
 
 	s := mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
-	b.waitText(t, count, "2")
-	b.waitText(t, "#total-sessions", "2")
-	b.waitText(t, "#sessions tbody tr:last-child td:first-child", strconv.FormatUint(uint64(s.ID()), 10))
+	b.WaitText(t, count, "2")
+	b.WaitText(t, "#total-sessions", "2")
+	b.WaitText(t, "#sessions tbody tr:last-child td:first-child", strconv.FormatUint(uint64(s.ID()), 10))
 	s.Close()
-	b.waitText(t, count, "1")
+	b.WaitText(t, count, "1")
 
 	if *dashboardScreenshot != "" {
 		screenshot(t, b, *dashboardScreenshot)
 	}
-	if errs := b.consoleErrors(); len(errs) > 0 {
+	if errs := b.ConsoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
 }
@@ -160,7 +69,7 @@ func screenshotDoc(target string) string {
 
 // screenshot runs a node that looks in use, shows its dashboard in b and
 // saves the page as a PNG at path.
-func screenshot(t *testing.T, b *browser, path string) {
+func screenshot(t *testing.T, b *browsertest.Browser, path string) {
 	t.Helper()
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	defer target.Close()
@@ -179,9 +88,7 @@ func screenshot(t *testing.T, b *browser, path string) {
 	}
 	join("iot", "sensor-17", "s")
 	join("iot", "sensor-42", "s")
-	if err := chromedp.Do(b.ctx, chromedp.Navigate("http://"+addr+"/?realm=app")); err != nil {
-		t.Fatal(err)
-	}
+	b.Navigate(t, "http://"+addr+"/?realm=app")
 	traffic := func() {
 		for range 6 {
 			post(t, "http://"+addr+"/call", `{"procedure": "com.example.add2", "args": [2, 3]}`, nil)
@@ -192,14 +99,12 @@ func screenshot(t *testing.T, b *browser, path string) {
 		}
 	}
 	traffic()
-	b.waitText(t, `#realms tr[data-realm="app"] td.sessions`, "3") // alice, bob and the caller's session
+	b.WaitText(t, `#realms tr[data-realm="app"] td.sessions`, "3") // alice, bob and the caller's session
 	// Rates show once two samples a second apart exist.
 	js := `document.querySelector("#bridge tbody tr:first-child td:nth-child(5)").textContent !== "–"`
 	traffic()
-	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](js, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(browserTimeout))); err != nil {
-		t.Fatalf("no rate on the page: %v", err)
-	}
-	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	b.Poll(t, js)
+	png, err := chromedp.Run(b.Ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
 	}

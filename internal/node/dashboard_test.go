@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,23 +105,56 @@ func TestDashboardStopsStreams(t *testing.T) {
 	if err := n.Start(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	addr := address(t, n, web0)
-	req, _ := http.NewRequestWithContext(testCtx(t), http.MethodGet, "http://"+addr+"/events", nil)
+	stream := openStream(t, "http://"+address(t, n, web0)+"/events")
+	if err := n.Stop(testCtx(t)); err != nil {
+		t.Fatalf("Stop with a stream open: %v", err)
+	}
+	if err := drain(stream); !errors.Is(err, io.EOF) {
+		t.Errorf("the stream did not end at the stop: %v", err)
+	}
+}
+
+// TestReloadEndsDashboardStreams: a reload that replaces the path tree
+// ends the live streams of the old tree's dashboard (a browser reconnects,
+// to the new one), and the new dashboard streams.
+func TestReloadEndsDashboardStreams(t *testing.T) {
+	const dash = `"dash": {"type": "dashboard"}, `
+	n := start(t, reloadConfig(t, reloadDoc, "PATHS", dash), t.TempDir())
+	url := "http://" + address(t, n, web0) + "/dash/events"
+	stream := openStream(t, url)
+	rep := reload(t, n, "PATHS", dash+`"info": {"type": "json", "value": 1}, `)
+	if got := paths(rep.Applied); !slices.Equal(got, []string{web0 + ".paths"}) {
+		t.Fatalf("report %+v, want %s.paths replaced", rep, web0)
+	}
+	if err := drain(stream); !errors.Is(err, io.EOF) {
+		t.Errorf("the old dashboard's stream did not end at the reload: %v", err)
+	}
+	openStream(t, url)
+}
+
+// openStream opens the dashboard's live stream at url, reads its first
+// line, and returns the rest of it; it is closed at the end of the test.
+func openStream(t *testing.T, url string) *bufio.Reader {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(testCtx(t), http.MethodGet, url, nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	t.Cleanup(func() { resp.Body.Close() })
 	br := bufio.NewReader(resp.Body)
 	if line, err := br.ReadString('\n'); err != nil || !strings.HasPrefix(line, "retry:") {
-		t.Fatalf("stream: %q %v", line, err)
+		t.Fatalf("stream %s: %q %v", url, line, err)
 	}
-	if err := n.Stop(testCtx(t)); err != nil {
-		t.Fatalf("Stop with a stream open: %v", err)
-	}
+	return br
+}
+
+// drain reads stream until it ends (io.EOF when the server ended it), or
+// the test's context does.
+func drain(stream *bufio.Reader) error {
 	for {
-		if _, err := br.ReadString('\n'); err != nil {
-			break // the stream ended
+		if _, err := stream.ReadString('\n'); err != nil {
+			return err
 		}
 	}
 }

@@ -21,16 +21,17 @@ type Readiness struct {
 }
 
 // joiner is a component that can tell whether it is joined now (the REST
-// components; after a reconnect, from the new join on).
+// components and router links; after a reconnect, from the new join on).
 type joiner interface {
 	Joined() bool
 }
 
 // Readiness reports whether the node is ready for traffic: it has
-// started (every listener up) and is not stopping, every embedded session
-// of the bridge services and every REST component is joined. Other
-// components count as ready once Start has returned (it waits for the
-// router components). Safe for concurrent use at any time.
+// started (every listener up) and is not stopping, and every embedded
+// session of the bridge services, every component (REST and Python) and
+// every router link is joined now: one that is away (restarting,
+// reconnecting, or stopped for good) makes the node not ready. Safe for
+// concurrent use at any time.
 func (n *Node) Readiness() Readiness {
 	n.mu.Lock()
 	st, bound := n.state, len(n.bound)
@@ -52,11 +53,26 @@ func (n *Node) Readiness() Readiness {
 	}
 	for _, c := range components {
 		if j, ok := c.comp.(joiner); ok && !j.Joined() {
-			r.NotReady = append(r.NotReady, c.path+": component not joined")
+			r.NotReady = append(r.NotReady, c.path+": "+c.kind()+" not joined")
+		}
+	}
+	for _, w := range n.runners { // fixed once built: a reload does not change them
+		for _, c := range w.comps {
+			if !c.joined.Load() {
+				r.NotReady = append(r.NotReady, c.path+": component not joined")
+			}
 		}
 	}
 	r.Ready = len(r.NotReady) == 0
 	return r
+}
+
+// kind names c in the readiness report: a router link, or a component.
+func (c *componentUnit) kind() string {
+	if c.cfg.Class == rlinkClass {
+		return "router link"
+	}
+	return "component"
 }
 
 func (s state) String() string {

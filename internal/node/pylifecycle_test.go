@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -171,6 +172,45 @@ func TestPyRestartModes(t *testing.T) {
 				t.Error("the component answers after it stopped")
 			}
 			stillRunning(t, n)
+		})
+	}
+}
+
+// TestReadinessPython: a Python component counts as ready from its join
+// until its session ends: while its container restarts it, the node is
+// not ready, and it is again once the component has joined again.
+func TestReadinessPython(t *testing.T) {
+	tests := []struct {
+		name  string
+		delay time.Duration // before the restart
+		back  bool
+	}{
+		{"away", time.Hour, false},
+		{"back", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old := restartDelay
+			restartDelay = func(int) time.Duration { return tt.delay }
+			t.Cleanup(func() { restartDelay = old })
+			cbdir := pyProject(t)
+			n, log := startPy(t, cbdir, pyDoc(pyRouter(""), pyContainer(`"restart": "restart-always"`, pyComp("Echo", "com.example.c", overRawSocket))))
+			if r := n.Readiness(); !r.Ready {
+				t.Fatalf("started: %+v", r)
+			}
+			act(t, joinRouter(t, cbdir), "com.example.c", "leave")
+			log.wait(t, 1, `msg="component stopped"`, "component=workers[1].components[0]", "next=restart")
+			if tt.back {
+				log.wait(t, 2, `msg="component ready"`, "component=workers[1].components[0]")
+				if r := n.Readiness(); !r.Ready {
+					t.Errorf("restarted: %+v", r)
+				}
+				return
+			}
+			want := []string{"workers[1].components[0]: component not joined"}
+			if r := n.Readiness(); r.Ready || !slices.Equal(r.NotReady, want) {
+				t.Errorf("while it restarts: %+v", r)
+			}
 		})
 	}
 }

@@ -61,6 +61,10 @@ type pyComponent struct {
 	// restartResetAfter of their start (or did not start); supervise owns
 	// it.
 	quickEnds int
+	// joined is true from the moment a run is ready (joined, onJoin
+	// returned) until its session ends: the node's readiness reads it at
+	// any time.
+	joined atomic.Bool
 }
 
 // pyRun is one run of a component: its session and the node's end of it.
@@ -218,6 +222,7 @@ func (w *pyWorker) startRun(ctx context.Context, c *pyComponent) (*pyRun, error)
 		<-pr.served
 		return nil, w.startError(c, err, pr.serveErr)
 	}
+	c.joined.Store(true)
 	w.log.Info("component ready", "component", c.path, "class", c.cfg.Classname, "realm", c.cfg.Realm,
 		"session", joined.Session, "authrole", joined.AuthRole)
 	return pr, nil
@@ -253,6 +258,7 @@ func (w *pyWorker) startError(c *pyComponent, err, serveErr error) error {
 // not when the runner itself has ended (the worker's exit says it all).
 func (w *pyWorker) watch(pr *pyRun) {
 	<-pr.run.Done()
+	pr.comp.joined.Store(false)
 	pr.cancel()
 	<-pr.served
 	o := pr.run.Outcome()

@@ -61,6 +61,15 @@ func (r *reloader) webPaths(ctx context.Context, path string, ru *routerUnit, t 
 			srv.OnShutdown(f)
 		}
 	}
+	// The old tree's long requests end now, not when their clients leave:
+	// dashboard streams (the page reconnects, to the new tree) and held
+	// long-poll receives. Its functions stay registered with the server,
+	// which calls them again at its shutdown, harmlessly.
+	oldShutdown := l.onShutdown
+	l.onShutdown = scratch.onShutdown
+	for _, f := range oldShutdown {
+		f()
+	}
 	old := r.node.replaceServices(paths+".", staged)
 	old.stopServices(ctx)
 	scratch.logServices(r.node.log)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/client"
@@ -66,6 +67,11 @@ type rlink struct {
 
 	serveMu sync.Mutex // one remote session served at a time
 
+	// up is true while a remote session is joined and its forwarding set
+	// up (Joined, for the node's readiness): false before the first, and
+	// from a loss until the next.
+	up atomic.Bool
+
 	readyOnce sync.Once
 	ready     chan struct{} // closed once forwarding is first set up, or on Stop
 	setupErr  error         // why that first setup failed; set before ready closes
@@ -107,6 +113,7 @@ func (l *rlink) connect(key ed25519.PrivateKey) {
 		l.wg.Go(func() { l.serve(s) })
 	}
 	ro.OnLeave = func(s *client.Session, err error) {
+		l.up.Store(false)
 		l.log.Warn("router link lost", "session", s.ID(), "err", err)
 	}
 	cfg := client.Config{Realm: l.opts.RemoteRealm, AuthID: l.opts.AuthID, Logger: l.log,
@@ -139,6 +146,7 @@ func (l *rlink) serve(rs *client.Session) {
 		l.log.Error("router link: forwarding only partly set up", "session", rs.ID(), "err", err)
 	}
 	if rs.Err() == nil && l.ctx.Err() == nil {
+		l.up.Store(true)
 		l.readyOnce.Do(func() { l.setupErr = err; close(l.ready) })
 	}
 	select {
@@ -146,6 +154,7 @@ func (l *rlink) serve(rs *client.Session) {
 	case <-l.ctx.Done():
 	case <-l.local.Done():
 	}
+	l.up.Store(false)
 	for _, g := range legs {
 		g.teardown()
 	}
@@ -189,6 +198,10 @@ func (l *rlink) Wait(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
+
+// Joined reports whether the link is joined to the other router and
+// forwards now (false while it reconnects); for the node's readiness.
+func (l *rlink) Joined() bool { return l.up.Load() }
 
 // Stop closes both sessions and waits for the serving goroutines.
 func (l *rlink) Stop(ctx context.Context) error {

@@ -49,6 +49,7 @@ func linkNodeDoc(peerPub, peerRole, rlinks string) string {
 // sets up both sides before the link starts forwarding.
 type linkPair struct {
 	a, b   *Node
+	bLog   *watchedLog // B's log
 	open   func()
 	cut    func() // closes the link's connections
 	aAddr  string
@@ -77,7 +78,9 @@ func startLinkPairAs(t *testing.T, peerRole, options string) *linkPair {
 	}
 	link := fmt.Sprintf(`[{"id": "rlink_b_a", "realm": "realm1", "transport": {"type": "rawsocket",
 		"endpoint": {"type": "tcp", "host": %q, "port": %s}, "url": "rs://%s", "serializer": "cbor"}%s}]`, host, port, p.linkTo, options)
-	p.b = start(t, parse(t, linkNodeDoc(pubA, linkRole("router2router"), link), nil), dirB)
+	var logger *slog.Logger
+	p.bLog, logger = newWatchedLogger(t)
+	p.b = startWith(t, parse(t, linkNodeDoc(pubA, linkRole("router2router"), link), nil), Options{Dir: dirB, Logger: logger})
 	p.bAddr = address(t, p.b, "workers[0].transports[0]")
 	return p
 }
@@ -347,6 +350,28 @@ func TestRouterLinkReconnects(t *testing.T) {
 		if !slices.Equal(got, []any{"a", "b"}) {
 			t.Errorf("subscriber on %s got %v", name, got)
 		}
+	}
+}
+
+// TestReadinessRouterLink: a router link keeps its node not ready until
+// it is joined to the other router and forwards, and again from the loss
+// of that connection until it is back.
+func TestReadinessRouterLink(t *testing.T) {
+	p := startLinkPair(t, "")
+	away := []string{"workers[0].realms[0].rlinks[0]: router link not joined"}
+	if r := p.b.Readiness(); r.Ready || !slices.Equal(r.NotReady, away) {
+		t.Errorf("before the link connects: %+v", r)
+	}
+	p.forward(t)
+	if r := p.b.Readiness(); !r.Ready {
+		t.Errorf("link forwarding: %+v", r)
+	}
+	if err := p.a.Stop(testCtx(t)); err != nil { // the link reconnects in vain
+		t.Fatal(err)
+	}
+	p.bLog.wait(t, 1, `msg="router link lost"`)
+	if r := p.b.Readiness(); r.Ready || !slices.Equal(r.NotReady, away) {
+		t.Errorf("link lost: %+v", r)
 	}
 }
 

@@ -339,7 +339,7 @@ var corpus = []corpusNode{
 			"an untrusted CA's certificate failing the handshake",
 		client:  "client.py",
 		prepare: tlsClientCerts,
-		warnings: []string{
+		warnings: []string{joinRefused,
 			`Backend.onUserError(): "com.example.not_a_device: subject printer-1"`,
 			`Backend.onUserError(): "com.example.no_certificate: a device logs in with its certificate"`,
 		},
