@@ -54,7 +54,8 @@ func families(t *testing.T, url string) []string {
 var metricName = regexp.MustCompile("junction_[a-z_]+")
 
 // TestOperationsMetrics: the Metrics section's table lists exactly the
-// metric families the embedded default's /metrics serves.
+// metric families the embedded default's /metrics serves, and those of
+// the proxy workers.
 func TestOperationsMetrics(t *testing.T) {
 	r := startExample(t, "minimal.json")
 	base := "http://" + r.addr(t, "workers[0].transports[0]")
@@ -81,6 +82,9 @@ func TestOperationsMetrics(t *testing.T) {
 		}
 	}
 	slices.Sort(documented)
+	// The proxy workers' families have series only on a node with a proxy
+	// worker, which minimal.json has not (metrics.TestCollector has them).
+	documented = slices.DeleteFunc(documented, func(name string) bool { return strings.HasPrefix(name, "junction_proxy_") })
 	// The bridge counts a request once its handler has returned, which
 	// may be just after the client has the answer: scrape until it shows.
 	deadline := time.Now().Add(testTimeout)

@@ -42,7 +42,13 @@ var rules = map[string]rule{
 	// transport, the web, the bridge, a client, the config or the node.
 	// Transports reach it through the Attacher interface they declare.
 	// meter: the counters it keeps for the operator are its own atomics.
-	"internal/router": {allowed: []string{"internal/wamp", "internal/uriindex", "internal/auth", "internal/lograte", "internal/meter"}},
+	// loginguard: the login throttle and handshake reading it shares with
+	// the proxy's entries.
+	"internal/router": {allowed: []string{"internal/wamp", "internal/uriindex", "internal/auth", "internal/lograte", "internal/meter", "internal/loginguard"}},
+	// The guard of outside clients' logins (throttle, the handshake's
+	// reads, the refusal log) that the router and the proxy share: it
+	// runs authenticators (auth) and logs (lograte), and knows neither.
+	"internal/loginguard": {allowed: []string{"internal/wamp", "internal/auth", "internal/lograte"}},
 	// Transports carry messages: they encode with the codec and share the
 	// outbox, keepalive and idle reader among themselves; never the router.
 	"internal/transport/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/transport/...", "internal/lograte", "internal/wsupgrade"}},
@@ -68,14 +74,16 @@ var rules = map[string]rule{
 	// A proxy worker's relay: it authenticates clients (auth) and relays
 	// their messages to backend routers over peers the node dials; it
 	// never reaches a router, a transport or the config.
-	"internal/proxy": {allowed: []string{"internal/wamp", "internal/auth"}},
+	// loginguard throttles its clients' logins as the router's; lograte
+	// limits the lines its clients cause.
+	"internal/proxy": {allowed: []string{"internal/wamp", "internal/auth", "internal/loginguard", "internal/lograte"}},
 	// Counters (a lock-free histogram, HTTP requests by status) that the
 	// router, the bridge and the web proxies keep in their own structs:
 	// atomics and the standard library, no Prometheus type.
 	"internal/meter": {stdOnly: true},
 	// The Prometheus collector over the node's counters: the only package
 	// that imports client_golang (with the node, which mounts it).
-	"internal/metrics": {allowed: []string{"internal/router", "internal/meter"}},
+	"internal/metrics": {allowed: []string{"internal/router", "internal/proxy", "internal/meter"}},
 	// Rate-limited warnings, usable on any hot path: a leaf.
 	"internal/lograte": {stdOnly: true},
 	// Captures a logger's records for the tests that check log lines: a

@@ -34,6 +34,9 @@ var (
 	descSlow           = desc("slow_consumer_disconnects_total", "Sessions closed because their peer did not read fast enough.")
 	descRegistrations  = desc("registrations", "Registrations on the realm now.", "realm")
 	descSubscriptions  = desc("subscriptions", "Subscriptions on the realm now.", "realm")
+	descProxySessions  = desc("proxy_sessions", "Client sessions that proxy workers relay now (their backend routers count them too, as logged in by the proxy).", "realm")
+	descProxyJoined    = desc("proxy_sessions_joined_total", "Client sessions that proxy workers authenticated and relayed, by the method the client authenticated with.", "realm", "authmethod")
+	descProxyFailures  = desc("proxy_auth_failures_total", "Joins that proxy workers refused after HELLO (authentication failed or denied, no route, backend refused or unreachable, throttled); realm \"other\" when no route names the HELLO's realm.", "realm", "authmethod")
 	descBridgeRequests = desc("bridge_requests_total", "HTTP requests of the bridge: answered by the caller, publisher, webhook and proxy services, made by the callee and subscriber components; code 0 is no response.", "service", "code")
 	descBridgeDuration = desc("bridge_request_duration_seconds", "Duration of the bridge's HTTP requests.", "service", "code")
 	descQueueDepth     = desc("subscriber_queue_depth", "Events waiting in the subscriber components' queues.")
@@ -45,6 +48,7 @@ var (
 var allDescs = []*prometheus.Desc{
 	descSessions, descJoined, descAuthFailures, descReceived, descSent, descInFlight,
 	descCallDuration, descCallErrors, descEvents, descSlow, descRegistrations, descSubscriptions,
+	descProxySessions, descProxyJoined, descProxyFailures,
 	descBridgeRequests, descBridgeDuration, descQueueDepth, descDelivered, descRetries, descDropped,
 }
 
@@ -66,6 +70,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 func (c collector) Collect(ch chan<- prometheus.Metric) {
 	st := c.read()
 	collectRouters(ch, st.Routers)
+	collectProxies(ch, st.Proxies)
 	collectServices(ch, st.Services)
 }
 
@@ -125,12 +130,8 @@ func (rs *realmSums) collect(ch chan<- prometheus.Metric) {
 	gauges(ch, descInFlight, rs.inFlight)
 	gauges(ch, descRegistrations, rs.regs)
 	gauges(ch, descSubscriptions, rs.subs)
-	for _, k := range slices.SortedFunc(maps.Keys(rs.joined), compareKeys) {
-		ch <- prometheus.MustNewConstMetric(descJoined, prometheus.CounterValue, float64(rs.joined[k]), k[0], k[1])
-	}
-	for _, k := range slices.SortedFunc(maps.Keys(rs.failures), compareKeys) {
-		ch <- prometheus.MustNewConstMetric(descAuthFailures, prometheus.CounterValue, float64(rs.failures[k]), k[0], k[1])
-	}
+	pairCounters(ch, descJoined, rs.joined)
+	pairCounters(ch, descAuthFailures, rs.failures)
 }
 
 func compareKeys(a, b [2]string) int {
@@ -165,6 +166,34 @@ func histogram(d *prometheus.Desc, h meter.HistogramSnapshot, labels ...string) 
 		buckets[b.Seconds()] = h.Buckets[i]
 	}
 	return prometheus.MustNewConstHistogram(d, h.Count, h.Sum.Seconds(), buckets, labels...)
+}
+
+// collectProxies sums the proxy workers' counters by realm and method.
+func collectProxies(ch chan<- prometheus.Metric, proxies []ProxyStats) {
+	sessions := map[string]float64{}
+	joined, failures := map[[2]string]uint64{}, map[[2]string]uint64{}
+	for _, p := range proxies {
+		for realm, n := range p.Sessions {
+			sessions[string(realm)] += float64(n)
+		}
+		for k, n := range p.Joins {
+			joined[[2]string{string(k.Realm), k.AuthMethod}] += n
+		}
+		for k, n := range p.AuthFailures {
+			failures[[2]string{string(k.Realm), k.AuthMethod}] += n
+		}
+	}
+	gauges(ch, descProxySessions, sessions)
+	pairCounters(ch, descProxyJoined, joined)
+	pairCounters(ch, descProxyFailures, failures)
+}
+
+// pairCounters sends the counters of m, labelled by each key's two
+// values, in order.
+func pairCounters(ch chan<- prometheus.Metric, d *prometheus.Desc, m map[[2]string]uint64) {
+	for _, k := range slices.SortedFunc(maps.Keys(m), compareKeys) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(m[k]), k[0], k[1])
+	}
 }
 
 // serviceCode is a (service type, status code) series.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/meter"
+	"github.com/junction-wamp/junction/internal/proxy"
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
@@ -21,8 +22,9 @@ func histogramOf(ds ...time.Duration) meter.HistogramSnapshot {
 	return h.Snapshot()
 }
 
-// TestCollector: two routers' counters are summed by realm and label, the
-// services' by type and code, histograms come out in seconds.
+// TestCollector: two routers' counters are summed by realm and label, two
+// proxy workers' likewise, the services' by type and code, histograms
+// come out in seconds.
 func TestCollector(t *testing.T) {
 	realm := func(sessions int, joins uint64, d time.Duration) router.RealmStats {
 		return router.RealmStats{Sessions: sessions, Registrations: 1, Subscriptions: 2, CallsInFlight: 1,
@@ -41,6 +43,13 @@ func TestCollector(t *testing.T) {
 				OtherAuthFailures: map[string]uint64{"ticket": 1},
 				Realms: map[wamp.URI]router.RealmStats{"realm1": realm(1, 1, time.Minute),
 					"realm2": realm(7, 0, 0)}}},
+		},
+		Proxies: []ProxyStats{
+			{Worker: "workers[2]", Stats: proxy.Stats{Sessions: map[wamp.URI]int{"realm1": 4},
+				Joins:        map[proxy.RealmMethod]uint64{{Realm: "realm1", AuthMethod: "ticket"}: 9},
+				AuthFailures: map[proxy.RealmMethod]uint64{{Realm: "realm1", AuthMethod: "ticket"}: 2, {Realm: proxy.OtherRealm, AuthMethod: "anonymous"}: 1}}},
+			{Worker: "workers[3]", Stats: proxy.Stats{Sessions: map[wamp.URI]int{"realm1": 1},
+				AuthFailures: map[proxy.RealmMethod]uint64{{Realm: "realm1", AuthMethod: "ticket"}: 3}}},
 		},
 		Services: []ServiceStats{
 			{Type: ServiceCaller, Requests: requests(200, 200, 500)},
@@ -79,6 +88,10 @@ func TestCollector(t *testing.T) {
 		`junction_call_duration_seconds_bucket{le="+Inf"} 3`,
 		`junction_call_duration_seconds_sum 60.001`,
 		`junction_call_duration_seconds_count 3`,
+		`junction_proxy_sessions{realm="realm1"} 5`,
+		`junction_proxy_sessions_joined_total{authmethod="ticket",realm="realm1"} 9`,
+		`junction_proxy_auth_failures_total{authmethod="ticket",realm="realm1"} 5`,
+		`junction_proxy_auth_failures_total{authmethod="anonymous",realm="other"} 1`,
 		`junction_bridge_requests_total{code="200",service="caller"} 3`,
 		`junction_bridge_requests_total{code="500",service="caller"} 1`,
 		`junction_bridge_requests_total{code="0",service="subscriber"} 1`,
@@ -102,4 +115,12 @@ func requests(codes ...int) meter.RequestStats {
 		r.Observe(c, time.Millisecond)
 	}
 	return r.Snapshot()
+}
+
+// TestOtherRealmLabels: the proxies count unrouted realms under the label
+// the routers use for unknown realms.
+func TestOtherRealmLabels(t *testing.T) {
+	if string(proxy.OtherRealm) != OtherRealm {
+		t.Errorf("proxy.OtherRealm = %q, router.OtherLabel = %q", proxy.OtherRealm, OtherRealm)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/meter"
+	"github.com/junction-wamp/junction/internal/proxy"
 	"github.com/junction-wamp/junction/internal/router"
 )
 
@@ -19,6 +20,7 @@ import (
 type Stats struct {
 	Started  time.Time      // when the node started; zero before
 	Routers  []RouterStats  // the router workers', in config order
+	Proxies  []ProxyStats   // the proxy workers', in config order
 	Services []ServiceStats // the bridge services, REST components and proxies, in config order
 }
 
@@ -27,6 +29,12 @@ type Stats struct {
 type RouterStats struct {
 	Worker string // its JSON path, "workers[0]"
 	router.Stats
+}
+
+// ProxyStats are one proxy worker's counters of its client sessions.
+type ProxyStats struct {
+	Worker string // its JSON path, "workers[1]"
+	proxy.Stats
 }
 
 // Service types, the values of the "service" label.

@@ -16,7 +16,7 @@ type serviceUnit struct {
 }
 
 // Stats returns a snapshot of the node's counters: each router worker's
-// (in config order), then the bridge path services and proxies (in the
+// and each proxy worker's (in config order), then the bridge path services and proxies (in the
 // order they were built), then the REST components (Callee, Subscriber).
 // It reads atomics and takes each router's and realm's lock briefly, as
 // Router.Stats does; safe for concurrent use at any time.
@@ -25,6 +25,9 @@ func (n *Node) Stats() metrics.Stats {
 	_, services, components := n.live()
 	for _, r := range n.routers {
 		st.Routers = append(st.Routers, metrics.RouterStats{Worker: r.path, Stats: r.router.Stats()})
+	}
+	for _, r := range n.relays {
+		st.Proxies = append(st.Proxies, metrics.ProxyStats{Worker: r.path, Stats: r.relay.Stats()})
 	}
 	for _, s := range services {
 		st.Services = append(st.Services, metrics.ServiceStats{Type: s.typ, Path: s.path, URL: s.url, Requests: s.stats()})

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/proxy"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
@@ -218,4 +220,58 @@ func TestProxyWorkerAsksADynamicAuthenticatorThroughTheBackend(t *testing.T) {
 	}
 	whoami(t, auth, "com.example.whoami")
 	wantCaller(t, bob, "com.example.whoami", "bob", "user")
+}
+
+// TestProxyWorkerFunctionAuthenticator: a function authenticator
+// (Python, in the proxy worker's runner) on a proxy's transport decides
+// the logins there, and the sessions it admits reach the backend as
+// themselves. A refusal is the function's ABORT, logged as "join
+// refused" under the proxy worker and counted in the node's Stats, as the
+// session that joined is.
+func TestProxyWorkerFunctionAuthenticator(t *testing.T) {
+	cbdir := funcAuthProject(t)
+	doc := pyDoc(`{"type": "router",
+		"realms": [{"name": "realm1", "roles": [`+linkRole("user")+`]}],
+		"transports": [{"type": "rawsocket", "endpoint": {"type": "unix", "path": "router.sock"},
+			"auth": {"anonymous-proxy": {"type": "static"}}}]}`,
+		`{"type": "proxy", "options": {"python": "`+python+`", "pythonpath": [".."]},
+		"connections": {"local": {"transport": {"type": "rawsocket", "endpoint": {"type": "unix", "path": "router.sock"},
+			"url": "rs://localhost", "serializer": "cbor"}}},
+		"routes": {"realm1": {"user": "local"}},
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+			"paths": {"ws": {"type": "websocket", "auth": {"ticket": {"type": "function", "create": "pyauth.create_ticket",
+				"config": {"tickets": {"alice": "secret1"}, "tag": "via-proxy"}}}}}}]}`)
+	log, logger := newWatchedLogger(t)
+	n, err := New(parse(t, doc, nil), Options{Dir: cbdir, Logger: logger})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	startNode(t, n)
+	ws := "ws://" + address(t, n, "workers[1].transports[0]") + "/ws"
+
+	s := mustWS(t, ws, websocket.DialOptions{}, client.Config{Realm: "realm1", AuthID: "alice", Auth: []client.Authenticator{client.Ticket("secret1")}})
+	d := s.Details()
+	extra, _ := d["authextra"].(wamp.Dict)
+	if d["authid"] != "alice" || d["authrole"] != "user" || d["authprovider"] != auth.ProviderFunction || extra["tag"] != "via-proxy" {
+		t.Fatalf("WELCOME details = %v, want alice/user by the function", d)
+	}
+	whoami(t, s, "com.example.whoami")
+	wantCaller(t, s, "com.example.whoami", "alice", "user")
+
+	_, err = joinWS(t, ws, websocket.DialOptions{}, client.Config{Realm: "realm1", AuthID: "alice", Auth: []client.Authenticator{client.Ticket("guess-123")}})
+	if wampURIOf(err) != "com.example.invalid_ticket" || !strings.Contains(err.Error(), "wrong ticket for alice") {
+		t.Fatalf("join with a wrong ticket: %v, want the function's ABORT", err)
+	}
+	log.wait(t, 1, `msg="join refused"`, `worker=workers[1]`, `authid=alice`, `authmethod=ticket`, `error=com.example.invalid_ticket`)
+	if strings.Contains(log.String(), "guess-123") {
+		t.Errorf("the log holds the ticket:\n%s", log)
+	}
+	st := n.Stats()
+	if len(st.Proxies) != 1 || st.Proxies[0].Worker != "workers[1]" {
+		t.Fatalf("Stats().Proxies = %+v, want workers[1]'s", st.Proxies)
+	}
+	key := proxy.RealmMethod{Realm: "realm1", AuthMethod: "ticket"}
+	if p := st.Proxies[0]; p.Sessions["realm1"] != 1 || p.Joins[key] != 1 || p.AuthFailures[key] != 1 {
+		t.Errorf("proxy stats = %+v, want one session and one refusal on realm1 by ticket", p.Stats)
+	}
 }

@@ -2,10 +2,10 @@ package proxy
 
 import (
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/loginguard"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -75,68 +75,46 @@ func (e *Entry) Attach(p wamp.Peer) {
 	if !l.join() {
 		return
 	}
+	defer e.r.counts.left(e.r.realmLabel(l.id.Realm))
 	l.run()
 }
 
 // errQuiet ends a handshake without an ABORT: the client aborted, left or
 // timed out (its ABORT is sent).
-var errQuiet = errors.New("proxy: handshake ended by the client")
+var errQuiet = loginguard.ErrQuiet
 
-// clock is the join timeout of one wait for the client: past it, the
-// client gets ABORT ErrJoinTimeoutURI and its connection closes.
-type clock struct {
-	mu    sync.Mutex
-	t     *time.Timer
-	fired bool
-}
-
-// start starts a wait of d (0: none) for what; stop ends it and reports
-// whether it ran out.
-func (c *clock) start(p wamp.Peer, d time.Duration, what string) {
+// expire ends the client's connection with ABORT ErrJoinTimeoutURI once
+// the entry's join timeout passes (never, without one): the wait for
+// what. Stop it when the message has come; Stop reports false if it ran.
+func (e *Entry) expire(p wamp.Peer, what string) *loginguard.Timer {
+	d := e.o.JoinTimeout
 	if d <= 0 {
-		return
+		return nil
 	}
-	c.t = time.AfterFunc(d, func() {
-		c.mu.Lock()
-		c.fired = true
-		c.mu.Unlock()
+	return loginguard.AfterFunc(d, func() {
 		sendAbort(p, wamp.Errorf(ErrJoinTimeoutURI, "no %s within %v", what, d))
 		p.Close()
 	})
 }
 
-func (c *clock) stop() (fired bool) {
-	if c.t == nil {
-		return false
+// recv reads the client's HELLO, within the join timeout.
+func (e *Entry) recv(p wamp.Peer) (wamp.Message, error) {
+	expiry := e.expire(p, "HELLO")
+	m, err := loginguard.Recv(p)
+	if !expiry.Stop() {
+		return nil, errQuiet
 	}
-	c.t.Stop()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.fired
+	return m, handshakeError(err)
 }
 
-// recv reads one handshake message of the client, within d.
-func recv(p wamp.Peer, d time.Duration, what string) (wamp.Message, error) {
-	var c clock
-	c.start(p, d, what)
-	m, err := p.Recv()
-	if c.stop() {
-		return nil, errQuiet
+// handshakeError is err of loginguard.Recv as the proxy answers it: a
+// protocol violation as a wamp.error.protocol_violation refusal.
+func handshakeError(err error) error {
+	var pe *loginguard.ProtocolError
+	if errors.As(err, &pe) {
+		return violation("%s", pe.Msg)
 	}
-	if err != nil {
-		if errors.Is(err, wamp.ErrProtocol) {
-			return nil, violation("%v", err)
-		}
-		return nil, errQuiet
-	}
-	m = wamp.Unwrap(m)
-	switch m.(type) {
-	case *wamp.Abort, *wamp.Goodbye:
-		return nil, errQuiet
-	case nil:
-		return nil, violation("no message")
-	}
-	return m, nil
+	return err
 }
 
 // violation is a protocol violation of the client's.
@@ -144,72 +122,123 @@ func violation(format string, a ...any) error {
 	return wamp.Errorf(wamp.ErrProtocolViolation, format, a...)
 }
 
+// attempt is what the client's side of the handshake tells of the
+// client, for the refusal's log line and counters.
+type attempt struct {
+	hello  *wamp.Hello // nil until one came
+	method string      // the authentication method picked; "" for none
+}
+
 // authenticate runs the client's side of the handshake up to WELCOME:
 // HELLO, then the method the client and the entry agree on, with its
-// CHALLENGE if it has one. The identity's Realm is set.
-func (e *Entry) authenticate(p wamp.Peer) (*wamp.Hello, *auth.Identity, error) {
-	m, err := recv(p, e.o.JoinTimeout, "HELLO")
+// CHALLENGE if it has one, as a login attempt that the relay's login
+// throttle admits and counts (loginguard.Identify). The identity's Realm
+// is set; at records what the client asked for.
+func (e *Entry) authenticate(p wamp.Peer, at *attempt) (*auth.Identity, error) {
+	m, err := e.recv(p)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	h, ok := m.(*wamp.Hello)
 	if !ok {
-		return nil, nil, violation("first message must be HELLO, not %s", m.Type())
+		return nil, violation("first message must be HELLO, not %s", m.Type())
 	}
+	at.hello = h
 	req, err := auth.HelloRequest(h, wamp.GlobalID(), p.Info())
 	if err != nil {
-		return nil, nil, violation("%v", err)
+		return nil, violation("%v", err)
 	}
 	a := auth.Pick(e.o.Auths, req)
 	if a == nil {
-		return nil, nil, wamp.Errorf(wamp.ErrNoAuthMethod, "no authentication method among %v", req.AuthMethods)
+		return nil, wamp.Errorf(wamp.ErrNoAuthMethod, "no authentication method among %v", req.AuthMethods)
 	}
-	id, err := e.identify(p, a, req)
+	at.method = a.Method()
+	id, err := e.r.logins.Identify(e.loginKey(req), a, req, func(ch auth.Challenge, wait time.Duration) (*auth.Identity, bool, error) {
+		return e.challenge(p, ch, wait)
+	})
+	if err == nil && id == nil {
+		err = wamp.Errorf(wamp.ErrAuthenticationFailed, "authentication gave no identity")
+	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if id.Realm == "" {
 		id.Realm = h.Realm
 	}
-	return h, id, nil
+	return id, nil
 }
 
-// identify runs a's authentication of req: at once, or with a CHALLENGE
-// and the client's AUTHENTICATE.
-func (e *Entry) identify(p wamp.Peer, a auth.Authenticator, req *auth.Request) (*auth.Identity, error) {
-	id, ch, err := a.Start(req)
-	if err != nil || ch == nil {
-		if err == nil && id == nil {
-			err = wamp.Errorf(wamp.ErrAuthenticationFailed, "authentication gave no identity")
-		}
-		return id, err
+// loginKey is whom req is counted against by the login throttle: nothing
+// for the node's own sessions (an Internal entry) and for in-process
+// peers (no address); no address for a Unix socket.
+func (e *Entry) loginKey(req *auth.Request) loginguard.Key {
+	if e.o.Internal {
+		return loginguard.Key{}
 	}
-	if err := p.Send(ch.Message()); err != nil {
-		return nil, errQuiet
+	return loginguard.KeyOf(req.Peer.RemoteAddr, req.AuthID)
+}
+
+// challenge sends the CHALLENGE after wait (the login throttle's delay:
+// meanwhile the client's answer is already awaited, so that a client that
+// leaves ends the wait) and verifies the client's AUTHENTICATE, which the
+// join timeout bounds from the CHALLENGE on. asked reports whether the
+// CHALLENGE was sent: an answer before it is a protocol violation.
+func (e *Entry) challenge(p wamp.Peer, ch auth.Challenge, wait time.Duration) (id *auth.Identity, asked bool, err error) {
+	var expiry *loginguard.Timer // written by send, read once held is stopped
+	send := func() {
+		p.Send(ch.Message())
+		expiry = e.expire(p, "AUTHENTICATE")
 	}
-	m, err := recv(p, e.o.JoinTimeout, "AUTHENTICATE")
+	var held *loginguard.Timer
+	if wait > 0 {
+		held = loginguard.AfterFunc(wait, send)
+	} else {
+		send()
+	}
+	m, err := loginguard.Recv(p)
+	asked = held == nil || !held.Stop() // sent unless stopped in time
+	if !expiry.Stop() {
+		return nil, asked, errQuiet
+	}
 	if err != nil {
-		return nil, err
+		return nil, asked, handshakeError(err)
 	}
-	am, ok := m.(*wamp.Authenticate)
+	if !asked {
+		return nil, false, violation("%s before CHALLENGE", m.Type())
+	}
+	a, ok := m.(*wamp.Authenticate)
 	if !ok {
-		return nil, violation("expected AUTHENTICATE, not %s", m.Type())
+		return nil, true, violation("expected AUTHENTICATE, not %s", m.Type())
 	}
-	return ch.Verify(am)
+	id, err = ch.Verify(a)
+	return id, true, err
 }
 
-// sendAbort sends err as ABORT: a *wamp.RequestError with its URI and
-// message, anything else as authentication_failed.
+// sendAbort sends err as ABORT (see refusal).
 func sendAbort(p wamp.Peer, err error) {
+	re := refusal(err)
+	d := wamp.Dict{}
+	if msg := message(re); msg != "" {
+		d[wamp.KeyMessage] = msg
+	}
+	p.Send(&wamp.Abort{Details: d, Reason: re.URI})
+}
+
+// refusal is the ABORT that err gives: a *wamp.RequestError with its URI
+// and message, anything else authentication_failed.
+func refusal(err error) *wamp.RequestError {
 	var re *wamp.RequestError
 	if !errors.As(err, &re) {
 		re = wamp.Errorf(wamp.ErrAuthenticationFailed, "%v", err)
 	}
-	d := wamp.Dict{}
-	if len(re.Args) > 0 {
-		if msg, ok := re.Args[0].(string); ok {
-			d[wamp.KeyMessage] = msg
-		}
+	return re
+}
+
+// message is the ABORT message of re: its first argument.
+func message(re *wamp.RequestError) string {
+	if len(re.Args) == 0 {
+		return ""
 	}
-	p.Send(&wamp.Abort{Details: d, Reason: re.URI})
+	msg, _ := re.Args[0].(string)
+	return msg
 }

@@ -1,11 +1,13 @@
 package proxy
 
 import (
+	"cmp"
 	"errors"
 	"sync"
 	"sync/atomic"
 
 	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/loginguard"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -28,7 +30,8 @@ type link struct {
 // session's ID and details. It reports whether the session joined; if
 // not, the client got ABORT (unless it left first).
 func (l *link) join() bool {
-	h, id, err := l.entry.authenticate(l.front)
+	var at attempt
+	id, err := l.entry.authenticate(l.front, &at)
 	var b *Backend
 	if err == nil {
 		b, err = l.relay.pick(id.Realm, id.AuthRole, l.entry.o.Internal)
@@ -36,11 +39,11 @@ func (l *link) join() bool {
 	var back wamp.Peer
 	var w *wamp.Welcome
 	if err == nil {
-		back, w, err = l.relay.login(b, h, id)
+		back, w, err = l.relay.login(b, at.hello, id)
 	}
 	if err != nil {
 		if !errors.Is(err, errQuiet) {
-			l.relay.log.Debug("proxy session refused", "remote", l.front.Info().RemoteAddr, "err", err)
+			l.refused(&at, id, err)
 			sendAbort(l.front, err)
 		}
 		return false
@@ -51,13 +54,44 @@ func (l *link) join() bool {
 	}
 	l.id = *id
 	l.id.Session, l.id.Peer = w.Session, l.front.Info()
+	l.relay.counts.joined(l.relay.realmLabel(id.Realm), id.AuthMethod)
 	l.front.Send(&wamp.Welcome{Session: w.Session, Details: welcomeDetails(w.Details, id)})
-	l.relay.log.Debug("proxy session joined", "realm", id.Realm, "authid", id.AuthID, "authrole", id.AuthRole,
-		"backend", b.Name, "session", w.Session)
+	l.relay.log.Debug("session joined", "realm", string(id.Realm), "authid", id.AuthID, "authrole", id.AuthRole,
+		"authmethod", id.AuthMethod, "peer", l.front.Info().RemoteAddr, "backend", b.Name, "session", w.Session)
 	if l.entry.o.OnJoin != nil {
 		l.entry.o.OnJoin(l.id)
 	}
 	return true
+}
+
+// refused counts and logs the refusal of a join for err, as the router
+// does: counted (by realm and authmethod) once a HELLO came, logged at
+// warn ("join refused", rate-limited per client address) unless the
+// client broke the protocol, which is logged at debug. id is the
+// identity the client authenticated as, if it got that far.
+func (l *link) refused(at *attempt, id *auth.Identity, err error) {
+	re := refusal(err)
+	remote := l.front.Info().RemoteAddr
+	if re.URI == wamp.ErrProtocolViolation {
+		l.relay.log.Debug("protocol violation", "peer", remote, "what", message(re))
+	}
+	h := at.hello
+	if h == nil {
+		return // no HELLO: a protocol violation
+	}
+	realm := h.Realm
+	if id != nil && id.Realm != "" {
+		realm = id.Realm
+	}
+	// Not the client's own words for a method: an unbounded label.
+	l.relay.counts.refused(l.relay.realmLabel(realm), cmp.Or(at.method, OtherMethod))
+	if re.URI == wamp.ErrProtocolViolation {
+		return
+	}
+	authid, _ := h.Details[wamp.KeyAuthID].(string)
+	methods, _ := h.Details[wamp.KeyAuthMethods].([]any)
+	loginguard.LogRefused(l.relay.log, l.relay.refusedLog, loginguard.Refusal{Peer: remote, Realm: string(h.Realm),
+		AuthID: authid, AuthMethod: at.method, AuthMethods: methods, URI: re.URI, Reason: message(re)})
 }
 
 // setBack records the backend peer; false when the link is shutting

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/loginguard"
+	"github.com/junction-wamp/junction/internal/lograte"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -64,6 +66,14 @@ type Relay struct {
 	o      Options
 	log    *slog.Logger
 	routes map[routeKey]*route
+	realms map[wamp.URI]bool // the realms of routes
+
+	// logins is the login throttle of the clients of its entries (but
+	// the node's own), as a router's of its gates'.
+	logins loginguard.Throttle
+	// refusedLog limits the "join refused" lines per client address.
+	refusedLog *lograte.Keyed
+	counts     counts
 
 	mu     sync.Mutex
 	closed bool
@@ -90,8 +100,10 @@ func New(o Options) *Relay {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	r := &Relay{o: o, log: o.Logger, routes: map[routeKey]*route{}, live: map[*link]struct{}{}}
+	r := &Relay{o: o, log: o.Logger, routes: map[routeKey]*route{}, realms: map[wamp.URI]bool{}, live: map[*link]struct{}{},
+		refusedLog: loginguard.PeerLimit(o.Logger, slog.LevelWarn, "join refused")}
 	for _, rt := range o.Routes {
+		r.realms[rt.Realm] = true
 		k := routeKey{rt.Realm, rt.Role}
 		if r.routes[k] == nil {
 			r.routes[k] = &route{}
@@ -167,8 +179,10 @@ func (r *Relay) untrack(l *link) {
 // Shutdown ends every relayed session: its client gets GOODBYE
 // wamp.close.system_shutdown and its backend session GOODBYE too, then
 // both connections close. It waits for them, or for ctx to end (they then
-// finish closing in the background), and refuses new sessions.
+// finish closing in the background), and refuses new sessions. The
+// "join refused" lines held back are logged.
 func (r *Relay) Shutdown(ctx context.Context) error {
+	defer r.refusedLog.Flush()
 	r.mu.Lock()
 	r.closed = true
 	live := make([]*link, 0, len(r.live))

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -55,7 +56,7 @@ func relayTo(t *testing.T, b *Backend, roles ...string) *Relay {
 	for _, role := range roles {
 		routes = append(routes, Route{Realm: "realm1", Role: role, Backends: []*Backend{b}})
 	}
-	r := New(Options{Routes: routes})
+	r := New(Options{Routes: routes, Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

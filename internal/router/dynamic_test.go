@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/loginguard"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -98,8 +99,8 @@ func TestDynamicLoginsThrottled(t *testing.T) {
 		abort  wamp.URI
 		held   time.Duration
 	}{
-		{"ticket refused", auth.DynamicTicket(auth.DynamicOptions{Authenticate: answer(nil, refused)}), aliceTicket, true, refused.URI, throttleDelay(1)},
-		{"anonymous refused", auth.DynamicAnonymous(auth.DynamicOptions{Authenticate: answer(nil, refused)}), wamp.Dict{}, false, refused.URI, throttleDelay(1)},
+		{"ticket refused", auth.DynamicTicket(auth.DynamicOptions{Authenticate: answer(nil, refused)}), aliceTicket, true, refused.URI, loginguard.Delay(1)},
+		{"anonymous refused", auth.DynamicAnonymous(auth.DynamicOptions{Authenticate: answer(nil, refused)}), wamp.Dict{}, false, refused.URI, loginguard.Delay(1)},
 		{"ticket unavailable", auth.DynamicTicket(auth.DynamicOptions{Authenticate: answer(nil, unavailable)}), aliceTicket, true, wamp.ErrNoSuchProcedure, 0},
 		{"anonymous unavailable", auth.DynamicAnonymous(auth.DynamicOptions{Authenticate: answer(nil, unavailable)}), wamp.Dict{}, false, wamp.ErrNoSuchProcedure, 0},
 	}

@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/loginguard"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // errQuiet ends a handshake without an ABORT: the client aborted or left.
-var errQuiet = errors.New("router: handshake ended by the client")
+var errQuiet = loginguard.ErrQuiet
 
 // handshake runs HELLO, authentication and WELCOME. It returns the realm
 // the session joined, or nil when the session is over (ABORT was sent).
@@ -75,23 +76,19 @@ func (s *session) handshake() *realm {
 	return rm
 }
 
-// recv reads one handshake message; ABORT or GOODBYE from the client give
-// errQuiet.
+// recv reads one handshake message (loginguard.Recv): ABORT or GOODBYE
+// from the client give errQuiet, a frame that is no message a
+// protocolError.
 func (s *session) recv() (wamp.Message, error) {
-	m, err := s.peer.Recv()
+	m, err := loginguard.Recv(s.peer)
+	if m != nil {
+		s.counts.received(m.Type())
+	}
+	var pe *loginguard.ProtocolError
+	if errors.As(err, &pe) {
+		return nil, violation("%s", pe.Msg)
+	}
 	if err != nil {
-		if errors.Is(err, wamp.ErrProtocol) {
-			return nil, violation("%v", err)
-		}
-		return nil, errQuiet
-	}
-	m = wamp.Unwrap(m)
-	if m == nil {
-		return nil, violation("no message")
-	}
-	s.counts.received(m.Type())
-	switch m.(type) {
-	case *wamp.Abort, *wamp.Goodbye:
 		return nil, errQuiet
 	}
 	return m, nil
@@ -164,49 +161,22 @@ func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.I
 	return rm, id, nil
 }
 
-// identify runs a's authentication of req. A static challenge, or
-// anything a dynamic authenticator does (it may refuse at once, in Start),
-// is a login attempt, which the login throttle admits and counts.
+// identify runs a's authentication of req, a login attempt that the
+// router's login throttle admits and counts (loginguard.Identify).
 func (s *session) identify(a auth.Authenticator, req *auth.Request, clock *joinClock) (*auth.Identity, error) {
-	if auth.IsDynamic(a) {
-		return s.login(req, clock, func() (*auth.Identity, auth.Challenge, error) { return a.Start(req) })
-	}
-	id, ch, err := a.Start(req)
-	if err != nil || ch == nil {
-		return id, err
-	}
-	return s.login(req, clock, func() (*auth.Identity, auth.Challenge, error) { return nil, ch, nil })
+	return s.router.logins.Identify(s.loginKeyOf(req), a, req, func(ch auth.Challenge, wait time.Duration) (*auth.Identity, bool, error) {
+		return s.challenge(ch, clock, wait)
+	})
 }
 
-// login runs a login attempt held back by the router's login throttle,
-// and tells the throttle how it went. begin starts it: it may refuse at
-// once (a dynamic authenticator's refusal), admit at once (a dynamic
-// anonymous login), or give the challenge to run. A refusal, and a
-// CHALLENGE that went out and got no valid AUTHENTICATE, count as a failed
-// attempt, whatever ended it (a wrong answer, the client gone, the join
-// timeout, a protocol violation): otherwise a client could sample
-// CHALLENGEs unthrottled by never answering them. A dynamic authenticator
-// that could not be asked (auth.ErrUnavailable) is no failure of the
-// client's.
-func (s *session) login(req *auth.Request, clock *joinClock, begin func() (*auth.Identity, auth.Challenge, error)) (*auth.Identity, error) {
-	logins, k := &s.router.logins, s.loginKeyOf(req)
-	wait, ok := logins.admit(k, time.Now())
-	if !ok {
-		return nil, wamp.Errorf(ErrThrottledURI, "too many failed or pending logins from this address: try again later")
+// loginKeyOf is whom req is counted against: nothing for the node's own
+// sessions (an Internal gate) and for in-process peers (no address); no
+// address for a Unix socket.
+func (s *session) loginKeyOf(req *auth.Request) loginguard.Key {
+	if s.gate.opts.Internal {
+		return loginguard.Key{}
 	}
-	defer func() { logins.done(k, time.Now()) }()
-	id, ch, err := begin()
-	tried := err != nil
-	if err == nil && ch != nil {
-		id, tried, err = s.challenge(ch, clock, wait)
-	}
-	switch {
-	case err == nil && id != nil:
-		logins.succeeded(k)
-	case tried && !errors.Is(err, auth.ErrUnavailable):
-		logins.failed(k, time.Now()) // before done: no attempt slips in between
-	}
-	return id, err
+	return loginguard.KeyOf(req.Peer.RemoteAddr, req.AuthID)
 }
 
 // challenge sends CHALLENGE, after wait, and verifies the client's
@@ -215,7 +185,7 @@ func (s *session) login(req *auth.Request, clock *joinClock, begin func() (*auth
 func (s *session) challenge(ch auth.Challenge, clock *joinClock, wait time.Duration) (id *auth.Identity, asked bool, err error) {
 	held := s.sendAfter(ch.Message(), wait, func() { clock.start("AUTHENTICATE") })
 	m, err := s.recv()
-	asked = held == nil || !held.stop() // sent unless stopped in time
+	asked = held == nil || !held.Stop() // sent unless stopped in time
 	if !clock.stop() {
 		return nil, asked, errQuiet
 	}

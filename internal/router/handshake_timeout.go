@@ -3,8 +3,13 @@ package router
 import (
 	"time"
 
+	"github.com/junction-wamp/junction/internal/loginguard"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
+
+// ErrThrottledURI is the ABORT reason of a login that the login throttle
+// refused without trying it (loginguard.ErrThrottledURI).
+const ErrThrottledURI = loginguard.ErrThrottledURI
 
 // DefaultJoinTimeout is a gate's join timeout when GateOptions.JoinTimeout
 // is 0.
@@ -17,7 +22,7 @@ const ErrJoinTimeoutURI wamp.URI = "junction.error.join_timeout"
 // joinClock is a handshake's join timeout. It runs while the router waits
 // for the client (for HELLO after attach, for AUTHENTICATE after each
 // CHALLENGE) and is stopped while the router itself works or holds a
-// CHALLENGE back (throttle.go). When it expires, it ends the session with
+// CHALLENGE back (the login throttle). When it expires, it ends the session with
 // ABORT ErrJoinTimeoutURI; the session's Recv then fails.
 //
 // Not safe for concurrent use: start and stop are called from the
@@ -25,8 +30,8 @@ const ErrJoinTimeoutURI wamp.URI = "junction.error.join_timeout"
 // session's goroutine waits for before it calls stop (see sendAfter).
 type joinClock struct {
 	s *session
-	d time.Duration // <= 0: no deadline
-	t *timerFunc    // nil while stopped
+	d time.Duration     // <= 0: no deadline
+	t *loginguard.Timer // nil while stopped
 }
 
 // newJoinClock returns s's join clock, stopped.
@@ -39,7 +44,7 @@ func (c *joinClock) start(what string) {
 	if c.d <= 0 {
 		return
 	}
-	c.t = afterFunc(c.d, func() { c.s.abort(ErrJoinTimeoutURI, "no %s within %v", what, c.d) })
+	c.t = loginguard.AfterFunc(c.d, func() { c.s.abort(ErrJoinTimeoutURI, "no %s within %v", what, c.d) })
 }
 
 // stop stops the clock. It returns false if the clock expired: the
@@ -47,14 +52,14 @@ func (c *joinClock) start(what string) {
 func (c *joinClock) stop() bool {
 	t := c.t
 	c.t = nil
-	return t == nil || t.stop()
+	return t.Stop()
 }
 
 // sendAfter sends m after wait (at once when wait <= 0), then calls then.
 // It returns the send still to come, nil if it is done: the session's
 // goroutine already waits for the answer in Recv meanwhile, so the wait
 // ends at once if the client leaves or the router closes the session.
-func (s *session) sendAfter(m wamp.Message, wait time.Duration, then func()) *timerFunc {
+func (s *session) sendAfter(m wamp.Message, wait time.Duration, then func()) *loginguard.Timer {
 	send := func() {
 		s.send(m)
 		then()
@@ -63,33 +68,5 @@ func (s *session) sendAfter(m wamp.Message, wait time.Duration, then func()) *ti
 		send()
 		return nil
 	}
-	return afterFunc(wait, send)
-}
-
-// timerFunc is a time.AfterFunc whose stop tells whether the function
-// will run and, if it has begun, waits until it has returned: what it did
-// is then done and seen by the caller.
-type timerFunc struct {
-	t    *time.Timer
-	done chan struct{} // closed once the function has returned
-}
-
-// afterFunc calls f on its own goroutine after d.
-func afterFunc(d time.Duration, f func()) *timerFunc {
-	tf := &timerFunc{done: make(chan struct{})}
-	tf.t = time.AfterFunc(d, func() {
-		f()
-		close(tf.done)
-	})
-	return tf
-}
-
-// stop reports true if it stopped the timer before f ran; otherwise it
-// waits for f to return and reports false.
-func (tf *timerFunc) stop() bool {
-	if tf.t.Stop() {
-		return true
-	}
-	<-tf.done
-	return false
+	return loginguard.AfterFunc(wait, send)
 }

@@ -4,42 +4,24 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/loginguard"
 	"github.com/junction-wamp/junction/internal/lograte"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// The rate limit of the lines a client can make the router write by
-// connecting again and again (docs/operations.md, "Logging"): at most
-// peerLogBurst "join refused" lines, and as many "protocol violation"
-// lines, per client address in each peerLogWindow, then one line with the
-// count held back; at most peerLogAddresses addresses have a window open
-// at a time, the others share one.
-const (
-	peerLogWindow    = 10 * time.Second
-	peerLogBurst     = 5
-	peerLogAddresses = 1000
-)
-
-// peerLogs are the router's rate limits per client address.
+// peerLogs are the router's rate limits per client address
+// (loginguard.PeerLimit).
 type peerLogs struct {
-	refused    lograte.Keyed // "join refused" (warn)
-	violations lograte.Keyed // "protocol violation" (info)
+	refused    *lograte.Keyed // "join refused" (warn)
+	violations *lograte.Keyed // "protocol violation" (info)
 }
 
 func newPeerLogs(log *slog.Logger) *peerLogs {
-	held := func(level slog.Level, msg string) func(string, int) {
-		return func(addr string, n int) {
-			log.Log(context.Background(), level, msg, "peer", addr, "count", n, "window", peerLogWindow)
-		}
-	}
 	return &peerLogs{
-		refused: lograte.Keyed{Interval: peerLogWindow, Burst: peerLogBurst, MaxKeys: peerLogAddresses,
-			OnHeld: held(slog.LevelWarn, "join refused: lines held back")},
-		violations: lograte.Keyed{Interval: peerLogWindow, Burst: peerLogBurst, MaxKeys: peerLogAddresses,
-			OnHeld: held(slog.LevelInfo, "protocol violation: lines held back")},
+		refused:    loginguard.PeerLimit(log, slog.LevelWarn, "join refused"),
+		violations: loginguard.PeerLimit(log, slog.LevelInfo, "protocol violation"),
 	}
 }
 
@@ -47,16 +29,6 @@ func newPeerLogs(log *slog.Logger) *peerLogs {
 func (p *peerLogs) flush() {
 	p.refused.Flush()
 	p.violations.Flush()
-}
-
-// peerLogKey is whom a session's lines count against: its client's
-// address as the login throttle counts it (an IPv6 network), else its
-// remote address as it is (a Unix socket's path; "" in process).
-func peerLogKey(remote string) string {
-	if k := addrKey(remote); k != "" {
-		return k
-	}
-	return remote
 }
 
 // logRefused logs the refusal of a join at warn, unless the client's
@@ -68,24 +40,14 @@ func peerLogKey(remote string) string {
 // logViolation), is no refusal.
 func (s *session) logRefused(h *wamp.Hello, err error) {
 	var pe *protocolError
-	if errors.Is(err, errQuiet) || errors.As(err, &pe) || !s.log.Enabled(context.Background(), slog.LevelWarn) {
-		return
-	}
-	remote := s.peer.Info().RemoteAddr
-	if !s.router.peerLogs.refused.Allow(peerLogKey(remote)) {
+	if errors.Is(err, errQuiet) || errors.As(err, &pe) {
 		return
 	}
 	authid, _ := h.Details[wamp.KeyAuthID].(string)
-	attrs := []slog.Attr{slog.String("peer", remote), slog.String("realm", string(h.Realm)), slog.String("authid", authid)}
-	if s.ident.AuthMethod != "" {
-		attrs = append(attrs, slog.String("authmethod", s.ident.AuthMethod))
-	} else {
-		methods, _ := option(h.Details, wamp.KeyAuthMethods)
-		attrs = append(attrs, slog.Any("authmethods", methods))
-	}
+	methods, _ := option(h.Details, wamp.KeyAuthMethods)
 	uri, reason := refusal(err)
-	attrs = append(attrs, slog.String("error", string(uri)), slog.String("reason", reason))
-	s.log.LogAttrs(context.Background(), slog.LevelWarn, "join refused", attrs...)
+	loginguard.LogRefused(s.log, s.router.peerLogs.refused, loginguard.Refusal{Peer: s.peer.Info().RemoteAddr,
+		Realm: string(h.Realm), AuthID: authid, AuthMethod: s.ident.AuthMethod, AuthMethods: methods, URI: uri, Reason: reason})
 }
 
 // refusal is the ABORT reason and message a handshake error gives (see
@@ -108,7 +70,7 @@ func (s *session) logViolation(what string) {
 		return
 	}
 	remote := s.peer.Info().RemoteAddr
-	if !s.router.peerLogs.violations.Allow(peerLogKey(remote)) {
+	if !s.router.peerLogs.violations.Allow(loginguard.PeerLogKey(remote)) {
 		return
 	}
 	s.log.LogAttrs(context.Background(), slog.LevelInfo, "protocol violation",

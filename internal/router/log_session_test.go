@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/loginguard"
 	"github.com/junction-wamp/junction/internal/logtest"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
@@ -111,7 +112,7 @@ func TestSessionLogsNothingAtWarn(t *testing.T) {
 }
 
 // TestJoinRefusedFlood: 1,000 logins with a wrong ticket from one address,
-// all at once, give at most peerLogBurst "join refused" lines per window
+// all at once, give at most loginguard.PeerLogBurst "join refused" lines per window
 // and a "lines held back" line per window that held some; every refusal
 // is either logged or counted. Another address is logged all the same.
 func TestJoinRefusedFlood(t *testing.T) {
@@ -136,7 +137,7 @@ func TestJoinRefusedFlood(t *testing.T) {
 			}
 			c.waitDone()
 		}
-		windows := int(time.Since(start)/peerLogWindow) + 1
+		windows := int(time.Since(start)/loginguard.PeerLogWindow) + 1
 		other := attachFrom(t, g, "198.51.100.1:5000")
 		other.send(&wamp.Hello{Realm: "nope", Details: wamp.Dict{}})
 		other.waitDone()
@@ -149,9 +150,9 @@ func TestJoinRefusedFlood(t *testing.T) {
 				logged++
 			}
 		}
-		if logged == 0 || logged > windows*peerLogBurst || len(refused) != logged+1 {
+		if logged == 0 || logged > windows*loginguard.PeerLogBurst || len(refused) != logged+1 {
 			t.Errorf("%d lines for the flood over %d windows (at most %d per window), %d in all; want 1 for the other address",
-				logged, windows, peerLogBurst, len(refused))
+				logged, windows, loginguard.PeerLogBurst, len(refused))
 		}
 		held := 0
 		heldLines := log.Lines(t, "join refused: lines held back")

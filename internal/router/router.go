@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/junction-wamp/junction/internal/loginguard"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -38,7 +39,7 @@ type Router struct {
 	// joins refused that named no realm of the router (metrics.go).
 	callErrors        callErrors
 	otherAuthFailures authCounts
-	logins            throttle // failed logins, by address and authid
+	logins            loginguard.Throttle // failed logins, by address and authid
 
 	mu       sync.Mutex // guards the fields below; first in the lock order
 	realms   map[wamp.URI]*realm

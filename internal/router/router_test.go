@@ -128,11 +128,12 @@ func TestStrictURIs(t *testing.T) {
 // uriindex, auth, lograte, meter and the standard library.
 func TestImports(t *testing.T) {
 	allowed := map[string]bool{
-		"github.com/junction-wamp/junction/internal/wamp":     true,
-		"github.com/junction-wamp/junction/internal/uriindex": true,
-		"github.com/junction-wamp/junction/internal/auth":     true,
-		"github.com/junction-wamp/junction/internal/lograte":  true,
-		"github.com/junction-wamp/junction/internal/meter":    true,
+		"github.com/junction-wamp/junction/internal/wamp":       true,
+		"github.com/junction-wamp/junction/internal/uriindex":   true,
+		"github.com/junction-wamp/junction/internal/auth":       true,
+		"github.com/junction-wamp/junction/internal/lograte":    true,
+		"github.com/junction-wamp/junction/internal/loginguard": true,
+		"github.com/junction-wamp/junction/internal/meter":      true,
 	}
 	files, err := filepath.Glob("*.go")
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/loginguard"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -31,176 +32,6 @@ func attachFrom(t testing.TB, g *Gate, addr string) *client {
 		g.Attach(addrPeer{c.p, addr})
 	}()
 	return c
-}
-
-func TestThrottleDelay(t *testing.T) {
-	ms := time.Millisecond
-	want := []time.Duration{0, 200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms, 5000 * ms, 5000 * ms}
-	for n, d := range want {
-		if got := throttleDelay(n); got != d {
-			t.Errorf("throttleDelay(%d) = %v, want %v", n, got, d)
-		}
-	}
-	if throttleMaxFails != 6 {
-		t.Errorf("throttleMaxFails = %d, want 6", throttleMaxFails)
-	}
-}
-
-// TestThrottleAddress: after each failure from an address, its next
-// attempt waits throttleDelay(failures); attempts waiting at once are
-// spaced, and one that would wait past throttleMax is refused; failures
-// are forgotten one per throttleDecay of quiet.
-func TestThrottleAddress(t *testing.T) {
-	var th throttle
-	a := loginKey{addr: "192.0.2.1"}
-	t0 := time.Unix(1_000_000, 0)
-	wantAdmit(t, &th, a, t0, 0)
-	now := t0
-	for n := 1; n <= 8; n++ {
-		th.failed(a, now)
-		now = now.Add(time.Millisecond)
-		wantAdmit(t, &th, a, now, throttleDelay(n)-time.Millisecond)
-		now = now.Add(throttleDelay(n))
-	}
-	wantAdmit(t, &th, loginKey{addr: "192.0.2.2"}, now, 0)
-
-	// Quiet: one failure forgotten per throttleDecay.
-	last := now
-	th.failed(a, last)
-	e := th.addrs.m[a.addr]
-	for k := range throttleMaxFails + 1 {
-		if got, want := e.failsAt(last.Add(time.Duration(k)*throttleDecay)), max(throttleMaxFails-k, 0); got != want {
-			t.Errorf("failures after %d quiet periods = %d, want %d", k, got, want)
-		}
-	}
-	wantAdmit(t, &th, a, last.Add(time.Duration(throttleMaxFails)*throttleDecay), 0)
-	if len(th.addrs.m) != 0 || len(th.addrs.evictable) != 0 {
-		t.Errorf("forgotten entry still held: %d, %d", len(th.addrs.m), len(th.addrs.evictable))
-	}
-}
-
-// TestThrottleParallel: attempts from one address that arrive together
-// after a failure are spaced throttleDelay apart; those that would wait
-// more than throttleMax are refused at once.
-func TestThrottleParallel(t *testing.T) {
-	var th throttle
-	a := loginKey{addr: "192.0.2.1"}
-	t0 := time.Unix(1_000_000, 0)
-	th.failed(a, t0)
-	admitted := 0
-	for k := 1; ; k++ {
-		wait, ok := th.admit(a, t0)
-		if !ok {
-			break
-		}
-		if wait != time.Duration(k)*throttleInitial {
-			t.Fatalf("attempt %d waits %v, want %v", k, wait, time.Duration(k)*throttleInitial)
-		}
-		admitted++
-	}
-	if want := int(throttleMax / throttleInitial); admitted != want {
-		t.Errorf("%d attempts admitted at once, want %d", admitted, want)
-	}
-	wantAdmit(t, &th, a, t0.Add(throttleMax), throttleInitial)
-}
-
-// TestThrottleAuthID: failures for an authid delay its next attempt from
-// any address, never refuse it, and are cleared by a success; a success
-// leaves the address's failures alone.
-func TestThrottleAuthID(t *testing.T) {
-	var th throttle
-	t0 := time.Unix(1_000_000, 0)
-	for i := range 3 {
-		th.failed(loginKey{addr: fmt.Sprintf("192.0.2.%d", i+1), authid: "alice"}, t0)
-	}
-	fresh := loginKey{addr: "198.51.100.1", authid: "alice"}
-	for range 100 {
-		wantAdmit(t, &th, fresh, t0, throttleDelay(3))
-	}
-	wantAdmit(t, &th, loginKey{addr: "198.51.100.1", authid: "bob"}, t0, 0)
-	wantAdmit(t, &th, loginKey{authid: "alice"}, t0.Add(300*time.Millisecond), throttleDelay(3)-300*time.Millisecond)
-
-	th.succeeded(loginKey{addr: "192.0.2.1", authid: "alice"})
-	wantAdmit(t, &th, fresh, t0.Add(time.Second), 0)
-	wantAdmit(t, &th, loginKey{addr: "192.0.2.1"}, t0, throttleDelay(1))
-}
-
-// TestThrottleMemoryBounded: a flood of failures from distinct addresses
-// and authids keeps each table at throttleEntries, dropping the oldest.
-func TestThrottleMemoryBounded(t *testing.T) {
-	var th throttle
-	t0 := time.Unix(1_000_000, 0)
-	for i := range 3 * throttleEntries {
-		k := loginKey{addr: fmt.Sprintf("10.%d.%d.%d", i>>16, i>>8&255, i&255), authid: fmt.Sprint("user", i)}
-		th.failed(k, t0.Add(time.Duration(i)*time.Microsecond))
-	}
-	for name, tb := range map[string]*throttleTable{"addresses": &th.addrs, "authids": &th.authids} {
-		if len(tb.m) != throttleEntries || len(tb.evictable) != throttleEntries {
-			t.Errorf("%s: %d entries, %d evictable, want %d", name, len(tb.m), len(tb.evictable), throttleEntries)
-		}
-	}
-	last := 3*throttleEntries - 1
-	if th.addrs.m[fmt.Sprintf("10.%d.%d.%d", last>>16, last>>8&255, last&255)] == nil || th.addrs.m["10.0.0.0"] != nil {
-		t.Error("the newest failure was dropped, or the oldest kept")
-	}
-}
-
-// wantAdmit checks that an attempt is admitted at now with a wait of want,
-// and ends it (done) at once, without an outcome.
-func wantAdmit(t *testing.T, th *throttle, k loginKey, now time.Time, want time.Duration) {
-	t.Helper()
-	wait, ok := th.admit(k, now)
-	if !ok || wait != want {
-		t.Fatalf("admit(%+v) = %v, %v; want %v, true", k, wait, ok, want)
-	}
-	th.done(k, now)
-}
-
-// TestThrottlePending: an address with no failure yet may have
-// throttlePending attempts in progress at once (failures count only once
-// answered, so a burst that holds back its answers would otherwise all get
-// a CHALLENGE); one more is refused, and an attempt that ends makes room.
-func TestThrottlePending(t *testing.T) {
-	var th throttle
-	a := loginKey{addr: "192.0.2.1", authid: "alice"}
-	t0 := time.Unix(1_000_000, 0)
-	for k := range throttlePending {
-		if wait, ok := th.admit(a, t0); !ok || wait != 0 {
-			t.Fatalf("attempt %d: admit = %v, %v; want 0, true", k+1, wait, ok)
-		}
-	}
-	if _, ok := th.admit(a, t0); ok {
-		t.Fatalf("attempt %d admitted with %d pending", throttlePending+1, throttlePending)
-	}
-	wantAdmit(t, &th, loginKey{addr: "192.0.2.2", authid: "alice"}, t0, 0)
-	th.done(a, t0)
-	wantAdmit(t, &th, a, t0, 0)
-	for range throttlePending - 1 {
-		th.done(a, t0)
-	}
-	if len(th.addrs.m) != 0 || len(th.addrs.evictable) != 0 {
-		t.Errorf("an address with nothing pending is still held: %d, %d", len(th.addrs.m), len(th.addrs.evictable))
-	}
-}
-
-func TestAddrKey(t *testing.T) {
-	tests := map[string]string{
-		"192.0.2.1:4000":          "192.0.2.1",
-		"[::ffff:192.0.2.1]:4000": "192.0.2.1",
-		"[2001:db8:1:2:3::4]:80":  "2001:db8:1::/56",
-		"[2001:db8:1:2:ff::9]:81": "2001:db8:1::/56",
-		"[2001:db8:1:ff::1]:82":   "2001:db8:1::/56",
-		"[2001:db8:1:100::1]:83":  "2001:db8:1:100::/56",
-		"[fe80::1%eth0]:80":       "fe80::/56",
-		"/run/junction.sock":      "",
-		"@":                       "",
-		"host.example:80":         "",
-	}
-	for in, want := range tests {
-		if got := addrKey(in); got != want {
-			t.Errorf("addrKey(%q) = %q, want %q", in, got, want)
-		}
-	}
 }
 
 func TestLoginKeyExemptions(t *testing.T) {
@@ -226,7 +57,7 @@ func TestLoginKeyExemptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		k := (&session{gate: tt.g}).loginKeyOf(req(tt.addr))
-		if (k.addr != "") != tt.addr2 || (k.authid != "") != tt.id2 {
+		if (k.Addr != "") != tt.addr2 || (k.AuthID != "") != tt.id2 {
 			t.Errorf("%s: key %+v", tt.name, k)
 		}
 	}
@@ -311,7 +142,7 @@ func TestLoginFailures(t *testing.T) {
 				real := wantDenied(t, abortReal)
 
 				unknown := attachFrom(t, g, addr)
-				chDecoy := heldBack(unknown, m.hello("mallory"), throttleDelay(1))
+				chDecoy := heldBack(unknown, m.hello("mallory"), loginguard.Delay(1))
 				unknown.send(&wamp.Authenticate{Signature: m.answer(t, chDecoy, true), Extra: wamp.Dict{}})
 				answered := time.Now()
 				decoy := wantDenied(t, unknown.recv())
@@ -331,7 +162,7 @@ func TestLoginFailures(t *testing.T) {
 				}
 
 				right := attachFrom(t, g, addr)
-				ch := heldBack(right, m.hello("alice"), throttleDelay(2))
+				ch := heldBack(right, m.hello("alice"), loginguard.Delay(2))
 				right.send(&wamp.Authenticate{Signature: m.answer(t, ch, true), Extra: wamp.Dict{}})
 				expect[*wamp.Welcome](right)
 			})
@@ -359,7 +190,7 @@ func wantDenied(t *testing.T, m wamp.Message) *wamp.Abort {
 // tickets in a row from one address take (fake) time that grows with the
 // failures, not none; the right ticket still works afterwards; a burst of
 // parallel attempts is spaced out, and those that would wait past
-// throttleMax are refused at once.
+// loginguard.Max are refused at once.
 func TestLoginThrottleFlood(t *testing.T) {
 	bubble(t, Options{}, func(t *testing.T, r *Router) {
 		m := loginMethods(t)[0]
@@ -370,7 +201,7 @@ func TestLoginThrottleFlood(t *testing.T) {
 		for n := range 30 {
 			_, last := login(t, attachFrom(t, g, addr), m, "alice", false)
 			wantDenied(t, last)
-			want += throttleDelay(n)
+			want += loginguard.Delay(n)
 		}
 		if took := time.Since(start); took < want {
 			t.Errorf("30 wrong tickets took %v, want at least %v", took, want)
@@ -411,7 +242,7 @@ func TestAnswerBeforeHeldBackChallenge(t *testing.T) {
 		c, _ := heldBackAfterFailure(t, r, "192.0.2.5:1")
 		c.send(&wamp.Authenticate{Signature: "s3cret", Extra: wamp.Dict{}})
 		c.expectAbort(wamp.ErrProtocolViolation)
-		time.Sleep(throttleMax)
+		time.Sleep(loginguard.Max)
 		c.quiet()
 	})
 }
@@ -488,7 +319,7 @@ func TestUnansweredChallengeFails(t *testing.T) {
 				expect[*wamp.Challenge](c)
 				tt.abandon(c)
 				c.waitDone()
-				heldBackAll(t, throttleDelay(1),
+				heldBackAll(t, loginguard.Delay(1),
 					attempt{attachFrom(t, g, addr), m.hello("bob")},               // the address failed once
 					attempt{attachFrom(t, g, "198.51.100.1:1"), m.hello("alice")}, // the authid too
 				)
@@ -501,7 +332,7 @@ func TestUnansweredChallengeFails(t *testing.T) {
 			c.quiet()
 			c.p.Close()
 			c.waitDone()
-			heldBackAll(t, throttleDelay(1), attempt{attachFrom(t, g, "198.51.100.1:1"), loginMethods(t)[0].hello("alice")})
+			heldBackAll(t, loginguard.Delay(1), attempt{attachFrom(t, g, "198.51.100.1:1"), loginMethods(t)[0].hello("alice")})
 		})
 	})
 }
@@ -529,76 +360,4 @@ func heldBackAll(t testing.TB, d time.Duration, attempts ...attempt) []*wamp.Cha
 		out = append(out, expect[*wamp.Challenge](a.c))
 	}
 	return out
-}
-
-// TestThrottleEviction: in a full table, an entry with nothing left to
-// remember goes first, else the one that would be forgotten soonest, not
-// the one whose last failure is oldest (a guesser's six failures would
-// otherwise be forgotten for a flood of single failures).
-func TestThrottleEviction(t *testing.T) {
-	t0 := time.Unix(1_000_000, 0)
-	tables := map[string]struct {
-		key   func(i int) loginKey
-		table func(th *throttle) *throttleTable
-	}{
-		"addresses": {func(i int) loginKey { return loginKey{addr: fmt.Sprint("addr", i)} }, func(th *throttle) *throttleTable { return &th.addrs }},
-		"authids":   {func(i int) loginKey { return loginKey{authid: fmt.Sprint("id", i)} }, func(th *throttle) *throttleTable { return &th.authids }},
-	}
-	for name, tb := range tables {
-		for _, later := range []time.Duration{time.Minute, 2 * time.Second} {
-			t.Run(fmt.Sprint(name, " ", later, " later"), func(t *testing.T) {
-				var th throttle
-				guesser := tb.key(-1)
-				for range throttleMaxFails {
-					th.failed(guesser, t0) // remembered for 3 minutes
-				}
-				for i := range throttleEntries - 1 {
-					th.failed(tb.key(i), t0.Add(time.Second)) // for 30 s
-				}
-				now := t0.Add(later)
-				th.failed(tb.key(throttleEntries), now)
-				table := tb.table(&th)
-				want := throttleMaxFails - int(later/throttleDecay)
-				if e := table.m[keyOf(guesser)]; e == nil || e.failsAt(now) != want {
-					t.Fatalf("the guesser's entry %+v was dropped or changed, want %d failures", e, want)
-				}
-				if n := len(table.m); n > throttleEntries || len(table.evictable) != n {
-					t.Errorf("%d entries, %d evictable", n, len(table.evictable))
-				}
-			})
-		}
-	}
-}
-
-// keyOf is k's key in its table, for a test that uses only one of them.
-func keyOf(k loginKey) string { return k.addr + k.authid }
-
-// TestThrottleKeepsPending: an address with attempts pending is never
-// dropped from the table; when every entry has some, an attempt from a
-// new address is refused, until one of them is done.
-func TestThrottleKeepsPending(t *testing.T) {
-	var th throttle
-	t0 := time.Unix(1_000_000, 0)
-	addr := func(i int) loginKey { return loginKey{addr: fmt.Sprint("addr", i)} }
-	for i := range throttleEntries {
-		if _, ok := th.admit(addr(i), t0); !ok {
-			t.Fatalf("attempt %d refused", i)
-		}
-	}
-	th.failed(addr(1), t0)
-	fresh := loginKey{addr: "198.51.100.1", authid: "alice"}
-	if _, ok := th.admit(fresh, t0); ok {
-		t.Fatal("a new address admitted into a table full of pending attempts")
-	}
-	if len(th.addrs.m) != throttleEntries || th.addrs.m[addr(0).addr] == nil {
-		t.Fatalf("%d addresses, the first one %v", len(th.addrs.m), th.addrs.m[addr(0).addr])
-	}
-	wantAdmit(t, &th, loginKey{authid: "alice"}, t0, 0) // no address: not refused
-	th.done(addr(1), t0)                                // failed: kept, now evictable
-	wantAdmit(t, &th, fresh, t0, 0)
-	if e := th.addrs.m[addr(1).addr]; e != nil {
-		t.Errorf("the failed address %+v was kept, want it evicted for the new one", e)
-	}
-	th.done(addr(0), t0)
-	wantAdmit(t, &th, fresh, t0, 0)
 }

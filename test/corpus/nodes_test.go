@@ -285,7 +285,7 @@ var corpus = []corpusNode{
 		static:  staticFile{"/", "web/index.html"},
 		prepare: freePort,
 		check:   proxyCaller,
-		warnings: []string{
+		warnings: []string{joinRefused, // the unrouted realm, refused by the proxy
 			"config: ignored: SO_REUSEPORT is not set, so no other process can listen on this port",
 			"config: ignored: a WebSocket URL on a RawSocket connection (the endpoint says where to connect)",
 			"config: identical to workers[0] and sharing its port: runs as one proxy with it " +

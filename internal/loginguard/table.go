@@ -1,4 +1,4 @@
-package router
+package loginguard
 
 import (
 	"container/heap"
@@ -70,7 +70,7 @@ func (t *throttleTable) fail(key string, now time.Time) *throttleEntry {
 	if e == nil {
 		return nil
 	}
-	e.fails = min(e.failsAt(now)+1, throttleMaxFails)
+	e.fails = min(e.failsAt(now)+1, maxFails)
 	e.last = now
 	t.changed(e)
 	return e
