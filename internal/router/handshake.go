@@ -89,7 +89,7 @@ func (s *session) recv() (wamp.Message, error) {
 	if m == nil {
 		return nil, violation("no message")
 	}
-	s.counts.received(m.Type())
+	s.received(m.Type())
 	switch m.(type) {
 	case *wamp.Abort, *wamp.Goodbye:
 		return nil, errQuiet
