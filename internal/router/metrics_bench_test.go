@@ -57,7 +57,7 @@ func BenchmarkSendParallel(b *testing.B) {
 		b.Run(fmt.Sprintf("sessions=%d/per-goroutine=%d", bc.sessions, bc.each), func(b *testing.B) {
 			r := newTestRouter(b)
 			defer r.Close()
-			ss := sessionsOf(r, joinMeteredDiscarding(b, r, bc.sessions))
+			ss := sessionsOf(r, joinDiscarding(b, r, bc.sessions, true))
 			ev := &wamp.Event{Subscription: 1, Publication: 1, Details: wamp.Dict{}}
 			var next atomic.Int64
 			b.SetParallelism(bc.sessions / bc.each / procs)
@@ -75,45 +75,57 @@ func BenchmarkSendParallel(b *testing.B) {
 }
 
 // BenchmarkPublishParallel: goroutines on every P publish, each as a
-// publisher of its own, to the same n subscribers, whose peers count their
-// traffic and discard what they are sent.
+// publisher of its own, to the same n subscribers, whose peers discard
+// what they are sent and count their traffic, as the WebSocket and
+// RawSocket ones do (metered), or do not, as embedded sessions' (the
+// router then counts each session's messages).
 func BenchmarkPublishParallel(b *testing.B) {
-	for _, n := range []int{1, 100, 1000} {
-		b.Run(fmt.Sprintf("subscribers=%d", n), func(b *testing.B) {
-			r := newTestRouter(b)
-			defer r.Close()
-			for _, c := range joinMeteredDiscarding(b, r, n) {
-				c.p.discard.Store(false)
-				c.subscribe("com.t", nil)
-				c.p.discard.Store(true)
-			}
-			pubs := sessionsOf(r, joinMeteredDiscarding(b, r, 4*runtime.GOMAXPROCS(0)))
-			rm := r.realm("realm1")
-			var next atomic.Int64
-			opts, args := wamp.Dict{}, wamp.List{"hello", 42}
-			b.ReportAllocs()
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				pub := pubs[int(next.Add(1)-1)%len(pubs)]
-				for pb.Next() {
-					if _, err := rm.broker.publish(pub, "com.t", opts, args, nil); err != nil {
-						b.Error(err)
-						return
-					}
-				}
+	for _, metered := range []bool{true, false} {
+		for _, n := range []int{1, 100, 1000} {
+			b.Run(fmt.Sprintf("metered=%t/subscribers=%d", metered, n), func(b *testing.B) {
+				publishParallel(b, metered, n)
 			})
-			b.StopTimer() // not the router's close
-		})
+		}
 	}
 }
 
-// joinMeteredDiscarding joins n sessions to realm1 over meteredPeers that
-// discard what they are sent.
-func joinMeteredDiscarding(tb testing.TB, r *Router, n int) []*client {
+func publishParallel(b *testing.B, metered bool, n int) {
+	r := newTestRouter(b)
+	defer r.Close()
+	for _, c := range joinDiscarding(b, r, n, metered) {
+		c.p.discard.Store(false)
+		c.subscribe("com.t", nil)
+		c.p.discard.Store(true)
+	}
+	pubs := sessionsOf(r, joinDiscarding(b, r, 4*runtime.GOMAXPROCS(0), metered))
+	rm := r.realm("realm1")
+	var next atomic.Int64
+	opts, args := wamp.Dict{}, wamp.List{"hello", 42}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		pub := pubs[int(next.Add(1)-1)%len(pubs)]
+		for pb.Next() {
+			if _, err := rm.broker.publish(pub, "com.t", opts, args, nil); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer() // not the router's close
+}
+
+// joinDiscarding joins n sessions to realm1 over fake peers that discard
+// what they are sent, metered (meteredPeer) or not.
+func joinDiscarding(tb testing.TB, r *Router, n int, metered bool) []*client {
 	cs := make([]*client, n)
 	for i := range cs {
 		fp := newFakePeer(16)
-		cs[i] = attachAs(tb, r.Gate(), fp, &meteredPeer{fakePeer: fp})
+		var p wamp.Peer = fp
+		if metered {
+			p = &meteredPeer{fakePeer: fp}
+		}
+		cs[i] = attachAs(tb, r.Gate(), fp, p)
 		cs[i].hello("realm1", nil)
 		fp.discard.Store(true)
 	}

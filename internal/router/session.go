@@ -15,16 +15,12 @@ import (
 // Gate.Attach) reads and handles its messages; other goroutines only send
 // to it (send, end) and read its immutable fields.
 type session struct {
-	id     wamp.ID
-	peer   wamp.Peer
-	router *Router
-	gate   *Gate
-	log    *slog.Logger
-	invIDs wamp.IDGen // session scope: INVOCATION request IDs sent to s
-	// messages counts what s sent and received, either way, for its
-	// session statistics when its peer is not wamp.Metered (unmetered);
-	// the router's counts by type are in Router.msgs.
-	messages  atomic.Uint64
+	id        wamp.ID
+	peer      wamp.Peer
+	router    *Router
+	gate      *Gate
+	log       *slog.Logger
+	invIDs    wamp.IDGen // session scope: INVOCATION request IDs sent to s
 	killed    atomic.Bool
 	slow      atomic.Bool
 	joined    atomic.Bool // WELCOME sent: the router ends it with GOODBYE, not ABORT
@@ -68,6 +64,13 @@ type session struct {
 	regWeight int                    // what regs count against s's limit
 	calls     idTable[*call]         // calls s made, by CALL request ID
 	invs      idTable[*call]         // calls s serves, by INVOCATION request ID
+
+	// messages counts what s sent and received, either way, for its
+	// session statistics when its peer is not wamp.Metered (unmetered);
+	// the router's counts by type are in Router.msgs. Last, away from
+	// the fields every sender reads (id, peer, router), so that counting
+	// does not take their cache line from the other CPUs.
+	messages atomic.Uint64
 }
 
 func newSession(g *Gate, p wamp.Peer) *session {
