@@ -24,7 +24,7 @@ type session struct {
 	killed    atomic.Bool
 	slow      atomic.Bool
 	joined    atomic.Bool // WELCOME sent: the router ends it with GOODBYE, not ABORT
-	unmetered bool        // immutable
+	unmetered bool        // its peer is not wamp.Metered (see messages); immutable
 
 	// Set once during the handshake, before the session joins its realm;
 	// read-only afterwards.
