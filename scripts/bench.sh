@@ -11,7 +11,7 @@ out=${1:-bench-results.txt}
 	echo "## micro-benchmarks"
 	go test -run='^$' -bench=. -benchmem -count=1 \
 		./internal/uriindex/ ./internal/wamp/codec/ ./internal/auth/
-	echo "## router: publish fan-out alone (BenchmarkPublish) and while two sessions subscribe and unsubscribe to its topic without pause (BenchmarkPublishChurn, churn/s = pairs per second), call round trip"
+	echo "## router: publish fan-out alone (BenchmarkPublish) and while two sessions subscribe and unsubscribe to its topic without pause (BenchmarkPublishChurn, churn/s = pairs per second), call round trip, heap per idle joined session (BenchmarkIdleSessionHeap), sessions sending and publishers publishing on every CPU at once (BenchmarkSendParallel, BenchmarkPublishParallel)"
 	go test -run='^$' -bench=. -benchmem -count=1 ./internal/router/
 	echo "## end to end: RPC and fan-out over WebSocket (client and router in one process)"
 	go test -run='^$' -bench='BenchmarkRPC|BenchmarkFanout' -benchtime=3s -count=1 ./test/bench/

@@ -61,8 +61,8 @@ func TestMatchPathAllocs(t *testing.T) {
 	})
 	e := &outEvent{topic: "com.t", details: wamp.Dict{}}
 	one := target{id: sub.id, set: &subscriberSet{sessions: sub.set.sessions[:1]}}
-	deliverOne := testing.AllocsPerRun(100, func() { e.deliver(one) })
-	deliverAll := testing.AllocsPerRun(100, func() { e.deliver(target{id: sub.id, set: sub.set}) })
+	deliverOne := testing.AllocsPerRun(100, func() { e.deliver(one, pub) })
+	deliverAll := testing.AllocsPerRun(100, func() { e.deliver(target{id: sub.id, set: sub.set}, pub) })
 	if n == 0 || matchAllocs != 0 || filterAllocs != 0 || targetAllocs != 0 {
 		t.Errorf("match %v allocs (%d matches), filter %v allocs, targets %v allocs; want 0", matchAllocs, n, filterAllocs, targetAllocs)
 	}

@@ -47,7 +47,7 @@ func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, args wamp
 	}
 	for _, t := range ts {
 		if t.set != nil {
-			e.deliver(t)
+			e.deliver(t, pub)
 			t.set.release()
 		}
 	}
@@ -126,9 +126,11 @@ type outEvent struct {
 }
 
 // deliver sends the event to the subscribers of t that the filter allows:
-// one EVENT, shared, so that each serializer encodes it once. No lock is
-// needed: t.set does not change while the publish holds it.
-func (e *outEvent) deliver(t target) {
+// one EVENT, shared, so that each serializer encodes it once, counted in
+// the publisher's stripe (sendFrom; each subscriber's own for an event of
+// the router, pub nil). No lock is needed: t.set does not change while
+// the publish holds it.
+func (e *outEvent) deliver(t target, pub *session) {
 	var msg wamp.Message
 	for _, r := range t.set.sessions {
 		if !e.filter.allows(r) {
@@ -137,7 +139,11 @@ func (e *outEvent) deliver(t target) {
 		if msg == nil {
 			msg = wamp.NewShared(e.event(t.id, t.match, false))
 		}
-		r.sendAs(msg, wamp.TypeEvent)
+		by := pub
+		if by == nil {
+			by = r
+		}
+		r.sendFrom(by, msg, wamp.TypeEvent)
 	}
 }
 

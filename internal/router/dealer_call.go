@@ -39,7 +39,7 @@ func (s *session) handleCall(m *wamp.Call) error {
 		return err
 	}
 	<-announced
-	c.callee.send(inv)
+	c.callee.sendFrom(s, inv, wamp.TypeInvocation)
 	if opts.timeout > 0 {
 		rm.dealer.startTimer(c, opts.timeout)
 	}

@@ -11,7 +11,7 @@ func (s *session) handleError(m *wamp.Error) error {
 	}
 	caller, e := s.realm.dealer.calleeError(s, m)
 	if caller != nil {
-		caller.send(e)
+		caller.sendFrom(s, e, wamp.TypeError)
 	}
 	return nil
 }

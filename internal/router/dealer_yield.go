@@ -10,7 +10,7 @@ import "github.com/junction-wamp/junction/internal/wamp"
 func (s *session) handleYield(m *wamp.Yield) error {
 	caller, res := s.realm.dealer.yield(s, m)
 	if caller != nil {
-		caller.send(res)
+		caller.sendFrom(s, res, wamp.TypeResult)
 	} else if res != nil {
 		s.log.Debug("progressive result dropped: the caller did not ask for it", "invocation", uint64(m.Request))
 	}

@@ -82,7 +82,7 @@ func (s *session) handshake() *realm {
 func (s *session) recv() (wamp.Message, error) {
 	m, err := loginguard.Recv(s.peer)
 	if m != nil {
-		s.counts.received(m.Type())
+		s.received(m.Type())
 	}
 	var pe *loginguard.ProtocolError
 	if errors.As(err, &pe) {

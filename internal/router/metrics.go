@@ -1,7 +1,10 @@
 package router
 
 import (
+	"math/bits"
+	"runtime"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -9,12 +12,13 @@ import (
 
 // The router's counters for the operator (Stats, and through it the
 // node's Prometheus metrics) are plain atomics in the structs that count:
-// a session's messages by type in the session (senders to different
-// sessions share no cache line), joins and failed logins by method in the
-// realm, calls' durations in the dealer (observed under its lock), the
-// errors answering calls in the router. Labels stay bounded: message
-// types, authentication methods and error URIs are fixed lists, with
-// "other" or "application" for anything else.
+// messages by type in the router's stripes (messageCounts: a session
+// counts in the stripe its ID picks, so an idle session holds none, and
+// sessions busy on different CPUs seldom share a cache line), joins and
+// failed logins by method in the realm, calls' durations in the dealer
+// (observed under its lock), the errors answering calls in the router.
+// Labels stay bounded: message types, authentication methods and error
+// URIs are fixed lists, with "other" or "application" for anything else.
 
 // OtherLabel stands for any value outside a fixed list: an authmethod not
 // among AuthMethods, a message type not among wamp's, a realm that is not
@@ -57,8 +61,7 @@ func slotName(i int) string {
 	return messageTypes[i-1].String()
 }
 
-// counters are a session's messages by type; each session has its own so
-// that the hot path does not share a cache line between sessions.
+// counters are messages by type, either way.
 type counters struct {
 	in, out [typeSlots]atomic.Uint64
 }
@@ -67,20 +70,58 @@ func (c *counters) received(t wamp.MessageType) { c.in[slotOf(t)].Add(1) }
 
 func (c *counters) sent(t wamp.MessageType) { c.out[slotOf(t)].Add(1) }
 
-func (c *counters) add(o *counters) {
-	for i := range c.in {
-		c.in[i].Add(o.in[i].Load())
-		c.out[i].Add(o.out[i].Load())
-	}
+// stripe is one of messageCounts' counters, alone on its cache lines: its
+// size is a multiple of 128 bytes (two 64-byte lines, which x86 fetches in
+// pairs; 512 bytes in all), and the stripes' array, at least 8 of them, a
+// multiple of 4 KiB, which Go allocates page-aligned.
+type stripe struct {
+	counters
+	_ [(128 - unsafe.Sizeof(counters{})%128) % 128]byte
 }
 
-// total is the number of messages either way.
-func (c *counters) total() uint64 {
-	var n uint64
-	for i := range c.in {
-		n += c.in[i].Load() + c.out[i].Load()
+// messageCounts are the router's messages by type, in stripes, so that
+// an idle session holds no counter of its own. A message counts in the
+// stripe of the session whose goroutine handles it (stripe, by its ID):
+// one it received or answers in its own, an EVENT of a publication in the
+// publisher's (its fan-out counts in one stripe, not in every
+// subscriber's, which concurrent publishers would share), an INVOCATION
+// in the caller's, a RESULT or ERROR for a call in the callee's
+// (session.sendFrom). No lock, no allocation: two sessions running at once
+// on two CPUs contend only when their IDs pick the same stripe. A stripe
+// is never reset or dropped, so that the totals, summed at scrape time
+// with no lock, never go back (Prometheus would read that as a counter
+// reset): each count only grows.
+type messageCounts struct {
+	stripes []stripe
+	shift   uint // 64 - log2(len(stripes))
+}
+
+// stripesPerProc is how many stripes per CPU (GOMAXPROCS) messageCounts
+// has: two sessions running at once on two CPUs count in one stripe
+// with a chance of 1/(8·GOMAXPROCS) rounded up to a power of two (1/16 on
+// two CPUs), and contend only while they both count.
+const stripesPerProc = 8
+
+// init makes the stripes: stripesPerProc per CPU, rounded up to a power
+// of two.
+func (mc *messageCounts) init() {
+	n := stripesPerProc * runtime.GOMAXPROCS(0)
+	mc.shift = 64 - uint(bits.Len(uint(n-1)))
+	mc.stripes = make([]stripe, 1<<(64-mc.shift))
+}
+
+// stripe returns the counters of session id: its Fibonacci hash, so that
+// sequential IDs spread as well as random ones.
+func (mc *messageCounts) stripe(id wamp.ID) *counters {
+	return &mc.stripes[(uint64(id)*0x9E3779B97F4A7C15)>>mc.shift].counters
+}
+
+// load adds the counts of every stripe to in and out.
+func (mc *messageCounts) load(in, out MessageCounts) {
+	for i := range mc.stripes {
+		in.addSlots(&mc.stripes[i].in)
+		out.addSlots(&mc.stripes[i].out)
 	}
-	return n
 }
 
 // MessageCounts are messages by type name ("CALL"; OtherLabel for a type

@@ -2,9 +2,11 @@ package router
 
 import (
 	"reflect"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -114,5 +116,42 @@ func TestStatsNeverGoBack(t *testing.T) {
 			return
 		default:
 		}
+	}
+}
+
+// TestMessageCountsStripes: the stripes each fill whole pairs of cache
+// lines, there are at least stripesPerProc per CPU, a power of two,
+// sessions' IDs (random or sequential) spread over all of them, and the
+// totals are the sum over the stripes.
+func TestMessageCountsStripes(t *testing.T) {
+	var mc messageCounts
+	mc.init()
+	n := len(mc.stripes)
+	if size := unsafe.Sizeof(stripe{}); size%128 != 0 {
+		t.Errorf("a stripe takes %d bytes, want a multiple of 128", size)
+	}
+	if n < stripesPerProc*runtime.GOMAXPROCS(0) || n&(n-1) != 0 {
+		t.Errorf("%d stripes for GOMAXPROCS %d, want a power of two >= %d", n, runtime.GOMAXPROCS(0), stripesPerProc*runtime.GOMAXPROCS(0))
+	}
+	for name, id := range map[string]func(i int) wamp.ID{
+		"sequential": func(i int) wamp.ID { return wamp.ID(i + 1) },
+		"random":     func(int) wamp.ID { return wamp.GlobalID() },
+	} {
+		used := map[*counters]bool{}
+		for i := range 16 * n {
+			c := mc.stripe(id(i))
+			used[c] = true
+			c.received(wamp.TypeCall)
+			c.sent(wamp.TypeResult)
+		}
+		if len(used) != n {
+			t.Errorf("%s IDs: %d sessions used %d of %d stripes", name, 16*n, len(used), n)
+		}
+	}
+	in, out := MessageCounts{}, MessageCounts{}
+	mc.load(in, out)
+	want := uint64(2 * 16 * n)
+	if !reflect.DeepEqual(in, MessageCounts{"CALL": want}) || !reflect.DeepEqual(out, MessageCounts{"RESULT": want}) {
+		t.Errorf("received %v, sent %v; want %d CALL and %d RESULT", in, out, want, want)
 	}
 }

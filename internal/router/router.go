@@ -34,7 +34,7 @@ type Router struct {
 	subIDs   wamp.IDGen // router scope: subscription IDs
 	regIDs   wamp.IDGen // router scope: registration IDs
 	anon     *Gate
-	retired  counters // of sessions that ended
+	msgs     messageCounts // messages by type, of every session (metrics.go)
 	// callErrors count the ERRORs answering CALLs; otherAuthFailures the
 	// joins refused that named no realm of the router (metrics.go).
 	callErrors        callErrors
@@ -63,6 +63,7 @@ func New(opts Options) (*Router, error) {
 		realms:   make(map[wamp.URI]*realm),
 		sessions: make(map[*session]struct{}),
 	}
+	r.msgs.init()
 	r.anon = r.Gate()
 	for _, o := range opts.Realms {
 		if err := r.AddRealm(o); err != nil {
@@ -185,12 +186,9 @@ func (r *Router) track(s *session) bool {
 	return true
 }
 
-// untrack removes s, adding its message counts to the retired totals in
-// the same critical section, so that Stats never misses them in between
-// (a total that went back would read as a counter reset).
+// untrack removes s. Its messages stay counted in r.msgs.
 func (r *Router) untrack(s *session) {
 	r.mu.Lock()
-	r.retired.add(&s.counts)
 	delete(r.sessions, s)
 	r.mu.Unlock()
 	r.wg.Done()

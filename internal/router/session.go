@@ -15,16 +15,16 @@ import (
 // Gate.Attach) reads and handles its messages; other goroutines only send
 // to it (send, end) and read its immutable fields.
 type session struct {
-	id     wamp.ID
-	peer   wamp.Peer
-	router *Router
-	gate   *Gate
-	log    *slog.Logger
-	counts counters
-	invIDs wamp.IDGen // session scope: INVOCATION request IDs sent to s
-	killed atomic.Bool
-	slow   atomic.Bool
-	joined atomic.Bool // WELCOME sent: the router ends it with GOODBYE, not ABORT
+	id        wamp.ID
+	peer      wamp.Peer
+	router    *Router
+	gate      *Gate
+	log       *slog.Logger
+	invIDs    wamp.IDGen // session scope: INVOCATION request IDs sent to s
+	killed    atomic.Bool
+	slow      atomic.Bool
+	joined    atomic.Bool // WELCOME sent: the router ends it with GOODBYE, not ABORT
+	unmetered bool        // its peer is not wamp.Metered (see messages); immutable
 
 	// Set once during the handshake, before the session joins its realm;
 	// read-only afterwards.
@@ -34,16 +34,17 @@ type session struct {
 	// stats are s's session statistics once joined (meta API on), nil
 	// before or without.
 	stats *sessionStats
-	// canCancel: the client announced callee feature call_canceling, so
-	// it may be sent INTERRUPT.
-	canCancel bool
 	// authsFrom are the gate's authenticators s authenticated with (nil
 	// when it picked none); handshake only.
 	authsFrom *[]auth.Authenticator
+	// canCancel: the client announced callee feature call_canceling, so
+	// it may be sent INTERRUPT.
+	canCancel bool
 	// revokeRegs and revokeSubs: the client announced callee feature
 	// registration_revocation and subscriber feature
 	// subscription_revocation, so the router may tell it that a
 	// registration or subscription was revoked (UpdateRealm).
+	// (The booleans side by side: the struct fits a smaller size class.)
 	revokeRegs, revokeSubs bool
 
 	// authzCache are the authorizer's answers s may keep (authorize.go);
@@ -63,16 +64,42 @@ type session struct {
 	regWeight int                    // what regs count against s's limit
 	calls     idTable[*call]         // calls s made, by CALL request ID
 	invs      idTable[*call]         // calls s serves, by INVOCATION request ID
+
+	// messages counts what s sent and received, either way, for its
+	// session statistics when its peer is not wamp.Metered (unmetered);
+	// the router's counts by type are in Router.msgs. Last, away from
+	// the fields every sender reads (id, peer, router), so that counting
+	// does not take their cache line from the other CPUs.
+	messages atomic.Uint64
 }
 
 func newSession(g *Gate, p wamp.Peer) *session {
 	id := wamp.GlobalID()
+	_, metered := p.(wamp.Metered)
 	return &session{
-		id:     id,
-		peer:   p,
-		router: g.r,
-		gate:   g,
-		log:    g.r.log.With("session", uint64(id)),
+		id:        id,
+		peer:      p,
+		router:    g.r,
+		gate:      g,
+		log:       g.r.log.With("session", uint64(id)),
+		unmetered: !metered,
+	}
+}
+
+// received counts a message the client sent. Safe for concurrent use.
+func (s *session) received(t wamp.MessageType) {
+	s.router.msgs.stripe(s.id).received(t)
+	if s.unmetered {
+		s.messages.Add(1)
+	}
+}
+
+// sent counts a message queued for the client, in the stripe of session
+// by (see sendFrom). Safe for concurrent use.
+func (s *session) sent(t wamp.MessageType, by *session) {
+	s.router.msgs.stripe(by.id).sent(t)
+	if s.unmetered {
+		s.messages.Add(1)
 	}
 }
 
@@ -80,16 +107,20 @@ func newSession(g *Gate, p wamp.Peer) *session {
 // peer is already closed then, and the session's goroutine cleans up when
 // its Recv fails. Safe for concurrent use; no lock needed.
 func (s *session) send(m wamp.Message) bool {
-	return s.sendAs(m, wamp.Unwrap(m).Type())
+	return s.sendFrom(s, m, wamp.Unwrap(m).Type())
 }
 
-// sendAs is send for a message whose type t the caller knows (the
-// broker's fan-out: one EVENT, shared, to every subscriber).
-func (s *session) sendAs(m wamp.Message, t wamp.MessageType) bool {
+// sendFrom is send for a message whose type t the caller knows, sent on
+// the goroutine of session by (a publisher's fan-out, a call passed from
+// caller to callee and back): it counts in by's stripe of the router's
+// message counts (messageCounts), the one by counts everything else in,
+// rather than in s's, which other CPUs' sessions use at the same time.
+// send counts in s's stripe.
+func (s *session) sendFrom(by *session, m wamp.Message, t wamp.MessageType) bool {
 	// Counted before Send, so that a receiver sees it counted, and kept
 	// when Send fails (the connection is closing): a counter that went
 	// back would read as a reset to Prometheus.
-	s.counts.sent(t)
+	s.sent(t, by)
 	if t == wamp.TypeError {
 		s.router.noteCallError(wamp.Unwrap(m))
 	}
@@ -201,7 +232,7 @@ func (s *session) serve() {
 		}
 		m = wamp.Unwrap(m)
 		if m != nil {
-			s.counts.received(m.Type())
+			s.received(m.Type())
 		}
 		if !s.dispatch(m) {
 			return

@@ -124,7 +124,7 @@ func (st *sessionStats) count() wamp.TrafficCount {
 	if st.traffic != nil {
 		return st.traffic.Load()
 	}
-	return wamp.TrafficCount{Messages: st.s.counts.total()}
+	return wamp.TrafficCount{Messages: st.s.messages.Load()}
 }
 
 // arm sets the triggers for the next event, from st.base. st.mu held.

@@ -61,17 +61,9 @@ func (r *Router) Stats() Stats {
 		OtherAuthFailures: r.otherAuthFailures.load(),
 		Realms:            make(map[wamp.URI]RealmStats),
 	}
-	// The retired totals and the live sessions are read in one critical
-	// section, as untrack moves a session from one to the other: never
-	// counted twice or missed, the totals never go back.
+	r.msgs.load(st.Received, st.Sent)
 	r.mu.Lock()
-	st.Received.addSlots(&r.retired.in)
-	st.Sent.addSlots(&r.retired.out)
 	st.Sessions = len(r.sessions)
-	for s := range r.sessions {
-		st.Received.addSlots(&s.counts.in)
-		st.Sent.addSlots(&s.counts.out)
-	}
 	realms := make([]*realm, 0, len(r.realms))
 	for _, rm := range r.realms {
 		realms = append(realms, rm)
