@@ -38,8 +38,9 @@ func buildDashboard(env *pathEnv, path, _ string, svc config.PathService) (http.
 // Dashboard returns what the "dashboard" page shows for q: the version and
 // start time, every realm (in config order) with its counts, the realm q
 // names (or the first) in detail with one page of its sessions, the bridge
-// services with their request counts, and the Subscriber components'
-// queues. Safe for concurrent use.
+// services with their request counts, the Subscriber components' queues,
+// and the proxy workers with their routes and counts. Safe for concurrent
+// use.
 func (n *Node) Dashboard(q web.DashboardQuery) web.Dashboard {
 	st := n.Stats()
 	d := web.Dashboard{Version: BuildVersion(), Started: st.Started, Realms: []web.DashboardRealm{}}
@@ -54,6 +55,7 @@ func (n *Node) Dashboard(q web.DashboardQuery) web.Dashboard {
 		}
 	}
 	d.BridgeServices, d.SubscriberQueues = n.dashboardServices(st.Services)
+	d.ProxyWorkers = n.dashboardProxies(st.Proxies)
 	return d
 }
 

@@ -24,7 +24,9 @@ var dashboardScreenshot = flag.String("dashboard.screenshot", "", "save a PNG sc
 
 // TestDashboardBrowser: the dashboard in a real browser. The page loads
 // with no console error, shows realm1's session count, and the number on
-// screen follows a WebSocket client that joins and leaves.
+// screen follows a WebSocket client that joins and leaves; on a node with
+// a proxy worker, the worker's routes, its sessions by realm (following a
+// client that joins through it) and its joins by authmethod.
 func TestDashboardBrowser(t *testing.T) {
 	b := browsertest.New(t)
 	n := start(t, parse(t, dashboardDoc(""), nil), t.TempDir())
@@ -40,6 +42,17 @@ func TestDashboardBrowser(t *testing.T) {
 	b.WaitText(t, "#sessions tbody tr:last-child td:first-child", strconv.FormatUint(uint64(s.ID()), 10))
 	s.Close()
 	b.WaitText(t, count, "1")
+	b.WaitText(t, "#proxies-empty", "No proxy worker in this node.")
+
+	// A node with a proxy worker: its card follows a client too.
+	proxyAddr := startProxyDashboard(t)
+	b.Navigate(t, "http://"+proxyAddr+"/dash/")
+	relayed := `.proxy[data-worker="workers[1]"] table.realms tr:first-child td.sessions`
+	b.WaitText(t, relayed, "2") // realm1: the caller's and the dynamic authenticator's sessions
+	b.WaitText(t, `.proxy table.routes tr:last-child td:last-child`, "remote")
+	mustWS(t, "ws://"+proxyAddr+"/ws", websocket.DialOptions{}, alice)
+	b.WaitText(t, relayed, "3")
+	b.WaitText(t, `.proxy table.joins tr:nth-child(2) td:nth-child(2)`, "ticket")
 
 	if *dashboardScreenshot != "" {
 		screenshot(t, b, *dashboardScreenshot)

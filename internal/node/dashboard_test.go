@@ -3,6 +3,7 @@ package node
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -54,6 +55,9 @@ func TestDashboardData(t *testing.T) {
 	want := []web.DashboardRealm{{Name: "realm1", Sessions: 3, Registrations: 1, Subscriptions: 1}, {Name: "realm2", Sessions: 1}}
 	if len(d.Realms) != 2 || d.Realms[0] != want[0] || d.Realms[1] != want[1] {
 		t.Errorf("realms %+v, want %+v", d.Realms, want)
+	}
+	if d.ProxyWorkers == nil || len(d.ProxyWorkers) != 0 {
+		t.Errorf("proxy workers %#v, want none (an empty list)", d.ProxyWorkers)
 	}
 	if d.Version == "" || d.Started.IsZero() || d.Now.Before(d.Started) {
 		t.Errorf("version %q started %v now %v", d.Version, d.Started, d.Now)
@@ -231,4 +235,55 @@ func TestDashboardServices(t *testing.T) {
 		d.SubscriberQueues[0].Depth != 0 {
 		t.Errorf("queues %+v", d.SubscriberQueues)
 	}
+}
+
+// TestDashboardProxyWorker: a proxy worker is listed with its routes (in
+// config order, each with its connections), the client sessions it
+// relays by realm, and its joins and refusals by realm and authmethod,
+// the realms no route takes as "other". The node's own sessions through it
+// count too: the caller's on realm1 and the dynamic authenticator's on
+// each realm it routes, all anonymous.
+func TestDashboardProxyWorker(t *testing.T) {
+	addr := startProxyDashboard(t)
+	mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, alice)
+	mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm2"})
+	for _, cfg := range []client.Config{
+		{Realm: "realm1", AuthID: "alice", Auth: []client.Authenticator{client.Ticket("wrong")}},
+		{Realm: "realm3"},
+	} {
+		if _, err := joinWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, cfg); err == nil {
+			t.Fatalf("join %+v: welcomed, want ABORT", cfg)
+		}
+	}
+
+	d := dashboardJSON(t, "http://"+addr+"/dash/")
+	if len(d.ProxyWorkers) != 1 {
+		t.Fatalf("proxy workers %+v, want workers[1]", d.ProxyWorkers)
+	}
+	got, _ := json.Marshal(d.ProxyWorkers[0])
+	want := `{"worker":"workers[1]",` +
+		`"routes":[{"realm":"realm1","role":"anonymous","connections":["local"]},{"realm":"realm1","role":"user","connections":["local"]},` +
+		`{"realm":"realm2","role":"anonymous","connections":["remote"]}],` +
+		`"realms":[{"name":"realm1","sessions":3},{"name":"realm2","sessions":2}],` +
+		`"joins":[{"realm":"realm1","authmethod":"anonymous","joined":2,"refused":0},` +
+		`{"realm":"realm1","authmethod":"ticket","joined":1,"refused":1},` +
+		`{"realm":"realm2","authmethod":"anonymous","joined":2,"refused":0},` +
+		`{"realm":"other","authmethod":"anonymous","joined":0,"refused":1}]}`
+	if string(got) != want {
+		t.Errorf("proxy worker\n%s\nwant\n%s", got, want)
+	}
+}
+
+// startProxyDashboard starts startProxyPair's nodes with a dashboard at
+// "/dash" on the proxy worker's web transport, waits for the node's own
+// sessions through the proxy, and returns that transport's address.
+func startProxyDashboard(t *testing.T) string {
+	t.Helper()
+	dirA := t.TempDir()
+	b := start(t, parse(t, backendDoc(nodePub(t, dirA)), nil), t.TempDir())
+	doc := strings.Replace(proxyNodeDoc(address(t, b, "workers[0].transports[0]")),
+		`"/": {"type": "nodeinfo"},`, `"/": {"type": "nodeinfo"}, "dash": {"type": "dashboard"},`, 1)
+	a := start(t, parse(t, doc, nil), dirA)
+	waitProxySessions(t, a)
+	return address(t, a, "workers[1].transports[0]")
 }

@@ -16,6 +16,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -111,6 +112,16 @@ func New(o Options) *Relay {
 		r.routes[k].backends = append(r.routes[k].backends, rt.Backends...)
 	}
 	return r
+}
+
+// Routes returns the routes the relay was made with, in Options.Routes
+// order (a copy of the list; the backends are its own).
+func (r *Relay) Routes() []Route {
+	routes := slices.Clone(r.o.Routes)
+	for i := range routes {
+		routes[i].Backends = slices.Clone(routes[i].Backends)
+	}
+	return routes
 }
 
 // pick returns the backend for realm and role, in turn, or the refusal

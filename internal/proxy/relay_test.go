@@ -256,3 +256,18 @@ func TestRelayInternalSessionsTakeTheRealmsFirstRoute(t *testing.T) {
 		t.Fatalf("WELCOME details = %v, want role trusted", s.Details())
 	}
 }
+
+// TestRelayRoutes: Routes are the routes given, in their order, and a
+// copy: changing it changes neither the relay nor a later answer.
+func TestRelayRoutes(t *testing.T) {
+	a, b := &Backend{Name: "a"}, &Backend{Name: "b"}
+	rl := New(Options{Routes: []Route{{Realm: "realm2", Role: "user", Backends: []*Backend{a, b}}, {Realm: "realm1", Role: "anonymous", Backends: []*Backend{b}}}})
+	defer rl.Shutdown(context.Background())
+	got := rl.Routes()
+	got[0].Role, got[0].Backends[0] = "changed", b
+	got = rl.Routes()
+	if len(got) != 2 || got[0].Realm != "realm2" || got[0].Role != "user" || len(got[0].Backends) != 2 || got[0].Backends[0] != a ||
+		got[1].Realm != "realm1" || got[1].Backends[0] != b {
+		t.Fatalf("Routes() = %+v, want the routes given", got)
+	}
+}

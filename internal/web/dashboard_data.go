@@ -22,6 +22,8 @@ type Dashboard struct {
 	BridgeServices []DashboardBridgeService `json:"bridge_services"`
 	// SubscriberQueues are the Subscriber components' delivery queues.
 	SubscriberQueues []DashboardQueue `json:"subscriber_queues"`
+	// ProxyWorkers are the proxy workers, in config order.
+	ProxyWorkers []DashboardProxyWorker `json:"proxy_workers"`
 }
 
 // DashboardRealm is one realm and what lives on it.
@@ -119,6 +121,51 @@ type DashboardQueue struct {
 	Retried   uint64 `json:"retried"`    // retry attempts
 	Dropped   uint64 `json:"dropped"`    // given up after trying
 	QueueFull uint64 `json:"queue_full"` // dropped untried: the queue was full
+}
+
+// DashboardProxyWorker is one proxy worker: where it sends the sessions
+// of each realm and authrole, the client sessions it relays now and the
+// joins it let through or refused since the node started. Its lists are
+// as long as its config makes them (its routes and the methods of its
+// transports), so they are not paged.
+type DashboardProxyWorker struct {
+	// Worker is its JSON path in the config ("workers[1]").
+	Worker string `json:"worker"`
+	// Routes are its routes, by realm, then role.
+	Routes []DashboardProxyRoute `json:"routes"`
+	// Realms are the realms it routes, by name, with their sessions.
+	Realms []DashboardProxyRealm `json:"realms"`
+	// Joins are its joins and refusals by realm and authmethod, by realm
+	// ("other" last), then authmethod.
+	Joins []DashboardProxyJoins `json:"joins"`
+}
+
+// DashboardProxyRoute sends the sessions of Realm with authrole Role to
+// its Connections (by name), each in turn.
+type DashboardProxyRoute struct {
+	Realm       string   `json:"realm"`
+	Role        string   `json:"role"`
+	Connections []string `json:"connections"`
+}
+
+// DashboardProxyRealm is a realm a proxy worker routes and the client
+// sessions it relays there now (the node's own sessions through it
+// included).
+type DashboardProxyRealm struct {
+	Name     string `json:"name"`
+	Sessions int    `json:"sessions"`
+}
+
+// DashboardProxyJoins are a proxy worker's joins of one realm by one
+// authmethod.
+type DashboardProxyJoins struct {
+	// Realm is "other" for the refusals of realms no route takes.
+	Realm string `json:"realm"`
+	// AuthMethod is the method the client authenticated with (refused:
+	// tried), "other" when none of its transport's methods applied.
+	AuthMethod string `json:"authmethod"`
+	Joined     uint64 `json:"joined"`  // welcomed and relayed
+	Refused    uint64 `json:"refused"` // refused after HELLO
 }
 
 // DashboardQuery is what a request asks the Source for: the realm to show

@@ -114,6 +114,7 @@
     renderDetail();
     renderBridge();
     renderQueues();
+    renderProxies();
   }
 
   function tick() {
@@ -206,6 +207,57 @@
         el("td", "num" + (q.dropped > 0 ? " bad" : ""), q.dropped), el("td", "num" + (q.queue_full > 0 ? " bad" : ""), q.queue_full));
       return tr;
     }), "queues-empty");
+  }
+
+  function renderProxies() {
+    const workers = data.proxy_workers || [];
+    $("proxies").replaceChildren(...workers.map(proxyWorker));
+    $("proxies-empty").hidden = workers.length > 0;
+  }
+
+  // proxyWorker is one proxy worker: its routes, its sessions by realm,
+  // and its joins and refusals by realm and authmethod.
+  function proxyWorker(w) {
+    const sessions = w.realms.reduce((n, r) => n + r.sessions, 0);
+    const title = el("h3", "", el("span", "mono", w.worker));
+    title.append(" ", el("span", "count", "(" + sessions + (sessions === 1 ? " session)" : " sessions)")));
+    const routes = w.routes.map((r) => row(el("td", "mono", r.realm), el("td", "", r.role),
+      el("td", "mono wrap", r.connections.join(", "))));
+    const realms = w.realms.map((r) => row(el("td", "mono", r.name), el("td", "num sessions", r.sessions)));
+    const joins = w.joins.map((j) => row(el("td", "mono", j.realm), el("td", "", j.authmethod),
+      el("td", "num", j.joined), el("td", "num" + (j.refused > 0 ? " bad" : ""), j.refused)));
+    const grid = el("div", "split three");
+    grid.append(block("Routes", ["Realm", "Role", "Connections"], routes, "routes"),
+      block("Sessions", ["Realm", "#Sessions"], realms, "realms"),
+      block("Joins", ["Realm", "Authmethod", "#Joined", "#Refused"], joins, "joins"));
+    const box = el("div", "proxy");
+    box.dataset.worker = w.worker;
+    box.append(title, grid);
+    return box;
+  }
+
+  function row(...cells) {
+    const tr = el("tr");
+    tr.append(...cells);
+    return tr;
+  }
+
+  // block is a titled table of rows (a head starting with "#" is a number
+  // column), or "None yet." without rows; cls names its table.
+  function block(title, heads, rows, cls) {
+    const div = el("div");
+    div.append(el("h4", "", title));
+    if (rows.length === 0) {
+      div.append(el("p", "empty", "None yet."));
+      return div;
+    }
+    const head = row(...heads.map((h) => h[0] === "#" ? el("th", "num", h.slice(1)) : el("th", "", h)));
+    const body = el("tbody");
+    body.append(...rows);
+    const table = el("table", cls);
+    table.append(el("thead", "", head), body);
+    div.append(table);
+    return div;
   }
 
   $("realms").tBodies[0].addEventListener("click", (e) => {
