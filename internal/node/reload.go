@@ -157,7 +157,7 @@ func (r *reloader) routerWorker(path string, old, w *config.RouterWorker) {
 	if !same(old.Options, w.Options) {
 		r.restart(path+".options", "worker options changed")
 	}
-	r.components(path, ru, old.Components, w.Components)
+	r.components(path, ru, r.runner(path, same(old.Options, w.Options)), old.Components, w.Components)
 	r.gates(ru, next)
 	r.transports(path, ru, old.Transports, w.Transports)
 	r.realms(path, ru, old.Realms, w.Realms)

@@ -77,25 +77,35 @@ func (n *Node) guestAt(path string) *guestUnit {
 	return n.guests[i]
 }
 
-// containerWorker compares two container workers: its bridge components
-// restart one by one; its options, and Python components, need a restart
-// of the node.
+// containerWorker compares two container workers: its components
+// restart one by one; its options need a restart of the node.
 func (r *reloader) containerWorker(path string, old, w *config.ContainerWorker) {
 	a, b := *old, *w
 	a.Components, b.Components = nil, nil
 	if !same(a, b) {
 		r.restart(path, "container options changed")
 	}
-	r.components(path, nil, old.Components, w.Components)
+	r.components(path, nil, r.runner(path, same(old.Options, w.Options)), old.Components, w.Components)
 }
 
-// components compares a worker's components by index: a bridge component
-// (RESTCallee, MessageForwarder) that changed is stopped and its new
-// version started, one added started, one removed stopped. ru is the
-// router of a router worker's components, nil for a container's. A
-// Python component before or after needs a restart (its runner starts
-// them all).
-func (r *reloader) components(path string, ru *routerUnit, old, cs []*config.Component) {
+// runner returns the running Python runner of the worker at path, to
+// stop and start its components in, or nil: it has none, or the
+// worker's options changed (sameOptions false), which a new runner
+// process would take.
+func (r *reloader) runner(path string, sameOptions bool) *pyWorker {
+	if !sameOptions {
+		return nil
+	}
+	return r.node.runnerAt(path)
+}
+
+// components compares a worker's components by index: one that changed
+// is stopped and its new version started, one added started, one removed
+// stopped. ru is the router of a router worker's components, nil for a
+// container's; py is the worker's running Python runner, in which its
+// Python class components stop and start, or nil: then a Python
+// component changed needs a restart.
+func (r *reloader) components(path string, ru *routerUnit, py *pyWorker, old, cs []*config.Component) {
 	for i := range max(len(old), len(cs)) {
 		cp := fmt.Sprintf("%s.components[%d]", path, i)
 		var was, now *config.Component
@@ -107,27 +117,27 @@ func (r *reloader) components(path string, ru *routerUnit, old, cs []*config.Com
 		}
 		switch {
 		case same(was, now):
-		case was != nil && was.Python() || now != nil && now.Python():
-			r.restart(cp, "Python component changed")
+		case py == nil && (was != nil && was.Python() || now != nil && now.Python()):
+			r.restart(cp, "Python component changed (its worker's options changed, or it runs no Python runner)")
 		default:
-			r.component(cp, ru, now)
+			r.component(cp, ru, py, now)
 		}
 	}
 }
 
 // component stops the component at path, if it runs, and starts c (nil:
-// none) in its place: built for the running router ru (a router
-// component), or taken from the next config's build (a container
-// component, which dials its own transport).
-func (r *reloader) component(path string, ru *routerUnit, c *config.Component) {
-	if u := r.node.componentAt(path); u != nil {
-		if err := u.stop(r.ctx); err != nil {
-			r.fail(path, "component stopped with an error: %v", err)
-		}
-		r.node.setComponents(slices.DeleteFunc(slices.Clone(r.node.components), func(x *componentUnit) bool { return x == u }))
-	}
+// none) in its place: a Python component in the runner py; a bridge
+// component built for the running router ru (a router component), or
+// taken from the next config's build (a container component, which
+// dials its own transport).
+func (r *reloader) component(path string, ru *routerUnit, py *pyWorker, c *config.Component) {
+	r.stopComponent(path, py)
 	if c == nil {
 		r.applied(path, "component stopped")
+		return
+	}
+	if c.Python() {
+		r.startPyComponent(path, ru, py, c)
 		return
 	}
 	u := r.next.componentAt(path)
@@ -145,6 +155,52 @@ func (r *reloader) component(path string, ru *routerUnit, c *config.Component) {
 	u.logStart(r.node.log)
 	r.node.setComponents(append(slices.Clone(r.node.components), u))
 	r.applied(path, "component started with its new configuration")
+}
+
+// stopComponent stops the component at path, a bridge component or a
+// Python one of py, if it runs.
+func (r *reloader) stopComponent(path string, py *pyWorker) {
+	if u := r.node.componentAt(path); u != nil {
+		if err := u.stop(r.ctx); err != nil {
+			r.fail(path, "component stopped with an error: %v", err)
+		}
+		r.node.setComponents(slices.DeleteFunc(slices.Clone(r.node.components), func(x *componentUnit) bool { return x == u }))
+	}
+	if c := py.componentAt(path); c != nil {
+		if err := py.stopComponent(r.ctx, c); err != nil {
+			r.fail(path, "Python component stopped with an error: %v", err)
+		}
+	}
+}
+
+// startPyComponent starts the Python component c at path in the runner
+// py: a router's joins the running router ru from inside, a container's
+// is the next config's build (it dials its own transport).
+func (r *reloader) startPyComponent(path string, ru *routerUnit, py *pyWorker, c *config.Component) {
+	var pc *pyComponent
+	if ru != nil {
+		pc = routerPyComponent(path, c, internalGate(ru.router, c.Role), r.node.log)
+	} else if next := r.next.runnerAt(py.path); next != nil {
+		pc = next.componentAt(path)
+	}
+	if pc == nil {
+		r.fail(path, "component not built")
+		return
+	}
+	if err := py.startComponent(r.ctx, pc); err != nil {
+		r.fail(path, "component not started: %v", err)
+		return
+	}
+	r.applied(path, "Python component started with its new configuration")
+}
+
+// runnerAt returns the Python runner of the worker at path, or nil.
+func (n *Node) runnerAt(path string) *pyWorker {
+	i := slices.IndexFunc(n.runners, func(w *pyWorker) bool { return w.path == path })
+	if i < 0 {
+		return nil
+	}
+	return n.runners[i]
 }
 
 // routerComponent builds the bridge component c of router ru, joining it
