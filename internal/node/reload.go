@@ -59,17 +59,20 @@ var ErrNotRunning = errors.New("node: not running")
 //     requests, then the old tree's services stopped (its bridge
 //     sessions leave, its proxies' relayed connections close);
 //
-//   - bridge components (RESTCallee, MessageForwarder) of router and
-//     container workers: one that changed is stopped and started again
-//     with its new config, one added started, one removed stopped;
+//   - components of router and container workers: one that changed is
+//     stopped and started again with its new config, one added started,
+//     one removed stopped; a Python class component in its worker's
+//     running Python runner (a container's restart and shutdown modes do
+//     not act on these stops), unless the worker's options changed;
 //
 //   - guest workers: one that changed is stopped (SIGTERM, as at node
 //     stop) and started again, one added started, one removed stopped.
 //
 // Everything else that changed (a transport's endpoint or options,
-// workers added or removed but guests, worker options, Python
-// components, realm options, dynamic authenticators and authorizers,
-// router links) is reported in Restart and left as it runs.
+// workers added or removed but guests, worker options and the Python
+// components of a worker whose options changed, realm options, dynamic
+// authenticators and authorizers, router links) is reported in Restart
+// and left as it runs.
 // Sessions on what did not change are not touched. Reloads are
 // serialized, and Stop waits for the one under way; ctx bounds the start
 // and stop of path services. Safe for concurrent use with everything but
