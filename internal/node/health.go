@@ -56,7 +56,7 @@ func (n *Node) Readiness() Readiness {
 			r.NotReady = append(r.NotReady, c.path+": "+c.kind()+" not joined")
 		}
 	}
-	for _, w := range n.runners { // fixed once built; their components a reload changes
+	for _, w := range n.snapshotRunners() {
 		for _, c := range w.components() {
 			if !c.joined.Load() {
 				r.NotReady = append(r.NotReady, c.path+": component not joined")

@@ -111,3 +111,65 @@ func reloadDocument(t *testing.T, n *Node, doc string) ReloadReport {
 	}
 	return rep
 }
+
+// TestReloadContainerWorker: a container worker added (or enabled) is
+// started, one removed (or disabled) stopped, without the node taking
+// its stop for a worker's exit; the exit of one a reload started counts,
+// and one removed no longer does.
+func TestReloadContainerWorker(t *testing.T) {
+	container := func(options string) string {
+		return pyContainer(options, pyComp("Echo", "com.c", overRawSocket))
+	}
+	tests := []struct {
+		name          string
+		without, with string // the config without and with the container
+	}{
+		{"added and removed", pyDoc(pyRouter("")), pyDoc(pyRouter(""), container(""))},
+		{"enabled and disabled", pyDoc(pyRouter(""), container(`"disabled": true`)), pyDoc(pyRouter(""), container(""))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cbdir := pyProject(t)
+			n, log := startPy(t, cbdir, tt.without)
+			s := joinRouter(t, cbdir)
+
+			rep := reloadDocument(t, n, tt.with)
+			if got := paths(rep.Applied); !slices.Equal(got, []string{"workers[1]"}) || len(rep.Restart)+len(rep.Failed) != 0 {
+				t.Errorf("report %+v, want workers[1] started", rep)
+			}
+			callEcho(t, s, "com.c.echo")
+			if r := n.Readiness(); !r.Ready {
+				t.Errorf("readiness with the container: %+v", r)
+			}
+
+			rep = reloadDocument(t, n, tt.without)
+			if got := paths(rep.Applied); !slices.Equal(got, []string{"workers[1]"}) || len(rep.Restart)+len(rep.Failed) != 0 {
+				t.Errorf("report %+v, want workers[1] stopped", rep)
+			}
+			if _, err := s.Call(testCtx(t), "com.c.echo", wamp.List{"hi"}, nil); wampURIOf(err) != wamp.ErrNoSuchProcedure {
+				t.Errorf("call com.c.echo after the container's removal: %v, want %s", err, wamp.ErrNoSuchProcedure)
+			}
+			stillRunning(t, n)
+
+			reloadDocument(t, n, tt.with)
+			if _, err := s.Publish(testCtx(t), "com.c.exit", nil, nil, wamp.Dict{"acknowledge": true}); err != nil {
+				t.Fatal(err)
+			}
+			shutsDown(t, n, false)
+			log.wait(t, 1, `msg="worker exited; the node shuts down"`, "worker=workers[1]", "trigger=shutdown_on_worker_exit")
+		})
+	}
+	t.Run("last worker", func(t *testing.T) {
+		cbdir := pyProject(t)
+		doc := func(workers ...string) string {
+			return `{"version": 2, "controller": {"options": {"shutdown": ["shutdown_on_last_worker_exit"]}}, "workers": [` +
+				strings.Join(workers, ",") + `]}`
+		}
+		router := pyRouter(pyComp("Echo", "com.r", ""))
+		n, log := startPy(t, cbdir, doc(router, container("")))
+		reloadDocument(t, n, doc(router))
+		kill(t, joinRouter(t, cbdir), "com.r")
+		shutsDown(t, n, true)
+		log.wait(t, 1, `msg="worker exited; the node shuts down"`, "worker=workers[0]", "trigger=shutdown_on_last_worker_exit")
+	})
+}

@@ -66,10 +66,14 @@ var ErrNotRunning = errors.New("node: not running")
 //     not act on these stops), unless the worker's options changed;
 //
 //   - guest workers: one that changed is stopped (SIGTERM, as at node
-//     stop) and started again, one added started, one removed stopped.
+//     stop) and started again, one added started, one removed stopped;
+//
+//   - container workers added (or enabled) are started, those removed
+//     (or disabled) stopped, as at node start and stop; the controller's
+//     shutdown triggers count the workers the node then runs.
 //
 // Everything else that changed (a transport's endpoint or options,
-// workers added or removed but guests, worker options and the Python
+// router workers added or removed, worker options and the Python
 // components of a worker whose options changed, realm options, dynamic
 // authenticators and authorizers, router links) is reported in Restart
 // and left as it runs.

@@ -3,6 +3,7 @@ package node
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/junction-wamp/junction/internal/config"
 )
@@ -24,7 +25,7 @@ func (r *reloader) worker(path string, old, w config.Worker) {
 			return
 		}
 	}
-	if r.guest(path, old, w) || same(old, w) {
+	if r.guest(path, old, w) || r.container(path, old, w) || same(old, w) {
 		return
 	}
 	switch {
@@ -66,6 +67,82 @@ func (r *reloader) guest(path string, old, w config.Worker) bool {
 	r.node.guests = append(r.node.guests, next)
 	r.applied(path, "guest worker started with its new configuration")
 	return true
+}
+
+// container starts the container worker at path when it runs in w
+// alone, or stops it when it runs in old alone, the other being none or a
+// disabled container; false otherwise.
+func (r *reloader) container(path string, old, w config.Worker) bool {
+	was, now := runningContainer(old), runningContainer(w)
+	other := old
+	if was {
+		other = w
+	}
+	if _, isContainer := other.(*config.ContainerWorker); was == now || other != nil && !isContainer {
+		return false
+	}
+	if was {
+		r.stopContainer(path)
+		return true
+	}
+	r.startContainer(path)
+	return true
+}
+
+// runningContainer reports whether w is a container worker not disabled.
+func runningContainer(w config.Worker) bool {
+	c, ok := w.(*config.ContainerWorker)
+	return ok && !c.Options.Disabled
+}
+
+// startContainer starts the container worker at path of the next
+// config's build: its bridge components, then its Python runner and
+// components, as at node start.
+func (r *reloader) startContainer(path string) {
+	failed := false
+	for _, u := range r.next.snapshotComponents() {
+		if !strings.HasPrefix(u.path, path+".") {
+			continue
+		}
+		if err := u.start(r.ctx); err != nil {
+			r.fail(u.path, "component not started: %v", err)
+			failed = true
+			continue
+		}
+		u.logStart(r.node.log)
+		r.node.setComponents(append(slices.Clone(r.node.components), u))
+	}
+	if w := r.next.runnerAt(path); w != nil {
+		w.exited = r.node.workerExited
+		if err := w.start(r.ctx); err != nil {
+			r.fail(path, "Python runner not started: %v", err)
+			failed = true
+		} else {
+			r.node.setRunners(append(slices.Clone(r.node.runners), w))
+		}
+	}
+	r.node.shutdown.added()
+	if !failed {
+		r.applied(path, "container worker started")
+	}
+}
+
+// stopContainer stops the container worker at path: its Python runner
+// (as at node stop), then its bridge components.
+func (r *reloader) stopContainer(path string) {
+	if w := r.node.runnerAt(path); w != nil {
+		if err := w.stop(r.ctx); err != nil {
+			r.fail(path, "Python runner stopped with an error: %v", err)
+		}
+		r.node.setRunners(slices.DeleteFunc(slices.Clone(r.node.runners), func(x *pyWorker) bool { return x == w }))
+	}
+	for _, u := range r.node.snapshotComponents() {
+		if strings.HasPrefix(u.path, path+".") {
+			r.stopComponent(u.path, nil)
+		}
+	}
+	r.node.shutdown.removed(path)
+	r.applied(path, "container worker stopped")
 }
 
 // guestAt returns the guest unit of the worker at path, or nil.
@@ -223,6 +300,21 @@ func (n *Node) componentAt(path string) *componentUnit {
 		}
 	}
 	return nil
+}
+
+// snapshotRunners returns the Python runners; see setRunners.
+func (n *Node) snapshotRunners() []*pyWorker {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.runners
+}
+
+// setRunners replaces the Python runners (a reload), under n.mu for
+// Readiness. The slice is never changed in place once published.
+func (n *Node) setRunners(ws []*pyWorker) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.runners = ws
 }
 
 // snapshotComponents returns the components; see setComponents.
