@@ -73,10 +73,10 @@ var ErrNotRunning = errors.New("node: not running")
 //     shutdown triggers count the workers the node then runs.
 //
 // Everything else that changed (a transport's endpoint or options,
-// router workers added or removed, worker options and the Python
-// components of a worker whose options changed, realm options, dynamic
-// authenticators and authorizers, router links) is reported in Restart
-// and left as it runs.
+// router, proxy and testee workers added or removed, worker options and
+// the Python components of a worker whose options changed, realm
+// options, dynamic authenticators and authorizers, router links) is
+// reported in Restart and left as it runs.
 // Sessions on what did not change are not touched. Reloads are
 // serialized, and Stop waits for the one under way; ctx bounds the start
 // and stop of path services. Safe for concurrent use with everything but
