@@ -56,8 +56,8 @@ func (n *Node) Readiness() Readiness {
 			r.NotReady = append(r.NotReady, c.path+": "+c.kind()+" not joined")
 		}
 	}
-	for _, w := range n.runners { // fixed once built: a reload does not change them
-		for _, c := range w.comps {
+	for _, w := range n.snapshotRunners() {
+		for _, c := range w.components() {
 			if !c.joined.Load() {
 				r.NotReady = append(r.NotReady, c.path+": component not joined")
 			}

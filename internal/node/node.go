@@ -45,7 +45,7 @@ type Node struct {
 	relays     []*routerUnit // the proxy workers' (relay set, router nil)
 	listeners  []*listenerUnit
 	components []*componentUnit  // replaced by a reload under mu too (setComponents)
-	runners    []*pyWorker       // the workers' Python runners, in config order
+	runners    []*pyWorker       // the workers' Python runners; replaced by a reload under mu too (setRunners)
 	sessions   []*bridgeSession  // of the caller, publisher and webhook services
 	proxies    []proxyUnit       // the reverse proxies and WebSocket reverse proxies
 	services   []serviceUnit     // the bridge path services and proxies, for Stats

@@ -33,7 +33,8 @@ type pyWorker struct {
 	router    bool               // a router worker's (its components join from inside)
 	python    string             // the interpreter, resolved
 	spec      process.Spec       // the runner's process, but its control channel
-	comps     []*pyComponent     // in config order
+	comps     []*pyComponent     // in config order, replaced by a reload under cmu
+	cmu       sync.Mutex         // guards comps
 	auths     *functionAuths     // a router's function authenticators, made first; nil for none
 	restart   string             // a container's config.Restart* ("" for a router)
 	shutdown  string             // a container's config.Shutdown* ("" for a router)
@@ -43,6 +44,8 @@ type pyWorker struct {
 	cancel    context.CancelFunc // ends ctx
 	stopped   atomic.Bool        // stop was called: an exit is not reported
 	ends      chan runEnd        // the sessions' ends, to supervise
+	removals  chan *pyComponent  // the components a reload stops, to supervise
+	additions chan *pyRun        // the runs of components a reload added, to supervise
 	wg        sync.WaitGroup     // supervise, the runs' goroutines, restarts
 	proc      *process.Process   // set by start
 	ch        *pyrunner.Channel  // set by start
@@ -65,6 +68,23 @@ type pyComponent struct {
 	// returned) until its session ends: the node's readiness reads it at
 	// any time.
 	joined atomic.Bool
+	// removed ends when a reload stops the component: its run's
+	// connection closes, a restart waiting is dropped. remove ends it.
+	removed context.Context
+	remove  context.CancelFunc
+	// gone is closed by supervise once a removed component's last run is
+	// over.
+	gone chan struct{}
+	// active (counted among the running) and dropped (a reload stopped
+	// it) are supervise's.
+	active, dropped bool
+}
+
+// newPyComponent makes the component at path of config c, served by
+// serve.
+func newPyComponent(path string, c *config.Component, serve func(context.Context, *pyrunner.Run) (bool, error)) *pyComponent {
+	removed, remove := context.WithCancel(context.Background())
+	return &pyComponent{path: path, cfg: c, serve: serve, removed: removed, remove: remove, gone: make(chan struct{})}
 }
 
 // pyRun is one run of a component: its session and the node's end of it.
@@ -73,6 +93,7 @@ type pyRun struct {
 	run      *pyrunner.Run
 	started  time.Time
 	cancel   context.CancelFunc // ends the serving (a dial in progress)
+	release  func() bool        // drops the closing of the run at its component's removal
 	served   chan struct{}      // closed when serve has returned
 	lost     bool               // serve's result; read after served
 	serveErr error              // serve's error; read after served
@@ -113,6 +134,7 @@ var restartDelay = func(n int) time.Duration {
 func (w *pyWorker) start(ctx context.Context) error {
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.ends = make(chan runEnd)
+	w.removals, w.additions = make(chan *pyComponent), make(chan *pyRun)
 	if err := w.startRunner(ctx); err != nil {
 		w.cancel()
 		return err
@@ -123,7 +145,7 @@ func (w *pyWorker) start(ctx context.Context) error {
 		return err
 	}
 	var runs []*pyRun
-	for _, c := range w.comps {
+	for _, c := range w.components() {
 		pr, err := w.startRun(ctx, c)
 		if err != nil {
 			w.cancel()
@@ -132,6 +154,7 @@ func (w *pyWorker) start(ctx context.Context) error {
 			return err
 		}
 		runs = append(runs, pr)
+		c.active = true
 	}
 	for _, pr := range runs {
 		w.wg.Go(func() { w.watch(pr) })
@@ -162,7 +185,7 @@ func (w *pyWorker) startRunner(ctx context.Context) error {
 		return pathError(w.path, w.runnerError(err))
 	}
 	w.log.Info("Python runner started", "pid", proc.PID(), "python", hello.Executable, "version", hello.Python,
-		"twisted", hello.Twisted, "autobahn", hello.Autobahn, "components", len(w.comps))
+		"twisted", hello.Twisted, "autobahn", hello.Autobahn, "components", len(w.components()))
 	return nil
 }
 
@@ -210,7 +233,8 @@ func (w *pyWorker) startRun(ctx context.Context, c *pyComponent) (*pyRun, error)
 		return nil, pathError(c.path, fmt.Errorf("node: Python class %q: %w", c.cfg.Classname, err))
 	}
 	serveCtx, cancel := context.WithCancel(w.ctx)
-	pr := &pyRun{comp: c, run: run, started: time.Now(), cancel: cancel, served: make(chan struct{})}
+	pr := &pyRun{comp: c, run: run, started: time.Now(), cancel: cancel, served: make(chan struct{}),
+		release: context.AfterFunc(c.removed, func() { run.Conn.Close() })}
 	w.wg.Go(func() {
 		defer close(pr.served)
 		pr.lost, pr.serveErr = c.serve(serveCtx, run)
@@ -218,6 +242,7 @@ func (w *pyWorker) startRun(ctx context.Context, c *pyComponent) (*pyRun, error)
 	joined, err := run.Ready(ctx)
 	if err != nil {
 		cancel()
+		pr.release()
 		run.Conn.Close()
 		<-pr.served
 		return nil, w.startError(c, err, pr.serveErr)
@@ -259,6 +284,7 @@ func (w *pyWorker) startError(c *pyComponent, err, serveErr error) error {
 func (w *pyWorker) watch(pr *pyRun) {
 	<-pr.run.Done()
 	pr.comp.joined.Store(false)
+	pr.release()
 	pr.cancel()
 	<-pr.served
 	o := pr.run.Outcome()
@@ -290,17 +316,33 @@ func (w *pyWorker) report(e runEnd) {
 // supervise handles the sessions' ends and the runner's exit until the
 // worker stops or exits.
 func (w *pyWorker) supervise() {
-	running := len(w.comps)
+	running := len(w.components())
 	for {
 		select {
 		case e := <-w.ends:
 			running--
+			e.comp.active = false
+			if e.comp.dropped {
+				w.dropped(e)
+				continue
+			}
 			switch w.next(e, running) {
 			case nextShutdown:
 				return
 			case nextRestart:
 				running++
+				e.comp.active = true
 			}
+		case c := <-w.removals:
+			c.dropped = true
+			c.remove()
+			if !c.active {
+				close(c.gone)
+			}
+		case pr := <-w.additions:
+			running++
+			pr.comp.active = true
+			w.wg.Go(func() { w.watch(pr) })
 		case <-w.proc.Done():
 			w.runnerExited()
 			return
@@ -375,12 +417,16 @@ func (w *pyWorker) restartLater(c *pyComponent) {
 		defer t.Stop()
 		select {
 		case <-t.C:
+		case <-c.removed.Done():
+			w.report(runEnd{comp: c, reason: "a reload stopped it before its restart"})
+			return
 		case <-w.ctx.Done():
 			return
 		}
 		pr, err := w.startRun(w.ctx, c)
 		if err != nil {
 			if w.ctx.Err() == nil {
+				// a removal during the start is the end supervise waits for
 				w.report(runEnd{comp: c, failed: true, quick: true, reason: "its restart failed: " + err.Error()})
 			}
 			return

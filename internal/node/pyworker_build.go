@@ -54,7 +54,7 @@ func (b *builder) pyWorker(path string, router bool, opts config.WorkerOptions, 
 // joins the router through gate, with the component's role fixed and
 // without authentication, over a socket pair only the runner holds.
 func routerPyComponent(path string, c *config.Component, gate *router.Gate, log *slog.Logger) *pyComponent {
-	return &pyComponent{path: path, cfg: c, serve: func(_ context.Context, r *pyrunner.Run) (bool, error) {
+	return newPyComponent(path, c, func(_ context.Context, r *pyrunner.Run) (bool, error) {
 		p, err := rawsocket.Accept(r.Conn, runnerSocket)
 		if err != nil {
 			log.Debug("component's socket: no handshake", "component", path, "err", err)
@@ -63,14 +63,14 @@ func routerPyComponent(path string, c *config.Component, gate *router.Gate, log 
 		}
 		gate.Attach(p)
 		return false, nil
-	}}
+	})
 }
 
 // containerPyComponent is a Python component of a container: the node
 // dials its configured transport (url names it) for each session, and
 // relays between it and the runner's socket pair.
 func containerPyComponent(path string, c *config.Component, dial client.Dialer, url string, log *slog.Logger) *pyComponent {
-	return &pyComponent{path: path, cfg: c, serve: func(ctx context.Context, r *pyrunner.Run) (bool, error) {
+	return newPyComponent(path, c, func(ctx context.Context, r *pyrunner.Run) (bool, error) {
 		inner, err := rawsocket.Accept(r.Conn, runnerSocket)
 		if err != nil {
 			log.Debug("component's socket: no handshake", "component", path, "err", err)
@@ -83,5 +83,5 @@ func containerPyComponent(path string, c *config.Component, dial client.Dialer, 
 			return false, fmt.Errorf("node: cannot connect to %s: %w", url, err)
 		}
 		return relay(inner, outer), nil
-	}}
+	})
 }

@@ -2,6 +2,7 @@ package node
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -60,7 +61,7 @@ func TestShutdownPolicy(t *testing.T) {
 	for _, tt := range tests {
 		p := newShutdownPolicy(tt.triggers, tt.workers)
 		for i, err := range tt.exits {
-			if got := p.exit(workerExit{path: "w", err: err}); got != tt.want[i] {
+			if got := p.exit(workerExit{path: fmt.Sprintf("workers[%d]", i), err: err}); got != tt.want[i] {
 				t.Errorf("%s: exit %d gave %q, want %q", tt.name, i, got, tt.want[i])
 			}
 		}

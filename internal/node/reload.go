@@ -59,17 +59,24 @@ var ErrNotRunning = errors.New("node: not running")
 //     requests, then the old tree's services stopped (its bridge
 //     sessions leave, its proxies' relayed connections close);
 //
-//   - bridge components (RESTCallee, MessageForwarder) of router and
-//     container workers: one that changed is stopped and started again
-//     with its new config, one added started, one removed stopped;
+//   - components of router and container workers: one that changed is
+//     stopped and started again with its new config, one added started,
+//     one removed stopped; a Python class component in its worker's
+//     running Python runner (a container's restart and shutdown modes do
+//     not act on these stops), unless the worker's options changed;
 //
 //   - guest workers: one that changed is stopped (SIGTERM, as at node
-//     stop) and started again, one added started, one removed stopped.
+//     stop) and started again, one added started, one removed stopped;
+//
+//   - container workers added (or enabled) are started, those removed
+//     (or disabled) stopped, as at node start and stop; the controller's
+//     shutdown triggers count the workers the node then runs.
 //
 // Everything else that changed (a transport's endpoint or options,
-// workers added or removed but guests, worker options, Python
-// components, realm options, dynamic authenticators and authorizers,
-// router links) is reported in Restart and left as it runs.
+// router, proxy and testee workers added or removed, worker options and
+// the Python components of a worker whose options changed, realm
+// options, dynamic authenticators and authorizers, router links) is
+// reported in Restart and left as it runs.
 // Sessions on what did not change are not touched. Reloads are
 // serialized, and Stop waits for the one under way; ctx bounds the start
 // and stop of path services. Safe for concurrent use with everything but
@@ -157,7 +164,7 @@ func (r *reloader) routerWorker(path string, old, w *config.RouterWorker) {
 	if !same(old.Options, w.Options) {
 		r.restart(path+".options", "worker options changed")
 	}
-	r.components(path, ru, old.Components, w.Components)
+	r.components(path, ru, r.runner(path, same(old.Options, w.Options)), old.Components, w.Components)
 	r.gates(ru, next)
 	r.transports(path, ru, old.Transports, w.Transports)
 	r.realms(path, ru, old.Realms, w.Realms)

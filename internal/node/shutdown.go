@@ -20,17 +20,32 @@ type workerExit struct {
 // Its methods are safe for concurrent use.
 type shutdownPolicy struct {
 	triggers []string // config.Controller.Shutdown
-	workers  int      // the workers started (not disabled)
 
-	mu        sync.Mutex    // guards the fields below
-	exited    int           // workers that have exited
-	requested chan struct{} // closed when the node decides to stop
-	err       error         // the exit that decided it, when with an error
-	decided   bool          // requested is closed
+	mu        sync.Mutex      // guards the fields below
+	workers   int             // the workers started (not disabled)
+	exited    map[string]bool // the workers that have exited, by path
+	requested chan struct{}   // closed when the node decides to stop
+	err       error           // the exit that decided it, when with an error
+	decided   bool            // requested is closed
 }
 
 func newShutdownPolicy(triggers []string, workers int) *shutdownPolicy {
-	return &shutdownPolicy{triggers: triggers, workers: workers, requested: make(chan struct{})}
+	return &shutdownPolicy{triggers: triggers, workers: workers, exited: map[string]bool{}, requested: make(chan struct{})}
+}
+
+// added counts a worker a reload started.
+func (p *shutdownPolicy) added() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.workers++
+}
+
+// removed forgets the worker at path, which a reload stopped.
+func (p *shutdownPolicy) removed(path string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.workers--
+	delete(p.exited, path)
 }
 
 // exit counts e and returns the trigger that stops the node for it, or
@@ -40,7 +55,7 @@ func newShutdownPolicy(triggers []string, workers int) *shutdownPolicy {
 func (p *shutdownPolicy) exit(e workerExit) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.exited++
+	p.exited[e.path] = true
 	if p.decided {
 		return ""
 	}
@@ -50,7 +65,7 @@ func (p *shutdownPolicy) exit(e workerExit) string {
 		trigger = config.ShutdownOnWorkerExit
 	case e.err != nil && slices.Contains(p.triggers, config.ShutdownOnWorkerExitWithError):
 		trigger = config.ShutdownOnWorkerExitWithError
-	case p.exited >= p.workers && slices.Contains(p.triggers, config.ShutdownOnLastWorkerExit):
+	case len(p.exited) >= p.workers && slices.Contains(p.triggers, config.ShutdownOnLastWorkerExit):
 		trigger = config.ShutdownOnLastWorkerExit
 	default:
 		return ""
