@@ -75,7 +75,7 @@ func (e *Entry) Attach(p wamp.Peer) {
 	if !l.join() {
 		return
 	}
-	defer e.r.counts.left(e.r.realmLabel(l.id.Realm))
+	defer e.r.counts.left(l.label)
 	l.run()
 }
 

@@ -18,6 +18,12 @@ type link struct {
 	entry *Entry
 	front wamp.Peer
 	id    auth.Identity // set once joined
+	label wamp.URI      // id.Realm as counted (realmLabel), set once joined
+
+	// key and backend are the route and backend the session took, set
+	// before back (under Relay.mu and mu).
+	key     routeKey
+	backend *Backend
 
 	mu      sync.Mutex
 	back    wamp.Peer // nil until the backend login succeeds
@@ -33,8 +39,9 @@ func (l *link) join() bool {
 	var at attempt
 	id, err := l.entry.authenticate(l.front, &at)
 	var b *Backend
+	var k routeKey
 	if err == nil {
-		b, err = l.relay.pick(id.Realm, id.AuthRole, l.entry.o.Internal)
+		b, k, err = l.relay.pick(id.Realm, id.AuthRole, l.entry.o.Internal)
 	}
 	var back wamp.Peer
 	var w *wamp.Welcome
@@ -48,13 +55,17 @@ func (l *link) join() bool {
 		}
 		return false
 	}
-	if !l.setBack(back) {
+	if err := l.setBack(k, b, back); err != nil {
 		back.Close()
+		if !errors.Is(err, errQuiet) {
+			sendAbort(l.front, err)
+		}
 		return false
 	}
 	l.id = *id
 	l.id.Session, l.id.Peer = w.Session, l.front.Info()
-	l.relay.counts.joined(l.relay.realmLabel(id.Realm), id.AuthMethod)
+	l.label = l.relay.realmLabel(id.Realm)
+	l.relay.counts.joined(l.label, id.AuthMethod)
 	l.front.Send(&wamp.Welcome{Session: w.Session, Details: welcomeDetails(w.Details, id)})
 	l.relay.log.Debug("session joined", "realm", string(id.Realm), "authid", id.AuthID, "authrole", id.AuthRole,
 		"authmethod", id.AuthMethod, "peer", l.front.Info().RemoteAddr, "backend", b.Name, "session", w.Session)
@@ -94,16 +105,31 @@ func (l *link) refused(at *attempt, id *auth.Identity, err error) {
 		AuthID: authid, AuthMethod: at.method, AuthMethods: methods, URI: re.URI, Reason: message(re)})
 }
 
-// setBack records the backend peer; false when the link is shutting
-// down.
-func (l *link) setBack(p wamp.Peer) bool {
+// setBack records the backend peer p of backend b, which route k gave.
+// It fails quietly when the link is shutting down (its client was told),
+// and with junction.close.config_changed when the routes changed during
+// the login so that k no longer goes to b (SetRoutes did not see the
+// link, joining).
+func (l *link) setBack(k routeKey, b *Backend, p wamp.Peer) error {
+	l.relay.mu.Lock()
+	defer l.relay.mu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closing.Load() {
-		return false
+		return errQuiet
 	}
-	l.back = p
-	return true
+	if !l.relay.serves(k, b) {
+		return wamp.Errorf(wamp.ErrConfigChanged, "the proxy's routes changed")
+	}
+	l.key, l.backend, l.back = k, b, p
+	return nil
+}
+
+// joined reports whether the backend login is done (setBack).
+func (l *link) joined() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.back != nil
 }
 
 // welcomeDetails are the backend's WELCOME details with the method and
@@ -172,19 +198,20 @@ func (l *link) end(reason wamp.URI, msg string) {
 	})
 }
 
-// shutdown ends the session for the relay's Shutdown: GOODBYE
-// system_shutdown to both sides, then both connections close.
-func (l *link) shutdown() {
+// close ends the session for the relay (Shutdown, SetRoutes): GOODBYE
+// reason with msg to both sides (ABORT to a client not yet welcome), then
+// both connections close.
+func (l *link) close(reason wamp.URI, msg string) {
 	l.mu.Lock()
 	l.closing.Store(true)
 	back := l.back
 	l.mu.Unlock()
 	if back == nil {
-		l.bye.Do(func() { sendAbort(l.front, wamp.Errorf(wamp.ErrSystemShutdown, "the proxy is shutting down")) })
+		l.bye.Do(func() { sendAbort(l.front, wamp.Errorf(reason, "%s", msg)) })
 	}
-	l.end(wamp.ErrSystemShutdown, "the proxy is shutting down")
+	l.end(reason, msg)
 	if back != nil {
-		back.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrSystemShutdown})
+		back.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: reason})
 		back.Close()
 	}
 	l.front.Close()
