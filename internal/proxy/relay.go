@@ -77,7 +77,7 @@ type Relay struct {
 	mu     sync.Mutex
 	closed bool
 	routes map[routeKey]*route
-	realms map[wamp.URI]bool   // the realms of routes
+	realms map[wamp.URI]bool  // the realms of routes
 	live   map[*link]struct{} // the sessions being relayed
 	wg     sync.WaitGroup     // their goroutines
 }

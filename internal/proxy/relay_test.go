@@ -290,7 +290,9 @@ func TestRelaySetRoutes(t *testing.T) {
 	b1 := &Backend{Name: "conn1", Dial: dialer(r, nil), Methods: []string{auth.MethodAnonymousProxy}}
 	b2 := &Backend{Name: "conn2", Dial: dialer(r, nil), Methods: []string{auth.MethodAnonymousProxy}}
 	rl := relayTo(t, b1, "anonymous", "user", "trusted")
-	as := func(role string) *Entry { return rl.Entry(EntryOptions{Auths: []auth.Authenticator{auth.Anonymous(role)}}) }
+	as := func(role string) *Entry {
+		return rl.Entry(EntryOptions{Auths: []auth.Authenticator{auth.Anonymous(role)}})
+	}
 	kept := mustJoin(t, as("anonymous"), client.Config{Realm: "realm1"})
 	moved := mustJoin(t, as("user"), client.Config{Realm: "realm1"})
 	removed := mustJoin(t, as("trusted"), client.Config{Realm: "realm1"})
