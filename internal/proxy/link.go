@@ -17,11 +17,11 @@ type link struct {
 	relay *Relay
 	entry *Entry
 	front wamp.Peer
-	id    auth.Identity // set once joined
-	label wamp.URI      // id.Realm as counted (realmLabel), set once joined
+	label wamp.URI // id.Realm as counted (realmLabel), set once joined
 
-	// key and backend are the route and backend the session took, set
-	// before back (under Relay.mu and mu).
+	// id, key and backend are the client's identity, and the route and
+	// backend the session took, set with back (under Relay.mu and mu).
+	id      auth.Identity
 	key     routeKey
 	backend *Backend
 
@@ -55,15 +55,15 @@ func (l *link) join() bool {
 		}
 		return false
 	}
-	if err := l.setBack(k, b, back); err != nil {
+	joined := *id
+	joined.Session, joined.Peer = w.Session, l.front.Info()
+	if err := l.setBack(k, b, back, joined); err != nil {
 		back.Close()
 		if !errors.Is(err, errQuiet) {
 			sendAbort(l.front, err)
 		}
 		return false
 	}
-	l.id = *id
-	l.id.Session, l.id.Peer = w.Session, l.front.Info()
 	l.label = l.relay.realmLabel(id.Realm)
 	l.relay.counts.joined(l.label, id.AuthMethod)
 	l.front.Send(&wamp.Welcome{Session: w.Session, Details: welcomeDetails(w.Details, id)})
@@ -105,12 +105,13 @@ func (l *link) refused(at *attempt, id *auth.Identity, err error) {
 		AuthID: authid, AuthMethod: at.method, AuthMethods: methods, URI: re.URI, Reason: message(re)})
 }
 
-// setBack records the backend peer p of backend b, which route k gave.
+// setBack records the backend peer p of backend b, which route k gave,
+// and the client's identity id.
 // It fails quietly when the link is shutting down (its client was told),
 // and with junction.close.config_changed when the routes changed during
 // the login so that k no longer goes to b (SetRoutes did not see the
 // link, joining).
-func (l *link) setBack(k routeKey, b *Backend, p wamp.Peer) error {
+func (l *link) setBack(k routeKey, b *Backend, p wamp.Peer, id auth.Identity) error {
 	l.relay.mu.Lock()
 	defer l.relay.mu.Unlock()
 	l.mu.Lock()
@@ -121,8 +122,15 @@ func (l *link) setBack(k routeKey, b *Backend, p wamp.Peer) error {
 	if !l.relay.serves(k, b) {
 		return wamp.Errorf(wamp.ErrConfigChanged, "the proxy's routes changed")
 	}
-	l.key, l.backend, l.back = k, b, p
+	l.key, l.backend, l.back, l.id = k, b, p, id
 	return nil
+}
+
+// identity is the client's identity, once joined.
+func (l *link) identity() auth.Identity {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.id
 }
 
 // joined reports whether the backend login is done (setBack).

@@ -324,3 +324,35 @@ func TestRelaySetRoutes(t *testing.T) {
 		t.Fatalf("Routes() = %+v, want the new routes", got)
 	}
 }
+
+// TestEntrySetAuthsAndCloseSessions: new authenticators take the next
+// clients; CloseSessions ends those of its entry that stale picks.
+func TestEntrySetAuthsAndCloseSessions(t *testing.T) {
+	r := backend(t, auth.AnonymousProxy())
+	b := &Backend{Name: "conn1", Dial: dialer(r, nil), Methods: []string{auth.MethodAnonymousProxy}}
+	rl := relayTo(t, b, "user")
+	tickets := func(ticket string) []auth.Authenticator {
+		return []auth.Authenticator{auth.Ticket(map[string]auth.TicketPrincipal{
+			"alice": {Ticket: ticket, Role: "user"}, "bob": {Ticket: "bob", Role: "user"}})}
+	}
+	e, other := rl.Entry(EntryOptions{Auths: tickets("old")}), rl.Entry(EntryOptions{Auths: tickets("old")})
+	as := func(authid, ticket string) client.Config {
+		return client.Config{Realm: "realm1", AuthID: authid, Auth: []client.Authenticator{client.Ticket(ticket)}}
+	}
+	alice, bob, elsewhere := mustJoin(t, e, as("alice", "old")), mustJoin(t, e, as("bob", "bob")), mustJoin(t, other, as("alice", "old"))
+	e.SetAuths(tickets("new"))
+	_, err := join(t, e, as("alice", "old"))
+	wantAbort(t, err, wamp.ErrAuthenticationDenied)
+	mustJoin(t, e, as("alice", "new"))
+	if n := e.CloseSessions(func(id auth.Identity) bool { return id.AuthID == "alice" }, wamp.ErrConfigChanged); n != 2 {
+		t.Fatalf("CloseSessions closed %d sessions, want 2 (alice's by the entry)", n)
+	}
+	wantGoodbye(t, alice, wamp.ErrConfigChanged)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, s := range []*client.Session{bob, elsewhere} {
+		if _, err := s.Publish(ctx, "com.example.still", nil, nil, wamp.Dict{"acknowledge": true}); err != nil {
+			t.Fatalf("a session not picked: %v", err)
+		}
+	}
+}
