@@ -356,3 +356,28 @@ func TestEntrySetAuthsAndCloseSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestRelaySetRoutesDuringLogin: a client whose backend login was under
+// way when its route went is refused with ABORT config_changed.
+func TestRelaySetRoutesDuringLogin(t *testing.T) {
+	r := backend(t, auth.AnonymousProxy())
+	dialing, release := make(chan struct{}), make(chan struct{})
+	dial := dialer(r, nil)
+	b := &Backend{Name: "conn1", Methods: []string{auth.MethodAnonymousProxy}, Dial: func(ctx context.Context) (wamp.Peer, error) {
+		close(dialing)
+		<-release
+		return dial(ctx)
+	}}
+	rl := relayTo(t, b, "anonymous")
+	errs := make(chan error, 1)
+	go func() {
+		_, err := join(t, rl.Entry(EntryOptions{}), client.Config{Realm: "realm1"})
+		errs <- err
+	}()
+	<-dialing
+	if n := rl.SetRoutes(nil); n != 0 {
+		t.Errorf("SetRoutes closed %d sessions, want 0 (none joined)", n)
+	}
+	close(release)
+	wantAbort(t, <-errs, wamp.ErrConfigChanged)
+}
