@@ -84,7 +84,7 @@ func (e *Entry) CloseSessions(stale func(auth.Identity) bool, reason wamp.URI) i
 	e.r.mu.Unlock()
 	n := 0
 	for _, l := range mine {
-		if stale(l.identity()) {
+		if stale(l.identity()) && l.claim() {
 			go l.close(reason, "the proxy's configuration changed")
 			n++
 		}
@@ -96,7 +96,7 @@ func (e *Entry) CloseSessions(stale func(auth.Identity) bool, reason wamp.URI) i
 // handshake, the backend login, then the relay until either side ends.
 // It closes p before it returns.
 func (e *Entry) Attach(p wamp.Peer) {
-	l := &link{relay: e.r, entry: e, front: p}
+	l := &link{relay: e.r, entry: e, front: p, welcomed: make(chan struct{})}
 	if !e.r.track(l) {
 		sendAbort(p, wamp.Errorf(wamp.ErrSystemShutdown, "the proxy is shutting down"))
 		p.Close()

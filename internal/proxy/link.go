@@ -25,10 +25,15 @@ type link struct {
 	key     routeKey
 	backend *Backend
 
+	// welcomed is closed once the client has its WELCOME, which a
+	// GOODBYE of the relay's must follow (close waits for it).
+	welcomed chan struct{}
+
 	mu      sync.Mutex
 	back    wamp.Peer // nil until the backend login succeeds
 	closing atomic.Bool
-	bye     sync.Once // the one GOODBYE the relay itself sends the client
+	claimed atomic.Bool // picked to close by a reload (claim)
+	bye     sync.Once   // the one GOODBYE the relay itself sends the client
 }
 
 // join runs the handshake: the client's authentication, the backend
@@ -67,6 +72,7 @@ func (l *link) join() bool {
 	l.label = l.relay.realmLabel(id.Realm)
 	l.relay.counts.joined(l.label, id.AuthMethod)
 	l.front.Send(&wamp.Welcome{Session: w.Session, Details: welcomeDetails(w.Details, id)})
+	close(l.welcomed)
 	l.relay.log.Debug("session joined", "realm", string(id.Realm), "authid", id.AuthID, "authrole", id.AuthRole,
 		"authmethod", id.AuthMethod, "peer", l.front.Info().RemoteAddr, "backend", b.Name, "session", w.Session)
 	if l.entry.o.OnJoin != nil {
@@ -126,6 +132,10 @@ func (l *link) setBack(k routeKey, b *Backend, p wamp.Peer, id auth.Identity) er
 	return nil
 }
 
+// claim reports whether the caller is the first of a reload's closes
+// (SetRoutes, CloseSessions) to pick the link, which then closes it.
+func (l *link) claim() bool { return !l.claimed.Swap(true) }
+
 // identity is the client's identity, once joined.
 func (l *link) identity() auth.Identity {
 	l.mu.Lock()
@@ -133,11 +143,12 @@ func (l *link) identity() auth.Identity {
 	return l.id
 }
 
-// joined reports whether the backend login is done (setBack).
+// joined reports whether the backend login is done (setBack) and the
+// relay is not closing the session.
 func (l *link) joined() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.back != nil
+	return l.back != nil && !l.closing.Load() && !l.claimed.Load()
 }
 
 // welcomeDetails are the backend's WELCOME details with the method and
@@ -206,9 +217,10 @@ func (l *link) end(reason wamp.URI, msg string) {
 	})
 }
 
-// close ends the session for the relay (Shutdown, SetRoutes): GOODBYE
-// reason with msg to both sides (ABORT to a client not yet welcome), then
-// both connections close.
+// close ends the session for the relay (Shutdown, SetRoutes,
+// CloseSessions): GOODBYE reason with msg to both sides (ABORT to a
+// client whose backend login is not done; a client whose WELCOME is being
+// sent gets it first), then both connections close.
 func (l *link) close(reason wamp.URI, msg string) {
 	l.mu.Lock()
 	l.closing.Store(true)
@@ -216,6 +228,8 @@ func (l *link) close(reason wamp.URI, msg string) {
 	l.mu.Unlock()
 	if back == nil {
 		l.bye.Do(func() { sendAbort(l.front, wamp.Errorf(reason, "%s", msg)) })
+	} else {
+		<-l.welcomed // set back: join is sending WELCOME
 	}
 	l.end(reason, msg)
 	if back != nil {

@@ -143,7 +143,7 @@ func (r *Relay) Routes() []Route {
 func (r *Relay) SetRoutes(routes []Route) int {
 	r.mu.Lock()
 	r.setRoutes(slices.Clone(routes))
-	stale := r.liveWhere(func(l *link) bool { return !r.serves(l.key, l.backend) })
+	stale := r.liveWhere(func(l *link) bool { return !r.serves(l.key, l.backend) && l.claim() })
 	r.mu.Unlock()
 	for _, l := range stale {
 		go l.close(wamp.ErrConfigChanged, "the proxy's routes changed")
@@ -151,8 +151,8 @@ func (r *Relay) SetRoutes(routes []Route) int {
 	return len(stale)
 }
 
-// liveWhere returns the joined sessions (their backend login done) that
-// f reports true for. Mu is held.
+// liveWhere returns the joined sessions (their backend login done, not
+// being closed) that f reports true for. Mu is held.
 func (r *Relay) liveWhere(f func(*link) bool) []*link {
 	var ls []*link
 	for l := range r.live {
