@@ -55,7 +55,7 @@ func cookieGate(ru *routerUnit, path string, a config.Auth, joinTimeout time.Dur
 		o.OnLogout = func(id auth.Identity) { store.Forget(id.Peer.CBTID) }
 	}
 	g := ru.gate(o)
-	if rg, ok := g.(*router.Gate); ok { // a proxy's entries are not reloaded
+	if rg, ok := g.(reloadableGate); ok {
 		unit.gate = rg
 		ru.gates = append(ru.gates, unit)
 	}

@@ -47,7 +47,12 @@ var ErrNotRunning = errors.New("node: not running")
 //     sessions' kept answers dropped);
 //
 //   - the static principals, tickets, secrets and keys of a transport's
-//     "auth" (the sessions of a removed or changed principal get GOODBYE
+//     "auth", a router's or a proxy's (the sessions of a removed or
+//     changed principal get GOODBYE junction.close.config_changed);
+//
+//   - a proxy worker's routes and connections (proxy.Relay.SetRoutes:
+//     the sessions whose route is gone, or now goes through another
+//     connection or one whose config changed, get GOODBYE
 //     junction.close.config_changed);
 //
 //   - the TLS certificates of every listener, read again from their files
@@ -72,7 +77,8 @@ var ErrNotRunning = errors.New("node: not running")
 //     (or disabled) stopped, as at node start and stop; the controller's
 //     shutdown triggers count the workers the node then runs.
 //
-// Everything else that changed (a transport's endpoint or options,
+// Everything else that changed (a transport's endpoint or options, a
+// proxy worker's transports but their "auth",
 // router, proxy and testee workers added or removed, worker options and
 // the Python components of a worker whose options changed, realm
 // options, dynamic authenticators and authorizers, router links) is

@@ -3,6 +3,7 @@ package node
 import (
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/proxy"
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
@@ -14,8 +15,20 @@ type clientGateUnit struct {
 	path   string // the transport's or path service's JSON path
 	auth   config.Auth
 	cookie auth.Authenticator // the cookie authenticator, first; nil for none
-	gate   *router.Gate
+	gate   reloadableGate
 }
+
+// reloadableGate is a router's gate or a proxy's entry: what a reload
+// changes of one.
+type reloadableGate interface {
+	SetAuths([]auth.Authenticator)
+	CloseSessions(stale func(auth.Identity) bool, reason wamp.URI) int
+}
+
+var (
+	_ reloadableGate = (*router.Gate)(nil)
+	_ reloadableGate = (*proxy.Entry)(nil)
+)
 
 // gateAt returns the gate built for path, or nil.
 func (r *routerUnit) gateAt(path string) *clientGateUnit {
@@ -27,7 +40,7 @@ func (r *routerUnit) gateAt(path string) *clientGateUnit {
 	return nil
 }
 
-// gates gives each gate of ru whose "auth" changed the authenticators of
+// gates gives each gate of ru (a router's, or a proxy's entry) whose "auth" changed the authenticators of
 // the next config, and ends with GOODBYE junction.close.config_changed
 // the sessions whose principal was removed or changed. A gate with
 // dynamic, function or cookie authentication before or after needs a

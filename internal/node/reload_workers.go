@@ -24,6 +24,11 @@ func (r *reloader) worker(path string, old, w config.Worker) {
 			r.containerWorker(path, ow, nw)
 			return
 		}
+	case *config.ProxyWorker:
+		if nw, ok := w.(*config.ProxyWorker); ok && runsProxy(ow) && runsProxy(nw) {
+			r.proxyWorker(path, ow, nw)
+			return
+		}
 	}
 	if r.guest(path, old, w) || r.container(path, old, w) || same(old, w) {
 		return

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
@@ -40,8 +41,9 @@ const ErrJoinTimeoutURI wamp.URI = "junction.error.join_timeout"
 // Entry is a transport's entry into the relay: it satisfies the
 // transports' Attacher interface.
 type Entry struct {
-	r *Relay
-	o EntryOptions
+	r     *Relay
+	o     EntryOptions
+	auths atomic.Pointer[[]auth.Authenticator] // o.Auths, or SetAuths'
 }
 
 var _ interface{ Attach(wamp.Peer) } = (*Entry)(nil)
@@ -57,14 +59,44 @@ func (r *Relay) Entry(o EntryOptions) *Entry {
 	case o.JoinTimeout == 0:
 		o.JoinTimeout = DefaultJoinTimeout
 	}
-	return &Entry{r: r, o: o}
+	e := &Entry{r: r, o: o}
+	e.auths.Store(&o.Auths)
+	return e
+}
+
+// SetAuths replaces the entry's authenticators (a reload), for the
+// clients that join from now on; none means anonymous, as in
+// EntryOptions.
+func (e *Entry) SetAuths(auths []auth.Authenticator) {
+	if len(auths) == 0 {
+		auths = []auth.Authenticator{auth.Anonymous("")}
+	}
+	e.auths.Store(&auths)
+}
+
+// CloseSessions ends with GOODBYE reason (to the client and its backend
+// session) every relayed session that joined through e and whose
+// identity stale reports true, and returns how many. stale is called with
+// no lock held. The sessions close in the background, as at Shutdown.
+func (e *Entry) CloseSessions(stale func(auth.Identity) bool, reason wamp.URI) int {
+	e.r.mu.Lock()
+	mine := e.r.liveWhere(func(l *link) bool { return l.entry == e })
+	e.r.mu.Unlock()
+	n := 0
+	for _, l := range mine {
+		if stale(l.identity()) && l.claim() {
+			go l.close(reason, "the proxy's configuration changed")
+			n++
+		}
+	}
+	return n
 }
 
 // Attach runs the session of client p on the calling goroutine: its
 // handshake, the backend login, then the relay until either side ends.
 // It closes p before it returns.
 func (e *Entry) Attach(p wamp.Peer) {
-	l := &link{relay: e.r, entry: e, front: p}
+	l := &link{relay: e.r, entry: e, front: p, welcomed: make(chan struct{})}
 	if !e.r.track(l) {
 		sendAbort(p, wamp.Errorf(wamp.ErrSystemShutdown, "the proxy is shutting down"))
 		p.Close()
@@ -75,7 +107,7 @@ func (e *Entry) Attach(p wamp.Peer) {
 	if !l.join() {
 		return
 	}
-	defer e.r.counts.left(e.r.realmLabel(l.id.Realm))
+	defer e.r.counts.left(l.label)
 	l.run()
 }
 
@@ -148,7 +180,7 @@ func (e *Entry) authenticate(p wamp.Peer, at *attempt) (*auth.Identity, error) {
 	if err != nil {
 		return nil, violation("%v", err)
 	}
-	a := auth.Pick(e.o.Auths, req)
+	a := auth.Pick(*e.auths.Load(), req)
 	if a == nil {
 		return nil, wamp.Errorf(wamp.ErrNoAuthMethod, "no authentication method among %v", req.AuthMethods)
 	}

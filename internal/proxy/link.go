@@ -17,12 +17,23 @@ type link struct {
 	relay *Relay
 	entry *Entry
 	front wamp.Peer
-	id    auth.Identity // set once joined
+	label wamp.URI // id.Realm as counted (realmLabel), set once joined
+
+	// id, key and backend are the client's identity, and the route and
+	// backend the session took, set with back (under Relay.mu and mu).
+	id      auth.Identity
+	key     routeKey
+	backend *Backend
+
+	// welcomed is closed once the client has its WELCOME, which a
+	// GOODBYE of the relay's must follow (close waits for it).
+	welcomed chan struct{}
 
 	mu      sync.Mutex
 	back    wamp.Peer // nil until the backend login succeeds
 	closing atomic.Bool
-	bye     sync.Once // the one GOODBYE the relay itself sends the client
+	claimed atomic.Bool // picked to close by a reload (claim)
+	bye     sync.Once   // the one GOODBYE the relay itself sends the client
 }
 
 // join runs the handshake: the client's authentication, the backend
@@ -33,8 +44,9 @@ func (l *link) join() bool {
 	var at attempt
 	id, err := l.entry.authenticate(l.front, &at)
 	var b *Backend
+	var k routeKey
 	if err == nil {
-		b, err = l.relay.pick(id.Realm, id.AuthRole, l.entry.o.Internal)
+		b, k, err = l.relay.pick(id.Realm, id.AuthRole, l.entry.o.Internal)
 	}
 	var back wamp.Peer
 	var w *wamp.Welcome
@@ -48,14 +60,19 @@ func (l *link) join() bool {
 		}
 		return false
 	}
-	if !l.setBack(back) {
+	joined := *id
+	joined.Session, joined.Peer = w.Session, l.front.Info()
+	if err := l.setBack(k, b, back, joined); err != nil {
 		back.Close()
+		if !errors.Is(err, errQuiet) {
+			sendAbort(l.front, err)
+		}
 		return false
 	}
-	l.id = *id
-	l.id.Session, l.id.Peer = w.Session, l.front.Info()
-	l.relay.counts.joined(l.relay.realmLabel(id.Realm), id.AuthMethod)
+	l.label = l.relay.realmLabel(id.Realm)
+	l.relay.counts.joined(l.label, id.AuthMethod)
 	l.front.Send(&wamp.Welcome{Session: w.Session, Details: welcomeDetails(w.Details, id)})
+	close(l.welcomed)
 	l.relay.log.Debug("session joined", "realm", string(id.Realm), "authid", id.AuthID, "authrole", id.AuthRole,
 		"authmethod", id.AuthMethod, "peer", l.front.Info().RemoteAddr, "backend", b.Name, "session", w.Session)
 	if l.entry.o.OnJoin != nil {
@@ -94,16 +111,44 @@ func (l *link) refused(at *attempt, id *auth.Identity, err error) {
 		AuthID: authid, AuthMethod: at.method, AuthMethods: methods, URI: re.URI, Reason: message(re)})
 }
 
-// setBack records the backend peer; false when the link is shutting
-// down.
-func (l *link) setBack(p wamp.Peer) bool {
+// setBack records the backend peer p of backend b, which route k gave,
+// and the client's identity id.
+// It fails quietly when the link is shutting down (its client was told),
+// and with junction.close.config_changed when the routes changed during
+// the login so that k no longer goes to b (SetRoutes did not see the
+// link, joining).
+func (l *link) setBack(k routeKey, b *Backend, p wamp.Peer, id auth.Identity) error {
+	l.relay.mu.Lock()
+	defer l.relay.mu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closing.Load() {
-		return false
+		return errQuiet
 	}
-	l.back = p
-	return true
+	if !l.relay.serves(k, b) {
+		return wamp.Errorf(wamp.ErrConfigChanged, "the proxy's routes changed")
+	}
+	l.key, l.backend, l.back, l.id = k, b, p, id
+	return nil
+}
+
+// claim reports whether the caller is the first of a reload's closes
+// (SetRoutes, CloseSessions) to pick the link, which then closes it.
+func (l *link) claim() bool { return !l.claimed.Swap(true) }
+
+// identity is the client's identity, once joined.
+func (l *link) identity() auth.Identity {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.id
+}
+
+// joined reports whether the backend login is done (setBack) and the
+// relay is not closing the session.
+func (l *link) joined() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.back != nil && !l.closing.Load() && !l.claimed.Load()
 }
 
 // welcomeDetails are the backend's WELCOME details with the method and
@@ -172,19 +217,23 @@ func (l *link) end(reason wamp.URI, msg string) {
 	})
 }
 
-// shutdown ends the session for the relay's Shutdown: GOODBYE
-// system_shutdown to both sides, then both connections close.
-func (l *link) shutdown() {
+// close ends the session for the relay (Shutdown, SetRoutes,
+// CloseSessions): GOODBYE reason with msg to both sides (ABORT to a
+// client whose backend login is not done; a client whose WELCOME is being
+// sent gets it first), then both connections close.
+func (l *link) close(reason wamp.URI, msg string) {
 	l.mu.Lock()
 	l.closing.Store(true)
 	back := l.back
 	l.mu.Unlock()
 	if back == nil {
-		l.bye.Do(func() { sendAbort(l.front, wamp.Errorf(wamp.ErrSystemShutdown, "the proxy is shutting down")) })
+		l.bye.Do(func() { sendAbort(l.front, wamp.Errorf(reason, "%s", msg)) })
+	} else {
+		<-l.welcomed // set back: join is sending WELCOME
 	}
-	l.end(wamp.ErrSystemShutdown, "the proxy is shutting down")
+	l.end(reason, msg)
 	if back != nil {
-		back.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrSystemShutdown})
+		back.Send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: reason})
 		back.Close()
 	}
 	l.front.Close()

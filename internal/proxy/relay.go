@@ -64,10 +64,8 @@ type Backend struct {
 // Relay relays client sessions to backend routers. Safe for concurrent
 // use.
 type Relay struct {
-	o      Options
-	log    *slog.Logger
-	routes map[routeKey]*route
-	realms map[wamp.URI]bool // the realms of routes
+	o   Options // its Routes are the current ones, guarded by mu
+	log *slog.Logger
 
 	// logins is the login throttle of the clients of its entries (but
 	// the node's own), as a router's of its gates'.
@@ -78,6 +76,8 @@ type Relay struct {
 
 	mu     sync.Mutex
 	closed bool
+	routes map[routeKey]*route
+	realms map[wamp.URI]bool  // the realms of routes
 	live   map[*link]struct{} // the sessions being relayed
 	wg     sync.WaitGroup     // their goroutines
 }
@@ -101,9 +101,17 @@ func New(o Options) *Relay {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	r := &Relay{o: o, log: o.Logger, routes: map[routeKey]*route{}, realms: map[wamp.URI]bool{}, live: map[*link]struct{}{},
+	r := &Relay{o: o, log: o.Logger, live: map[*link]struct{}{},
 		refusedLog: loginguard.PeerLimit(o.Logger, slog.LevelWarn, "join refused")}
-	for _, rt := range o.Routes {
+	r.setRoutes(o.Routes)
+	return r
+}
+
+// setRoutes makes routes the relay's. Mu is held (or r is new).
+func (r *Relay) setRoutes(routes []Route) {
+	r.o.Routes = routes
+	r.routes, r.realms = map[routeKey]*route{}, map[wamp.URI]bool{}
+	for _, rt := range routes {
 		r.realms[rt.Realm] = true
 		k := routeKey{rt.Realm, rt.Role}
 		if r.routes[k] == nil {
@@ -111,12 +119,13 @@ func New(o Options) *Relay {
 		}
 		r.routes[k].backends = append(r.routes[k].backends, rt.Backends...)
 	}
-	return r
 }
 
-// Routes returns the routes the relay was made with, in Options.Routes
+// Routes returns the relay's routes, in Options.Routes (or SetRoutes)
 // order (a copy of the list; the backends are its own).
 func (r *Relay) Routes() []Route {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	routes := slices.Clone(r.o.Routes)
 	for i := range routes {
 		routes[i].Backends = slices.Clone(routes[i].Backends)
@@ -124,34 +133,73 @@ func (r *Relay) Routes() []Route {
 	return routes
 }
 
-// pick returns the backend for realm and role, in turn, or the refusal
-// of a realm or role that no route has. The node's own sessions
-// (internal) without a route for their role take the realm's first route
-// (in Options.Routes order).
-func (r *Relay) pick(realm wamp.URI, role string, internal bool) (*Backend, error) {
+// SetRoutes replaces the relay's routes at once (a reload): the sessions
+// that join from now on take the new ones. A relayed session whose route
+// (realm and role, or for the node's own sessions the route it took) is
+// gone, or no longer has the backend the session went to (the same
+// *Backend), ends as at Shutdown but with GOODBYE
+// junction.close.config_changed; the others keep running. It returns how
+// many sessions it ends; they close in the background.
+func (r *Relay) SetRoutes(routes []Route) int {
+	r.mu.Lock()
+	r.setRoutes(slices.Clone(routes))
+	stale := r.liveWhere(func(l *link) bool { return !r.serves(l.key, l.backend) && l.claim() })
+	r.mu.Unlock()
+	for _, l := range stale {
+		go l.close(wamp.ErrConfigChanged, "the proxy's routes changed")
+	}
+	return len(stale)
+}
+
+// liveWhere returns the joined sessions (their backend login done, not
+// being closed) that f reports true for. Mu is held.
+func (r *Relay) liveWhere(f func(*link) bool) []*link {
+	var ls []*link
+	for l := range r.live {
+		if l.joined() && f(l) {
+			ls = append(ls, l)
+		}
+	}
+	return ls
+}
+
+// serves reports whether the route k still sends sessions to b. Mu is
+// held.
+func (r *Relay) serves(k routeKey, b *Backend) bool {
+	rt := r.routes[k]
+	return rt != nil && slices.Contains(rt.backends, b)
+}
+
+// pick returns the backend for realm and role, in turn, with the key of
+// the route it took, or the refusal of a realm or role that no route
+// has. The node's own sessions (internal) without a route for their role
+// take the realm's first route (in Options.Routes order).
+func (r *Relay) pick(realm wamp.URI, role string, internal bool) (*Backend, routeKey, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rt := r.routes[routeKey{realm, role}]
+	k := routeKey{realm, role}
+	rt := r.routes[k]
 	if rt == nil && internal {
-		rt = r.firstRoute(realm)
+		k, rt = r.firstRoute(realm)
 	}
 	if rt == nil || len(rt.backends) == 0 {
-		return nil, r.noRoute(realm, role)
+		return nil, k, r.noRoute(realm, role)
 	}
 	b := rt.backends[rt.next%len(rt.backends)]
 	rt.next++
-	return b, nil
+	return b, k, nil
 }
 
-// firstRoute is the first route of realm in Options.Routes, nil when
-// none. Mu is held.
-func (r *Relay) firstRoute(realm wamp.URI) *route {
+// firstRoute is the first route of realm in Options.Routes, with its
+// key; nil when none. Mu is held.
+func (r *Relay) firstRoute(realm wamp.URI) (routeKey, *route) {
 	for _, rt := range r.o.Routes {
 		if rt.Realm == realm {
-			return r.routes[routeKey{rt.Realm, rt.Role}]
+			k := routeKey{rt.Realm, rt.Role}
+			return k, r.routes[k]
 		}
 	}
-	return nil
+	return routeKey{}, nil
 }
 
 // noRoute is the refusal of a session no route takes: no_such_realm when
@@ -202,7 +250,7 @@ func (r *Relay) Shutdown(ctx context.Context) error {
 	}
 	r.mu.Unlock()
 	for _, l := range live {
-		go l.shutdown()
+		go l.close(wamp.ErrSystemShutdown, "the proxy is shutting down")
 	}
 	done := make(chan struct{})
 	go func() { r.wg.Wait(); close(done) }()

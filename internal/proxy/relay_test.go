@@ -271,3 +271,113 @@ func TestRelayRoutes(t *testing.T) {
 		t.Fatalf("Routes() = %+v, want the routes given", got)
 	}
 }
+
+// wantGoodbye checks that s ended with GOODBYE uri.
+func wantGoodbye(t *testing.T, s *client.Session, uri wamp.URI) {
+	t.Helper()
+	<-s.Done()
+	var re *wamp.RequestError
+	if !errors.As(s.Err(), &re) || re.URI != uri {
+		t.Fatalf("session ended with %v, want GOODBYE %s", s.Err(), uri)
+	}
+}
+
+// TestRelaySetRoutes: the sessions whose route is gone, or now goes to
+// another backend, get GOODBYE config_changed; the others keep running;
+// new sessions take the new routes.
+func TestRelaySetRoutes(t *testing.T) {
+	r := backend(t, auth.AnonymousProxy())
+	b1 := &Backend{Name: "conn1", Dial: dialer(r, nil), Methods: []string{auth.MethodAnonymousProxy}}
+	b2 := &Backend{Name: "conn2", Dial: dialer(r, nil), Methods: []string{auth.MethodAnonymousProxy}}
+	rl := relayTo(t, b1, "anonymous", "user", "trusted")
+	as := func(role string) *Entry {
+		return rl.Entry(EntryOptions{Auths: []auth.Authenticator{auth.Anonymous(role)}})
+	}
+	kept := mustJoin(t, as("anonymous"), client.Config{Realm: "realm1"})
+	moved := mustJoin(t, as("user"), client.Config{Realm: "realm1"})
+	removed := mustJoin(t, as("trusted"), client.Config{Realm: "realm1"})
+
+	n := rl.SetRoutes([]Route{
+		{Realm: "realm1", Role: "anonymous", Backends: []*Backend{b1, b2}},
+		{Realm: "realm1", Role: "user", Backends: []*Backend{b2}},
+	})
+	if n != 2 {
+		t.Fatalf("SetRoutes closed %d sessions, want 2", n)
+	}
+	wantGoodbye(t, removed, wamp.ErrConfigChanged)
+	wantGoodbye(t, moved, wamp.ErrConfigChanged)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := kept.Publish(ctx, "com.example.still", nil, nil, wamp.Dict{"acknowledge": true}); err != nil {
+		t.Fatalf("the session on a route kept: %v", err)
+	}
+	_, err := join(t, as("trusted"), client.Config{Realm: "realm1"})
+	wantAbort(t, err, wamp.ErrNoSuchRole)
+	mustJoin(t, as("user"), client.Config{Realm: "realm1"})
+
+	routes := append(rl.Routes(), Route{Realm: "realm1", Role: "trusted", Backends: []*Backend{b1}})
+	if n := rl.SetRoutes(routes); n != 0 {
+		t.Fatalf("SetRoutes adding a route closed %d sessions, want 0", n)
+	}
+	mustJoin(t, as("trusted"), client.Config{Realm: "realm1"})
+	if got := rl.Routes(); len(got) != 3 || got[2].Role != "trusted" {
+		t.Fatalf("Routes() = %+v, want the new routes", got)
+	}
+}
+
+// TestEntrySetAuthsAndCloseSessions: new authenticators take the next
+// clients; CloseSessions ends those of its entry that stale picks.
+func TestEntrySetAuthsAndCloseSessions(t *testing.T) {
+	r := backend(t, auth.AnonymousProxy())
+	b := &Backend{Name: "conn1", Dial: dialer(r, nil), Methods: []string{auth.MethodAnonymousProxy}}
+	rl := relayTo(t, b, "user")
+	tickets := func(ticket string) []auth.Authenticator {
+		return []auth.Authenticator{auth.Ticket(map[string]auth.TicketPrincipal{
+			"alice": {Ticket: ticket, Role: "user"}, "bob": {Ticket: "bob", Role: "user"}})}
+	}
+	e, other := rl.Entry(EntryOptions{Auths: tickets("old")}), rl.Entry(EntryOptions{Auths: tickets("old")})
+	as := func(authid, ticket string) client.Config {
+		return client.Config{Realm: "realm1", AuthID: authid, Auth: []client.Authenticator{client.Ticket(ticket)}}
+	}
+	alice, bob, elsewhere := mustJoin(t, e, as("alice", "old")), mustJoin(t, e, as("bob", "bob")), mustJoin(t, other, as("alice", "old"))
+	e.SetAuths(tickets("new"))
+	_, err := join(t, e, as("alice", "old"))
+	wantAbort(t, err, wamp.ErrAuthenticationDenied)
+	mustJoin(t, e, as("alice", "new"))
+	if n := e.CloseSessions(func(id auth.Identity) bool { return id.AuthID == "alice" }, wamp.ErrConfigChanged); n != 2 {
+		t.Fatalf("CloseSessions closed %d sessions, want 2 (alice's by the entry)", n)
+	}
+	wantGoodbye(t, alice, wamp.ErrConfigChanged)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, s := range []*client.Session{bob, elsewhere} {
+		if _, err := s.Publish(ctx, "com.example.still", nil, nil, wamp.Dict{"acknowledge": true}); err != nil {
+			t.Fatalf("a session not picked: %v", err)
+		}
+	}
+}
+
+// TestRelaySetRoutesDuringLogin: a client whose backend login was under
+// way when its route went is refused with ABORT config_changed.
+func TestRelaySetRoutesDuringLogin(t *testing.T) {
+	r := backend(t, auth.AnonymousProxy())
+	dialing, release := make(chan struct{}), make(chan struct{})
+	dial := dialer(r, nil)
+	b := &Backend{Name: "conn1", Methods: []string{auth.MethodAnonymousProxy}, Dial: func(ctx context.Context) (wamp.Peer, error) {
+		close(dialing)
+		<-release
+		return dial(ctx)
+	}}
+	rl := relayTo(t, b, "anonymous")
+	errs := make(chan error, 1)
+	go func() {
+		_, err := join(t, rl.Entry(EntryOptions{}), client.Config{Realm: "realm1"})
+		errs <- err
+	}()
+	<-dialing
+	if n := rl.SetRoutes(nil); n != 0 {
+		t.Errorf("SetRoutes closed %d sessions, want 0 (none joined)", n)
+	}
+	close(release)
+	wantAbort(t, <-errs, wamp.ErrConfigChanged)
+}

@@ -81,6 +81,8 @@ func (r *Relay) Stats() Stats {
 // realmLabel is realm as the counters name it: OtherRealm when no route
 // takes it.
 func (r *Relay) realmLabel(realm wamp.URI) wamp.URI {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.realms[realm] {
 		return realm
 	}
