@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"errors"
-	"sync/atomic"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
@@ -43,16 +42,13 @@ const ErrJoinTimeoutURI wamp.URI = "junction.error.join_timeout"
 type Entry struct {
 	r     *Relay
 	o     EntryOptions
-	auths atomic.Pointer[[]auth.Authenticator] // o.Auths, or SetAuths'
+	auths loginguard.Auths // o.Auths, or SetAuths'
 }
 
 var _ interface{ Attach(wamp.Peer) } = (*Entry)(nil)
 
 // Entry returns an entry configured by o.
 func (r *Relay) Entry(o EntryOptions) *Entry {
-	if len(o.Auths) == 0 {
-		o.Auths = []auth.Authenticator{auth.Anonymous("")}
-	}
 	switch {
 	case o.Internal || o.JoinTimeout < 0:
 		o.JoinTimeout = 0
@@ -60,19 +56,14 @@ func (r *Relay) Entry(o EntryOptions) *Entry {
 		o.JoinTimeout = DefaultJoinTimeout
 	}
 	e := &Entry{r: r, o: o}
-	e.auths.Store(&o.Auths)
+	e.auths.Set(o.Auths)
 	return e
 }
 
 // SetAuths replaces the entry's authenticators (a reload), for the
 // clients that join from now on; none means anonymous, as in
 // EntryOptions.
-func (e *Entry) SetAuths(auths []auth.Authenticator) {
-	if len(auths) == 0 {
-		auths = []auth.Authenticator{auth.Anonymous("")}
-	}
-	e.auths.Store(&auths)
-}
+func (e *Entry) SetAuths(auths []auth.Authenticator) { e.auths.Set(auths) }
 
 // CloseSessions ends with GOODBYE reason (to the client and its backend
 // session) every relayed session that joined through e and whose
@@ -180,7 +171,7 @@ func (e *Entry) authenticate(p wamp.Peer, at *attempt) (*auth.Identity, error) {
 	if err != nil {
 		return nil, violation("%v", err)
 	}
-	a := auth.Pick(*e.auths.Load(), req)
+	a, _ := e.auths.Pick(req)
 	if a == nil {
 		return nil, wamp.Errorf(wamp.ErrNoAuthMethod, "no authentication method among %v", req.AuthMethods)
 	}

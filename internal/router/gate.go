@@ -1,10 +1,10 @@
 package router
 
 import (
-	"sync/atomic"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/loginguard"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -15,7 +15,7 @@ type Gate struct {
 	opts GateOptions // opts.Auths: the first ones; see auths
 	// auths are the authenticators now (never empty): opts.Auths until
 	// SetAuths replaces them.
-	auths atomic.Pointer[[]auth.Authenticator]
+	auths loginguard.Auths
 }
 
 // GateOptions configures a Gate. The zero value is a gate for outside
@@ -63,23 +63,15 @@ func (r *Router) Gate(auths ...auth.Authenticator) *Gate {
 
 // NewGate returns an entry configured by o.
 func (r *Router) NewGate(o GateOptions) *Gate {
-	if len(o.Auths) == 0 {
-		o.Auths = []auth.Authenticator{auth.Anonymous("")}
-	}
 	g := &Gate{r: r, opts: o}
-	g.auths.Store(&o.Auths)
+	g.auths.Set(o.Auths)
 	return g
 }
 
 // SetAuths replaces the gate's authenticators (none: anonymous, as
 // NewGate); the handshakes that pick one from now on use them, sessions
 // already joined stay. CloseSessions ends those the change disowns.
-func (g *Gate) SetAuths(auths []auth.Authenticator) {
-	if len(auths) == 0 {
-		auths = []auth.Authenticator{auth.Anonymous("")}
-	}
-	g.auths.Store(&auths)
-}
+func (g *Gate) SetAuths(auths []auth.Authenticator) { g.auths.Set(auths) }
 
 // CloseSessions ends with GOODBYE reason every joined session that came
 // through g and whose identity stale reports true, and returns how many.
@@ -154,6 +146,5 @@ func (g *Gate) JoinTimeout() time.Duration {
 // has and that applies to req (see auth.Pick), and the authenticators it
 // was picked from (SetAuths may replace them meanwhile).
 func (g *Gate) pick(req *auth.Request) (auth.Authenticator, *[]auth.Authenticator) {
-	auths := g.auths.Load()
-	return auth.Pick(*auths, req), auths
+	return g.auths.Pick(req)
 }

@@ -58,7 +58,7 @@ func (s *session) handshake() *realm {
 	// under the new authenticators). Read right after joined is set: a
 	// SetAuths after this read is followed by a CloseSessions that sees s
 	// and closes it only if its principal is stale.
-	missed := s.authsFrom != nil && s.gate.auths.Load() != s.authsFrom
+	missed := s.authsFrom != nil && s.gate.auths.Current() != s.authsFrom
 	rm.joins.note(s.ident.AuthMethod)
 	s.send(&wamp.Welcome{Session: s.id, Details: s.welcomeDetails()})
 	s.logSession("session joined")
