@@ -24,12 +24,7 @@ type DashboardService struct {
 func (*DashboardService) PathType() string { return "dashboard" }
 
 func (d *decoder) dashboardService(o *object) *DashboardService {
-	s := &DashboardService{}
-	if oo, ok := o.child("options"); ok {
-		s.RequireIP = oo.strList("require_ip")
-		oo.done()
-	}
-	return s
+	return &DashboardService{RequireIP: requireIPOption(o)}
 }
 
 // checkDashboardPaths reports each dashboard of a web transport's paths

@@ -29,10 +29,16 @@ func (*HealthService) PathType() string { return "health" }
 func (*ReadyService) PathType() string { return "ready" }
 
 func (d *decoder) metricsService(o *object) *MetricsService {
-	s := &MetricsService{}
-	if oo, ok := o.child("options"); ok {
-		s.RequireIP = oo.strList("require_ip")
-		oo.done()
+	return &MetricsService{RequireIP: requireIPOption(o)}
+}
+
+// requireIPOption decodes the "options" of a path service whose only
+// option is "require_ip" (metrics, dashboard).
+func requireIPOption(o *object) []string {
+	oo, ok := o.child("options")
+	if !ok {
+		return nil
 	}
-	return s
+	defer oo.done()
+	return oo.strList("require_ip")
 }
