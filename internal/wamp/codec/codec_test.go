@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"reflect"
@@ -348,4 +349,26 @@ func TestConcurrentEncode(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestEncodeObjectKeepsOrder: an Object's keys are written in its order,
+// at any depth; a nil Object is written as {}.
+func TestEncodeObjectKeepsOrder(t *testing.T) {
+	o := wamp.Object{{Key: "zeta", Value: int64(0)}, {Key: "alpha", Value: wamp.Object{{Key: "y", Value: nil}, {Key: "b", Value: wamp.Object(nil)}}}}
+	b, err := JSON.Encode(&wamp.Yield{Request: 1, Args: wamp.List{o}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `[70,1,{},[{"zeta":0,"alpha":{"y":null,"b":{}}}]]`; string(b) != want {
+		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+	for _, c := range allCodecs[1:] {
+		b, err := c.Encode(&wamp.Yield{Request: 1, Args: wamp.List{o}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name(), err)
+		}
+		if i, j := bytes.Index(b, []byte("zeta")), bytes.Index(b, []byte("alpha")); i < 0 || j < i {
+			t.Fatalf("%s: zeta at %d, alpha at %d: order not kept in % x", c.Name(), i, j, b)
+		}
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // AppendPlainJSON appends v as plain JSON (no WAMP binary rule), byte for
@@ -46,6 +48,8 @@ func appendPlain(b []byte, v any, depth int) ([]byte, error) {
 		return appendPlainFloat(b, x, 64)
 	case map[string]any:
 		return appendPlainDict(b, x, depth+1)
+	case wamp.Object:
+		return appendPlainObject(b, x, depth+1)
 	case []any:
 		return appendPlainList(b, x, depth+1)
 	case []byte:
@@ -94,6 +98,27 @@ func appendPlainDict(b []byte, d map[string]any, depth int) ([]byte, error) {
 		b = appendPlainString(b, k)
 		b = append(b, ':')
 		if b, err = appendPlain(b, d[k], depth); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendPlainObject appends o with its keys in order; nil as {}, as its
+// MarshalJSON writes it.
+func appendPlainObject(b []byte, o wamp.Object, depth int) ([]byte, error) {
+	if depth > maxDepth {
+		return appendPlainFallback(b, o)
+	}
+	b = append(b, '{')
+	var err error
+	for i, f := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendPlainString(b, f.Key)
+		b = append(b, ':')
+		if b, err = appendPlain(b, f.Value, depth); err != nil {
 			return b, err
 		}
 	}

@@ -53,6 +53,8 @@ func TestAppendPlainJSONMatchesEncodingJSON(t *testing.T) {
 		{"sorted keys", map[string]any{"b": 1, "a": 2, "é": 3, "A": 4, "": 5, "a\u2028": 6, "<": 7}},
 		{"nested", map[string]any{"l": []any{map[string]any{"z": nil, "y": []any{1.5}}}}},
 		{"wamp types", []any{wamp.ID(7), wamp.URI("com.x"), wamp.Dict{"k": wamp.List{1}}}},
+		{"object in order", wamp.Object{{Key: "z", Value: "<&>"}, {Key: "a", Value: wamp.Object{{Key: "y", Value: []any{1.5}}, {Key: "b", Value: nil}}}}},
+		{"nil and empty objects", []any{wamp.Object(nil), wamp.Object{}}},
 		{"fallback types", []any{json.Number("12.50"), point{1, 2}, &point{3, 4}, map[string]int{"b": 1, "a": 2}, []string{"x"}, map[int]string{2: "b", 1: "a"}}},
 		{"deep", nested(1005, map[string]any{"k": nested(3, 1.5)})},
 	}

@@ -97,6 +97,24 @@ func writeDict(s sink, d map[string]any, depth int) {
 	s.endDict()
 }
 
+// writeObject writes o (nil as {}) with its keys in order, as a container
+// at nesting level depth.
+func writeObject(s sink, o wamp.Object, depth int) {
+	if !enter(s, depth) {
+		return
+	}
+	s.beginDict(len(o))
+	for i, f := range o {
+		if !utf8.ValidString(f.Key) {
+			s.setErr(errInvalidStr)
+			return
+		}
+		s.key(i, f.Key)
+		writeValue(s, f.Value, depth)
+	}
+	s.endDict()
+}
+
 // writeList writes l (nil as []) as a container at nesting level depth.
 func writeList(s sink, l []any, depth int) {
 	if !enter(s, depth) {
@@ -138,6 +156,8 @@ func writeValue(s sink, v any, depth int) {
 		s.boolean(x)
 	case map[string]any:
 		writeDict(s, x, depth+1)
+	case wamp.Object:
+		writeObject(s, x, depth+1)
 	case []any:
 		writeList(s, x, depth+1)
 	case []byte:
