@@ -137,3 +137,19 @@ func (o Object) MarshalJSON() ([]byte, error) {
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
+
+// PayloadIndex is the index, in the message array of a message of type t,
+// of its Arguments element (ArgumentsKw follows it), or 0 when t carries
+// no payload: the elements from there on hold payload values, whose
+// dictionaries decode as Objects.
+func PayloadIndex(t MessageType) int {
+	switch t {
+	case TypeError:
+		return 5
+	case TypePublish, TypeEvent, TypeCall, TypeInvocation:
+		return 4
+	case TypeResult, TypeYield:
+		return 3
+	}
+	return 0
+}

@@ -90,3 +90,33 @@ func TestObjectMarshalJSONKeepsOrder(t *testing.T) {
 		t.Fatal("a function value marshalled without error")
 	}
 }
+
+// TestPayloadIndexMatchesEncode: the index is where Encode writes a
+// message's arguments, for every message that carries them.
+func TestPayloadIndexMatchesEncode(t *testing.T) {
+	marker := List{"marker"}
+	msgs := []Message{
+		&Error{RequestType: TypeCall, Request: 1, Error: "e", Args: marker},
+		&Publish{Request: 1, Topic: "t", Args: marker},
+		&Event{Subscription: 1, Publication: 2, Args: marker},
+		&Call{Request: 1, Procedure: "p", Args: marker},
+		&Result{Request: 1, Args: marker},
+		&Invocation{Request: 1, Registration: 2, Args: marker},
+		&Yield{Request: 1, Args: marker},
+		&Hello{Realm: "r"},
+		&Subscribe{Request: 1, Topic: "t"},
+	}
+	for _, m := range msgs {
+		var w listWriter
+		Encode(m, &w)
+		want := 0
+		for i, e := range w.out {
+			if l, ok := e.(List); ok && len(l) == 1 && l[0] == "marker" {
+				want = i
+			}
+		}
+		if got := PayloadIndex(m.Type()); got != want {
+			t.Errorf("%s: PayloadIndex %d, Encode writes the arguments at %d", m.Type(), got, want)
+		}
+	}
+}
