@@ -262,6 +262,8 @@ began=$SECONDS
 for round in $(seq "$rounds"); do
 	order=(base head)
 	[ $((round % 2)) -eq 0 ] && order=(head base)
+	# Others' load makes the ratios noisy: say how busy the machine was.
+	echo "# round $round of $rounds, ${order[0]} first, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	for m in "${measurements[@]}"; do
 		for b in "${order[@]}"; do
 			read -ra call <<<"$m"
