@@ -12,8 +12,8 @@ import (
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// fanoutTopic is what the subscribers subscribe to and the publisher
-// publishes to.
+// fanoutTopic is the prefix of what the subscribers subscribe to and the
+// publisher publishes to; each run adds a suffix of its own (see unique).
 const fanoutTopic = "com.bench.loadgen.tick"
 
 type fanoutOptions struct {
@@ -57,6 +57,7 @@ func (r *fanoutResult) clean() error {
 // fanout counts the events each subscriber received, and signals when
 // the total reaches a target.
 type fanout struct {
+	topic   wamp.URI
 	got     []atomic.Int64 // by subscriber
 	total   atomic.Int64
 	target  atomic.Int64
@@ -85,11 +86,11 @@ func runFanout(t target, o fanoutOptions) (outcome, error) {
 		return outcome{}, err
 	}
 	release := func() { closeAll(sessions) }
-	f := &fanout{got: make([]atomic.Int64, o.subscribers), reached: make(chan struct{}, 1)}
+	f := &fanout{topic: unique(fanoutTopic), got: make([]atomic.Int64, o.subscribers), reached: make(chan struct{}, 1)}
 	ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
 	defer cancel()
 	for i, s := range sessions[1:] {
-		if _, err := s.Subscribe(ctx, fanoutTopic, f.handler(i), nil); err != nil {
+		if _, err := s.Subscribe(ctx, f.topic, f.handler(i), nil); err != nil {
 			release()
 			return outcome{}, err
 		}
@@ -135,7 +136,7 @@ func (f *fanout) publish(pub *client.Session, n, subscribers int, stall time.Dur
 	f.target.Store(f.total.Load() + int64(n*subscribers))
 	args := wamp.List{int64(1), "tick", 2.5}
 	for range n {
-		if _, err := pub.Publish(context.Background(), fanoutTopic, args, nil, nil); err != nil {
+		if _, err := pub.Publish(context.Background(), f.topic, args, nil, nil); err != nil {
 			return err
 		}
 	}

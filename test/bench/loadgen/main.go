@@ -62,6 +62,9 @@ func run(args []string, stdin io.Reader, out io.Writer) error {
 		return errUsage
 	}
 	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil // -h: the flags were printed
+		}
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -14,7 +14,8 @@ import (
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// echoProcedure is what the callee registers and the caller calls.
+// echoProcedure is the prefix of what the callee registers and the caller
+// calls; each run adds a suffix of its own (see unique).
 const echoProcedure = "com.bench.loadgen.echo"
 
 // phaseBound is added to a run's planned length as the deadline of its
@@ -83,11 +84,12 @@ func runRPC(t target, o rpcOptions, stdin io.Reader, out io.Writer) (outcome, er
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
 	defer cancel()
-	if _, err := callee.Register(ctx, echoProcedure, echo, nil); err != nil {
+	procedure := unique(echoProcedure)
+	if _, err := callee.Register(ctx, procedure, echo, nil); err != nil {
 		release()
 		return outcome{}, err
 	}
-	warm := calls(caller, o.inflight, time.Now().Add(o.warmup), 0)
+	warm := calls(caller, procedure, o.inflight, time.Now().Add(o.warmup), 0)
 	if warm.errors > 0 {
 		release()
 		return outcome{}, fmt.Errorf("rpc: warming up: %w", warm.first)
@@ -101,7 +103,7 @@ func runRPC(t target, o rpcOptions, stdin io.Reader, out io.Writer) (outcome, er
 	}
 	before := served.Load()
 	start := time.Now()
-	p := calls(caller, o.inflight, start.Add(o.duration), o.count)
+	p := calls(caller, procedure, o.inflight, start.Add(o.duration), o.count)
 	elapsed := time.Since(start)
 	r := &rpcResult{
 		Mode: "rpc", Transport: t.transport, Serializer: t.serializer, Inflight: o.inflight,
@@ -123,11 +125,11 @@ type phase struct {
 	first     error
 }
 
-// calls runs inflight callers of the echo procedure, each calling in a
+// calls runs inflight callers of the procedure, each calling in a
 // loop, until count calls were made (count > 0) or else until deadline,
 // and returns when every call has come back. A caller whose call fails
 // stops.
-func calls(s *client.Session, inflight int, deadline time.Time, count int64) phase {
+func calls(s *client.Session, procedure wamp.URI, inflight int, deadline time.Time, count int64) phase {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline.Add(phaseBound))
 	defer cancel()
 	var tickets atomic.Int64
@@ -148,7 +150,7 @@ func calls(s *client.Session, inflight int, deadline time.Time, count int64) pha
 			var err error
 			for err == nil && more() {
 				t0 := time.Now()
-				if _, err = s.Call(ctx, echoProcedure, args, nil); err == nil {
+				if _, err = s.Call(ctx, procedure, args, nil); err == nil {
 					own = append(own, time.Since(t0))
 				}
 			}

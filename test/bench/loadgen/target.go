@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/client"
@@ -109,4 +111,11 @@ func closeAll(sessions []*client.Session) {
 			s.Close()
 		}
 	}
+}
+
+// unique is prefix with a random last component: two runs against one
+// router never share a procedure or a topic, even while the sessions of
+// the first are still being closed.
+func unique(prefix string) wamp.URI {
+	return wamp.URI(prefix + "." + strconv.FormatUint(rand.Uint64(), 36))
 }
