@@ -5,7 +5,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: test deps vet unit bench fuzz soak build release
+.PHONY: test deps vet unit bench bench-base fuzz soak build release
 
 # What "junction version" prints; each may be set on the command line
 # (make build VERSION=v1.2.3). SOURCE_DATE_EPOCH fixes the build date, for
@@ -56,8 +56,14 @@ FUZZTIME ?= 30s
 fuzz:
 	bash scripts/fuzz-all.sh $(FUZZTIME)
 
+# make bench: everything in docs/BENCHMARKS.md, the base-vs-head rounds
+# last; make bench-base: those rounds alone. BENCH_BASE (a commit, default
+# 21bf6ab) and BENCH_ROUNDS (default 7) are read from the environment.
 bench:
 	bash scripts/bench.sh
+
+bench-base:
+	bash scripts/bench-base.sh
 
 # Soak tests (not part of make test): the binary under connection bursts and
 # floods, each scenario a test in test/soak (build tag soak).

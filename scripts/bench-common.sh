@@ -40,8 +40,10 @@ poll() {
 
 # start NAME CMD...: runs CMD with stdin held open, waits for its "ready"
 # line and sets $started to the rest of that line (an address, for
-# servers) and $started_pid to its PID. Not to be called in a subshell: it
-# records the PID and keeps the stdin pipe open in this shell.
+# servers), $started_pid to its PID and $started_fd to the file
+# descriptor of its stdin pipe (closing it ends CMD's stdin). Not to be
+# called in a subshell: it records the PID and keeps the stdin pipe open
+# in this shell.
 start() {
 	local name=$1
 	shift
@@ -49,7 +51,7 @@ start() {
 	"$@" <"$tmp/$name.in" >"$tmp/$name.out" 2>"$tmp/$name.err" &
 	started_pid=$!
 	pids+=("$started_pid")
-	exec {fd}>"$tmp/$name.in"
+	exec {started_fd}>"$tmp/$name.in"
 	if ! poll grep -qs '^ready' "$tmp/$name.out"; then
 		echo "$bench: $name did not start:" >&2
 		cat "$tmp/$name.err" >&2
@@ -58,12 +60,13 @@ start() {
 	started=$(sed -n 's/^ready *//p' "$tmp/$name.out" | head -1)
 }
 
-# run_node NAME CONFIG-FILE LINE: starts the junction binary with
-# CONFIG-FILE, its log in $tmp/NAME.log, and waits until the log has a
-# line matching LINE (grep); sets $node_pid to its PID.
+# run_node NAME CONFIG-FILE LINE: starts the junction binary ($junction,
+# by default the one built here) with CONFIG-FILE, its log in
+# $tmp/NAME.log, and waits until the log has a line matching LINE (grep);
+# sets $node_pid to its PID.
 run_node() {
 	local name=$1 config=$2 line=$3
-	"$tmp/junction" start --config "$config" --logformat json 2>"$tmp/$name.log" &
+	"${junction:-$tmp/junction}" start --config "$config" --logformat json 2>"$tmp/$name.log" &
 	node_pid=$!
 	pids+=("$node_pid")
 	if ! poll grep -qs "$line" "$tmp/$name.log"; then

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make bench: runs the Go benchmarks (with allocation counts) and the
 # end-to-end runs, and prints them with the machine and the date, ready to
-# be recorded in docs/BENCHMARKS.md.
+# be recorded in docs/BENCHMARKS.md. The last part, the base-vs-head
+# comparison (scripts/bench-base.sh, about 15-20 minutes), reads
+# BENCH_BASE and BENCH_ROUNDS from the environment.
 # Usage: scripts/bench.sh [output-file]   (default bench-results.txt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,5 +32,7 @@ out=${1:-bench-results.txt}
 	bash scripts/bench-http.sh 10
 	echo "## reverse proxy: Junction beside nginx and Caddy, the same 1 KiB upstream (wrk, rotating rounds)"
 	bash scripts/bench-proxy.sh
+	echo "## base against head: the junction binary at \$BENCH_BASE (default 21bf6ab, main before issue 16) and this tree, the same rows in rotating rounds (\$BENCH_ROUNDS, default 7)"
+	bash scripts/bench-base.sh
 } 2>&1 | tee "$out"
 echo "results in $out"

@@ -130,6 +130,9 @@ var rules = map[string]rule{
 	"test/bench": {allowed: []string{"internal/wamp/...", "internal/router", "internal/client", "internal/transport/..."}, tests: true},
 	// The load generator is a client process: it never links the router.
 	"test/bench/loadpeer": {allowed: []string{"internal/wamp/...", "internal/client", "internal/transport/..."}},
+	// The base-vs-head load generator is a client process too, the same
+	// binary driving both builds' routers over the wire.
+	"test/bench/loadgen": {allowed: []string{"internal/wamp/...", "internal/client", "internal/transport/..."}},
 	// End-to-end tests drive the built binary over the wire: clients and
 	// nodeproc, never the node, the router or the config in process.
 	"test/e2e": {allowed: []string{"internal/wamp/...", "internal/client", "internal/transport/...", "test/internal/nodeproc"}, tests: true},
