@@ -42,7 +42,7 @@ type Peer struct {
 
 	rd   *idlereader.Reader // the Recv goroutine only
 	rhdr [4]byte            // the Recv goroutine only
-	whdr [4]byte            // the outbox's writer goroutine only
+	whdr [4]byte            // whoever holds the outbox's writing turn
 }
 
 var (
@@ -135,7 +135,7 @@ func (p *Peer) encode(m wamp.Message) ([]byte, error) {
 	return b, err
 }
 
-// writeFrame runs on the outbox's writer goroutine; the frame kinds are the
+// writeFrame runs with the outbox's writing turn; the frame kinds are the
 // RawSocket frame types.
 func (p *Peer) writeFrame(w *bufio.Writer, f outbox.Frame) error {
 	return writeFrame(w, &p.whdr, f.Kind, f.Data)

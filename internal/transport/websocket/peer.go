@@ -71,7 +71,8 @@ type Peer struct {
 	rhdr  [ws.MaxHeaderSize]byte
 	batch [][]byte // messages left from a batched frame
 
-	// Writer state: the outbox's writer goroutine only.
+	// Writer state: whoever holds the outbox's writing turn (its writer
+	// goroutine, or a sender writing directly), one at a time.
 	whdr [ws.MaxHeaderSize]byte
 	wbuf []byte // masking scratch (client only)
 }
