@@ -56,6 +56,9 @@ var rules = map[string]rule{
 	// codecs, packets through the outbox; sessions reach the router through
 	// its Attacher.
 	"internal/transport/mqtt": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/transport/outbox", "internal/transport/tlsconn", "internal/lograte"}},
+	// The poller that idle connections park in (epoll on Linux): system
+	// calls only, a leaf.
+	"internal/transport/idlepoll": {stdOnly: true},
 	// The TLS connection under a connection's wrappers (the universal
 	// transport's), for the transports and the web server: a leaf.
 	"internal/transport/tlsconn": {stdOnly: true},

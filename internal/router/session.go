@@ -220,22 +220,51 @@ func (s *session) info() sessionInfo {
 	}
 }
 
-// serve reads and handles messages until the session ends.
-func (s *session) serve() {
+// serve reads and handles messages until the session ends (false), or
+// until its peer, a wamp.Parker, has been idle for a while and parked
+// (true): the goroutine then ends, and resume goes on once a message has
+// arrived. One goroutine at a time reads s's messages: the next one only
+// starts once this one has parked.
+func (s *session) serve(rm *realm) (parked bool) {
+	pk, _ := s.peer.(wamp.Parker)
 	for {
-		m, err := s.peer.Recv()
+		m, err := s.recvParked(pk)
+		if err == wamp.ErrIdle {
+			if pk.Park(func() { s.resume(pk, rm) }) {
+				return true
+			}
+			continue // closing: the next read fails
+		}
 		if err != nil {
 			if errors.Is(err, wamp.ErrProtocol) {
 				s.abort(wamp.ErrProtocolViolation, "%v", err)
 			}
-			return
+			return false
 		}
 		m = wamp.Unwrap(m)
 		if m != nil {
 			s.received(m.Type())
 		}
 		if !s.dispatch(m) {
-			return
+			return false
 		}
 	}
+}
+
+// recvParked reads the next message, through pk when the peer can park.
+func (s *session) recvParked(pk wamp.Parker) (wamp.Message, error) {
+	if pk != nil {
+		return pk.RecvOrIdle()
+	}
+	return s.peer.Recv()
+}
+
+// resume serves a parked session again on the goroutine its peer started,
+// and ends it there if it ends.
+func (s *session) resume(pk wamp.Parker, rm *realm) {
+	if s.serve(rm) {
+		return
+	}
+	s.finish(rm)
+	pk.Ended()
 }

@@ -57,6 +57,36 @@ type Peer interface {
 	Info() PeerInfo
 }
 
+// ErrIdle is what Parker.RecvOrIdle returns for a connection that has been
+// idle for a while.
+var ErrIdle = errors.New("wamp: peer idle")
+
+// Parker is an optional capability of a Peer on the router's side (the
+// WebSocket and RawSocket servers' peers on Linux, over plain sockets):
+// its reader can wait for the next message without a goroutine, so that
+// an idle session holds no goroutine stack. The router then reads with
+// RecvOrIdle and, on ErrIdle, parks the peer and lets its goroutine end;
+// another goroutine resumes the session once a message arrives.
+type Parker interface {
+	// RecvOrIdle is Recv, except that it returns ErrIdle, between two
+	// messages, once the connection has been idle for a while (and only
+	// when the peer can park).
+	RecvOrIdle() (Message, error)
+
+	// Park arranges for resume to run on a goroutine of its own once a
+	// message may have arrived, the connection broke, or the peer is
+	// closing; until then nobody reads. It reports false when the peer
+	// cannot park (it is closing): read on then.
+	Park(resume func()) bool
+
+	// Ended tells the transport, once the router has closed the peer,
+	// that a session whose peer parked is over. Attach returns when the
+	// peer first parks (the session goes on, on the goroutines that Park
+	// starts), so the transport does then what it does when Attach
+	// returns. Called once, by the goroutine that ended the session.
+	Ended()
+}
+
 // PeerInfo describes a peer's connection.
 type PeerInfo struct {
 	Transport  string // "websocket", "rawsocket" or "local"

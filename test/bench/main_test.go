@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/transport/rawsocket"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
 )
 
@@ -29,8 +30,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// runRouterChild serves a router over WebSocket on 127.0.0.1, prints its
-// address on stdout, and exits when stdin is closed.
+// runRouterChild serves a router over WebSocket and RawSocket on
+// 127.0.0.1, prints the two addresses on stdout, and exits when stdin is
+// closed.
 func runRouterChild() error {
 	r, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: realm}}})
 	if err != nil {
@@ -45,7 +47,17 @@ func runRouterChild() error {
 		return err
 	}
 	go http.Serve(l, h)
-	fmt.Printf("%s\n", l.Addr())
+	rs, err := rawsocket.NewServer(rawsocket.Options{Attacher: r})
+	if err != nil {
+		return err
+	}
+	rl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	go rs.Serve(rl)
+	defer rs.Close()
+	fmt.Printf("%s %s\n", l.Addr(), rl.Addr())
 	// Each line on stdin asks for the process's memory figures, or with
 	// "gcs" for the number of collections so far (without causing one).
 	in := bufio.NewScanner(os.Stdin)

@@ -125,6 +125,36 @@ func (r *Reader) extend() {
 	r.dl.SetReadDeadline(r.until)
 }
 
+// ErrIdle is Wait's answer for a connection idle for Linger.
+var ErrIdle = errors.New("idlereader: idle")
+
+// Wait returns nil once a byte can be read without waiting, ErrIdle when
+// the connection stayed idle for Linger (the Reader then holds no
+// buffer), or the connection's error. Call it between messages only (no
+// partial message buffered). Without deadlines (see Fixed) it returns nil
+// at once: Read waits.
+func (r *Reader) Wait() error {
+	if len(r.pending) > 0 || r.dl == nil || (r.br != nil && r.br.Buffered() > 0) {
+		return nil
+	}
+	if r.br == nil {
+		r.br = pool.Get().(*bufio.Reader)
+		r.br.Reset(r.conn)
+	}
+	r.extend()
+	_, err := r.br.Peek(1)
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		if err != nil {
+			r.Release()
+		}
+		return err
+	}
+	r.until = time.Time{}
+	r.dl.SetReadDeadline(time.Time{})
+	r.Release()
+	return ErrIdle
+}
+
 // Fixed stops the Reader from setting read deadlines: call it before
 // setting one of your own on the connection (a close handshake's). The
 // Reader then gives its buffer back whenever it is drained.

@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/junction-wamp/junction/internal/transport/idlereader"
 	"io"
 	"net"
 	"sync/atomic"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/transport/idlepoll"
+	"github.com/junction-wamp/junction/internal/transport/idlereader"
 	"github.com/junction-wamp/junction/internal/transport/keepalive"
 	"github.com/junction-wamp/junction/internal/transport/outbox"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -39,6 +40,13 @@ type Peer struct {
 	keep     *keepalive.Timer // nil without a ping interval
 	timedOut atomic.Bool
 	traffic  wamp.Traffic
+
+	// Parking (see wamp.Parker): park is nil when the peer cannot park;
+	// detached once it has parked, the session then ends with Ended,
+	// which calls ended.
+	park     *idlepoll.Conn
+	ended    func()
+	detached atomic.Bool
 
 	rd   *idlereader.Reader // the Recv goroutine only
 	rhdr [4]byte            // the Recv goroutine only
