@@ -71,8 +71,8 @@ func runRouterChild() error {
 		runtime.GC()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
-		fmt.Printf("goroutines=%d heap_inuse=%d stack_inuse=%d sys=%d\n",
-			runtime.NumGoroutine(), m.HeapInuse, m.StackInuse, m.Sys)
+		fmt.Printf("goroutines=%d heap_inuse=%d stack_inuse=%d heap_idle=%d heap_released=%d sys=%d\n",
+			runtime.NumGoroutine(), m.HeapInuse, m.StackInuse, m.HeapIdle, m.HeapReleased, m.Sys)
 	}
 	r.Close()
 	return l.Close()

@@ -10,3 +10,5 @@ func (p *poller) startLocked() error { return ErrUnsupported }
 func (p *poller) armLocked(*Spot) error { return ErrUnsupported }
 
 func (p *poller) disarmLocked(s *Spot) { s.armed = false }
+
+func (p *poller) wakeLocked() {}

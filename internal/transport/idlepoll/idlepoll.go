@@ -11,7 +11,8 @@
 //
 // A parked socket must be unparked (Conn.Close does it) before it is
 // closed: closing it removes it from epoll silently and its resume
-// function would never run.
+// function would never run. The poller's goroutine runs only while some
+// connection is parked.
 package idlepoll
 
 import (
@@ -107,12 +108,14 @@ func socketFD(c net.Conn) (int, error) {
 // poller is the process's one poller; started on first use.
 var poll = &poller{spots: map[int32]*Spot{}}
 
-// poller watches parked Spots.
+// poller watches parked Spots. Its goroutine runs while any is parked.
 type poller struct {
-	mu    sync.Mutex // guards the fields below and every Spot's fields
-	ep    int        // the epoll instance; 0 before start
-	err   error      // why it could not start
-	spots map[int32]*Spot
+	mu      sync.Mutex // guards the fields below and every Spot's fields
+	ep      int        // the epoll instance; 0 before start
+	wake    [2]int     // a pipe whose read end is in ep: wakes the goroutine
+	err     error      // why it could not start
+	running bool       // the goroutine runs (or is about to)
+	spots   map[int32]*Spot
 }
 
 // park registers s for fd and resume.
@@ -143,6 +146,9 @@ func (p *poller) unpark(s *Spot) {
 		p.disarmLocked(s)
 	}
 	s.state = closed
+	if resume != nil && len(p.spots) == 0 {
+		p.wakeLocked() // the last one: the goroutine ends
+	}
 	p.mu.Unlock()
 	if resume != nil {
 		go resume()

@@ -6,7 +6,12 @@ import (
 	"net"
 	"runtime"
 	"testing"
+
+	"go.uber.org/goleak"
 )
+
+// The poller's goroutine ends once nothing is parked: none leaks.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // pair returns a wrapped server end and the client end of a loopback TCP
 // connection.

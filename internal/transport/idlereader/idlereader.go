@@ -30,7 +30,7 @@ const BufferSize = 4096
 
 // Linger is how long, at most, a connection keeps its buffer after its
 // last data (at least Linger/2).
-const Linger = 2 * time.Second
+const Linger = 250 * time.Millisecond
 
 var pool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, BufferSize) }}
 

@@ -93,8 +93,8 @@ func TestParkedSessionPingTimeout(t *testing.T) {
 	parkable(t)
 	t.Parallel()
 	echo := transporttest.NewParkingEcho()
-	// The session parks after idlereader.Linger (2 s), the ping follows.
-	addr := serve(t, Options{Attacher: echo, PingInterval: 2500 * time.Millisecond, PingTimeout: 500 * time.Millisecond})
+	// The session parks after idlereader.Linger (250 ms), the ping follows.
+	addr := serve(t, Options{Attacher: echo, PingInterval: time.Second, PingTimeout: 250 * time.Millisecond})
 	c := dialRaw(t, addr) // reads nothing: answers no ping
 	c.open()
 	<-echo.Parked

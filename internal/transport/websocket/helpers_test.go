@@ -13,10 +13,7 @@ import (
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// The poller that parked sessions wait in lives as long as the process.
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/junction-wamp/junction/internal/transport/idlepoll.(*poller).wait"))
-}
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // The shared doubles of package transporttest, under this package's names.
 type (

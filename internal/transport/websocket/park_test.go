@@ -69,8 +69,8 @@ func TestParkedSessionPingTimeout(t *testing.T) {
 	parkable(t)
 	t.Parallel()
 	echo := transporttest.NewParkingEcho()
-	// The session parks after idlereader.Linger (2 s), the ping follows.
-	url := serve(t, Options{Attacher: echo, PingInterval: 2500 * time.Millisecond, PingTimeout: 500 * time.Millisecond})
+	// The session parks after idlereader.Linger (250 ms), the ping follows.
+	url := serve(t, Options{Attacher: echo, PingInterval: time.Second, PingTimeout: 250 * time.Millisecond})
 	dialRaw(t, url, "wamp.2.json") // reads nothing: answers no ping
 	<-echo.Parked
 	if err := <-echo.Errs; err != ErrPingTimeout {
