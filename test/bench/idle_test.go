@@ -1,11 +1,9 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,54 +93,12 @@ func joinIdle(transport string, addrs [2]string) (*client.Session, error) {
 	return client.Join(ctx, p, client.Config{Realm: realm})
 }
 
-// startRouterChild starts this test binary as a router process and returns
-// it with its WebSocket and RawSocket addresses; the child exits when the
-// test ends. The returned function asks the child for its Go memory
-// figures.
-func startRouterChild(b testing.TB) (*exec.Cmd, [2]string, func(string) string) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), routerChildEnv+"=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { stdin.Close(); cmd.Wait() })
-	out := bufio.NewReader(stdout)
-	line, err := out.ReadString('\n')
-	if err != nil {
-		b.Fatalf("router child: %v", err)
-	}
-	stats := func(cmd string) string {
-		if _, err := stdin.Write([]byte(cmd + "\n")); err != nil {
-			return err.Error()
-		}
-		s, err := out.ReadString('\n')
-		if err != nil {
-			return err.Error()
-		}
-		return strings.TrimSpace(s)
-	}
-	var addrs [2]string
-	if f := strings.Fields(line); len(f) == 2 {
-		addrs = [2]string{f[0], f[1]}
-	}
-	return cmd, addrs, stats
-}
-
 // awaitOwnGC waits (up to 150 s) for the router child's runtime to run a
 // collection of its own accord: an idle Go process is collected at least
 // every two minutes, and only then can the runtime give the garbage of the
 // handshakes back to the OS. Forcing one would measure a state the router
 // never reaches by itself.
-func awaitOwnGC(b *testing.B, stats func(string) string) {
+func awaitOwnGC(b testing.TB, stats func(string) string) {
 	before := stats("gcs")
 	for i := 0; i < 150; i++ {
 		time.Sleep(time.Second) // polling the child, not synchronising
@@ -155,7 +111,7 @@ func awaitOwnGC(b *testing.B, stats func(string) string) {
 
 // settledRSS samples a process's RSS every 500 ms until two samples in a
 // row differ by less than 1 % (30 s at most) and returns the last one.
-func settledRSS(b *testing.B, pid int) int64 {
+func settledRSS(b testing.TB, pid int) int64 {
 	last := rss(b, pid)
 	for i := 0; i < 60; i++ {
 		time.Sleep(500 * time.Millisecond) // sampling a measurement, not synchronising
@@ -169,7 +125,7 @@ func settledRSS(b *testing.B, pid int) int64 {
 }
 
 // rss reads a process's resident set size in bytes from /proc.
-func rss(b *testing.B, pid int) int64 {
+func rss(b testing.TB, pid int) int64 {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		b.Fatal(err)
