@@ -131,6 +131,9 @@ var rules = map[string]rule{
 	// Router benchmarks, in process: the router with real transports and
 	// clients, as test/integration.
 	"test/bench": {allowed: []string{"internal/wamp/...", "internal/router", "internal/client", "internal/transport/..."}, tests: true},
+	// The router process of the idle-memory measurements: the router and
+	// its two stream transports, nothing of the client.
+	"test/bench/idlerouter": {allowed: []string{"internal/wamp/...", "internal/router", "internal/transport/..."}},
 	// The load generator is a client process: it never links the router.
 	"test/bench/loadpeer": {allowed: []string{"internal/wamp/...", "internal/client", "internal/transport/..."}},
 	// End-to-end tests drive the built binary over the wire: clients and

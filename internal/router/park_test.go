@@ -1,6 +1,8 @@
 package router
 
 import (
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -16,9 +18,30 @@ type parkingPeer struct {
 	*fakePeer
 	resumes chan func()
 	ended   atomic.Int32
+	mu      sync.Mutex
+	now     []wamp.MessageType // what came through SendNow
 }
 
-var _ wamp.Parker = (*parkingPeer)(nil)
+var (
+	_ wamp.Parker    = (*parkingPeer)(nil)
+	_ wamp.NowSender = (*parkingPeer)(nil)
+)
+
+func (p *parkingPeer) SendNow(m wamp.Message) error {
+	p.mu.Lock()
+	p.now = append(p.now, wamp.Unwrap(m).Type())
+	p.mu.Unlock()
+	return p.Send(m)
+}
+
+// sentNow returns and forgets the types sent with SendNow.
+func (p *parkingPeer) sentNow() []wamp.MessageType {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now
+	p.now = nil
+	return now
+}
 
 func newParkingPeer() *parkingPeer {
 	return &parkingPeer{fakePeer: newFakePeer(256), resumes: make(chan func(), 1)}
@@ -35,6 +58,8 @@ func (p *parkingPeer) Park(resume func()) bool {
 	p.resumes <- resume
 	return true
 }
+
+func (p *parkingPeer) Buffered() bool { return len(p.in) > 0 }
 
 func (p *parkingPeer) Ended() { p.ended.Add(1) }
 
@@ -101,5 +126,36 @@ func TestParkedSessionShutdown(t *testing.T) {
 		if n := p.ended.Load(); n != 1 {
 			t.Fatalf("Ended called %d times, want once", n)
 		}
+	})
+}
+
+// TestSendNowAfterBurst: the router writes at once (SendNow) only what it
+// sends once its client's burst is over, and never a fan-out's shared
+// EVENT: the answers to the first messages of a burst, and every EVENT,
+// go through Send, to be batched.
+func TestSendNowAfterBurst(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		p := newParkingPeer()
+		c := attachAs(t, r.Gate(), p.fakePeer, p)
+		c.hello("realm1", nil)
+		c.send(wamp.ErrIdle)
+		c.waitDone()
+		resume := <-p.resumes
+		p.sentNow()
+		// A burst: three messages read together.
+		c.send(&wamp.Subscribe{Request: 1, Options: wamp.Dict{}, Topic: "com.a"})
+		c.send(&wamp.Subscribe{Request: 2, Options: wamp.Dict{}, Topic: "com.b"})
+		c.send(&wamp.Publish{Request: 3, Options: wamp.Dict{"acknowledge": true, "exclude_me": false}, Topic: "com.a"})
+		go resume()
+		expect[*wamp.Subscribed](c)
+		expect[*wamp.Subscribed](c)
+		expect[*wamp.Event](c)
+		expect[*wamp.Published](c)
+		synctest.Wait()
+		if now := p.sentNow(); !slices.Equal(now, []wamp.MessageType{wamp.TypePublished}) {
+			t.Fatalf("sent with SendNow: %v, want the PUBLISHED that ends the burst only", now)
+		}
+		c.send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal})
+		expect[*wamp.Goodbye](c)
 	})
 }

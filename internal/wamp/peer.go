@@ -79,12 +79,28 @@ type Parker interface {
 	// cannot park (it is closing): read on then.
 	Park(resume func()) bool
 
+	// Buffered reports whether bytes of the next message were already
+	// read and wait in the peer's buffer: the client sent a burst. Only
+	// the goroutine that reads calls it.
+	Buffered() bool
+
 	// Ended tells the transport, once the router has closed the peer,
 	// that a session whose peer parked is over. Attach returns when the
 	// peer first parks (the session goes on, on the goroutines that Park
 	// starts), so the transport does then what it does when Attach
 	// returns. Called once, by the goroutine that ended the session.
 	Ended()
+}
+
+// NowSender is an optional capability of a Peer (the WebSocket and
+// RawSocket peers): SendNow is Send for a sender that has nothing more to
+// send soon, such as the router after the last message a client's burst
+// brought. The peer may then write msg at once on the caller's goroutine,
+// with a write that never waits, rather than hand it to a writer
+// goroutine: no hand-off, but no batching with what follows either, so a
+// sender in a burst (a fan-out, a client's many calls) uses Send.
+type NowSender interface {
+	SendNow(msg Message) error
 }
 
 // PeerInfo describes a peer's connection.

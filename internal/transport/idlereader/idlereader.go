@@ -125,6 +125,11 @@ func (r *Reader) extend() {
 	r.dl.SetReadDeadline(r.until)
 }
 
+// Buffered reports whether bytes were read and wait to be returned.
+func (r *Reader) Buffered() bool {
+	return len(r.pending) > 0 || (r.br != nil && r.br.Buffered() > 0)
+}
+
 // ErrIdle is Wait's answer for a connection idle for Linger.
 var ErrIdle = errors.New("idlereader: idle")
 
@@ -134,7 +139,7 @@ var ErrIdle = errors.New("idlereader: idle")
 // partial message buffered). Without deadlines (see Fixed) it returns nil
 // at once: Read waits.
 func (r *Reader) Wait() error {
-	if len(r.pending) > 0 || r.dl == nil || (r.br != nil && r.br.Buffered() > 0) {
+	if r.dl == nil || r.Buffered() {
 		return nil
 	}
 	if r.br == nil {

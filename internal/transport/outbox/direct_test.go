@@ -65,7 +65,7 @@ func TestDirectWriteKeepsOrder(t *testing.T) {
 	for s := range senders {
 		wg.Go(func() {
 			for i := range each {
-				if err := o.Send(pub(s*each + i + 1)); err != nil {
+				if err := o.SendNow(pub(s*each + i + 1)); err != nil {
 					t.Errorf("Send: %v", err)
 				}
 			}
@@ -99,7 +99,7 @@ func TestDirectWriteSlowConsumer(t *testing.T) {
 	o := New(a, nil, encodeBig, writeLen, Options{MaxMessages: 10})
 	var err error
 	for sent := 0; sent < 100000 && err == nil; sent++ {
-		err = o.Send(pub(sent + 1))
+		err = o.SendNow(pub(sent + 1))
 	}
 	if !errors.Is(err, wamp.ErrSlowConsumer) {
 		t.Fatalf("Send = %v, want ErrSlowConsumer", err)
@@ -114,8 +114,8 @@ func TestDirectWriteAfterFlush(t *testing.T) {
 	o := New(a, nil, encodeBig, writeLen, Options{})
 	defer o.Close()
 	called := make(chan struct{})
-	o.Send(pub(1))
-	o.AfterFlush(func() { o.Send(pub(2)); close(called) })
+	o.SendNow(pub(1))
+	o.AfterFlush(func() { o.SendNow(pub(2)); close(called) })
 	<-called
 	r := bufio.NewReader(b)
 	for want := 1; want <= 2; want++ {
@@ -144,7 +144,7 @@ func TestDirectWriteErrorCloses(t *testing.T) {
 	o := New(a, nil, encodeBig, writeLen, Options{})
 	defer o.Close()
 	for i := 1; o.Err() == nil; i++ { // until the reset has arrived
-		if err := o.Send(pub(i)); err != nil && !errors.Is(err, wamp.ErrClosed) {
+		if err := o.SendNow(pub(i)); err != nil && !errors.Is(err, wamp.ErrClosed) {
 			t.Fatalf("Send = %v", err)
 		}
 	}
@@ -162,7 +162,7 @@ func TestDirectWriteFiresTrafficWatch(t *testing.T) {
 	traffic.Watch(&wamp.TrafficWatch{At: 1, Fn: func() { close(fired) }})
 	o := New(a, nil, encodeBig, writeLen, Options{Traffic: &traffic})
 	defer o.Close()
-	if err := o.Send(pub(1)); err != nil {
+	if err := o.SendNow(pub(1)); err != nil {
 		t.Fatal(err)
 	}
 	<-fired

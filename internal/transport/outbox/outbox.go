@@ -2,10 +2,10 @@
 // transports (WebSocket, RawSocket). Send encodes on the caller's goroutine
 // and queues the frame; a writer goroutine, started only while the queue is
 // non-empty, writes every queued frame into one buffered writer and flushes
-// once per batch. When nothing is queued or being written and the
-// connection is a plain socket, the sender writes the frame itself with a
-// write that never waits, and queues only what the socket did not take
-// (see writeDirect): a message then costs no goroutine hand-off. A peer
+// once per batch. With SendNow, when nothing is queued or being written
+// and the connection is a plain socket, the sender writes the frame itself
+// with a write that never waits, and queues only what the socket did not
+// take (see writeDirect): a message then costs no goroutine hand-off. A peer
 // whose queue passes its limits (messages or bytes) is closed as a slow
 // consumer: nothing is dropped silently and Send never blocks.
 package outbox
@@ -116,7 +116,15 @@ func New(conn net.Conn, bw *bufio.Writer, encode EncodeFunc, write WriteFunc, op
 // It returns wamp.ErrSlowConsumer (and closes the connection) when the queue
 // is past its limits, wamp.ErrClosed once the outbox is closed, and an error
 // wrapping ErrEncode, leaving the outbox open, when m does not encode.
-func (o *Outbox) Send(m wamp.Message) error {
+func (o *Outbox) Send(m wamp.Message) error { return o.send(m, false) }
+
+// SendNow is Send for a sender that has nothing more to send soon (see
+// wamp.NowSender): when nothing is queued or being written it writes the
+// frame itself, without waiting (see writeDirect). A sender in a burst
+// calls Send, so that its frames go out in batches.
+func (o *Outbox) SendNow(m wamp.Message) error { return o.send(m, true) }
+
+func (o *Outbox) send(m wamp.Message, now bool) error {
 	if o.Closed() {
 		return wamp.ErrClosed
 	}
@@ -124,11 +132,11 @@ func (o *Outbox) Send(m wamp.Message) error {
 	if err != nil {
 		return errors.Join(ErrEncode, err)
 	}
-	if err := o.Queue(Frame{Kind: KindData, Data: b}); err != nil {
+	if err := o.queueFrame(Frame{Kind: KindData, Data: b}, now); err != nil {
 		return err
 	}
 	o.opts.Traffic.Add(len(b))
-	if o.opts.Traffic.Due() {
+	if now && o.opts.Traffic.Due() {
 		// The writer checks after its batch, but a frame written directly
 		// has none; Check may call into the router, and the sender may
 		// hold its locks.
@@ -139,7 +147,10 @@ func (o *Outbox) Send(m wamp.Message) error {
 
 // Queue queues one frame, under the same limits as Send: the transports use
 // it for control frames (pong, ping).
-func (o *Outbox) Queue(f Frame) error {
+func (o *Outbox) Queue(f Frame) error { return o.queueFrame(f, false) }
+
+// queueFrame queues f, or with now writes it directly if it can.
+func (o *Outbox) queueFrame(f Frame, now bool) error {
 	o.mu.Lock()
 	if o.err != nil {
 		o.mu.Unlock()
@@ -152,7 +163,7 @@ func (o *Outbox) Queue(f Frame) error {
 		o.conn.Close()
 		return full
 	}
-	if !o.writing && o.raw != nil {
+	if now && !o.writing && o.raw != nil {
 		o.writing = true
 		o.writers.Add(1)
 		o.mu.Unlock()

@@ -6,7 +6,23 @@ import (
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-var _ wamp.Parker = (*Peer)(nil)
+var (
+	_ wamp.Parker    = (*Peer)(nil)
+	_ wamp.NowSender = (*Peer)(nil)
+)
+
+// SendNow queues msg, or writes it at once; see wamp.NowSender.
+func (p *Peer) SendNow(msg wamp.Message) error { return p.out.SendNow(msg) }
+
+// Buffered reports whether more of the client's data waits; see
+// wamp.Parker.
+func (p *Peer) Buffered() bool {
+	if len(p.batch) > 0 {
+		return true
+	}
+	r, ok := p.rd.(*idlereader.Reader)
+	return ok && r.Buffered()
+}
 
 // enablePark lets the peer park on conn (see wamp.Parker); ended is what
 // the handler does once the session is over.
