@@ -8,10 +8,12 @@ package transporttest
 import (
 	"errors"
 	"io"
+	"net"
 	"reflect"
 	"sync"
 	"testing"
 
+	"github.com/junction-wamp/junction/internal/transport/idlepoll"
 	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/wamp/codec"
 )
@@ -120,6 +122,36 @@ func (a *ParkingEcho) resume(p wamp.Peer, pk wamp.Parker) {
 	p.Close()
 	pk.Ended()
 	close(a.Ended)
+}
+
+// SkipUnlessParkable skips the test where sessions cannot park (see
+// package idlepoll: Linux only).
+func SkipUnlessParkable(t *testing.T) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if !idlepoll.Parkable(c) {
+		t.Skip("sessions park on Linux only")
+	}
+}
+
+// EchoOnce sends m on p and checks that an echo of its type comes back.
+func EchoOnce(t *testing.T, p wamp.Peer, m wamp.Message) {
+	t.Helper()
+	if err := p.Send(m); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := p.Recv(); err != nil || got.Type() != m.Type() {
+		t.Fatalf("echo %v, %v", got, err)
+	}
 }
 
 // SampleMessages covers several message layouts, with values every codec
