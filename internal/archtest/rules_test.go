@@ -56,6 +56,9 @@ var rules = map[string]rule{
 	// codecs, packets through the outbox; sessions reach the router through
 	// its Attacher.
 	"internal/transport/mqtt": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/transport/outbox", "internal/transport/tlsconn", "internal/lograte"}},
+	// The poller that idle connections park in (epoll on Linux): system
+	// calls only, a leaf.
+	"internal/transport/idlepoll": {stdOnly: true},
 	// The TLS connection under a connection's wrappers (the universal
 	// transport's), for the transports and the web server: a leaf.
 	"internal/transport/tlsconn": {stdOnly: true},
@@ -128,6 +131,9 @@ var rules = map[string]rule{
 	// Router benchmarks, in process: the router with real transports and
 	// clients, as test/integration.
 	"test/bench": {allowed: []string{"internal/wamp/...", "internal/router", "internal/client", "internal/transport/..."}, tests: true},
+	// The router process of the idle-memory measurements: the router and
+	// its two stream transports, nothing of the client.
+	"test/bench/idlerouter": {allowed: []string{"internal/wamp/...", "internal/router", "internal/transport/..."}},
 	// The load generator is a client process: it never links the router.
 	"test/bench/loadpeer": {allowed: []string{"internal/wamp/...", "internal/client", "internal/transport/..."}},
 	// The base-vs-head load generator is a client process too, the same

@@ -98,22 +98,35 @@ func (g *Gate) CloseSessions(stale func(auth.Identity) bool, reason wamp.URI) in
 
 // Attach runs a session over p on the calling goroutine: handshake, then
 // messages until GOODBYE, ABORT, an error or Router.Close. It closes p and
-// cleans the session up before it returns.
+// cleans the session up before it returns, except when p is a
+// wamp.Parker that parked: Attach then returns at once, the session goes
+// on on the goroutines that resume it, and the one that ends it cleans up
+// and calls p.Ended.
 func (g *Gate) Attach(p wamp.Peer) {
 	s := newSession(g, p)
 	if !g.r.track(s) {
 		s.abort(wamp.ErrSystemShutdown, "router is shutting down")
 		return
 	}
-	defer g.r.untrack(s)
-	defer p.Close()
 	rm := s.handshakeAside()
 	if rm == nil {
+		p.Close()
+		g.r.untrack(s)
 		return
 	}
-	defer rm.leave(s)
-	s.serve()
+	if s.serve(rm) {
+		return // parked
+	}
+	s.finish(rm)
+}
+
+// finish cleans up after the session's last message: it leaves its realm,
+// closes its peer and is no longer tracked.
+func (s *session) finish(rm *realm) {
+	rm.leave(s)
 	s.logSession("session left")
+	s.peer.Close()
+	s.router.untrack(s)
 }
 
 // handshakeAside runs s.handshake on a goroutine of its own and waits for

@@ -46,6 +46,11 @@ type session struct {
 	// registration or subscription was revoked (UpdateRealm).
 	// (The booleans side by side: the struct fits a smaller size class.)
 	revokeRegs, revokeSubs bool
+	// burst: more of the client's messages wait in its peer's buffer
+	// (wamp.Parker), so what s sends goes to writers that batch it rather
+	// than straight to the socket (see sendPeer). Set by s's goroutine.
+	// (Beside the booleans: it fits in their padding.)
+	burst atomic.Bool
 
 	// authzCache are the authorizer's answers s may keep (authorize.go);
 	// nil until one is kept. authzFrom is the realm access they were
@@ -124,7 +129,7 @@ func (s *session) sendFrom(by *session, m wamp.Message, t wamp.MessageType) bool
 	if t == wamp.TypeError {
 		s.router.noteCallError(wamp.Unwrap(m))
 	}
-	err := s.peer.Send(m)
+	err := s.sendPeer(by, m)
 	if err == nil {
 		return true
 	}
@@ -137,6 +142,20 @@ func (s *session) sendFrom(by *session, m wamp.Message, t wamp.MessageType) bool
 		s.log.Warn("send failed", "type", t.String(), "err", err)
 	}
 	return false
+}
+
+// sendPeer hands m to s's peer: with SendNow (written at once on this
+// goroutine when the connection is not busy, see wamp.NowSender) when the
+// sender by has no more of its client's messages waiting and m is not one
+// of many (a fan-out's shared EVENT), with Send otherwise, so that bursts
+// go out in batches.
+func (s *session) sendPeer(by *session, m wamp.Message) error {
+	if ns, ok := s.peer.(wamp.NowSender); ok && !by.burst.Load() {
+		if _, shared := m.(*wamp.Shared); !shared {
+			return ns.SendNow(m)
+		}
+	}
+	return s.peer.Send(m)
 }
 
 // afterFlusher is an optional capability of a wamp.Peer (the WebSocket
@@ -220,22 +239,54 @@ func (s *session) info() sessionInfo {
 	}
 }
 
-// serve reads and handles messages until the session ends.
-func (s *session) serve() {
+// serve reads and handles messages until the session ends (false), or
+// until its peer, a wamp.Parker, has been idle for a while and parked
+// (true): the goroutine then ends, and resume goes on once a message has
+// arrived. One goroutine at a time reads s's messages: the next one only
+// starts once this one has parked.
+func (s *session) serve(rm *realm) (parked bool) {
+	pk, _ := s.peer.(wamp.Parker)
 	for {
-		m, err := s.peer.Recv()
+		m, err := s.recvParked(pk)
+		if err == wamp.ErrIdle {
+			if pk.Park(func() { s.resume(pk, rm) }) {
+				return true
+			}
+			continue // closing: the next read fails
+		}
 		if err != nil {
 			if errors.Is(err, wamp.ErrProtocol) {
 				s.abort(wamp.ErrProtocolViolation, "%v", err)
 			}
-			return
+			return false
+		}
+		if pk != nil {
+			s.burst.Store(pk.Buffered())
 		}
 		m = wamp.Unwrap(m)
 		if m != nil {
 			s.received(m.Type())
 		}
 		if !s.dispatch(m) {
-			return
+			return false
 		}
 	}
+}
+
+// recvParked reads the next message, through pk when the peer can park.
+func (s *session) recvParked(pk wamp.Parker) (wamp.Message, error) {
+	if pk != nil {
+		return pk.RecvOrIdle()
+	}
+	return s.peer.Recv()
+}
+
+// resume serves a parked session again on the goroutine its peer started,
+// and ends it there if it ends.
+func (s *session) resume(pk wamp.Parker, rm *realm) {
+	if s.serve(rm) {
+		return
+	}
+	s.finish(rm)
+	pk.Ended()
 }

@@ -57,6 +57,52 @@ type Peer interface {
 	Info() PeerInfo
 }
 
+// ErrIdle is what Parker.RecvOrIdle returns for a connection that has been
+// idle for a while.
+var ErrIdle = errors.New("wamp: peer idle")
+
+// Parker is an optional capability of a Peer on the router's side (the
+// WebSocket and RawSocket servers' peers on Linux, over plain sockets):
+// its reader can wait for the next message without a goroutine, so that
+// an idle session holds no goroutine stack. The router then reads with
+// RecvOrIdle and, on ErrIdle, parks the peer and lets its goroutine end;
+// another goroutine resumes the session once a message arrives.
+type Parker interface {
+	// RecvOrIdle is Recv, except that it returns ErrIdle, between two
+	// messages, once the connection has been idle for a while (and only
+	// when the peer can park).
+	RecvOrIdle() (Message, error)
+
+	// Park arranges for resume to run on a goroutine of its own once a
+	// message may have arrived, the connection broke, or the peer is
+	// closing; until then nobody reads. It reports false when the peer
+	// cannot park (it is closing): read on then.
+	Park(resume func()) bool
+
+	// Buffered reports whether bytes of the next message were already
+	// read and wait in the peer's buffer: the client sent a burst. Only
+	// the goroutine that reads calls it.
+	Buffered() bool
+
+	// Ended tells the transport, once the router has closed the peer,
+	// that a session whose peer parked is over. Attach returns when the
+	// peer first parks (the session goes on, on the goroutines that Park
+	// starts), so the transport does then what it does when Attach
+	// returns. Called once, by the goroutine that ended the session.
+	Ended()
+}
+
+// NowSender is an optional capability of a Peer (the WebSocket and
+// RawSocket peers): SendNow is Send for a sender that has nothing more to
+// send soon, such as the router after the last message a client's burst
+// brought. The peer may then write msg at once on the caller's goroutine,
+// with a write that never waits, rather than hand it to a writer
+// goroutine: no hand-off, but no batching with what follows either, so a
+// sender in a burst (a fan-out, a client's many calls) uses Send.
+type NowSender interface {
+	SendNow(msg Message) error
+}
+
 // PeerInfo describes a peer's connection.
 type PeerInfo struct {
 	Transport  string // "websocket", "rawsocket" or "local"

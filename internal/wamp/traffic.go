@@ -64,6 +64,16 @@ func (t *Traffic) Check() {
 	}
 }
 
+// Due reports whether Check would fire the watch now: for a sender that
+// must not call Check itself (it may hold a router lock) to hand it over.
+func (t *Traffic) Due() bool {
+	if t == nil {
+		return false
+	}
+	w := t.watch.Load()
+	return w != nil && t.rated.Load() >= w.At && !w.fired.Load()
+}
+
 func rated(n, size uint64) uint64 {
 	if size == 0 {
 		size = DefaultRatedSize

@@ -52,14 +52,21 @@ func TestTrafficWatchFiresOnce(t *testing.T) {
 func TestTrafficAddThenCheck(t *testing.T) {
 	var tr Traffic
 	fired := 0
-	tr.Watch(&TrafficWatch{At: 1, Fn: func() { fired++ }})
+	if (*Traffic)(nil).Due() || tr.Due() {
+		t.Fatal("Due without a watch")
+	}
+	tr.Watch(&TrafficWatch{At: 2, Fn: func() { fired++ }})
 	tr.Add(10)
-	if fired != 0 {
-		t.Fatal("Add fired the watch")
+	if fired != 0 || tr.Due() {
+		t.Fatalf("after one message: fired %d, Due %v; want neither", fired, tr.Due())
+	}
+	tr.Add(10)
+	if fired != 0 || !tr.Due() {
+		t.Fatalf("after two messages: fired %d, Due %v; want Due only", fired, tr.Due())
 	}
 	tr.Check()
 	tr.Check()
-	if fired != 1 {
-		t.Fatalf("Check fired %d times, want once", fired)
+	if fired != 1 || tr.Due() {
+		t.Fatalf("Check fired %d times, want once; Due %v after", fired, tr.Due())
 	}
 }

@@ -1,11 +1,9 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,42 +11,31 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/transport/rawsocket"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// BenchmarkIdleSessions joins 10,000 WebSocket (msgpack) sessions to a
-// router running in a child process and reports that process's resident
-// memory: right after the last join (MiB-rss-joined), and once the
-// sessions have stayed idle until the runtime collected garbage by itself
-// (at most two minutes) and the RSS settled (MiB-rss-idle, with its growth
-// per session B/session): only then can the runtime return the garbage of
-// the 10,000 handshakes to the OS. It takes two to three minutes. The
-// benchmark body runs once whatever b.N is.
+// BenchmarkIdleSessions joins 10,000 sessions (msgpack, over WebSocket
+// or RawSocket) to a router running in a child process and reports that
+// process's resident memory: right after the last join (MiB-rss-joined),
+// and once the sessions have stayed idle until the runtime collected
+// garbage by itself (at most two minutes) and the RSS settled
+// (MiB-rss-idle, with its growth per session B/session): only then can
+// the runtime return the garbage of the 10,000 handshakes to the OS. Each
+// case takes two to three minutes. The benchmark body runs once whatever
+// b.N is.
 func BenchmarkIdleSessions(b *testing.B) {
-	const sessions = 10000
-	child, addr, stats := startRouterChild(b)
-	before := rss(b, child.Process.Pid)
-	url := "ws://" + addr
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var held []*client.Session
-	sem := make(chan struct{}, 64)
-	for i := 0; i < sessions; i++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			s, err := joinIdle(url)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			mu.Lock()
-			held = append(held, s)
-			mu.Unlock()
-		}()
+	for _, transport := range []string{"websocket", "rawsocket"} {
+		b.Run(transport, func(b *testing.B) { benchIdleSessions(b, transport) })
 	}
-	wg.Wait()
+}
+
+func benchIdleSessions(b *testing.B, transport string) {
+	const sessions = 10000
+	child, addrs, stats := startRouterChild(b)
+	before := rss(b, child.Process.Pid)
+	held := joinIdleSessions(b, transport, addrs, sessions)
 	if b.Failed() {
 		return
 	}
@@ -64,51 +51,46 @@ func BenchmarkIdleSessions(b *testing.B) {
 	}
 }
 
-func joinIdle(url string) (*client.Session, error) {
+// joinIdleSessions joins n sessions over transport, 64 at a time, to the
+// router child at addrs (its WebSocket and RawSocket addresses).
+func joinIdleSessions(tb testing.TB, transport string, addrs [2]string, n int) []*client.Session {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var held []*client.Session
+	sem := make(chan struct{}, 64)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			s, err := joinIdle(transport, addrs)
+			if err != nil {
+				tb.Error(err)
+				return
+			}
+			mu.Lock()
+			held = append(held, s)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return held
+}
+
+func joinIdle(transport string, addrs [2]string) (*client.Session, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, err := websocket.Dial(ctx, url, websocket.DialOptions{Subprotocols: []string{"wamp.2.msgpack"}})
+	var p wamp.Peer
+	var err error
+	if transport == "rawsocket" {
+		p, err = rawsocket.Dial(ctx, "tcp", addrs[1], rawsocket.DialOptions{Serializer: "msgpack"})
+	} else {
+		p, err = websocket.Dial(ctx, "ws://"+addrs[0], websocket.DialOptions{Subprotocols: []string{"wamp.2.msgpack"}})
+	}
 	if err != nil {
 		return nil, err
 	}
 	return client.Join(ctx, p, client.Config{Realm: realm})
-}
-
-// startRouterChild starts this test binary as a router process and returns
-// it with its listening address; the child exits when the benchmark ends.
-// The returned function asks the child for its Go memory figures.
-func startRouterChild(b *testing.B) (*exec.Cmd, string, func(string) string) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), routerChildEnv+"=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { stdin.Close(); cmd.Wait() })
-	out := bufio.NewReader(stdout)
-	line, err := out.ReadString('\n')
-	if err != nil {
-		b.Fatalf("router child: %v", err)
-	}
-	stats := func(cmd string) string {
-		if _, err := stdin.Write([]byte(cmd + "\n")); err != nil {
-			return err.Error()
-		}
-		s, err := out.ReadString('\n')
-		if err != nil {
-			return err.Error()
-		}
-		return strings.TrimSpace(s)
-	}
-	return cmd, strings.TrimSpace(line), stats
 }
 
 // awaitOwnGC waits (up to 150 s) for the router child's runtime to run a
@@ -116,7 +98,7 @@ func startRouterChild(b *testing.B) (*exec.Cmd, string, func(string) string) {
 // every two minutes, and only then can the runtime give the garbage of the
 // handshakes back to the OS. Forcing one would measure a state the router
 // never reaches by itself.
-func awaitOwnGC(b *testing.B, stats func(string) string) {
+func awaitOwnGC(b testing.TB, stats func(string) string) {
 	before := stats("gcs")
 	for i := 0; i < 150; i++ {
 		time.Sleep(time.Second) // polling the child, not synchronising
@@ -129,7 +111,7 @@ func awaitOwnGC(b *testing.B, stats func(string) string) {
 
 // settledRSS samples a process's RSS every 500 ms until two samples in a
 // row differ by less than 1 % (30 s at most) and returns the last one.
-func settledRSS(b *testing.B, pid int) int64 {
+func settledRSS(b testing.TB, pid int) int64 {
 	last := rss(b, pid)
 	for i := 0; i < 60; i++ {
 		time.Sleep(500 * time.Millisecond) // sampling a measurement, not synchronising
@@ -143,7 +125,7 @@ func settledRSS(b *testing.B, pid int) int64 {
 }
 
 // rss reads a process's resident set size in bytes from /proc.
-func rss(b *testing.B, pid int) int64 {
+func rss(b testing.TB, pid int) int64 {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		b.Fatal(err)

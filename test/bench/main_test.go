@@ -2,66 +2,51 @@ package bench
 
 import (
 	"bufio"
-	"fmt"
-	"net"
-	"net/http"
-	"os"
-	"runtime"
-	"runtime/metrics"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
-
-	"github.com/junction-wamp/junction/internal/router"
-	"github.com/junction-wamp/junction/internal/transport/websocket"
 )
 
-// routerChildEnv makes the test binary run as a bare router process, so
-// that BenchmarkIdleSessions measures the router's memory alone.
-const routerChildEnv = "JUNCTION_BENCH_ROUTER_CHILD"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(routerChildEnv) == "1" {
-		if err := runRouterChild(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+// startRouterChild builds and starts the router process of the
+// idle-memory measurements (package idlerouter) and returns it with its
+// WebSocket and RawSocket addresses; the child exits when the test ends.
+// The returned function sends it a command (see idlerouter) and returns
+// its answer.
+func startRouterChild(tb testing.TB) (*exec.Cmd, [2]string, func(string) string) {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "idlerouter")
+	if out, err := exec.Command("go", "build", "-o", bin, "./idlerouter").CombinedOutput(); err != nil {
+		tb.Fatalf("go build idlerouter: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	out := bufio.NewReader(stdout)
+	line, err := out.ReadString('\n')
+	f := strings.Fields(line)
+	if err != nil || len(f) != 2 {
+		tb.Fatalf("router child: %q, %v", line, err)
+	}
+	ask := func(cmd string) string {
+		if _, err := stdin.Write([]byte(cmd + "\n")); err != nil {
+			return err.Error()
 		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
-// runRouterChild serves a router over WebSocket on 127.0.0.1, prints its
-// address on stdout, and exits when stdin is closed.
-func runRouterChild() error {
-	r, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: realm}}})
-	if err != nil {
-		return err
-	}
-	h, err := websocket.NewHandler(websocket.Options{Attacher: r})
-	if err != nil {
-		return err
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	go http.Serve(l, h)
-	fmt.Printf("%s\n", l.Addr())
-	// Each line on stdin asks for the process's memory figures, or with
-	// "gcs" for the number of collections so far (without causing one).
-	in := bufio.NewScanner(os.Stdin)
-	for in.Scan() {
-		if in.Text() == "gcs" {
-			s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
-			metrics.Read(s)
-			fmt.Printf("%d\n", s[0].Value.Uint64())
-			continue
+		s, err := out.ReadString('\n')
+		if err != nil {
+			return err.Error()
 		}
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		fmt.Printf("goroutines=%d heap_inuse=%d stack_inuse=%d sys=%d\n",
-			runtime.NumGoroutine(), m.HeapInuse, m.StackInuse, m.Sys)
+		return strings.TrimSpace(s)
 	}
-	r.Close()
-	return l.Close()
+	return cmd, [2]string{f[0], f[1]}, ask
 }

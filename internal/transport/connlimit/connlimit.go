@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/lograte"
@@ -241,8 +242,18 @@ func (c *conn) CloseRead() error {
 	return fmt.Errorf("connlimit: %T cannot close its reading side: %w", c.Conn, errors.ErrUnsupported)
 }
 
+// SyscallConn gives the wrapped connection's raw socket (for the outbox's
+// writes that never wait), or errors.ErrUnsupported when it has none.
+func (c *conn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, fmt.Errorf("connlimit: %T has no raw connection: %w", c.Conn, errors.ErrUnsupported)
+}
+
 var (
 	_ net.Listener  = (*Listener)(nil)
+	_ syscall.Conn  = (*conn)(nil)
 	_ io.ReaderFrom = (*conn)(nil)
 	_ io.WriterTo   = (*conn)(nil)
 	_ halfCloser    = (*conn)(nil)

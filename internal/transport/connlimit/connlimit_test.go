@@ -286,6 +286,10 @@ func TestHalfClose(t *testing.T) {
 	if !ok {
 		t.Fatal("admitted connection has no CloseWrite")
 	}
+	// Its raw socket too: the outbox writes into it without a goroutine.
+	if _, err := server.(syscall.Conn).SyscallConn(); err != nil {
+		t.Fatalf("SyscallConn: %v", err)
+	}
 	if _, err := server.Write([]byte("answer")); err != nil {
 		t.Fatal(err)
 	}
@@ -345,6 +349,9 @@ func TestOptionalMethodsKept(t *testing.T) {
 		}
 		if err := c.(interface{ CloseRead() error }).CloseRead(); !errors.Is(err, errors.ErrUnsupported) {
 			t.Errorf("CloseRead without one below: %v", err)
+		}
+		if _, err := c.(syscall.Conn).SyscallConn(); !errors.Is(err, errors.ErrUnsupported) {
+			t.Errorf("SyscallConn without one below: %v", err)
 		}
 		c.Close()
 	})

@@ -2,8 +2,12 @@
 // transports (WebSocket, RawSocket). Send encodes on the caller's goroutine
 // and queues the frame; a writer goroutine, started only while the queue is
 // non-empty, writes every queued frame into one buffered writer and flushes
-// once per batch. A peer whose queue passes its limits (messages or bytes) is
-// closed as a slow consumer: nothing is dropped silently and Send never blocks.
+// once per batch. With SendNow, when nothing is queued or being written
+// and the connection is a plain socket, the sender writes the frame itself
+// with a write that never waits, and queues only what the socket did not
+// take (see writeDirect): a message then costs no goroutine hand-off. A peer
+// whose queue passes its limits (messages or bytes) is closed as a slow
+// consumer: nothing is dropped silently and Send never blocks.
 package outbox
 
 import (
@@ -11,6 +15,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -60,7 +65,8 @@ type Frame struct {
 const KindData uint8 = 0
 
 // WriteFunc writes one frame, with the transport's framing, into w. It runs
-// on the writer goroutine only, one call at a time.
+// one call at a time, on the writer goroutine or on a sender's that writes
+// directly (see writeDirect), never concurrently with itself.
 type WriteFunc func(w *bufio.Writer, f Frame) error
 
 // EncodeFunc turns a message into a data frame's payload.
@@ -78,10 +84,15 @@ type Outbox struct {
 	queue   []Frame
 	spare   []Frame // the previous batch, reused by the next swap
 	bytes   int
-	writing bool  // a writer goroutine is running
+	writing bool  // a writer goroutine is running, or a sender writes directly
 	err     error // why the outbox closed; nil while open
 	bw      *bufio.Writer
 	flushed []func() // AfterFlush callbacks for the frames queued so far
+
+	// raw, when the connection has one (a plain TCP or Unix socket on a
+	// Unix system), lets a sender write without waiting (see writeDirect);
+	// nil otherwise. Immutable.
+	raw syscall.RawConn
 
 	writers   sync.WaitGroup
 	closeOnce sync.Once
@@ -98,14 +109,22 @@ var writerPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, buf
 // hands over on hijack); otherwise writers come from a pool while frames are
 // being written, so an idle connection holds no write buffer.
 func New(conn net.Conn, bw *bufio.Writer, encode EncodeFunc, write WriteFunc, opts Options) *Outbox {
-	return &Outbox{conn: conn, bw: bw, encode: encode, write: write, opts: opts.withDefaults()}
+	return &Outbox{conn: conn, bw: bw, encode: encode, write: write, opts: opts.withDefaults(), raw: rawConn(conn)}
 }
 
 // Send encodes m on the caller's goroutine and queues it as a data frame.
 // It returns wamp.ErrSlowConsumer (and closes the connection) when the queue
 // is past its limits, wamp.ErrClosed once the outbox is closed, and an error
 // wrapping ErrEncode, leaving the outbox open, when m does not encode.
-func (o *Outbox) Send(m wamp.Message) error {
+func (o *Outbox) Send(m wamp.Message) error { return o.send(m, false) }
+
+// SendNow is Send for a sender that has nothing more to send soon (see
+// wamp.NowSender): when nothing is queued or being written it writes the
+// frame itself, without waiting (see writeDirect). A sender in a burst
+// calls Send, so that its frames go out in batches.
+func (o *Outbox) SendNow(m wamp.Message) error { return o.send(m, true) }
+
+func (o *Outbox) send(m wamp.Message, now bool) error {
 	if o.Closed() {
 		return wamp.ErrClosed
 	}
@@ -113,16 +132,25 @@ func (o *Outbox) Send(m wamp.Message) error {
 	if err != nil {
 		return errors.Join(ErrEncode, err)
 	}
-	if err := o.Queue(Frame{Kind: KindData, Data: b}); err != nil {
+	if err := o.queueFrame(Frame{Kind: KindData, Data: b}, now); err != nil {
 		return err
 	}
 	o.opts.Traffic.Add(len(b))
+	if now && o.opts.Traffic.Due() {
+		// The writer checks after its batch, but a frame written directly
+		// has none; Check may call into the router, and the sender may
+		// hold its locks.
+		go o.opts.Traffic.Check()
+	}
 	return nil
 }
 
 // Queue queues one frame, under the same limits as Send: the transports use
 // it for control frames (pong, ping).
-func (o *Outbox) Queue(f Frame) error {
+func (o *Outbox) Queue(f Frame) error { return o.queueFrame(f, false) }
+
+// queueFrame queues f, or with now writes it directly if it can.
+func (o *Outbox) queueFrame(f Frame, now bool) error {
 	o.mu.Lock()
 	if o.err != nil {
 		o.mu.Unlock()
@@ -134,6 +162,13 @@ func (o *Outbox) Queue(f Frame) error {
 		o.mu.Unlock()
 		o.conn.Close()
 		return full
+	}
+	if now && !o.writing && o.raw != nil {
+		o.writing = true
+		o.writers.Add(1)
+		o.mu.Unlock()
+		o.writeDirect(f)
+		return nil
 	}
 	start := o.pushLocked(f)
 	o.mu.Unlock()

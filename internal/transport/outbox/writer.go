@@ -65,7 +65,7 @@ func (o *Outbox) writeBatch(bw *bufio.Writer, batch []Frame) (int, error) {
 	n := 0
 	for _, f := range batch {
 		n += len(f.Data)
-		if err := o.write(bw, f); err != nil {
+		if err := o.writeFrame(bw, f); err != nil {
 			return n, err
 		}
 	}

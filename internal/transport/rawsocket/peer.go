@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/junction-wamp/junction/internal/transport/idlereader"
 	"io"
 	"net"
 	"sync/atomic"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/transport/idlepoll"
+	"github.com/junction-wamp/junction/internal/transport/idlereader"
 	"github.com/junction-wamp/junction/internal/transport/keepalive"
 	"github.com/junction-wamp/junction/internal/transport/outbox"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -40,9 +41,16 @@ type Peer struct {
 	timedOut atomic.Bool
 	traffic  wamp.Traffic
 
+	// Parking (see wamp.Parker): park is nil when the peer cannot park;
+	// detached once it has parked, the session then ends with Ended,
+	// which calls ended.
+	park     *idlepoll.Conn
+	ended    func()
+	detached atomic.Bool
+
 	rd   *idlereader.Reader // the Recv goroutine only
 	rhdr [4]byte            // the Recv goroutine only
-	whdr [4]byte            // the outbox's writer goroutine only
+	whdr [4]byte            // whoever holds the outbox's writing turn
 }
 
 var (
@@ -135,7 +143,7 @@ func (p *Peer) encode(m wamp.Message) ([]byte, error) {
 	return b, err
 }
 
-// writeFrame runs on the outbox's writer goroutine; the frame kinds are the
+// writeFrame runs with the outbox's writing turn; the frame kinds are the
 // RawSocket frame types.
 func (p *Peer) writeFrame(w *bufio.Writer, f outbox.Frame) error {
 	return writeFrame(w, &p.whdr, f.Kind, f.Data)

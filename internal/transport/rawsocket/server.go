@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/lograte"
+	"github.com/junction-wamp/junction/internal/transport/idlepoll"
 	"github.com/junction-wamp/junction/internal/transport/outbox"
 	"github.com/junction-wamp/junction/internal/transport/tlsconn"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -159,6 +160,9 @@ func (s *Server) Serve(l net.Listener) error {
 			s.log.Info("rawsocket: accepting again", "failures", failures)
 		}
 		delay, failures = 0, 0
+		if idlepoll.Parkable(conn) {
+			conn = idlepoll.Wrap(conn) // its session can park when idle
+		}
 		if !s.trackConn(conn) {
 			conn.Close()
 			return ErrServerClosed
@@ -243,18 +247,28 @@ func (s *Server) untrackConn(c net.Conn) {
 	s.wg.Done()
 }
 
-// serveConn runs one connection: handshake, then the session.
+// serveConn runs one connection: handshake, then the session. A session
+// that parks (see wamp.Parker) ends on another goroutine, with Ended.
 func (s *Server) serveConn(conn net.Conn) {
-	defer s.untrackConn(conn)
 	cfg, err := s.handshake(conn)
 	if err != nil {
 		s.log.Debug("rawsocket: handshake failed", "remote", conn.RemoteAddr().String(), "err", err)
 		conn.Close()
+		s.untrackConn(conn)
 		return
 	}
 	p := newPeer(conn, cfg)
+	after := func() {
+		p.Close()
+		s.untrackConn(conn)
+	}
+	if pc, ok := conn.(*idlepoll.Conn); ok {
+		p.enablePark(pc, after)
+	}
 	s.opts.Attacher.Attach(p)
-	p.Close()
+	if !p.detached.Load() {
+		after()
+	}
 }
 
 // handshake reads the client's handshake within HandshakeTimeout and

@@ -6,11 +6,14 @@
 package transporttest
 
 import (
+	"errors"
 	"io"
+	"net"
 	"reflect"
 	"sync"
 	"testing"
 
+	"github.com/junction-wamp/junction/internal/transport/idlepoll"
 	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/wamp/codec"
 )
@@ -57,6 +60,97 @@ func (a *Echo) Attach(p wamp.Peer) {
 			a.Errs <- err
 			return
 		}
+	}
+}
+
+// ParkingEcho is Echo over the wamp.Parker protocol, as the router reads
+// such peers: it parks the peer whenever RecvOrIdle reports it idle and
+// goes on when resumed. Parked receives a value for each park; once the
+// session is over (Errs got why) it closes the peer, tells the transport
+// with Ended if it had parked, and closes Ended.
+type ParkingEcho struct {
+	Errs   chan error
+	Parked chan struct{}
+	Ended  chan struct{}
+}
+
+// NewParkingEcho returns a ParkingEcho with room for 16 errors and parks.
+func NewParkingEcho() *ParkingEcho {
+	return &ParkingEcho{Errs: make(chan error, 16), Parked: make(chan struct{}, 16), Ended: make(chan struct{})}
+}
+
+// Attach implements the transports' Attacher.
+func (a *ParkingEcho) Attach(p wamp.Peer) {
+	pk, ok := p.(wamp.Parker)
+	if !ok {
+		a.Errs <- errors.New("transporttest: the peer is no wamp.Parker")
+		p.Close()
+		close(a.Ended)
+		return
+	}
+	if !a.serve(p, pk) {
+		p.Close()
+		close(a.Ended)
+	}
+}
+
+// serve echoes until the session ends (false) or the peer parked (true).
+func (a *ParkingEcho) serve(p wamp.Peer, pk wamp.Parker) bool {
+	for {
+		m, err := pk.RecvOrIdle()
+		if err == wamp.ErrIdle {
+			if pk.Park(func() { a.resume(p, pk) }) {
+				a.Parked <- struct{}{}
+				return true
+			}
+			continue
+		}
+		if err == nil {
+			err = p.Send(m)
+		}
+		if err != nil {
+			a.Errs <- err
+			return false
+		}
+	}
+}
+
+func (a *ParkingEcho) resume(p wamp.Peer, pk wamp.Parker) {
+	if a.serve(p, pk) {
+		return
+	}
+	p.Close()
+	pk.Ended()
+	close(a.Ended)
+}
+
+// SkipUnlessParkable skips the test where sessions cannot park (see
+// package idlepoll: Linux only).
+func SkipUnlessParkable(t *testing.T) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if !idlepoll.Parkable(c) {
+		t.Skip("sessions park on Linux only")
+	}
+}
+
+// EchoOnce sends m on p and checks that an echo of its type comes back.
+func EchoOnce(t *testing.T, p wamp.Peer, m wamp.Message) {
+	t.Helper()
+	if err := p.Send(m); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := p.Recv(); err != nil || got.Type() != m.Type() {
+		t.Fatalf("echo %v, %v", got, err)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/lograte"
@@ -227,6 +228,16 @@ func (c *Conn) Read(p []byte) (int, error) { return c.r.Read(p) }
 // NetConn returns the connection under c: a *tls.Conn with Options.TLS
 // (whose ConnectionState servers may want).
 func (c *Conn) NetConn() net.Conn { return c.Conn }
+
+// SyscallConn gives the raw socket under c, for writes (the outbox's that
+// never wait): reads must go through Read, which starts with what the Mux
+// read ahead. errors.ErrUnsupported when there is none (TLS).
+func (c *Conn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, fmt.Errorf("unisocket: %T has no raw connection: %w", c.Conn, errors.ErrUnsupported)
+}
 
 // route is the listener of one route: Accept returns the connections the
 // Mux hands it. Safe for concurrent use.

@@ -1,9 +1,11 @@
 package unisocket
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -172,4 +174,29 @@ type countingListener struct {
 func (l *countingListener) Accept() (net.Conn, error) {
 	l.calls <- struct{}{}
 	return l.Listener.Accept()
+}
+
+// TestRawConnForWrites: a dispatched plain TCP connection gives its raw
+// socket (for the outbox's writes that never wait); over TLS it has none.
+func TestRawConnForWrites(t *testing.T) {
+	var raw net.Listener
+	_, addr := serve(t, Options{}, func(m *Mux) { raw = m.Route(0x7F) })
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := raw.Accept()
+		accepted <- c
+	}()
+	send(t, addr, "\x7F")
+	c := <-accepted
+	if c == nil {
+		t.Fatal("accept failed")
+	}
+	defer c.Close()
+	if _, err := c.(syscall.Conn).SyscallConn(); err != nil {
+		t.Fatalf("SyscallConn: %v", err)
+	}
+	onTLS := &Conn{Conn: tls.Server(c, &tls.Config{})}
+	if _, err := onTLS.SyscallConn(); !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatalf("SyscallConn over TLS: %v, want ErrUnsupported", err)
+	}
 }

@@ -1,10 +1,12 @@
 package websocket
 
 import (
+	"errors"
 	"io"
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -66,6 +68,9 @@ func (c *lingerConn) lingering() bool {
 // only when nothing else reads: after Attach has returned.
 func (p *Peer) awaitClose() {
 	if p.conn.lingering() {
+		if r, ok := p.rd.(interface{ Fixed() }); ok {
+			r.Fixed() // the deadline below is ours now (idlereader)
+		}
 		p.conn.SetReadDeadline(time.Now().Add(p.conn.wait))
 		if p.desync.Load() {
 			io.Copy(io.Discard, p.rd)
@@ -79,3 +84,16 @@ func (p *Peer) awaitClose() {
 	}
 	p.conn.closeNow()
 }
+
+// SyscallConn gives the outbox the socket to write to without waiting
+// (see outbox.New) when the connection is a plain socket; a TLS
+// connection has none.
+func (c *lingerConn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errNoSyscallConn
+	}
+	return sc.SyscallConn()
+}
+
+var errNoSyscallConn = errors.New("websocket: not a plain socket")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gobwas/ws"
 
+	"github.com/junction-wamp/junction/internal/transport/idlepoll"
 	"github.com/junction-wamp/junction/internal/transport/idlereader"
 	"github.com/junction-wamp/junction/internal/transport/outbox"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -206,13 +207,26 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		info.HTTPHeaders = headerMap(r.Header)
 	}
 	info.CBTID = cbtid
+	var pc *idlepoll.Conn
+	if idlepoll.Parkable(conn) {
+		pc = idlepoll.Wrap(conn)
+		conn = pc
+	}
 	p := newPeer(conn, idlereader.New(conn, wsupgrade.Pending(rw.Reader)), nil, peerConfig{
 		codec: c, batched: batched, info: info, deflateBits: deflateBits, peerOptions: h.peerOpts,
 	})
-	go func() {
-		h.opts.Attacher.Attach(p)
+	after := func() {
 		p.Close()
 		p.awaitClose()
+	}
+	if pc != nil {
+		p.enablePark(pc, after)
+	}
+	go func() {
+		h.opts.Attacher.Attach(p)
+		if !p.detached.Load() {
+			after()
+		} // else the session parked: Ended calls after
 	}()
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gobwas/ws"
 
+	"github.com/junction-wamp/junction/internal/transport/idlepoll"
 	"github.com/junction-wamp/junction/internal/transport/keepalive"
 	"github.com/junction-wamp/junction/internal/transport/outbox"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -71,7 +72,15 @@ type Peer struct {
 	rhdr  [ws.MaxHeaderSize]byte
 	batch [][]byte // messages left from a batched frame
 
-	// Writer state: the outbox's writer goroutine only.
+	// Parking (see wamp.Parker): park is nil when the peer cannot park;
+	// detached once it has parked, the session then ends with Ended,
+	// which calls ended.
+	park     *idlepoll.Conn
+	ended    func()
+	detached atomic.Bool
+
+	// Writer state: whoever holds the outbox's writing turn (its writer
+	// goroutine, or a sender writing directly), one at a time.
 	whdr [ws.MaxHeaderSize]byte
 	wbuf []byte // masking scratch (client only)
 }

@@ -15,8 +15,9 @@ const maskChunk = 512
 
 // writeFrame writes one queued frame into w: a data frame compressed when
 // permessage-deflate was negotiated and it pays, and longer than the
-// fragment size as several frames. It runs on the outbox's writer goroutine
-// only.
+// fragment size as several frames. It runs with the outbox's writing turn
+// (on its writer goroutine, or on a sender's writing directly), one call at
+// a time.
 func (p *Peer) writeFrame(w *bufio.Writer, f outbox.Frame) error {
 	op, data, rsv := p.opcode(f.Kind), f.Data, byte(0)
 	if f.Kind == kindData {

@@ -1,0 +1,161 @@
+package router
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// parkingPeer is a fakePeer that can park (wamp.Parker): the test sends
+// wamp.ErrIdle (as an error on in) to make RecvOrIdle report an idle
+// connection; Park hands the resume function to the test, which calls it
+// as the transport's poller would.
+type parkingPeer struct {
+	*fakePeer
+	resumes chan func()
+	ended   atomic.Int32
+	mu      sync.Mutex
+	now     []wamp.MessageType // what came through SendNow
+}
+
+var (
+	_ wamp.Parker    = (*parkingPeer)(nil)
+	_ wamp.NowSender = (*parkingPeer)(nil)
+)
+
+func (p *parkingPeer) SendNow(m wamp.Message) error {
+	p.mu.Lock()
+	p.now = append(p.now, wamp.Unwrap(m).Type())
+	p.mu.Unlock()
+	return p.Send(m)
+}
+
+// sentNow returns and forgets the types sent with SendNow.
+func (p *parkingPeer) sentNow() []wamp.MessageType {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now
+	p.now = nil
+	return now
+}
+
+func newParkingPeer() *parkingPeer {
+	return &parkingPeer{fakePeer: newFakePeer(256), resumes: make(chan func(), 1)}
+}
+
+func (p *parkingPeer) RecvOrIdle() (wamp.Message, error) { return p.Recv() }
+
+func (p *parkingPeer) Park(resume func()) bool {
+	select {
+	case <-p.closed:
+		return false
+	default:
+	}
+	p.resumes <- resume
+	return true
+}
+
+func (p *parkingPeer) Buffered() bool { return len(p.in) > 0 }
+
+func (p *parkingPeer) Ended() { p.ended.Add(1) }
+
+// TestParkedSession: a session whose peer parks frees Attach's goroutine
+// (Attach returns) and goes on when resumed: it handles its messages, in
+// order, parks again, and when it ends (GOODBYE) it cleans up and calls
+// Ended once.
+func TestParkedSession(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		p := newParkingPeer()
+		c := attachAs(t, r.Gate(), p.fakePeer, p)
+		c.hello("realm1", nil)
+		c.send(wamp.ErrIdle)
+		c.waitDone() // Attach returned: the session is parked
+		for range 2 {
+			resume := <-p.resumes
+			c.send(&wamp.Subscribe{Request: c.nextReq(), Options: wamp.Dict{}, Topic: "com.a"})
+			c.send(&wamp.Subscribe{Request: c.nextReq(), Options: wamp.Dict{}, Topic: "com.b"})
+			c.send(wamp.ErrIdle)
+			go resume()
+			for range 2 {
+				if s := expect[*wamp.Subscribed](c); s.Request != c.req-1 && s.Request != c.req {
+					t.Fatalf("SUBSCRIBED %d", s.Request)
+				}
+			}
+		}
+		if _, n := r.Sessions("realm1", 0, 10); n != 1 {
+			t.Fatalf("%d sessions while parked, want 1", n)
+		}
+		resume := <-p.resumes
+		c.send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal})
+		go resume()
+		expect[*wamp.Goodbye](c)
+		r.Close()       // returns once the session is untracked
+		synctest.Wait() // and Ended, after that, has run
+		if n := p.ended.Load(); n != 1 {
+			t.Fatalf("Ended called %d times, want once", n)
+		}
+		if _, n := r.Sessions("realm1", 0, 10); n != 0 {
+			t.Fatalf("%d sessions after GOODBYE", n)
+		}
+	})
+}
+
+// TestParkedSessionShutdown: Router.Close ends a parked session: the
+// peer's Close resumes it (as a real peer's does), and it cleans up.
+func TestParkedSessionShutdown(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		p := newParkingPeer()
+		c := attachAs(t, r.Gate(), p.fakePeer, p)
+		c.hello("realm1", nil)
+		c.send(wamp.ErrIdle)
+		c.waitDone()
+		resume := <-p.resumes
+		go func() {
+			<-p.closed // the router closes the peer
+			resume()
+		}()
+		r.Close()
+		synctest.Wait()
+		if m := expect[*wamp.Goodbye](c); m.Reason != wamp.ErrSystemShutdown {
+			t.Fatalf("GOODBYE %s", m.Reason)
+		}
+		if n := p.ended.Load(); n != 1 {
+			t.Fatalf("Ended called %d times, want once", n)
+		}
+	})
+}
+
+// TestSendNowAfterBurst: the router writes at once (SendNow) only what it
+// sends once its client's burst is over, and never a fan-out's shared
+// EVENT: the answers to the first messages of a burst, and every EVENT,
+// go through Send, to be batched.
+func TestSendNowAfterBurst(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		p := newParkingPeer()
+		c := attachAs(t, r.Gate(), p.fakePeer, p)
+		c.hello("realm1", nil)
+		c.send(wamp.ErrIdle)
+		c.waitDone()
+		resume := <-p.resumes
+		p.sentNow()
+		// A burst: three messages read together.
+		c.send(&wamp.Subscribe{Request: 1, Options: wamp.Dict{}, Topic: "com.a"})
+		c.send(&wamp.Subscribe{Request: 2, Options: wamp.Dict{}, Topic: "com.b"})
+		c.send(&wamp.Publish{Request: 3, Options: wamp.Dict{"acknowledge": true, "exclude_me": false}, Topic: "com.a"})
+		go resume()
+		expect[*wamp.Subscribed](c)
+		expect[*wamp.Subscribed](c)
+		expect[*wamp.Event](c)
+		expect[*wamp.Published](c)
+		synctest.Wait()
+		if now := p.sentNow(); !slices.Equal(now, []wamp.MessageType{wamp.TypePublished}) {
+			t.Fatalf("sent with SendNow: %v, want the PUBLISHED that ends the burst only", now)
+		}
+		c.send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal})
+		expect[*wamp.Goodbye](c)
+	})
+}
