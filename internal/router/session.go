@@ -249,7 +249,7 @@ func (s *session) serve(rm *realm) (parked bool) {
 	for {
 		m, err := s.recvParked(pk)
 		if err == wamp.ErrIdle {
-			if pk.Park(func() { s.resume(pk, rm) }) {
+			if s.park(pk, rm) {
 				return true
 			}
 			continue // closing: the next read fails
@@ -279,6 +279,11 @@ func (s *session) recvParked(pk wamp.Parker) (wamp.Message, error) {
 		return pk.RecvOrIdle()
 	}
 	return s.peer.Recv()
+}
+
+// park parks s's peer, to be resumed by resume; see wamp.Parker.Park.
+func (s *session) park(pk wamp.Parker, rm *realm) bool {
+	return pk.Park(func() { s.resume(pk, rm) })
 }
 
 // resume serves a parked session again on the goroutine its peer started,

@@ -160,6 +160,23 @@ func (r *Reader) Wait() error {
 	return ErrIdle
 }
 
+// Idle reports whether nothing waits in the Reader, and then readies it
+// for a wait of any length without a reader: it gives its buffer back and
+// clears the read deadline it set, so that the next Read waits with a
+// one-byte read. Call it between messages, before parking the connection
+// (nobody reads until it is readable again).
+func (r *Reader) Idle() bool {
+	if r.Buffered() {
+		return false
+	}
+	if !r.until.IsZero() {
+		r.until = time.Time{}
+		r.dl.SetReadDeadline(time.Time{})
+	}
+	r.Release()
+	return true
+}
+
 // Fixed stops the Reader from setting read deadlines: call it before
 // setting one of your own on the connection (a close handshake's). The
 // Reader then gives its buffer back whenever it is drained.
