@@ -46,7 +46,6 @@ func (s *session) handshake() *realm {
 	s.canCancel = roleFeature(hello.Details, "callee", "call_canceling")
 	s.revokeRegs = roleFeature(hello.Details, "callee", "registration_revocation")
 	s.revokeSubs = roleFeature(hello.Details, "subscriber", "subscription_revocation")
-	s.log = s.log.With("realm", string(rm.name))
 	if err := rm.join(s); err != nil {
 		s.abortWith(err)
 		return nil
