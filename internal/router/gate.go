@@ -114,7 +114,7 @@ func (g *Gate) Attach(p wamp.Peer) {
 		g.r.untrack(s)
 		return
 	}
-	if s.parkJoined(rm) || s.serve(rm) {
+	if s.parkJoined() || s.serve(rm) {
 		return // parked
 	}
 	s.finish(rm)
@@ -126,9 +126,9 @@ func (g *Gate) Attach(p wamp.Peer) {
 // serve does: a storm of joins then never holds thousands of goroutines
 // at once, whose descriptors the runtime keeps for good. It reports
 // whether the session parked (resume serves it once a message arrives).
-func (s *session) parkJoined(rm *realm) bool {
+func (s *session) parkJoined() bool {
 	pk, ok := s.peer.(wamp.Parker)
-	return ok && !pk.Buffered() && s.park(pk, rm)
+	return ok && !pk.Buffered() && s.park(pk)
 }
 
 // finish cleans up after the session's last message: it leaves its realm,
