@@ -2,6 +2,7 @@ package websocket
 
 import (
 	"bufio"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -31,13 +32,24 @@ const (
 // its Handler (kept once, not in every idle connection).
 type peerConfig struct {
 	codec   codec.Codec
-	info    wamp.PeerInfo
+	remote  remote
 	batched bool
 	client  bool // masks the frames it sends and expects unmasked ones
 	// deflateBits is the window of what the server compresses when the
 	// client accepted permessage-deflate; 0 without.
 	deflateBits int
 	*peerOptions
+}
+
+// remote is what Info tells of the other side besides the transport and
+// the serializer, which Info adds (constants): kept without their two
+// strings, an idle peer fits a smaller size class.
+type remote struct {
+	addr    string            // wamp.PeerInfo.RemoteAddr
+	cbtid   string            // wamp.PeerInfo.CBTID
+	headers map[string]string // wamp.PeerInfo.HTTPHeaders
+	cert    *x509.Certificate // wamp.PeerInfo.ClientCert
+	tls     bool              // wamp.PeerInfo.TLS
 }
 
 // peerOptions are the settings shared by a Handler's connections (or a
@@ -142,7 +154,13 @@ func (p *Peer) closeWith(code ws.StatusCode, reason string) error {
 }
 
 // Info describes the connection.
-func (p *Peer) Info() wamp.PeerInfo { return p.cfg.info }
+func (p *Peer) Info() wamp.PeerInfo {
+	r := &p.cfg.remote
+	return wamp.PeerInfo{
+		Transport: "websocket", Serializer: p.cfg.codec.Name(), RemoteAddr: r.addr, TLS: r.tls,
+		HTTPHeaders: r.headers, ClientCert: r.cert, CBTID: r.cbtid,
+	}
+}
 
 // Recv returns the next message; see wamp.Peer.
 func (p *Peer) Recv() (wamp.Message, error) {
