@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync/atomic"
-	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -29,13 +28,10 @@ type session struct {
 	// read-only afterwards.
 	realm    *realm
 	ident    auth.Identity
-	joinedAt time.Time // when it joined realm (router.Sessions sorts by it)
+	joinedAt int64 // when it joined realm, Unix nanoseconds (router.Sessions sorts by it)
 	// stats are s's session statistics once joined (meta API on), nil
 	// before or without.
 	stats *sessionStats
-	// authsFrom are the gate's authenticators s authenticated with (nil
-	// when it picked none); handshake only.
-	authsFrom *[]auth.Authenticator
 	// canCancel: the client announced callee feature call_canceling, so
 	// it may be sent INTERRUPT.
 	canCancel bool
