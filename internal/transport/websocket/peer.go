@@ -75,26 +75,30 @@ type Peer struct {
 	out  *outbox.Outbox
 	keep *keepalive.Timer // nil without PingInterval
 
-	timedOut atomic.Bool // closed by the keepalive
-	desync   atomic.Bool // the reader failed the connection mid-frame
-	traffic  wamp.Traffic
+	traffic wamp.Traffic
 
 	// Reader state: the Recv goroutine only.
 	rd    io.Reader
-	rhdr  [ws.MaxHeaderSize]byte
 	batch [][]byte // messages left from a batched frame
 
 	// Parking (see wamp.Parker): park is nil when the peer cannot park;
-	// detached once it has parked, the session then ends with Ended,
+	// detached (below) once it has parked, the session then ends with Ended,
 	// which calls ended.
-	park     *idlepoll.Conn
-	ended    func()
-	detached atomic.Bool
+	park  *idlepoll.Conn
+	ended func()
 
 	// Writer state: whoever holds the outbox's writing turn (its writer
 	// goroutine, or a sender writing directly), one at a time.
-	whdr [ws.MaxHeaderSize]byte
-	wbuf []byte // masking scratch (client only)
+	wbuf *[maskChunk]byte // masking scratch (client only)
+
+	// The small fields side by side (the Peer fits 320 bytes): the frame
+	// header scratch of the reader (the Recv goroutine only) and of the
+	// writer (whoever holds the writing turn), and the flags.
+	rhdr     [ws.MaxHeaderSize]byte
+	whdr     [ws.MaxHeaderSize]byte
+	timedOut atomic.Bool // closed by the keepalive
+	desync   atomic.Bool // the reader failed the connection mid-frame
+	detached atomic.Bool // parked once (see park)
 }
 
 var (
