@@ -75,11 +75,11 @@ func publishAcked(r *http.Request, s Session, topic wamp.URI, args wamp.List, kw
 	if !available(s) {
 		return 0, ErrUnavailable
 	}
-	ctx, cancel := context.WithTimeoutCause(r.Context(), publishTimeout, ErrCallTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), publishTimeout)
 	defer cancel()
 	id, err := s.Publish(ctx, topic, args, kwargs, opts)
 	if err != nil {
-		return 0, wampError(ctx, r, publishTimeout, err)
+		return 0, wampError(r, publishTimeout, err)
 	}
 	return id, nil
 }

@@ -95,6 +95,12 @@ type jsonAnswer interface {
 // answerBufs holds the buffers answers are built in, returned once written.
 var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
+// maxUnsizedAnswer is the largest answer written without a Content-Length
+// header: net/http holds an answer that size until the handler returns and
+// sets its length itself (without allocating); a longer one would be sent
+// chunked.
+const maxUnsizedAnswer = 2048
+
 // maxPooledAnswer is the largest buffer kept for reuse.
 const maxPooledAnswer = 64 << 10
 
@@ -109,9 +115,10 @@ func (p *pipeline) writeJSON(w http.ResponseWriter, status int, v jsonAnswer) {
 		b = fmt.Appendf(b[:0], `{"error":%q,"args":[],"kwargs":{}}`, textInternal)
 	}
 	h := w.Header()
-	vals := make([]string, 2) // one allocation for both headers
-	vals[0], vals[1] = "application/json; charset=utf-8", strconv.Itoa(len(b))
-	h["Content-Type"], h["Content-Length"] = vals[0:1:1], vals[1:2:2]
+	h["Content-Type"] = jsonType
+	if len(b) > maxUnsizedAnswer {
+		h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	}
 	w.WriteHeader(status)
 	w.Write(b)
 	if cap(b) <= maxPooledAnswer {

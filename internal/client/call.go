@@ -23,6 +23,7 @@ type callOptions struct {
 	progress   func(*Result)
 	options    wamp.Dict
 	timeout    time.Duration
+	wait       time.Duration // WithWaitLimit; 0: none
 	cancelMode string
 }
 
@@ -43,6 +44,17 @@ func WithOptions(opts wamp.Dict) CallOption {
 // call after d and answers wamp.error.timeout.
 func WithTimeout(d time.Duration) CallOption {
 	return func(o *callOptions) { o.timeout = d }
+}
+
+// WithWaitLimit makes Call stop waiting after d as if its context had
+// ended then with context.DeadlineExceeded: it cancels the call in its
+// cancel mode and returns an error wrapping context.DeadlineExceeded.
+// Nothing is sent to the router (unlike WithTimeout), and no context is
+// derived for the call: a caller whose context is long-lived and already
+// cancelable (an HTTP request's) bounds each call for the price of one
+// timer.
+func WithWaitLimit(d time.Duration) CallOption {
+	return func(o *callOptions) { o.wait = d }
 }
 
 // WithCancelMode sets the CANCEL mode used when the call's context ends:
@@ -78,7 +90,7 @@ func (s *Session) Call(ctx context.Context, procedure wamp.URI, args wamp.List, 
 // callOptions builds the CALL options; nil when there are none.
 func (s *Session) callOptions(ctx context.Context, o *callOptions) wamp.Dict {
 	timeout := o.timeout
-	if timeout == 0 && s.cfg.CallTimeout > 0 {
+	if timeout == 0 && s.cfg.CallTimeout > 0 && o.wait <= 0 {
 		if _, ok := ctx.Deadline(); !ok {
 			timeout = s.cfg.CallTimeout
 		}
@@ -105,6 +117,12 @@ func (s *Session) awaitCall(ctx context.Context, r *request, procedure wamp.URI,
 	if r.progress != nil {
 		progress = r.progress.ready
 	}
+	var expired <-chan time.Time
+	if o.wait > 0 {
+		t := time.NewTimer(o.wait)
+		defer t.Stop()
+		expired = t.C
+	}
 	for {
 		select {
 		case m := <-r.reply:
@@ -113,7 +131,9 @@ func (s *Session) awaitCall(ctx context.Context, r *request, procedure wamp.URI,
 		case <-progress:
 			s.runProgress(r, o)
 		case <-ctx.Done():
-			return s.cancelCall(ctx, r, procedure, o)
+			return s.cancelCall(ctx.Err(), r, procedure, o)
+		case <-expired:
+			return s.cancelCall(context.DeadlineExceeded, r, procedure, o)
 		case <-s.done:
 			m, err := s.replyOrEnd(r)
 			if err != nil {
@@ -144,14 +164,14 @@ func callReply(m wamp.Message) (*Result, error) {
 	return nil, unexpected(m)
 }
 
-// cancelCall sends CANCEL after ctx ended and waits for the router's answer
-// in kill mode.
-func (s *Session) cancelCall(ctx context.Context, r *request, procedure wamp.URI, o *callOptions) (*Result, error) {
+// cancelCall sends CANCEL after the call's context ended (with why) and
+// waits for the router's answer in kill mode.
+func (s *Session) cancelCall(why error, r *request, procedure wamp.URI, o *callOptions) (*Result, error) {
 	mode := o.cancelMode
 	if mode == "" {
 		mode = wamp.CancelKill
 	}
-	cause := fmt.Errorf("client: call %s: %w", procedure, ctx.Err())
+	cause := fmt.Errorf("client: call %s: %w", procedure, why)
 	err := s.peer.Send(&wamp.Cancel{Request: r.id, Options: wamp.Dict{wamp.OptMode: mode}})
 	if err != nil || mode != wamp.CancelKill {
 		s.forget(r)

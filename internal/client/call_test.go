@@ -185,6 +185,31 @@ func TestCallTimeoutOption(t *testing.T) {
 	}
 }
 
+func TestCallWaitLimit(t *testing.T) {
+	// The config's default timeout is not sent: the wait limit bounds the
+	// call instead, on this side.
+	s, r := joined(t, Config{CallTimeout: time.Hour})
+	ch := startCall(context.Background(), s, "com.slow", WithWaitLimit(time.Millisecond), WithCancelMode(wamp.CancelKillNoWait))
+	call := expect[*wamp.Call](r)
+	if call.Options[wamp.OptTimeout] != nil {
+		t.Errorf("CALL options %v: the wait limit is not the router's timeout", call.Options)
+	}
+	c := expect[*wamp.Cancel](r)
+	if c.Request != call.Request || c.Options[wamp.OptMode] != wamp.CancelKillNoWait {
+		t.Errorf("CANCEL %+v", c)
+	}
+	if got := recvFrom(t, ch); !errors.Is(got.err, context.DeadlineExceeded) {
+		t.Errorf("err %v, want context.DeadlineExceeded", got.err)
+	}
+	// An answer within the limit is the result.
+	ch = startCall(context.Background(), s, "com.fast", WithWaitLimit(time.Hour))
+	next := expect[*wamp.Call](r)
+	r.send(&wamp.Result{Request: next.Request, Details: wamp.Dict{}, Args: wamp.List{1}})
+	if got := recvFrom(t, ch); got.err != nil || len(got.res.Args) != 1 {
+		t.Errorf("call within the limit: %+v, %v", got.res, got.err)
+	}
+}
+
 func TestCallAfterEnd(t *testing.T) {
 	s, _ := joined(t, Config{})
 	s.Close()
