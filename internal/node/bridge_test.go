@@ -206,7 +206,7 @@ func TestBridgeServices(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := receive(t, f.web, "web request")
-		got, _ := res.Args[0].(wamp.Dict)
+		got, _ := wamp.AsDict(res.Args[0])
 		if r.method != "GET" || r.path != "/api/hello" || got["content"] != "hi from web" || fmt.Sprint(got["code"]) != "200" {
 			t.Errorf("request %s %s, result %v", r.method, r.path, res.Args)
 		}
@@ -251,7 +251,7 @@ func testWebhook(t *testing.T, f *bridgeFixture) {
 		t.Fatalf("POST /webhook = %d %q, want 202 OK", code, got)
 	}
 	ev := receive(t, f.events, "webhook event")
-	d, _ := ev.Args[0].(wamp.Dict)
+	d, _ := wamp.AsDict(ev.Args[0])
 	if ev.Topic != "com.example.webhook" || d["body"] != body {
 		t.Errorf("webhook event %+v", ev)
 	}
@@ -361,7 +361,7 @@ func checkContainer(t *testing.T, addr string, web chan webRequest) {
 	if r := receive(t, web, "callee request"); r.path != "/api/c" {
 		t.Errorf("callee request %s", r.path)
 	}
-	if d, _ := res.Args[0].(wamp.Dict); d["content"] != "hi from web" {
+	if d, _ := wamp.AsDict(res.Args[0]); d["content"] != "hi from web" {
 		t.Errorf("result %v", res.Args)
 	}
 	if _, err := s.Publish(testCtx(t), "com.example.fwd.container", wamp.List{"x"}, nil, wamp.Dict{"acknowledge": true}); err != nil {
