@@ -109,8 +109,8 @@ func wampError(r *http.Request, timeout time.Duration, err error) error {
 
 // resultBody is a call's result in Crossbar's shapes.
 type resultBody struct {
-	Args   wamp.List `json:"args,omitempty"`
-	Kwargs wamp.Dict `json:"kwargs,omitempty"`
+	Args   wamp.List   `json:"args,omitempty"`
+	Kwargs wamp.Object `json:"kwargs,omitempty"`
 }
 
 // resultOf shapes a result as Crossbar does: {"args":[x,...]} without

@@ -201,7 +201,7 @@ func TestBridgeServices(t *testing.T) {
 		}
 	})
 	t.Run("callee in router", func(t *testing.T) {
-		res, err := f.app.Call(testCtx(t), "com.example.rest.router", nil, wamp.Dict{"method": "GET", "url": "hello"})
+		res, err := f.app.Call(testCtx(t), "com.example.rest.router", nil, wamp.ObjectOf(wamp.Dict{"method": "GET", "url": "hello"}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +212,7 @@ func TestBridgeServices(t *testing.T) {
 		}
 	})
 	t.Run("forwarder in router", func(t *testing.T) {
-		if _, err := f.app.Publish(testCtx(t), "com.example.fwd.router", wamp.List{1}, wamp.Dict{"a": "b"}, wamp.Dict{"acknowledge": true}); err != nil {
+		if _, err := f.app.Publish(testCtx(t), "com.example.fwd.router", wamp.List{1}, wamp.ObjectOf(wamp.Dict{"a": "b"}), wamp.Dict{"acknowledge": true}); err != nil {
 			t.Fatal(err)
 		}
 		r := receive(t, f.web, "forwarded event")
@@ -354,7 +354,7 @@ func TestContainerRouterRestart(t *testing.T) {
 func checkContainer(t *testing.T, addr string, web chan webRequest) {
 	t.Helper()
 	s := mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
-	res, err := s.Call(testCtx(t), "com.example.rest.container", nil, wamp.Dict{"method": "GET", "url": "c"})
+	res, err := s.Call(testCtx(t), "com.example.rest.container", nil, wamp.ObjectOf(wamp.Dict{"method": "GET", "url": "c"}))
 	if err != nil {
 		t.Fatalf("call container callee: %v", err)
 	}

@@ -66,7 +66,7 @@ func calleeEnv(t *testing.T, o CalleeOptions) *client.Client {
 
 // call calls the Callee and returns its result dict.
 func call(ctx context.Context, c *client.Client, kwargs wamp.Dict) (wamp.Dict, error) {
-	res, err := c.Call(ctx, proc, nil, kwargs)
+	res, err := c.Call(ctx, proc, nil, wamp.ObjectOf(kwargs))
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func TestCalleePositionalAndDefaults(t *testing.T) {
 	if got := rec.last(); got.method != "GET" || got.path != "/api/a/c" || got.body != "" {
 		t.Errorf("request = %+v", got)
 	}
-	if d, _ := wamp.AsDict(res.Args[0]); d["code"] != int64(200) || d["content"] != "" {
+	if d := dict(res.Args[0]); d["code"] != int64(200) || d["content"] != "" {
 		t.Errorf("result = %v", d)
 	}
 	// No url: the base itself.

@@ -27,7 +27,7 @@ const (
 // eventBody is the forwarded body, exactly {"args":[...],"kwargs":{...}}
 // with [] and {} for absent parts, keys in the order the event has them;
 // HTML characters are not escaped.
-func eventBody(args wamp.List, kwargs wamp.Dict) ([]byte, error) {
+func eventBody(args wamp.List, kwargs wamp.Object) ([]byte, error) {
 	b, err := codec.AppendPlainJSON(append(make([]byte, 0, 64), `{"args":`...), orEmpty(args))
 	if err == nil {
 		b = append(b, `,"kwargs":`...)

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/fxamacker/cbor/v2"
+
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // cborMode decodes CBOR with fxamacker/cbor into generic values: maps with
@@ -35,8 +37,10 @@ func mustCBORMode() cbor.DecMode {
 	return m
 }
 
-// decodeCBORMessage parses one CBOR message array.
-func decodeCBORMessage(b []byte) ([]any, error) {
+// decodeCBORMessage parses one CBOR message array; its dictionaries from
+// element from on become Objects, with their keys sorted: the library
+// decodes maps, whose order is lost.
+func decodeCBORMessage(b []byte, from int) ([]any, error) {
 	if len(b) == 0 || b[0]>>5 != 4 {
 		return nil, decodeError("cbor", "message is not an array")
 	}
@@ -51,7 +55,31 @@ func decodeCBORMessage(b []byte) ([]any, error) {
 	if err := normalizeList(l); err != nil {
 		return nil, err
 	}
+	if from == fromType && len(l) > 0 {
+		from = payloadFrom(l[0])
+	}
+	for i := from; i < len(l); i++ {
+		l[i] = mapsToObjects(l[i])
+	}
 	return l, nil
+}
+
+// mapsToObjects turns v's dictionaries, nested ones too, into Objects with
+// their keys sorted.
+func mapsToObjects(v any) any {
+	switch x := v.(type) {
+	case []any:
+		for i, e := range x {
+			x[i] = mapsToObjects(e)
+		}
+	case map[string]any:
+		o := wamp.ObjectOf(x)
+		for i := range o {
+			o[i].Value = mapsToObjects(o[i].Value)
+		}
+		return o
+	}
+	return v
 }
 
 func normalizeList(l []any) error {
