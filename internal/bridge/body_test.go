@@ -243,7 +243,7 @@ func decodedCost(t *testing.T, body string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return int64(wamp.DictSize(obj))
+	return int64(wamp.ObjectSize(obj))
 }
 
 // TestBodyBufferDecoded is F6, its decoded part (docs/SECURITY.md):

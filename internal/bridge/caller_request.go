@@ -16,7 +16,7 @@ type callRequest struct {
 }
 
 // parseCall reads and checks a Caller body. Other members are ignored.
-func parseCall(obj map[string]any) (*callRequest, error) {
+func parseCall(obj wamp.Object) (*callRequest, error) {
 	uri, err := uriMember(obj, "procedure")
 	if err != nil {
 		return nil, err

@@ -199,8 +199,10 @@ func FuzzAnswers(f *testing.F) {
 		if err != nil {
 			return
 		}
-		args, _ := obj["args"].([]any)
-		kwargs, _ := obj["kwargs"].(wamp.Object)
+		a, _ := obj.Get("args")
+		k, _ := obj.Get("kwargs")
+		args, _ := a.([]any)
+		kwargs, _ := k.(wamp.Object)
 		sameAnswer(t, &resultBody{Args: args, Kwargs: kwargs})
 		sameAnswer(t, &errorBody{Error: "x", Args: args, Kwargs: kwargs})
 	})

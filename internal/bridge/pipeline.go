@@ -39,9 +39,9 @@ func newPipeline(c *Common, json bool, service string) *pipeline {
 
 // request is an accepted request, as the pipeline hands it to a service.
 type request struct {
-	body []byte         // nil once decoded (JSON services)
-	held int64          // reserved from the pipeline's buffer: the body's bytes, or its decoded value's estimate if more
-	obj  map[string]any // the decoded body (JSON services)
+	body []byte      // nil once decoded (JSON services)
+	held int64       // reserved from the pipeline's buffer: the body's bytes, or its decoded value's estimate if more
+	obj  wamp.Object // the decoded body (JSON services), its members in order
 }
 
 // accept runs the pipeline. It returns (nil, nil) when it has answered the
@@ -133,7 +133,7 @@ func (p *pipeline) decode(req *request) error {
 	// many times its length once decoded (a list of empty objects, about
 	// 21 times), held until the request is answered, and the bound is on
 	// memory.
-	if err := p.buf.hold(&req.held, int64(wamp.DictSize(obj)), textTooLongDecoded); err != nil {
+	if err := p.buf.hold(&req.held, int64(wamp.ObjectSize(obj)), textTooLongDecoded); err != nil {
 		return err
 	}
 	req.obj = obj
