@@ -16,9 +16,12 @@ import (
 // integers when they fit int64 or uint64 and floats otherwise (an error
 // beyond float64's range), every float as float64, integers as int64
 // (uint64 above math.MaxInt64; below math.MinInt64, float64), other simple
-// values an error. Dictionaries in payload elements are wamp.Objects in
-// wire order (a repeated key: the last value at the place of the first),
-// the others Dicts. A decoder is used by one goroutine.
+// values an error. One difference: fxamacker/cbor missed such a simple
+// value, or a bignum out of range, in a map value that a repeated key
+// overwrote (it checked them after decoding); we reject them wherever they
+// are. Dictionaries in payload elements are wamp.Objects in wire order (a
+// repeated key: the last value at the place of the first), the others
+// Dicts. A decoder is used by one goroutine.
 type cborDecoder struct {
 	cborScanner
 	from    int  // the first element of the top array holding payload, or cborFromType

@@ -56,6 +56,18 @@ func timeText(t time.Time) (string, bool) {
 	return string(b), err == nil
 }
 
+// timeWritable reports, without allocating, whether timeText can write t:
+// a year of four digits and a zone offset under 24 hours, which is what
+// time.Time.MarshalText checks.
+func timeWritable(t time.Time) bool {
+	_, offset := t.Zone()
+	minutes := offset / 60
+	if minutes < 0 {
+		minutes = -minutes
+	}
+	return t.Year() >= 0 && t.Year() <= 9999 && minutes/60 < 24
+}
+
 // bignum returns the bignum of tag 2 (n) or 3 (-1-n), n being the
 // big-endian bytes p: exact when it fits int64 or uint64, a float64
 // otherwise, and false beyond float64's range.
@@ -78,4 +90,52 @@ func normBig(n *big.Int) (any, bool) {
 	}
 	f, _ := new(big.Float).SetInt(n).Float64()
 	return f, !math.IsInf(f, 0)
+}
+
+// bignumRange tells, without allocating, whether bignum accepts a
+// bignum's bytes, given chunk by chunk. A float64 holds magnitudes below
+// 2^1024 - 2^970 (54 one bits and 970 zero bits), the least that rounds to
+// infinity; tag 3's magnitude is n+1, so it also rejects
+// n = 2^1024 - 2^970 - 1 (53 one bits, a zero, 970 one bits).
+type bignumRange struct {
+	n       int     // significant bytes so far (leading zeros skipped)
+	head    [7]byte // the first seven of them
+	notOnes bool    // a byte after those seven is not 0xff
+}
+
+func (r *bignumRange) add(p []byte) {
+	for _, c := range p {
+		switch {
+		case r.n == 0 && c == 0:
+			continue
+		case r.n < len(r.head):
+			r.head[r.n] = c
+		case c != 0xff:
+			r.notOnes = true
+		}
+		r.n++
+	}
+}
+
+func (r *bignumRange) inRange(negative bool) bool {
+	switch {
+	case r.n < 128:
+		return true
+	case r.n > 128:
+		return false
+	}
+	high := allBytes(r.head[:6], 0xff)
+	if high && r.head[6]&0xfc == 0xfc {
+		return false
+	}
+	return !(negative && high && r.head[6] == 0xfb && !r.notOnes)
+}
+
+func allBytes(p []byte, c byte) bool {
+	for _, b := range p {
+		if b != c {
+			return false
+		}
+	}
+	return true
 }

@@ -24,7 +24,8 @@
 // text keys only (null and undefined keys read as ""), undefined as nil,
 // unknown tags as their content, date/time tags as RFC 3339 text, bignums
 // as integers when they fit int64 or uint64 and floats otherwise, floats of
-// every width as float64; other simple values are an error. UBJSON is
+// every width as float64; other simple values are an error. cborValidate
+// checks a payload element without decoding it, for pass-through. UBJSON is
 // ours, as py-ubjson writes it.
 // Decoders reject input nested deeper than 1000 levels, trailing bytes, and
 // lengths past the end of the input before allocating anything.
