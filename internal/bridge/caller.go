@@ -103,8 +103,8 @@ func wampError(ctx context.Context, r *http.Request, timeout time.Duration, err 
 
 // resultBody is a call's result in Crossbar's shapes.
 type resultBody struct {
-	Args   wamp.List `json:"args,omitempty"`
-	Kwargs wamp.Dict `json:"kwargs,omitempty"`
+	Args   wamp.List   `json:"args,omitempty"`
+	Kwargs wamp.Object `json:"kwargs,omitempty"`
 }
 
 // resultOf shapes a result as Crossbar does: {"args":[x,...]} without

@@ -10,7 +10,7 @@ import (
 type callRequest struct {
 	procedure  wamp.URI
 	args       wamp.List
-	kwargs     wamp.Dict
+	kwargs     wamp.Object
 	timeout    time.Duration // options.timeout; 0: none asked
 	discloseMe bool
 }

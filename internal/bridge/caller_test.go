@@ -44,7 +44,7 @@ func TestCallerEndToEnd(t *testing.T) {
 	e := newEnv(t)
 	e.register("com.example.echoArgs", echoArgs)
 	e.register("com.example.fail", func(context.Context, *client.Invocation) (*client.Result, error) {
-		return nil, &wamp.RequestError{URI: "com.example.oops", Args: wamp.List{1, "x"}, Kwargs: wamp.Dict{"a": true}}
+		return nil, &wamp.RequestError{URI: "com.example.oops", Args: wamp.List{1, "x"}, Kwargs: wamp.ObjectOf(wamp.Dict{"a": true})}
 	})
 	e.register("com.example.plain", func(context.Context, *client.Invocation) (*client.Result, error) {
 		return nil, context.DeadlineExceeded

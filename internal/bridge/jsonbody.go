@@ -3,6 +3,7 @@ package bridge
 import (
 	"encoding/json"
 
+	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/wamp/codec"
 )
 
@@ -19,7 +20,7 @@ func decodeObject(body []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, &Error{Status: 400, Text: textInvalidJSON, Cause: err}
 	}
-	return v.(map[string]any), nil
+	return v.(wamp.Object).Dict(), nil
 }
 
 // startsObject reports whether the first byte after JSON whitespace is '{'.

@@ -21,7 +21,7 @@ func uriMember(obj map[string]any, name string) (wamp.URI, error) {
 
 // payload reads "args" (a list) and "kwargs" (an object), both optional;
 // null counts as absent.
-func payload(obj map[string]any) (wamp.List, wamp.Dict, error) {
+func payload(obj map[string]any) (wamp.List, wamp.Object, error) {
 	var args wamp.List
 	if v := obj["args"]; v != nil {
 		l, ok := v.([]any)
@@ -30,8 +30,14 @@ func payload(obj map[string]any) (wamp.List, wamp.Dict, error) {
 		}
 		args = l
 	}
-	kwargs, err := dictMember(obj, "kwargs")
-	return args, kwargs, err
+	if v := obj["kwargs"]; v != nil {
+		o, ok := v.(wamp.Object)
+		if !ok {
+			return nil, nil, badRequest(textBadMember, "'kwargs' must be an object")
+		}
+		return args, o, nil
+	}
+	return args, nil, nil
 }
 
 // dictMember reads an optional object member; null counts as absent.
@@ -40,7 +46,7 @@ func dictMember(obj map[string]any, name string) (wamp.Dict, error) {
 	if v == nil {
 		return nil, nil
 	}
-	d, ok := v.(map[string]any)
+	d, ok := wamp.AsDict(v)
 	if !ok {
 		return nil, badRequest(textBadMember, "'"+name+"' must be an object")
 	}

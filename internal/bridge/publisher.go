@@ -71,7 +71,7 @@ func (pb *Publisher) publish(w http.ResponseWriter, r *http.Request, req *reques
 
 // publishAcked publishes with acknowledge and waits (at most
 // publishTimeout) for the publication ID.
-func publishAcked(r *http.Request, s Session, topic wamp.URI, args wamp.List, kwargs, opts wamp.Dict) (wamp.ID, error) {
+func publishAcked(r *http.Request, s Session, topic wamp.URI, args wamp.List, kwargs wamp.Object, opts wamp.Dict) (wamp.ID, error) {
 	if !available(s) {
 		return 0, ErrUnavailable
 	}

@@ -20,9 +20,9 @@ type answer struct {
 
 // errorBody is the JSON of every error answer; members in Crossbar's order.
 type errorBody struct {
-	Error  string    `json:"error"`
-	Args   wamp.List `json:"args"`
-	Kwargs wamp.Dict `json:"kwargs"`
+	Error  string      `json:"error"`
+	Args   wamp.List   `json:"args"`
+	Kwargs wamp.Object `json:"kwargs"`
 }
 
 // answerFor maps a handler's error to its answer: the one place errors meet
@@ -54,7 +54,7 @@ func answerFor(err error, compat bool) *answer {
 
 // uriAnswer is the answer to an error the bridge raises on the WAMP side,
 // with the table's status.
-func uriAnswer(uri wamp.URI, args wamp.List, kwargs wamp.Dict) *answer {
+func uriAnswer(uri wamp.URI, args wamp.List, kwargs wamp.Object) *answer {
 	return &answer{HTTPStatus(uri), errorBody{string(uri), args, kwargs}}
 }
 
@@ -80,7 +80,7 @@ func (p *pipeline) respond(w http.ResponseWriter, r *http.Request, err error) {
 		a.body.Args = wamp.List{}
 	}
 	if a.body.Kwargs == nil {
-		a.body.Kwargs = wamp.Dict{}
+		a.body.Kwargs = wamp.Object{}
 	}
 	p.writeJSON(w, a.status, &a.body)
 }
@@ -128,7 +128,7 @@ func (e *errorBody) appendJSON(b []byte) ([]byte, error) {
 }
 
 // appendMembers appends args, the key of kwargs and kwargs, then '}'.
-func appendMembers(b []byte, args wamp.List, kwargsKey string, kwargs wamp.Dict) ([]byte, error) {
+func appendMembers(b []byte, args wamp.List, kwargsKey string, kwargs wamp.Object) ([]byte, error) {
 	b, err := codec.AppendPlainJSON(b, args)
 	if err != nil {
 		return b, err

@@ -153,7 +153,7 @@ func TestWebhookRefusals(t *testing.T) {
 			}
 		})
 	}
-	fake.publish = func(wamp.URI, wamp.List, wamp.Dict, wamp.Dict) (wamp.ID, error) {
+	fake.publish = func(wamp.URI, wamp.List, wamp.Object, wamp.Dict) (wamp.ID, error) {
 		return 0, wamp.Errorf(wamp.ErrNotAuthorized, "no")
 	}
 	if w := do(newWebhook(t, fake, WebhookOptions{Topic: "com.example.hook"}), httpReq{body: "x"}); w.Code != 500 || w.Body.String() != "NOT OK" {

@@ -11,7 +11,7 @@ import (
 // Result is a call's result (or one progressive result).
 type Result struct {
 	Args     wamp.List
-	Kwargs   wamp.Dict
+	Kwargs   wamp.Object
 	Details  wamp.Dict
 	Progress bool // a progressive result; more follow
 }
@@ -57,7 +57,7 @@ func WithCancelMode(mode string) CallOption {
 // killnowait and skip modes, after the router's answer for kill (a RESULT
 // that wins the race is returned as a success), or after Config.CancelWait
 // if the router does not answer.
-func (s *Session) Call(ctx context.Context, procedure wamp.URI, args wamp.List, kwargs wamp.Dict,
+func (s *Session) Call(ctx context.Context, procedure wamp.URI, args wamp.List, kwargs wamp.Object,
 	opts ...CallOption) (*Result, error) {
 	var o callOptions
 	for _, opt := range opts {

@@ -21,7 +21,7 @@ type InvocationHandler func(ctx context.Context, inv *Invocation) (*Result, erro
 // Invocation is one call of a registered procedure.
 type Invocation struct {
 	Args      wamp.List
-	Kwargs    wamp.Dict
+	Kwargs    wamp.Object
 	Details   wamp.Dict
 	Procedure wamp.URI // details.procedure for a pattern registration, else the registered URI
 

@@ -29,7 +29,7 @@ func (s *session) handlePublish(m *wamp.Publish) error {
 // subscription matching topic. pub is nil for an event of the router itself
 // (the meta API); clients may not publish to wamp.* topics. It returns the
 // publication ID.
-func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, args wamp.List, kwargs wamp.Dict) (wamp.ID, error) {
+func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, args wamp.List, kwargs wamp.Object) (wamp.ID, error) {
 	e, err := b.prepare(pub, topic, opts)
 	if err != nil {
 		return 0, err
@@ -121,7 +121,7 @@ type outEvent struct {
 	publication wamp.ID
 	details     wamp.Dict // for exact subscriptions; never modified
 	args        wamp.List
-	kwargs      wamp.Dict
+	kwargs      wamp.Object
 	filter      pubFilter
 }
 
@@ -182,7 +182,7 @@ func publisherDetails(pub *session, disclose bool, ff forwardFor) wamp.Dict {
 // asks for retain; its options were checked when it was added): the
 // refusal is counted and logged, rate-limited, as every other. It must be
 // called with no lock held.
-func (rm *realm) publishInternal(topic wamp.URI, opts wamp.Dict, args wamp.List, kwargs wamp.Dict) {
+func (rm *realm) publishInternal(topic wamp.URI, opts wamp.Dict, args wamp.List, kwargs wamp.Object) {
 	_, err := rm.broker.publish(nil, topic, opts, args, kwargs)
 	if err == nil {
 		return

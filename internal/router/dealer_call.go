@@ -128,6 +128,6 @@ func (s *session) callInternal(fn internalProc, m *wamp.Call) error {
 	if err != nil {
 		return err
 	}
-	s.send(&wamp.Result{Request: m.Request, Details: wamp.Dict{}, Args: args, Kwargs: kwargs})
+	s.send(&wamp.Result{Request: m.Request, Details: wamp.Dict{}, Args: args, Kwargs: wamp.ObjectOf(kwargs)})
 	return nil
 }

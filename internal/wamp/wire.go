@@ -19,6 +19,7 @@ type Writer interface {
 	Uint(v uint64)   // a message type, an ID or a request type
 	String(s string) // a URI or a string field
 	Dict(d Dict)     // a dictionary; nil is written as {}
+	Object(o Object) // a payload dictionary, keys in order; nil is written as {}
 	List(l List)     // a list; nil is written as []
 }
 
@@ -144,7 +145,7 @@ func encodeRevocable(w Writer, t MessageType, req ID, details Dict) {
 	w.Dict(details)
 }
 
-func payloadLen(args List, kwargs Dict) int {
+func payloadLen(args List, kwargs Object) int {
 	switch {
 	case len(kwargs) > 0:
 		return 2
@@ -154,11 +155,11 @@ func payloadLen(args List, kwargs Dict) int {
 	return 0
 }
 
-func payload(w Writer, args List, kwargs Dict) {
+func payload(w Writer, args List, kwargs Object) {
 	switch payloadLen(args, kwargs) {
 	case 2:
 		w.List(args)
-		w.Dict(kwargs)
+		w.Object(kwargs)
 	case 1:
 		w.List(args)
 	}
@@ -325,7 +326,17 @@ func (d *decoder) args(i int) List {
 	return l
 }
 
-func (d *decoder) kwargs(i int) Dict { return d.optDict(i) }
+// kwargs reads ArgumentsKw, which the codecs decode as an Object.
+func (d *decoder) kwargs(i int) Object {
+	if i >= len(d.l) {
+		return nil
+	}
+	o, ok := d.l[i].(Object)
+	if !ok {
+		d.fail(i, "a dictionary")
+	}
+	return o
+}
 
 // toUint converts any Go integer, or an integral non-negative float, to uint64.
 func toUint(v any) (uint64, bool) {

@@ -26,7 +26,7 @@ type callArgs struct {
 var argNames = [...]string{"method", "url", "body", "headers", "params"}
 
 // parseCallArgs reads a call's arguments, by position or keyword.
-func parseCallArgs(args wamp.List, kwargs wamp.Dict) (*callArgs, error) {
+func parseCallArgs(args wamp.List, kwargs wamp.Object) (*callArgs, error) {
 	vals, err := mergeArgs(args, kwargs)
 	if err != nil {
 		return nil, err
@@ -46,7 +46,7 @@ func parseCallArgs(args wamp.List, kwargs wamp.Dict) (*callArgs, error) {
 
 // mergeArgs puts positional and keyword arguments in one map, refusing
 // unknown keywords, too many positions and a value given both ways.
-func mergeArgs(args wamp.List, kwargs wamp.Dict) (map[string]any, error) {
+func mergeArgs(args wamp.List, kwargs wamp.Object) (map[string]any, error) {
 	if len(args) > len(argNames) {
 		return nil, invalidArg("at most %d positional arguments (method, url, body, headers, params), got %d", len(argNames), len(args))
 	}
@@ -54,14 +54,15 @@ func mergeArgs(args wamp.List, kwargs wamp.Dict) (map[string]any, error) {
 	for i, v := range args {
 		vals[argNames[i]] = v
 	}
-	for _, k := range slices.Sorted(maps.Keys(kwargs)) {
+	for _, f := range kwargs {
+		k := f.Key
 		if !isArgName(k) {
 			return nil, invalidArg("unknown argument %q (known: method, url, body, headers, params)", k)
 		}
 		if _, dup := vals[k]; dup {
 			return nil, invalidArg("argument %q given by position and by keyword", k)
 		}
-		vals[k] = kwargs[k]
+		vals[k] = f.Value
 	}
 	return vals, nil
 }
@@ -110,7 +111,7 @@ func parseHeaders(v any) (http.Header, error) {
 	if v == nil {
 		return nil, nil
 	}
-	m, ok := v.(map[string]any)
+	m, ok := wamp.AsDict(v)
 	if !ok {
 		return nil, invalidArg("argument headers must be a dictionary of name to list of strings")
 	}
@@ -155,7 +156,7 @@ func parseParams(v any) (url.Values, error) {
 	if v == nil {
 		return nil, nil
 	}
-	m, ok := v.(map[string]any)
+	m, ok := wamp.AsDict(v)
 	if !ok {
 		return nil, invalidArg("argument params must be a dictionary")
 	}

@@ -26,19 +26,19 @@ const (
 
 // eventBody is the forwarded body, exactly {"args":[...],"kwargs":{...}}
 // with [] and {} for absent parts; HTML characters are not escaped.
-func eventBody(args wamp.List, kwargs wamp.Dict) ([]byte, error) {
+func eventBody(args wamp.List, kwargs wamp.Object) ([]byte, error) {
 	if args == nil {
 		args = wamp.List{}
 	}
 	if kwargs == nil {
-		kwargs = wamp.Dict{}
+		kwargs = wamp.Object{}
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(struct {
-		Args   wamp.List `json:"args"`
-		Kwargs wamp.Dict `json:"kwargs"`
+		Args   wamp.List   `json:"args"`
+		Kwargs wamp.Object `json:"kwargs"`
 	}{args, kwargs})
 	if err != nil {
 		return nil, fmt.Errorf("rest: event not representable as JSON: %w", err)

@@ -10,9 +10,9 @@ import (
 func benchMessages() []wamp.Message {
 	return []wamp.Message{
 		&wamp.Event{Subscription: 5512315355, Publication: 4429313566, Details: wamp.Dict{"topic": "com.example.topic"},
-			Args: wamp.List{int64(1), "hello", 3.5}, Kwargs: wamp.Dict{"a": int64(1)}},
+			Args: wamp.List{int64(1), "hello", 3.5}, Kwargs: wamp.ObjectOf(wamp.Dict{"a": int64(1)})},
 		&wamp.Call{Request: 7814135, Options: wamp.Dict{}, Procedure: "com.example.add",
-			Args: wamp.List{int64(1), "hello", 3.5}, Kwargs: wamp.Dict{"a": int64(1)}},
+			Args: wamp.List{int64(1), "hello", 3.5}, Kwargs: wamp.ObjectOf(wamp.Dict{"a": int64(1)})},
 	}
 }
 

@@ -24,31 +24,17 @@ import (
 // Dicts. A decoder is used by one goroutine.
 type cborDecoder struct {
 	cborScanner
-	from    int  // the first element of the top array holding payload, or cborFromType
-	objects bool // dictionaries read now are Objects
+	payloadState
 }
 
-// cborFromType, as the first payload element, stands for
-// wamp.PayloadIndex of the message type (the top array's first element);
-// cborNoPayload makes every dictionary a Dict.
-const (
-	cborFromType  = -1
-	cborNoPayload = math.MaxInt
-)
-
-// decodeCBORMessage parses one CBOR message array.
-func decodeCBORMessage(b []byte) ([]any, error) {
-	return decodeCBOR(b, cborNoPayload)
-}
-
-// decodeCBOR parses one CBOR array whose elements from index from on
-// (cborFromType: from the message type's payload index) are payload
-// values.
-func decodeCBOR(b []byte, from int) ([]any, error) {
+// decodeCBORMessage parses one CBOR array whose dictionaries from element
+// from on are payload values (fromType: from the message type's payload
+// index on).
+func decodeCBORMessage(b []byte, from int) ([]any, error) {
 	if len(b) == 0 || b[0]>>5 != majorArray {
 		return nil, decodeError("cbor", "message is not an array")
 	}
-	d := cborDecoder{cborScanner: cborScanner{b: b}, from: from}
+	d := cborDecoder{cborScanner: cborScanner{b: b}, payloadState: newPayloadState(from)}
 	v := d.value(1)
 	if d.ok() && d.i != len(b) {
 		d.fail("trailing data")
@@ -143,31 +129,13 @@ func (d *cborDecoder) array(ai byte, n uint64, depth int) any {
 }
 
 // element is called before each element of the message array is read,
-// with the elements read so far: those from wamp.PayloadIndex of the
-// message type on are payload values, whose dictionaries are Objects.
+// with the elements read so far.
 func (d *cborDecoder) element(read []any) {
-	from := d.from
-	if from == cborFromType {
-		from = cborNoPayload
-		if len(read) > 0 {
-			from = cborPayloadFrom(read[0])
-		}
+	var first any
+	if len(read) > 0 {
+		first = read[0]
 	}
-	d.objects = len(read) >= from
-}
-
-// cborPayloadFrom is the index of the first payload element of a message
-// whose type element is t, or math.MaxInt when the type carries no payload
-// (or is no type at all: wamp.Decode rejects the message then).
-func cborPayloadFrom(t any) int {
-	n, ok := t.(int64)
-	if !ok || n <= 0 {
-		return math.MaxInt
-	}
-	if i := wamp.PayloadIndex(wamp.MessageType(n)); i > 0 {
-		return i
-	}
-	return math.MaxInt
+	d.payloadState.element(len(read), first)
 }
 
 func (d *cborDecoder) dict(ai byte, n uint64, depth int) any {
@@ -198,7 +166,7 @@ func (d *cborDecoder) object(indefinite bool, n uint64, depth int) wamp.Object {
 		k := d.key(depth + 1)
 		o = append(o, wamp.Field{Key: k, Value: d.value(depth + 1)})
 	}
-	return uniqueFields(o)
+	return uniqueKeys(o)
 }
 
 // key reads a map key: a text string, possibly tagged; null and undefined
@@ -254,45 +222,4 @@ func (d *cborDecoder) timeValue(t time.Time, ok bool) any {
 		return nil
 	}
 	return s
-}
-
-// linearFields is the size up to which uniqueFields compares keys pairwise.
-const linearFields = 16
-
-// uniqueFields removes the repeated keys of a decoded dictionary in place:
-// the last value of a key wins at the place of its first occurrence.
-func uniqueFields(o wamp.Object) wamp.Object {
-	if len(o) > linearFields {
-		return uniqueFieldsMap(o)
-	}
-	n := 0
-next:
-	for _, f := range o {
-		for j := range n {
-			if o[j].Key == f.Key {
-				o[j].Value = f.Value
-				continue next
-			}
-		}
-		o[n] = f
-		n++
-	}
-	clear(o[n:])
-	return o[:n]
-}
-
-func uniqueFieldsMap(o wamp.Object) wamp.Object {
-	at := make(map[string]int, len(o))
-	n := 0
-	for _, f := range o {
-		if j, ok := at[f.Key]; ok {
-			o[j].Value = f.Value
-			continue
-		}
-		at[f.Key] = n
-		o[n] = f
-		n++
-	}
-	clear(o[n:])
-	return o[:n]
 }

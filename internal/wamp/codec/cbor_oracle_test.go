@@ -152,13 +152,13 @@ func checkDictKinds(t *testing.T, v any, objects bool, where string) {
 	}
 }
 
-// checkLikeOracle checks that decodeCBOR accepts b iff the oracle does,
+// checkLikeOracle checks that decodeCBORMessage accepts b iff the oracle does,
 // with the same values, and payload dictionaries as Objects.
 func checkLikeOracle(t *testing.T, b []byte) {
 	t.Helper()
 	want, wantErr := oracleDecode(b)
-	for _, from := range []int{cborFromType, cborNoPayload, 0} {
-		got, err := decodeCBOR(b, from)
+	for _, from := range []int{fromType, noPayload, 0} {
+		got, err := decodeCBORMessage(b, from)
 		if err != nil && wantErr == nil && hiddenByRepeat(b, err) {
 			continue
 		}
@@ -172,8 +172,8 @@ func checkLikeOracle(t *testing.T, b []byte) {
 			t.Fatalf("from %d: %q:\n got %#v\nwant %#v", from, b, got, want)
 		}
 		payload := from
-		if from == cborFromType && len(got) > 0 {
-			payload = cborPayloadFrom(got[0])
+		if from == fromType && len(got) > 0 {
+			payload = payloadFrom(got[0])
 		}
 		for i, e := range got {
 			checkDictKinds(t, e, i >= payload, fmt.Sprintf("from %d: %q: element %d", from, b, i))
@@ -284,7 +284,7 @@ func BenchmarkCBORDecoders(b *testing.B) {
 		name   string
 		decode func([]byte) ([]any, error)
 	}{
-		{"ours", func(p []byte) ([]any, error) { return decodeCBOR(p, cborFromType) }},
+		{"ours", func(p []byte) ([]any, error) { return decodeCBORMessage(p, fromType) }},
 		{"fxamacker", oracleDecode},
 	}
 	for _, m := range benchMessages() {

@@ -64,7 +64,7 @@ func TestCBORValidate(t *testing.T) {
 			if ok != tt.ok || passable != tt.passable {
 				t.Errorf("cborValidate = %v, %v; want %v, %v", ok, passable, tt.ok, tt.passable)
 			}
-			_, err := decodeCBOR([]byte("\x81"+tt.in), 0)
+			_, err := decodeCBORMessage([]byte("\x81"+tt.in), 0)
 			if (err == nil) != tt.ok {
 				t.Errorf("the decoder's error %v disagrees", err)
 			}
@@ -132,7 +132,7 @@ func mustCBORReceiver() cbor.DecMode {
 // passes reads as what the decoder's value re-encoded reads).
 func checkValidate(t *testing.T, b []byte) {
 	ok, passable := cborValidate(b)
-	l, err := decodeCBOR(append([]byte{0x81}, b...), 0)
+	l, err := decodeCBORMessage(append([]byte{0x81}, b...), 0)
 	if ok != (err == nil) {
 		t.Fatalf("%q: cborValidate ok = %v, the decoder's error %v", b, ok, err)
 	}
@@ -204,7 +204,7 @@ func BenchmarkCBORValidate(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(enc)))
 			for b.Loop() {
-				if _, err := decodeCBOR(framed, 0); err != nil {
+				if _, err := decodeCBORMessage(framed, 0); err != nil {
 					b.Fatal(err)
 				}
 			}

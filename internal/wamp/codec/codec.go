@@ -71,9 +71,9 @@ type format struct {
 	ser    wamp.Serializer
 	rawID  byte
 	binary bool
-	sink   func() sink                   // a fresh encoder
-	decode func(b []byte) ([]any, error) // bytes to the message array
-	pool   sync.Pool                     // of *encoder, reused across messages
+	sink   func() sink                             // a fresh encoder
+	decode func(b []byte, from int) ([]any, error) // bytes to the array, Objects from element from on
+	pool   sync.Pool                               // of *encoder, reused across messages
 }
 
 // encoder is a sink with its message writer, kept in a format's pool.
@@ -146,7 +146,7 @@ func layout(m wamp.Message, w wamp.Writer) (err error) {
 }
 
 func (f *format) Decode(b []byte) (wamp.Message, error) {
-	l, err := f.decode(b)
+	l, err := f.decode(b, fromType)
 	if err != nil {
 		return nil, err
 	}

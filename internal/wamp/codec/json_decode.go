@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // jsonDecoder parses JSON into generic values without reflection. It is
@@ -14,12 +16,15 @@ type jsonDecoder struct {
 	i      int
 	binary bool // strings starting with NUL are Base64 binaries
 	err    error
-	stack  []any // elements of the lists being read, copied out at the end
+	stack  []any        // elements of the lists being read, copied out at the end
+	fields []wamp.Field // fields of the Objects being read, copied out at the end
+	payloadState
 }
 
-// decodeJSONMessage parses one JSON message array.
-func decodeJSONMessage(b []byte) ([]any, error) {
-	d := jsonDecoder{b: b, binary: true, stack: make([]any, 0, 16)}
+// decodeJSONMessage parses one JSON message array; its dictionaries from
+// element from on (fromType: the message type's payload) are Objects.
+func decodeJSONMessage(b []byte, from int) ([]any, error) {
+	d := jsonDecoder{b: b, binary: true, stack: make([]any, 0, 16), payloadState: newPayloadState(from)}
 	d.space()
 	if d.i >= len(b) || b[d.i] != '[' {
 		return nil, decodeError("json", "message is not an array")
@@ -29,14 +34,15 @@ func decodeJSONMessage(b []byte) ([]any, error) {
 }
 
 // DecodePlainJSON parses one plain JSON value (RFC 8259), as the JSON codec
-// parses message elements: objects become map[string]any, arrays []any,
+// parses payload elements: objects become wamp.Objects with their keys in
+// order (a repeated key's last value at the place of its first), arrays []any,
 // numbers int64 when integral and in range, uint64 above math.MaxInt64,
 // float64 otherwise (an error beyond float64's range), strings must be
 // valid UTF-8 and nesting is limited to 1000 levels. Unlike WAMP JSON, no
 // string is turned into binary: "\u0000..." stays a string. Safe for
 // concurrent use.
 func DecodePlainJSON(b []byte) (any, error) {
-	d := jsonDecoder{b: b, stack: make([]any, 0, 8)}
+	d := jsonDecoder{b: b, stack: make([]any, 0, 8), payloadState: newPayloadState(0)}
 	d.space()
 	v := d.value(1)
 	if err := d.end(); err != nil {
@@ -127,8 +133,11 @@ func (d *jsonDecoder) list(depth int) any {
 		return []any{}
 	}
 	base := len(d.stack)
-	for d.err == nil {
+	for i := 0; d.err == nil; i++ {
 		d.space()
+		if depth == 1 && d.from != 0 { // a message array
+			d.element(i, first(d.stack[base:]))
+		}
 		v := d.value(depth + 1)
 		d.stack = append(d.stack, v)
 		if !d.more(']') {
@@ -173,6 +182,9 @@ func (d *jsonDecoder) dict(depth int) any {
 		return nil
 	}
 	d.i++ // '{'
+	if d.objects {
+		return d.object(depth)
+	}
 	m := map[string]any{}
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == '}' {
@@ -188,6 +200,39 @@ func (d *jsonDecoder) dict(depth int) any {
 		}
 	}
 	return m
+}
+
+// object parses a payload dictionary after its '{', keeping its keys in
+// order.
+func (d *jsonDecoder) object(depth int) any {
+	d.space()
+	if d.i < len(d.b) && d.b[d.i] == '}' {
+		d.i++
+		return wamp.Object{}
+	}
+	base := len(d.fields)
+	for d.err == nil {
+		d.space()
+		k := d.key()
+		v := d.value(depth + 1)
+		d.fields = append(d.fields, wamp.Field{Key: k, Value: v})
+		if !d.more('}') {
+			break
+		}
+	}
+	o := make(wamp.Object, len(d.fields)-base)
+	copy(o, d.fields[base:])
+	clear(d.fields[base:])
+	d.fields = d.fields[:base]
+	return uniqueKeys(o)
+}
+
+// first returns l's first element, nil if l is empty.
+func first(l []any) any {
+	if len(l) == 0 {
+		return nil
+	}
+	return l[0]
 }
 
 // key parses `"key" :` and the whitespace after it.

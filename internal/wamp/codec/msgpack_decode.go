@@ -3,12 +3,15 @@ package codec
 import (
 	"encoding/binary"
 	"math"
+
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// decodeMsgpackMessage parses one MessagePack message array. Extension
-// values (wampy.js sends ext 0 for unset options) decode as nil.
-func decodeMsgpackMessage(b []byte) ([]any, error) {
-	r := &reader{name: "msgpack", b: b}
+// decodeMsgpackMessage parses one MessagePack message array; its
+// dictionaries from element from on are Objects. Extension values (wampy.js
+// sends ext 0 for unset options) decode as nil.
+func decodeMsgpackMessage(b []byte, from int) ([]any, error) {
+	r := &reader{name: "msgpack", b: b, payloadState: newPayloadState(from)}
 	if len(b) == 0 || !(b[0]&0xf0 == 0x90 || b[0] == 0xdc || b[0] == 0xdd) {
 		return nil, decodeError("msgpack", "message is not an array")
 	}
@@ -125,6 +128,9 @@ func msgpackList(r *reader, n uint64, depth int) any {
 	}
 	l := make([]any, count)
 	for i := range l {
+		if depth == 1 && r.from != 0 { // a message array
+			r.element(i, first(l[:i]))
+		}
 		l[i] = msgpackValue(r, depth+1)
 		if r.err != nil {
 			return nil
@@ -138,6 +144,9 @@ func msgpackDict(r *reader, n uint64, depth int) any {
 	if !r.depth(depth) {
 		return nil
 	}
+	if r.objects {
+		return msgpackObject(r, count, depth)
+	}
 	m := make(map[string]any, count)
 	for range count {
 		k := msgpackKey(r)
@@ -147,6 +156,18 @@ func msgpackDict(r *reader, n uint64, depth int) any {
 		}
 	}
 	return m
+}
+
+func msgpackObject(r *reader, count, depth int) any {
+	o := make(wamp.Object, count)
+	for i := range o {
+		o[i].Key = msgpackKey(r)
+		o[i].Value = msgpackValue(r, depth+1)
+		if r.err != nil {
+			return nil
+		}
+	}
+	return uniqueKeys(o)
 }
 
 // msgpackKey reads a map key, which must be a str.

@@ -10,6 +10,7 @@ type reader struct {
 	b    []byte
 	i    int
 	err  error
+	payloadState
 }
 
 func (r *reader) fail(format string, a ...any) {

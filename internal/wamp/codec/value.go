@@ -70,6 +70,8 @@ func (w *msgWriter) String(s string)  { w.next(); writeString(w.s, s) }
 func (w *msgWriter) Dict(d wamp.Dict) { w.next(); writeDict(w.s, d, 2) }
 func (w *msgWriter) List(l wamp.List) { w.next(); writeList(w.s, l, 2) }
 
+func (w *msgWriter) Object(o wamp.Object) { w.next(); writeObject(w.s, o, 2) }
+
 func writeString(s sink, v string) {
 	if !utf8.ValidString(v) {
 		s.setErr(errInvalidStr)

@@ -8,7 +8,7 @@ import (
 )
 
 // EncodeValue returns v, a value as messages carry them (nil, bool,
-// numbers, string, []byte, wamp.List, wamp.Dict), alone in c's format: a
+// numbers, string, []byte, wamp.List, wamp.Object, wamp.Dict), alone in c's format: a
 // payload that is not a WAMP message (an MQTT native payload). Errors wrap
 // ErrEncode.
 func EncodeValue(c Codec, v any) ([]byte, error) {
@@ -34,7 +34,8 @@ var arrayOfOne = map[string][2]string{
 }
 
 // DecodeValue parses b, one value alone in c's format (the inverse of
-// EncodeValue). Errors wrap wamp.ErrProtocol.
+// EncodeValue), as a payload value: its dictionaries are wamp.Objects.
+// Errors wrap wamp.ErrProtocol.
 func DecodeValue(c Codec, b []byte) (any, error) {
 	f, ok := c.(*format)
 	if !ok {
@@ -43,7 +44,7 @@ func DecodeValue(c Codec, b []byte) (any, error) {
 	wrap := arrayOfOne[f.name]
 	framed := make([]byte, 0, len(wrap[0])+len(b)+len(wrap[1]))
 	framed = append(append(append(framed, wrap[0]...), b...), wrap[1]...)
-	arr, err := f.decode(framed)
+	arr, err := f.decode(framed, 0)
 	if err != nil {
 		return nil, err
 	}
