@@ -35,12 +35,13 @@ func NewCaller(s Session, o CallerOptions) (*Caller, error) {
 	p.verify = func(r *http.Request, body []byte) error { return sg.check(parseQuery(r.URL.RawQuery), body) }
 	c := &Caller{p: p, s: s, timeout: o.callTimeout()}
 	c.opts = callOptions(c.timeout, false)
+	p.handle(c.call)
 	return c, nil
 }
 
 // ServeHTTP runs the pipeline, then the call.
 func (c *Caller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c.p.serve(w, r, c.call)
+	c.p.serve(w, r)
 }
 
 // call performs the call and writes its result. The call runs in the

@@ -16,26 +16,22 @@ type callRequest struct {
 }
 
 // parseCall reads and checks a Caller body. Other members are ignored.
-func parseCall(obj wamp.Object) (*callRequest, error) {
-	uri, err := uriMember(obj, "procedure")
-	if err != nil {
-		return nil, err
+func parseCall(obj wamp.Object) (cr callRequest, err error) {
+	if cr.procedure, err = uriMember(obj, "procedure"); err != nil {
+		return cr, err
 	}
-	cr := &callRequest{procedure: uri}
 	if cr.args, cr.kwargs, err = payload(obj); err != nil {
-		return nil, err
+		return cr, err
 	}
 	opts, err := dictMember(obj, "options")
 	if err != nil {
-		return nil, err
+		return cr, err
 	}
 	if cr.timeout, err = timeoutOption(opts); err != nil {
-		return nil, err
+		return cr, err
 	}
-	if cr.discloseMe, err = boolOption(opts, wamp.OptDiscloseMe); err != nil {
-		return nil, err
-	}
-	return cr, nil
+	cr.discloseMe, err = boolOption(opts, wamp.OptDiscloseMe)
+	return cr, err
 }
 
 // timeoutOption reads options.timeout, a number of milliseconds >= 0.

@@ -26,6 +26,7 @@ type pipeline struct {
 	log    *slog.Logger
 	// requests count the requests served, by status (Stats).
 	requests meter.Requests
+	act      http.Handler // run with the service's act (handle)
 }
 
 func newPipeline(c *Common, json bool, service string) *pipeline {
@@ -140,10 +141,16 @@ func (p *pipeline) decode(req *request) error {
 	return nil
 }
 
-// serve runs the pipeline, then act with the accepted request, and answers
-// the error of either.
-func (p *pipeline) serve(w http.ResponseWriter, r *http.Request, act func(http.ResponseWriter, *http.Request, *request) error) {
-	p.requests.Serve(w, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.run(w, r, act) }))
+// handle sets the service's act, run with each accepted request: once,
+// at construction, so that serving a request builds no handler.
+func (p *pipeline) handle(act func(http.ResponseWriter, *http.Request, *request) error) {
+	p.act = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.run(w, r, act) })
+}
+
+// serve runs the pipeline, then the service's act with the accepted
+// request, and answers the error of either.
+func (p *pipeline) serve(w http.ResponseWriter, r *http.Request) {
+	p.requests.Serve(w, r, p.act)
 }
 
 // run is serve, counted.

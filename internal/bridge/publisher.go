@@ -29,12 +29,14 @@ func NewPublisher(s Session, o PublisherOptions) (*Publisher, error) {
 	p := newPipeline(&o.Common, true, "publisher")
 	sg := newSigner(o.Signing, p.log, nil)
 	p.verify = func(r *http.Request, body []byte) error { return sg.check(parseQuery(r.URL.RawQuery), body) }
-	return &Publisher{p: p, s: s}, nil
+	pb := &Publisher{p: p, s: s}
+	p.handle(pb.publish)
+	return pb, nil
 }
 
 // ServeHTTP runs the pipeline, then the publish.
 func (pb *Publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	pb.p.serve(w, r, pb.publish)
+	pb.p.serve(w, r)
 }
 
 // publishedBody is the Publisher's success answer.

@@ -47,6 +47,7 @@ func NewWebhook(s Session, o WebhookOptions) (*Webhook, error) {
 	if verify != nil {
 		p.verify = wh.logRefusal(verify)
 	}
+	p.handle(wh.publish)
 	return wh, nil
 }
 
@@ -101,7 +102,7 @@ func (wh *Webhook) logRefusal(verify func(*http.Request, []byte) error) func(*ht
 
 // ServeHTTP runs the pipeline, then publishes the event.
 func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	wh.p.serve(w, r, wh.publish)
+	wh.p.serve(w, r)
 }
 
 func (wh *Webhook) publish(w http.ResponseWriter, r *http.Request, req *request) error {
