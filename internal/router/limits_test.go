@@ -480,7 +480,9 @@ func collected(p weak.Pointer[outEvent]) bool {
 // testamentPayload makes testaments of testamentSize bytes.
 var testamentPayload = strings.Repeat("T", 900)
 
-func testamentSize() int { return wamp.PayloadSize("com.will", wamp.Payload{Args: wamp.List{testamentPayload}}, nil) }
+func testamentSize() int {
+	return wamp.PayloadSize("com.will", wamp.Payload{Args: wamp.List{testamentPayload}}, nil)
+}
 
 // TestTestamentLimits runs F5's big testaments (docs/SECURITY.md), scaled down,
 // against each limit: 3 fit, the 4th is refused; a flush or a leave gives
