@@ -19,8 +19,14 @@
 // WAMP rule). MessagePack is ours too: the library's DecodeBytes and Skip
 // allocate a claimed length before checking the input, its DecodeInterface
 // has no depth limit and fails on extension types, which must decode as nil
-// here. CBOR decodes with fxamacker/cbor (limits, UTF-8 and key checks) and
-// encodes with our own few lines. UBJSON is ours, as py-ubjson writes it.
+// here. CBOR is ours (RFC 8949): it decodes exactly what fxamacker/cbor,
+// which it replaced and which its tests keep as the reference, accepted:
+// text keys only (null and undefined keys read as ""), undefined as nil,
+// unknown tags as their content, date/time tags as RFC 3339 text, bignums
+// as integers when they fit int64 or uint64 and floats otherwise, floats of
+// every width as float64; other simple values are an error. cborValidate
+// checks a payload element without decoding it, for pass-through. UBJSON is
+// ours, as py-ubjson writes it.
 // Decoders reject input nested deeper than 1000 levels, trailing bytes, and
 // lengths past the end of the input before allocating anything.
 //

@@ -19,9 +19,6 @@ func TestValueRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: decode %q: %v", c.Name(), b, err)
 		}
-		if c == CBOR { // keys sorted until the CBOR decoder keeps them in order
-			v = wamp.Object{v[1], v[0]}
-		}
 		if !reflect.DeepEqual(got, any(v)) {
 			t.Errorf("%s: got %#v, want %#v", c.Name(), got, v)
 		}
