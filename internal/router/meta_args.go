@@ -21,17 +21,21 @@ type metaArgs struct {
 // parseArgs checks c's arguments against the procedure's parameter names:
 // no more positional arguments than parameters, no unknown keyword.
 func parseArgs(c *wamp.Call, params ...string) (metaArgs, error) {
-	a := metaArgs{proc: c.Procedure, params: params, args: c.Args, kwargs: c.Kwargs}
-	if len(c.Args) > len(params) {
-		return a, wamp.Errorf(wamp.ErrInvalidArgument, "%s takes at most %d positional arguments, got %d", c.Procedure, len(params), len(c.Args))
+	args, kwargs, err := wamp.Values(c)
+	a := metaArgs{proc: c.Procedure, params: params, args: args, kwargs: kwargs}
+	if err != nil {
+		return a, wamp.Errorf(wamp.ErrInvalidArgument, "%s: %v", c.Procedure, err)
 	}
-	for _, f := range c.Kwargs {
+	if len(args) > len(params) {
+		return a, wamp.Errorf(wamp.ErrInvalidArgument, "%s takes at most %d positional arguments, got %d", c.Procedure, len(params), len(args))
+	}
+	for _, f := range kwargs {
 		k := f.Key
 		i := slices.Index(params, k)
 		if i < 0 {
 			return a, wamp.Errorf(wamp.ErrInvalidArgument, "%s has no argument %q", c.Procedure, k)
 		}
-		if i < len(c.Args) {
+		if i < len(args) {
 			return a, wamp.Errorf(wamp.ErrInvalidArgument, "%s: argument %q given twice", c.Procedure, k)
 		}
 	}

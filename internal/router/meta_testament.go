@@ -56,7 +56,7 @@ func (m *metaAPI) addTestament(caller *session, c *wamp.Call) (wamp.List, wamp.D
 	if err != nil {
 		return nil, nil, err
 	}
-	t.size = wamp.PayloadSize(t.topic, t.args, t.kwargs, t.opts)
+	t.size = wamp.PayloadSize(t.topic, wamp.Payload{Args: t.args, Kwargs: t.kwargs}, t.opts)
 	m.mu.Lock()
 	err = m.keep(caller.id, scope, t)
 	m.mu.Unlock()

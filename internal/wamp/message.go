@@ -120,6 +120,7 @@ type Error struct {
 	Error       URI
 	Args        List
 	Kwargs      Object
+	Raw         *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Publish is [PUBLISH, Request|id, Options|dict, Topic|uri, Arguments|list,
@@ -130,6 +131,7 @@ type Publish struct {
 	Topic   URI
 	Args    List
 	Kwargs  Object
+	Raw     *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Published is [PUBLISHED, PUBLISH.Request|id, Publication|id].
@@ -172,6 +174,7 @@ type Event struct {
 	Details      Dict
 	Args         List
 	Kwargs       Object
+	Raw          *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Call is [CALL, Request|id, Options|dict, Procedure|uri, Arguments|list,
@@ -182,6 +185,7 @@ type Call struct {
 	Procedure URI
 	Args      List
 	Kwargs    Object
+	Raw       *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Cancel is [CANCEL, CALL.Request|id, Options|dict].
@@ -197,6 +201,7 @@ type Result struct {
 	Details Dict
 	Args    List
 	Kwargs  Object
+	Raw     *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Register is [REGISTER, Request|id, Options|dict, Procedure|uri].
@@ -233,6 +238,7 @@ type Invocation struct {
 	Details      Dict
 	Args         List
 	Kwargs       Object
+	Raw          *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Interrupt is [INTERRUPT, INVOCATION.Request|id, Options|dict].
@@ -248,6 +254,7 @@ type Yield struct {
 	Options Dict
 	Args    List
 	Kwargs  Object
+	Raw     *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 func (*Hello) Type() MessageType        { return TypeHello }

@@ -20,16 +20,21 @@ const (
 	fieldBytes    = stringBytes + ifaceBytes
 )
 
-// PayloadSize estimates the memory that a message's URI, arguments,
-// keyword arguments and options hold once decoded (see the constants
-// above), so that a payload of many small values (a list of empty
-// dictionaries) counts for what it costs, not for its bytes on the wire.
-// It walks the values once, without allocating; the size of the message
-// that was decoded bounds the walk. Values of other Go types (from an
-// embedded client) count as a boolean does. Safe for concurrent use with
-// readers of the values.
-func PayloadSize(uri URI, args List, kwargs Object, opts Dict) int {
-	return len(uri) + ListSize(args) + ObjectSize(kwargs) + DictSize(opts)
+// PayloadSize estimates the memory that a message's URI, payload and
+// options hold: a raw payload (kept as received) counts its bytes, which is
+// what it holds; decoded arguments and keyword arguments count what they
+// hold once decoded (see the constants above), so that a payload of many
+// small values (a list of empty dictionaries) counts for what it costs, not
+// for its bytes on the wire. It walks the values once, without allocating;
+// the size of the message that was decoded bounds the walk. Values of other
+// Go types (from an embedded client) count as a boolean does. Safe for
+// concurrent use with readers of the values.
+func PayloadSize(uri URI, p Payload, opts Dict) int {
+	n := len(uri) + DictSize(opts)
+	if p.Raw != nil {
+		return n + len(p.Raw.Bytes())
+	}
+	return n + ListSize(p.Args) + ObjectSize(p.Kwargs)
 }
 
 // ListSize estimates the memory that l's elements hold once decoded: each

@@ -27,6 +27,13 @@ func (w *listWriter) Object(o Object) {
 	}
 	w.out = append(w.out, o)
 }
+func (w *listWriter) Raw(r *Raw) {
+	args, kwargs, _ := r.Values()
+	w.List(args)
+	if r.Len() == 2 {
+		w.Object(kwargs)
+	}
+}
 func (w *listWriter) List(l List) {
 	if l == nil {
 		l = List{}

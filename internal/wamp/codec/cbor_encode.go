@@ -83,3 +83,5 @@ func (s *cborSink) key(_ int, k string) { s.str(k) }
 func (s *cborSink) bytes() []byte       { return s.b }
 
 func (s *cborSink) reset() { s.b, s.e = s.b[:0], nil }
+
+func (s *cborSink) raw(b []byte) { s.b = append(s.b, b...) }

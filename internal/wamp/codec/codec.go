@@ -73,7 +73,10 @@ type format struct {
 	binary bool
 	sink   func() sink                             // a fresh encoder
 	decode func(b []byte, from int) ([]any, error) // bytes to the array, Objects from element from on
-	pool   sync.Pool                               // of *encoder, reused across messages
+	// decodeRaw, when set, reads a message array but its payload, which it
+	// validates and locates: Decode keeps payloads raw.
+	decodeRaw func(b []byte) ([]any, rawPayload, error)
+	pool      sync.Pool // of *encoder, reused across messages
 }
 
 // encoder is a sink with its message writer, kept in a format's pool.
@@ -108,7 +111,7 @@ func (f *format) encodeMessage(m wamp.Message) ([]byte, error) {
 	e, _ := f.pool.Get().(*encoder)
 	if e == nil {
 		s := f.sink()
-		e = &encoder{s: s, w: msgWriter{s: s}}
+		e = &encoder{s: s, w: msgWriter{s: s, ser: f.ser}}
 	}
 	defer f.release(e)
 	err := layout(m, &e.w)
@@ -146,11 +149,10 @@ func layout(m wamp.Message, w wamp.Writer) (err error) {
 }
 
 func (f *format) Decode(b []byte) (wamp.Message, error) {
-	l, err := f.decode(b, fromType)
-	if err != nil {
-		return nil, err
+	if f.decodeRaw != nil {
+		return f.decodeRawMessage(b)
 	}
-	return wamp.Decode(l)
+	return f.decodeMessage(b)
 }
 
 // decodeError makes an error for bad input of format name, wrapping
@@ -161,8 +163,8 @@ func decodeError(name, format string, a ...any) error {
 
 // The codecs.
 var (
-	JSON    Codec = &format{name: "json", ser: wamp.SerializerJSON, rawID: 1, sink: newJSONSink, decode: decodeJSONMessage}
-	Msgpack Codec = &format{name: "msgpack", ser: wamp.SerializerMsgpack, rawID: 2, binary: true, sink: newMsgpackSink, decode: decodeMsgpackMessage}
+	JSON    Codec = &format{name: "json", ser: wamp.SerializerJSON, rawID: 1, sink: newJSONSink, decode: decodeJSONMessage, decodeRaw: decodeJSONRaw}
+	Msgpack Codec = &format{name: "msgpack", ser: wamp.SerializerMsgpack, rawID: 2, binary: true, sink: newMsgpackSink, decode: decodeMsgpackMessage, decodeRaw: decodeMsgpackRaw}
 	CBOR    Codec = &format{name: "cbor", ser: wamp.SerializerCBOR, rawID: 3, binary: true, sink: newCBORSink, decode: decodeCBORMessage}
 	UBJSON  Codec = &format{name: "ubjson", ser: wamp.SerializerUBJSON, rawID: 4, binary: true, sink: newUBJSONSink, decode: decodeUBJSONMessage}
 )

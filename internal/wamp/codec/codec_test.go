@@ -125,7 +125,7 @@ func roundTrip(t *testing.T, c Codec, m wamp.Message) wamp.Message {
 	if err != nil {
 		t.Fatalf("%s: Encode(%T): %v", c.Name(), m, err)
 	}
-	got, err := c.Decode(b)
+	got, err := decodeValues(c, b)
 	if err != nil {
 		t.Fatalf("%s: Decode(Encode(%T)): %v\nbytes: %q", c.Name(), m, err, b)
 	}
@@ -280,7 +280,7 @@ func TestSharedEncodedOncePerSerializer(t *testing.T) {
 				t.Fatalf("%s: second Encode gave other bytes (err %v)", c.Name(), err)
 			}
 		}
-		got, err := c.Decode(first)
+		got, err := decodeValues(c, first)
 		if err != nil || !equal(got, event("counted")) {
 			t.Errorf("%s: Decode = %#v, %v", c.Name(), got, err)
 		}
@@ -351,7 +351,7 @@ func TestConcurrentEncode(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if got, err := c.Decode(b); err != nil || !equal(got, wamp.Unwrap(m)) {
+				if got, err := decodeValues(c, b); err != nil || !equal(got, wamp.Unwrap(m)) {
 					t.Errorf("%s: %s: got %#v, %v", c.Name(), m.Type(), got, err)
 				}
 			}
@@ -380,4 +380,13 @@ func TestEncodeObjectKeepsOrder(t *testing.T) {
 			t.Fatalf("%s: zeta at %d, alpha at %d: order not kept in % x", c.Name(), i, j, b)
 		}
 	}
+}
+
+// decodeValues decodes b with c, its payload as values (not raw).
+func decodeValues(c Codec, b []byte) (wamp.Message, error) {
+	m, err := c.Decode(b)
+	if err != nil {
+		return nil, err
+	}
+	return wamp.Decoded(m)
 }

@@ -19,6 +19,7 @@ type jsonDecoder struct {
 	stack  []any        // elements of the lists being read, copied out at the end
 	fields []wamp.Field // fields of the Objects being read, copied out at the end
 	payloadState
+	rawPayload
 }
 
 // decodeJSONMessage parses one JSON message array; its dictionaries from
@@ -137,12 +138,20 @@ func (d *jsonDecoder) list(depth int) any {
 		d.space()
 		if depth == 1 && d.from != 0 { // a message array
 			d.element(i, first(d.stack[base:]))
+			d.rawElement(d.i, d.objects, jsonKind(d.b, d.i))
 		}
 		v := d.value(depth + 1)
-		d.stack = append(d.stack, v)
+		if depth == 1 && d.skip {
+			d.stop = d.i
+		} else if !d.skip {
+			d.stack = append(d.stack, v)
+		}
 		if !d.more(']') {
 			break
 		}
+	}
+	if d.skip && depth > 1 {
+		return nil
 	}
 	return popList(&d.stack, base)
 }
@@ -182,7 +191,7 @@ func (d *jsonDecoder) dict(depth int) any {
 		return nil
 	}
 	d.i++ // '{'
-	if d.objects {
+	if d.objects || d.skip {
 		return d.object(depth)
 	}
 	m := map[string]any{}
@@ -215,16 +224,35 @@ func (d *jsonDecoder) object(depth int) any {
 		d.space()
 		k := d.key()
 		v := d.value(depth + 1)
-		d.fields = append(d.fields, wamp.Field{Key: k, Value: v})
+		if !d.skip {
+			d.fields = append(d.fields, wamp.Field{Key: k, Value: v})
+		}
 		if !d.more('}') {
 			break
 		}
+	}
+	if d.skip {
+		return nil
 	}
 	o := make(wamp.Object, len(d.fields)-base)
 	copy(o, d.fields[base:])
 	clear(d.fields[base:])
 	d.fields = d.fields[:base]
 	return uniqueKeys(o)
+}
+
+// jsonKind is the kind of the value at b[i]: 'l' a list, 'd' a
+// dictionary, 0 another or none.
+func jsonKind(b []byte, i int) byte {
+	if i < len(b) {
+		switch b[i] {
+		case '[':
+			return 'l'
+		case '{':
+			return 'd'
+		}
+	}
+	return 0
 }
 
 // first returns l's first element, nil if l is empty.
@@ -278,6 +306,9 @@ func (d *jsonDecoder) str() string {
 			d.i++
 			if !utf8.Valid(raw) {
 				d.fail("string is not valid UTF-8")
+			}
+			if d.skip {
+				return "" // unescaped: it cannot start with NUL
 			}
 			return string(raw)
 		case c == '\\':
@@ -395,6 +426,10 @@ func (d *jsonDecoder) number() any {
 		return nil
 	}
 	s := d.b[start:d.i]
+	if d.skip {
+		d.checkNumber(start, s, integral)
+		return nil
+	}
 	if integral {
 		if n, ok := smallInt(s); ok {
 			return n
@@ -413,6 +448,23 @@ func (d *jsonDecoder) number() any {
 		return nil
 	}
 	return f
+}
+
+// checkNumber fails where number would: a number beyond the float64 range
+// that no integer type holds.
+func (d *jsonDecoder) checkNumber(start int, s []byte, integral bool) {
+	if integral && len(s) <= 19 {
+		return // an int64 or uint64 (or it fails like ParseFloat below: never)
+	}
+	if integral {
+		if _, err := strconv.ParseUint(string(s), 10, 64); err == nil {
+			return
+		}
+	}
+	if _, err := strconv.ParseFloat(string(s), 64); err != nil {
+		d.i = start
+		d.fail("number out of range")
+	}
 }
 
 // smallInt converts up to 18 digits, with an optional minus, quickly.

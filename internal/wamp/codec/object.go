@@ -92,3 +92,33 @@ next:
 	clear(o[n:])
 	return o[:n]
 }
+
+// rawPayload is the state of a decoder that keeps a message's payload raw:
+// it validates the payload elements (skip) instead of building their
+// values, and records where they lie in the input.
+type rawPayload struct {
+	raw         bool // keep the payload raw, if the message has one
+	skip        bool // reading payload elements: validate only
+	start, stop int  // the payload elements' bytes, in the input
+	n           int  // how many
+	// bad is set when the payload cannot pass raw: an element of the
+	// wrong kind or one too many (decoding reports the error), or a value
+	// that decoding normalises (a MessagePack extension).
+	bad bool
+}
+
+// rawElement is called before an element of the message array, at offset
+// at in the input, is read; payload tells whether it is a payload element
+// and kind what it starts ('l' a list, 'd' a dictionary).
+func (r *rawPayload) rawElement(at int, payload bool, kind byte) {
+	if !r.raw || !payload {
+		return
+	}
+	if !r.skip {
+		r.skip, r.start = true, at
+	}
+	if r.n >= 2 || kind != "ld"[r.n] {
+		r.bad = true
+	}
+	r.n++
+}

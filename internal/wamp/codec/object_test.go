@@ -55,7 +55,7 @@ func TestDecodeDuplicateKeys(t *testing.T) {
 			}()}},
 	}
 	for _, tt := range tests {
-		got, err := tt.c.Decode([]byte(tt.in))
+		got, err := decodeValues(tt.c, []byte(tt.in))
 		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s %q:\n got %#v, %v\nwant %#v", tt.c.Name(), tt.in, got, err, tt.want)
 		}

@@ -11,6 +11,7 @@ type reader struct {
 	i    int
 	err  error
 	payloadState
+	rawPayload
 }
 
 func (r *reader) fail(format string, a ...any) {
@@ -48,6 +49,9 @@ func (r *reader) text(n uint64) string {
 	p := r.next(n)
 	if !utf8.Valid(p) {
 		r.fail("string is not valid UTF-8")
+		return ""
+	}
+	if r.skip {
 		return ""
 	}
 	return string(p)

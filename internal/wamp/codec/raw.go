@@ -1,0 +1,83 @@
+package codec
+
+import (
+	"bytes"
+
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// decodeRawMessage decodes a message keeping its payload raw: its
+// Arguments and ArgumentsKw elements are validated as the decoder reads
+// them (every check of a full decode, without building values) and copied
+// out of b. A payload that cannot pass raw (an element of the wrong kind, a
+// value that decoding normalises) is decoded in full, as by f.decode.
+func (f *format) decodeRawMessage(b []byte) (wamp.Message, error) {
+	l, rp, err := f.decodeRaw(b)
+	switch {
+	case err != nil:
+		return nil, err
+	case rp.n == 0:
+		return wamp.Decode(l)
+	case rp.bad:
+		return f.decodeMessage(b)
+	}
+	raw := wamp.NewRaw(f.ser, bytes.Clone(b[rp.start:rp.stop]), rp.n, payloadDecoder{f})
+	return wamp.DecodeRaw(l, raw)
+}
+
+// decodeMessage decodes a message in full: values for its payload.
+func (f *format) decodeMessage(b []byte) (wamp.Message, error) {
+	l, err := f.decode(b, fromType)
+	if err != nil {
+		return nil, err
+	}
+	return wamp.Decode(l)
+}
+
+// payloadDecoder decodes the raw payloads of a format.
+type payloadDecoder struct{ f *format }
+
+// DecodePayload decodes the n elements in b as a message's payload.
+func (p payloadDecoder) DecodePayload(b []byte, n int) (wamp.List, wamp.Object, error) {
+	l, err := p.f.decode(frame(p.f.name, b, n), 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	args, ok := first(l).([]any)
+	if len(l) != n || !ok {
+		return nil, nil, decodeError(p.f.name, "payload is not %d elements, a list first", n)
+	}
+	if n == 1 {
+		return args, nil, nil
+	}
+	kwargs, ok := l[1].(wamp.Object)
+	if !ok {
+		return nil, nil, decodeError(p.f.name, "payload keyword arguments are not a dictionary")
+	}
+	return args, kwargs, nil
+}
+
+// decodeJSONRaw parses a JSON message array, keeping its payload raw.
+func decodeJSONRaw(b []byte) ([]any, rawPayload, error) {
+	d := jsonDecoder{b: b, binary: true, stack: make([]any, 0, 16),
+		payloadState: newPayloadState(fromType), rawPayload: rawPayload{raw: true}}
+	d.space()
+	if d.i >= len(b) || b[d.i] != '[' {
+		return nil, rawPayload{}, decodeError("json", "message is not an array")
+	}
+	v := d.value(1)
+	l, err := finish(&d, v)
+	return l, d.rawPayload, err
+}
+
+// decodeMsgpackRaw parses a MessagePack message array, keeping its payload
+// raw.
+func decodeMsgpackRaw(b []byte) ([]any, rawPayload, error) {
+	r := &reader{name: "msgpack", b: b, payloadState: newPayloadState(fromType), rawPayload: rawPayload{raw: true}}
+	if len(b) == 0 || !(b[0]&0xf0 == 0x90 || b[0] == 0xdc || b[0] == 0xdd) {
+		return nil, rawPayload{}, decodeError("msgpack", "message is not an array")
+	}
+	v := msgpackValue(r, 1)
+	l, err := r.done(v)
+	return l, r.rawPayload, err
+}
