@@ -165,6 +165,6 @@ func decodeError(name, format string, a ...any) error {
 var (
 	JSON    Codec = &format{name: "json", ser: wamp.SerializerJSON, rawID: 1, sink: newJSONSink, decode: decodeJSONMessage, decodeRaw: decodeJSONRaw}
 	Msgpack Codec = &format{name: "msgpack", ser: wamp.SerializerMsgpack, rawID: 2, binary: true, sink: newMsgpackSink, decode: decodeMsgpackMessage, decodeRaw: decodeMsgpackRaw}
-	CBOR    Codec = &format{name: "cbor", ser: wamp.SerializerCBOR, rawID: 3, binary: true, sink: newCBORSink, decode: decodeCBORMessage}
+	CBOR    Codec = &format{name: "cbor", ser: wamp.SerializerCBOR, rawID: 3, binary: true, sink: newCBORSink, decode: decodeCBORMessage, decodeRaw: decodeCBORRaw}
 	UBJSON  Codec = &format{name: "ubjson", ser: wamp.SerializerUBJSON, rawID: 4, binary: true, sink: newUBJSONSink, decode: decodeUBJSONMessage}
 )
