@@ -40,7 +40,18 @@ type payloadDecoder struct{ f *format }
 
 // DecodePayload decodes the n elements in b as a message's payload.
 func (p payloadDecoder) DecodePayload(b []byte, n int) (wamp.List, wamp.Object, error) {
-	l, err := p.f.decode(frame(p.f.name, b, n), 0)
+	var l []any
+	var err error
+	switch p.f {
+	case JSON:
+		l, err = decodeJSONElements(b, n)
+	case Msgpack:
+		l, err = decodeMsgpackElements(b, n)
+	case CBOR:
+		l, err = decodeCBORElements(b, n)
+	default:
+		l, err = p.f.decode(frame(p.f.name, b, n), 0)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -145,4 +156,61 @@ func cborKind(b []byte, i int) byte {
 		}
 	}
 	return 0
+}
+
+// decodeJSONElements decodes n payload elements (at level 2, separated by
+// a comma) without copying them into an array first.
+func decodeJSONElements(b []byte, n int) ([]any, error) {
+	d := jsonDecoder{b: b, binary: true, payloadState: newPayloadState(0)}
+	l := make([]any, n)
+	for i := range l {
+		d.space()
+		if i > 0 {
+			if d.i >= len(b) || b[d.i] != ',' {
+				d.fail("expected ','")
+				break
+			}
+			d.i++
+			d.space()
+		}
+		l[i] = d.value(2)
+	}
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// decodeMsgpackElements decodes n payload elements (at level 2), one after
+// the other.
+func decodeMsgpackElements(b []byte, n int) ([]any, error) {
+	r := &reader{name: "msgpack", b: b, payloadState: newPayloadState(0)}
+	l := make([]any, n)
+	for i := range l {
+		l[i] = msgpackValue(r, 2)
+	}
+	if r.err == nil && r.i != len(b) {
+		r.fail("trailing data")
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return l, nil
+}
+
+// decodeCBORElements decodes n payload elements (at level 2), one after
+// the other.
+func decodeCBORElements(b []byte, n int) ([]any, error) {
+	d := cborDecoder{cborScanner: cborScanner{b: b}, payloadState: newPayloadState(0)}
+	l := make([]any, n)
+	for i := range l {
+		l[i] = d.value(2)
+	}
+	if d.ok() && d.i != len(b) {
+		d.fail("trailing data")
+	}
+	if !d.ok() {
+		return nil, decodeError("cbor", "offset %d: %s", d.at, d.bad)
+	}
+	return l, nil
 }
