@@ -38,6 +38,8 @@ func (f *format) decodeMessage(b []byte) (wamp.Message, error) {
 // payloadDecoder decodes the raw payloads of a format.
 type payloadDecoder struct{ f *format }
 
+var _ wamp.PayloadDecoder = payloadDecoder{}
+
 // DecodePayload decodes the n elements in b as a message's payload.
 func (p payloadDecoder) DecodePayload(b []byte, n int) (wamp.List, wamp.Object, error) {
 	var l []any
