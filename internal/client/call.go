@@ -149,7 +149,12 @@ func (s *Session) runProgress(r *request, o *callOptions) {
 		return
 	}
 	for _, m := range r.progress.take() {
-		o.progress(&Result{Args: m.Args, Kwargs: m.Kwargs, Details: m.Details, Progress: true})
+		args, kwargs, err := wamp.Values(m)
+		if err != nil {
+			s.log.Warn("client: progressive result dropped", "err", err)
+			continue
+		}
+		o.progress(&Result{Args: args, Kwargs: kwargs, Details: m.Details, Progress: true})
 	}
 }
 
@@ -157,7 +162,11 @@ func (s *Session) runProgress(r *request, o *callOptions) {
 func callReply(m wamp.Message) (*Result, error) {
 	switch m := m.(type) {
 	case *wamp.Result:
-		return &Result{Args: m.Args, Kwargs: m.Kwargs, Details: m.Details}, nil
+		args, kwargs, err := wamp.Values(m)
+		if err != nil {
+			return nil, fmt.Errorf("client: result: %w", err)
+		}
+		return &Result{Args: args, Kwargs: kwargs, Details: m.Details}, nil
 	case *wamp.Error:
 		return nil, requestError(m)
 	}

@@ -117,11 +117,6 @@ func (s *Session) read() {
 			s.end(fmt.Errorf("client: connection lost: %w", err))
 			return
 		}
-		// Handlers read payloads as values: a raw one is decoded here.
-		if m, err = wamp.Decoded(m); err != nil {
-			s.abort(protocolError("undecodable payload: %v", err))
-			return
-		}
 		if e := s.handle(wamp.Unwrap(m)); e != nil {
 			s.abort(e)
 			return

@@ -91,7 +91,7 @@ func manyKeys(n int) wamp.Object {
 // order, nested ones too, and its options as a Dict.
 func TestCBORKwargsInOrder(t *testing.T) {
 	in := "\x86\x18\x30\x01\xa1\x61t\x01\x61p\x80\xa2\x64zeta\x00\x65alpha\xa2\x61y\x01\x61b\x02"
-	m, err := CBOR.Decode([]byte(in))
+	m, err := decodeValues(CBOR, []byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,22 @@
 // The layout of every message lives in wamp.Encode and wamp.Decode; a codec
 // only turns values into bytes and back. Decoded values use one generic
 // domain whatever the format: nil, bool, int64 (uint64 only above
-// math.MaxInt64), float64, string, []byte, []any and map[string]any.
+// math.MaxInt64), float64, string, []byte, []any, map[string]any for the
+// dictionaries the router reads (options, details) and wamp.Object for
+// those of a payload (the Arguments and ArgumentsKw elements and all they
+// hold), in received order; a key repeated on the wire keeps its last
+// value at the place of its first.
+//
+// Payloads pass through. Decode in JSON, MessagePack and CBOR keeps a
+// message's payload as received: a wamp.Raw with a copy of its bytes, which
+// the decoder has checked with its own code (the validator accepts exactly
+// what a full decode does: fuzzed) without building values. Encode in the
+// same format writes those bytes unchanged; another format decodes them
+// once (wamp.Raw.Values) and encodes the values. A payload holding a value
+// that decoding normalises (a MessagePack extension, a CBOR tag, undefined,
+// an integer below math.MinInt64, a repeated CBOR key) is decoded in full
+// instead, so that every receiver gets the normalised value. UBJSON always
+// decodes. Read a decoded message's payload with wamp.Values.
 //
 // Encoding accepts those types plus every Go integer and float type,
 // []string, map[string]string, wamp.ID and wamp.URI. Any other value (a
@@ -165,6 +180,6 @@ func decodeError(name, format string, a ...any) error {
 var (
 	JSON    Codec = &format{name: "json", ser: wamp.SerializerJSON, rawID: 1, sink: newJSONSink, decode: decodeJSONMessage, decodeRaw: decodeJSONRaw}
 	Msgpack Codec = &format{name: "msgpack", ser: wamp.SerializerMsgpack, rawID: 2, binary: true, sink: newMsgpackSink, decode: decodeMsgpackMessage, decodeRaw: decodeMsgpackRaw}
-	CBOR    Codec = &format{name: "cbor", ser: wamp.SerializerCBOR, rawID: 3, binary: true, sink: newCBORSink, decode: decodeCBORMessage}
+	CBOR    Codec = &format{name: "cbor", ser: wamp.SerializerCBOR, rawID: 3, binary: true, sink: newCBORSink, decode: decodeCBORMessage, decodeRaw: decodeCBORRaw}
 	UBJSON  Codec = &format{name: "ubjson", ser: wamp.SerializerUBJSON, rawID: 4, binary: true, sink: newUBJSONSink, decode: decodeUBJSONMessage}
 )

@@ -77,6 +77,52 @@ func equal(a, b any) bool {
 
 type nanMarker struct{}
 
+// orderedObject is an Object that replaceNaN keeps as an Object (in
+// order), for equalOrdered.
+type orderedObject wamp.Object
+
+// equalOrdered is equal, but Objects must hold their keys in the same
+// order.
+func equalOrdered(a, b any) bool {
+	if reflect.DeepEqual(a, b) {
+		return true
+	}
+	return reflect.DeepEqual(replaceNaN(ordered(a)), replaceNaN(ordered(b)))
+}
+
+// ordered marks the Objects of a message or value as orderedObjects.
+func ordered(v any) any {
+	switch x := v.(type) {
+	case wamp.Object:
+		o := make(orderedObject, len(x))
+		for i, f := range x {
+			o[i] = wamp.Field{Key: f.Key, Value: ordered(f.Value)}
+		}
+		return o
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = ordered(e)
+		}
+		return l
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = ordered(e)
+		}
+		return m
+	case wamp.Message:
+		rv := reflect.ValueOf(x).Elem()
+		out := make([]any, rv.NumField()+1)
+		out[0] = x.Type()
+		for i := range rv.NumField() {
+			out[i+1] = ordered(rv.Field(i).Interface())
+		}
+		return out
+	}
+	return v
+}
+
 // replaceNaN copies a message or value with every NaN replaced by a marker
 // and every Object by a Dict.
 func replaceNaN(v any) any {
@@ -102,6 +148,12 @@ func replaceNaN(v any) any {
 			return map[string]any(nil)
 		}
 		return replaceNaN(x.Dict())
+	case orderedObject:
+		o := make(wamp.Object, len(x))
+		for i, f := range x {
+			o[i] = wamp.Field{Key: f.Key, Value: replaceNaN(f.Value)}
+		}
+		return o
 	case wamp.Message:
 		return replaceNaNMessage(x)
 	}

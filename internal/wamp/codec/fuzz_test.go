@@ -2,7 +2,6 @@ package codec
 
 import (
 	"bytes"
-	"reflect"
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -82,7 +81,7 @@ func fuzzRaw(f *testing.F, c Codec, seeds ...string) {
 			return
 		}
 		got, err := wamp.Decoded(raw)
-		if err != nil || !reflect.DeepEqual(got, full) {
+		if err != nil || !equalOrdered(got, full) {
 			t.Fatalf("%q: raw payload decodes to\n%#v, %v\nfull decode\n%#v", b, got, err, full)
 		}
 		p := wamp.PayloadOf(raw)
@@ -104,6 +103,11 @@ func FuzzRawJSON(f *testing.F) {
 func FuzzRawMsgpack(f *testing.F) {
 	fuzzRaw(f, Msgpack, "\x95\x24\x01\x02\x80\x91\xd4\x00\x00", "\x96\x24\x01\x02\x80\x90\x82\xa1b\x01\xa1b\x02",
 		"\x95\x30\x01\x80\xa1p\x91\xc4\x02\x00\x01", "\x95\x30\x01\x80\xa1p\x91\xa1\xff")
+}
+
+func FuzzRawCBOR(f *testing.F) {
+	fuzzRaw(f, CBOR, "\x86\x18\x24\x01\x02\xa0\x81\xc1\x01\xa1\x61k\xf7", "\x86\x18\x24\x01\x02\xa0\x80\xa2\x61b\x01\x61a\x02",
+		"\x85\x18\x30\x01\xa0\x61p\x81\xfb\x3f\xf8\x00\x00\x00\x00\x00\x00", "\x85\x18\x30\x01\xa0\x61p\x9f\xff")
 }
 
 // FuzzSplitBatch checks that SplitBatch never panics and that its parts
