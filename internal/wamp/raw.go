@@ -97,8 +97,8 @@ func (r *Raw) Values() (List, Object, error) {
 
 // Decoded returns m with its payload as values: m itself when it holds
 // none raw, else a copy of m (a Shared is looked through) whose Args and
-// Kwargs are the decoded payload and Raw nil. A peer that hands messages to
-// code reading their fields (a client's handlers) calls it on receipt.
+// Kwargs are the decoded payload and Raw nil, for code that compares or
+// prints whole messages (tests); code that reads a payload calls Values.
 // The error wraps ErrProtocol.
 func Decoded(m Message) (Message, error) {
 	p := PayloadOf(m)

@@ -114,3 +114,35 @@ func BenchmarkForward(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReceive is what a client does with an EVENT: decode it and read
+// its payload. raw+values decodes it as every peer does (the payload kept
+// raw, then decoded by wamp.Values); values decodes it in full at once.
+func BenchmarkReceive(b *testing.B) {
+	ev := &wamp.Event{Subscription: 5512315355, Publication: 4429313566, Details: wamp.Dict{},
+		Args: wamp.List{int64(1), "hello", 3.5}, Kwargs: wamp.Object{{Key: "a", Value: int64(1)}}}
+	for _, c := range []Codec{JSON, Msgpack, CBOR} {
+		enc, err := c.Encode(ev)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, mode := range []string{"raw+values", "values"} {
+			decode := c.Decode
+			if mode == "values" {
+				decode = c.(*format).decodeMessage
+			}
+			b.Run(c.Name()+"/"+mode, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					m, err := decode(enc)
+					if err == nil {
+						_, _, err = wamp.Values(m)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

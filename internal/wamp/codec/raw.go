@@ -42,23 +42,28 @@ var _ wamp.PayloadDecoder = payloadDecoder{}
 
 // DecodePayload decodes the n elements in b as a message's payload.
 func (p payloadDecoder) DecodePayload(b []byte, n int) (wamp.List, wamp.Object, error) {
-	var l []any
+	var elems [2]any
+	l := elems[:min(n, 2)]
 	var err error
 	switch p.f {
 	case JSON:
-		l, err = decodeJSONElements(b, n)
+		err = decodeJSONElements(b, l)
 	case Msgpack:
-		l, err = decodeMsgpackElements(b, n)
+		err = decodeMsgpackElements(b, l)
 	case CBOR:
-		l, err = decodeCBORElements(b, n)
+		err = decodeCBORElements(b, l)
 	default:
-		l, err = p.f.decode(frame(p.f.name, b, n), 0)
+		var framed []any
+		if framed, err = p.f.decode(frame(p.f.name, b, n), 0); err == nil && len(framed) != n {
+			err = decodeError(p.f.name, "payload is not %d elements", n)
+		}
+		copy(l, framed)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	args, ok := first(l).([]any)
-	if len(l) != n || !ok {
+	args, ok := l[0].([]any)
+	if n < 1 || n > 2 || !ok {
 		return nil, nil, decodeError(p.f.name, "payload is not %d elements, a list first", n)
 	}
 	if n == 1 {
@@ -162,9 +167,8 @@ func cborKind(b []byte, i int) byte {
 
 // decodeJSONElements decodes n payload elements (at level 2, separated by
 // a comma) without copying them into an array first.
-func decodeJSONElements(b []byte, n int) ([]any, error) {
-	d := jsonDecoder{b: b, binary: true, payloadState: newPayloadState(0)}
-	l := make([]any, n)
+func decodeJSONElements(b []byte, l []any) error {
+	d := jsonDecoder{b: b, binary: true, stack: make([]any, 0, 16), payloadState: newPayloadState(0)}
 	for i := range l {
 		d.space()
 		if i > 0 {
@@ -177,34 +181,26 @@ func decodeJSONElements(b []byte, n int) ([]any, error) {
 		}
 		l[i] = d.value(2)
 	}
-	if err := d.end(); err != nil {
-		return nil, err
-	}
-	return l, nil
+	return d.end()
 }
 
 // decodeMsgpackElements decodes n payload elements (at level 2), one after
 // the other.
-func decodeMsgpackElements(b []byte, n int) ([]any, error) {
+func decodeMsgpackElements(b []byte, l []any) error {
 	r := &reader{name: "msgpack", b: b, payloadState: newPayloadState(0)}
-	l := make([]any, n)
 	for i := range l {
 		l[i] = msgpackValue(r, 2)
 	}
 	if r.err == nil && r.i != len(b) {
 		r.fail("trailing data")
 	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	return l, nil
+	return r.err
 }
 
 // decodeCBORElements decodes n payload elements (at level 2), one after
 // the other.
-func decodeCBORElements(b []byte, n int) ([]any, error) {
+func decodeCBORElements(b []byte, l []any) error {
 	d := cborDecoder{cborScanner: cborScanner{b: b}, payloadState: newPayloadState(0)}
-	l := make([]any, n)
 	for i := range l {
 		l[i] = d.value(2)
 	}
@@ -212,7 +208,7 @@ func decodeCBORElements(b []byte, n int) ([]any, error) {
 		d.fail("trailing data")
 	}
 	if !d.ok() {
-		return nil, decodeError("cbor", "offset %d: %s", d.at, d.bad)
+		return decodeError("cbor", "offset %d: %s", d.at, d.bad)
 	}
-	return l, nil
+	return nil
 }
