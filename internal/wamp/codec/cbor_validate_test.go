@@ -173,7 +173,9 @@ func FuzzCBORValidate(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	f.Add([]byte("\xa2\x61k\x01\x61k\x02"))
+	for _, tt := range []string{"\xa2\x61k\x01\x61k\x02", "\xa1\x61k\xf7", "\x82\xd8\x64\x01\x3b\x80\x00\x00\x00\x00\x00\x00\x00", "\xa2\xf6\x01\x60\x02"} {
+		f.Add([]byte(tt))
+	}
 	f.Add([]byte(mapOfKeys(cborCheckedKeys + 1)))
 	f.Fuzz(checkValidate)
 }
