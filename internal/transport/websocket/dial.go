@@ -67,7 +67,7 @@ func Dial(ctx context.Context, url string, opts DialOptions) (wamp.Peer, error) 
 	}
 	info := wamp.PeerInfo{Transport: "websocket", Serializer: c.Name(), RemoteAddr: conn.RemoteAddr().String(), TLS: isTLS(conn)}
 	return newPeer(conn, br, nil, peerConfig{
-		codec: c, batched: batched, client: true, info: info, peerOptions: &peerOptions{
+		codec: codec.Eager(c), batched: batched, client: true, info: info, peerOptions: &peerOptions{
 			maxSize: opts.MaxMessageSize, pingInterval: opts.PingInterval, pingTimeout: opts.PingTimeout, outbox: opts.Outbox,
 		},
 	}), nil

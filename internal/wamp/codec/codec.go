@@ -68,7 +68,9 @@ type Codec interface {
 	// serializer and its bytes are shared: callers must not modify the
 	// returned bytes. Errors wrap ErrEncode.
 	Encode(m wamp.Message) ([]byte, error)
-	// Decode parses one message. Errors wrap wamp.ErrProtocol.
+	// Decode parses one message. The codecs of this package keep a
+	// payload raw (wamp.Raw) where it can pass through, unless made Eager.
+	// Decode does not retain b. Errors wrap wamp.ErrProtocol.
 	Decode(b []byte) (wamp.Message, error)
 }
 

@@ -212,3 +212,23 @@ func decodeCBORElements(b []byte, l []any) error {
 	}
 	return nil
 }
+
+// eager is a codec that decodes every payload in full.
+type eager struct{ *format }
+
+// Eager returns c decoding every message's payload at once, for a client:
+// a client reads every payload it receives, so keeping it raw would only
+// add a copy and a second pass. Encoding is c's. The codecs of a server,
+// which forwards payloads, keep them raw (see Codec.Decode).
+func Eager(c Codec) Codec {
+	switch f := c.(type) {
+	case *format:
+		return eager{f}
+	case eager:
+		return f
+	}
+	return c
+}
+
+// Decode decodes b with its payload as values.
+func (e eager) Decode(b []byte) (wamp.Message, error) { return e.decodeMessage(b) }

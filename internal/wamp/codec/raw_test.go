@@ -108,3 +108,44 @@ func TestRawSharedEncoders(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestEagerDecodesPayload: an Eager codec gives values where its codec
+// keeps the payload raw, encodes alike, and still serves the value API.
+func TestEagerDecodesPayload(t *testing.T) {
+	for _, c := range []Codec{JSON, Msgpack, CBOR, UBJSON} {
+		t.Run(c.Name(), func(t *testing.T) {
+			m := &wamp.Event{Subscription: 1, Publication: 2, Args: wamp.List{int64(1)},
+				Kwargs: wamp.Object{{Key: "zeta", Value: int64(0)}, {Key: "alpha", Value: "a"}}}
+			b, err := c.Encode(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := Eager(c)
+			if Eager(e) != e {
+				t.Fatal("Eager of an Eager codec wraps it again")
+			}
+			eb, err := e.Encode(m)
+			if err != nil || !bytes.Equal(eb, b) {
+				t.Fatalf("Eager encodes %x, %v; want %x", eb, err, b)
+			}
+			got, err := e.Decode(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev := got.(*wamp.Event)
+			if ev.Raw != nil {
+				t.Fatal("Eager kept the payload raw")
+			}
+			if !reflect.DeepEqual(ev.Kwargs, m.Kwargs) || !reflect.DeepEqual(ev.Args, m.Args) {
+				t.Fatalf("payload %v %v, want %v %v", ev.Args, ev.Kwargs, m.Args, m.Kwargs)
+			}
+			v, err := EncodeValue(e, m.Kwargs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if back, err := DecodeValue(e, v); err != nil || !reflect.DeepEqual(back, m.Kwargs) {
+				t.Fatalf("value API through Eager: %v, %v", back, err)
+			}
+		})
+	}
+}

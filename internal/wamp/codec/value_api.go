@@ -12,7 +12,7 @@ import (
 // payload that is not a WAMP message (an MQTT native payload). Errors wrap
 // ErrEncode.
 func EncodeValue(c Codec, v any) ([]byte, error) {
-	f, ok := c.(*format)
+	f, ok := formatOf(c)
 	if !ok {
 		return nil, fmt.Errorf("codec: %w: foreign codec %T", ErrEncode, c)
 	}
@@ -28,7 +28,7 @@ func EncodeValue(c Codec, v any) ([]byte, error) {
 // EncodeValue), as a payload value: its dictionaries are wamp.Objects.
 // Errors wrap wamp.ErrProtocol.
 func DecodeValue(c Codec, b []byte) (any, error) {
-	f, ok := c.(*format)
+	f, ok := formatOf(c)
 	if !ok {
 		return nil, fmt.Errorf("codec: %w: foreign codec %T", wamp.ErrProtocol, c)
 	}
@@ -53,4 +53,15 @@ func frame(name string, b []byte, n int) []byte {
 		return append(append(framed, 0x90|byte(n)), b...)
 	}
 	return append(append(framed, 0x80|byte(n)), b...) // cbor
+}
+
+// formatOf returns the format behind c, a codec of this package.
+func formatOf(c Codec) (*format, bool) {
+	switch f := c.(type) {
+	case *format:
+		return f, true
+	case eager:
+		return f.format, true
+	}
+	return nil, false
 }
