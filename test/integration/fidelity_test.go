@@ -90,10 +90,17 @@ type fidelityPeer struct {
 }
 
 func joinFidelity(t *testing.T, addr string, c codec.Codec) *fidelityPeer {
+	return joinFidelityRaw(t, addr, c, true)
+}
+
+// joinFidelityRaw joins with c; raw sets the dialer's RawPayloads.
+func joinFidelityRaw(t *testing.T, addr string, c codec.Codec, raw bool) *fidelityPeer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	p, err := rawsocket.Dial(ctx, "tcp", addr, rawsocket.DialOptions{Serializer: c.Name()})
+	// RawPayloads: the peer sees the payload bytes as they came on the
+	// wire, to check that they passed through the router unchanged.
+	p, err := rawsocket.Dial(ctx, "tcp", addr, rawsocket.DialOptions{Serializer: c.Name(), RawPayloads: raw})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,5 +217,34 @@ func TestPayloadFidelity(t *testing.T) {
 				checkPayload(t, "retained event", rcv.next(t, wamp.TypeEvent), pub, rc)
 			})
 		}
+	}
+}
+
+// TestClientDecodesPayloads: a client peer (no RawPayloads) gets a
+// forwarded payload as values, in order, not raw.
+func TestClientDecodesPayloads(t *testing.T) {
+	r, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: realm}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	addr := serveRawsocket(t, r.Gate(authenticators...), "tcp")
+	for _, c := range []codec.Codec{codec.JSON, codec.Msgpack, codec.CBOR} {
+		t.Run(c.Name(), func(t *testing.T) {
+			pub, sub := joinFidelityRaw(t, addr, c, true), joinFidelityRaw(t, addr, c, false)
+			topic := wamp.URI("com.fidelity.client." + c.Name())
+			sub.send(t, &wamp.Subscribe{Request: sub.id(), Options: wamp.Dict{}, Topic: topic})
+			sub.next(t, wamp.TypeSubscribed)
+			m := withPayload(t, c, &wamp.Publish{Request: pub.id(), Options: wamp.Dict{"acknowledge": true}, Topic: topic}, fidelityPayload(t, c, false))
+			pub.send(t, m)
+			pub.next(t, wamp.TypePublished)
+			ev := sub.next(t, wamp.TypeEvent).(*wamp.Event)
+			if ev.Raw != nil {
+				t.Fatal("a client peer kept the payload raw")
+			}
+			if !reflect.DeepEqual(ev.Args, fidelityArgs) || !reflect.DeepEqual(ev.Kwargs, fidelityKwargs) {
+				t.Fatalf("payload %v %v, want %v %v", ev.Args, ev.Kwargs, fidelityArgs, fidelityKwargs)
+			}
+		})
 	}
 }
