@@ -38,7 +38,7 @@ func (p *payloadState) element(i int, first any) {
 // type element is t, or math.MaxInt when the type carries no payload (or
 // is no type at all: wamp.Decode rejects the message then).
 func payloadFrom(t any) int {
-	n, ok := t.(int64)
+	n, ok := wamp.AsInt(t) // any integer, or an integral float, as wamp.Decode reads it
 	if !ok || n < 0 {
 		return math.MaxInt
 	}

@@ -149,3 +149,29 @@ func TestEagerDecodesPayload(t *testing.T) {
 		})
 	}
 }
+
+// TestFloatMessageType: a message type written as an integral float is
+// read as wamp.Decode reads it, payload included, raw or not.
+func TestFloatMessageType(t *testing.T) {
+	tests := []struct {
+		c  Codec
+		in string
+	}{
+		{JSON, `[48.0,1,{},"p",[1],{"b":1,"a":2}]`},
+		{Msgpack, "\x96\xcb\x40\x48\x00\x00\x00\x00\x00\x00\x01\x80\xa1p\x91\x01\x82\xa1b\x01\xa1a\x02"},
+		{CBOR, "\x86\xfb\x40\x48\x00\x00\x00\x00\x00\x00\x01\xa0\x61p\x81\x01\xa2\x61b\x01\x61a\x02"},
+	}
+	want := wamp.Object{{Key: "b", Value: int64(1)}, {Key: "a", Value: int64(2)}}
+	for _, tt := range tests {
+		for _, c := range []Codec{tt.c, Eager(tt.c)} {
+			m, err := c.Decode([]byte(tt.in))
+			if err != nil {
+				t.Fatalf("%s: %v", tt.c.Name(), err)
+			}
+			args, kwargs, err := wamp.Values(m)
+			if err != nil || !reflect.DeepEqual(args, wamp.List{int64(1)}) || !reflect.DeepEqual(kwargs, want) {
+				t.Fatalf("%s: payload %v %v %v", tt.c.Name(), args, kwargs, err)
+			}
+		}
+	}
+}
