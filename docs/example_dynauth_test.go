@@ -33,7 +33,7 @@ var users = map[string]user{
 // authenticator(realm, authid, details) for every login on the ws path.
 func authenticate(_ context.Context, inv *client.Invocation) (*client.Result, error) {
 	authid, _ := inv.Args[1].(string) // null when the client gave none
-	details, _ := inv.Args[2].(wamp.Dict)
+	details, _ := wamp.AsDict(inv.Args[2])
 	u, known := users[authid]
 	switch details["authmethod"] {
 	case "ticket":
@@ -65,7 +65,7 @@ func answer(principal wamp.Dict) (*client.Result, error) {
 // of role "app": each user may act under com.example.user.AUTHID. only;
 // the router keeps the answer for the rest of the session.
 func authorize(_ context.Context, inv *client.Invocation) (*client.Result, error) {
-	session, _ := inv.Args[0].(wamp.Dict)
+	session, _ := wamp.AsDict(inv.Args[0])
 	uri, _ := inv.Args[1].(string)
 	authid, _ := session["authid"].(string)
 	own := strings.HasPrefix(uri, "com.example.user."+authid+".")
@@ -102,7 +102,7 @@ func TestDynamicAuthExample(t *testing.T) {
 
 	ws := "ws://" + r.addr(t, "workers[0].transports[0]") + "/ws"
 	alice := must(t)(joinWS(t, ws, client.Config{Realm: "realm1", AuthID: "alice", Auth: []client.Authenticator{client.Ticket("alice-ticket")}}))
-	extra, _ := alice.Details()["authextra"].(wamp.Dict)
+	extra, _ := wamp.AsDict(alice.Details()["authextra"])
 	if authRole(alice) != "user" || extra["greeting"] != "hello alice" || alice.Details()["authprovider"] != "dynamic" {
 		t.Errorf("alice's WELCOME: %v", alice.Details())
 	}

@@ -50,7 +50,7 @@ func waitRegistered(t *testing.T, s *client.Session, procedure string) {
 	created := make(chan struct{}, 1)
 	sub, err := s.Subscribe(testCtx(t), "wamp.registration.on_create", func(ev *client.Event) {
 		if len(ev.Args) > 1 {
-			if d, ok := ev.Args[1].(wamp.Dict); ok && d["uri"] == procedure {
+			if d, ok := wamp.AsDict(ev.Args[1]); ok && d["uri"] == procedure {
 				created <- struct{}{}
 			}
 		}

@@ -172,6 +172,8 @@ var testOnly = []string{
 	// Drives headless Chromium in the browser tests (internal/browsertest,
 	// a testHelper).
 	"github.com/chromedp/",
+	// The CBOR decoder the codec had before its own: its tests' reference.
+	"github.com/fxamacker/cbor/",
 	// Goroutine leak checks of the tests.
 	"go.uber.org/goleak",
 }

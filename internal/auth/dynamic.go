@@ -201,6 +201,8 @@ func resultDict(res any) (wamp.Dict, error) {
 		return wamp.Dict{"role": r}, nil
 	case wamp.Dict:
 		return r, nil
+	case wamp.Object:
+		return r.Dict(), nil
 	}
 	return nil, wamp.Errorf(wamp.ErrAuthenticationFailed, "got invalid return type %s from dynamic authenticator (want a role or a dict)", typeName(res))
 }
@@ -223,7 +225,7 @@ func (p *principal) read() error {
 			p.id.Realm = wamp.URI(s)
 		}
 	}
-	extra, ok := p.answer["extra"].(wamp.Dict)
+	extra, ok := wamp.AsDict(p.answer["extra"])
 	if !ok && p.answer["extra"] != nil {
 		return invalidKey("extra", p.answer["extra"], "a dict")
 	}
@@ -272,7 +274,7 @@ func typeName(v any) string {
 		return "a string"
 	case bool:
 		return "a boolean"
-	case wamp.Dict:
+	case wamp.Dict, wamp.Object:
 		return "a dict"
 	case wamp.List:
 		return "a list"

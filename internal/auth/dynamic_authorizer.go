@@ -78,6 +78,8 @@ func permissionOf(res any) (Permission, error) {
 		return Permission{Allow: r}, nil
 	case wamp.Dict:
 		return permissionDict(r)
+	case wamp.Object:
+		return permissionDict(r.Dict())
 	}
 	return Permission{}, fmt.Errorf("auth: authorizer returned %s (want a boolean or a dict)", typeName(res))
 }

@@ -15,7 +15,7 @@ const DefaultBodyBufferLimit = 64 << 20
 // all requests together: each request reserves the capacity of its
 // buffer before it is allocated (a declared Content-Length at once, a
 // chunked body as it grows), grows it to the estimated memory of a JSON
-// body's decoded value (Caller, Publisher; wamp.DictSize) once decoded if
+// body's decoded value (Caller, Publisher; wamp.ObjectSize) once decoded if
 // that is more, and gives it back when it is answered. A
 // request that does not fit now is answered 503 with Retry-After, never
 // made to wait; one that could never fit (larger than the whole bound) is

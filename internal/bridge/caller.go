@@ -16,7 +16,8 @@ import (
 type Caller struct {
 	p       *pipeline
 	s       Session
-	timeout time.Duration // 0: none
+	timeout time.Duration       // 0: none
+	opts    []client.CallOption // the options of a call with the configured timeout; read only
 }
 
 var _ http.Handler = (*Caller)(nil)
@@ -32,15 +33,21 @@ func NewCaller(s Session, o CallerOptions) (*Caller, error) {
 	p := newPipeline(&o.Common, true, "caller")
 	sg := newSigner(o.Signing, p.log, nil)
 	p.verify = func(r *http.Request, body []byte) error { return sg.check(parseQuery(r.URL.RawQuery), body) }
-	return &Caller{p: p, s: s, timeout: o.callTimeout()}, nil
+	c := &Caller{p: p, s: s, timeout: o.callTimeout()}
+	c.opts = callOptions(c.timeout, false)
+	p.handle(c.call)
+	return c, nil
 }
 
 // ServeHTTP runs the pipeline, then the call.
 func (c *Caller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c.p.serve(w, r, c.call)
+	c.p.serve(w, r)
 }
 
-// call performs the call and writes its result.
+// call performs the call and writes its result. The call runs in the
+// request's context, so that it is canceled when the client goes away,
+// and the timeout bounds the wait (client.WithWaitLimit: no context is
+// derived per call).
 func (c *Caller) call(w http.ResponseWriter, r *http.Request, req *request) error {
 	cr, err := parseCall(req.obj)
 	if err != nil {
@@ -50,23 +57,31 @@ func (c *Caller) call(w http.ResponseWriter, r *http.Request, req *request) erro
 		return ErrUnavailable
 	}
 	timeout := c.effectiveTimeout(cr.timeout)
-	ctx, cancel := callContext(r.Context(), timeout)
-	defer cancel()
-	opts := callOptions
-	if cr.discloseMe {
-		opts = []client.CallOption{callOptions[0], client.WithOptions(wamp.Dict{wamp.OptDiscloseMe: true})}
+	opts := c.opts
+	if timeout != c.timeout || cr.discloseMe {
+		opts = callOptions(timeout, cr.discloseMe)
 	}
-	res, err := c.s.Call(ctx, cr.procedure, cr.args, cr.kwargs, opts...)
+	res, err := c.s.Call(r.Context(), cr.procedure, cr.args, cr.kwargs, opts...)
 	if err != nil {
-		return wampError(ctx, r, timeout, err)
+		return wampError(r, timeout, err)
 	}
 	c.p.accepted(r, "procedure", cr.procedure)
 	c.p.writeJSON(w, http.StatusOK, resultOf(res))
 	return nil
 }
 
-// callOptions are the options of every call, shared: read only.
-var callOptions = []client.CallOption{client.WithCancelMode(wamp.CancelKillNoWait)}
+// callOptions are the options of a call: CANCEL in killnowait mode when
+// the client goes away or after timeout (when > 0), and disclose_me.
+func callOptions(timeout time.Duration, discloseMe bool) []client.CallOption {
+	opts := []client.CallOption{client.WithCancelMode(wamp.CancelKillNoWait)}
+	if timeout > 0 {
+		opts = append(opts, client.WithWaitLimit(timeout))
+	}
+	if discloseMe {
+		opts = append(opts, client.WithOptions(wamp.Dict{wamp.OptDiscloseMe: true}))
+	}
+	return opts
+}
 
 // effectiveTimeout is the configured timeout, shortened by the request's.
 func (c *Caller) effectiveTimeout(requested time.Duration) time.Duration {
@@ -76,26 +91,18 @@ func (c *Caller) effectiveTimeout(requested time.Duration) time.Duration {
 	return c.timeout
 }
 
-// callContext is the call's context: canceled when the HTTP client goes
-// away, and after timeout (when > 0) with cause ErrCallTimeout.
-func callContext(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	if timeout <= 0 {
-		return context.WithCancel(parent)
-	}
-	return context.WithTimeoutCause(parent, timeout, ErrCallTimeout)
-}
-
 // wampError classifies an error of the session: a WAMP ERROR from the router
-// or a callee is returned as it is; then the HTTP client gone, the timeout;
-// anything else means the session failed under the request (503).
-func wampError(ctx context.Context, r *http.Request, timeout time.Duration, err error) error {
+// or a callee is returned as it is; then the HTTP client gone, the timeout
+// (the call's wait limit); anything else means the session failed under
+// the request (503).
+func wampError(r *http.Request, timeout time.Duration, err error) error {
 	if _, ok := err.(*wamp.RequestError); ok {
 		return err
 	}
 	if r.Context().Err() != nil {
 		return errors.Join(errClientGone, err)
 	}
-	if errors.Is(context.Cause(ctx), ErrCallTimeout) {
+	if timeout > 0 && errors.Is(err, context.DeadlineExceeded) {
 		return &timeoutError{after: timeout, cause: err}
 	}
 	return errors.Join(ErrUnavailable, err)
@@ -103,8 +110,8 @@ func wampError(ctx context.Context, r *http.Request, timeout time.Duration, err 
 
 // resultBody is a call's result in Crossbar's shapes.
 type resultBody struct {
-	Args   wamp.List `json:"args,omitempty"`
-	Kwargs wamp.Dict `json:"kwargs,omitempty"`
+	Args   wamp.List   `json:"args,omitempty"`
+	Kwargs wamp.Object `json:"kwargs,omitempty"`
 }
 
 // resultOf shapes a result as Crossbar does: {"args":[x,...]} without

@@ -10,32 +10,28 @@ import (
 type callRequest struct {
 	procedure  wamp.URI
 	args       wamp.List
-	kwargs     wamp.Dict
+	kwargs     wamp.Object
 	timeout    time.Duration // options.timeout; 0: none asked
 	discloseMe bool
 }
 
 // parseCall reads and checks a Caller body. Other members are ignored.
-func parseCall(obj map[string]any) (*callRequest, error) {
-	uri, err := uriMember(obj, "procedure")
-	if err != nil {
-		return nil, err
+func parseCall(obj wamp.Object) (cr callRequest, err error) {
+	if cr.procedure, err = uriMember(obj, "procedure"); err != nil {
+		return cr, err
 	}
-	cr := &callRequest{procedure: uri}
 	if cr.args, cr.kwargs, err = payload(obj); err != nil {
-		return nil, err
+		return cr, err
 	}
 	opts, err := dictMember(obj, "options")
 	if err != nil {
-		return nil, err
+		return cr, err
 	}
 	if cr.timeout, err = timeoutOption(opts); err != nil {
-		return nil, err
+		return cr, err
 	}
-	if cr.discloseMe, err = boolOption(opts, wamp.OptDiscloseMe); err != nil {
-		return nil, err
-	}
-	return cr, nil
+	cr.discloseMe, err = boolOption(opts, wamp.OptDiscloseMe)
+	return cr, err
 }
 
 // timeoutOption reads options.timeout, a number of milliseconds >= 0.

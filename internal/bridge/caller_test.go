@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -44,7 +45,7 @@ func TestCallerEndToEnd(t *testing.T) {
 	e := newEnv(t)
 	e.register("com.example.echoArgs", echoArgs)
 	e.register("com.example.fail", func(context.Context, *client.Invocation) (*client.Result, error) {
-		return nil, &wamp.RequestError{URI: "com.example.oops", Args: wamp.List{1, "x"}, Kwargs: wamp.Dict{"a": true}}
+		return nil, &wamp.RequestError{URI: "com.example.oops", Args: wamp.List{1, "x"}, Kwargs: wamp.ObjectOf(wamp.Dict{"a": true})}
 	})
 	e.register("com.example.plain", func(context.Context, *client.Invocation) (*client.Result, error) {
 		return nil, context.DeadlineExceeded
@@ -188,5 +189,32 @@ func TestCallerDiscloseMe(t *testing.T) {
 	d := waitFor(t, got, "invocation")
 	if _, ok := d[wamp.OptCaller]; !ok {
 		t.Fatalf("caller not disclosed: %v", d)
+	}
+}
+
+// An answer carries its Content-Length and is never chunked: a short one
+// sized by net/http, a long one by writeJSON.
+func TestCallerAnswerLength(t *testing.T) {
+	e := newEnv(t)
+	e.register("com.example.echoArgs", echoArgs)
+	srv := httptest.NewServer(newCaller(t, e.bridge, CallerOptions{}))
+	defer srv.Close()
+	for _, n := range []int{1, maxUnsizedAnswer - len(`{"args":[""]}`), maxUnsizedAnswer + 1, 3 * maxUnsizedAnswer} {
+		body := `{"procedure":"com.example.echoArgs","args":["` + strings.Repeat("x", n) + `"]}`
+		resp, err := srv.Client().Post(srv.URL, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%d bytes: %d %v", n, resp.StatusCode, err)
+		}
+		if resp.ContentLength != int64(len(got)) || len(resp.TransferEncoding) > 0 {
+			t.Errorf("%d bytes: Content-Length %d, Transfer-Encoding %v for %d bytes", n, resp.ContentLength, resp.TransferEncoding, len(got))
+		}
+		if len(got) != n+len(`{"args":[""]}`) {
+			t.Errorf("%d bytes: answer of %d bytes", n, len(got))
+		}
 	}
 }

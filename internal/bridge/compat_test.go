@@ -65,7 +65,7 @@ func TestCrossbarClientsUnchanged(t *testing.T) {
 	e := newEnv(t)
 	e.register("com.example.add", func(_ context.Context, inv *client.Invocation) (*client.Result, error) {
 		a, b := inv.Args[0].(int64), inv.Args[1].(int64)
-		return &client.Result{Args: []any{a + b + inv.Kwargs["c"].(int64)}}, nil
+		return &client.Result{Args: []any{a + b + inv.Kwargs.Dict()["c"].(int64)}}, nil
 	})
 	events := e.subscribe("com.example.topic")
 	signing := Signing{Key: "app1", Secret: "s3cr3t", TimestampDeltaLimit: 10 * time.Second}

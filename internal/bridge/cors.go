@@ -12,15 +12,25 @@ func setCORS(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	origin := r.Header.Get("Origin")
 	if origin == "" || origin == "null" {
-		origin = "*"
+		h["Access-Control-Allow-Origin"] = anyOrigin
+	} else {
+		h["Access-Control-Allow-Origin"] = []string{origin}
 	}
-	vals := make([]string, 3) // one allocation for the three headers
-	vals[0], vals[1], vals[2] = origin, "Origin", "no-store"
-	h["Access-Control-Allow-Origin"], h["Vary"], h["Cache-Control"] = vals[0:1:1], vals[1:2:2], vals[2:3:3]
+	h["Vary"], h["Cache-Control"] = varyOrigin, noStore
 	if rh := r.Header.Get("Access-Control-Request-Headers"); rh != "" {
 		h.Set("Access-Control-Allow-Headers", rh)
 	}
 }
+
+// Header values every answer shares, so that setting them allocates
+// nothing. Each has its length as capacity: Header.Add appends to a copy.
+// Never modified in place.
+var (
+	anyOrigin  = []string{"*"}
+	varyOrigin = []string{"Origin"}
+	noStore    = []string{"no-store"}
+	jsonType   = []string{"application/json; charset=utf-8"}
+)
 
 // preflight answers an OPTIONS request: 200, empty, with the methods.
 func preflight(w http.ResponseWriter) {

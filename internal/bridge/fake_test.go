@@ -14,8 +14,8 @@ import (
 type fakeSession struct {
 	live    *client.Client
 	down    bool
-	call    func(procedure wamp.URI, args wamp.List, kwargs wamp.Dict) (*client.Result, error)
-	publish func(topic wamp.URI, args wamp.List, kwargs, opts wamp.Dict) (wamp.ID, error)
+	call    func(procedure wamp.URI, args wamp.List, kwargs wamp.Object) (*client.Result, error)
+	publish func(topic wamp.URI, args wamp.List, kwargs wamp.Object, opts wamp.Dict) (wamp.ID, error)
 
 	mu    sync.Mutex
 	calls []recorded
@@ -24,7 +24,7 @@ type fakeSession struct {
 type recorded struct {
 	uri    wamp.URI
 	args   wamp.List
-	kwargs wamp.Dict
+	kwargs wamp.Object
 	opts   wamp.Dict
 }
 
@@ -32,7 +32,7 @@ func newFake(t *testing.T) *fakeSession {
 	return &fakeSession{live: newEnv(t).bridge}
 }
 
-func (f *fakeSession) Call(ctx context.Context, procedure wamp.URI, args wamp.List, kwargs wamp.Dict,
+func (f *fakeSession) Call(ctx context.Context, procedure wamp.URI, args wamp.List, kwargs wamp.Object,
 	opts ...client.CallOption) (*client.Result, error) {
 	f.record(recorded{procedure, args, kwargs, nil})
 	if f.call == nil {
@@ -41,7 +41,7 @@ func (f *fakeSession) Call(ctx context.Context, procedure wamp.URI, args wamp.Li
 	return f.call(procedure, args, kwargs)
 }
 
-func (f *fakeSession) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Dict, opts wamp.Dict) (wamp.ID, error) {
+func (f *fakeSession) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Object, opts wamp.Dict) (wamp.ID, error) {
 	f.record(recorded{topic, args, kwargs, opts})
 	if f.publish == nil {
 		return 42, nil

@@ -152,7 +152,7 @@ func (r IPRules) Guard(h http.Handler) http.Handler {
 	if r.Empty() {
 		return h
 	}
-	refusal := &errorBody{Error: textDeniedIP, Args: wamp.List{}, Kwargs: wamp.Dict{}}
+	refusal := &errorBody{Error: textDeniedIP, Args: wamp.List{}, Kwargs: wamp.Object{}}
 	p := &pipeline{log: slog.New(slog.DiscardHandler)}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if !r.Allows(peerAddr(req.RemoteAddr)) {

@@ -3,6 +3,7 @@ package bridge
 import (
 	"encoding/json"
 
+	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/wamp/codec"
 )
 
@@ -11,7 +12,7 @@ import (
 // the WAMP JSON codec, so values reach callees as if sent by a WAMP client;
 // nesting is limited to the codecs' 1000 levels. The body is plain JSON,
 // not WAMP JSON: a string starting with "\u0000" stays a string.
-func decodeObject(body []byte) (map[string]any, error) {
+func decodeObject(body []byte) (wamp.Object, error) {
 	if !startsObject(body) {
 		return nil, notObject(body)
 	}
@@ -19,7 +20,7 @@ func decodeObject(body []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, &Error{Status: 400, Text: textInvalidJSON, Cause: err}
 	}
-	return v.(map[string]any), nil
+	return v.(wamp.Object), nil
 }
 
 // startsObject reports whether the first byte after JSON whitespace is '{'.

@@ -4,8 +4,8 @@ import "github.com/junction-wamp/junction/internal/wamp"
 
 // uriMember reads a required URI member ("procedure", "topic"): a string
 // that is a valid loose URI.
-func uriMember(obj map[string]any, name string) (wamp.URI, error) {
-	v, ok := obj[name]
+func uriMember(obj wamp.Object, name string) (wamp.URI, error) {
+	v, ok := obj.Get(name)
 	if !ok {
 		return "", badRequest(textMissingKey, name)
 	}
@@ -21,26 +21,32 @@ func uriMember(obj map[string]any, name string) (wamp.URI, error) {
 
 // payload reads "args" (a list) and "kwargs" (an object), both optional;
 // null counts as absent.
-func payload(obj map[string]any) (wamp.List, wamp.Dict, error) {
+func payload(obj wamp.Object) (wamp.List, wamp.Object, error) {
 	var args wamp.List
-	if v := obj["args"]; v != nil {
+	if v, _ := obj.Get("args"); v != nil {
 		l, ok := v.([]any)
 		if !ok {
 			return nil, nil, badRequest(textBadMember, "'args' must be a list")
 		}
 		args = l
 	}
-	kwargs, err := dictMember(obj, "kwargs")
-	return args, kwargs, err
+	if v, _ := obj.Get("kwargs"); v != nil {
+		o, ok := v.(wamp.Object)
+		if !ok {
+			return nil, nil, badRequest(textBadMember, "'kwargs' must be an object")
+		}
+		return args, o, nil
+	}
+	return args, nil, nil
 }
 
 // dictMember reads an optional object member; null counts as absent.
-func dictMember(obj map[string]any, name string) (wamp.Dict, error) {
-	v := obj[name]
+func dictMember(obj wamp.Object, name string) (wamp.Dict, error) {
+	v, _ := obj.Get(name)
 	if v == nil {
 		return nil, nil
 	}
-	d, ok := v.(map[string]any)
+	d, ok := wamp.AsDict(v)
 	if !ok {
 		return nil, badRequest(textBadMember, "'"+name+"' must be an object")
 	}

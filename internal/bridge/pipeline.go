@@ -26,6 +26,7 @@ type pipeline struct {
 	log    *slog.Logger
 	// requests count the requests served, by status (Stats).
 	requests meter.Requests
+	act      http.Handler // run with the service's act (handle)
 }
 
 func newPipeline(c *Common, json bool, service string) *pipeline {
@@ -39,9 +40,9 @@ func newPipeline(c *Common, json bool, service string) *pipeline {
 
 // request is an accepted request, as the pipeline hands it to a service.
 type request struct {
-	body []byte         // nil once decoded (JSON services)
-	held int64          // reserved from the pipeline's buffer: the body's bytes, or its decoded value's estimate if more
-	obj  map[string]any // the decoded body (JSON services)
+	body []byte      // nil once decoded (JSON services)
+	held int64       // reserved from the pipeline's buffer: the body's bytes, or its decoded value's estimate if more
+	obj  wamp.Object // the decoded body (JSON services), its members in order
 }
 
 // accept runs the pipeline. It returns (nil, nil) when it has answered the
@@ -133,17 +134,23 @@ func (p *pipeline) decode(req *request) error {
 	// many times its length once decoded (a list of empty objects, about
 	// 21 times), held until the request is answered, and the bound is on
 	// memory.
-	if err := p.buf.hold(&req.held, int64(wamp.DictSize(obj)), textTooLongDecoded); err != nil {
+	if err := p.buf.hold(&req.held, int64(wamp.ObjectSize(obj)), textTooLongDecoded); err != nil {
 		return err
 	}
 	req.obj = obj
 	return nil
 }
 
-// serve runs the pipeline, then act with the accepted request, and answers
-// the error of either.
-func (p *pipeline) serve(w http.ResponseWriter, r *http.Request, act func(http.ResponseWriter, *http.Request, *request) error) {
-	p.requests.Serve(w, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.run(w, r, act) }))
+// handle sets the service's act, run with each accepted request: once,
+// at construction, so that serving a request builds no handler.
+func (p *pipeline) handle(act func(http.ResponseWriter, *http.Request, *request) error) {
+	p.act = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.run(w, r, act) })
+}
+
+// serve runs the pipeline, then the service's act with the accepted
+// request, and answers the error of either.
+func (p *pipeline) serve(w http.ResponseWriter, r *http.Request) {
+	p.requests.Serve(w, r, p.act)
 }
 
 // run is serve, counted.

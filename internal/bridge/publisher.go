@@ -29,12 +29,14 @@ func NewPublisher(s Session, o PublisherOptions) (*Publisher, error) {
 	p := newPipeline(&o.Common, true, "publisher")
 	sg := newSigner(o.Signing, p.log, nil)
 	p.verify = func(r *http.Request, body []byte) error { return sg.check(parseQuery(r.URL.RawQuery), body) }
-	return &Publisher{p: p, s: s}, nil
+	pb := &Publisher{p: p, s: s}
+	p.handle(pb.publish)
+	return pb, nil
 }
 
 // ServeHTTP runs the pipeline, then the publish.
 func (pb *Publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	pb.p.serve(w, r, pb.publish)
+	pb.p.serve(w, r)
 }
 
 // publishedBody is the Publisher's success answer.
@@ -71,15 +73,15 @@ func (pb *Publisher) publish(w http.ResponseWriter, r *http.Request, req *reques
 
 // publishAcked publishes with acknowledge and waits (at most
 // publishTimeout) for the publication ID.
-func publishAcked(r *http.Request, s Session, topic wamp.URI, args wamp.List, kwargs, opts wamp.Dict) (wamp.ID, error) {
+func publishAcked(r *http.Request, s Session, topic wamp.URI, args wamp.List, kwargs wamp.Object, opts wamp.Dict) (wamp.ID, error) {
 	if !available(s) {
 		return 0, ErrUnavailable
 	}
-	ctx, cancel := context.WithTimeoutCause(r.Context(), publishTimeout, ErrCallTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), publishTimeout)
 	defer cancel()
 	id, err := s.Publish(ctx, topic, args, kwargs, opts)
 	if err != nil {
-		return 0, wampError(ctx, r, publishTimeout, err)
+		return 0, wampError(r, publishTimeout, err)
 	}
 	return id, nil
 }

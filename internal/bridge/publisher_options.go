@@ -29,7 +29,7 @@ var publishOptionKinds = map[string]optionKind{
 // publishOptions builds the PUBLISH options from the body's "options":
 // acknowledge always, the known options checked and single values made
 // lists, as the router expects.
-func publishOptions(obj map[string]any) (wamp.Dict, error) {
+func publishOptions(obj wamp.Object) (wamp.Dict, error) {
 	in, err := dictMember(obj, "options")
 	if err != nil {
 		return nil, err

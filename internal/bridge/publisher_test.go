@@ -26,7 +26,7 @@ func TestPublisherEndToEnd(t *testing.T) {
 	if w.Code != 200 || w.Body.String() != fmt.Sprintf(`{"id":%d}`, ev.Publication) {
 		t.Fatalf("got %d %s, publication %d", w.Code, w.Body, ev.Publication)
 	}
-	if !reflect.DeepEqual(ev.Args, wamp.List{int64(1), "a"}) || !reflect.DeepEqual(ev.Kwargs, wamp.Dict{"k": wamp.List{true}}) {
+	if !reflect.DeepEqual(ev.Args, wamp.List{int64(1), "a"}) || !reflect.DeepEqual(ev.Kwargs, wamp.Object{{Key: "k", Value: wamp.List{true}}}) {
 		t.Fatalf("event %v %v", ev.Args, ev.Kwargs)
 	}
 	// The backend's session is excluded: no event, and the error is 200.

@@ -20,9 +20,9 @@ type answer struct {
 
 // errorBody is the JSON of every error answer; members in Crossbar's order.
 type errorBody struct {
-	Error  string    `json:"error"`
-	Args   wamp.List `json:"args"`
-	Kwargs wamp.Dict `json:"kwargs"`
+	Error  string      `json:"error"`
+	Args   wamp.List   `json:"args"`
+	Kwargs wamp.Object `json:"kwargs"`
 }
 
 // answerFor maps a handler's error to its answer: the one place errors meet
@@ -54,7 +54,7 @@ func answerFor(err error, compat bool) *answer {
 
 // uriAnswer is the answer to an error the bridge raises on the WAMP side,
 // with the table's status.
-func uriAnswer(uri wamp.URI, args wamp.List, kwargs wamp.Dict) *answer {
+func uriAnswer(uri wamp.URI, args wamp.List, kwargs wamp.Object) *answer {
 	return &answer{HTTPStatus(uri), errorBody{string(uri), args, kwargs}}
 }
 
@@ -80,7 +80,7 @@ func (p *pipeline) respond(w http.ResponseWriter, r *http.Request, err error) {
 		a.body.Args = wamp.List{}
 	}
 	if a.body.Kwargs == nil {
-		a.body.Kwargs = wamp.Dict{}
+		a.body.Kwargs = wamp.Object{}
 	}
 	p.writeJSON(w, a.status, &a.body)
 }
@@ -94,6 +94,12 @@ type jsonAnswer interface {
 
 // answerBufs holds the buffers answers are built in, returned once written.
 var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// maxUnsizedAnswer is the largest answer written without a Content-Length
+// header: net/http holds an answer that size until the handler returns and
+// sets its length itself (without allocating); a longer one would be sent
+// chunked.
+const maxUnsizedAnswer = 2048
 
 // maxPooledAnswer is the largest buffer kept for reuse.
 const maxPooledAnswer = 64 << 10
@@ -109,9 +115,10 @@ func (p *pipeline) writeJSON(w http.ResponseWriter, status int, v jsonAnswer) {
 		b = fmt.Appendf(b[:0], `{"error":%q,"args":[],"kwargs":{}}`, textInternal)
 	}
 	h := w.Header()
-	vals := make([]string, 2) // one allocation for both headers
-	vals[0], vals[1] = "application/json; charset=utf-8", strconv.Itoa(len(b))
-	h["Content-Type"], h["Content-Length"] = vals[0:1:1], vals[1:2:2]
+	h["Content-Type"] = jsonType
+	if len(b) > maxUnsizedAnswer {
+		h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	}
 	w.WriteHeader(status)
 	w.Write(b)
 	if cap(b) <= maxPooledAnswer {
@@ -128,7 +135,7 @@ func (e *errorBody) appendJSON(b []byte) ([]byte, error) {
 }
 
 // appendMembers appends args, the key of kwargs and kwargs, then '}'.
-func appendMembers(b []byte, args wamp.List, kwargsKey string, kwargs wamp.Dict) ([]byte, error) {
+func appendMembers(b []byte, args wamp.List, kwargsKey string, kwargs wamp.Object) ([]byte, error) {
 	b, err := codec.AppendPlainJSON(b, args)
 	if err != nil {
 		return b, err

@@ -11,11 +11,11 @@ import (
 // *client.Client (which rejoins by itself after the router closed the
 // session) satisfies it. Implementations must be safe for concurrent use.
 type Session interface {
-	Call(ctx context.Context, procedure wamp.URI, args wamp.List, kwargs wamp.Dict,
+	Call(ctx context.Context, procedure wamp.URI, args wamp.List, kwargs wamp.Object,
 		opts ...client.CallOption) (*client.Result, error)
 	// Publish publishes; with opts[acknowledge] true it returns the
 	// publication ID.
-	Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Dict, opts wamp.Dict) (wamp.ID, error)
+	Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Object, opts wamp.Dict) (wamp.ID, error)
 	// Session returns the current session, nil while disconnected.
 	Session() *client.Session
 }

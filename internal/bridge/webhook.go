@@ -47,6 +47,7 @@ func NewWebhook(s Session, o WebhookOptions) (*Webhook, error) {
 	if verify != nil {
 		p.verify = wh.logRefusal(verify)
 	}
+	p.handle(wh.publish)
 	return wh, nil
 }
 
@@ -101,11 +102,11 @@ func (wh *Webhook) logRefusal(verify func(*http.Request, []byte) error) func(*ht
 
 // ServeHTTP runs the pipeline, then publishes the event.
 func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	wh.p.serve(w, r, wh.publish)
+	wh.p.serve(w, r)
 }
 
 func (wh *Webhook) publish(w http.ResponseWriter, r *http.Request, req *request) error {
-	event := wamp.Dict{"body": string(req.body), "headers": eventHeaders(r)}
+	event := wamp.Object{{Key: "body", Value: string(req.body)}, {Key: "headers", Value: eventHeaders(r)}}
 	id, err := publishAcked(r, wh.s, wh.topic, wamp.List{event}, nil, wamp.Dict{wamp.OptAcknowledge: true})
 	if err != nil {
 		return err
@@ -130,9 +131,10 @@ var credentialHeaders = func() map[string]bool {
 }()
 
 // eventHeaders is the event's "headers": canonical name -> list of values,
-// Host included (Go keeps it apart), credentials left out, values made
-// valid UTF-8 so that every serializer can carry them.
-func eventHeaders(r *http.Request) wamp.Dict {
+// names sorted (net/http does not keep the order they came in), Host
+// included (Go keeps it apart), credentials left out, values made valid
+// UTF-8 so that every serializer can carry them.
+func eventHeaders(r *http.Request) wamp.Object {
 	d := make(wamp.Dict, len(r.Header)+1)
 	for name, values := range r.Header {
 		name = http.CanonicalHeaderKey(name)
@@ -148,5 +150,5 @@ func eventHeaders(r *http.Request) wamp.Dict {
 	if r.Host != "" {
 		d["Host"] = wamp.List{strings.ToValidUTF8(r.Host, "\uFFFD")}
 	}
-	return d
+	return wamp.ObjectOf(d)
 }

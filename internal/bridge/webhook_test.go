@@ -107,7 +107,7 @@ func TestWebhookProviders(t *testing.T) {
 					t.Fatalf("signed: %d %s", good.Code, good.Body)
 				}
 				ev := waitFor(t, events, "event")
-				if got := ev.Args[0].(wamp.Dict)["body"]; got != body {
+				if got, _ := ev.Args[0].(wamp.Object).Get("body"); got != body {
 					t.Fatalf("event body %v, want %s (an event for the wrong signature?)", got, body)
 				}
 			})
@@ -153,7 +153,7 @@ func TestWebhookRefusals(t *testing.T) {
 			}
 		})
 	}
-	fake.publish = func(wamp.URI, wamp.List, wamp.Dict, wamp.Dict) (wamp.ID, error) {
+	fake.publish = func(wamp.URI, wamp.List, wamp.Object, wamp.Dict) (wamp.ID, error) {
 		return 0, wamp.Errorf(wamp.ErrNotAuthorized, "no")
 	}
 	if w := do(newWebhook(t, fake, WebhookOptions{Topic: "com.example.hook"}), httpReq{body: "x"}); w.Code != 500 || w.Body.String() != "NOT OK" {
@@ -173,9 +173,10 @@ func TestWebhookEvent(t *testing.T) {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
 	rec := fake.recorded()[0]
-	want := wamp.Dict{"body": "hello", "headers": wamp.Dict{
-		"X-Github-Event": wamp.List{"push"}, "X-Multi": wamp.List{"a", "b"}, "X-Latin": wamp.List{"caf\uFFFD"},
-		"Host": wamp.List{"example.com"}}}
+	// The body first, then the headers, sorted by name.
+	want := wamp.Object{{Key: "body", Value: "hello"}, {Key: "headers", Value: wamp.Object{
+		{Key: "Host", Value: wamp.List{"example.com"}}, {Key: "X-Github-Event", Value: wamp.List{"push"}},
+		{Key: "X-Latin", Value: wamp.List{"caf\uFFFD"}}, {Key: "X-Multi", Value: wamp.List{"a", "b"}}}}}
 	if rec.uri != "com.example.hook" || len(rec.args) != 1 || rec.kwargs != nil ||
 		!reflect.DeepEqual(rec.args[0], want) || rec.opts[wamp.OptAcknowledge] != true {
 		t.Fatalf("published %v %v %v %v", rec.uri, rec.args, rec.kwargs, rec.opts)

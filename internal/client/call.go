@@ -11,7 +11,7 @@ import (
 // Result is a call's result (or one progressive result).
 type Result struct {
 	Args     wamp.List
-	Kwargs   wamp.Dict
+	Kwargs   wamp.Object
 	Details  wamp.Dict
 	Progress bool // a progressive result; more follow
 }
@@ -23,6 +23,7 @@ type callOptions struct {
 	progress   func(*Result)
 	options    wamp.Dict
 	timeout    time.Duration
+	wait       time.Duration // WithWaitLimit; 0: none
 	cancelMode string
 }
 
@@ -45,6 +46,17 @@ func WithTimeout(d time.Duration) CallOption {
 	return func(o *callOptions) { o.timeout = d }
 }
 
+// WithWaitLimit makes Call stop waiting after d as if its context had
+// ended then with context.DeadlineExceeded: it cancels the call in its
+// cancel mode and returns an error wrapping context.DeadlineExceeded.
+// Nothing is sent to the router (unlike WithTimeout), and no context is
+// derived for the call: a caller whose context is long-lived and already
+// cancelable (an HTTP request's) bounds each call for the price of one
+// timer.
+func WithWaitLimit(d time.Duration) CallOption {
+	return func(o *callOptions) { o.wait = d }
+}
+
 // WithCancelMode sets the CANCEL mode used when the call's context ends:
 // wamp.CancelKill (the default), wamp.CancelKillNoWait or wamp.CancelSkip.
 func WithCancelMode(mode string) CallOption {
@@ -57,7 +69,7 @@ func WithCancelMode(mode string) CallOption {
 // killnowait and skip modes, after the router's answer for kill (a RESULT
 // that wins the race is returned as a success), or after Config.CancelWait
 // if the router does not answer.
-func (s *Session) Call(ctx context.Context, procedure wamp.URI, args wamp.List, kwargs wamp.Dict,
+func (s *Session) Call(ctx context.Context, procedure wamp.URI, args wamp.List, kwargs wamp.Object,
 	opts ...CallOption) (*Result, error) {
 	var o callOptions
 	for _, opt := range opts {
@@ -78,7 +90,7 @@ func (s *Session) Call(ctx context.Context, procedure wamp.URI, args wamp.List, 
 // callOptions builds the CALL options; nil when there are none.
 func (s *Session) callOptions(ctx context.Context, o *callOptions) wamp.Dict {
 	timeout := o.timeout
-	if timeout == 0 && s.cfg.CallTimeout > 0 {
+	if timeout == 0 && s.cfg.CallTimeout > 0 && o.wait <= 0 {
 		if _, ok := ctx.Deadline(); !ok {
 			timeout = s.cfg.CallTimeout
 		}
@@ -105,6 +117,12 @@ func (s *Session) awaitCall(ctx context.Context, r *request, procedure wamp.URI,
 	if r.progress != nil {
 		progress = r.progress.ready
 	}
+	var expired <-chan time.Time
+	if o.wait > 0 {
+		t := time.NewTimer(o.wait)
+		defer t.Stop()
+		expired = t.C
+	}
 	for {
 		select {
 		case m := <-r.reply:
@@ -113,7 +131,9 @@ func (s *Session) awaitCall(ctx context.Context, r *request, procedure wamp.URI,
 		case <-progress:
 			s.runProgress(r, o)
 		case <-ctx.Done():
-			return s.cancelCall(ctx, r, procedure, o)
+			return s.cancelCall(ctx.Err(), r, procedure, o)
+		case <-expired:
+			return s.cancelCall(context.DeadlineExceeded, r, procedure, o)
 		case <-s.done:
 			m, err := s.replyOrEnd(r)
 			if err != nil {
@@ -129,7 +149,12 @@ func (s *Session) runProgress(r *request, o *callOptions) {
 		return
 	}
 	for _, m := range r.progress.take() {
-		o.progress(&Result{Args: m.Args, Kwargs: m.Kwargs, Details: m.Details, Progress: true})
+		args, kwargs, err := wamp.Values(m)
+		if err != nil {
+			s.log.Warn("client: progressive result dropped", "err", err)
+			continue
+		}
+		o.progress(&Result{Args: args, Kwargs: kwargs, Details: m.Details, Progress: true})
 	}
 }
 
@@ -137,21 +162,25 @@ func (s *Session) runProgress(r *request, o *callOptions) {
 func callReply(m wamp.Message) (*Result, error) {
 	switch m := m.(type) {
 	case *wamp.Result:
-		return &Result{Args: m.Args, Kwargs: m.Kwargs, Details: m.Details}, nil
+		args, kwargs, err := wamp.Values(m)
+		if err != nil {
+			return nil, fmt.Errorf("client: result: %w", err)
+		}
+		return &Result{Args: args, Kwargs: kwargs, Details: m.Details}, nil
 	case *wamp.Error:
 		return nil, requestError(m)
 	}
 	return nil, unexpected(m)
 }
 
-// cancelCall sends CANCEL after ctx ended and waits for the router's answer
-// in kill mode.
-func (s *Session) cancelCall(ctx context.Context, r *request, procedure wamp.URI, o *callOptions) (*Result, error) {
+// cancelCall sends CANCEL after the call's context ended (with why) and
+// waits for the router's answer in kill mode.
+func (s *Session) cancelCall(why error, r *request, procedure wamp.URI, o *callOptions) (*Result, error) {
 	mode := o.cancelMode
 	if mode == "" {
 		mode = wamp.CancelKill
 	}
-	cause := fmt.Errorf("client: call %s: %w", procedure, ctx.Err())
+	cause := fmt.Errorf("client: call %s: %w", procedure, why)
 	err := s.peer.Send(&wamp.Cancel{Request: r.id, Options: wamp.Dict{wamp.OptMode: mode}})
 	if err != nil || mode != wamp.CancelKill {
 		s.forget(r)

@@ -21,7 +21,7 @@ type callResult struct {
 func startCall(ctx context.Context, s *Session, proc wamp.URI, opts ...CallOption) <-chan callResult {
 	ch := make(chan callResult, 1)
 	go func() {
-		res, err := s.Call(ctx, proc, wamp.List{1}, wamp.Dict{"k": "v"}, opts...)
+		res, err := s.Call(ctx, proc, wamp.List{1}, wamp.ObjectOf(wamp.Dict{"k": "v"}), opts...)
 		ch <- callResult{res, err}
 	}()
 	return ch
@@ -31,18 +31,18 @@ func TestCallResult(t *testing.T) {
 	s, r := joined(t, Config{})
 	ch := startCall(context.Background(), s, "com.add")
 	call := expect[*wamp.Call](r)
-	if call.Procedure != "com.add" || !reflect.DeepEqual(call.Args, wamp.List{1}) || call.Kwargs["k"] != "v" {
+	if call.Procedure != "com.add" || !reflect.DeepEqual(call.Args, wamp.List{1}) || call.Kwargs.Dict()["k"] != "v" {
 		t.Errorf("CALL %+v", call)
 	}
 	if call.Options != nil {
 		t.Errorf("options %v, want none", call.Options)
 	}
-	r.send(&wamp.Result{Request: call.Request, Details: wamp.Dict{"d": 1}, Args: wamp.List{3}, Kwargs: wamp.Dict{"x": 1}})
+	r.send(&wamp.Result{Request: call.Request, Details: wamp.Dict{"d": 1}, Args: wamp.List{3}, Kwargs: wamp.ObjectOf(wamp.Dict{"x": 1})})
 	got := recvFrom(t, ch)
 	if got.err != nil {
 		t.Fatal(got.err)
 	}
-	want := &Result{Args: wamp.List{3}, Kwargs: wamp.Dict{"x": 1}, Details: wamp.Dict{"d": 1}}
+	want := &Result{Args: wamp.List{3}, Kwargs: wamp.ObjectOf(wamp.Dict{"x": 1}), Details: wamp.Dict{"d": 1}}
 	if !reflect.DeepEqual(got.res, want) {
 		t.Errorf("result %+v, want %+v", got.res, want)
 	}
@@ -53,13 +53,13 @@ func TestCallError(t *testing.T) {
 	ch := startCall(context.Background(), s, "com.fail")
 	call := expect[*wamp.Call](r)
 	r.send(&wamp.Error{RequestType: wamp.TypeCall, Request: call.Request, Details: wamp.Dict{},
-		Error: "com.error.bad", Args: wamp.List{"why"}, Kwargs: wamp.Dict{"code": 4}})
+		Error: "com.error.bad", Args: wamp.List{"why"}, Kwargs: wamp.ObjectOf(wamp.Dict{"code": 4})})
 	got := recvFrom(t, ch)
 	re, ok := got.err.(*wamp.RequestError)
 	if !ok {
 		t.Fatalf("err %T %v, want *wamp.RequestError", got.err, got.err)
 	}
-	if re.URI != "com.error.bad" || !reflect.DeepEqual(re.Args, wamp.List{"why"}) || re.Kwargs["code"] != 4 {
+	if re.URI != "com.error.bad" || !reflect.DeepEqual(re.Args, wamp.List{"why"}) || re.Kwargs.Dict()["code"] != 4 {
 		t.Errorf("error %+v", re)
 	}
 }
@@ -182,6 +182,31 @@ func TestCallTimeoutOption(t *testing.T) {
 			r.send(&wamp.Result{Request: call.Request, Details: wamp.Dict{}})
 			recvFrom(t, ch)
 		})
+	}
+}
+
+func TestCallWaitLimit(t *testing.T) {
+	// The config's default timeout is not sent: the wait limit bounds the
+	// call instead, on this side.
+	s, r := joined(t, Config{CallTimeout: time.Hour})
+	ch := startCall(context.Background(), s, "com.slow", WithWaitLimit(time.Millisecond), WithCancelMode(wamp.CancelKillNoWait))
+	call := expect[*wamp.Call](r)
+	if call.Options[wamp.OptTimeout] != nil {
+		t.Errorf("CALL options %v: the wait limit is not the router's timeout", call.Options)
+	}
+	c := expect[*wamp.Cancel](r)
+	if c.Request != call.Request || c.Options[wamp.OptMode] != wamp.CancelKillNoWait {
+		t.Errorf("CANCEL %+v", c)
+	}
+	if got := recvFrom(t, ch); !errors.Is(got.err, context.DeadlineExceeded) {
+		t.Errorf("err %v, want context.DeadlineExceeded", got.err)
+	}
+	// An answer within the limit is the result.
+	ch = startCall(context.Background(), s, "com.fast", WithWaitLimit(time.Hour))
+	next := expect[*wamp.Call](r)
+	r.send(&wamp.Result{Request: next.Request, Details: wamp.Dict{}, Args: wamp.List{1}})
+	if got := recvFrom(t, ch); got.err != nil || len(got.res.Args) != 1 {
+		t.Errorf("call within the limit: %+v, %v", got.res, got.err)
 	}
 }
 

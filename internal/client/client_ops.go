@@ -11,7 +11,7 @@ import (
 
 // Call calls procedure on the current session, waiting for one if
 // disconnected; see Session.Call.
-func (c *Client) Call(ctx context.Context, procedure wamp.URI, args wamp.List, kwargs wamp.Dict,
+func (c *Client) Call(ctx context.Context, procedure wamp.URI, args wamp.List, kwargs wamp.Object,
 	opts ...CallOption) (*Result, error) {
 	s, err := c.session(ctx)
 	if err != nil {
@@ -22,7 +22,7 @@ func (c *Client) Call(ctx context.Context, procedure wamp.URI, args wamp.List, k
 
 // Publish publishes on the current session, waiting for one if
 // disconnected; see Session.Publish.
-func (c *Client) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Dict, opts wamp.Dict) (wamp.ID, error) {
+func (c *Client) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Object, opts wamp.Dict) (wamp.ID, error) {
 	s, err := c.session(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("client: publish %s: %w", topic, err)

@@ -26,7 +26,12 @@ func (s *Session) handleEvent(m *wamp.Event) *wamp.RequestError {
 	if t, ok := m.Details[wamp.OptTopic].(string); ok {
 		topic = wamp.URI(t)
 	}
-	ev := &Event{Args: m.Args, Kwargs: m.Kwargs, Details: m.Details, Topic: topic, Publication: m.Publication}
+	args, kwargs, err := wamp.Values(m)
+	if err != nil {
+		s.log.Warn("client: event dropped", "subscription", m.Subscription, "err", err)
+		return nil
+	}
+	ev := &Event{Args: args, Kwargs: kwargs, Details: m.Details, Topic: topic, Publication: m.Publication}
 	if !s.events.push(delivery{ev: ev, handlers: handlers}) {
 		s.log.Error("client: event queue full, closing the session", "limit", s.cfg.eventQueue())
 		s.end(ErrSlowConsumer)

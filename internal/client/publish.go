@@ -11,7 +11,7 @@ import (
 // router's PUBLISHED and returns the publication ID (or the ERROR, as a
 // *wamp.RequestError); otherwise it returns ID 0 once the message is queued
 // for sending.
-func (s *Session) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Dict, opts wamp.Dict) (wamp.ID, error) {
+func (s *Session) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Object, opts wamp.Dict) (wamp.ID, error) {
 	build := func(id wamp.ID) wamp.Message {
 		return &wamp.Publish{Request: id, Options: opts, Topic: topic, Args: args, Kwargs: kwargs}
 	}

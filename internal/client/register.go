@@ -21,7 +21,7 @@ type InvocationHandler func(ctx context.Context, inv *Invocation) (*Result, erro
 // Invocation is one call of a registered procedure.
 type Invocation struct {
 	Args      wamp.List
-	Kwargs    wamp.Dict
+	Kwargs    wamp.Object
 	Details   wamp.Dict
 	Procedure wamp.URI // details.procedure for a pattern registration, else the registered URI
 
@@ -152,6 +152,12 @@ func (s *Session) handleUnregistered(m *wamp.Unregistered) {
 
 // handleInvocation starts the handler of an INVOCATION; it runs on the reader.
 func (s *Session) handleInvocation(m *wamp.Invocation) {
+	args, kwargs, err := wamp.Values(m)
+	if err != nil {
+		e := wamp.Errorf(wamp.ErrInvalidArgument, "undecodable arguments: %v", err)
+		_ = s.peer.Send(wamp.ErrorFor(wamp.TypeInvocation, m.Request, e))
+		return
+	}
 	s.mu.Lock()
 	reg := s.regs[m.Registration]
 	if reg == nil {
@@ -164,7 +170,7 @@ func (s *Session) handleInvocation(m *wamp.Invocation) {
 	run := &running{cancel: cancel}
 	s.running[m.Request] = run
 	s.mu.Unlock()
-	inv := &Invocation{Args: m.Args, Kwargs: m.Kwargs, Details: m.Details, Procedure: reg.procedure,
+	inv := &Invocation{Args: args, Kwargs: kwargs, Details: m.Details, Procedure: reg.procedure,
 		s: s, request: m.Request}
 	if p, ok := m.Details[wamp.OptProcedure].(string); ok {
 		inv.Procedure = wamp.URI(p)

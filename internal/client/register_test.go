@@ -42,9 +42,9 @@ func TestInvocationYield(t *testing.T) {
 		return &Result{Args: wamp.List{inv.Procedure, inv.Args[0]}, Kwargs: inv.Kwargs}, nil
 	}, wamp.Dict{"match": "prefix"})
 	r.send(&wamp.Invocation{Request: 5, Registration: 100, Details: wamp.Dict{"procedure": "com.x"},
-		Args: wamp.List{"a"}, Kwargs: wamp.Dict{"k": 1}})
+		Args: wamp.List{"a"}, Kwargs: wamp.ObjectOf(wamp.Dict{"k": 1})})
 	y := expect[*wamp.Yield](r)
-	if y.Request != 5 || !reflect.DeepEqual(y.Args, wamp.List{wamp.URI("com.x"), "a"}) || y.Kwargs["k"] != 1 {
+	if y.Request != 5 || !reflect.DeepEqual(y.Args, wamp.List{wamp.URI("com.x"), "a"}) || y.Kwargs.Dict()["k"] != 1 {
 		t.Errorf("YIELD %+v", y)
 	}
 	if y.Options[wamp.OptProgress] == true {
@@ -59,8 +59,8 @@ func TestInvocationError(t *testing.T) {
 		want    *wamp.RequestError
 	}{
 		{"request error", func(context.Context, *Invocation) (*Result, error) {
-			return nil, &wamp.RequestError{URI: "com.error.x", Args: wamp.List{1}, Kwargs: wamp.Dict{"a": 2}}
-		}, &wamp.RequestError{URI: "com.error.x", Args: wamp.List{1}, Kwargs: wamp.Dict{"a": 2}}},
+			return nil, &wamp.RequestError{URI: "com.error.x", Args: wamp.List{1}, Kwargs: wamp.ObjectOf(wamp.Dict{"a": 2})}
+		}, &wamp.RequestError{URI: "com.error.x", Args: wamp.List{1}, Kwargs: wamp.ObjectOf(wamp.Dict{"a": 2})}},
 		{"wrapped request error", func(context.Context, *Invocation) (*Result, error) {
 			return nil, errors.Join(errors.New("x"), wamp.Errorf("com.error.y", "y"))
 		}, wamp.Errorf("com.error.y", "y")},

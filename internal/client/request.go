@@ -108,8 +108,11 @@ func (s *Session) replyOrEnd(r *request) (wamp.Message, error) {
 }
 
 // requestError turns an ERROR into the error a method returns.
+// An undecodable payload leaves Args and Kwargs empty: the URI is what
+// matters.
 func requestError(e *wamp.Error) *wamp.RequestError {
-	return &wamp.RequestError{URI: e.Error, Details: e.Details, Args: e.Args, Kwargs: e.Kwargs}
+	args, kwargs, _ := wamp.Values(e)
+	return &wamp.RequestError{URI: e.Error, Details: e.Details, Args: args, Kwargs: kwargs}
 }
 
 // unexpected is the error for a reply of the wrong type.

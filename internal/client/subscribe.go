@@ -16,7 +16,7 @@ type EventHandler func(ev *Event)
 // Event is one EVENT.
 type Event struct {
 	Args        wamp.List
-	Kwargs      wamp.Dict
+	Kwargs      wamp.Object
 	Details     wamp.Dict
 	Topic       wamp.URI // details.topic (pattern subscriptions), else the subscribed topic
 	Publication wamp.ID

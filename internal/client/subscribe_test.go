@@ -167,11 +167,11 @@ func TestPublish(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, r := joined(t, Config{})
 			done := async(func() error {
-				_, err := s.Publish(context.Background(), "com.t", wamp.List{1}, wamp.Dict{"k": 2}, tt.opts)
+				_, err := s.Publish(context.Background(), "com.t", wamp.List{1}, wamp.ObjectOf(wamp.Dict{"k": 2}), tt.opts)
 				return err
 			})
 			m := expect[*wamp.Publish](r)
-			if m.Topic != "com.t" || m.Args[0] != 1 || m.Kwargs["k"] != 2 {
+			if m.Topic != "com.t" || m.Args[0] != 1 || m.Kwargs.Dict()["k"] != 2 {
 				t.Errorf("PUBLISH %+v", m)
 			}
 			if tt.reply == nil {

@@ -43,7 +43,7 @@ type bridgeSession struct {
 var _ bridge.Session = (*bridgeSession)(nil)
 
 // Call calls through the current client.
-func (s *bridgeSession) Call(ctx context.Context, procedure wamp.URI, args wamp.List, kwargs wamp.Dict,
+func (s *bridgeSession) Call(ctx context.Context, procedure wamp.URI, args wamp.List, kwargs wamp.Object,
 	opts ...client.CallOption) (*client.Result, error) {
 	c := s.c.Load()
 	if c == nil {
@@ -53,7 +53,7 @@ func (s *bridgeSession) Call(ctx context.Context, procedure wamp.URI, args wamp.
 }
 
 // Publish publishes through the current client.
-func (s *bridgeSession) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Dict, opts wamp.Dict) (wamp.ID, error) {
+func (s *bridgeSession) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Object, opts wamp.Dict) (wamp.ID, error) {
 	c := s.c.Load()
 	if c == nil {
 		return 0, errNoSession

@@ -201,18 +201,18 @@ func TestBridgeServices(t *testing.T) {
 		}
 	})
 	t.Run("callee in router", func(t *testing.T) {
-		res, err := f.app.Call(testCtx(t), "com.example.rest.router", nil, wamp.Dict{"method": "GET", "url": "hello"})
+		res, err := f.app.Call(testCtx(t), "com.example.rest.router", nil, wamp.ObjectOf(wamp.Dict{"method": "GET", "url": "hello"}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := receive(t, f.web, "web request")
-		got, _ := res.Args[0].(wamp.Dict)
+		got, _ := wamp.AsDict(res.Args[0])
 		if r.method != "GET" || r.path != "/api/hello" || got["content"] != "hi from web" || fmt.Sprint(got["code"]) != "200" {
 			t.Errorf("request %s %s, result %v", r.method, r.path, res.Args)
 		}
 	})
 	t.Run("forwarder in router", func(t *testing.T) {
-		if _, err := f.app.Publish(testCtx(t), "com.example.fwd.router", wamp.List{1}, wamp.Dict{"a": "b"}, wamp.Dict{"acknowledge": true}); err != nil {
+		if _, err := f.app.Publish(testCtx(t), "com.example.fwd.router", wamp.List{1}, wamp.ObjectOf(wamp.Dict{"a": "b"}), wamp.Dict{"acknowledge": true}); err != nil {
 			t.Fatal(err)
 		}
 		r := receive(t, f.web, "forwarded event")
@@ -251,7 +251,7 @@ func testWebhook(t *testing.T, f *bridgeFixture) {
 		t.Fatalf("POST /webhook = %d %q, want 202 OK", code, got)
 	}
 	ev := receive(t, f.events, "webhook event")
-	d, _ := ev.Args[0].(wamp.Dict)
+	d, _ := wamp.AsDict(ev.Args[0])
 	if ev.Topic != "com.example.webhook" || d["body"] != body {
 		t.Errorf("webhook event %+v", ev)
 	}
@@ -354,14 +354,14 @@ func TestContainerRouterRestart(t *testing.T) {
 func checkContainer(t *testing.T, addr string, web chan webRequest) {
 	t.Helper()
 	s := mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
-	res, err := s.Call(testCtx(t), "com.example.rest.container", nil, wamp.Dict{"method": "GET", "url": "c"})
+	res, err := s.Call(testCtx(t), "com.example.rest.container", nil, wamp.ObjectOf(wamp.Dict{"method": "GET", "url": "c"}))
 	if err != nil {
 		t.Fatalf("call container callee: %v", err)
 	}
 	if r := receive(t, web, "callee request"); r.path != "/api/c" {
 		t.Errorf("callee request %s", r.path)
 	}
-	if d, _ := res.Args[0].(wamp.Dict); d["content"] != "hi from web" {
+	if d, _ := wamp.AsDict(res.Args[0]); d["content"] != "hi from web" {
 		t.Errorf("result %v", res.Args)
 	}
 	if _, err := s.Publish(testCtx(t), "com.example.fwd.container", wamp.List{"x"}, nil, wamp.Dict{"acknowledge": true}); err != nil {

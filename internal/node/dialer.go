@@ -26,17 +26,23 @@ import (
 // endpoint's; over a Unix endpoint the URL's host is kept for the handshake.
 // An endpoint "tls" makes the URL wss://, and RawSocket run over TLS.
 func ComponentDialer(t *config.ComponentTransport, dir string) (client.Dialer, error) {
+	return componentDialer(t, dir, false)
+}
+
+// componentDialer is ComponentDialer; with raw, the peers keep received
+// payloads raw (a proxy's backends, whose messages are relayed unread).
+func componentDialer(t *config.ComponentTransport, dir string, raw bool) (client.Dialer, error) {
 	b := &builder{dir: dir}
 	e := t.Endpoint
 	switch t.Type {
 	case "websocket":
-		return b.webSocketDialer(t)
+		return b.webSocketDialer(t, raw)
 	case "rawsocket":
 		network, address := "unix", b.resolve(e.Path)
 		if e.Type == "tcp" {
 			network, address = tcpNetwork(e.Version), net.JoinHostPort(e.Host, strconv.Itoa(e.Port))
 		}
-		opts := rawsocket.DialOptions{MaxMessageSize: t.MaxMessageSize}
+		opts := rawsocket.DialOptions{MaxMessageSize: t.MaxMessageSize, RawPayloads: raw}
 		if e.TLS != nil {
 			var err error
 			if opts.TLSConfig, err = clientTLSConfig(e.TLS, e.Host, b.resolve); err != nil {
@@ -53,7 +59,7 @@ func ComponentDialer(t *config.ComponentTransport, dir string) (client.Dialer, e
 	return nil, fmt.Errorf("node: unknown component transport type %q", t.Type)
 }
 
-func (b *builder) webSocketDialer(t *config.ComponentTransport) (client.Dialer, error) {
+func (b *builder) webSocketDialer(t *config.ComponentTransport, raw bool) (client.Dialer, error) {
 	target, err := b.webSocketTarget(t, false)
 	if err != nil {
 		return nil, err
@@ -65,6 +71,7 @@ func (b *builder) webSocketDialer(t *config.ComponentTransport) (client.Dialer, 
 		PingTimeout:    t.Options.AutoPingTimeout,
 		TLSConfig:      target.tls,
 		NetDial:        target.netDial,
+		RawPayloads:    raw,
 	}
 	return timed(t.Endpoint.Timeout, func(ctx context.Context) (wamp.Peer, error) {
 		return websocket.Dial(ctx, target.url, opts)

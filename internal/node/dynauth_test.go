@@ -78,7 +78,7 @@ type testAuthenticator struct {
 // greedy "selfish"; wampcra knows carol, cryptosign dave; anonymous
 // sessions are users.
 func (a *testAuthenticator) authenticate(_ context.Context, inv *client.Invocation) (*client.Result, error) {
-	details, _ := inv.Args[2].(wamp.Dict)
+	details, _ := wamp.AsDict(inv.Args[2])
 	a.mu.Lock()
 	a.calls = append(a.calls, authCall{inv.Args[0], inv.Args[1], details})
 	a.mu.Unlock()
@@ -183,14 +183,14 @@ func TestDynamicAuthentication(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := mustWS(t, ws, websocket.DialOptions{Header: map[string][]string{"X-Test": {tt.name}}}, tt.cfg)
 			d := s.Details()
-			extra, _ := d["authextra"].(wamp.Dict)
+			extra, _ := wamp.AsDict(d["authextra"])
 			if d["realm"] != tt.realm || d["authid"] != tt.authid || d["authrole"] != tt.role || d["authprovider"] != auth.ProviderDynamic ||
 				tt.extra != nil && extra["plan"] != tt.extra["plan"] {
 				t.Errorf("WELCOME details %v, want realm %s, authid %s, role %s, extra %v", d, tt.realm, tt.authid, tt.role, tt.extra)
 			}
 			c := a.lastCall()
-			transport, _ := c.details["transport"].(wamp.Dict)
-			headers, _ := transport["http_headers_received"].(wamp.Dict)
+			transport, _ := wamp.AsDict(c.details["transport"])
+			headers, _ := wamp.AsDict(transport["http_headers_received"])
 			session, _ := wamp.AsInt(c.details["session"])
 			if c.realm != tt.askedFor || c.authid != tt.askedAuthid || wamp.ID(session) != s.ID() ||
 				transport["type"] != "websocket" || transport["protocol"] != "wamp.2.cbor" || headers["x-test"] != tt.name {
@@ -244,10 +244,10 @@ type testAuthorizer struct {
 }
 
 func (a *testAuthorizer) authorize(_ context.Context, inv *client.Invocation) (*client.Result, error) {
-	session, _ := inv.Args[0].(wamp.Dict)
+	session, _ := wamp.AsDict(inv.Args[0])
 	uri, _ := inv.Args[1].(string)
 	action, _ := inv.Args[2].(string)
-	options, _ := inv.Args[3].(wamp.Dict)
+	options, _ := wamp.AsDict(inv.Args[3])
 	a.mu.Lock()
 	a.calls = append(a.calls, authzCall{session, uri, action, options})
 	a.mu.Unlock()
@@ -304,7 +304,7 @@ func TestDynamicAuthorizer(t *testing.T) {
 		t.Errorf("authorizer asked %d times about com.example.app.echo, want 2 (register, call; not cached)", n)
 	}
 	c := a.calls[len(a.calls)-1]
-	transport, _ := c.session["transport"].(wamp.Dict)
+	transport, _ := wamp.AsDict(c.session["transport"])
 	if c.session["authid"] != "app2" || c.session["authrole"] != "app" || c.session["authmethod"] != "ticket" ||
 		transport["type"] != "websocket" || c.action != "publish" || c.options["acknowledge"] != true {
 		t.Errorf("authorizer asked %+v", c)

@@ -98,7 +98,7 @@ func TestFunctionAuthentication(t *testing.T) {
 	// config (${NAME} substituted).
 	s := mustWS(t, base+"ws", websocket.DialOptions{Header: map[string][]string{"X-Test": {"details"}}},
 		client.Config{Realm: "realm1", AuthID: "alice", Auth: []client.Authenticator{client.Ticket("secret1")}})
-	extra, _ := s.Details()["authextra"].(wamp.Dict)
+	extra, _ := wamp.AsDict(s.Details()["authextra"])
 	session, _ := wamp.AsInt(extra["session"])
 	if extra["realm"] != "realm1" || wamp.ID(session) != s.ID() || extra["authmethod"] != "ticket" || extra["transport"] != "websocket" ||
 		extra["header"] != "details" || extra["tag"] != "from-env" {
@@ -205,7 +205,7 @@ func TestDynamicAuthenticatorInPython(t *testing.T) {
 	url := "ws://" + address(t, n, web0) + "/ws"
 	s := mustWS(t, url, websocket.DialOptions{}, client.Config{Realm: "lobby", AuthID: "alice", Auth: []client.Authenticator{client.Ticket("secret1")}})
 	d := s.Details()
-	extra, _ := d["authextra"].(wamp.Dict)
+	extra, _ := wamp.AsDict(d["authextra"])
 	if d["realm"] != "realm1" || d["authid"] != "alice" || d["authrole"] != "user" || d["authprovider"] != auth.ProviderDynamic ||
 		extra["by"] != "python" || extra["asked_for"] != "lobby" {
 		t.Errorf("WELCOME details %v", d)

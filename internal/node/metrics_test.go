@@ -136,7 +136,7 @@ func TestMetricsAfterWorkload(t *testing.T) {
 	if _, err := caller.Call(testCtx(t), "com.nope", nil, nil); wampURIOf(err) != wamp.ErrNoSuchProcedure {
 		t.Fatalf("com.nope: %v", err)
 	}
-	if _, err := caller.Call(testCtx(t), "com.http", nil, wamp.Dict{"method": "GET", "url": "x"}); err != nil {
+	if _, err := caller.Call(testCtx(t), "com.http", nil, wamp.ObjectOf(wamp.Dict{"method": "GET", "url": "x"})); err != nil {
 		t.Fatalf("com.http: %v", err)
 	}
 	if code, _ := post(t, base+"/call", `{"procedure": "com.echo", "args": ["hi"]}`, nil); code != 200 {

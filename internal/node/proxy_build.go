@@ -71,7 +71,7 @@ func (b *builder) proxyBackend(name string, c *config.ProxyConnection) (*proxy.B
 	if c.Transport == nil {
 		return nil, fmt.Errorf("node: missing")
 	}
-	dial, err := ComponentDialer(c.Transport, b.dir)
+	dial, err := componentDialer(c.Transport, b.dir, true)
 	if err != nil {
 		return nil, err
 	}

@@ -113,7 +113,7 @@ func TestProxyWorkerOverUnixSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := firstArg(res).(wamp.Dict); d["authid"] != "alice" || d["authmethod"] != "anonymous-proxy" {
+	if d, _ := wamp.AsDict(firstArg(res)); d["authid"] != "alice" || d["authmethod"] != "anonymous-proxy" {
 		t.Fatalf("wamp.session.get = %v, want alice logged in by anonymous-proxy", d)
 	}
 	events := make(chan *client.Event, 1)
@@ -251,7 +251,7 @@ func TestProxyWorkerFunctionAuthenticator(t *testing.T) {
 
 	s := mustWS(t, ws, websocket.DialOptions{}, client.Config{Realm: "realm1", AuthID: "alice", Auth: []client.Authenticator{client.Ticket("secret1")}})
 	d := s.Details()
-	extra, _ := d["authextra"].(wamp.Dict)
+	extra, _ := wamp.AsDict(d["authextra"])
 	if d["authid"] != "alice" || d["authrole"] != "user" || d["authprovider"] != auth.ProviderFunction || extra["tag"] != "via-proxy" {
 		t.Fatalf("WELCOME details = %v, want alice/user by the function", d)
 	}

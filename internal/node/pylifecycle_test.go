@@ -78,7 +78,7 @@ func sessionOf(t *testing.T, s *client.Session, name string) wamp.ID {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, _ := res.Args[0].(wamp.Dict)
+	info, _ := wamp.AsDict(res.Args[0])
 	id := idArg(info["session"])
 	if id == 0 {
 		t.Fatalf("%s.info: no session in %v", name, info)
@@ -319,7 +319,7 @@ func kill(t *testing.T, s *client.Session, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid, ok := wamp.AsInt(res.Args[0].(map[string]any)["pid"])
+	pid, ok := wamp.AsInt(dict(res.Args[0])["pid"])
 	if !ok || pid == 0 {
 		t.Fatalf("no pid in %v", res.Args)
 	}
@@ -431,7 +431,7 @@ func TestPyEnvAndOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, _ := res.Args[0].(map[string]any)["env"].(map[string]any)
+	env := dict(dict(res.Args[0])["env"])
 	if env["PYAPP_MODE"] != "from-vars" || env["PYAPP_INHERITED"] != nil || env["PYTHONUNBUFFERED"] != "1" || env["HOME"] != os.Getenv("HOME") {
 		t.Errorf("environment %v: want PYAPP_MODE from vars, HOME inherited, PYTHONUNBUFFERED=1, nothing else", env)
 	}

@@ -194,8 +194,8 @@ func TestPyRouterComponent(t *testing.T) {
 	if err != nil {
 		t.Fatalf("call info: %v", err)
 	}
-	info, _ := res.Args[0].(map[string]any)
-	extra, _ := info["extra"].(map[string]any)
+	info, _ := wamp.AsDict(res.Args[0])
+	extra, _ := wamp.AsDict(info["extra"])
 	wd, _ := os.Getwd()
 	project := filepath.Dir(cbdir)
 	if extra["cbdir"] != cbdir || info["cwd"] != cbdir || info["path0"] != wd || info["authrole"] != "anonymous" ||
@@ -229,8 +229,8 @@ func TestPyContainerComponent(t *testing.T) {
 			if err != nil {
 				t.Fatalf("call info: %v", err)
 			}
-			info, _ := res.Args[0].(map[string]any)
-			extra, _ := info["extra"].(map[string]any)
+			info, _ := wamp.AsDict(res.Args[0])
+			extra, _ := wamp.AsDict(info["extra"])
 			if extra["cbdir"] != cbdir || extra["name"] != "com.example.c" || info["authrole"] != "anonymous" || info["cwd"] != cbdir {
 				t.Errorf("info %v", info)
 			}
@@ -261,7 +261,7 @@ func TestPyCheckConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	extra, _ := res.Args[0].(map[string]any)["extra"].(map[string]any)
+	extra := dict(dict(res.Args[0])["extra"])
 	if extra["checked_by"] != "standalone" {
 		t.Errorf("extra %v: check_config did not run with the personality", extra)
 	}

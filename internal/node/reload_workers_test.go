@@ -54,7 +54,7 @@ func TestReloadComponent(t *testing.T) {
 	n := start(t, parse(t, doc("com.one"), nil), t.TempDir())
 	s := mustWS(t, "ws://"+address(t, n, web0), websocket.DialOptions{}, client.Config{Realm: "realm1"})
 	get := wamp.Dict{"method": "GET", "url": "hello"}
-	if _, err := s.Call(testCtx(t), "com.one", nil, get); err != nil {
+	if _, err := s.Call(testCtx(t), "com.one", nil, wamp.ObjectOf(get)); err != nil {
 		t.Fatalf("call com.one: %v", err)
 	}
 	rep, err := n.Reload(testCtx(t), parse(t, doc("com.two"), nil))
@@ -64,10 +64,10 @@ func TestReloadComponent(t *testing.T) {
 	if got := paths(rep.Applied); !slices.Equal(got, []string{"workers[0].components[0]"}) || len(rep.Failed) != 0 {
 		t.Errorf("report %+v, want the component restarted", rep)
 	}
-	if _, err := s.Call(testCtx(t), "com.one", nil, get); wampURIOf(err) != wamp.ErrNoSuchProcedure {
+	if _, err := s.Call(testCtx(t), "com.one", nil, wamp.ObjectOf(get)); wampURIOf(err) != wamp.ErrNoSuchProcedure {
 		t.Errorf("call com.one after the reload: %v, want %s", err, wamp.ErrNoSuchProcedure)
 	}
-	if _, err := s.Call(testCtx(t), "com.two", nil, get); err != nil {
+	if _, err := s.Call(testCtx(t), "com.two", nil, wamp.ObjectOf(get)); err != nil {
 		t.Errorf("call com.two after the reload: %v", err)
 	}
 	if err := n.WaitComponents(testCtx(t)); err != nil {

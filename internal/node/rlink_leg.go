@@ -82,12 +82,12 @@ func (g *rlinkLeg) watch(ctx context.Context, kind string, created, deleted clie
 	if err != nil {
 		return err
 	}
-	lists, _ := firstArg(res).(wamp.Dict)
+	lists, _ := wamp.AsDict(firstArg(res))
 	for _, m := range []string{wamp.MatchExact, wamp.MatchPrefix, wamp.MatchWildcard} {
 		ids, _ := lists[m].([]any)
 		for _, id := range ids {
 			got, err := g.this.Call(ctx, wamp.URI(kind+".get"), wamp.List{id}, nil)
-			if d, ok := firstArg(got).(wamp.Dict); err == nil && ok {
+			if d, ok := wamp.AsDict(firstArg(got)); err == nil && ok {
 				existing(ctx, d)
 			}
 		}
@@ -128,7 +128,7 @@ func mirrorable(d wamp.Dict) (id wamp.ID, uri wamp.URI, opts wamp.Dict, ok bool)
 
 func (g *rlinkLeg) subCreated(ev *client.Event) {
 	if _, d, ok := metaArgs(ev); ok {
-		if d, ok := d.(wamp.Dict); ok {
+		if d, ok := wamp.AsDict(d); ok {
 			g.mirrorSub(g.link.ctx, d)
 		}
 	}
@@ -168,7 +168,7 @@ func (g *rlinkLeg) subDeleted(ev *client.Event) {
 
 func (g *rlinkLeg) regCreated(ev *client.Event) {
 	s, d, ok := metaArgs(ev)
-	if d, okD := d.(wamp.Dict); ok && okD && s != g.this.ID() {
+	if d, okD := wamp.AsDict(d); ok && okD && s != g.this.ID() {
 		g.mirrorReg(g.link.ctx, d)
 	}
 }

@@ -287,7 +287,7 @@ func TestRouterLinkCalls(t *testing.T) {
 	callEcho(t, anon(t, p.aAddr), "com.b.echo")
 	d := <-invs
 	ff, _ := d["forward_for"].([]any)
-	if id, _ := wamp.AsInt(d["caller"]); wamp.ID(id) != callerB.ID() || d["caller_authrole"] != "anonymous" || len(ff) != 2 || ff[1].(wamp.Dict)["authid"] != "peer" {
+	if id, _ := wamp.AsInt(d["caller"]); wamp.ID(id) != callerB.ID() || d["caller_authrole"] != "anonymous" || len(ff) != 2 || dict(ff[1])["authid"] != "peer" {
 		t.Errorf("INVOCATION details on A %v: want the caller on B and forward_for through the link (authid peer)", d)
 	}
 	if _, err := callerB.Call(testCtx(t), "com.nowhere", nil, nil); wampURIOf(err) != wamp.ErrNoSuchProcedure {
@@ -427,7 +427,7 @@ func subscribed(t *testing.T, obs *client.Session, topic wamp.URI, not wamp.ID) 
 			return
 		}
 		res, err := obs.Call(testCtx(t), "wamp.subscription.get", wamp.List{ev.Args[1]}, nil)
-		if d, _ := firstArg(res).(wamp.Dict); err == nil && d["uri"] == string(topic) {
+		if d, _ := wamp.AsDict(firstArg(res)); err == nil && d["uri"] == string(topic) {
 			once.Do(func() { close(ch) })
 		}
 	}, nil)

@@ -105,7 +105,7 @@ func (c *scramClient) Respond(ch *wamp.Challenge) (string, wamp.Dict, error) {
 
 // serverSignatureOK checks WELCOME's scram_server_signature.
 func (c *scramClient) serverSignatureOK(details wamp.Dict) bool {
-	extra, _ := details["authextra"].(wamp.Dict)
+	extra, _ := wamp.AsDict(details["authextra"])
 	sig, _ := extra["scram_server_signature"].(string)
 	return sig != "" && sig == base64.StdEncoding.EncodeToString(mac(mac(c.salted, "Server Key"), c.authMessage))
 }
@@ -182,7 +182,7 @@ func TestScramGoClient(t *testing.T) {
 			if d["authid"] != tt.authid || d["authrole"] != "user" || d["authmethod"] != "scram" || !c.serverSignatureOK(d) {
 				t.Errorf("WELCOME details = %v", d)
 			}
-			if extra, _ := d["authextra"].(wamp.Dict); tt.path == "dyn" && extra["plan"] != "gold" {
+			if extra, _ := wamp.AsDict(d["authextra"]); tt.path == "dyn" && extra["plan"] != "gold" {
 				t.Errorf("authextra = %v, want the authenticator's extra too", extra)
 			}
 		})

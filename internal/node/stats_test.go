@@ -48,11 +48,11 @@ func statsEvent(t *testing.T, events chan *client.Event, s *client.Session) map[
 	t.Helper()
 	select {
 	case e := <-events:
-		info := e.Args[0].(map[string]any)
+		info, _ := wamp.AsDict(e.Args[0])
 		if id, _ := wamp.AsInt(info["session"]); id != int64(s.ID()) || info["realm"] != "realm1" {
 			t.Fatalf("on_stats about %v, want session %d", info, s.ID())
 		}
-		return e.Args[1].(map[string]any)
+		return dict(e.Args[1])
 	case <-testCtx(t).Done():
 		t.Fatal("no wamp.session.on_stats")
 		return nil

@@ -35,7 +35,7 @@ func TestRealmStoreThroughMetaAPI(t *testing.T) {
 	}
 	var pubs []any
 	for i := range 3 {
-		id, err := s.Publish(ctx, "com.h", wamp.List{i}, wamp.Dict{"n": i}, wamp.Dict{"acknowledge": true})
+		id, err := s.Publish(ctx, "com.h", wamp.List{i}, wamp.ObjectOf(wamp.Dict{"n": i}), wamp.Dict{"acknowledge": true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func TestRealmStoreThroughMetaAPI(t *testing.T) {
 	}
 	var got []any
 	for _, it := range r.Args[0].([]any) {
-		item := it.(map[string]any)
+		item, _ := wamp.AsDict(it)
 		if item["topic"] != "com.h" || item["realm"] != "realm1" || item["authrole"] != "anonymous" {
 			t.Errorf("item %v", item)
 		}

@@ -141,13 +141,13 @@ func TestTLSAuthDynamic(t *testing.T) {
 		client.Config{Realm: "realm1", AuthID: "svc", Auth: []client.Authenticator{client.Ticket("svc-secret")}})
 	got := make(chan wamp.Dict, 2)
 	authenticate := func(_ context.Context, inv *client.Invocation) (*client.Result, error) {
-		details, _ := inv.Args[2].(wamp.Dict)
+		details, _ := wamp.AsDict(inv.Args[2])
 		got <- details
-		cert, _ := details["transport"].(wamp.Dict)["client_cert"].(wamp.Dict)
+		cert := dict(dict(details["transport"])["client_cert"])
 		if cert == nil {
 			return nil, &wamp.RequestError{URI: "com.example.no_cert", Args: wamp.List{"no certificate"}}
 		}
-		return &client.Result{Args: wamp.List{wamp.Dict{"authid": cert["subject"].(wamp.Dict)["cn"], "role": "device"}}}, nil
+		return &client.Result{Args: wamp.List{wamp.Dict{"authid": dict(cert["subject"])["cn"], "role": "device"}}}, nil
 	}
 	if _, err := svc.Register(testCtx(t), "com.example.tlsauth", authenticate, nil); err != nil {
 		t.Fatal(err)
@@ -160,9 +160,9 @@ func TestTLSAuthDynamic(t *testing.T) {
 		t.Errorf("WELCOME details = %v", d)
 	}
 	d := <-got
-	cert := d["transport"].(wamp.Dict)["client_cert"].(wamp.Dict)
+	cert := dict(dict(d["transport"])["client_cert"])
 	if d["authmethod"] != "tls" || cert["sha1"] != auth.CertificateSHA1(good.Certificate[0]) ||
-		cert["issuer"].(wamp.Dict)["cn"] != "junction test CA" || cert["subject"].(wamp.Dict)["o"] != "Example" {
+		dict(cert["issuer"])["cn"] != "junction test CA" || dict(cert["subject"])["o"] != "Example" {
 		t.Errorf("details = %v", d)
 	}
 	if _, err := joinWS(t, url, withCert(tc, nil), cfg); wampURIOf(err) != "com.example.no_cert" {

@@ -128,7 +128,7 @@ func TestMQTTToWAMP(t *testing.T) {
 			t.Fatalf("qos %d: %v", qos, err)
 		}
 		ev := next(t, events)
-		if ev.Topic != "t.a.b" || !reflect.DeepEqual(ev.Args, wamp.List{int64(1), "two"}) || ev.Kwargs["k"] != true {
+		if ev.Topic != "t.a.b" || !reflect.DeepEqual(ev.Args, wamp.List{int64(1), "two"}) || ev.Kwargs.Dict()["k"] != true {
 			t.Fatalf("qos %d: event %+v", qos, ev)
 		}
 	}
@@ -174,12 +174,12 @@ func TestWAMPToMQTT(t *testing.T) {
 		{"t/deep/#", "t.deep.x.y", "t/deep/x/y"},
 	} {
 		msgs := mqttMessages(t, c, tc.filter)
-		if _, err := s.Publish(testCtx(t), wamp.URI(tc.topic), wamp.List{"hi"}, wamp.Dict{"n": int64(1)}, wamp.Dict{"acknowledge": true}); err != nil {
+		if _, err := s.Publish(testCtx(t), wamp.URI(tc.topic), wamp.List{"hi"}, wamp.ObjectOf(wamp.Dict{"n": int64(1)}), wamp.Dict{"acknowledge": true}); err != nil {
 			t.Fatal(err)
 		}
 		m := next(t, msgs)
 		v, err := codec.DecodeValue(codec.JSON, m.Payload())
-		if m.Topic() != tc.mqttTopic || m.Qos() != 0 || err != nil || !reflect.DeepEqual(v, any(wamp.Dict{"args": wamp.List{"hi"}, "kwargs": wamp.Dict{"n": int64(1)}})) {
+		if m.Topic() != tc.mqttTopic || m.Qos() != 0 || err != nil || !reflect.DeepEqual(v, any(wamp.Object{{Key: "args", Value: wamp.List{"hi"}}, {Key: "kwargs", Value: wamp.Object{{Key: "n", Value: int64(1)}}}})) {
 			t.Errorf("%s: %s qos %d %q", tc.filter, m.Topic(), m.Qos(), m.Payload())
 		}
 	}
@@ -271,14 +271,14 @@ func TestMQTTNativeMsgpack(t *testing.T) {
 	if err := wait(c.Publish("mp/in", 1, false, payload)); err != nil {
 		t.Fatal(err)
 	}
-	if ev := next(t, events); !reflect.DeepEqual(ev.Args, wamp.List{int64(7)}) || ev.Kwargs["x"] != "y" {
+	if ev := next(t, events); !reflect.DeepEqual(ev.Args, wamp.List{int64(7)}) || ev.Kwargs.Dict()["x"] != "y" {
 		t.Fatalf("event %+v", ev)
 	}
 	if _, err := s.Publish(testCtx(t), "mp.out", wamp.List{"a"}, nil, wamp.Dict{"acknowledge": true}); err != nil {
 		t.Fatal(err)
 	}
 	v, err := codec.DecodeValue(codec.Msgpack, next(t, msgs).Payload())
-	if err != nil || !reflect.DeepEqual(v, any(wamp.Dict{"args": wamp.List{"a"}})) {
+	if err != nil || !reflect.DeepEqual(v, any(wamp.Object{{Key: "args", Value: wamp.List{"a"}}})) {
 		t.Fatalf("payload %v %v", v, err)
 	}
 }

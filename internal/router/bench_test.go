@@ -120,7 +120,7 @@ func publishLoop(b *testing.B, rm *realm, pub *session) {
 	opts := wamp.Dict{}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := rm.broker.publish(pub, "com.t", opts, args, nil); err != nil {
+		if _, err := rm.broker.publish(pub, "com.t", opts, wamp.Payload{Args: args}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -226,7 +226,7 @@ func TestUnackedPublishAllocs(t *testing.T) {
 	defer r.Close()
 	rm, pub := fanOut(t, r, 1)
 	m := &wamp.Publish{Request: 1, Options: wamp.Dict{}, Topic: "com.t", Args: wamp.List{"x"}}
-	publish := testing.AllocsPerRun(100, func() { rm.broker.publish(pub, m.Topic, m.Options, m.Args, nil) })
+	publish := testing.AllocsPerRun(100, func() { rm.broker.publish(pub, m.Topic, m.Options, wamp.Payload{Args: m.Args}) })
 	handle := testing.AllocsPerRun(100, func() { pub.handlePublish(m) })
 	if handle != publish {
 		t.Errorf("handlePublish: %v allocs, broker.publish: %v; want the same", handle, publish)

@@ -13,7 +13,7 @@ import (
 // ERROR are sent only when the publisher asked for acknowledge.
 func (s *session) handlePublish(m *wamp.Publish) error {
 	ack, _ := optBool(m.Options, wamp.OptAcknowledge, false)
-	pub, err := s.realm.broker.publish(s, m.Topic, m.Options, m.Args, m.Kwargs)
+	pub, err := s.realm.broker.publish(s, m.Topic, m.Options, wamp.PayloadOf(m))
 	if !ack {
 		s.dropped(err)
 		return nil
@@ -29,14 +29,15 @@ func (s *session) handlePublish(m *wamp.Publish) error {
 // subscription matching topic. pub is nil for an event of the router itself
 // (the meta API); clients may not publish to wamp.* topics. It returns the
 // publication ID.
-func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, args wamp.List, kwargs wamp.Dict) (wamp.ID, error) {
+// The payload is forwarded as it came: raw payloads are not decoded.
+func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, p wamp.Payload) (wamp.ID, error) {
 	e, err := b.prepare(pub, topic, opts)
 	if err != nil {
 		return 0, err
 	}
-	e.args, e.kwargs = args, kwargs
+	e.payload = p
 	if retain, _ := optBool(opts, wamp.OptRetain, false); retain {
-		if err := b.retain(pub, e, wamp.PayloadSize(topic, args, kwargs, opts)); err != nil {
+		if err := b.retain(pub, e, wamp.PayloadSize(topic, p, opts)); err != nil {
 			return 0, err
 		}
 	}
@@ -120,8 +121,7 @@ type outEvent struct {
 	topic       wamp.URI
 	publication wamp.ID
 	details     wamp.Dict // for exact subscriptions; never modified
-	args        wamp.List
-	kwargs      wamp.Dict
+	payload     wamp.Payload
 	filter      pubFilter
 }
 
@@ -163,7 +163,8 @@ func (e *outEvent) event(sub wamp.ID, m uriindex.Match, retained bool) *wamp.Eve
 			d[wamp.OptRetained] = true
 		}
 	}
-	return &wamp.Event{Subscription: sub, Publication: e.publication, Details: d, Args: e.args, Kwargs: e.kwargs}
+	return &wamp.Event{Subscription: sub, Publication: e.publication, Details: d,
+		Args: e.payload.Args, Kwargs: e.payload.Kwargs, Raw: e.payload.Raw}
 }
 
 // publisherDetails are the EVENT details that disclose the publisher (the
@@ -182,8 +183,8 @@ func publisherDetails(pub *session, disclose bool, ff forwardFor) wamp.Dict {
 // asks for retain; its options were checked when it was added): the
 // refusal is counted and logged, rate-limited, as every other. It must be
 // called with no lock held.
-func (rm *realm) publishInternal(topic wamp.URI, opts wamp.Dict, args wamp.List, kwargs wamp.Dict) {
-	_, err := rm.broker.publish(nil, topic, opts, args, kwargs)
+func (rm *realm) publishInternal(topic wamp.URI, opts wamp.Dict, args wamp.List, kwargs wamp.Object) {
+	_, err := rm.broker.publish(nil, topic, opts, wamp.Payload{Args: args, Kwargs: kwargs})
 	if err == nil {
 		return
 	}

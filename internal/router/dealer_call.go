@@ -94,7 +94,7 @@ func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.
 	to.invs.put(c.invocation, c)
 	d.inFlight++
 	inv := &wamp.Invocation{Request: c.invocation, Registration: reg.id,
-		Details: invocationDetails(s, m.Procedure, reg.match, opts), Args: m.Args, Kwargs: m.Kwargs}
+		Details: invocationDetails(s, m.Procedure, reg.match, opts), Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw}
 	return c, inv, picked.announced, nil
 }
 
@@ -128,6 +128,6 @@ func (s *session) callInternal(fn internalProc, m *wamp.Call) error {
 	if err != nil {
 		return err
 	}
-	s.send(&wamp.Result{Request: m.Request, Details: wamp.Dict{}, Args: args, Kwargs: kwargs})
+	s.send(&wamp.Result{Request: m.Request, Details: wamp.Dict{}, Args: args, Kwargs: wamp.ObjectOf(kwargs)})
 	return nil
 }

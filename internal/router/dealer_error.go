@@ -29,5 +29,5 @@ func (d *dealer) calleeError(s *session, m *wamp.Error) (*session, *wamp.Error) 
 		details = wamp.Dict{}
 	}
 	return c.caller, &wamp.Error{RequestType: wamp.TypeCall, Request: c.request, Details: details,
-		Error: m.Error, Args: m.Args, Kwargs: m.Kwargs}
+		Error: m.Error, Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw}
 }

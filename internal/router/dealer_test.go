@@ -25,9 +25,9 @@ func TestCallYield(t *testing.T) {
 		if inv.Registration != reg || !slices.Equal(inv.Args, wamp.List{2, 3}) || len(inv.Details) != 0 {
 			t.Errorf("INVOCATION %+v", inv)
 		}
-		callee.send(&wamp.Yield{Request: inv.Request, Options: wamp.Dict{}, Args: wamp.List{5}, Kwargs: wamp.Dict{"k": 1}})
+		callee.send(&wamp.Yield{Request: inv.Request, Options: wamp.Dict{}, Args: wamp.List{5}, Kwargs: wamp.ObjectOf(wamp.Dict{"k": 1})})
 		res := expect[*wamp.Result](caller)
-		if res.Request != req || !slices.Equal(res.Args, wamp.List{5}) || res.Kwargs["k"] != 1 {
+		if res.Request != req || !slices.Equal(res.Args, wamp.List{5}) || res.Kwargs.Dict()["k"] != 1 {
 			t.Errorf("RESULT %+v", res)
 		}
 		// A second YIELD for the same invocation is ignored.
@@ -224,9 +224,9 @@ func TestCalleeErrorPassedThrough(t *testing.T) {
 		req := caller.call("com.p", nil)
 		inv := expect[*wamp.Invocation](callee)
 		callee.send(&wamp.Error{RequestType: wamp.TypeInvocation, Request: inv.Request, Details: wamp.Dict{"d": 1},
-			Error: "com.err.bad", Args: wamp.List{"why"}, Kwargs: wamp.Dict{"code": 7}})
+			Error: "com.err.bad", Args: wamp.List{"why"}, Kwargs: wamp.ObjectOf(wamp.Dict{"code": 7})})
 		e := caller.expectError("com.err.bad")
-		if e.RequestType != wamp.TypeCall || e.Request != req || e.Args[0] != "why" || e.Kwargs["code"] != 7 || e.Details["d"] != 1 {
+		if e.RequestType != wamp.TypeCall || e.Request != req || e.Args[0] != "why" || e.Kwargs.Dict()["code"] != 7 || e.Details["d"] != 1 {
 			t.Errorf("ERROR %+v", e)
 		}
 	})

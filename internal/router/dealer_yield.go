@@ -27,7 +27,7 @@ func (d *dealer) yield(s *session, m *wamp.Yield) (*session, *wamp.Result) {
 	if c == nil {
 		return nil, nil
 	}
-	res := &wamp.Result{Request: c.request, Details: wamp.Dict{}, Args: m.Args, Kwargs: m.Kwargs}
+	res := &wamp.Result{Request: c.request, Details: wamp.Dict{}, Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw}
 	if progress {
 		if !c.progress {
 			return nil, res

@@ -101,7 +101,11 @@ func (b *broker) record(pub *session, e *outEvent, ts []target) {
 			continue
 		}
 		if ev.item == nil {
-			ev = storedEvent{item: historyItem(b.realm.name, pub, e), size: wamp.PayloadSize(e.topic, e.args, e.kwargs, nil)}
+			// The history holds values: a raw payload is decoded (it was
+			// checked when received: an error leaves the item without).
+			args, kwargs, _ := e.payload.Values()
+			ev = storedEvent{item: historyItem(b.realm.name, pub, e, args, kwargs),
+				size: wamp.PayloadSize(e.topic, wamp.Payload{Args: args, Kwargs: kwargs}, nil)}
 		}
 		if err := b.histories.add(t.hist, ev); err != nil {
 			b.realm.limits.note(pub, err)
@@ -112,7 +116,7 @@ func (b *broker) record(pub *session, e *outEvent, ts []target) {
 // historyItem is e as get_events returns it, Crossbar's shape: the
 // publisher is always given (the history is read by whom the
 // configuration allows, not by the event's subscribers).
-func historyItem(realm wamp.URI, pub *session, e *outEvent) wamp.Dict {
+func historyItem(realm wamp.URI, pub *session, e *outEvent, args wamp.List, kwargs wamp.Object) wamp.Dict {
 	item := wamp.Dict{
 		"time_ns":     time.Now().UnixNano(),
 		"realm":       string(realm),
@@ -127,11 +131,11 @@ func historyItem(realm wamp.URI, pub *session, e *outEvent) wamp.Dict {
 	if pub != nil {
 		item["session_id"], item["authid"], item["authrole"] = uint64(pub.id), pub.ident.AuthID, pub.ident.AuthRole
 	}
-	if e.args != nil {
-		item["args"] = e.args
+	if args != nil {
+		item["args"] = args
 	}
-	if e.kwargs != nil {
-		item["kwargs"] = e.kwargs
+	if kwargs != nil {
+		item["kwargs"] = kwargs
 	}
 	return item
 }

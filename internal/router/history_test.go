@@ -14,7 +14,7 @@ func historyRealm(l Limits, hs ...EventHistory) Options {
 // publishAcked publishes args to topic and waits for PUBLISHED.
 func (c *client) publishAcked(topic wamp.URI, kwargs wamp.Dict, args ...any) wamp.ID {
 	c.t.Helper()
-	c.send(&wamp.Publish{Request: c.nextReq(), Options: wamp.Dict{"acknowledge": true}, Topic: topic, Args: args, Kwargs: kwargs})
+	c.send(&wamp.Publish{Request: c.nextReq(), Options: wamp.Dict{"acknowledge": true}, Topic: topic, Args: args, Kwargs: wamp.ObjectOf(kwargs)})
 	return expect[*wamp.Published](c).Publication
 }
 
@@ -63,7 +63,7 @@ func TestEventHistoryItems(t *testing.T) {
 		delete(item, "time_ns")
 		equal(t, "newest item", item, wamp.Dict{
 			"realm": "realm1", "session_id": uint64(a.id), "authid": "alice", "authrole": "user",
-			"publication": pubs[4], "topic": "com.h", "args": wamp.List{4}, "kwargs": wamp.Dict{"i": 4},
+			"publication": pubs[4], "topic": "com.h", "args": wamp.List{4}, "kwargs": wamp.Object{{Key: "i", Value: 4}},
 		})
 		got, _ := a.events(sub)
 		equal(t, "default limit: all 3 kept, newest first", got, []uint64{pubs[4], pubs[3], pubs[2]})

@@ -310,7 +310,7 @@ var retainedPayload = strings.Repeat("R", 1000)
 
 func retainedSize(t *testing.T) int {
 	opts := wamp.Dict{"retain": true, "acknowledge": true}
-	size := wamp.PayloadSize("com.r.0", wamp.List{retainedPayload}, nil, opts)
+	size := wamp.PayloadSize("com.r.0", wamp.Payload{Args: wamp.List{retainedPayload}}, opts)
 	if size < 1000 {
 		t.Fatalf("PayloadSize %d", size)
 	}
@@ -450,7 +450,7 @@ func TestRetainedMemoryReleased(t *testing.T) {
 		st.mu.Lock()
 		total := st.total
 		st.mu.Unlock()
-		if total != (usage{n: 1, bytes: wamp.PayloadSize("com.a", wamp.List{"small"}, nil, ack)}) {
+		if total != (usage{n: 1, bytes: wamp.PayloadSize("com.a", wamp.Payload{Args: wamp.List{"small"}}, ack)}) {
 			t.Errorf("realm total %+v after the replacement", total)
 		}
 		last := retainedWeak(r, "com.a")
@@ -480,7 +480,9 @@ func collected(p weak.Pointer[outEvent]) bool {
 // testamentPayload makes testaments of testamentSize bytes.
 var testamentPayload = strings.Repeat("T", 900)
 
-func testamentSize() int { return wamp.PayloadSize("com.will", wamp.List{testamentPayload}, nil, nil) }
+func testamentSize() int {
+	return wamp.PayloadSize("com.will", wamp.Payload{Args: wamp.List{testamentPayload}}, nil)
+}
 
 // TestTestamentLimits runs F5's big testaments (docs/SECURITY.md), scaled down,
 // against each limit: 3 fit, the 4th is refused; a flush or a leave gives

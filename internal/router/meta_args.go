@@ -15,22 +15,27 @@ type metaArgs struct {
 	proc   wamp.URI
 	params []string
 	args   wamp.List
-	kwargs wamp.Dict
+	kwargs wamp.Object
 }
 
 // parseArgs checks c's arguments against the procedure's parameter names:
 // no more positional arguments than parameters, no unknown keyword.
 func parseArgs(c *wamp.Call, params ...string) (metaArgs, error) {
-	a := metaArgs{proc: c.Procedure, params: params, args: c.Args, kwargs: c.Kwargs}
-	if len(c.Args) > len(params) {
-		return a, wamp.Errorf(wamp.ErrInvalidArgument, "%s takes at most %d positional arguments, got %d", c.Procedure, len(params), len(c.Args))
+	args, kwargs, err := wamp.Values(c)
+	a := metaArgs{proc: c.Procedure, params: params, args: args, kwargs: kwargs}
+	if err != nil {
+		return a, wamp.Errorf(wamp.ErrInvalidArgument, "%s: %v", c.Procedure, err)
 	}
-	for k := range c.Kwargs {
+	if len(args) > len(params) {
+		return a, wamp.Errorf(wamp.ErrInvalidArgument, "%s takes at most %d positional arguments, got %d", c.Procedure, len(params), len(args))
+	}
+	for _, f := range kwargs {
+		k := f.Key
 		i := slices.Index(params, k)
 		if i < 0 {
 			return a, wamp.Errorf(wamp.ErrInvalidArgument, "%s has no argument %q", c.Procedure, k)
 		}
-		if i < len(c.Args) {
+		if i < len(args) {
 			return a, wamp.Errorf(wamp.ErrInvalidArgument, "%s: argument %q given twice", c.Procedure, k)
 		}
 	}
@@ -43,7 +48,7 @@ func (a metaArgs) value(i int) (v any, ok bool) {
 	if i < len(a.args) {
 		v = a.args[i]
 	} else {
-		v = a.kwargs[a.params[i]]
+		v, _ = a.kwargs.Get(a.params[i])
 	}
 	return v, v != nil
 }
@@ -127,11 +132,27 @@ func (a metaArgs) dict(i int) (wamp.Dict, error) {
 	if !ok {
 		return nil, nil
 	}
-	d, ok := v.(map[string]any)
+	d, ok := wamp.AsDict(v)
 	if !ok {
 		return nil, a.invalid(i, "a dictionary")
 	}
 	return d, nil
+}
+
+// object reads an optional payload dictionary (nil when absent), in the
+// order it was sent.
+func (a metaArgs) object(i int) (wamp.Object, error) {
+	v, ok := a.value(i)
+	if !ok {
+		return nil, nil
+	}
+	switch o := v.(type) {
+	case wamp.Object:
+		return o, nil
+	case wamp.Dict:
+		return wamp.ObjectOf(o), nil
+	}
+	return nil, a.invalid(i, "a dictionary")
 }
 
 // uri reads a required URI (a topic or procedure) that must be a valid

@@ -12,7 +12,7 @@ import (
 // the request ID.
 func (c *client) callKw(proc wamp.URI, args wamp.List, kwargs wamp.Dict) wamp.ID {
 	req := c.nextReq()
-	c.send(&wamp.Call{Request: req, Options: wamp.Dict{}, Procedure: proc, Args: args, Kwargs: kwargs})
+	c.send(&wamp.Call{Request: req, Options: wamp.Dict{}, Procedure: proc, Args: args, Kwargs: wamp.ObjectOf(kwargs)})
 	return req
 }
 

@@ -18,7 +18,7 @@ type testament struct {
 	topic  wamp.URI
 	opts   wamp.Dict
 	args   wamp.List
-	kwargs wamp.Dict
+	kwargs wamp.Object
 	size   int // wamp.PayloadSize
 }
 
@@ -56,7 +56,7 @@ func (m *metaAPI) addTestament(caller *session, c *wamp.Call) (wamp.List, wamp.D
 	if err != nil {
 		return nil, nil, err
 	}
-	t.size = wamp.PayloadSize(t.topic, t.args, t.kwargs, t.opts)
+	t.size = wamp.PayloadSize(t.topic, wamp.Payload{Args: t.args, Kwargs: t.kwargs}, t.opts)
 	m.mu.Lock()
 	err = m.keep(caller.id, scope, t)
 	m.mu.Unlock()
@@ -105,7 +105,7 @@ func (m *metaAPI) readTestament(caller *session, a metaArgs) (testament, error) 
 	if t.args, err = a.list(1); err != nil {
 		return t, err
 	}
-	if t.kwargs, err = a.dict(2); err != nil {
+	if t.kwargs, err = a.object(2); err != nil {
 		return t, err
 	}
 	opts, err := a.dict(3)

@@ -39,7 +39,7 @@ func TestTestamentPublishedWhenSessionLeaves(t *testing.T) {
 				tt.end(a, killer)
 				ev := expect[*wamp.Event](obs)
 				equal(t, "testament", ev, &wamp.Event{Subscription: will, Publication: ev.Publication,
-					Details: wamp.Dict{}, Args: wamp.List{"gone"}, Kwargs: wamp.Dict{"who": "a"}})
+					Details: wamp.Dict{}, Args: wamp.List{"gone"}, Kwargs: wamp.ObjectOf(wamp.Dict{"who": "a"})})
 				obs.quiet()
 			})
 		})

@@ -106,7 +106,7 @@ func publishParallel(b *testing.B, metered bool, n int) {
 	b.RunParallel(func(pb *testing.PB) {
 		pub := pubs[int(next.Add(1)-1)%len(pubs)]
 		for pb.Next() {
-			if _, err := rm.broker.publish(pub, "com.t", opts, args, nil); err != nil {
+			if _, err := rm.broker.publish(pub, "com.t", opts, wamp.Payload{Args: args}); err != nil {
 				b.Error(err)
 				return
 			}

@@ -64,7 +64,7 @@ type RequestError struct {
 	URI     URI
 	Details Dict
 	Args    List
-	Kwargs  Dict
+	Kwargs  Object
 }
 
 // Errorf returns a RequestError whose first argument is a formatted message,

@@ -10,7 +10,8 @@ type ID uint64
 // URI is a WAMP URI such as "com.example.add".
 type URI string
 
-// Dict is a WAMP dictionary (details, options, kwargs).
+// Dict is a WAMP dictionary that the router reads (details, options);
+// payload dictionaries are Objects.
 type Dict = map[string]any
 
 // List is a WAMP list (positional arguments).
@@ -118,7 +119,8 @@ type Error struct {
 	Details     Dict
 	Error       URI
 	Args        List
-	Kwargs      Dict
+	Kwargs      Object
+	Raw         *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Publish is [PUBLISH, Request|id, Options|dict, Topic|uri, Arguments|list,
@@ -128,7 +130,8 @@ type Publish struct {
 	Options Dict
 	Topic   URI
 	Args    List
-	Kwargs  Dict
+	Kwargs  Object
+	Raw     *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Published is [PUBLISHED, PUBLISH.Request|id, Publication|id].
@@ -170,7 +173,8 @@ type Event struct {
 	Publication  ID
 	Details      Dict
 	Args         List
-	Kwargs       Dict
+	Kwargs       Object
+	Raw          *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Call is [CALL, Request|id, Options|dict, Procedure|uri, Arguments|list,
@@ -180,7 +184,8 @@ type Call struct {
 	Options   Dict
 	Procedure URI
 	Args      List
-	Kwargs    Dict
+	Kwargs    Object
+	Raw       *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Cancel is [CANCEL, CALL.Request|id, Options|dict].
@@ -195,7 +200,8 @@ type Result struct {
 	Request ID
 	Details Dict
 	Args    List
-	Kwargs  Dict
+	Kwargs  Object
+	Raw     *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Register is [REGISTER, Request|id, Options|dict, Procedure|uri].
@@ -231,7 +237,8 @@ type Invocation struct {
 	Registration ID
 	Details      Dict
 	Args         List
-	Kwargs       Dict
+	Kwargs       Object
+	Raw          *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Interrupt is [INTERRUPT, INVOCATION.Request|id, Options|dict].
@@ -246,7 +253,8 @@ type Yield struct {
 	Request ID
 	Options Dict
 	Args    List
-	Kwargs  Dict
+	Kwargs  Object
+	Raw     *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 func (*Hello) Type() MessageType        { return TypeHello }

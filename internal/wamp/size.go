@@ -7,7 +7,8 @@ package wamp
 // and contents (Go boxes neither booleans, null nor the empty string); a
 // dictionary is a map header and a table of groups of 8 slots, each slot a
 // key (a string header) and a value (an interface), with 8 control bytes
-// per group, filled to at most 7/8.
+// per group, filled to at most 7/8; an Object is a slice header and an
+// array of fields, each a key and a value.
 const (
 	ifaceBytes    = 16
 	numberBytes   = 8
@@ -16,18 +17,24 @@ const (
 	mapBytes      = 48
 	mapSlotBytes  = stringBytes + ifaceBytes
 	mapGroupBytes = 8 + 8*mapSlotBytes
+	fieldBytes    = stringBytes + ifaceBytes
 )
 
-// PayloadSize estimates the memory that a message's URI, arguments,
-// keyword arguments and options hold once decoded (see the constants
-// above), so that a payload of many small values (a list of empty
-// dictionaries) counts for what it costs, not for its bytes on the wire.
-// It walks the values once, without allocating; the size of the message
-// that was decoded bounds the walk. Values of other Go types (from an
-// embedded client) count as a boolean does. Safe for concurrent use with
-// readers of the values.
-func PayloadSize(uri URI, args List, kwargs, opts Dict) int {
-	return len(uri) + ListSize(args) + DictSize(kwargs) + DictSize(opts)
+// PayloadSize estimates the memory that a message's URI, payload and
+// options hold: a raw payload (kept as received) counts its bytes, which is
+// what it holds; decoded arguments and keyword arguments count what they
+// hold once decoded (see the constants above), so that a payload of many
+// small values (a list of empty dictionaries) counts for what it costs, not
+// for its bytes on the wire. It walks the values once, without allocating;
+// the size of the message that was decoded bounds the walk. Values of other
+// Go types (from an embedded client) count as a boolean does. Safe for
+// concurrent use with readers of the values.
+func PayloadSize(uri URI, p Payload, opts Dict) int {
+	n := len(uri) + DictSize(opts)
+	if p.Raw != nil {
+		return n + len(p.Raw.Bytes())
+	}
+	return n + ListSize(p.Args) + ObjectSize(p.Kwargs)
 }
 
 // ListSize estimates the memory that l's elements hold once decoded: each
@@ -54,6 +61,17 @@ func DictSize(d Dict) int {
 	return n
 }
 
+// ObjectSize estimates the memory that a decoded Object holds: its array
+// of fields, and its keys' and values' own storage on top of them (o's own
+// header is not counted).
+func ObjectSize(o Object) int {
+	n := len(o) * fieldBytes
+	for _, f := range o {
+		n += len(f.Key) + boxedSize(f.Value)
+	}
+	return n
+}
+
 // boxedSize is what v costs behind its interface.
 func boxedSize(v any) int {
 	switch v := v.(type) {
@@ -70,6 +88,8 @@ func boxedSize(v any) int {
 		return sliceBytes + ListSize(v)
 	case Dict:
 		return DictSize(v)
+	case Object:
+		return sliceBytes + ObjectSize(v)
 	}
 	return 0
 }

@@ -19,6 +19,8 @@ type Writer interface {
 	Uint(v uint64)   // a message type, an ID or a request type
 	String(s string) // a URI or a string field
 	Dict(d Dict)     // a dictionary; nil is written as {}
+	Object(o Object) // a payload dictionary, keys in order; nil is written as {}
+	Raw(r *Raw)      // a payload as received: its r.Len() elements
 	List(l List)     // a list; nil is written as []
 }
 
@@ -56,18 +58,18 @@ func Encode(m Message, w Writer) {
 		w.Dict(m.Details)
 		w.String(string(m.Reason))
 	case *Error:
-		w.Array(5 + payloadLen(m.Args, m.Kwargs))
+		w.Array(5 + payloadLen(m.Args, m.Kwargs, m.Raw))
 		w.Uint(uint64(TypeError))
 		w.Uint(uint64(m.RequestType))
 		w.Uint(uint64(m.Request))
 		w.Dict(m.Details)
 		w.String(string(m.Error))
-		payload(w, m.Args, m.Kwargs)
+		payload(w, m.Args, m.Kwargs, m.Raw)
 	case *Publish:
-		head(w, TypePublish, 4+payloadLen(m.Args, m.Kwargs), m.Request)
+		head(w, TypePublish, 4+payloadLen(m.Args, m.Kwargs, m.Raw), m.Request)
 		w.Dict(m.Options)
 		w.String(string(m.Topic))
-		payload(w, m.Args, m.Kwargs)
+		payload(w, m.Args, m.Kwargs, m.Raw)
 	case *Published:
 		head(w, TypePublished, 3, m.Request)
 		w.Uint(uint64(m.Publication))
@@ -84,22 +86,22 @@ func Encode(m Message, w Writer) {
 	case *Unsubscribed:
 		encodeRevocable(w, TypeUnsubscribed, m.Request, m.Details)
 	case *Event:
-		head(w, TypeEvent, 4+payloadLen(m.Args, m.Kwargs), m.Subscription)
+		head(w, TypeEvent, 4+payloadLen(m.Args, m.Kwargs, m.Raw), m.Subscription)
 		w.Uint(uint64(m.Publication))
 		w.Dict(m.Details)
-		payload(w, m.Args, m.Kwargs)
+		payload(w, m.Args, m.Kwargs, m.Raw)
 	case *Call:
-		head(w, TypeCall, 4+payloadLen(m.Args, m.Kwargs), m.Request)
+		head(w, TypeCall, 4+payloadLen(m.Args, m.Kwargs, m.Raw), m.Request)
 		w.Dict(m.Options)
 		w.String(string(m.Procedure))
-		payload(w, m.Args, m.Kwargs)
+		payload(w, m.Args, m.Kwargs, m.Raw)
 	case *Cancel:
 		head(w, TypeCancel, 3, m.Request)
 		w.Dict(m.Options)
 	case *Result:
-		head(w, TypeResult, 3+payloadLen(m.Args, m.Kwargs), m.Request)
+		head(w, TypeResult, 3+payloadLen(m.Args, m.Kwargs, m.Raw), m.Request)
 		w.Dict(m.Details)
-		payload(w, m.Args, m.Kwargs)
+		payload(w, m.Args, m.Kwargs, m.Raw)
 	case *Register:
 		head(w, TypeRegister, 4, m.Request)
 		w.Dict(m.Options)
@@ -113,17 +115,17 @@ func Encode(m Message, w Writer) {
 	case *Unregistered:
 		encodeRevocable(w, TypeUnregistered, m.Request, m.Details)
 	case *Invocation:
-		head(w, TypeInvocation, 4+payloadLen(m.Args, m.Kwargs), m.Request)
+		head(w, TypeInvocation, 4+payloadLen(m.Args, m.Kwargs, m.Raw), m.Request)
 		w.Uint(uint64(m.Registration))
 		w.Dict(m.Details)
-		payload(w, m.Args, m.Kwargs)
+		payload(w, m.Args, m.Kwargs, m.Raw)
 	case *Interrupt:
 		head(w, TypeInterrupt, 3, m.Request)
 		w.Dict(m.Options)
 	case *Yield:
-		head(w, TypeYield, 3+payloadLen(m.Args, m.Kwargs), m.Request)
+		head(w, TypeYield, 3+payloadLen(m.Args, m.Kwargs, m.Raw), m.Request)
 		w.Dict(m.Options)
-		payload(w, m.Args, m.Kwargs)
+		payload(w, m.Args, m.Kwargs, m.Raw)
 	default:
 		panic(fmt.Sprintf("wamp: Encode of unknown message %T", m))
 	}
@@ -144,8 +146,10 @@ func encodeRevocable(w Writer, t MessageType, req ID, details Dict) {
 	w.Dict(details)
 }
 
-func payloadLen(args List, kwargs Dict) int {
+func payloadLen(args List, kwargs Object, raw *Raw) int {
 	switch {
+	case raw != nil:
+		return raw.Len()
 	case len(kwargs) > 0:
 		return 2
 	case len(args) > 0:
@@ -154,11 +158,15 @@ func payloadLen(args List, kwargs Dict) int {
 	return 0
 }
 
-func payload(w Writer, args List, kwargs Dict) {
-	switch payloadLen(args, kwargs) {
+func payload(w Writer, args List, kwargs Object, raw *Raw) {
+	if raw != nil {
+		w.Raw(raw)
+		return
+	}
+	switch payloadLen(args, kwargs, nil) {
 	case 2:
 		w.List(args)
-		w.Dict(kwargs)
+		w.Object(kwargs)
 	case 1:
 		w.List(args)
 	}
@@ -167,7 +175,12 @@ func payload(w Writer, args List, kwargs Dict) {
 // Decode turns a decoded message array into a Message. It checks the element
 // count and the type of every field; integers may arrive as any Go integer
 // type or as an integral float64. Every error wraps ErrProtocol.
-func Decode(l []any) (Message, error) {
+func Decode(l []any) (Message, error) { return DecodeRaw(l, nil) }
+
+// DecodeRaw is Decode of a message whose payload elements are raw, not in
+// l: l ends at the message type's PayloadIndex, and the message keeps raw
+// as its payload. A nil raw is Decode.
+func DecodeRaw(l []any, raw *Raw) (Message, error) {
 	if len(l) == 0 {
 		return nil, fmt.Errorf("%w: empty message", ErrProtocol)
 	}
@@ -180,14 +193,44 @@ func Decode(l []any) (Message, error) {
 		return nil, fmt.Errorf("%w: unknown message type %d", ErrProtocol, t)
 	}
 	d := decoder{l: l, t: MessageType(t)}
-	if len(l) < dec.min || len(l) > dec.max {
-		return nil, fmt.Errorf("%w: %s has %d elements, want %d to %d", ErrProtocol, d.t, len(l), dec.min, dec.max)
+	n := len(l)
+	if raw != nil {
+		if len(l) != PayloadIndex(d.t) {
+			return nil, fmt.Errorf("%w: %s: raw payload at element %d", ErrProtocol, d.t, len(l))
+		}
+		n += raw.Len()
+	}
+	if n < dec.min || n > dec.max {
+		return nil, fmt.Errorf("%w: %s has %d elements, want %d to %d", ErrProtocol, d.t, n, dec.min, dec.max)
 	}
 	m := dec.fn(&d)
 	if d.err != nil {
 		return nil, d.err
 	}
+	if raw != nil {
+		setRaw(m, raw)
+	}
 	return m, nil
+}
+
+// setRaw gives m, a message with a payload, the raw payload r.
+func setRaw(m Message, r *Raw) {
+	switch m := m.(type) {
+	case *Error:
+		m.Raw = r
+	case *Publish:
+		m.Raw = r
+	case *Event:
+		m.Raw = r
+	case *Call:
+		m.Raw = r
+	case *Result:
+		m.Raw = r
+	case *Invocation:
+		m.Raw = r
+	case *Yield:
+		m.Raw = r
+	}
 }
 
 type decodeFunc struct {
@@ -325,7 +368,17 @@ func (d *decoder) args(i int) List {
 	return l
 }
 
-func (d *decoder) kwargs(i int) Dict { return d.optDict(i) }
+// kwargs reads ArgumentsKw, which the codecs decode as an Object.
+func (d *decoder) kwargs(i int) Object {
+	if i >= len(d.l) {
+		return nil
+	}
+	o, ok := d.l[i].(Object)
+	if !ok {
+		d.fail(i, "a dictionary")
+	}
+	return o
+}
 
 // toUint converts any Go integer, or an integral non-negative float, to uint64.
 func toUint(v any) (uint64, bool) {

@@ -21,6 +21,19 @@ func (w *listWriter) Dict(d Dict) {
 	}
 	w.out = append(w.out, d)
 }
+func (w *listWriter) Object(o Object) {
+	if o == nil {
+		o = Object{}
+	}
+	w.out = append(w.out, o)
+}
+func (w *listWriter) Raw(r *Raw) {
+	args, kwargs, _ := r.Values()
+	w.List(args)
+	if r.Len() == 2 {
+		w.Object(kwargs)
+	}
+}
 func (w *listWriter) List(l List) {
 	if l == nil {
 		l = List{}
@@ -49,17 +62,17 @@ func everyMessage() []Message {
 		&Authenticate{Signature: "sig", Extra: d},
 		&Goodbye{Details: d, Reason: ErrCloseNormal},
 		&Error{RequestType: TypeCall, Request: 3, Details: d, Error: ErrNoSuchProcedure},
-		&Error{RequestType: TypeCall, Request: 3, Details: d, Error: "app.err", Args: List{"a"}, Kwargs: Dict{"x": int64(1)}},
+		&Error{RequestType: TypeCall, Request: 3, Details: d, Error: "app.err", Args: List{"a"}, Kwargs: ObjectOf(Dict{"x": int64(1)})},
 		&Publish{Request: 1, Options: d, Topic: "t"},
 		&Publish{Request: 1, Options: d, Topic: "t", Args: List{int64(1)}},
-		&Publish{Request: 1, Options: d, Topic: "t", Kwargs: Dict{"a": "b"}},
+		&Publish{Request: 1, Options: d, Topic: "t", Kwargs: ObjectOf(Dict{"a": "b"})},
 		&Published{Request: 1, Publication: 2},
 		&Subscribe{Request: 1, Options: d, Topic: "t"},
 		&Subscribed{Request: 1, Subscription: 2},
 		&Unsubscribe{Request: 1, Subscription: 2},
 		&Unsubscribed{Request: 1},
 		&Unsubscribed{Details: Dict{"reason": "revoked"}},
-		&Event{Subscription: 1, Publication: 2, Details: d, Args: List{"x"}, Kwargs: Dict{"y": true}},
+		&Event{Subscription: 1, Publication: 2, Details: d, Args: List{"x"}, Kwargs: ObjectOf(Dict{"y": true})},
 		&Call{Request: 1, Options: d, Procedure: "p", Args: List{int64(1), int64(2)}},
 		&Cancel{Request: 1, Options: d},
 		&Result{Request: 1, Details: d, Args: List{int64(3)}},
@@ -67,7 +80,7 @@ func everyMessage() []Message {
 		&Registered{Request: 1, Registration: 2},
 		&Unregister{Request: 1, Registration: 2},
 		&Unregistered{Request: 1},
-		&Invocation{Request: 1, Registration: 2, Details: d, Kwargs: Dict{"a": nil}},
+		&Invocation{Request: 1, Registration: 2, Details: d, Kwargs: ObjectOf(Dict{"a": nil})},
 		&Interrupt{Request: 1, Options: d},
 		&Yield{Request: 1, Options: d},
 	}
@@ -99,11 +112,11 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 }
 
 func TestEncodeOmitsEmptyPayload(t *testing.T) {
-	l := toList(t, &Event{Subscription: 1, Publication: 2, Args: List{}, Kwargs: Dict{}})
+	l := toList(t, &Event{Subscription: 1, Publication: 2, Args: List{}, Kwargs: ObjectOf(Dict{})})
 	if len(l) != 4 {
 		t.Fatalf("EVENT without payload has %d elements, want 4: %v", len(l), l)
 	}
-	l = toList(t, &Event{Subscription: 1, Publication: 2, Kwargs: Dict{"a": 1}})
+	l = toList(t, &Event{Subscription: 1, Publication: 2, Kwargs: ObjectOf(Dict{"a": 1})})
 	if len(l) != 6 || len(l[4].(List)) != 0 {
 		t.Fatalf("EVENT with kwargs only = %v, want [] before kwargs", l)
 	}

@@ -59,7 +59,7 @@ func watchRestart(t *testing.T, r *nodeRun) {
 	ctx, cancel := context.WithTimeout(t.Context(), goTimeout)
 	defer cancel()
 	_, err := s.Subscribe(ctx, "com.example.oncounter", func(ev *client.Event) {
-		v, _ := ev.Kwargs["version"].(string)
+		v, _ := ev.Kwargs.Dict()["version"].(string)
 		select {
 		case versions <- v:
 		default:

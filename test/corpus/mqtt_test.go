@@ -115,7 +115,7 @@ func mqttDynamic(t *testing.T, r *nodeRun) {
 		t.Errorf("decoded args %s", got)
 	}
 	commands := mqttMessages(t, m, "devices/d7/command")
-	if _, err := s.Publish(t.Context(), "devices.d7.command", wamp.List{"reboot", 5}, wamp.Dict{"force": true},
+	if _, err := s.Publish(t.Context(), "devices.d7.command", wamp.List{"reboot", 5}, wamp.ObjectOf(wamp.Dict{"force": true}),
 		wamp.Dict{"acknowledge": true}); err != nil {
 		t.Fatal(err)
 	}

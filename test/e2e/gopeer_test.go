@@ -94,7 +94,7 @@ func (p *goPeer) subscribe(t *testing.T, topic string) <-chan *client.Event {
 func (p *goPeer) procedures() map[string]client.InvocationHandler {
 	result := func(args wamp.List, kwargs wamp.Dict) client.InvocationHandler {
 		return func(context.Context, *client.Invocation) (*client.Result, error) {
-			return &client.Result{Args: args, Kwargs: kwargs}, nil
+			return &client.Result{Args: args, Kwargs: wamp.ObjectOf(kwargs)}, nil
 		}
 	}
 	return map[string]client.InvocationHandler{
@@ -108,7 +108,7 @@ func (p *goPeer) procedures() map[string]client.InvocationHandler {
 		},
 		"error": func(context.Context, *client.Invocation) (*client.Result, error) {
 			return nil, &wamp.RequestError{URI: "com.e2e.error", Args: wamp.List{"bad", 42},
-				Kwargs: wamp.Dict{"reason": "because", "code": 7}}
+				Kwargs: wamp.ObjectOf(wamp.Dict{"reason": "because", "code": 7})}
 		},
 		"slow": p.slow,
 	}

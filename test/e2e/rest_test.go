@@ -122,7 +122,9 @@ func checkCalleeFlow(t *testing.T, base, mark string) {
 	if err := json.Unmarshal([]byte(res.Content), &e); err != nil {
 		t.Fatalf("result content %q is not the upstream's echo: %v", res.Content, err)
 	}
-	want := echoed{Method: "POST", Path: "/api/items/7", Query: "n=3&q=x+y", Body: `{"mark": "` + mark + `"}`}
+	// The params in the order of the body, through the Caller, the router
+	// and the RESTCallee.
+	want := echoed{Method: "POST", Path: "/api/items/7", Query: "q=x+y&n=3", Body: `{"mark": "` + mark + `"}`}
 	if e.Method != want.Method || e.Path != want.Path || e.Query != want.Query || e.Body != want.Body {
 		t.Errorf("upstream got %s %s ?%s body %q, want %s %s ?%s body %q",
 			e.Method, e.Path, e.Query, e.Body, want.Method, want.Path, want.Query, want.Body)

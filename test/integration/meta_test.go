@@ -15,7 +15,7 @@ func TestMetaAPI(t *testing.T) {
 		leaves := subscribe(t, watcher, "wamp.session.on_leave", nil)
 		other := e.join(clientConfig("alice"))
 		joined := <-joins
-		details, _ := joined.Args[0].(wamp.Dict)
+		details, _ := wamp.AsDict(joined.Args[0])
 		if id, _ := wamp.AsInt(details["session"]); wamp.ID(id) != other.ID() || details["authid"] != "alice" {
 			t.Fatalf("on_join = %v, want session %d authid alice", joined.Args, other.ID())
 		}
@@ -24,7 +24,7 @@ func TestMetaAPI(t *testing.T) {
 			t.Fatalf("wamp.session.count = %v, %v; want 2", res, err)
 		}
 		res, err = watcher.Call(ctx(t), "wamp.session.get", wamp.List{other.ID()}, nil)
-		if err != nil || res.Args[0].(wamp.Dict)["authrole"] != "user" {
+		if d, _ := wamp.AsDict(res.Args[0]); err != nil || d["authrole"] != "user" {
 			t.Fatalf("wamp.session.get = %v, %v", res, err)
 		}
 		other.Close()

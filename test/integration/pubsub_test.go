@@ -22,7 +22,7 @@ func TestPublishSubscribe(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, e *env) {
 		sub, pub := e.anon(), e.anon()
 		events := subscribe(t, sub, "com.example.topic", nil)
-		id, err := pub.Publish(ctx(t), "com.example.topic", wamp.List{"hi", int64(2)}, wamp.Dict{"k": "v"},
+		id, err := pub.Publish(ctx(t), "com.example.topic", wamp.List{"hi", int64(2)}, wamp.ObjectOf(wamp.Dict{"k": "v"}),
 			wamp.Dict{"acknowledge": true})
 		if err != nil || id == 0 {
 			t.Fatalf("acknowledged publish = %d, %v; want a publication ID", id, err)
@@ -31,7 +31,7 @@ func TestPublishSubscribe(t *testing.T) {
 		if ev.Publication != id {
 			t.Fatalf("event publication %d, PUBLISHED said %d", ev.Publication, id)
 		}
-		if !reflect.DeepEqual(ev.Args, wamp.List{"hi", int64(2)}) || !reflect.DeepEqual(ev.Kwargs, wamp.Dict{"k": "v"}) ||
+		if !reflect.DeepEqual(ev.Args, wamp.List{"hi", int64(2)}) || !reflect.DeepEqual(ev.Kwargs, wamp.Object{{Key: "k", Value: "v"}}) ||
 			ev.Topic != "com.example.topic" {
 			t.Fatalf("event = %#v", ev)
 		}

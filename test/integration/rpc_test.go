@@ -41,8 +41,8 @@ func echo(_ context.Context, inv *client.Invocation) (*client.Result, error) {
 
 func TestCallValuesRoundTrip(t *testing.T) {
 	args := wamp.List{nil, true, false, int64(0), int64(-1), int64(1 << 53), int64(-(1 << 62)), 1.5,
-		"", "héllo ✓", []byte{0, 1, 255}, wamp.List{int64(1), "x"}, wamp.Dict{"nested": wamp.Dict{"k": wamp.List{}}}}
-	kwargs := wamp.Dict{"a": int64(1), "b": wamp.List{"c"}, "bin": []byte("raw")}
+		"", "héllo ✓", []byte{0, 1, 255}, wamp.List{int64(1), "x"}, wamp.Object{{Key: "nested", Value: wamp.Object{{Key: "k", Value: wamp.List{}}}}}}
+	kwargs := wamp.ObjectOf(wamp.Dict{"a": int64(1), "b": wamp.List{"c"}, "bin": []byte("raw")})
 	forEachTransport(t, func(t *testing.T, e *env) {
 		callee, caller := e.anon(), e.anon()
 		if _, err := callee.Register(ctx(t), "com.example.echo", echo, nil); err != nil {
@@ -62,7 +62,7 @@ func TestCallErrors(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, e *env) {
 		callee, caller := e.anon(), e.anon()
 		fail := func(context.Context, *client.Invocation) (*client.Result, error) {
-			return nil, &wamp.RequestError{URI: "com.example.oops", Args: wamp.List{"bad"}, Kwargs: wamp.Dict{"code": int64(7)}}
+			return nil, &wamp.RequestError{URI: "com.example.oops", Args: wamp.List{"bad"}, Kwargs: wamp.ObjectOf(wamp.Dict{"code": int64(7)})}
 		}
 		if _, err := callee.Register(ctx(t), "com.example.fail", fail, nil); err != nil {
 			t.Fatal(err)
@@ -70,7 +70,7 @@ func TestCallErrors(t *testing.T) {
 		_, err := caller.Call(ctx(t), "com.example.fail", nil, nil)
 		var re *wamp.RequestError
 		if !errors.As(err, &re) || re.URI != "com.example.oops" || !reflect.DeepEqual(re.Args, wamp.List{"bad"}) ||
-			!reflect.DeepEqual(re.Kwargs, wamp.Dict{"code": int64(7)}) {
+			!reflect.DeepEqual(re.Kwargs, wamp.Object{{Key: "code", Value: int64(7)}}) {
 			t.Fatalf("application error = %#v", err)
 		}
 		_, err = caller.Call(ctx(t), "com.example.nothing", nil, nil)

@@ -39,7 +39,7 @@ func BenchmarkSubscriberForward(b *testing.B) {
 		n := min(window, b.N-sent)
 		target.Store(int64(sent + n))
 		for range n {
-			if _, err := pub.Publish(testCtx(b), "com.example.bench", wamp.List{"sensor-1"}, kwargs, ack); err != nil {
+			if _, err := pub.Publish(testCtx(b), "com.example.bench", wamp.List{"sensor-1"}, wamp.ObjectOf(kwargs), ack); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -69,7 +69,7 @@ func BenchmarkCalleeCall(b *testing.B) {
 	start := time.Now()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := caller.Call(testCtx(b), proc, nil, kwargs); err != nil {
+		if _, err := caller.Call(testCtx(b), proc, nil, wamp.ObjectOf(kwargs)); err != nil {
 			b.Fatal(err)
 		}
 	}

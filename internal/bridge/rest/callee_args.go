@@ -18,7 +18,7 @@ type callArgs struct {
 	url     string
 	body    string
 	headers http.Header
-	params  url.Values
+	query   string // params, encoded in their order
 }
 
 // argNames are the call's parameters in their positional order (Crossbar's
@@ -26,7 +26,7 @@ type callArgs struct {
 var argNames = [...]string{"method", "url", "body", "headers", "params"}
 
 // parseCallArgs reads a call's arguments, by position or keyword.
-func parseCallArgs(args wamp.List, kwargs wamp.Dict) (*callArgs, error) {
+func parseCallArgs(args wamp.List, kwargs wamp.Object) (*callArgs, error) {
 	vals, err := mergeArgs(args, kwargs)
 	if err != nil {
 		return nil, err
@@ -38,7 +38,7 @@ func parseCallArgs(args wamp.List, kwargs wamp.Dict) (*callArgs, error) {
 	if a.headers, err = parseHeaders(vals["headers"]); err != nil {
 		return nil, err
 	}
-	if a.params, err = parseParams(vals["params"]); err != nil {
+	if a.query, err = parseParams(vals["params"]); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -46,7 +46,7 @@ func parseCallArgs(args wamp.List, kwargs wamp.Dict) (*callArgs, error) {
 
 // mergeArgs puts positional and keyword arguments in one map, refusing
 // unknown keywords, too many positions and a value given both ways.
-func mergeArgs(args wamp.List, kwargs wamp.Dict) (map[string]any, error) {
+func mergeArgs(args wamp.List, kwargs wamp.Object) (map[string]any, error) {
 	if len(args) > len(argNames) {
 		return nil, invalidArg("at most %d positional arguments (method, url, body, headers, params), got %d", len(argNames), len(args))
 	}
@@ -54,14 +54,15 @@ func mergeArgs(args wamp.List, kwargs wamp.Dict) (map[string]any, error) {
 	for i, v := range args {
 		vals[argNames[i]] = v
 	}
-	for _, k := range slices.Sorted(maps.Keys(kwargs)) {
+	for _, f := range kwargs {
+		k := f.Key
 		if !isArgName(k) {
 			return nil, invalidArg("unknown argument %q (known: method, url, body, headers, params)", k)
 		}
 		if _, dup := vals[k]; dup {
 			return nil, invalidArg("argument %q given by position and by keyword", k)
 		}
-		vals[k] = kwargs[k]
+		vals[k] = f.Value
 	}
 	return vals, nil
 }
@@ -110,7 +111,7 @@ func parseHeaders(v any) (http.Header, error) {
 	if v == nil {
 		return nil, nil
 	}
-	m, ok := v.(map[string]any)
+	m, ok := wamp.AsDict(v)
 	if !ok {
 		return nil, invalidArg("argument headers must be a dictionary of name to list of strings")
 	}
@@ -150,30 +151,50 @@ func headerValues(name string, v any) ([]string, error) {
 	return out, nil
 }
 
-// parseParams reads {name: value or [values]}, values strings or numbers.
-func parseParams(v any) (url.Values, error) {
+// parseParams reads {name: value or [values]}, values strings or numbers,
+// and encodes them as a query string with the names in the order received
+// (sorted for a dictionary built in Go, which has none), as Crossbar's
+// Python client sends them.
+func parseParams(v any) (string, error) {
 	if v == nil {
-		return nil, nil
+		return "", nil
 	}
-	m, ok := v.(map[string]any)
+	o, ok := fieldsOf(v)
 	if !ok {
-		return nil, invalidArg("argument params must be a dictionary")
+		return "", invalidArg("argument params must be a dictionary")
 	}
-	q := make(url.Values, len(m))
-	for name, e := range m {
-		list, isList := e.([]any)
+	var q strings.Builder
+	for _, f := range o {
+		list, isList := f.Value.([]any)
 		if !isList {
-			list = []any{e}
+			list = []any{f.Value}
 		}
 		for _, x := range list {
 			s, ok := paramString(x)
 			if !ok {
-				return nil, invalidArg("param %s: values must be strings or numbers", name)
+				return "", invalidArg("param %s: values must be strings or numbers", f.Key)
 			}
-			q.Add(name, s)
+			if q.Len() > 0 {
+				q.WriteByte('&')
+			}
+			q.WriteString(url.QueryEscape(f.Key))
+			q.WriteByte('=')
+			q.WriteString(url.QueryEscape(s))
 		}
 	}
-	return q, nil
+	return q.String(), nil
+}
+
+// fieldsOf reads a dictionary value in its order: an Object as it is (a
+// decoded payload's), a Dict with its keys sorted.
+func fieldsOf(v any) (wamp.Object, bool) {
+	switch d := v.(type) {
+	case wamp.Object:
+		return d, true
+	case wamp.Dict:
+		return wamp.ObjectOf(d), true
+	}
+	return nil, false
 }
 
 // paramString formats a param value: a string, or a number as Python's str

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,8 +23,9 @@ var (
 )
 
 // do makes the call's HTTP request and returns the call's result:
-// {"code", "content", "headers"}. ctx is the invocation's context.
-func (ce *Callee) do(ctx context.Context, a *callArgs, target *url.URL) (wamp.Dict, error) {
+// {"code", "content", "headers"}, in that order. ctx is the invocation's
+// context.
+func (ce *Callee) do(ctx context.Context, a *callArgs, target *url.URL) (wamp.Object, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := context.AfterFunc(ce.ctx, func() { cancel(errStopping) })
@@ -46,10 +49,10 @@ func (ce *Callee) do(ctx context.Context, a *callArgs, target *url.URL) (wamp.Di
 	if err != nil {
 		return nil, ce.callError(ctx, a, target, err)
 	}
-	return wamp.Dict{
-		"code":    int64(resp.StatusCode),
-		"content": decodeContent(body, resp.Header.Get("Content-Type")),
-		"headers": headerDict(resp.Header),
+	return wamp.Object{
+		{Key: "code", Value: int64(resp.StatusCode)},
+		{Key: "content", Value: decodeContent(body, resp.Header.Get("Content-Type"))},
+		{Key: "headers", Value: headerObject(resp.Header)},
 	}, nil
 }
 
@@ -57,11 +60,11 @@ func (ce *Callee) do(ctx context.Context, a *callArgs, target *url.URL) (wamp.Di
 // query, the body is sent as given (no Content-Type is added).
 func newCallRequest(ctx context.Context, a *callArgs, target *url.URL) (*http.Request, error) {
 	u := *target
-	if len(a.params) > 0 {
+	if a.query != "" {
 		if u.RawQuery != "" {
 			u.RawQuery += "&"
 		}
-		u.RawQuery += a.params.Encode()
+		u.RawQuery += a.query
 	}
 	var body io.Reader
 	if a.body != "" {
@@ -117,16 +120,18 @@ func transportText(err error) error {
 	return err
 }
 
-// headerDict turns response headers into {Name: [values]} (values made
-// valid UTF-8 for the WAMP codecs).
-func headerDict(h http.Header) wamp.Dict {
-	d := make(wamp.Dict, len(h))
-	for k, vs := range h {
+// headerObject turns response headers into {Name: [values]}, names
+// sorted (net/http does not keep the order they came in), values made
+// valid UTF-8 for the WAMP codecs.
+func headerObject(h http.Header) wamp.Object {
+	o := make(wamp.Object, 0, len(h))
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		vs := h[k]
 		l := make(wamp.List, len(vs))
 		for i, v := range vs {
 			l[i] = strings.ToValidUTF8(v, "\uFFFD")
 		}
-		d[strings.ToValidUTF8(k, "\uFFFD")] = l
+		o = append(o, wamp.Field{Key: strings.ToValidUTF8(k, "\uFFFD"), Value: l})
 	}
-	return d
+	return o
 }

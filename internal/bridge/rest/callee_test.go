@@ -66,11 +66,11 @@ func calleeEnv(t *testing.T, o CalleeOptions) *client.Client {
 
 // call calls the Callee and returns its result dict.
 func call(ctx context.Context, c *client.Client, kwargs wamp.Dict) (wamp.Dict, error) {
-	res, err := c.Call(ctx, proc, nil, kwargs)
+	res, err := c.Call(ctx, proc, nil, wamp.ObjectOf(kwargs))
 	if err != nil {
 		return nil, err
 	}
-	d, _ := res.Args[0].(wamp.Dict)
+	d, _ := wamp.AsDict(res.Args[0])
 	return d, nil
 }
 
@@ -107,7 +107,7 @@ func TestCalleeKwargs(t *testing.T) {
 	if res["code"] != int64(201) || res["content"] != "héllo" {
 		t.Errorf("result = %v", res)
 	}
-	if h, _ := res["headers"].(wamp.Dict); !reflect.DeepEqual(h["X-Multi"], wamp.List{"a", "b"}) {
+	if h, _ := wamp.AsDict(res["headers"]); !reflect.DeepEqual(h["X-Multi"], wamp.List{"a", "b"}) {
 		t.Errorf("result headers = %v", res["headers"])
 	}
 }
@@ -123,7 +123,7 @@ func TestCalleePositionalAndDefaults(t *testing.T) {
 	if got := rec.last(); got.method != "GET" || got.path != "/api/a/c" || got.body != "" {
 		t.Errorf("request = %+v", got)
 	}
-	if d := res.Args[0].(wamp.Dict); d["code"] != int64(200) || d["content"] != "" {
+	if d := dict(res.Args[0]); d["code"] != int64(200) || d["content"] != "" {
 		t.Errorf("result = %v", d)
 	}
 	// No url: the base itself.

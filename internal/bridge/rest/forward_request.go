@@ -3,7 +3,6 @@ package rest
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/meter"
 	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/internal/wamp/codec"
 )
 
 // Response bytes read per delivery: debugBody are logged, the rest up to
@@ -25,25 +25,30 @@ const (
 )
 
 // eventBody is the forwarded body, exactly {"args":[...],"kwargs":{...}}
-// with [] and {} for absent parts; HTML characters are not escaped.
-func eventBody(args wamp.List, kwargs wamp.Dict) ([]byte, error) {
-	if args == nil {
-		args = wamp.List{}
+// with [] and {} for absent parts, keys in the order the event has them;
+// HTML characters are not escaped.
+func eventBody(args wamp.List, kwargs wamp.Object) ([]byte, error) {
+	b, err := codec.AppendPlainJSON(append(make([]byte, 0, 64), `{"args":`...), orEmpty(args))
+	if err == nil {
+		b = append(b, `,"kwargs":`...)
+		if len(kwargs) == 0 {
+			b = append(b, "{}"...)
+		} else {
+			b, err = codec.AppendPlainJSON(b, kwargs)
+		}
 	}
-	if kwargs == nil {
-		kwargs = wamp.Dict{}
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(struct {
-		Args   wamp.List `json:"args"`
-		Kwargs wamp.Dict `json:"kwargs"`
-	}{args, kwargs})
 	if err != nil {
 		return nil, fmt.Errorf("rest: event not representable as JSON: %w", err)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return append(b, '}'), nil
+}
+
+// orEmpty is l, or an empty list for nil (written [] rather than null).
+func orEmpty(l wamp.List) wamp.List {
+	if l == nil {
+		return wamp.List{}
+	}
+	return l
 }
 
 // send makes one delivery attempt. It returns nil when the target

@@ -3,10 +3,13 @@ package rest
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/dotsegment"
+	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/internal/wamp/codec"
 )
 
 var escapeSeeds = []string{
@@ -130,4 +133,72 @@ func TestResolve(t *testing.T) {
 			t.Errorf("resolve(%q) = %v, %v; want %s", tt.rel, u, err, tt.want)
 		}
 	}
+}
+
+// FuzzParseParams: the query of any params object parses back to the same
+// names and values, the names first seen in the object's order and each
+// name's values in their order.
+func FuzzParseParams(f *testing.F) {
+	for _, s := range []string{`{}`, `{"zeta":"0","alpha":[1,"2"],"mid":1.5}`, `{"a b":"c&d=e","":["",-0]}`,
+		`{"x":[true]}`, `{"x":{"y":1}}`, `{"ü":"\u2028","a":18446744073709551615,"a":1e300}`, `[]`, `"s"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		v, err := codec.DecodePlainJSON([]byte(text))
+		if err != nil {
+			return
+		}
+		q, err := parseParams(v)
+		o, isObject := v.(wamp.Object)
+		if err != nil {
+			if !isObject {
+				return
+			}
+			var re *wamp.RequestError
+			if !errors.As(err, &re) || re.URI != wamp.ErrInvalidArgument {
+				t.Fatalf("parseParams(%s): %v", text, err)
+			}
+			return
+		}
+		if !isObject {
+			t.Fatalf("parseParams(%s) = %q for a non-object", text, q)
+		}
+		var names []string
+		got := url.Values{}
+		for pair := range strings.SplitSeq(q, "&") {
+			if q == "" {
+				break
+			}
+			k, val, ok := strings.Cut(pair, "=")
+			name, err1 := url.QueryUnescape(k)
+			value, err2 := url.QueryUnescape(val)
+			if !ok || err1 != nil || err2 != nil {
+				t.Fatalf("parseParams(%s) = %q: pair %q", text, q, pair)
+			}
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+			got[name] = append(got[name], value)
+		}
+		var wantNames []string
+		for _, f := range o {
+			list, isList := f.Value.([]any)
+			if !isList {
+				list = []any{f.Value}
+			}
+			for _, x := range list {
+				s, _ := paramString(x)
+				if got[f.Key] == nil || got[f.Key][0] != s {
+					t.Fatalf("parseParams(%s) = %q: %s=%s missing or out of order", text, q, f.Key, s)
+				}
+				got[f.Key] = got[f.Key][1:]
+			}
+			if len(list) > 0 {
+				wantNames = append(wantNames, f.Key)
+			}
+		}
+		if !slices.Equal(names, wantNames) {
+			t.Fatalf("parseParams(%s) = %q: names %q, want %q", text, q, names, wantNames)
+		}
+	})
 }

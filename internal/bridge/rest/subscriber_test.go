@@ -38,7 +38,7 @@ func subscriberEnv(t *testing.T, o SubscriberOptions) (*Subscriber, *client.Clie
 // publish publishes with acknowledge and returns the publication ID.
 func publish(t testing.TB, pub *client.Client, topic wamp.URI, args wamp.List, kwargs wamp.Dict) wamp.ID {
 	t.Helper()
-	id, err := pub.Publish(testCtx(t), topic, args, kwargs, ack)
+	id, err := pub.Publish(testCtx(t), topic, args, wamp.ObjectOf(kwargs), ack)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestSubscriberOrderUnderLoad(t *testing.T) {
 	s, pub := subscriberEnv(t, SubscriberOptions{Subscriptions: []Subscription{{Topic: "com.example.load", URL: url}},
 		QueueSize: n})
 	for i := range n {
-		if _, err := pub.Publish(testCtx(t), "com.example.load", nil, wamp.Dict{"i": i}, nil); err != nil {
+		if _, err := pub.Publish(testCtx(t), "com.example.load", nil, wamp.ObjectOf(wamp.Dict{"i": i}), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -61,7 +61,7 @@ func Dial(ctx context.Context, url, protocol string, hc *http.Client) (*Client, 
 	if err := json.Unmarshal(resp, &open); err != nil || open.Transport == "" || open.Protocol != protocol {
 		return nil, fmt.Errorf("longpoll: open: unexpected answer %q", resp)
 	}
-	cl := &Client{base: url + "/" + open.Transport, http: hc, codec: c, batched: batched,
+	cl := &Client{base: url + "/" + open.Transport, http: hc, codec: codec.Eager(c), batched: batched,
 		info:  wamp.PeerInfo{Transport: "longpoll", Serializer: c.Name(), RemoteAddr: url},
 		inbox: make(chan wamp.Message, 64), kick: make(chan struct{}, 1), done: make(chan struct{})}
 	go cl.sendLoop()

@@ -120,7 +120,7 @@ func (c *Conn) awaitWelcome() error {
 func (c *Conn) addTestament(w *will) {
 	u, err := topicToURI(w.topic)
 	var args wamp.List
-	var kwargs wamp.Dict
+	var kwargs wamp.Object
 	if err == nil {
 		args, kwargs, _, err = c.h.mapper.decode(c.ctx, c.h.opts.Realm, u, w.topic, w.message)
 	}
@@ -130,5 +130,5 @@ func (c *Conn) addTestament(w *will) {
 	}
 	c.will = true
 	c.push(&wamp.Call{Request: c.nextID(), Options: wamp.Dict{}, Procedure: "wamp.session.add_testament",
-		Args: wamp.List{string(u), orList(args), orDict(kwargs)}, Kwargs: wamp.Dict{"publish_options": wamp.Dict{wamp.OptRetain: w.retain}}})
+		Args: wamp.List{string(u), orList(args), orDict(kwargs)}, Kwargs: wamp.Object{{Key: "publish_options", Value: wamp.Dict{wamp.OptRetain: w.retain}}}})
 }

@@ -124,7 +124,11 @@ func (c *Conn) encodeLoop() {
 func (c *Conn) deliver(ev *wamp.Event) error {
 	u := c.eventTopic(ev)
 	topic := uriToTopic(u)
-	payload, err := c.h.mapper.encode(c.ctx, c.h.opts.Realm, u, topic, ev.Args, ev.Kwargs)
+	args, kwargs, err := wamp.Values(ev)
+	var payload []byte
+	if err == nil {
+		payload, err = c.h.mapper.encode(c.ctx, c.h.opts.Realm, u, topic, args, kwargs)
+	}
 	if err != nil {
 		if ok, held := c.h.dropLog.Allow(); ok {
 			c.log.Warn("mqtt: event not delivered", "topic", topic, "err", err, "dropped_since_last_log", held)

@@ -107,7 +107,7 @@ func (m *mapper) needsCalls() bool {
 
 // decode turns an MQTT payload on topic (WAMP URI u) into the args, kwargs
 // and options of a WAMP PUBLISH.
-func (m *mapper) decode(ctx context.Context, realm string, u wamp.URI, topic string, payload []byte) (wamp.List, wamp.Dict, wamp.Dict, error) {
+func (m *mapper) decode(ctx context.Context, realm string, u wamp.URI, topic string, payload []byte) (wamp.List, wamp.Object, wamp.Dict, error) {
 	p, err := m.lookup(u)
 	if err != nil {
 		return nil, nil, nil, err
@@ -127,13 +127,13 @@ func (m *mapper) decode(ctx context.Context, realm string, u wamp.URI, topic str
 
 // publishParts takes args, kwargs and the publish options from a decoded
 // payload or a decoder's result.
-func publishParts(v any) (wamp.List, wamp.Dict, wamp.Dict, error) {
-	d, ok := v.(wamp.Dict)
+func publishParts(v any) (wamp.List, wamp.Object, wamp.Dict, error) {
+	d, ok := wamp.AsDict(v)
 	if !ok && v != nil {
 		return nil, nil, nil, fmt.Errorf("mqtt: payload is a %T, want a dict", v)
 	}
 	args, aok := d["args"].(wamp.List)
-	kwargs, kok := d["kwargs"].(wamp.Dict)
+	kwargs, kok := asObject(d["kwargs"])
 	if !aok && d["args"] != nil || !kok && d["kwargs"] != nil {
 		return nil, nil, nil, errors.New("mqtt: payload args must be a list and kwargs a dict")
 	}
@@ -147,7 +147,7 @@ func publishParts(v any) (wamp.List, wamp.Dict, wamp.Dict, error) {
 }
 
 // encode turns an event on u (MQTT topic) into an MQTT payload.
-func (m *mapper) encode(ctx context.Context, realm string, u wamp.URI, topic string, args wamp.List, kwargs wamp.Dict) ([]byte, error) {
+func (m *mapper) encode(ctx context.Context, realm string, u wamp.URI, topic string, args wamp.List, kwargs wamp.Object) ([]byte, error) {
 	p, err := m.lookup(u)
 	if err != nil {
 		return nil, err
@@ -169,15 +169,27 @@ func (m *mapper) encode(ctx context.Context, realm string, u wamp.URI, topic str
 	return nil, fmt.Errorf("mqtt: encoder for %q returned a %T, want bytes or a string", u, v)
 }
 
-func nativePayload(args wamp.List, kwargs wamp.Dict) wamp.Dict {
-	d := wamp.Dict{}
+func nativePayload(args wamp.List, kwargs wamp.Object) wamp.Object {
+	o := wamp.Object{}
 	if args != nil {
-		d["args"] = args
+		o = append(o, wamp.Field{Key: "args", Value: args})
 	}
 	if kwargs != nil {
-		d["kwargs"] = kwargs
+		o = append(o, wamp.Field{Key: "kwargs", Value: kwargs})
 	}
-	return d
+	return o
+}
+
+// asObject reads a payload dictionary: an Object as decoded, or a Dict
+// (keys then sorted).
+func asObject(v any) (wamp.Object, bool) {
+	switch o := v.(type) {
+	case wamp.Object:
+		return o, true
+	case wamp.Dict:
+		return wamp.ObjectOf(o), true
+	}
+	return nil, false
 }
 
 func orRealm(r, def string) string {
@@ -194,7 +206,7 @@ func orList(l wamp.List) any {
 	return l
 }
 
-func orDict(d wamp.Dict) any {
+func orDict(d wamp.Object) any {
 	if d == nil {
 		return nil
 	}

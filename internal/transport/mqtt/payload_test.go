@@ -31,7 +31,7 @@ func TestMapperLongestPrefix(t *testing.T) {
 		t.Fatalf("dynamic: %v %v %v (calls %d)", args, opts, err, calls)
 	}
 	args, kwargs, _, err := m.decode(context.Background(), "r", "z", "z", []byte(`{"args":[1],"kwargs":{"k":"v"}}`))
-	if err != nil || !reflect.DeepEqual(args, wamp.List{int64(1)}) || kwargs["k"] != "v" {
+	if err != nil || !reflect.DeepEqual(args, wamp.List{int64(1)}) || kwargs.Dict()["k"] != "v" {
 		t.Fatalf("native json: %v %v %v", args, kwargs, err)
 	}
 	b, err := m.encode(context.Background(), "r", "a.b.xy", "a/b/xy", wamp.List{"x"}, nil)

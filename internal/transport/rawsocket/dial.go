@@ -22,6 +22,11 @@ type DialOptions struct {
 	// TLSConfig, if set, runs the connection over TLS (its ServerName must
 	// be set to verify the server).
 	TLSConfig *tls.Config
+	// RawPayloads keeps received payloads as they came (wamp.Raw, decoded
+	// only when read), as a server does: for a relay that forwards
+	// messages without reading them (a proxy worker's backend connection).
+	// By default a client decodes every payload on receipt.
+	RawPayloads bool
 }
 
 // Dial connects to a RawSocket server on network "tcp" or "unix" (over TLS
@@ -55,7 +60,7 @@ func Dial(ctx context.Context, network, address string, opts DialOptions) (wamp.
 		return nil, err
 	}
 	return newPeer(conn, peerConfig{
-		codec: c, remote: remote{addr: address, tls: opts.TLSConfig != nil},
+		codec: clientCodec(c, opts.RawPayloads), remote: remote{addr: address, tls: opts.TLSConfig != nil},
 		sendLimit: min(serverMax, maxFrameLen), recvLimit: min(maxSize, maxFrameLen),
 		pingInterval: opts.PingInterval, pingTimeout: opts.PingTimeout, outbox: opts.Outbox,
 	}), nil
@@ -93,4 +98,12 @@ func exchangeHello(conn net.Conn, c codec.Codec, maxSize int) (int, error) {
 		return 0, fmt.Errorf("rawsocket: handshake: %w", err)
 	}
 	return readAnswer(conn, c.RawSocketID())
+}
+
+// clientCodec is c for a client: Eager unless raw payloads are wanted.
+func clientCodec(c codec.Codec, raw bool) codec.Codec {
+	if raw {
+		return c
+	}
+	return codec.Eager(c)
 }

@@ -34,6 +34,11 @@ type DialOptions struct {
 	// server's handshake response (a Set-Cookie to keep, for example),
 	// before Dial returns.
 	OnResponseHeader func(name, value string)
+	// RawPayloads keeps received payloads as they came (wamp.Raw, decoded
+	// only when read), as a server does: for a relay that forwards
+	// messages without reading them (a proxy worker's backend connection).
+	// By default a client decodes every payload on receipt.
+	RawPayloads bool
 }
 
 // readBufferSize is the client's read buffer.
@@ -61,6 +66,9 @@ func Dial(ctx context.Context, url string, opts DialOptions) (wamp.Peer, error) 
 	if !ok {
 		conn.Close()
 		return nil, fmt.Errorf("websocket: dial %s: server chose subprotocol %q", url, hs.Protocol)
+	}
+	if !opts.RawPayloads {
+		c = codec.Eager(c)
 	}
 	if br == nil {
 		br = bufio.NewReaderSize(conn, readBufferSize)

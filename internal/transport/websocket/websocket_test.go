@@ -51,6 +51,9 @@ func TestSharedMessage(t *testing.T) {
 	}
 	for _, c := range clients {
 		got, err := c.Recv()
+		if err == nil {
+			got, err = wamp.Decoded(got)
+		}
 		if err != nil || !reflect.DeepEqual(got, ev.Message) {
 			t.Fatalf("Recv = %#v, %v", got, err)
 		}

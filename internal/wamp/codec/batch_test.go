@@ -23,7 +23,7 @@ func TestBatchRoundTrip(t *testing.T) {
 			t.Fatalf("%s: SplitBatch: %d parts, %v", c.Name(), len(parts), err)
 		}
 		for i, p := range parts {
-			got, err := c.Decode(p)
+			got, err := decodeValues(c, p)
 			if err != nil || !equal(got, msgs[i]) {
 				t.Errorf("%s: part %d: %#v, %v", c.Name(), i, got, err)
 			}

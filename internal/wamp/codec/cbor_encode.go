@@ -16,12 +16,12 @@ func newCBORSink() sink { return &cborSink{b: make([]byte, 0, 128)} }
 
 // CBOR major types, shifted into the high three bits.
 const (
-	cborUint  = 0 << 5
-	cborNeg   = 1 << 5
-	cborBytes = 2 << 5
-	cborText  = 3 << 5
-	cborArray = 4 << 5
-	cborMap   = 5 << 5
+	cborUint  = majorUint << 5
+	cborNeg   = majorNeg << 5
+	cborBytes = majorBytes << 5
+	cborText  = majorText << 5
+	cborArray = majorArray << 5
+	cborMap   = majorMap << 5
 )
 
 // head writes a major type with its argument in the shortest form.
@@ -83,3 +83,5 @@ func (s *cborSink) key(_ int, k string) { s.str(k) }
 func (s *cborSink) bytes() []byte       { return s.b }
 
 func (s *cborSink) reset() { s.b, s.e = s.b[:0], nil }
+
+func (s *cborSink) raw(b []byte) { s.b = append(s.b, b...) }

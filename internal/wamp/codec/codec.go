@@ -4,7 +4,22 @@
 // The layout of every message lives in wamp.Encode and wamp.Decode; a codec
 // only turns values into bytes and back. Decoded values use one generic
 // domain whatever the format: nil, bool, int64 (uint64 only above
-// math.MaxInt64), float64, string, []byte, []any and map[string]any.
+// math.MaxInt64), float64, string, []byte, []any, map[string]any for the
+// dictionaries the router reads (options, details) and wamp.Object for
+// those of a payload (the Arguments and ArgumentsKw elements and all they
+// hold), in received order; a key repeated on the wire keeps its last
+// value at the place of its first.
+//
+// Payloads pass through. Decode in JSON, MessagePack and CBOR keeps a
+// message's payload as received: a wamp.Raw with a copy of its bytes, which
+// the decoder has checked with its own code (the validator accepts exactly
+// what a full decode does: fuzzed) without building values. Encode in the
+// same format writes those bytes unchanged; another format decodes them
+// once (wamp.Raw.Values) and encodes the values. A payload holding a value
+// that decoding normalises (a MessagePack extension, a CBOR tag, undefined,
+// an integer below math.MinInt64, a repeated CBOR key) is decoded in full
+// instead, so that every receiver gets the normalised value. UBJSON always
+// decodes. Read a decoded message's payload with wamp.Values.
 //
 // Encoding accepts those types plus every Go integer and float type,
 // []string, map[string]string, wamp.ID and wamp.URI. Any other value (a
@@ -19,8 +34,14 @@
 // WAMP rule). MessagePack is ours too: the library's DecodeBytes and Skip
 // allocate a claimed length before checking the input, its DecodeInterface
 // has no depth limit and fails on extension types, which must decode as nil
-// here. CBOR decodes with fxamacker/cbor (limits, UTF-8 and key checks) and
-// encodes with our own few lines. UBJSON is ours, as py-ubjson writes it.
+// here. CBOR is ours (RFC 8949): it decodes exactly what fxamacker/cbor,
+// which it replaced and which its tests keep as the reference, accepted:
+// text keys only (null and undefined keys read as ""), undefined as nil,
+// unknown tags as their content, date/time tags as RFC 3339 text, bignums
+// as integers when they fit int64 or uint64 and floats otherwise, floats of
+// every width as float64; other simple values are an error. cborValidate
+// checks a payload element without decoding it, for pass-through. UBJSON is
+// ours, as py-ubjson writes it.
 // Decoders reject input nested deeper than 1000 levels, trailing bytes, and
 // lengths past the end of the input before allocating anything.
 //
@@ -47,7 +68,9 @@ type Codec interface {
 	// serializer and its bytes are shared: callers must not modify the
 	// returned bytes. Errors wrap ErrEncode.
 	Encode(m wamp.Message) ([]byte, error)
-	// Decode parses one message. Errors wrap wamp.ErrProtocol.
+	// Decode parses one message. The codecs of this package keep a
+	// payload raw (wamp.Raw) where it can pass through, unless made Eager.
+	// Decode does not retain b. Errors wrap wamp.ErrProtocol.
 	Decode(b []byte) (wamp.Message, error)
 }
 
@@ -65,9 +88,12 @@ type format struct {
 	ser    wamp.Serializer
 	rawID  byte
 	binary bool
-	sink   func() sink                   // a fresh encoder
-	decode func(b []byte) ([]any, error) // bytes to the message array
-	pool   sync.Pool                     // of *encoder, reused across messages
+	sink   func() sink                             // a fresh encoder
+	decode func(b []byte, from int) ([]any, error) // bytes to the array, Objects from element from on
+	// decodeRaw, when set, reads a message array but its payload, which it
+	// validates and locates: Decode keeps payloads raw.
+	decodeRaw func(b []byte) ([]any, rawPayload, error)
+	pool      sync.Pool // of *encoder, reused across messages
 }
 
 // encoder is a sink with its message writer, kept in a format's pool.
@@ -102,7 +128,7 @@ func (f *format) encodeMessage(m wamp.Message) ([]byte, error) {
 	e, _ := f.pool.Get().(*encoder)
 	if e == nil {
 		s := f.sink()
-		e = &encoder{s: s, w: msgWriter{s: s}}
+		e = &encoder{s: s, w: msgWriter{s: s, ser: f.ser}}
 	}
 	defer f.release(e)
 	err := layout(m, &e.w)
@@ -140,11 +166,10 @@ func layout(m wamp.Message, w wamp.Writer) (err error) {
 }
 
 func (f *format) Decode(b []byte) (wamp.Message, error) {
-	l, err := f.decode(b)
-	if err != nil {
-		return nil, err
+	if f.decodeRaw != nil {
+		return f.decodeRawMessage(b)
 	}
-	return wamp.Decode(l)
+	return f.decodeMessage(b)
 }
 
 // decodeError makes an error for bad input of format name, wrapping
@@ -155,8 +180,8 @@ func decodeError(name, format string, a ...any) error {
 
 // The codecs.
 var (
-	JSON    Codec = &format{name: "json", ser: wamp.SerializerJSON, rawID: 1, sink: newJSONSink, decode: decodeJSONMessage}
-	Msgpack Codec = &format{name: "msgpack", ser: wamp.SerializerMsgpack, rawID: 2, binary: true, sink: newMsgpackSink, decode: decodeMsgpackMessage}
-	CBOR    Codec = &format{name: "cbor", ser: wamp.SerializerCBOR, rawID: 3, binary: true, sink: newCBORSink, decode: decodeCBORMessage}
+	JSON    Codec = &format{name: "json", ser: wamp.SerializerJSON, rawID: 1, sink: newJSONSink, decode: decodeJSONMessage, decodeRaw: decodeJSONRaw}
+	Msgpack Codec = &format{name: "msgpack", ser: wamp.SerializerMsgpack, rawID: 2, binary: true, sink: newMsgpackSink, decode: decodeMsgpackMessage, decodeRaw: decodeMsgpackRaw}
+	CBOR    Codec = &format{name: "cbor", ser: wamp.SerializerCBOR, rawID: 3, binary: true, sink: newCBORSink, decode: decodeCBORMessage, decodeRaw: decodeCBORRaw}
 	UBJSON  Codec = &format{name: "ubjson", ser: wamp.SerializerUBJSON, rawID: 4, binary: true, sink: newUBJSONSink, decode: decodeUBJSONMessage}
 )

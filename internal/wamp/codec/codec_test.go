@@ -14,7 +14,8 @@ import (
 
 var allCodecs = []Codec{JSON, Msgpack, CBOR, UBJSON}
 
-// payload holds values of every kind, already in the generic domain.
+// payload holds values of every kind, already in the generic domain (as
+// decoded: dictionaries in payloads are Objects).
 func payload() (wamp.List, wamp.Dict) {
 	args := wamp.List{
 		nil, true, false, int64(0), int64(-1), int64(math.MaxInt64), int64(math.MinInt64),
@@ -22,7 +23,8 @@ func payload() (wamp.List, wamp.Dict) {
 		"", "hello", "ünïcödé ✓ 😀", "quote\" back\\ ctl\n\t\x01", []byte{}, []byte{0, 1, 2, 0xff},
 		int64(127), int64(128), int64(255), int64(256), int64(-32), int64(-33), int64(-129), int64(65536), int64(-40000),
 		int64(1 << 40), int64(-1 << 40),
-		wamp.List{}, wamp.List{int64(1), wamp.List{"a", wamp.Dict{}}}, wamp.Dict{"n": nil, "x": wamp.Dict{"y": wamp.List{}}},
+		wamp.List{}, wamp.List{int64(1), wamp.List{"a", wamp.Object{}}},
+		wamp.Object{{Key: "x", Value: wamp.Object{{Key: "y", Value: wamp.List{}}}}, {Key: "n", Value: nil}},
 	}
 	kwargs := wamp.Dict{"a": int64(1), "": "empty key", "ü": []byte("bin"), "f": 3.25}
 	return args, kwargs
@@ -38,18 +40,18 @@ func allMessages() []wamp.Message {
 		&wamp.Challenge{AuthMethod: "wampcra", Extra: d()},
 		&wamp.Authenticate{Signature: "sig", Extra: wamp.Dict{}},
 		&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseRealm},
-		&wamp.Error{RequestType: wamp.TypeCall, Request: 5, Details: d(), Error: wamp.ErrRuntimeError, Args: args, Kwargs: kw},
+		&wamp.Error{RequestType: wamp.TypeCall, Request: 5, Details: d(), Error: wamp.ErrRuntimeError, Args: args, Kwargs: wamp.ObjectOf(kw)},
 		&wamp.Error{RequestType: wamp.TypeCall, Request: 5, Details: d(), Error: wamp.ErrRuntimeError},
 		&wamp.Publish{Request: 1, Options: d(), Topic: "com.a", Args: args},
-		&wamp.Publish{Request: 1, Options: d(), Topic: "com.a", Kwargs: kw},
+		&wamp.Publish{Request: 1, Options: d(), Topic: "com.a", Kwargs: wamp.ObjectOf(kw)},
 		&wamp.Published{Request: 1, Publication: 2},
 		&wamp.Subscribe{Request: 3, Options: d(), Topic: "com.a"},
 		&wamp.Subscribed{Request: 3, Subscription: 4},
 		&wamp.Unsubscribe{Request: 5, Subscription: 4},
 		&wamp.Unsubscribed{Request: 5},
 		&wamp.Unsubscribed{Request: 0, Details: wamp.Dict{"reason": "revoked"}},
-		&wamp.Event{Subscription: 4, Publication: 9, Details: d(), Args: args, Kwargs: kw},
-		&wamp.Call{Request: 6, Options: d(), Procedure: "com.add", Args: wamp.List{int64(1), "hello", 3.5}, Kwargs: wamp.Dict{"a": int64(1)}},
+		&wamp.Event{Subscription: 4, Publication: 9, Details: d(), Args: args, Kwargs: wamp.ObjectOf(kw)},
+		&wamp.Call{Request: 6, Options: d(), Procedure: "com.add", Args: wamp.List{int64(1), "hello", 3.5}, Kwargs: wamp.ObjectOf(wamp.Dict{"a": int64(1)})},
 		&wamp.Cancel{Request: 6, Options: d()},
 		&wamp.Result{Request: 6, Details: d(), Args: args},
 		&wamp.Register{Request: 7, Options: d(), Procedure: "com.add"},
@@ -57,14 +59,15 @@ func allMessages() []wamp.Message {
 		&wamp.Unregister{Request: 9, Registration: 8},
 		&wamp.Unregistered{Request: 9},
 		&wamp.Unregistered{Request: 0, Details: d()},
-		&wamp.Invocation{Request: 10, Registration: 8, Details: d(), Args: args, Kwargs: kw},
+		&wamp.Invocation{Request: 10, Registration: 8, Details: d(), Args: args, Kwargs: wamp.ObjectOf(kw)},
 		&wamp.Interrupt{Request: 10, Options: d()},
-		&wamp.Yield{Request: 10, Options: d(), Args: args, Kwargs: kw},
+		&wamp.Yield{Request: 10, Options: d(), Args: args, Kwargs: wamp.ObjectOf(kw)},
 	}
 }
 
 // equal compares decoded messages like reflect.DeepEqual, except that NaN
-// equals NaN.
+// equals NaN and that an Object equals a Dict or an Object of the same
+// entries in any order (tests of order compare the Objects themselves).
 func equal(a, b any) bool {
 	if reflect.DeepEqual(a, b) {
 		return true
@@ -74,7 +77,54 @@ func equal(a, b any) bool {
 
 type nanMarker struct{}
 
-// replaceNaN copies a message or value with every NaN replaced by a marker.
+// orderedObject is an Object that replaceNaN keeps as an Object (in
+// order), for equalOrdered.
+type orderedObject wamp.Object
+
+// equalOrdered is equal, but Objects must hold their keys in the same
+// order.
+func equalOrdered(a, b any) bool {
+	if reflect.DeepEqual(a, b) {
+		return true
+	}
+	return reflect.DeepEqual(replaceNaN(ordered(a)), replaceNaN(ordered(b)))
+}
+
+// ordered marks the Objects of a message or value as orderedObjects.
+func ordered(v any) any {
+	switch x := v.(type) {
+	case wamp.Object:
+		o := make(orderedObject, len(x))
+		for i, f := range x {
+			o[i] = wamp.Field{Key: f.Key, Value: ordered(f.Value)}
+		}
+		return o
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = ordered(e)
+		}
+		return l
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = ordered(e)
+		}
+		return m
+	case wamp.Message:
+		rv := reflect.ValueOf(x).Elem()
+		out := make([]any, rv.NumField()+1)
+		out[0] = x.Type()
+		for i := range rv.NumField() {
+			out[i+1] = ordered(rv.Field(i).Interface())
+		}
+		return out
+	}
+	return v
+}
+
+// replaceNaN copies a message or value with every NaN replaced by a marker
+// and every Object by a Dict.
 func replaceNaN(v any) any {
 	switch x := v.(type) {
 	case float64:
@@ -93,6 +143,17 @@ func replaceNaN(v any) any {
 			m[k] = replaceNaN(e)
 		}
 		return m
+	case wamp.Object:
+		if x == nil {
+			return map[string]any(nil)
+		}
+		return replaceNaN(x.Dict())
+	case orderedObject:
+		o := make(wamp.Object, len(x))
+		for i, f := range x {
+			o[i] = wamp.Field{Key: f.Key, Value: replaceNaN(f.Value)}
+		}
+		return o
 	case wamp.Message:
 		return replaceNaNMessage(x)
 	}
@@ -116,7 +177,7 @@ func roundTrip(t *testing.T, c Codec, m wamp.Message) wamp.Message {
 	if err != nil {
 		t.Fatalf("%s: Encode(%T): %v", c.Name(), m, err)
 	}
-	got, err := c.Decode(b)
+	got, err := decodeValues(c, b)
 	if err != nil {
 		t.Fatalf("%s: Decode(Encode(%T)): %v\nbytes: %q", c.Name(), m, err, b)
 	}
@@ -177,13 +238,13 @@ func TestEncodeNormalises(t *testing.T) {
 // (empty) before non-empty kwargs.
 func TestEmptyPayloadOmitted(t *testing.T) {
 	for _, c := range allCodecs {
-		got := roundTrip(t, c, &wamp.Call{Request: 1, Options: wamp.Dict{}, Procedure: "p", Args: wamp.List{}, Kwargs: wamp.Dict{}})
+		got := roundTrip(t, c, &wamp.Call{Request: 1, Options: wamp.Dict{}, Procedure: "p", Args: wamp.List{}, Kwargs: wamp.ObjectOf(wamp.Dict{})})
 		want := &wamp.Call{Request: 1, Options: wamp.Dict{}, Procedure: "p"}
 		if !equal(got, want) {
 			t.Errorf("%s: empty payload: got %#v", c.Name(), got)
 		}
-		got = roundTrip(t, c, &wamp.Call{Request: 1, Options: wamp.Dict{}, Procedure: "p", Kwargs: wamp.Dict{"a": nil}})
-		want = &wamp.Call{Request: 1, Options: wamp.Dict{}, Procedure: "p", Args: wamp.List{}, Kwargs: wamp.Dict{"a": nil}}
+		got = roundTrip(t, c, &wamp.Call{Request: 1, Options: wamp.Dict{}, Procedure: "p", Kwargs: wamp.ObjectOf(wamp.Dict{"a": nil})})
+		want = &wamp.Call{Request: 1, Options: wamp.Dict{}, Procedure: "p", Args: wamp.List{}, Kwargs: wamp.ObjectOf(wamp.Dict{"a": nil})}
 		if !equal(got, want) {
 			t.Errorf("%s: kwargs only: got %#v", c.Name(), got)
 		}
@@ -271,7 +332,7 @@ func TestSharedEncodedOncePerSerializer(t *testing.T) {
 				t.Fatalf("%s: second Encode gave other bytes (err %v)", c.Name(), err)
 			}
 		}
-		got, err := c.Decode(first)
+		got, err := decodeValues(c, first)
 		if err != nil || !equal(got, event("counted")) {
 			t.Errorf("%s: Decode = %#v, %v", c.Name(), got, err)
 		}
@@ -342,7 +403,7 @@ func TestConcurrentEncode(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if got, err := c.Decode(b); err != nil || !equal(got, wamp.Unwrap(m)) {
+				if got, err := decodeValues(c, b); err != nil || !equal(got, wamp.Unwrap(m)) {
 					t.Errorf("%s: %s: got %#v, %v", c.Name(), m.Type(), got, err)
 				}
 			}
@@ -371,4 +432,13 @@ func TestEncodeObjectKeepsOrder(t *testing.T) {
 			t.Fatalf("%s: zeta at %d, alpha at %d: order not kept in % x", c.Name(), i, j, b)
 		}
 	}
+}
+
+// decodeValues decodes b with c, its payload as values (not raw).
+func decodeValues(c Codec, b []byte) (wamp.Message, error) {
+	m, err := c.Decode(b)
+	if err != nil {
+		return nil, err
+	}
+	return wamp.Decoded(m)
 }

@@ -120,7 +120,7 @@ func TestDecodeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.c.Name()+"/"+tt.name, func(t *testing.T) {
-			m, err := tt.c.Decode([]byte(tt.in))
+			m, err := decodeValues(tt.c, []byte(tt.in))
 			if !errors.Is(err, wamp.ErrProtocol) {
 				t.Errorf("Decode = %#v, %v; want an error wrapping wamp.ErrProtocol", m, err)
 			}
@@ -137,7 +137,7 @@ func TestDecodeDepthLimit(t *testing.T) {
 		UBJSON:  "[U$U\x01U\x02{}[" + strings.Repeat("[", n) + strings.Repeat("]", n+2),
 	}
 	for c, in := range inputs {
-		if _, err := c.Decode([]byte(in)); err != nil {
+		if _, err := decodeValues(c, []byte(in)); err != nil {
 			t.Errorf("%s: depth %d: %v", c.Name(), maxDepth, err)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // jsonDecoder parses JSON into generic values without reflection. It is
@@ -14,12 +16,16 @@ type jsonDecoder struct {
 	i      int
 	binary bool // strings starting with NUL are Base64 binaries
 	err    error
-	stack  []any // elements of the lists being read, copied out at the end
+	stack  []any        // elements of the lists being read, copied out at the end
+	fields []wamp.Field // fields of the Objects being read, copied out at the end
+	payloadState
+	rawPayload
 }
 
-// decodeJSONMessage parses one JSON message array.
-func decodeJSONMessage(b []byte) ([]any, error) {
-	d := jsonDecoder{b: b, binary: true, stack: make([]any, 0, 16)}
+// decodeJSONMessage parses one JSON message array; its dictionaries from
+// element from on (fromType: the message type's payload) are Objects.
+func decodeJSONMessage(b []byte, from int) ([]any, error) {
+	d := jsonDecoder{b: b, binary: true, stack: make([]any, 0, 16), payloadState: newPayloadState(from)}
 	d.space()
 	if d.i >= len(b) || b[d.i] != '[' {
 		return nil, decodeError("json", "message is not an array")
@@ -29,14 +35,15 @@ func decodeJSONMessage(b []byte) ([]any, error) {
 }
 
 // DecodePlainJSON parses one plain JSON value (RFC 8259), as the JSON codec
-// parses message elements: objects become map[string]any, arrays []any,
+// parses payload elements: objects become wamp.Objects with their keys in
+// order (a repeated key's last value at the place of its first), arrays []any,
 // numbers int64 when integral and in range, uint64 above math.MaxInt64,
 // float64 otherwise (an error beyond float64's range), strings must be
 // valid UTF-8 and nesting is limited to 1000 levels. Unlike WAMP JSON, no
 // string is turned into binary: "\u0000..." stays a string. Safe for
 // concurrent use.
 func DecodePlainJSON(b []byte) (any, error) {
-	d := jsonDecoder{b: b, stack: make([]any, 0, 8)}
+	d := jsonDecoder{b: b, stack: make([]any, 0, 8), payloadState: newPayloadState(0)}
 	d.space()
 	v := d.value(1)
 	if err := d.end(); err != nil {
@@ -127,13 +134,24 @@ func (d *jsonDecoder) list(depth int) any {
 		return []any{}
 	}
 	base := len(d.stack)
-	for d.err == nil {
+	for i := 0; d.err == nil; i++ {
 		d.space()
+		if depth == 1 && d.from != 0 { // a message array
+			d.element(i, first(d.stack[base:]))
+			d.rawElement(d.i, d.objects, jsonKind(d.b, d.i))
+		}
 		v := d.value(depth + 1)
-		d.stack = append(d.stack, v)
+		if depth == 1 && d.skip {
+			d.stop = d.i
+		} else if !d.skip {
+			d.stack = append(d.stack, v)
+		}
 		if !d.more(']') {
 			break
 		}
+	}
+	if d.skip && depth > 1 {
+		return nil
 	}
 	return popList(&d.stack, base)
 }
@@ -173,6 +191,9 @@ func (d *jsonDecoder) dict(depth int) any {
 		return nil
 	}
 	d.i++ // '{'
+	if d.objects || d.skip {
+		return d.object(depth)
+	}
 	m := map[string]any{}
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == '}' {
@@ -188,6 +209,58 @@ func (d *jsonDecoder) dict(depth int) any {
 		}
 	}
 	return m
+}
+
+// object parses a payload dictionary after its '{', keeping its keys in
+// order.
+func (d *jsonDecoder) object(depth int) any {
+	d.space()
+	if d.i < len(d.b) && d.b[d.i] == '}' {
+		d.i++
+		return wamp.Object{}
+	}
+	base := len(d.fields)
+	for d.err == nil {
+		d.space()
+		k := d.key()
+		v := d.value(depth + 1)
+		if !d.skip {
+			d.fields = append(d.fields, wamp.Field{Key: k, Value: v})
+		}
+		if !d.more('}') {
+			break
+		}
+	}
+	if d.skip {
+		return nil
+	}
+	o := make(wamp.Object, len(d.fields)-base)
+	copy(o, d.fields[base:])
+	clear(d.fields[base:])
+	d.fields = d.fields[:base]
+	return uniqueKeys(o)
+}
+
+// jsonKind is the kind of the value at b[i]: 'l' a list, 'd' a
+// dictionary, 0 another or none.
+func jsonKind(b []byte, i int) byte {
+	if i < len(b) {
+		switch b[i] {
+		case '[':
+			return 'l'
+		case '{':
+			return 'd'
+		}
+	}
+	return 0
+}
+
+// first returns l's first element, nil if l is empty.
+func first(l []any) any {
+	if len(l) == 0 {
+		return nil
+	}
+	return l[0]
 }
 
 // key parses `"key" :` and the whitespace after it.
@@ -233,6 +306,9 @@ func (d *jsonDecoder) str() string {
 			d.i++
 			if !utf8.Valid(raw) {
 				d.fail("string is not valid UTF-8")
+			}
+			if d.skip {
+				return "" // unescaped: it cannot start with NUL
 			}
 			return string(raw)
 		case c == '\\':
@@ -350,6 +426,10 @@ func (d *jsonDecoder) number() any {
 		return nil
 	}
 	s := d.b[start:d.i]
+	if d.skip {
+		d.checkNumber(start, s, integral)
+		return nil
+	}
 	if integral {
 		if n, ok := smallInt(s); ok {
 			return n
@@ -368,6 +448,23 @@ func (d *jsonDecoder) number() any {
 		return nil
 	}
 	return f
+}
+
+// checkNumber fails where number would: a number beyond the float64 range
+// that no integer type holds.
+func (d *jsonDecoder) checkNumber(start int, s []byte, integral bool) {
+	if integral && len(s) <= 19 {
+		return // an int64 or uint64 (or it fails like ParseFloat below: never)
+	}
+	if integral {
+		if _, err := strconv.ParseUint(string(s), 10, 64); err == nil {
+			return
+		}
+	}
+	if _, err := strconv.ParseFloat(string(s), 64); err != nil {
+		d.i = start
+		d.fail("number out of range")
+	}
 }
 
 // smallInt converts up to 18 digits, with an optional minus, quickly.

@@ -100,3 +100,5 @@ func appendEscape(b []byte, c byte) []byte {
 }
 
 func (s *jsonSink) reset() { s.b, s.e = s.b[:0], nil }
+
+func (s *jsonSink) raw(b []byte) { s.b = append(s.b, b...) }

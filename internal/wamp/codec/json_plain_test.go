@@ -105,7 +105,8 @@ func TestDecodePlainJSON(t *testing.T) {
 		want any
 	}{
 		{`"\u0000AAEC/w=="`, "\x00AAEC/w=="},
-		{`{"a":"\u0000x","a":2}`, map[string]any{"a": int64(2)}},
+		{`{"a":"\u0000x","a":2}`, wamp.Object{{Key: "a", Value: int64(2)}}},
+		{`{"z":1,"a":{"y":[],"b":2,"y":3},"z":4}`, wamp.Object{{Key: "z", Value: int64(4)}, {Key: "a", Value: wamp.Object{{Key: "y", Value: int64(3)}, {Key: "b", Value: int64(2)}}}}},
 		{` [1, -0, 9223372036854775808, 18446744073709551616, 1.0, 1e2] `,
 			[]any{int64(1), int64(0), uint64(1 << 63), 18446744073709551616.0, 1.0, 100.0}},
 		{`"\ud83d\ude00\ud800x"`, "😀\ufffdx"},

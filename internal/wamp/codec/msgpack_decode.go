@@ -3,12 +3,15 @@ package codec
 import (
 	"encoding/binary"
 	"math"
+
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// decodeMsgpackMessage parses one MessagePack message array. Extension
-// values (wampy.js sends ext 0 for unset options) decode as nil.
-func decodeMsgpackMessage(b []byte) ([]any, error) {
-	r := &reader{name: "msgpack", b: b}
+// decodeMsgpackMessage parses one MessagePack message array; its
+// dictionaries from element from on are Objects. Extension values (wampy.js
+// sends ext 0 for unset options) decode as nil.
+func decodeMsgpackMessage(b []byte, from int) ([]any, error) {
+	r := &reader{name: "msgpack", b: b, payloadState: newPayloadState(from)}
 	if len(b) == 0 || !(b[0]&0xf0 == 0x90 || b[0] == 0xdc || b[0] == 0xdd) {
 		return nil, decodeError("msgpack", "message is not an array")
 	}
@@ -54,6 +57,10 @@ func (r *reader) uintN(size int) uint64 {
 
 // msgpackCoded reads a value whose first byte is one of 0xc0..0xdf.
 func msgpackCoded(r *reader, c byte, depth int) any {
+	if r.skip && c >= 0xc4 && c <= 0xd3 && (c < 0xc7 || c > 0xc9) {
+		msgpackSkip(r, c) // a number or a binary, not boxed nor copied
+		return nil
+	}
 	switch c {
 	case 0xc0:
 		return nil
@@ -102,8 +109,27 @@ func normUint(v uint64) any {
 	return v
 }
 
-// msgpackExt skips an extension value (type byte and data) and returns nil.
+// msgpackSkip moves past a number (0xca to 0xd3) or a binary (0xc4 to
+// 0xc6) as msgpackCoded reads them.
+func msgpackSkip(r *reader, c byte) {
+	switch {
+	case c <= 0xc6:
+		r.next(r.uintN(1 << (c - 0xc4)))
+	case c == 0xca:
+		r.next(4)
+	case c == 0xcb:
+		r.next(8)
+	case c <= 0xcf:
+		r.next(1 << (c - 0xcc))
+	default:
+		r.next(1 << (c - 0xd0))
+	}
+}
+
+// msgpackExt skips an extension value (type byte and data) and returns nil:
+// a payload holding one cannot pass raw.
 func msgpackExt(r *reader, c byte) any {
+	r.bad = r.bad || r.skip
 	var n uint64
 	switch c {
 	case 0xd4, 0xd5, 0xd6, 0xd7, 0xd8:
@@ -123,8 +149,22 @@ func msgpackList(r *reader, n uint64, depth int) any {
 	if !r.depth(depth) {
 		return nil
 	}
+	if r.skip {
+		for range count {
+			if msgpackValue(r, depth+1); r.err != nil {
+				return nil
+			}
+		}
+		return nil
+	}
 	l := make([]any, count)
 	for i := range l {
+		if depth == 1 && r.from != 0 { // a message array
+			r.element(i, first(l[:i]))
+			if r.rawElement(r.i, r.objects, msgpackKind(r.b, r.i)); r.skip {
+				return msgpackRawTail(r, l[:i], count-i)
+			}
+		}
 		l[i] = msgpackValue(r, depth+1)
 		if r.err != nil {
 			return nil
@@ -133,10 +173,43 @@ func msgpackList(r *reader, n uint64, depth int) any {
 	return l
 }
 
+// msgpackRawTail validates the n payload elements that end a message
+// array, whose head is read, and records where they end.
+func msgpackRawTail(r *reader, head []any, n int) any {
+	for i := range n {
+		if i > 0 {
+			r.rawElement(r.i, true, msgpackKind(r.b, r.i))
+		}
+		if msgpackValue(r, 2); r.err != nil {
+			return nil
+		}
+	}
+	r.stop = r.i
+	return head
+}
+
+// msgpackKind is the kind of the value at b[i]: 'l' a list, 'd' a
+// dictionary, 0 another or none.
+func msgpackKind(b []byte, i int) byte {
+	if i >= len(b) {
+		return 0
+	}
+	switch c := b[i]; {
+	case c&0xf0 == 0x90 || c == 0xdc || c == 0xdd:
+		return 'l'
+	case c&0xf0 == 0x80 || c == 0xde || c == 0xdf:
+		return 'd'
+	}
+	return 0
+}
+
 func msgpackDict(r *reader, n uint64, depth int) any {
 	count := r.count(n, 2)
 	if !r.depth(depth) {
 		return nil
+	}
+	if r.objects || r.skip {
+		return msgpackObject(r, count, depth)
 	}
 	m := make(map[string]any, count)
 	for range count {
@@ -147,6 +220,29 @@ func msgpackDict(r *reader, n uint64, depth int) any {
 		}
 	}
 	return m
+}
+
+func msgpackObject(r *reader, count, depth int) any {
+	if r.skip {
+		for range count {
+			if msgpackKey(r); r.err == nil {
+				msgpackValue(r, depth+1)
+			}
+			if r.err != nil {
+				return nil
+			}
+		}
+		return nil
+	}
+	o := make(wamp.Object, count)
+	for i := range o {
+		o[i].Key = msgpackKey(r)
+		o[i].Value = msgpackValue(r, depth+1)
+		if r.err != nil {
+			return nil
+		}
+	}
+	return uniqueKeys(o)
 }
 
 // msgpackKey reads a map key, which must be a str.

@@ -96,3 +96,5 @@ func (s *msgpackSink) length(n int, fix byte, fixMax int, c8, c16, c32 byte) {
 }
 
 func (s *msgpackSink) reset() { s.b, s.e = s.b[:0], nil }
+
+func (s *msgpackSink) raw(b []byte) { s.b = append(s.b, b...) }

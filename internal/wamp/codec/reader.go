@@ -10,6 +10,8 @@ type reader struct {
 	b    []byte
 	i    int
 	err  error
+	payloadState
+	rawPayload
 }
 
 func (r *reader) fail(format string, a ...any) {
@@ -47,6 +49,9 @@ func (r *reader) text(n uint64) string {
 	p := r.next(n)
 	if !utf8.Valid(p) {
 		r.fail("string is not valid UTF-8")
+		return ""
+	}
+	if r.skip {
 		return ""
 	}
 	return string(p)

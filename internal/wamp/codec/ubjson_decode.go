@@ -3,6 +3,8 @@ package codec
 import (
 	"math"
 	"strings"
+
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // ubjsonDecoder parses UBJSON (draft 12) as py-ubjson writes and reads it:
@@ -18,9 +20,10 @@ type ubjsonDecoder struct {
 	stack  []any // elements of the open arrays being read
 }
 
-// decodeUBJSONMessage parses one UBJSON message array.
-func decodeUBJSONMessage(b []byte) ([]any, error) {
-	d := &ubjsonDecoder{reader: reader{name: "ubjson", b: b}, budget: len(b), stack: make([]any, 0, 16)}
+// decodeUBJSONMessage parses one UBJSON message array; its dictionaries
+// from element from on are Objects.
+func decodeUBJSONMessage(b []byte, from int) ([]any, error) {
+	d := &ubjsonDecoder{reader: reader{name: "ubjson", b: b, payloadState: newPayloadState(from)}, budget: len(b), stack: make([]any, 0, 16)}
 	if len(b) == 0 || b[0] != '[' {
 		return nil, decodeError("ubjson", "message is not an array")
 	}
@@ -159,6 +162,9 @@ func (d *ubjsonDecoder) array(depth int) any {
 	}
 	l := make([]any, 0, min(n, 1024))
 	for i := uint64(0); i < n && d.err == nil; i++ {
+		if depth == 1 && d.from != 0 { // a message array
+			d.element(int(i), first(l))
+		}
 		l = append(l, d.value(d.marker(typ), depth+1))
 	}
 	return l
@@ -174,7 +180,10 @@ func (d *ubjsonDecoder) marker(typ byte) byte {
 
 func (d *ubjsonDecoder) openArray(depth int) any {
 	base := len(d.stack)
-	for d.err == nil {
+	for i := 0; d.err == nil; i++ {
+		if depth == 1 && d.from != 0 { // a message array
+			d.element(i, first(d.stack[base:]))
+		}
 		m := d.byte()
 		if m == ']' {
 			return popList(&d.stack, base)
@@ -190,6 +199,9 @@ func (d *ubjsonDecoder) object(depth int) any {
 		return nil
 	}
 	typ, n, counted := d.header()
+	if d.objects {
+		return d.payloadObject(typ, n, counted, depth)
+	}
 	m := map[string]any{}
 	if !counted {
 		for d.err == nil {
@@ -207,4 +219,27 @@ func (d *ubjsonDecoder) object(depth int) any {
 		m[k] = d.value(d.marker(typ), depth+1)
 	}
 	return m
+}
+
+// payloadObject reads the entries of a payload dictionary, after its
+// header, keeping their order.
+func (d *ubjsonDecoder) payloadObject(typ byte, n uint64, counted bool, depth int) any {
+	o := wamp.Object{}
+	if !counted {
+		for d.err == nil {
+			c := d.byte()
+			if c == '}' {
+				return uniqueKeys(o)
+			}
+			k := d.text(d.length(c))
+			o = append(o, wamp.Field{Key: k, Value: d.value(d.byte(), depth+1)})
+		}
+		return nil
+	}
+	o = make(wamp.Object, 0, d.count(n, 2))
+	for range cap(o) {
+		k := d.text(d.length(d.byte()))
+		o = append(o, wamp.Field{Key: k, Value: d.value(d.marker(typ), depth+1)})
+	}
+	return uniqueKeys(o)
 }

@@ -88,3 +88,5 @@ func (s *ubjsonSink) sep(int)       {}
 func (s *ubjsonSink) bytes() []byte { return s.b }
 
 func (s *ubjsonSink) reset() { s.b, s.e = s.b[:0], nil }
+
+func (s *ubjsonSink) raw(b []byte) { s.b = append(s.b, b...) }

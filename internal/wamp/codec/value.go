@@ -30,7 +30,8 @@ type sink interface {
 	setErr(err error) // keeps the first error
 	err() error
 	bytes() []byte
-	reset() // empties the buffer and forgets the error, for reuse
+	raw(b []byte) // appends b, values already encoded in the sink's format
+	reset()       // empties the buffer and forgets the error, for reuse
 }
 
 // errState is the error half of a sink.
@@ -52,8 +53,9 @@ var (
 
 // msgWriter adapts a sink to wamp.Writer: it writes the message array.
 type msgWriter struct {
-	s sink
-	i int
+	s   sink
+	ser wamp.Serializer // the sink's
+	i   int
 }
 
 var _ wamp.Writer = (*msgWriter)(nil)
@@ -69,6 +71,28 @@ func (w *msgWriter) Uint(v uint64)    { w.next(); w.s.uint(v) }
 func (w *msgWriter) String(s string)  { w.next(); writeString(w.s, s) }
 func (w *msgWriter) Dict(d wamp.Dict) { w.next(); writeDict(w.s, d, 2) }
 func (w *msgWriter) List(l wamp.List) { w.next(); writeList(w.s, l, 2) }
+
+func (w *msgWriter) Object(o wamp.Object) { w.next(); writeObject(w.s, o, 2) }
+
+// Raw writes a payload as received: its bytes when they are in the sink's
+// format, else its values, decoded (once for every encoder of r).
+func (w *msgWriter) Raw(r *wamp.Raw) {
+	if r.Serializer() == w.ser {
+		w.next()
+		w.s.raw(r.Bytes())
+		w.i += r.Len() - 1
+		return
+	}
+	args, kwargs, err := r.Values()
+	if err != nil {
+		w.s.setErr(err)
+		return
+	}
+	w.List(args)
+	if r.Len() == 2 {
+		w.Object(kwargs)
+	}
+}
 
 func writeString(s sink, v string) {
 	if !utf8.ValidString(v) {

@@ -8,11 +8,11 @@ import (
 )
 
 // EncodeValue returns v, a value as messages carry them (nil, bool,
-// numbers, string, []byte, wamp.List, wamp.Dict), alone in c's format: a
+// numbers, string, []byte, wamp.List, wamp.Object, wamp.Dict), alone in c's format: a
 // payload that is not a WAMP message (an MQTT native payload). Errors wrap
 // ErrEncode.
 func EncodeValue(c Codec, v any) ([]byte, error) {
-	f, ok := c.(*format)
+	f, ok := formatOf(c)
 	if !ok {
 		return nil, fmt.Errorf("codec: %w: foreign codec %T", ErrEncode, c)
 	}
@@ -24,26 +24,15 @@ func EncodeValue(c Codec, v any) ([]byte, error) {
 	return bytes.Clone(s.bytes()), nil
 }
 
-// arrayOfOne is the head and tail that make one encoded value a
-// one-element array, in each format.
-var arrayOfOne = map[string][2]string{
-	"json":    {"[", "]"},
-	"msgpack": {"\x91", ""},
-	"cbor":    {"\x81", ""},
-	"ubjson":  {"[", "]"},
-}
-
 // DecodeValue parses b, one value alone in c's format (the inverse of
-// EncodeValue). Errors wrap wamp.ErrProtocol.
+// EncodeValue), as a payload value: its dictionaries are wamp.Objects.
+// Errors wrap wamp.ErrProtocol.
 func DecodeValue(c Codec, b []byte) (any, error) {
-	f, ok := c.(*format)
+	f, ok := formatOf(c)
 	if !ok {
 		return nil, fmt.Errorf("codec: %w: foreign codec %T", wamp.ErrProtocol, c)
 	}
-	wrap := arrayOfOne[f.name]
-	framed := make([]byte, 0, len(wrap[0])+len(b)+len(wrap[1]))
-	framed = append(append(append(framed, wrap[0]...), b...), wrap[1]...)
-	arr, err := f.decode(framed)
+	arr, err := f.decode(frame(f.name, b, 1), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -51,4 +40,28 @@ func DecodeValue(c Codec, b []byte) (any, error) {
 		return nil, decodeError(f.name, "not one value")
 	}
 	return arr[0], nil
+}
+
+// frame returns b, n values encoded in the format name one after the
+// other, in an array of n elements (n < 16).
+func frame(name string, b []byte, n int) []byte {
+	framed := make([]byte, 0, len(b)+2)
+	switch name {
+	case "json", "ubjson":
+		return append(append(append(framed, '['), b...), ']')
+	case "msgpack":
+		return append(append(framed, 0x90|byte(n)), b...)
+	}
+	return append(append(framed, 0x80|byte(n)), b...) // cbor
+}
+
+// formatOf returns the format behind c, a codec of this package.
+func formatOf(c Codec) (*format, bool) {
+	switch f := c.(type) {
+	case *format:
+		return f, true
+	case eager:
+		return f.format, true
+	}
+	return nil, false
 }

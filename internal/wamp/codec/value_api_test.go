@@ -9,7 +9,7 @@ import (
 )
 
 func TestValueRoundTrip(t *testing.T) {
-	v := wamp.Dict{"args": wamp.List{int64(1), "two", []byte{3}}, "kwargs": wamp.Dict{"k": true}}
+	v := wamp.Object{{Key: "kwargs", Value: wamp.Object{{Key: "k", Value: true}}}, {Key: "args", Value: wamp.List{int64(1), "two", []byte{3}}}}
 	for _, c := range []Codec{JSON, Msgpack, CBOR, UBJSON} {
 		b, err := EncodeValue(c, v)
 		if err != nil {

@@ -6,7 +6,7 @@
 const values = {
   ERROR_URI: 'com.interop.error',
   EVENT_ARGS: ['hello', 1],
-  EVENT_KWARGS: {k: 'v'},
+  EVENT_KWARGS: {zeta: 'z', k: 'v', alpha: 'a'}, // keys not sorted: their order must arrive
   ERROR_ARGS: ['bad', 42],
   ERROR_KWARGS: {reason: 'because', code: 7},
   PROGRESS: [1, 2, 3],

@@ -183,6 +183,8 @@ function checkEvent(ev) {
   check(same(ev.args, EVENT_ARGS), 'event args ' + JSON.stringify(ev.args) + ', want ' + JSON.stringify(EVENT_ARGS));
   check(same(sorted(ev.kwargs), sorted(EVENT_KWARGS)),
     'event kwargs ' + JSON.stringify(ev.kwargs) + ', want ' + JSON.stringify(EVENT_KWARGS));
+  check(Object.keys(ev.kwargs).join() === Object.keys(EVENT_KWARGS).join(),
+    'event kwargs keys ' + Object.keys(ev.kwargs) + ', want in the order sent: ' + Object.keys(EVENT_KWARGS));
 }
 
 async function runCaller(session, u) {

@@ -161,6 +161,8 @@ async function runScenario(opts, w) {
   const ev = await event;
   check(same(ev.argsList, EVENT_ARGS), 'event args ' + JSON.stringify(ev.argsList));
   check(same(sorted(ev.argsDict), sorted(EVENT_KWARGS)), 'event kwargs ' + JSON.stringify(ev.argsDict));
+  check(Object.keys(ev.argsDict).join() === Object.keys(EVENT_KWARGS).join(),
+    'event kwargs keys ' + Object.keys(ev.argsDict) + ', want in the order sent: ' + Object.keys(EVENT_KWARGS));
   step('received the event');
   check(same(counts, {add2: 1, progress: 1, error: 1}), 'invocations ' + JSON.stringify(counts));
   return {invocations: counts};

@@ -62,7 +62,7 @@ from autobahn.wamp.types import CallOptions, PublishOptions, RegisterOptions, Su
 
 ERROR_URI = "com.interop.error"
 EVENT_ARGS = ["hello", 1]
-EVENT_KWARGS = {"k": "v"}
+EVENT_KWARGS = {"zeta": "z", "k": "v", "alpha": "a"}  # keys not sorted: their order must arrive
 ERROR_ARGS = ["bad", 42]
 ERROR_KWARGS = {"reason": "because", "code": 7}
 PROGRESS = [1, 2, 3]
@@ -346,6 +346,7 @@ def run_scenario(opts, session):
     step("received the event")
     check(same(args, EVENT_ARGS), "event args %r, want %r" % (args, EVENT_ARGS))
     check(same(kwargs, EVENT_KWARGS), "event kwargs %r, want %r" % (kwargs, EVENT_KWARGS))
+    check(list(kwargs) == list(EVENT_KWARGS), "event kwargs keys %r, want in the order sent: %r" % (list(kwargs), list(EVENT_KWARGS)))
     want = {"add2": 1, "progress": 1, "error": 1}
     check(counts == want, "invocations %r, want %r" % (counts, want))
     return {"invocations": counts}

@@ -1,0 +1,143 @@
+package wamp
+
+import "sync"
+
+// Payload is what a message carries as arguments: values (Args, Kwargs),
+// or, when Raw is set, the Arguments and ArgumentsKw elements as they were
+// received, not decoded yet (Args and Kwargs are then nil). Read it with
+// Values; copy it whole from one message to the next to forward it.
+type Payload struct {
+	Args   List
+	Kwargs Object
+	Raw    *Raw
+}
+
+// PayloadOf returns the payload of m (a Shared is looked through); the
+// zero Payload for a message that carries none.
+func PayloadOf(m Message) Payload {
+	switch m := Unwrap(m).(type) {
+	case *Error:
+		return Payload{m.Args, m.Kwargs, m.Raw}
+	case *Publish:
+		return Payload{m.Args, m.Kwargs, m.Raw}
+	case *Event:
+		return Payload{m.Args, m.Kwargs, m.Raw}
+	case *Call:
+		return Payload{m.Args, m.Kwargs, m.Raw}
+	case *Result:
+		return Payload{m.Args, m.Kwargs, m.Raw}
+	case *Invocation:
+		return Payload{m.Args, m.Kwargs, m.Raw}
+	case *Yield:
+		return Payload{m.Args, m.Kwargs, m.Raw}
+	}
+	return Payload{}
+}
+
+// Values returns the payload's values: Args and Kwargs, or Raw decoded
+// (once, whoever asks first). The values are shared: not to be modified.
+// The error, from a raw payload only, wraps ErrProtocol.
+func (p Payload) Values() (List, Object, error) {
+	if p.Raw != nil {
+		return p.Raw.Values()
+	}
+	return p.Args, p.Kwargs, nil
+}
+
+// Values returns the arguments of m, a message that carries a payload,
+// decoding them if m holds them as received: the one way to read a
+// received message's arguments. See Payload.Values.
+func Values(m Message) (List, Object, error) { return PayloadOf(m).Values() }
+
+// PayloadDecoder decodes a raw payload: b holds the Arguments element and,
+// when n is 2, the ArgumentsKw element, encoded as in the message.
+// Implementations are safe for concurrent use.
+type PayloadDecoder interface {
+	DecodePayload(b []byte, n int) (List, Object, error)
+}
+
+// Raw is a payload kept as received: the bytes of its Arguments and
+// ArgumentsKw elements in the serializer they came in, checked by the
+// decoder to be exactly what it would accept. An encoder of the same
+// serializer writes the bytes unchanged; any other decodes them (once) and
+// encodes the values. Safe for concurrent use; the bytes must not be
+// modified.
+type Raw struct {
+	b   []byte
+	n   int
+	ser Serializer
+	dec PayloadDecoder
+
+	once   sync.Once
+	args   List
+	kwargs Object
+	err    error
+}
+
+// NewRaw makes a Raw of b, which holds n (1 or 2) payload elements
+// encoded with ser, and which the Raw keeps (the caller must not reuse it).
+func NewRaw(ser Serializer, b []byte, n int, dec PayloadDecoder) *Raw {
+	return &Raw{b: b, n: n, ser: ser, dec: dec}
+}
+
+// Serializer is the serialization of the bytes.
+func (r *Raw) Serializer() Serializer { return r.ser }
+
+// Bytes returns the encoded elements, as received; not to be modified.
+func (r *Raw) Bytes() []byte { return r.b }
+
+// Len is the number of elements: 1 (Arguments) or 2 (and ArgumentsKw).
+func (r *Raw) Len() int { return r.n }
+
+// Values decodes the elements, the first time only.
+func (r *Raw) Values() (List, Object, error) {
+	r.once.Do(func() { r.args, r.kwargs, r.err = r.dec.DecodePayload(r.b, r.n) })
+	return r.args, r.kwargs, r.err
+}
+
+// Decoded returns m with its payload as values: m itself when it holds
+// none raw, else a copy of m (a Shared is looked through) whose Args and
+// Kwargs are the decoded payload and Raw nil, for code that compares or
+// prints whole messages (tests); code that reads a payload calls Values.
+// The error wraps ErrProtocol.
+func Decoded(m Message) (Message, error) {
+	p := PayloadOf(m)
+	if p.Raw == nil {
+		return m, nil
+	}
+	args, kwargs, err := p.Raw.Values()
+	if err != nil {
+		return nil, err
+	}
+	switch m := Unwrap(m).(type) {
+	case *Error:
+		c := *m
+		c.Args, c.Kwargs, c.Raw = args, kwargs, nil
+		return &c, nil
+	case *Publish:
+		c := *m
+		c.Args, c.Kwargs, c.Raw = args, kwargs, nil
+		return &c, nil
+	case *Event:
+		c := *m
+		c.Args, c.Kwargs, c.Raw = args, kwargs, nil
+		return &c, nil
+	case *Call:
+		c := *m
+		c.Args, c.Kwargs, c.Raw = args, kwargs, nil
+		return &c, nil
+	case *Result:
+		c := *m
+		c.Args, c.Kwargs, c.Raw = args, kwargs, nil
+		return &c, nil
+	case *Invocation:
+		c := *m
+		c.Args, c.Kwargs, c.Raw = args, kwargs, nil
+		return &c, nil
+	case *Yield:
+		c := *m
+		c.Args, c.Kwargs, c.Raw = args, kwargs, nil
+		return &c, nil
+	}
+	return m, nil
+}
