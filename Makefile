@@ -58,7 +58,8 @@ fuzz:
 
 # make bench: everything in docs/BENCHMARKS.md, the base-vs-head rounds
 # last; make bench-base: those rounds alone. BENCH_BASE (a commit, default
-# 21bf6ab) and BENCH_ROUNDS (default 7) are read from the environment.
+# 21bf6ab), BENCH_ROUNDS (default 7) and BENCH_ONLY (a regular expression
+# selecting measurements, e.g. idle) are read from the environment.
 bench:
 	bash scripts/bench.sh
 

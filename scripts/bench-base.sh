@@ -28,11 +28,15 @@
 #   BASE: a commit, default $BENCH_BASE or 21bf6ab (main before issue 16);
 #   ROUNDS: default $BENCH_ROUNDS or 7 (about 20 minutes on 2 cores).
 #   BENCH_SECS: seconds per load run (default 3).
+#   BENCH_ONLY: an extended regular expression; only the measurements
+#   whose function and arguments match it run, e.g. BENCH_ONLY=idle for
+#   the two idle rows, 'rpc1|syscalls' for 1 call in flight.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base_ref=${1:-${BENCH_BASE:-21bf6ab}}
 rounds=${2:-${BENCH_ROUNDS:-7}}
 secs=${BENCH_SECS:-3}
+only=${BENCH_ONLY:-}
 idle_sessions=10000
 strace_calls=2000
 base=$(git rev-parse --verify "$base_ref^{commit}")
@@ -265,6 +269,7 @@ for round in $(seq "$rounds"); do
 	# Others' load makes the ratios noisy: say how busy the machine was.
 	echo "# round $round of $rounds, ${order[0]} first, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	for m in "${measurements[@]}"; do
+		[[ -z $only || $m =~ $only ]] || continue
 		for b in "${order[@]}"; do
 			read -ra call <<<"$m"
 			"${call[0]}" "$round" "$b" "${call[@]:1}"

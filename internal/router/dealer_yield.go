@@ -12,7 +12,7 @@ func (s *session) handleYield(m *wamp.Yield) error {
 	if caller != nil {
 		caller.sendFrom(s, res, wamp.TypeResult)
 	} else if res != nil {
-		s.log.Debug("progressive result dropped: the caller did not ask for it", "invocation", uint64(m.Request))
+		s.logger().Debug("progressive result dropped: the caller did not ask for it", "invocation", uint64(m.Request))
 	}
 	return nil
 }

@@ -114,10 +114,21 @@ func (g *Gate) Attach(p wamp.Peer) {
 		g.r.untrack(s)
 		return
 	}
-	if s.serve(rm) {
+	if s.parkJoined() || s.serve(rm) {
 		return // parked
 	}
 	s.finish(rm)
+}
+
+// parkJoined parks a session that has just joined, when its peer is a
+// wamp.Parker and its client sent nothing more yet, rather than waiting
+// for the next message with a goroutine and a read buffer for a while as
+// serve does: a storm of joins then never holds thousands of goroutines
+// at once, whose descriptors the runtime keeps for good. It reports
+// whether the session parked (resume serves it once a message arrives).
+func (s *session) parkJoined() bool {
+	pk, ok := s.peer.(wamp.Parker)
+	return ok && !pk.Buffered() && s.park(pk)
 }
 
 // finish cleans up after the session's last message: it leaves its realm,

@@ -31,7 +31,7 @@ func (s *session) handshake() *realm {
 		s.abort(wamp.ErrProtocolViolation, "first message must be HELLO, not %s", m.Type())
 		return nil
 	}
-	rm, id, err := s.authenticate(hello, clock)
+	rm, id, authsFrom, err := s.authenticate(hello, clock)
 	if err == nil && !rm.hasRole(id.AuthRole) {
 		err = wamp.Errorf(wamp.ErrNoSuchRole, "role %q does not exist on realm %q", id.AuthRole, rm.name)
 	}
@@ -41,12 +41,11 @@ func (s *session) handshake() *realm {
 		s.abortWith(err)
 		return nil
 	}
-	s.realm, s.ident, s.joinedAt = rm, *id, time.Now()
+	s.realm, s.ident, s.joinedAt = rm, *id, time.Now().UnixNano()
 	s.ident.Realm, s.ident.Session, s.ident.Peer = rm.name, s.id, s.peer.Info()
 	s.canCancel = roleFeature(hello.Details, "callee", "call_canceling")
 	s.revokeRegs = roleFeature(hello.Details, "callee", "registration_revocation")
 	s.revokeSubs = roleFeature(hello.Details, "subscriber", "subscription_revocation")
-	s.log = s.log.With("realm", string(rm.name))
 	if err := rm.join(s); err != nil {
 		s.abortWith(err)
 		return nil
@@ -58,7 +57,7 @@ func (s *session) handshake() *realm {
 	// under the new authenticators). Read right after joined is set: a
 	// SetAuths after this read is followed by a CloseSessions that sees s
 	// and closes it only if its principal is stale.
-	missed := s.authsFrom != nil && s.gate.auths.Current() != s.authsFrom
+	missed := authsFrom != nil && s.gate.auths.Current() != authsFrom
 	rm.joins.note(s.ident.AuthMethod)
 	s.send(&wamp.Welcome{Session: s.id, Details: s.welcomeDetails()})
 	s.logSession("session joined")
@@ -129,36 +128,36 @@ func abortDetails(e *wamp.RequestError) wamp.Dict {
 // authenticate runs the authentication method the client and the gate
 // agree on, with a challenge if the method needs one, and finds the realm
 // the session joins: the HELLO's, or the one the authenticator assigned
-// (a HELLO may then name a realm that does not exist: auth.AssignsRealm).
-func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (*realm, *auth.Identity, error) {
-	rm := s.router.realm(h.Realm)
+// (a HELLO may then name a realm that does not exist: auth.AssignsRealm),
+// and the gate's authenticators it picked from (nil before it picked).
+func (s *session) authenticate(h *wamp.Hello, clock *joinClock) (rm *realm, id *auth.Identity, auths *[]auth.Authenticator, err error) {
+	rm = s.router.realm(h.Realm)
 	req, err := s.authRequest(h)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	a, auths := s.gate.pick(req)
-	s.authsFrom = auths
 	s.authMethodTried(a)
 	if rm == nil && (a == nil || !auth.AssignsRealm(a)) {
-		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q", h.Realm)
+		return nil, nil, auths, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q", h.Realm)
 	}
 	if a == nil {
-		return nil, nil, wamp.Errorf(wamp.ErrNoAuthMethod, "no authentication method among %v", req.AuthMethods)
+		return nil, nil, auths, wamp.Errorf(wamp.ErrNoAuthMethod, "no authentication method among %v", req.AuthMethods)
 	}
-	id, err := s.identify(a, req, clock)
+	id, err = s.identify(a, req, clock)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, auths, err
 	}
 	if id == nil {
-		return nil, nil, wamp.Errorf(wamp.ErrAuthenticationFailed, "authentication gave no identity")
+		return nil, nil, auths, wamp.Errorf(wamp.ErrAuthenticationFailed, "authentication gave no identity")
 	}
 	if id.Realm != "" && id.Realm != h.Realm {
 		rm = s.router.realm(id.Realm)
 	}
 	if rm == nil {
-		return nil, nil, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q exists on this router", cmp.Or(id.Realm, h.Realm))
+		return nil, nil, auths, wamp.Errorf(wamp.ErrNoSuchRealm, "no realm %q exists on this router", cmp.Or(id.Realm, h.Realm))
 	}
-	return rm, id, nil
+	return rm, id, auths, nil
 }
 
 // identify runs a's authentication of req, a login attempt that the

@@ -46,7 +46,7 @@ func (s *session) logRefused(h *wamp.Hello, err error) {
 	authid, _ := h.Details[wamp.KeyAuthID].(string)
 	methods, _ := option(h.Details, wamp.KeyAuthMethods)
 	uri, reason := refusal(err)
-	loginguard.LogRefused(s.log, s.router.peerLogs.refused, loginguard.Refusal{Peer: s.peer.Info().RemoteAddr,
+	loginguard.LogRefused(s.logger(), s.router.peerLogs.refused, loginguard.Refusal{Peer: s.peer.Info().RemoteAddr,
 		Realm: string(h.Realm), AuthID: authid, AuthMethod: s.ident.AuthMethod, AuthMethods: methods, URI: uri, Reason: reason})
 }
 
@@ -66,25 +66,25 @@ func refusal(err error) (wamp.URI, string) {
 // logViolation logs a protocol violation at info, unless the client's
 // address is past its rate limit: what the client did wrong.
 func (s *session) logViolation(what string) {
-	if !s.log.Enabled(context.Background(), slog.LevelInfo) {
+	if !s.router.log.Enabled(context.Background(), slog.LevelInfo) {
 		return
 	}
 	remote := s.peer.Info().RemoteAddr
 	if !s.router.peerLogs.violations.Allow(loginguard.PeerLogKey(remote)) {
 		return
 	}
-	s.log.LogAttrs(context.Background(), slog.LevelInfo, "protocol violation",
+	s.logger().LogAttrs(context.Background(), slog.LevelInfo, "protocol violation",
 		slog.String("peer", remote), slog.String("what", what))
 }
 
 // logSession logs a session's join or leave at debug (msg says which),
 // with who it is and how it is connected.
 func (s *session) logSession(msg string) {
-	if !s.log.Enabled(context.Background(), slog.LevelDebug) {
+	if !s.router.log.Enabled(context.Background(), slog.LevelDebug) {
 		return
 	}
 	p := s.peer.Info()
-	s.log.LogAttrs(context.Background(), slog.LevelDebug, msg,
+	s.logger().LogAttrs(context.Background(), slog.LevelDebug, msg,
 		slog.String("authid", s.ident.AuthID), slog.String("authrole", s.ident.AuthRole),
 		slog.String("authmethod", s.ident.AuthMethod), slog.String("transport", p.Transport),
 		slog.String("peer", p.RemoteAddr))

@@ -64,7 +64,8 @@ func (p *parkingPeer) Buffered() bool { return len(p.in) > 0 }
 func (p *parkingPeer) Ended() { p.ended.Add(1) }
 
 // TestParkedSession: a session whose peer parks frees Attach's goroutine
-// (Attach returns) and goes on when resumed: it handles its messages, in
+// (Attach returns as soon as it joined, its client having sent nothing
+// more) and goes on when resumed: it handles its messages, in
 // order, parks again, and when it ends (GOODBYE) it cleans up and calls
 // Ended once.
 func TestParkedSession(t *testing.T) {
@@ -72,8 +73,7 @@ func TestParkedSession(t *testing.T) {
 		p := newParkingPeer()
 		c := attachAs(t, r.Gate(), p.fakePeer, p)
 		c.hello("realm1", nil)
-		c.send(wamp.ErrIdle)
-		c.waitDone() // Attach returned: the session is parked
+		c.waitDone() // Attach returned: the session parked once joined
 		for range 2 {
 			resume := <-p.resumes
 			c.send(&wamp.Subscribe{Request: c.nextReq(), Options: wamp.Dict{}, Topic: "com.a"})
@@ -104,6 +104,32 @@ func TestParkedSession(t *testing.T) {
 	})
 }
 
+// TestJoinedBurstNotParked: a session whose client sent more right after
+// its HELLO does not park once joined: it handles what waits first, and
+// parks when its peer reports it idle.
+func TestJoinedBurstNotParked(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		p := newParkingPeer()
+		c := attachAs(t, r.Gate(), p.fakePeer, p)
+		c.send(&wamp.Hello{Realm: "realm1", Details: clientRoles()})
+		c.send(&wamp.Subscribe{Request: 1, Options: wamp.Dict{}, Topic: "com.a"})
+		expect[*wamp.Welcome](c)
+		expect[*wamp.Subscribed](c)
+		synctest.Wait()
+		select {
+		case <-p.resumes:
+			t.Fatal("parked with a message waiting")
+		default:
+		}
+		c.send(wamp.ErrIdle)
+		c.waitDone() // parked now
+		resume := <-p.resumes
+		c.send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal})
+		go resume()
+		expect[*wamp.Goodbye](c)
+	})
+}
+
 // TestParkedSessionShutdown: Router.Close ends a parked session: the
 // peer's Close resumes it (as a real peer's does), and it cleans up.
 func TestParkedSessionShutdown(t *testing.T) {
@@ -111,7 +137,6 @@ func TestParkedSessionShutdown(t *testing.T) {
 		p := newParkingPeer()
 		c := attachAs(t, r.Gate(), p.fakePeer, p)
 		c.hello("realm1", nil)
-		c.send(wamp.ErrIdle)
 		c.waitDone()
 		resume := <-p.resumes
 		go func() {
@@ -138,7 +163,6 @@ func TestSendNowAfterBurst(t *testing.T) {
 		p := newParkingPeer()
 		c := attachAs(t, r.Gate(), p.fakePeer, p)
 		c.hello("realm1", nil)
-		c.send(wamp.ErrIdle)
 		c.waitDone()
 		resume := <-p.resumes
 		p.sentNow()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync/atomic"
-	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -19,7 +18,6 @@ type session struct {
 	peer      wamp.Peer
 	router    *Router
 	gate      *Gate
-	log       *slog.Logger
 	invIDs    wamp.IDGen // session scope: INVOCATION request IDs sent to s
 	killed    atomic.Bool
 	slow      atomic.Bool
@@ -30,13 +28,10 @@ type session struct {
 	// read-only afterwards.
 	realm    *realm
 	ident    auth.Identity
-	joinedAt time.Time // when it joined realm (router.Sessions sorts by it)
+	joinedAt int64 // when it joined realm, Unix nanoseconds (router.Sessions sorts by it)
 	// stats are s's session statistics once joined (meta API on), nil
 	// before or without.
 	stats *sessionStats
-	// authsFrom are the gate's authenticators s authenticated with (nil
-	// when it picked none); handshake only.
-	authsFrom *[]auth.Authenticator
 	// canCancel: the client announced callee feature call_canceling, so
 	// it may be sent INTERRUPT.
 	canCancel bool
@@ -86,9 +81,21 @@ func newSession(g *Gate, p wamp.Peer) *session {
 		peer:      p,
 		router:    g.r,
 		gate:      g,
-		log:       g.r.log.With("session", uint64(id)),
 		unmetered: !metered,
 	}
+}
+
+// logger is the router's logger with s's session ID and, once s has
+// joined, its realm. It is made for each use (sessions log rarely): a
+// logger kept by every session cost an idle session a handler clone per
+// attribute, some 400 bytes with the JSON or text handler. Safe for
+// concurrent use.
+func (s *session) logger() *slog.Logger {
+	l := s.router.log.With("session", uint64(s.id))
+	if s.joined.Load() {
+		l = l.With("realm", string(s.realm.name))
+	}
+	return l
 }
 
 // received counts a message the client sent. Safe for concurrent use.
@@ -139,7 +146,7 @@ func (s *session) sendFrom(by *session, m wamp.Message, t wamp.MessageType) bool
 			s.router.slow.note(string(s.realmName()), uint64(s.id), err)
 		}
 	case !errors.Is(err, wamp.ErrClosed):
-		s.log.Warn("send failed", "type", t.String(), "err", err)
+		s.logger().Warn("send failed", "type", t.String(), "err", err)
 	}
 	return false
 }
@@ -249,7 +256,7 @@ func (s *session) serve(rm *realm) (parked bool) {
 	for {
 		m, err := s.recvParked(pk)
 		if err == wamp.ErrIdle {
-			if pk.Park(func() { s.resume(pk, rm) }) {
+			if s.park(pk) {
 				return true
 			}
 			continue // closing: the next read fails
@@ -281,12 +288,19 @@ func (s *session) recvParked(pk wamp.Parker) (wamp.Message, error) {
 	return s.peer.Recv()
 }
 
+// park parks s's peer, to be resumed by resume; see wamp.Parker.Park.
+// The method value holds s alone (16 bytes for as long as s is parked,
+// where a closure over pk and rm took 48).
+func (s *session) park(pk wamp.Parker) bool {
+	return pk.Park(s.resume)
+}
+
 // resume serves a parked session again on the goroutine its peer started,
-// and ends it there if it ends.
-func (s *session) resume(pk wamp.Parker, rm *realm) {
-	if s.serve(rm) {
+// and ends it there if it ends. s joined s.realm before it first parked.
+func (s *session) resume() {
+	if s.serve(s.realm) {
 		return
 	}
-	s.finish(rm)
-	pk.Ended()
+	s.finish(s.realm)
+	s.peer.(wamp.Parker).Ended()
 }

@@ -54,7 +54,7 @@ func (r *Router) Sessions(realm wamp.URI, offset, limit int) ([]SessionSummary, 
 	}
 	all := rm.joined(func(*session) bool { return true })
 	slices.SortFunc(all, func(a, b *session) int {
-		return cmp.Or(a.joinedAt.Compare(b.joinedAt), cmp.Compare(a.id, b.id))
+		return cmp.Or(cmp.Compare(a.joinedAt, b.joinedAt), cmp.Compare(a.id, b.id))
 	})
 	page := window(all, offset, limit)
 	out := make([]SessionSummary, len(page))
@@ -69,7 +69,7 @@ func (s *session) summary() SessionSummary {
 	p := s.peer.Info()
 	return SessionSummary{
 		ID: s.id, AuthID: s.ident.AuthID, AuthRole: s.ident.AuthRole, AuthMethod: s.ident.AuthMethod,
-		Transport: p.Transport, Serializer: p.Serializer, Peer: p.RemoteAddr, Joined: s.joinedAt,
+		Transport: p.Transport, Serializer: p.Serializer, Peer: p.RemoteAddr, Joined: time.Unix(0, s.joinedAt),
 	}
 }
 

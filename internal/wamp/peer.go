@@ -75,8 +75,11 @@ type Parker interface {
 
 	// Park arranges for resume to run on a goroutine of its own once a
 	// message may have arrived, the connection broke, or the peer is
-	// closing; until then nobody reads. It reports false when the peer
-	// cannot park (it is closing): read on then.
+	// closing; until then nobody reads. It may be called between any two
+	// messages (the router parks a session as soon as it has joined,
+	// unless more of its client's data waits). It reports false when the
+	// peer cannot park (it is closing, or the client's data waits in its
+	// buffer): read on then.
 	Park(resume func()) bool
 
 	// Buffered reports whether bytes of the next message were already

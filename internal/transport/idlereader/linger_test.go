@@ -135,3 +135,46 @@ func TestFixedGivesBackDrainedBuffer(t *testing.T) {
 		<-got
 	})
 }
+
+// TestIdle: Idle refuses while bytes wait in the Reader; once they are
+// read it gives the buffer back and clears the deadline it set, so that
+// the next read (after the connection was parked) is a one-byte read that
+// no stale deadline interrupts.
+func TestIdle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := net.Pipe()
+		defer b.Close()
+		c := &recordConn{Conn: a}
+		r := New(c, nil)
+		go b.Write([]byte("helloworld"))
+		buf := make([]byte, 5)
+		if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "hello" {
+			t.Fatalf("read %q, %v", buf, err)
+		}
+		if r.Idle() {
+			t.Fatal("Idle with 5 bytes buffered")
+		}
+		if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "world" {
+			t.Fatalf("read %q, %v", buf, err)
+		}
+		c.take()
+		if !r.Idle() {
+			t.Fatal("not Idle once drained")
+		}
+		if _, deadlines := c.take(); len(deadlines) != 1 || !deadlines[0].IsZero() {
+			t.Fatalf("Idle set deadlines %v, want the Reader's cleared", deadlines)
+		}
+		if r.br != nil {
+			t.Fatal("Idle kept the buffer")
+		}
+		time.Sleep(2 * Linger) // fake time: parked for a while
+		go b.Write([]byte("again"))
+		if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "again" {
+			t.Fatalf("read after Idle %q, %v", buf, err)
+		}
+		if reads, _ := c.take(); len(reads) == 0 || reads[0] != 1 {
+			t.Fatalf("reads after Idle %v, want a one-byte read first", reads)
+		}
+		a.Close()
+	})
+}

@@ -60,7 +60,7 @@ func Dial(ctx context.Context, network, address string, opts DialOptions) (wamp.
 		return nil, err
 	}
 	return newPeer(conn, peerConfig{
-		codec: clientCodec(c, opts.RawPayloads), info: wamp.PeerInfo{Transport: "rawsocket", Serializer: c.Name(), RemoteAddr: address, TLS: opts.TLSConfig != nil},
+		codec: clientCodec(c, opts.RawPayloads), remote: remote{addr: address, tls: opts.TLSConfig != nil},
 		sendLimit: min(serverMax, maxFrameLen), recvLimit: min(maxSize, maxFrameLen),
 		pingInterval: opts.PingInterval, pingTimeout: opts.PingTimeout, outbox: opts.Outbox,
 	}), nil

@@ -33,9 +33,11 @@ func (p *Peer) RecvOrIdle() (wamp.Message, error) {
 	return p.Recv()
 }
 
-// Park parks the connection; see wamp.Parker.
+// Park parks the connection, giving back its read buffer; see
+// wamp.Parker. It fails (read on) when the client's data waits in the
+// peer.
 func (p *Peer) Park(resume func()) bool {
-	if p.park == nil || p.park.Park(resume) != nil {
+	if p.park == nil || !p.rd.Idle() || p.park.Park(resume) != nil {
 		return false
 	}
 	p.detached.Store(true)

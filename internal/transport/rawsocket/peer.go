@@ -2,6 +2,7 @@ package rawsocket
 
 import (
 	"bufio"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -24,12 +25,21 @@ var ErrPingTimeout = errors.New("rawsocket: ping timeout")
 // peerConfig is what a negotiated connection needs to become a Peer.
 type peerConfig struct {
 	codec        codec.Codec
-	info         wamp.PeerInfo
+	remote       remote
 	sendLimit    int // the other side's maximum message length
 	recvLimit    int // ours
 	pingInterval time.Duration
 	pingTimeout  time.Duration
 	outbox       outbox.Options
+}
+
+// remote is what Info tells of the other side besides the transport and
+// the serializer, which Info adds (constants): kept without their two
+// strings, an idle peer fits a smaller size class.
+type remote struct {
+	addr string            // wamp.PeerInfo.RemoteAddr
+	cert *x509.Certificate // wamp.PeerInfo.ClientCert
+	tls  bool              // wamp.PeerInfo.TLS
 }
 
 // Peer is a WAMP connection over RawSocket. Send and Close are safe for
@@ -89,7 +99,10 @@ func (p *Peer) Close() error {
 func (p *Peer) Traffic() *wamp.Traffic { return &p.traffic }
 
 // Info describes the connection.
-func (p *Peer) Info() wamp.PeerInfo { return p.cfg.info }
+func (p *Peer) Info() wamp.PeerInfo {
+	r := &p.cfg.remote
+	return wamp.PeerInfo{Transport: "rawsocket", Serializer: p.cfg.codec.Name(), RemoteAddr: r.addr, TLS: r.tls, ClientCert: r.cert}
+}
 
 // Recv returns the next message; see wamp.Peer. Pings are answered here.
 func (p *Peer) Recv() (wamp.Message, error) {

@@ -303,19 +303,19 @@ func (s *Server) allowed(c codec.Codec) bool {
 func (s *Server) peerConfig(conn net.Conn, c codec.Codec, clientMax int) peerConfig {
 	return peerConfig{
 		codec:     c,
-		info:      peerInfo(conn, c),
+		remote:    remoteOf(conn),
 		sendLimit: min(clientMax, maxFrameLen), recvLimit: min(s.opts.MaxMessageSize, maxFrameLen),
 		pingInterval: s.opts.PingInterval, pingTimeout: s.opts.PingTimeout, outbox: s.opts.Outbox,
 	}
 }
 
-// peerInfo describes conn; over TLS (the handshake is done once the
+// remoteOf describes conn's other side; over TLS (the handshake is done once the
 // RawSocket handshake was read; conn may wrap the TLS connection, as the
 // universal transport's do), with the client's certificate if any.
-func peerInfo(conn net.Conn, c codec.Codec) wamp.PeerInfo {
-	info := wamp.PeerInfo{Transport: "rawsocket", Serializer: c.Name(), RemoteAddr: remoteAddr(conn)}
-	info.TLS, info.ClientCert = tlsconn.ClientCert(conn)
-	return info
+func remoteOf(conn net.Conn) remote {
+	r := remote{addr: remoteAddr(conn)}
+	r.tls, r.cert = tlsconn.ClientCert(conn)
+	return r
 }
 
 // remoteAddr is host:port for TCP and the socket path for Unix sockets,

@@ -73,9 +73,9 @@ func Dial(ctx context.Context, url string, opts DialOptions) (wamp.Peer, error) 
 	if br == nil {
 		br = bufio.NewReaderSize(conn, readBufferSize)
 	}
-	info := wamp.PeerInfo{Transport: "websocket", Serializer: c.Name(), RemoteAddr: conn.RemoteAddr().String(), TLS: isTLS(conn)}
 	return newPeer(conn, br, nil, peerConfig{
-		codec: c, batched: batched, client: true, info: info, peerOptions: &peerOptions{
+		codec: c, batched: batched, client: true, remote: remote{addr: conn.RemoteAddr().String(), tls: isTLS(conn)},
+		peerOptions: &peerOptions{
 			maxSize: opts.MaxMessageSize, pingInterval: opts.PingInterval, pingTimeout: opts.PingTimeout, outbox: opts.Outbox,
 		},
 	}), nil

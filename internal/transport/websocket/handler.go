@@ -199,21 +199,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if proto != "" {
 		c, batched, _ = codec.Lookup(proto)
 	}
-	info := wamp.PeerInfo{Transport: "websocket", Serializer: c.Name(), RemoteAddr: r.RemoteAddr, TLS: r.TLS != nil}
+	rem := remote{addr: r.RemoteAddr, tls: r.TLS != nil, cbtid: cbtid}
 	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
-		info.ClientCert = r.TLS.PeerCertificates[0]
+		rem.cert = r.TLS.PeerCertificates[0]
 	}
 	if h.opts.KeepHeaders {
-		info.HTTPHeaders = headerMap(r.Header)
+		rem.headers = headerMap(r.Header)
 	}
-	info.CBTID = cbtid
 	var pc *idlepoll.Conn
 	if idlepoll.Parkable(conn) {
 		pc = idlepoll.Wrap(conn)
 		conn = pc
 	}
 	p := newPeer(conn, idlereader.New(conn, wsupgrade.Pending(rw.Reader)), nil, peerConfig{
-		codec: c, batched: batched, info: info, deflateBits: deflateBits, peerOptions: h.peerOpts,
+		codec: c, batched: batched, remote: rem, deflateBits: deflateBits, peerOptions: h.peerOpts,
 	})
 	after := func() {
 		p.Close()

@@ -41,9 +41,14 @@ func (p *Peer) RecvOrIdle() (wamp.Message, error) {
 	return p.Recv()
 }
 
-// Park parks the connection; see wamp.Parker.
+// Park parks the connection, giving back its read buffer; see
+// wamp.Parker. It fails (read on) when the client's data waits in the
+// peer, or once the peer sent its close frame.
 func (p *Peer) Park(resume func()) bool {
-	if p.park == nil || p.park.Park(resume) != nil {
+	if p.park == nil || len(p.batch) > 0 || p.conn.closeSent.Load() {
+		return false
+	}
+	if r, ok := p.rd.(*idlereader.Reader); !ok || !r.Idle() || p.park.Park(resume) != nil {
 		return false
 	}
 	p.detached.Store(true)

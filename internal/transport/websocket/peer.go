@@ -2,6 +2,7 @@ package websocket
 
 import (
 	"bufio"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -31,13 +32,24 @@ const (
 // its Handler (kept once, not in every idle connection).
 type peerConfig struct {
 	codec   codec.Codec
-	info    wamp.PeerInfo
+	remote  remote
 	batched bool
 	client  bool // masks the frames it sends and expects unmasked ones
 	// deflateBits is the window of what the server compresses when the
 	// client accepted permessage-deflate; 0 without.
 	deflateBits int
 	*peerOptions
+}
+
+// remote is what Info tells of the other side besides the transport and
+// the serializer, which Info adds (constants): kept without their two
+// strings, an idle peer fits a smaller size class.
+type remote struct {
+	addr    string            // wamp.PeerInfo.RemoteAddr
+	cbtid   string            // wamp.PeerInfo.CBTID
+	headers map[string]string // wamp.PeerInfo.HTTPHeaders
+	cert    *x509.Certificate // wamp.PeerInfo.ClientCert
+	tls     bool              // wamp.PeerInfo.TLS
 }
 
 // peerOptions are the settings shared by a Handler's connections (or a
@@ -63,26 +75,30 @@ type Peer struct {
 	out  *outbox.Outbox
 	keep *keepalive.Timer // nil without PingInterval
 
-	timedOut atomic.Bool // closed by the keepalive
-	desync   atomic.Bool // the reader failed the connection mid-frame
-	traffic  wamp.Traffic
+	traffic wamp.Traffic
 
 	// Reader state: the Recv goroutine only.
 	rd    io.Reader
-	rhdr  [ws.MaxHeaderSize]byte
 	batch [][]byte // messages left from a batched frame
 
 	// Parking (see wamp.Parker): park is nil when the peer cannot park;
-	// detached once it has parked, the session then ends with Ended,
+	// detached (below) once it has parked, the session then ends with Ended,
 	// which calls ended.
-	park     *idlepoll.Conn
-	ended    func()
-	detached atomic.Bool
+	park  *idlepoll.Conn
+	ended func()
 
 	// Writer state: whoever holds the outbox's writing turn (its writer
 	// goroutine, or a sender writing directly), one at a time.
-	whdr [ws.MaxHeaderSize]byte
-	wbuf []byte // masking scratch (client only)
+	wbuf *[maskChunk]byte // masking scratch (client only)
+
+	// The small fields side by side (the Peer fits 320 bytes): the frame
+	// header scratch of the reader (the Recv goroutine only) and of the
+	// writer (whoever holds the writing turn), and the flags.
+	rhdr     [ws.MaxHeaderSize]byte
+	whdr     [ws.MaxHeaderSize]byte
+	timedOut atomic.Bool // closed by the keepalive
+	desync   atomic.Bool // the reader failed the connection mid-frame
+	detached atomic.Bool // parked once (see park)
 }
 
 var (
@@ -142,7 +158,13 @@ func (p *Peer) closeWith(code ws.StatusCode, reason string) error {
 }
 
 // Info describes the connection.
-func (p *Peer) Info() wamp.PeerInfo { return p.cfg.info }
+func (p *Peer) Info() wamp.PeerInfo {
+	r := &p.cfg.remote
+	return wamp.PeerInfo{
+		Transport: "websocket", Serializer: p.cfg.codec.Name(), RemoteAddr: r.addr, TLS: r.tls,
+		HTTPHeaders: r.headers, ClientCert: r.cert, CBTID: r.cbtid,
+	}
+}
 
 // Recv returns the next message; see wamp.Peer.
 func (p *Peer) Recv() (wamp.Message, error) {

@@ -94,10 +94,10 @@ func (p *Peer) appendHeader(b []byte, h ws.Header) []byte {
 // writeMasked writes data masked with mask through a scratch buffer.
 func (p *Peer) writeMasked(w *bufio.Writer, data []byte, mask [4]byte) error {
 	if p.wbuf == nil {
-		p.wbuf = make([]byte, maskChunk)
+		p.wbuf = new([maskChunk]byte)
 	}
 	for off := 0; off < len(data); off += maskChunk {
-		n := copy(p.wbuf, data[off:])
+		n := copy(p.wbuf[:], data[off:])
 		ws.Cipher(p.wbuf[:n], mask, off)
 		if _, err := w.Write(p.wbuf[:n]); err != nil {
 			return err

@@ -10,6 +10,7 @@
 //	freed  "ok" after a collection that returned free memory to the OS
 //	       (the caller then reads the RSS)
 //	stats  goroutines and Go memory figures, after a collection
+//	heap F writes a heap profile (as of the last collection) to file F
 package main
 
 import (
@@ -21,6 +22,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"runtime/pprof"
+	"strconv"
+	"strings"
 
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/transport/rawsocket"
@@ -35,6 +39,9 @@ func main() {
 }
 
 func run() error {
+	if rate, err := strconv.Atoi(os.Getenv("IDLEROUTER_MEMPROFILERATE")); err == nil {
+		runtime.MemProfileRate = rate // for "heap": sample finer than every 512 KiB
+	}
 	r, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: "realm1"}}})
 	if err != nil {
 		return err
@@ -78,9 +85,26 @@ func answer(cmd string) string {
 		debug.FreeOSMemory()
 		return "ok"
 	}
+	if file, ok := strings.CutPrefix(cmd, "heap "); ok {
+		return writeHeap(file)
+	}
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return fmt.Sprintf("goroutines=%d heap_inuse=%d stack_inuse=%d heap_idle=%d heap_released=%d sys=%d",
 		runtime.NumGoroutine(), m.HeapInuse, m.StackInuse, m.HeapIdle, m.HeapReleased, m.Sys)
+}
+
+// writeHeap writes a heap profile to file, for finding what an idle
+// session holds (go tool pprof -sample_index=inuse_space).
+func writeHeap(file string) string {
+	f, err := os.Create(file)
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		return err.Error()
+	}
+	return "ok"
 }
