@@ -281,3 +281,19 @@ func (*Unregistered) Type() MessageType { return TypeUnregistered }
 func (*Invocation) Type() MessageType   { return TypeInvocation }
 func (*Interrupt) Type() MessageType    { return TypeInterrupt }
 func (*Yield) Type() MessageType        { return TypeYield }
+
+// payloadFields is implemented by the messages that carry a payload: it
+// gives their Args, Kwargs and Raw fields, so that the code reading or
+// setting a payload lists those messages once (here).
+type payloadFields interface {
+	Message
+	fields() (*List, *Object, **Raw)
+}
+
+func (m *Error) fields() (*List, *Object, **Raw)      { return &m.Args, &m.Kwargs, &m.Raw }
+func (m *Publish) fields() (*List, *Object, **Raw)    { return &m.Args, &m.Kwargs, &m.Raw }
+func (m *Event) fields() (*List, *Object, **Raw)      { return &m.Args, &m.Kwargs, &m.Raw }
+func (m *Call) fields() (*List, *Object, **Raw)       { return &m.Args, &m.Kwargs, &m.Raw }
+func (m *Result) fields() (*List, *Object, **Raw)     { return &m.Args, &m.Kwargs, &m.Raw }
+func (m *Invocation) fields() (*List, *Object, **Raw) { return &m.Args, &m.Kwargs, &m.Raw }
+func (m *Yield) fields() (*List, *Object, **Raw)      { return &m.Args, &m.Kwargs, &m.Raw }

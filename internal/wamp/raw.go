@@ -15,23 +15,12 @@ type Payload struct {
 // PayloadOf returns the payload of m (a Shared is looked through); the
 // zero Payload for a message that carries none.
 func PayloadOf(m Message) Payload {
-	switch m := Unwrap(m).(type) {
-	case *Error:
-		return Payload{m.Args, m.Kwargs, m.Raw}
-	case *Publish:
-		return Payload{m.Args, m.Kwargs, m.Raw}
-	case *Event:
-		return Payload{m.Args, m.Kwargs, m.Raw}
-	case *Call:
-		return Payload{m.Args, m.Kwargs, m.Raw}
-	case *Result:
-		return Payload{m.Args, m.Kwargs, m.Raw}
-	case *Invocation:
-		return Payload{m.Args, m.Kwargs, m.Raw}
-	case *Yield:
-		return Payload{m.Args, m.Kwargs, m.Raw}
+	f, ok := Unwrap(m).(payloadFields)
+	if !ok {
+		return Payload{}
 	}
-	return Payload{}
+	args, kwargs, raw := f.fields()
+	return Payload{*args, *kwargs, *raw}
 }
 
 // Values returns the payload's values: Args and Kwargs, or Raw decoded
@@ -111,33 +100,31 @@ func Decoded(m Message) (Message, error) {
 	}
 	switch m := Unwrap(m).(type) {
 	case *Error:
-		c := *m
-		c.Args, c.Kwargs, c.Raw = args, kwargs, nil
-		return &c, nil
+		return withValues(m, args, kwargs), nil
 	case *Publish:
-		c := *m
-		c.Args, c.Kwargs, c.Raw = args, kwargs, nil
-		return &c, nil
+		return withValues(m, args, kwargs), nil
 	case *Event:
-		c := *m
-		c.Args, c.Kwargs, c.Raw = args, kwargs, nil
-		return &c, nil
+		return withValues(m, args, kwargs), nil
 	case *Call:
-		c := *m
-		c.Args, c.Kwargs, c.Raw = args, kwargs, nil
-		return &c, nil
+		return withValues(m, args, kwargs), nil
 	case *Result:
-		c := *m
-		c.Args, c.Kwargs, c.Raw = args, kwargs, nil
-		return &c, nil
+		return withValues(m, args, kwargs), nil
 	case *Invocation:
-		c := *m
-		c.Args, c.Kwargs, c.Raw = args, kwargs, nil
-		return &c, nil
+		return withValues(m, args, kwargs), nil
 	case *Yield:
-		c := *m
-		c.Args, c.Kwargs, c.Raw = args, kwargs, nil
-		return &c, nil
+		return withValues(m, args, kwargs), nil
 	}
 	return m, nil
+}
+
+// withValues returns a copy of m holding args and kwargs as its payload.
+func withValues[T any, P interface {
+	*T
+	payloadFields
+}](m P, args List, kwargs Object) Message {
+	c := P(new(T))
+	*c = *m
+	a, k, r := c.fields()
+	*a, *k, *r = args, kwargs, nil
+	return c
 }

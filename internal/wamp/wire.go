@@ -215,21 +215,9 @@ func DecodeRaw(l []any, raw *Raw) (Message, error) {
 
 // setRaw gives m, a message with a payload, the raw payload r.
 func setRaw(m Message, r *Raw) {
-	switch m := m.(type) {
-	case *Error:
-		m.Raw = r
-	case *Publish:
-		m.Raw = r
-	case *Event:
-		m.Raw = r
-	case *Call:
-		m.Raw = r
-	case *Result:
-		m.Raw = r
-	case *Invocation:
-		m.Raw = r
-	case *Yield:
-		m.Raw = r
+	if f, ok := m.(payloadFields); ok {
+		_, _, raw := f.fields()
+		*raw = r
 	}
 }
 
