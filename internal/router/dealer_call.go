@@ -35,6 +35,9 @@ func (s *session) handleCall(m *wamp.Call) error {
 		return err
 	}
 	c, inv, announced, err := rm.dealer.call(s, m, opts)
+	if err != nil && rm.fabric != nil {
+		c, inv, announced, err = rm.callAfterSync(s, m, opts, err)
+	}
 	if err != nil {
 		return err
 	}
