@@ -74,7 +74,7 @@ func (n *fakeNode) Realm(name wamp.URI, link *RealmLink) RealmFabric {
 func (n *fakeNode) serve() {
 	defer close(n.done)
 	for msg := range n.inbox {
-		n.link.Deliver(msg.from, msg.callee, msg.m)
+		n.link.DeliverCall(msg.from, msg.callee, msg.m)
 	}
 }
 

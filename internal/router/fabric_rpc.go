@@ -56,7 +56,7 @@ type CallFabric interface {
 	// Send forwards m to node to: an INVOCATION or INTERRUPT for its
 	// session callee, or the RESULT or ERROR of this node's session
 	// callee for a call made on node to. The other node hands it to
-	// RealmLink.Deliver. An error means it could not be sent.
+	// RealmLink.DeliverCall. An error means it could not be sent.
 	Send(to Node, callee wamp.ID, m wamp.Message) error
 	// Sync returns once every registration the cluster's table held when
 	// it was called is in the dealer: a CALL that finds no registration
@@ -74,12 +74,12 @@ func (l *RealmLink) SetRegistration(reg Registration) {
 	l.rm.dealer.setRemote(reg)
 }
 
-// Deliver hands the dealer a message that node from sent with
+// DeliverCall hands the dealer a message that node from sent with
 // CallFabric.Send: an INVOCATION or INTERRUPT for the local session
 // callee, or the RESULT or ERROR of from's session callee, taken as if
 // that callee had sent the YIELD or ERROR here. Messages of one node are
 // delivered one at a time, in the order sent.
-func (l *RealmLink) Deliver(from Node, callee wamp.ID, m wamp.Message) {
+func (l *RealmLink) DeliverCall(from Node, callee wamp.ID, m wamp.Message) {
 	d := l.rm.dealer
 	switch m := m.(type) {
 	case *wamp.Invocation:
