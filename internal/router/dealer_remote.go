@@ -14,7 +14,7 @@ import (
 //   - a remote callee stands for a callee session of another node that
 //     the cluster's table lists; the dealer picks it as any callee, and
 //     its peer forwards the INVOCATION and INTERRUPT to that node, whose
-//     RESULT and ERROR come back through RealmLink.Deliver as the YIELD
+//     RESULT and ERROR come back through RealmLink.DeliverCall as the YIELD
 //     and ERROR of the remote callee. This node, the caller's, owns the
 //     call: its timer and its cancel.
 //   - a remote caller stands for the callers on another node of one local
