@@ -93,7 +93,7 @@ func (d *dealer) register(s *session, procedure wamp.URI, m uriindex.Match, poli
 // cluster the one every node gives (procedure, m). dealer.mu must be held.
 func (d *dealer) newRegID(procedure wamp.URI, m uriindex.Match) wamp.ID {
 	if d.remote != nil {
-		return d.remote.fabric.RegistrationID(procedure, m.String())
+		return d.realm.fabric.RegistrationID(procedure, m.String())
 	}
 	return d.realm.router.regIDs.Next()
 }

@@ -26,10 +26,9 @@ import (
 // registrations count in the realm's registrations like local ones.
 // dealer.mu guards remotes and its sessions' dealer state.
 type remotes struct {
-	rm     *realm
-	fabric CallFabric
-	gate   *Gate
-	nodes  map[Node]*nodeRemotes
+	rm    *realm
+	gate  *Gate
+	nodes map[Node]*nodeRemotes
 }
 
 // nodeRemotes are the remote sessions of one node.
@@ -40,10 +39,9 @@ type nodeRemotes struct {
 
 func newRemotes(rm *realm) *remotes {
 	return &remotes{
-		rm:     rm,
-		fabric: rm.fabric,
-		gate:   &Gate{r: rm.router, opts: GateOptions{Internal: true}},
-		nodes:  make(map[Node]*nodeRemotes),
+		rm:    rm,
+		gate:  &Gate{r: rm.router, opts: GateOptions{Internal: true}},
+		nodes: make(map[Node]*nodeRemotes),
 	}
 }
 
@@ -63,13 +61,12 @@ type remotePeer struct {
 	s      *session
 	node   Node
 	callee wamp.ID // the callee session's ID (on node for a remote callee, here for a remote caller)
-	fabric CallFabric
 }
 
 var _ wamp.Peer = (*remotePeer)(nil)
 
 func (p *remotePeer) Send(m wamp.Message) error {
-	if err := p.fabric.Send(p.node, p.callee, m); err != nil {
+	if err := p.s.realm.fabric.Send(p.node, p.callee, m); err != nil {
 		p.failed(m)
 		return wamp.ErrClosed
 	}
@@ -105,7 +102,7 @@ func remoteOf(s *session) *remotePeer {
 // session makes a remote session with ID id, whose peer sends to node n
 // about the callee session callee.
 func (r *remotes) session(id wamp.ID, n Node, callee wamp.ID, canCancel bool) *session {
-	p := &remotePeer{node: n, callee: callee, fabric: r.fabric}
+	p := &remotePeer{node: n, callee: callee}
 	s := &session{id: id, peer: p, router: r.rm.router, gate: r.gate, realm: r.rm, canCancel: canCancel}
 	p.s = s
 	return s
@@ -293,7 +290,7 @@ func (d *dealer) refuse(from Node, callee, request wamp.ID, left bool) {
 	if left {
 		e = wamp.Errorf(wamp.ErrCanceled, "callee disconnected from in-flight request")
 	}
-	d.remote.fabric.Send(from, callee, wamp.ErrorFor(wamp.TypeCall, request, e))
+	d.realm.fabric.Send(from, callee, wamp.ErrorFor(wamp.TypeCall, request, e))
 }
 
 // announcedOf is the announced channel of callee s. dealer.mu must be held.

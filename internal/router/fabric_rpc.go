@@ -102,11 +102,15 @@ func (l *RealmLink) DropNode(n Node) {
 }
 
 // link links rm to the cluster (the router has a Fabric, and rm is not
-// Local).
+// Local). The dealer is ready for the link's calls before Fabric.Realm
+// is called (the fabric may tell it the registrations it knows at once);
+// nothing sends to the fabric before rm is in the router's realms, after
+// rm.fabric was set.
 func (rm *realm) link() {
+	rm.dealer.remote = newRemotes(rm)
 	rm.fabric = rm.router.fabric.Realm(rm.name, &RealmLink{rm: rm})
-	if rm.fabric != nil {
-		rm.dealer.remote = newRemotes(rm)
+	if rm.fabric == nil {
+		rm.dealer.remote = nil
 	}
 }
 
