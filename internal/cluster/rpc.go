@@ -1,0 +1,269 @@
+package cluster
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/junction-wamp/junction/internal/lograte"
+	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// kindCall is the kind of the RPC messages between nodes (rpc_wire.go).
+const kindCall Kind = 32
+
+// Timeouts of the reg table's operations.
+const (
+	// tableTimeout bounds a REGISTER's or UNREGISTER's writes.
+	tableTimeout = 5 * time.Second
+	// syncTimeout bounds the wait of a CALL that found no registration
+	// for the table (Sync).
+	syncTimeout = 2 * time.Second
+	// retryPause is the wait before a table operation is tried again
+	// while JetStream elects a leader.
+	retryPause = 50 * time.Millisecond
+	// openAttempt bounds one attempt to open the table.
+	openAttempt = 2 * time.Second
+)
+
+// calls is the RPC part of a node's fabric: the reg table (KV bucket
+// reg, one record per (realm, match, procedure)), mirrored into every
+// realm's dealer by a watcher, and the calls' messages between nodes.
+type calls struct {
+	node    *Node
+	log     *slog.Logger
+	kv      jetstream.KeyValue
+	cluster string // the cluster's name: the key of registration IDs
+	badWire *lograte.Limit
+
+	ctx     context.Context // ends at close: the watcher and table writes
+	cancel  context.CancelFunc
+	stop    func()        // of the membership watch
+	rewatch chan struct{} // asks the table's watcher to watch anew
+	wg      sync.WaitGroup
+
+	mu      sync.Mutex // guards the fields below; before dealer.mu
+	realms  map[wamp.URI]*callRealm
+	records map[string]*record  // by key, as the watcher last saw them
+	lost    map[Member]struct{} // members reported lost: their entries are stale
+	applied uint64              // the table's revision the dealers hold
+	synced  chan struct{}       // closed (and replaced) when applied grows
+}
+
+// newCalls opens the reg table and starts mirroring it.
+func newCalls(ctx context.Context, n *Node, log *slog.Logger) (*calls, error) {
+	kv, err := openTable(ctx, n, "reg")
+	if err != nil {
+		return nil, err
+	}
+	c := &calls{node: n, log: log, kv: kv, cluster: n.cfg.Name, badWire: &lograte.Limit{Interval: time.Minute},
+		realms: map[wamp.URI]*callRealm{}, records: map[string]*record{}, lost: map[Member]struct{}{},
+		synced: make(chan struct{}), rewatch: make(chan struct{}, 1)}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	w, err := kv.WatchAll(c.ctx)
+	if err != nil {
+		c.cancel()
+		return nil, fmt.Errorf("cluster: watch the reg table: %w", err)
+	}
+	c.wg.Go(func() { c.watch(w) })
+	n.Handle(kindCall, c.receive)
+	n.OnGap(c.gap)
+	c.stop = n.Watch(c.membership)
+	return c, nil
+}
+
+// openTable opens bucket name, each attempt with a deadline of its own:
+// a JetStream request made while the servers still elect their meta
+// leader may get no answer at all, and would wait for ctx's end.
+func openTable(ctx context.Context, n *Node, name string) (jetstream.KeyValue, error) {
+	for {
+		attempt, cancel := context.WithTimeout(ctx, openAttempt)
+		kv, err := n.KV(attempt, name)
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			return kv, err
+		}
+	}
+}
+
+// close stops mirroring the table.
+func (c *calls) close() {
+	c.stop()
+	c.cancel()
+	c.wg.Wait()
+}
+
+// callRealm is one realm's RPC link: router.CallFabric.
+type callRealm struct {
+	c    *calls
+	name wamp.URI
+	link *router.RealmLink
+}
+
+var _ router.CallFabric = (*callRealm)(nil)
+
+// realm links realm name and hands its dealer the registrations the
+// table holds for it.
+func (c *calls) realm(name wamp.URI, link *router.RealmLink) *callRealm {
+	r := &callRealm{c: c, name: name, link: link}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.realms[name] = r
+	for _, rec := range c.records {
+		if rec.realm == name {
+			link.SetRegistration(c.mirrored(rec))
+		}
+	}
+	return r
+}
+
+// Close unlinks the realm.
+func (r *callRealm) Close() {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	if r.c.realms[r.name] == r {
+		delete(r.c.realms, r.name)
+	}
+}
+
+// RegistrationID is a keyed hash of (cluster, realm, match, procedure) in
+// the IDs' range, 1 to 2^53: the same on every node.
+func (r *callRealm) RegistrationID(procedure wamp.URI, match string) wamp.ID {
+	h := sha256.New()
+	for _, s := range []string{"junction.cluster.registration", r.c.cluster, string(r.name), match, string(procedure)} {
+		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
+		h.Write([]byte(s))
+	}
+	return wamp.ID(binary.BigEndian.Uint64(h.Sum(nil))%wamp.MaxID + 1)
+}
+
+// Send forwards a call's message to node to.
+func (r *callRealm) Send(to router.Node, callee wamp.ID, m wamp.Message) error {
+	body, err := appendCall(nil, callMsg{realm: r.name, callee: callee, m: m})
+	if err != nil {
+		return err
+	}
+	return r.c.node.Send(Member(to), kindCall, body)
+}
+
+// receive handles a call's message from member from (on from's
+// goroutine, in the order sent).
+func (c *calls) receive(from Member, body []byte) {
+	msg, err := decodeCall(body)
+	if err != nil {
+		if ok, suppressed := c.badWire.Allow(); ok {
+			c.log.Warn("cluster: malformed call message", "from", from.String(), "suppressed", suppressed)
+		}
+		return
+	}
+	if msg.m == nil {
+		c.reset(from)
+		return
+	}
+	c.mu.Lock()
+	r := c.realms[msg.realm]
+	c.mu.Unlock()
+	if r == nil {
+		if inv, ok := msg.m.(*wamp.Invocation); ok {
+			e := wamp.ErrorFor(wamp.TypeCall, inv.Request, wamp.Errorf(wamp.ErrNoSuchProcedure, "no realm %q on node %s", msg.realm, c.node.Self().Name))
+			body, _ := appendCall(nil, callMsg{realm: msg.realm, callee: msg.callee, m: e})
+			c.node.Send(from, kindCall, body)
+		}
+		return
+	}
+	r.link.DeliverCall(router.Node(from), msg.callee, msg.m)
+}
+
+// gap ends the calls between this node and member from, some of whose
+// messages were lost: which calls they touched is unknown. from is told
+// to do the same (its messages to us may be lost too).
+func (c *calls) gap(from Member, lost uint64) {
+	c.reset(from)
+	body, _ := appendCall(nil, callMsg{})
+	c.node.Send(from, kindCall, body)
+}
+
+// reset ends the calls between this node and member m (their callers get
+// ERROR wamp.error.canceled) and mirrors m's registrations again.
+func (c *calls) reset(m Member) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.realms {
+		r.link.DropNode(router.Node(m))
+	}
+	for _, rec := range c.records {
+		if r := c.realms[rec.realm]; r != nil && rec.lists(m) {
+			r.link.SetRegistration(c.mirrored(rec))
+		}
+	}
+}
+
+// membership drops the callees of a lost member from the dealers and
+// from the table.
+func (c *calls) membership(ev MemberEvent) {
+	if ev.Up {
+		return
+	}
+	self := c.node.Self()
+	c.mu.Lock()
+	c.lost[ev.Member] = struct{}{}
+	var keys []string
+	for k, rec := range c.records {
+		if rec.lists(ev.Member) {
+			keys = append(keys, k)
+		}
+	}
+	for _, r := range c.realms {
+		r.link.DropNode(router.Node(ev.Member))
+	}
+	c.mu.Unlock()
+	select {
+	case c.rewatch <- struct{}{}:
+	default:
+	}
+	if ev.Member != self {
+		c.wg.Go(func() { c.clean(keys) })
+	}
+}
+
+// stale reports whether entries of member m are stale: m was lost, or it
+// is an earlier life of this node. c.mu must be held.
+func (c *calls) stale(m Member) bool {
+	if _, lost := c.lost[m]; lost {
+		return true
+	}
+	self := c.node.Self()
+	return m.Name == self.Name && m.Epoch != self.Epoch
+}
+
+// mirrored is rec as the dealers see it: its callees on other live
+// nodes. c.mu must be held.
+func (c *calls) mirrored(rec *record) router.Registration {
+	reg := router.Registration{ID: rec.id, Procedure: rec.procedure, Match: rec.match, Policy: rec.policy}
+	self := c.node.Self()
+	for _, e := range rec.callees {
+		if e.member != self && !c.stale(e.member) {
+			reg.Callees = append(reg.Callees, router.Callee{Node: router.Node(e.member), Session: e.session,
+				Order: e.order, CanCancel: e.canCancel})
+		}
+	}
+	return reg
+}
+
+// lists reports whether m has a callee in rec.
+func (rec *record) lists(m Member) bool {
+	for _, e := range rec.callees {
+		if e.member == m {
+			return true
+		}
+	}
+	return false
+}
