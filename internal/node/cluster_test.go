@@ -52,6 +52,9 @@ func TestClusterNodes(t *testing.T) {
 		len(r.Cluster.Members) != 1 || r.Cluster.Members[0].State != "up" || r.Cluster.Member != nodes[0].cluster.Self().String() {
 		t.Fatalf("ready %d %+v, cluster %+v", code, r, r.Cluster)
 	}
+	if st := nodes[0].Stats().Cluster; st == nil || !st.Joined || !st.NATSConnected || len(st.Peers) != 1 || !st.Peers[0].Up || st.Peers[0].Name != "n2" {
+		t.Errorf("metrics' cluster %+v", st)
+	}
 	left := make(chan cluster.MemberEvent, 8)
 	stop := nodes[0].cluster.Watch(func(ev cluster.MemberEvent) {
 		if !ev.Up {
