@@ -40,7 +40,6 @@ const (
 type calls struct {
 	node    *Node
 	log     *slog.Logger
-	kv      jetstream.KeyValue
 	cluster string // the cluster's name: the key of registration IDs
 	badWire *lograte.Limit
 
@@ -50,7 +49,8 @@ type calls struct {
 	rewatch chan struct{} // asks the table's watcher to watch anew
 	wg      sync.WaitGroup
 
-	mu      sync.Mutex // guards the fields below; before dealer.mu
+	mu      sync.Mutex         // guards the fields below; before dealer.mu
+	kv      jetstream.KeyValue // the reg table; nil until start
 	realms  map[wamp.URI]*callRealm
 	records map[string]*record  // by key, as the watcher last saw them
 	lost    map[Member]struct{} // members reported lost: their entries are stale
@@ -58,26 +58,45 @@ type calls struct {
 	synced  chan struct{}       // closed (and replaced) when applied grows
 }
 
-// newCalls opens the reg table and starts mirroring it.
-func newCalls(ctx context.Context, n *Node, log *slog.Logger) (*calls, error) {
-	kv, err := openTable(ctx, n, "reg")
-	if err != nil {
-		return nil, err
-	}
-	c := &calls{node: n, log: log, kv: kv, cluster: n.cfg.Name, badWire: &lograte.Limit{Interval: time.Minute},
+// newCalls makes the RPC part of node n's fabric; start opens its table.
+func newCalls(n *Node, log *slog.Logger) *calls {
+	c := &calls{node: n, log: log, cluster: n.cfg.Name, badWire: &lograte.Limit{Interval: time.Minute},
 		realms: map[wamp.URI]*callRealm{}, records: map[string]*record{}, lost: map[Member]struct{}{},
-		synced: make(chan struct{}), rewatch: make(chan struct{}, 1)}
+		synced: make(chan struct{}), rewatch: make(chan struct{}, 1), stop: func() {}}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
+	return c
+}
+
+// start opens the reg table and starts mirroring it, once n has joined.
+func (c *calls) start(ctx context.Context) error {
+	kv, err := openTable(ctx, c.node, "reg")
+	if err != nil {
+		return err
+	}
 	w, err := kv.WatchAll(c.ctx)
 	if err != nil {
-		c.cancel()
-		return nil, fmt.Errorf("cluster: watch the reg table: %w", err)
+		return fmt.Errorf("cluster: watch the reg table: %w", err)
 	}
+	c.mu.Lock()
+	c.kv = kv
+	c.mu.Unlock()
 	c.wg.Go(func() { c.watch(w) })
-	n.Handle(kindCall, c.receive)
-	n.OnGap(c.gap)
-	c.stop = n.Watch(c.membership)
-	return c, nil
+	c.node.Handle(kindCall, c.receive)
+	c.node.OnGap(c.gap)
+	c.stop = c.node.Watch(c.membership)
+	return nil
+}
+
+var errNotStarted = errors.New("cluster: the fabric is not started")
+
+// table returns the reg table, or errNotStarted.
+func (c *calls) table() (jetstream.KeyValue, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.kv == nil {
+		return nil, errNotStarted
+	}
+	return c.kv, nil
 }
 
 // openTable opens bucket name, each attempt with a deadline of its own:

@@ -46,8 +46,12 @@ func (r *callRealm) Register(reg router.Registration, session wamp.ID, canCancel
 	defer cancel()
 	key := regKey(r.name, reg.Match, reg.Procedure)
 	self := c.node.Self()
+	kv, err := c.table()
+	if err != nil {
+		return 0, unavailable(err)
+	}
 	for {
-		rec, rev, err := c.get(ctx, key)
+		rec, rev, err := c.get(ctx, kv, key)
 		if err != nil && c.again(ctx, err) {
 			continue
 		}
@@ -62,7 +66,7 @@ func (r *callRealm) Register(reg router.Registration, session wamp.ID, canCancel
 		order := rec.next
 		rec.next++
 		rec.callees = append(rec.callees, entry{member: self, session: session, order: order, canCancel: canCancel})
-		err = c.put(ctx, key, rec, rev)
+		err = c.put(ctx, kv, key, rec, rev)
 		if err == nil {
 			return order, nil
 		}
@@ -95,7 +99,7 @@ func (r *callRealm) Unregister(procedure wamp.URI, match string, session wamp.ID
 	defer cancel()
 	self := c.node.Self()
 	err := c.update(ctx, regKey(r.name, match, procedure), func(e entry) bool { return e.member == self && e.session == session })
-	if err != nil {
+	if err != nil && !errors.Is(err, errNotStarted) {
 		c.log.Warn("cluster: unregister: the table keeps the callee until its node is lost",
 			"realm", string(r.name), "procedure", string(procedure), "session", uint64(session), "err", err)
 	}
@@ -115,8 +119,12 @@ func (c *calls) clean(keys []string) {
 // update removes the entries del picks, and the stale ones, from the
 // record key, retrying on conflicts; it deletes a record left empty.
 func (c *calls) update(ctx context.Context, key string, del func(entry) bool) error {
+	kv, err := c.table()
+	if err != nil {
+		return err
+	}
 	for {
-		rec, rev, err := c.getRaw(ctx, key)
+		rec, rev, err := c.getRaw(ctx, kv, key)
 		if err != nil && c.again(ctx, err) {
 			continue
 		}
@@ -131,9 +139,9 @@ func (c *calls) update(ctx context.Context, key string, del func(entry) bool) er
 			return nil
 		}
 		if len(rec.callees) == 0 {
-			err = c.kv.Delete(ctx, key, jetstream.LastRevision(rev))
+			err = kv.Delete(ctx, key, jetstream.LastRevision(rev))
 		} else {
-			_, err = c.kv.Update(ctx, key, appendRecord(nil, rec), rev)
+			_, err = kv.Update(ctx, key, appendRecord(nil, rec), rev)
 		}
 		if !conflict(err) && !c.again(ctx, err) {
 			return err
@@ -144,8 +152,8 @@ func (c *calls) update(ctx context.Context, key string, del func(entry) bool) er
 // get returns the record key without its stale entries, nil when there
 // is none or none is left, and the revision to compare-and-set (0: none,
 // Create).
-func (c *calls) get(ctx context.Context, key string) (*record, uint64, error) {
-	rec, rev, err := c.getRaw(ctx, key)
+func (c *calls) get(ctx context.Context, kv jetstream.KeyValue, key string) (*record, uint64, error) {
+	rec, rev, err := c.getRaw(ctx, kv, key)
 	if rec == nil || err != nil {
 		return nil, rev, err
 	}
@@ -160,8 +168,8 @@ func (c *calls) get(ctx context.Context, key string) (*record, uint64, error) {
 
 // getRaw reads the record key as it is. A record that does not decode
 // (written by another version) is an error.
-func (c *calls) getRaw(ctx context.Context, key string) (*record, uint64, error) {
-	e, err := c.kv.Get(ctx, key)
+func (c *calls) getRaw(ctx context.Context, kv jetstream.KeyValue, key string) (*record, uint64, error) {
+	e, err := kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, 0, nil
 	}
@@ -174,12 +182,12 @@ func (c *calls) getRaw(ctx context.Context, key string) (*record, uint64, error)
 
 // put writes rec as key: Create when rev is 0, else compare-and-set on
 // rev.
-func (c *calls) put(ctx context.Context, key string, rec *record, rev uint64) error {
+func (c *calls) put(ctx context.Context, kv jetstream.KeyValue, key string, rec *record, rev uint64) error {
 	var err error
 	if rev == 0 {
-		_, err = c.kv.Create(ctx, key, appendRecord(nil, rec))
+		_, err = kv.Create(ctx, key, appendRecord(nil, rec))
 	} else {
-		_, err = c.kv.Update(ctx, key, appendRecord(nil, rec), rev)
+		_, err = kv.Update(ctx, key, appendRecord(nil, rec), rev)
 	}
 	return err
 }
@@ -208,7 +216,7 @@ func (c *calls) watch(w jetstream.KeyWatcher) {
 			if c.ctx.Err() != nil {
 				return
 			}
-			if w, err = c.kv.WatchAll(c.ctx); err != nil {
+			if w, err = c.kv.WatchAll(c.ctx); err != nil { // c.kv is set before watch runs
 				w = nil
 				select {
 				case <-c.ctx.Done():
@@ -290,7 +298,11 @@ func (r *callRealm) Sync() error {
 	c := r.c
 	ctx, cancel := context.WithTimeout(c.ctx, syncTimeout)
 	defer cancel()
-	st, err := c.kv.Status(ctx)
+	kv, err := c.table()
+	if err != nil {
+		return err
+	}
+	st, err := kv.Status(ctx)
 	if err != nil {
 		return err
 	}

@@ -18,8 +18,8 @@ import (
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// waitFor bounds every wait of these tests.
-const waitFor = 20 * time.Second
+// rpcWait bounds every wait of these tests.
+const rpcWait = 20 * time.Second
 
 // site is one node of a test cluster with its router.
 type site struct {
@@ -34,12 +34,7 @@ func startSites(t *testing.T, n int, opts ...clustertest.Option) []*site {
 	nodes := clustertest.Start(t, n, opts...)
 	sites := make([]*site, n)
 	for i, nd := range nodes {
-		ctx, cancel := context.WithTimeout(context.Background(), waitFor)
-		f, err := cluster.NewFabric(ctx, nd, slog.New(slog.DiscardHandler))
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := cluster.NewFabric(nd, slog.New(slog.DiscardHandler))
 		r, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: "realm1"}}, Fabric: f})
 		if err != nil {
 			t.Fatal(err)
@@ -48,6 +43,12 @@ func startSites(t *testing.T, n int, opts ...clustertest.Option) []*site {
 			r.Close()
 			f.Close()
 		})
+		ctx, cancel := context.WithTimeout(context.Background(), rpcWait)
+		err = f.Start(ctx)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
 		sites[i] = &site{node: nd, router: r}
 	}
 	return sites
@@ -58,7 +59,7 @@ func (s *site) join(t *testing.T) *client.Session {
 	t.Helper()
 	a, b := local.Pair(local.Options{})
 	go s.router.Attach(b)
-	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	ctx, cancel := context.WithTimeout(context.Background(), rpcWait)
 	defer cancel()
 	c, err := client.Join(ctx, a, client.Config{Realm: "realm1"})
 	if err != nil {
@@ -69,7 +70,7 @@ func (s *site) join(t *testing.T) *client.Session {
 }
 
 func ctxFor(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	ctx, cancel := context.WithTimeout(context.Background(), rpcWait)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -100,7 +101,7 @@ func isError(err error, uri wamp.URI) bool {
 // callees too).
 func waitCallees(t *testing.T, s *client.Session, reg *client.Registration, n int) {
 	t.Helper()
-	deadline := time.Now().Add(waitFor)
+	deadline := time.Now().Add(rpcWait)
 	for {
 		res, err := s.Call(ctxFor(t), "wamp.registration.count_callees", wamp.List{uint64(reg.ID())}, nil)
 		if err == nil && len(res.Args) == 1 && res.Args[0] == n {
@@ -291,7 +292,7 @@ func wait(t *testing.T, ch <-chan struct{}, what string) {
 	t.Helper()
 	select {
 	case <-ch:
-	case <-time.After(waitFor):
+	case <-time.After(rpcWait):
 		t.Fatalf("no %s", what)
 	}
 }
@@ -326,7 +327,7 @@ func testCancel(t *testing.T, sites []*site) {
 			var err error
 			select {
 			case err = <-done:
-			case <-time.After(waitFor):
+			case <-time.After(rpcWait):
 				t.Fatal("the canceled call did not return")
 			}
 			if !errors.Is(err, context.Canceled) {
@@ -378,7 +379,7 @@ func TestRPCNodeLost(t *testing.T) {
 		if !isError(err, wamp.ErrCanceled) {
 			t.Fatalf("call: %v, want %s", err, wamp.ErrCanceled)
 		}
-	case <-time.After(waitFor):
+	case <-time.After(rpcWait):
 		t.Fatal("the call to a lost node's callee hangs")
 	}
 	if _, err := caller.Call(ctxFor(t), "com.doomed", nil, nil); !isError(err, wamp.ErrNoSuchProcedure) {
