@@ -20,6 +20,7 @@ type fakeCluster struct {
 	nodes []*fakeNode
 	table map[fakeKey]*Registration
 	order uint64
+	cut   bool // Send fails: the other node cannot be reached
 }
 
 type fakeKey struct {
@@ -155,7 +156,7 @@ func (n *fakeNode) Send(to Node, callee wamp.ID, m wamp.Message) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, o := range c.nodes {
-		if o.node == to && !o.down {
+		if o.node == to && !o.down && !c.cut {
 			o.inbox <- fakeMsg{from: n.node, callee: callee, m: m}
 			return nil
 		}

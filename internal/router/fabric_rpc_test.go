@@ -271,3 +271,45 @@ func TestFabricCalleeLost(t *testing.T) {
 		})
 	})
 }
+
+// TestFabricUnreachable: an INVOCATION that cannot be sent to the
+// callee's node ends its call at once.
+func TestFabricUnreachable(t *testing.T) {
+	linked(t, func(t *testing.T, c *fakeCluster, r1, r2 *Router) {
+		callee := join(t, r1.Gate(), "realm1", nil)
+		callee.register("com.p", nil)
+		caller := join(t, r2.Gate(), "realm1", nil)
+		c.mu.Lock()
+		c.cut = true
+		c.mu.Unlock()
+		req := caller.call("com.p", wamp.Dict{"timeout": 60000})
+		if e := caller.expectError(wamp.ErrCanceled); e.Request != req {
+			t.Errorf("ERROR %+v", e)
+		}
+		callee.quiet()
+		if d := r2.realm("realm1").dealer; d.inFlight != 0 {
+			t.Errorf("%d calls in flight", d.inFlight)
+		}
+	})
+}
+
+// TestFabricRemoteSessionsHidden: a remote callee counts as a callee of
+// its registration, not as a session of the realm.
+func TestFabricRemoteSessionsHidden(t *testing.T) {
+	linked(t, func(t *testing.T, c *fakeCluster, r1, r2 *Router) {
+		callee := join(t, r1.Gate(), "realm1", nil)
+		reg := callee.register("com.p", wamp.Dict{"invoke": "roundrobin"})
+		other := join(t, r2.Gate(), "realm1", nil)
+		other.register("com.p", wamp.Dict{"invoke": "roundrobin"})
+		other.call("wamp.session.count", nil)
+		if res := expect[*wamp.Result](other); !slices.Equal(res.Args, wamp.List{1}) {
+			t.Errorf("session count %v, want 1 (the remote callee is no session here)", res.Args)
+		}
+		other.call("wamp.registration.list_callees", nil, uint64(reg))
+		res := expect[*wamp.Result](other)
+		ids, _ := res.Args[0].(wamp.List)
+		if len(ids) != 2 || !slices.Contains(ids, any(uint64(callee.id))) || !slices.Contains(ids, any(uint64(other.id))) {
+			t.Errorf("callees %v, want %d and %d", res.Args, callee.id, other.id)
+		}
+	})
+}
