@@ -123,6 +123,7 @@ func TestRPC(t *testing.T) {
 	t.Run("timeout", func(t *testing.T) { testTimeout(t, sites) })
 	t.Run("cancel", func(t *testing.T) { testCancel(t, sites) })
 	t.Run("read your writes", func(t *testing.T) { testReadYourWrites(t, sites) })
+	t.Run("gap", func(t *testing.T) { testGap(t, sites) })
 }
 
 func testCall(t *testing.T, sites []*site) {
@@ -393,5 +394,35 @@ func TestRPCNodeLost(t *testing.T) {
 	res, err := caller.Call(ctxFor(t), "com.doomed", nil, nil)
 	if err != nil || res.Args[0] != "again" {
 		t.Errorf("call after a new registration: %+v, %v", res, err)
+	}
+}
+
+// testGap: messages lost between two nodes end the calls between them
+// (which ones the lost messages touched is unknown), on both sides; the
+// registrations stay.
+func testGap(t *testing.T, sites []*site) {
+	callee, caller := sites[1].join(t), sites[0].join(t)
+	b := newBlocking()
+	register(t, callee, "com.gap.slow", b.handle, nil)
+	register(t, callee, "com.gap.echo", answer("echo"), nil)
+	done := make(chan error, 1)
+	go func() {
+		_, err := caller.Call(ctxFor(t), "com.gap.slow", nil, nil)
+		done <- err
+	}()
+	wait(t, b.started, "invocation")
+	cluster.SkipSequence(sites[0].node, sites[1].node.Self(), 3)
+	caller.Call(ctxFor(t), "com.gap.echo", nil, nil) // shows the gap; its own fate may go either way
+	select {
+	case err := <-done:
+		if !isError(err, wamp.ErrCanceled) {
+			t.Fatalf("call across the gap: %v, want %s", err, wamp.ErrCanceled)
+		}
+	case <-time.After(rpcWait):
+		t.Fatal("a call across a gap hangs")
+	}
+	wait(t, b.interrupted, "INTERRUPT of the call across the gap")
+	if res, err := caller.Call(ctxFor(t), "com.gap.echo", nil, nil); err != nil || res.Args[0] != "echo" {
+		t.Errorf("call after the gap: %+v, %v", res, err)
 	}
 }
