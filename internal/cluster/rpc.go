@@ -54,6 +54,7 @@ type calls struct {
 	realms  map[wamp.URI]*callRealm
 	records map[string]*record  // by key, as the watcher last saw them
 	lost    map[Member]struct{} // members reported lost: their entries are stale
+	fenced  bool                // this node is isolated and fenced: it cleans nothing
 	applied uint64              // the table's revision the dealers hold
 	synced  chan struct{}       // closed (and replaced) when applied grows
 }
@@ -218,21 +219,37 @@ func (c *calls) reset(m Member) {
 	for _, r := range c.realms {
 		r.link.DropNode(router.Node(m))
 	}
+	c.showMember(m)
+}
+
+// showMember hands the dealers every record listing member m again.
+// c.mu must be held.
+func (c *calls) showMember(m Member) {
 	for _, rec := range c.records {
-		if r := c.realms[rec.realm]; r != nil && rec.lists(m) {
-			r.link.SetRegistration(c.mirrored(rec))
+		if rec.lists(m) {
+			c.show(rec)
 		}
 	}
 }
 
 // membership drops the callees of a lost member from the dealers and
-// from the table.
+// from the table, and shows them again if the member comes back (this
+// node, fenced while isolated, reported every member lost; it rejoins
+// with a new epoch and hears them again). While fenced, the table is
+// left alone: the others may well be alive.
 func (c *calls) membership(ev MemberEvent) {
-	if ev.Up {
-		return
-	}
 	self := c.node.Self()
 	c.mu.Lock()
+	if ev.Member.Name == self.Name {
+		c.fenced = !ev.Up
+		c.mu.Unlock()
+		return
+	}
+	if ev.Up {
+		c.back(ev.Member)
+		c.mu.Unlock()
+		return
+	}
 	c.lost[ev.Member] = struct{}{}
 	var keys []string
 	for k, rec := range c.records {
@@ -243,14 +260,25 @@ func (c *calls) membership(ev MemberEvent) {
 	for _, r := range c.realms {
 		r.link.DropNode(router.Node(ev.Member))
 	}
+	fenced := c.fenced
 	c.mu.Unlock()
 	select {
 	case c.rewatch <- struct{}{}:
 	default:
 	}
-	if ev.Member != self {
+	if !fenced {
 		c.wg.Go(func() { c.clean(keys) })
 	}
+}
+
+// back shows the callees of member m, reported lost before, again.
+// c.mu must be held.
+func (c *calls) back(m Member) {
+	if _, lost := c.lost[m]; !lost {
+		return
+	}
+	delete(c.lost, m)
+	c.showMember(m)
 }
 
 // stale reports whether entries of member m are stale: m was lost, or it
