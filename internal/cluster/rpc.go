@@ -107,11 +107,35 @@ func openTable(ctx context.Context, n *Node, name string) (jetstream.KeyValue, e
 	for {
 		attempt, cancel := context.WithTimeout(ctx, openAttempt)
 		kv, err := n.KV(attempt, name)
+		if err == nil {
+			kv, err = leaderReads(attempt, n, kv)
+		}
 		cancel()
 		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
 			return kv, err
 		}
 	}
+}
+
+// leaderReads turns the bucket's direct gets off, so that its reads go to
+// the stream's leader: a direct get may be answered by a replica that has
+// not applied the latest write, and an UNREGISTER that read an older
+// record would find nothing to remove and leave its callee in the table.
+// (Every node does it as it opens the bucket, after a Create that may
+// have turned them on again.)
+func leaderReads(ctx context.Context, n *Node, kv jetstream.KeyValue) (jetstream.KeyValue, error) {
+	s, err := n.js.Stream(ctx, "KV_"+kv.Bucket())
+	if err != nil {
+		return nil, err
+	}
+	cfg := s.CachedInfo().Config
+	if cfg.AllowDirect {
+		cfg.AllowDirect = false
+		if _, err := n.js.UpdateStream(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	return n.js.KeyValue(ctx, kv.Bucket())
 }
 
 // close stops mirroring the table.
