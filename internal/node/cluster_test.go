@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/cluster/clustertest"
@@ -27,14 +29,18 @@ func clusterNodeDoc(name, listen string, routes ...string) string {
 		"transports": [{"type": "rawsocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}}]}]}`
 }
 
-// TestClusterNodes: two nodes of one cluster start (the cluster first),
-// see each other, report it in their readiness, and a node that stops
-// leaves at once.
-func TestClusterNodes(t *testing.T) {
+// startClusterNodes starts two nodes n1 and n2 of a cluster at once
+// (with lease, or the default), stopped at the end of the test.
+func startClusterNodes(t *testing.T, lease time.Duration) []*Node {
+	t.Helper()
 	addrs := clustertest.FreeAddrs(t, 2)
 	nodes := make([]*Node, 2)
 	for i := range nodes {
-		n, err := New(parse(t, clusterNodeDoc(fmt.Sprintf("n%d", i+1), addrs[i], addrs[1-i]), nil), Options{})
+		cfg := parse(t, clusterNodeDoc(fmt.Sprintf("n%d", i+1), addrs[i], addrs[1-i]), nil)
+		if lease != 0 {
+			cfg.Controller.Cluster.Lease = lease
+		}
+		n, err := New(cfg, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,6 +51,14 @@ func TestClusterNodes(t *testing.T) {
 		wg.Go(func() { startNode(t, n) })
 	}
 	wg.Wait()
+	return nodes
+}
+
+// TestClusterNodes: two nodes of one cluster start (the cluster first),
+// see each other, report it in their readiness, and a node that stops
+// leaves at once.
+func TestClusterNodes(t *testing.T) {
+	nodes := startClusterNodes(t, 0)
 	members := []*cluster.Node{nodes[0].cluster, nodes[1].cluster}
 	clustertest.WaitMembers(t, members, members...)
 	code, r := serveReady(t, nodes[0])
@@ -115,5 +129,36 @@ func TestNoClusterNoNATS(t *testing.T) {
 	}
 	if _, r := serveReady(t, n); r.Cluster != nil {
 		t.Errorf("readiness %+v", r)
+	}
+}
+
+// TestClusterFencedNotReady: a node of two whose peer dies is isolated
+// (one of two is no majority) and, fencing, not ready until the peer is
+// back.
+func TestClusterFencedNotReady(t *testing.T) {
+	nodes := startClusterNodes(t, 2*time.Second) // the least lease the config allows
+	survivor := nodes[0].cluster
+	clustertest.WaitMembers(t, []*cluster.Node{survivor, nodes[1].cluster}, survivor, nodes[1].cluster)
+	self := survivor.Self()
+	fenced := make(chan struct{})
+	stop := survivor.Watch(func(ev cluster.MemberEvent) {
+		if ev.Member == self && !ev.Up {
+			close(fenced)
+		}
+	})
+	defer stop()
+	clustertest.Kill(nodes[1].cluster)
+	select {
+	case <-fenced:
+	case <-time.After(testTimeout):
+		t.Fatal("the survivor was not isolated")
+	}
+	code, r := serveReady(t, nodes[0])
+	want := "controller.cluster: isolated (hears fewer than a majority of the members)"
+	if code != http.StatusServiceUnavailable || !slices.Contains(r.NotReady, want) || !r.Cluster.Isolated {
+		t.Errorf("fenced: %d %+v, want 503 with %q", code, r, want)
+	}
+	if st := nodes[0].Stats().Cluster; !st.Isolated || !st.Fenced || st.Isolations != 1 {
+		t.Errorf("metrics' cluster %+v", st)
 	}
 }
