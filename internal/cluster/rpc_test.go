@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -29,7 +30,7 @@ type site struct {
 
 // startSites starts n nodes, each with a router linked to the cluster
 // (realm1), closed at the end of the test.
-func startSites(t *testing.T, n int, opts ...clustertest.Option) []*site {
+func startSites(t testing.TB, n int, opts ...clustertest.Option) []*site {
 	t.Helper()
 	nodes := clustertest.Start(t, n, opts...)
 	sites := make([]*site, n)
@@ -55,7 +56,7 @@ func startSites(t *testing.T, n int, opts ...clustertest.Option) []*site {
 }
 
 // join joins realm1 on s's router over an in-memory peer.
-func (s *site) join(t *testing.T) *client.Session {
+func (s *site) join(t testing.TB) *client.Session {
 	t.Helper()
 	a, b := local.Pair(local.Options{})
 	go s.router.Attach(b)
@@ -69,7 +70,7 @@ func (s *site) join(t *testing.T) *client.Session {
 	return c
 }
 
-func ctxFor(t *testing.T) context.Context {
+func ctxFor(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), rpcWait)
 	t.Cleanup(cancel)
 	return ctx
@@ -424,5 +425,46 @@ func testGap(t *testing.T, sites []*site) {
 	wait(t, b.interrupted, "INTERRUPT of the call across the gap")
 	if res, err := caller.Call(ctxFor(t), "com.gap.echo", nil, nil); err != nil || res.Args[0] != "echo" {
 		t.Errorf("call after the gap: %+v, %v", res, err)
+	}
+}
+
+// BenchmarkCallAcrossNodes: a caller on one node, its callee on another
+// (in-memory sessions, so the cluster's share shows): one call at a time
+// (latency) and 64 in flight (throughput); same-node is the same with
+// the callee on the caller's node.
+func BenchmarkCallAcrossNodes(b *testing.B) {
+	sites := startSites(b, 2)
+	ctx := context.Background()
+	for _, where := range []struct {
+		name   string
+		callee *site
+	}{{"cross-node", sites[1]}, {"same-node", sites[0]}} {
+		proc := wamp.URI("com.bench." + where.name)
+		callee, caller := where.callee.join(b), sites[0].join(b)
+		reg, err := callee.Register(ctx, proc, answer("ok"), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(where.name+"/in-flight-1", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := caller.Call(ctx, proc, wamp.List{1}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(where.name+"/in-flight-64", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := caller.Call(ctx, proc, wamp.List{1}, nil); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+		reg.Unregister(ctx)
 	}
 }
