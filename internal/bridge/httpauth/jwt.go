@@ -156,26 +156,33 @@ func (v *verifier) verify(ctx context.Context, token string) (*wamp.Identity, er
 	if id, ok := v.cache.get(token, now); ok {
 		return id, nil
 	}
+	id, until, err := v.check(ctx, token, now)
+	if err != nil {
+		return nil, err
+	}
+	v.cache.put(token, id, until, now)
+	return id, nil
+}
+
+// check verifies token at now, and returns its identity and until when it
+// may be used (its exp and the leeway).
+func (v *verifier) check(ctx context.Context, token string, now time.Time) (*wamp.Identity, time.Time, error) {
 	tok, err := jwt.ParseSigned(token, v.algs)
 	if err != nil {
-		return nil, fmt.Errorf("httpauth: jwt: %w", err)
+		return nil, time.Time{}, fmt.Errorf("httpauth: jwt: %w", err)
 	}
 	claims, extra, err := v.claims(ctx, tok)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	if claims.Expiry == nil {
-		return nil, errors.New("httpauth: jwt: no exp claim")
+		return nil, time.Time{}, errors.New("httpauth: jwt: no exp claim")
 	}
 	if err := claims.ValidateWithLeeway(v.expected.WithTime(now), v.leeway); err != nil {
-		return nil, fmt.Errorf("httpauth: jwt: %w", err)
+		return nil, time.Time{}, fmt.Errorf("httpauth: jwt: %w", err)
 	}
 	id, err := v.identity(extra)
-	if err != nil {
-		return nil, err
-	}
-	v.cache.put(token, id, claims.Expiry.Time().Add(v.leeway), now)
-	return id, nil
+	return id, claims.Expiry.Time().Add(v.leeway), err
 }
 
 // claims checks tok's signature with the keys its header names and
