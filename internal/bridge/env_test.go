@@ -32,8 +32,8 @@ type env struct {
 	// actsFor: the bridge's gate lets it act for the requests' identities
 	// (router.GateOptions.ActsFor), as the node's does.
 	actsFor bool
-	joined chan wamp.ID // bridge session IDs, one per join
-	left   chan struct{}
+	joined  chan wamp.ID // bridge session IDs, one per join
+	left    chan struct{}
 }
 
 func newEnv(t *testing.T) *env { return newEnvTB(t) }

@@ -58,9 +58,9 @@ func (p *pipeline) setAccess(a *Access) error {
 
 // request is an accepted request, as the pipeline hands it to a service.
 type request struct {
-	body []byte      // nil once decoded (JSON services)
-	held int64       // reserved from the pipeline's buffer: the body's bytes, or its decoded value's estimate if more
-	obj  wamp.Object // the decoded body (JSON services), its members in order
+	body []byte         // nil once decoded (JSON services)
+	held int64          // reserved from the pipeline's buffer: the body's bytes, or its decoded value's estimate if more
+	obj  wamp.Object    // the decoded body (JSON services), its members in order
 	as   *wamp.Identity // who the request comes from (pipeline.identity); nil: the session itself
 }
 
