@@ -8,8 +8,9 @@ type delivery struct {
 	handlers []*Subscription
 }
 
-// handleEvent queues an EVENT for dispatch; it runs on the reader. A full
-// queue closes the session (ErrSlowConsumer).
+// handleEvent queues an EVENT for dispatch; it runs on the reader. A
+// retained event goes to the handler that asked for it last (see
+// subscription). A full queue closes the session (ErrSlowConsumer).
 func (s *Session) handleEvent(m *wamp.Event) *wamp.RequestError {
 	s.mu.Lock()
 	e := s.subs[m.Subscription]
@@ -17,6 +18,9 @@ func (s *Session) handleEvent(m *wamp.Event) *wamp.RequestError {
 	var topic wamp.URI
 	if e != nil {
 		handlers, topic = e.handlers, e.topic
+		if r, _ := m.Details[wamp.OptRetained].(bool); r && e.retained != nil {
+			handlers = []*Subscription{e.retained}
+		}
 	}
 	s.mu.Unlock()
 	if e == nil {
