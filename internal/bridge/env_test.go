@@ -19,8 +19,8 @@ import (
 )
 
 // env is a router with realm "realm1" and two reconnecting clients over
-// local pairs: the bridge's embedded session (role "bridge": may call and
-// publish under com.example.) and a backend (role "backend": may do
+// local pairs: the bridge's embedded session (role "bridge": may call,
+// publish and subscribe under com.example.) and a backend (role "backend": may do
 // anything) that plays callee and subscriber.
 type env struct {
 	t       testing.TB
@@ -42,7 +42,7 @@ func newEnvTB(t testing.TB) *env {
 	t.Helper()
 	all := auth.Actions{Call: true, Register: true, Publish: true, Subscribe: true}
 	authz := auth.NewStaticAuthorizer(map[string][]auth.Rule{
-		"bridge":  {{URI: "com.example.", Match: uriindex.Prefix, Allow: auth.Actions{Call: true, Publish: true}}},
+		"bridge":  {{URI: "com.example.", Match: uriindex.Prefix, Allow: auth.Actions{Call: true, Publish: true, Subscribe: true}}},
 		"backend": {{URI: "", Match: uriindex.Prefix, Allow: all}},
 	})
 	r, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: "realm1", Authorizer: authz}}})
@@ -61,7 +61,8 @@ func newEnvTB(t testing.TB) *env {
 // and leaves and can be held off redialing.
 func (e *env) connect(role string, isBridge bool) *client.Client {
 	e.t.Helper()
-	gate := e.router.Gate(auth.Anonymous(role))
+	// The bridge's gate is Internal, as the node's for its own sessions.
+	gate := e.router.NewGate(router.GateOptions{Auths: []auth.Authenticator{auth.Anonymous(role)}, Internal: isBridge})
 	first := true
 	dial := func(ctx context.Context) (wamp.Peer, error) {
 		if isBridge && !first && e.hold != nil {

@@ -61,14 +61,19 @@ func uriAnswer(uri wamp.URI, args wamp.List, kwargs wamp.Object) *answer {
 // respond writes err as a JSON error (Caller, Publisher) or as text
 // (Webhook, when text is not nil), and logs the decision.
 func (p *pipeline) respond(w http.ResponseWriter, r *http.Request, err error) {
-	a := answerFor(err, p.text == nil)
+	p.answer(w, r, answerFor(err, p.text == nil), err)
+}
+
+// answer writes a, the answer to err (nothing when nil), and logs the
+// decision.
+func (p *pipeline) answer(w http.ResponseWriter, r *http.Request, a *answer, err error) {
 	p.logDecision(r, a, err)
 	if a == nil {
 		return
 	}
 	switch a.status {
 	case http.StatusMethodNotAllowed:
-		w.Header().Set("Allow", allowedMethods)
+		w.Header().Set("Allow", p.allowed())
 	case http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "1")
 	}

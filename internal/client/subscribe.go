@@ -42,12 +42,11 @@ type Subscription struct {
 // retained is the handler whose get_retained SUBSCRIBE was answered last:
 // the router sends the retained events after each such SUBSCRIBED, and
 // they go to that handler alone, not to the handlers that had them
-// already or never asked. Over a peer that writes them at once after
-// SUBSCRIBED (the in-memory pair the node's own sessions use), each
-// handler gets exactly the retained events of its own SUBSCRIBE; over a
-// network peer the router delays them a little (see router.sendRetained),
-// so two get_retained subscriptions of one topic made at once may see
-// each other's.
+// already or never asked. Where the router sends them at once after
+// SUBSCRIBED (to the node's own sessions), each handler gets exactly the
+// retained events of its own SUBSCRIBE; elsewhere the router delays them
+// a little (see router.sendRetained), so two get_retained subscriptions
+// of one topic made at once may see each other's.
 type subscription struct {
 	topic    wamp.URI
 	handlers []*Subscription
