@@ -81,13 +81,19 @@ func (p *pipeline) answer(w http.ResponseWriter, r *http.Request, a *answer, err
 		writeText(w, a.status, *p.text)
 		return
 	}
-	if a.body.Args == nil {
-		a.body.Args = wamp.List{}
+	p.writeJSON(w, a.status, a.body.filled())
+}
+
+// filled is e with empty args and kwargs in place of none: an error
+// answer always has both.
+func (e *errorBody) filled() *errorBody {
+	if e.Args == nil {
+		e.Args = wamp.List{}
 	}
-	if a.body.Kwargs == nil {
-		a.body.Kwargs = wamp.Object{}
+	if e.Kwargs == nil {
+		e.Kwargs = wamp.Object{}
 	}
-	p.writeJSON(w, a.status, &a.body)
+	return e
 }
 
 // jsonAnswer is a body the bridge answers with. appendJSON appends it as
