@@ -2,11 +2,11 @@ package config
 
 import "slices"
 
-// checkBridgePaths reports each caller, publisher and webhook of a web
-// transport's paths whose realm the router does not define, or whose role
-// that realm does not define (its session would be refused at join), and
-// warns about a body limit over the transport's body buffer (bound, < 0:
-// none).
+// checkBridgePaths reports each caller, publisher, webhook and event
+// stream of a web transport's paths whose realm the router does not
+// define, or whose role that realm does not define (its session would be
+// refused at join), and warns about a body limit over the transport's
+// body buffer (bound, < 0: none).
 func checkBridgePaths(d *decoder, pp string, ps Paths, realms map[string]*Realm, bound int64) {
 	for _, k := range sortedKeysOf(ps) {
 		sp := childPath(pp, k)
@@ -17,6 +17,8 @@ func checkBridgePaths(d *decoder, pp string, ps Paths, realms map[string]*Realm,
 		case *PublisherService:
 			bs = &s.BridgeService
 		case *WebhookService:
+			bs = &s.BridgeService
+		case *EventStreamService:
 			bs = &s.BridgeService
 		case *PathTree:
 			checkBridgePaths(d, sp+".paths", s.Paths, realms, bound)

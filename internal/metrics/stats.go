@@ -39,18 +39,19 @@ type ProxyStats struct {
 
 // Service types, the values of the "service" label.
 const (
-	ServiceCaller     = "caller"
-	ServicePublisher  = "publisher"
-	ServiceWebhook    = "webhook"
-	ServiceCallee     = "callee"
-	ServiceSubscriber = "subscriber"
-	ServiceProxy      = "proxy"
+	ServiceCaller      = "caller"
+	ServicePublisher   = "publisher"
+	ServiceWebhook     = "webhook"
+	ServiceEventStream = "eventstream"
+	ServiceCallee      = "callee"
+	ServiceSubscriber  = "subscriber"
+	ServiceProxy       = "proxy"
 )
 
 // ServiceStats are one HTTP bridge service's counters: a path service
-// (Caller, Publisher, Webhook, reverse proxy, WebSocket proxy) counts the
-// requests it answered, a REST component (Callee, Subscriber) the
-// requests it made.
+// (Caller, Publisher, Webhook, event stream, reverse proxy, WebSocket
+// proxy) counts the requests it answered, a REST component (Callee,
+// Subscriber) the requests it made.
 type ServiceStats struct {
 	Type     string // one of the Service constants
 	Path     string // its JSON path in the config, "workers[0].transports[0].paths.call"

@@ -21,6 +21,7 @@ func buildCaller(env *pathEnv, path, url string, svc config.PathService) (http.H
 		Common:      common,
 		Signing:     env.b.signing(s.Signing),
 		CallTimeout: callTimeout(s.CallTimeout),
+		CancelMode:  s.CancelMode,
 	})
 	if err == nil {
 		env.addService(metrics.ServiceCaller, path, url, h)
@@ -57,6 +58,29 @@ func buildWebhook(env *pathEnv, path, url string, svc config.PathService) (http.
 	})
 	if err == nil {
 		env.addService(metrics.ServiceWebhook, path, url, h)
+	}
+	return serviceResult(path, h, cerr, err)
+}
+
+// buildEventStream builds an "eventstream" service on an embedded
+// session. Its streams end when the web transport shuts down (or its
+// paths are replaced by a reload), before the server waits for its
+// requests to finish.
+func buildEventStream(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
+	s := svc.(*config.EventStreamService)
+	common, cerr := env.common(path, url, &s.BridgeService)
+	h, err := bridge.NewEventStream(env.session(path, &s.BridgeService), bridge.EventStreamOptions{
+		RequireIP:   common.RequireIP,
+		RequireTLS:  common.RequireTLS,
+		Heartbeat:   s.HeartbeatInterval, // the file's 0 is negative: none, as bridge's
+		QueueEvents: s.QueueMaxEvents,
+		QueueBytes:  s.QueueMaxBytes,
+		Debug:       common.Debug,
+		Logger:      common.Logger,
+	})
+	if err == nil {
+		env.addService(metrics.ServiceEventStream, path, url, h)
+		env.listener.onShutdown = append(env.listener.onShutdown, h.Shutdown)
 	}
 	return serviceResult(path, h, cerr, err)
 }
