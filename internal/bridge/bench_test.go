@@ -1,9 +1,15 @@
 package bridge
 
 import (
+	"bufio"
+	"bytes"
+	"net/http/httputil"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // BenchmarkCaller posts a call through the Caller handler to a Go callee
@@ -24,6 +30,53 @@ func BenchmarkCaller(b *testing.B) {
 		h.ServeHTTP(w, r)
 		if w.Code != 200 {
 			b.Fatalf("%d %s", w.Code, w.Body)
+		}
+	}
+}
+
+// BenchmarkEventStreamFanout streams each event to 1,000 SSE clients over
+// loopback HTTP, and reports the events delivered per second (each
+// client's copy counted). Events are published in batches, each waited
+// for at every client, so that the bridge session's event queue stays
+// within its bound.
+func BenchmarkEventStreamFanout(b *testing.B) {
+	const clients, batch = 1000, 50
+	se := newStreamEnvTB(b, EventStreamOptions{})
+	counts := make([]chan int, clients)
+	for i := range clients {
+		conn := openRaw(b, se.srv.Listener.Addr().String(), "topic=com.example.fan")
+		counts[i] = make(chan int, 1)
+		go countEvents(bufio.NewReader(httputil.NewChunkedReader(bufio.NewReader(conn))), counts[i])
+	}
+	args := wamp.List{"an event of some size", 42, true}
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	for sent := 0; sent < b.N; {
+		n := min(batch, b.N-sent)
+		for range n {
+			se.publish("com.example.fan", args, nil, nil)
+		}
+		sent += n
+		for _, c := range counts {
+			for got := 0; got < n; {
+				got += <-c
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N)*clients/time.Since(start).Seconds(), "events/s")
+}
+
+// countEvents reads a stream and sends 1 on c for each event's data line,
+// until the stream ends.
+func countEvents(r *bufio.Reader, c chan<- int) {
+	for {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			return
+		}
+		if bytes.HasPrefix(line, []byte("data: ")) {
+			c <- 1
 		}
 	}
 }

@@ -22,9 +22,11 @@ type streamEnv struct {
 	srv *httptest.Server
 }
 
-func newStreamEnv(t *testing.T, o EventStreamOptions) *streamEnv {
+func newStreamEnv(t *testing.T, o EventStreamOptions) *streamEnv { return newStreamEnvTB(t, o) }
+
+func newStreamEnvTB(t testing.TB, o EventStreamOptions) *streamEnv {
 	t.Helper()
-	e := newEnv(t)
+	e := newEnvTB(t)
 	es, err := NewEventStream(e.bridge, o)
 	if err != nil {
 		t.Fatal(err)
