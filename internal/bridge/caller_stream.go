@@ -35,7 +35,7 @@ func (c *Caller) stream(w http.ResponseWriter, r *http.Request, cr *callRequest,
 		return nil
 	}
 	if err != nil {
-		a := answerFor(wampError(r, timeout, err), true)
+		a := answerFor(wampError(r, timeout, err), &c.p.remote)
 		c.p.logDecision(r, a, err)
 		if a != nil {
 			cs.write(eventError, a.body.filled())

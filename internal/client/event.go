@@ -35,7 +35,7 @@ func (s *Session) handleEvent(m *wamp.Event) *wamp.RequestError {
 		s.log.Warn("client: event dropped", "subscription", m.Subscription, "err", err)
 		return nil
 	}
-	ev := &Event{Args: args, Kwargs: kwargs, Details: m.Details, Topic: topic, Publication: m.Publication}
+	ev := &Event{Args: args, Kwargs: kwargs, Details: m.Details, Topic: topic, Publication: m.Publication, Audience: m.Audience}
 	if !s.events.push(delivery{ev: ev, handlers: handlers}) {
 		s.log.Error("client: event queue full, closing the session", "limit", s.cfg.eventQueue())
 		s.end(ErrSlowConsumer)
@@ -60,7 +60,9 @@ func (s *Session) dispatchEvents() {
 func (s *Session) deliver(batch []delivery) {
 	for _, d := range batch {
 		for _, sub := range d.handlers {
-			s.callEventHandler(sub, d.ev)
+			if s.receives(sub, d.ev) {
+				s.callEventHandler(sub, d.ev)
+			}
 		}
 	}
 }

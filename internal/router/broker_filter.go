@@ -12,12 +12,13 @@ import (
 type pubFilter struct {
 	publisher wamp.ID // excluded by exclude_me; 0 for none
 	simple    bool    // no list below is set
+	byIdent   bool    // aud has a list
 
-	exclude, eligible               []wamp.ID
-	excludeAuthID, eligibleAuthID   []string
-	excludeAuthRole, eligibleAuthRl []string
-	hasEligible, hasEligibleAuthID  bool
-	hasEligibleAuthRole             bool
+	exclude, eligible []wamp.ID
+	hasEligible       bool
+	// aud are the authid and authrole lists. A session that acts for
+	// others (GateOptions.ActsFor) is sent them with the event instead.
+	aud wamp.Audience
 }
 
 // parse reads the filter options of PUBLISH from pub (nil for the router).
@@ -42,19 +43,21 @@ func (f *pubFilter) parse(pub *session, opts wamp.Dict) error {
 	if f.eligible, f.hasEligible, err = optIDs(opts, wamp.OptEligible); err != nil {
 		return err
 	}
-	if f.excludeAuthID, has[1], err = optStrings(opts, wamp.OptExcludeAuthID); err != nil {
+	a := &f.aud
+	if a.ExcludeAuthID, has[1], err = optStrings(opts, wamp.OptExcludeAuthID); err != nil {
 		return err
 	}
-	if f.eligibleAuthID, f.hasEligibleAuthID, err = optStrings(opts, wamp.OptEligibleAuthID); err != nil {
+	if a.EligibleAuthID, a.HasEligibleAuthID, err = optStrings(opts, wamp.OptEligibleAuthID); err != nil {
 		return err
 	}
-	if f.excludeAuthRole, has[2], err = optStrings(opts, wamp.OptExcludeAuthRole); err != nil {
+	if a.ExcludeAuthRole, has[2], err = optStrings(opts, wamp.OptExcludeAuthRole); err != nil {
 		return err
 	}
-	if f.eligibleAuthRl, f.hasEligibleAuthRole, err = optStrings(opts, wamp.OptEligibleAuthRole); err != nil {
+	if a.EligibleAuthRole, a.HasEligibleAuthRole, err = optStrings(opts, wamp.OptEligibleAuthRole); err != nil {
 		return err
 	}
-	f.simple = !has[0] && !has[1] && !has[2] && !f.hasEligible && !f.hasEligibleAuthID && !f.hasEligibleAuthRole
+	f.byIdent = has[1] || has[2] || a.HasEligibleAuthID || a.HasEligibleAuthRole
+	f.simple = !has[0] && !f.hasEligible && !f.byIdent
 	return nil
 }
 
@@ -66,17 +69,24 @@ func (f *pubFilter) allows(s *session) bool {
 	return f.simple || f.allowsLists(s)
 }
 
+// allowsLists applies the lists; those by authid and authrole only to a
+// session that does not act for others (it gets them as the event's
+// Audience).
 func (f *pubFilter) allowsLists(s *session) bool {
-	id := &s.ident
 	switch {
-	case slices.Contains(f.exclude, s.id),
-		slices.Contains(f.excludeAuthID, id.AuthID),
-		slices.Contains(f.excludeAuthRole, id.AuthRole):
+	case slices.Contains(f.exclude, s.id):
 		return false
-	case f.hasEligible && !slices.Contains(f.eligible, s.id),
-		f.hasEligibleAuthID && !slices.Contains(f.eligibleAuthID, id.AuthID),
-		f.hasEligibleAuthRole && !slices.Contains(f.eligibleAuthRl, id.AuthRole):
+	case f.hasEligible && !slices.Contains(f.eligible, s.id):
 		return false
 	}
-	return true
+	return s.actsFor() || f.aud.Allows(s.ident.AuthID, s.ident.AuthRole)
+}
+
+// audience is the Audience an EVENT carries: nil without authid or
+// authrole lists.
+func (f *pubFilter) audience() *wamp.Audience {
+	if !f.byIdent {
+		return nil
+	}
+	return &f.aud
 }

@@ -13,7 +13,7 @@ import (
 // ERROR are sent only when the publisher asked for acknowledge.
 func (s *session) handlePublish(m *wamp.Publish) error {
 	ack, _ := optBool(m.Options, wamp.OptAcknowledge, false)
-	pub, err := s.realm.broker.publish(s, m.Topic, m.Options, wamp.PayloadOf(m))
+	pub, err := s.realm.broker.publishAs(s, m.Identity, m.Topic, m.Options, wamp.PayloadOf(m))
 	if !ack {
 		s.dropped(err)
 		return nil
@@ -31,7 +31,12 @@ func (s *session) handlePublish(m *wamp.Publish) error {
 // publication ID.
 // The payload is forwarded as it came: raw payloads are not decoded.
 func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, p wamp.Payload) (wamp.ID, error) {
-	e, err := b.prepare(pub, topic, opts)
+	return b.publishAs(pub, nil, topic, opts, p)
+}
+
+// publishAs is publish for a publisher that acts for as (nil: itself).
+func (b *broker) publishAs(pub *session, as *wamp.Identity, topic wamp.URI, opts wamp.Dict, p wamp.Payload) (wamp.ID, error) {
+	e, err := b.prepare(pub, as, topic, opts)
 	if err != nil {
 		return 0, err
 	}
@@ -86,8 +91,9 @@ func (b *broker) targets(topic wamp.URI, ts []target) (_ []target, recorded bool
 	return ts, recorded
 }
 
-// prepare validates and authorizes a publication and reads its options.
-func (b *broker) prepare(pub *session, topic wamp.URI, opts wamp.Dict) (*outEvent, error) {
+// prepare validates and authorizes a publication (of pub acting for as)
+// and reads its options.
+func (b *broker) prepare(pub *session, as *wamp.Identity, topic wamp.URI, opts wamp.Dict) (*outEvent, error) {
 	rm := b.realm
 	if !rm.validURI(topic, wamp.MatchExact) || pub != nil && restricted(topic) {
 		return nil, wamp.Errorf(wamp.ErrInvalidURI, "invalid topic %q", topic)
@@ -98,7 +104,7 @@ func (b *broker) prepare(pub *session, topic wamp.URI, opts wamp.Dict) (*outEven
 		return nil, err
 	}
 	if pub != nil {
-		perm, err := pub.authorize(auth.ActionPublish, topic, opts)
+		perm, err := pub.authorizeAs(as, auth.ActionPublish, topic, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -108,7 +114,7 @@ func (b *broker) prepare(pub *session, topic wamp.URI, opts wamp.Dict) (*outEven
 		}
 		disclose = me || perm.Disclose
 	}
-	e := &outEvent{topic: topic, publication: wamp.GlobalID(), details: publisherDetails(pub, disclose, ff)}
+	e := &outEvent{topic: topic, publication: wamp.GlobalID(), details: publisherDetails(pub, as, disclose, ff)}
 	if err := e.filter.parse(pub, opts); err != nil {
 		return nil, err
 	}
@@ -164,15 +170,15 @@ func (e *outEvent) event(sub wamp.ID, m uriindex.Match, retained bool) *wamp.Eve
 		}
 	}
 	return &wamp.Event{Subscription: sub, Publication: e.publication, Details: d,
-		Args: e.payload.Args, Kwargs: e.payload.Kwargs, Raw: e.payload.Raw}
+		Args: e.payload.Args, Kwargs: e.payload.Kwargs, Raw: e.payload.Raw, Audience: e.filter.audience()}
 }
 
 // publisherDetails are the EVENT details that disclose the publisher (the
 // original one and forward_for for a forwarded event).
-func publisherDetails(pub *session, disclose bool, ff forwardFor) wamp.Dict {
+func publisherDetails(pub *session, as *wamp.Identity, disclose bool, ff forwardFor) wamp.Dict {
 	d := wamp.Dict{}
 	if pub != nil && disclose {
-		ff.disclose(d, pub, publisherKeys)
+		ff.disclose(d, pub, as, publisherKeys)
 	}
 	return d
 }

@@ -26,7 +26,7 @@ func (s *session) handleSubscribe(m *wamp.Subscribe) error {
 	if !rm.validURI(m.Topic, match) {
 		return wamp.Errorf(wamp.ErrInvalidURI, "invalid topic %q", m.Topic)
 	}
-	if _, err := s.authorize(auth.ActionSubscribe, m.Topic, m.Options); err != nil {
+	if _, err := s.authorizeAs(m.Identity, auth.ActionSubscribe, m.Topic, m.Options); err != nil {
 		return err
 	}
 	um, _ := uriindex.ParseMatch(match)
