@@ -44,8 +44,8 @@ func newFuzzEnv(f *testing.F) *client.Client { return newEnvTB(f).bridge }
 func newEnvTB(t testing.TB) *env { return newEnvOf(t, false) }
 
 // newActsForEnv is an env whose bridge session acts for the requests'
-// identities; role "user" may call and publish under com.user. and has
-// its calls and publications disclosed.
+// identities; role "user" may call, publish and subscribe under
+// com.user. and has its calls and publications disclosed.
 func newActsForEnv(t testing.TB) *env { return newEnvOf(t, true) }
 
 func newEnvOf(t testing.TB, actsFor bool) *env {
@@ -54,7 +54,7 @@ func newEnvOf(t testing.TB, actsFor bool) *env {
 	authz := auth.NewStaticAuthorizer(map[string][]auth.Rule{
 		"bridge":  {{URI: "com.example.", Match: uriindex.Prefix, Allow: auth.Actions{Call: true, Publish: true, Subscribe: true}}},
 		"backend": {{URI: "", Match: uriindex.Prefix, Allow: all}},
-		"user": {{URI: "com.user.", Match: uriindex.Prefix, Allow: auth.Actions{Call: true, Publish: true},
+		"user": {{URI: "com.user.", Match: uriindex.Prefix, Allow: auth.Actions{Call: true, Publish: true, Subscribe: true},
 			DiscloseCaller: true, DisclosePublisher: true}},
 	})
 	r, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: "realm1", Authorizer: authz}}})

@@ -48,6 +48,17 @@ type EventStreamOptions struct {
 	// DefaultStreamQueueBytes.
 	QueueEvents int
 	QueueBytes  int64
+	// Identity, when set, tells who each request comes from (options.auth):
+	// the stream's subscriptions are made for that identity, which the
+	// router authorizes (a refusal is 403) and whose events the
+	// publications' eligible and exclude lists decide. nil: every stream
+	// subscribes as the service's session.
+	Identity Identifier
+	// AllowQueryToken accepts the credential as an "access_token" query
+	// parameter when the request has no Authorization header, as a bearer
+	// token (a JWT or an API key): browsers' EventSource cannot send
+	// headers. Only with Identity.
+	AllowQueryToken bool
 	// Debug logs each stream's opening and end at debug level.
 	Debug bool
 	// Logger receives the service's logs; nil discards them.
@@ -90,8 +101,18 @@ func NewEventStream(s Session, o EventStreamOptions) (*EventStream, error) {
 	if o.QueueEvents < 0 || o.QueueBytes < 0 {
 		return nil, errors.New("bridge: queue limits: must be >= 0")
 	}
+	if o.AllowQueryToken && o.Identity == nil {
+		return nil, errors.New("bridge: allow_query_token: needs auth")
+	}
 	p := newPipeline(&Common{RequireIP: o.RequireIP, RequireTLS: o.RequireTLS, Debug: o.Debug, Logger: o.Logger}, false, "eventstream")
 	p.allow = streamMethods
+	// A WAMP error of a SUBSCRIBE (not_authorized, invalid_uri) is
+	// answered with the status table's status: an event stream has no
+	// Crossbar clients to keep at 200.
+	if err := p.setAccess(&Access{Identity: o.Identity, ErrorStatus: ErrorStatus{On: true}}); err != nil {
+		return nil, err
+	}
+	p.queryToken = o.AllowQueryToken
 	es := &EventStream{p: p, s: s, heartbeat: o.heartbeat(), maxEvents: o.QueueEvents, maxBytes: o.QueueBytes,
 		done: make(chan struct{}), slowLog: lograte.Limit{Interval: slowLogInterval}}
 	if es.maxEvents == 0 {
@@ -136,19 +157,25 @@ func (es *EventStream) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	st, err := es.open(w, r)
 	if err != nil {
-		es.refuse(w, r, err)
+		es.p.respond(w, r, err)
 		return
 	}
 	es.run(r, st)
 }
 
-// open checks the request and subscribes a new stream.
+// open checks the request (the client's address and TLS, the method,
+// the credentials, the query) and subscribes a new stream for the
+// request's identity.
 func (es *EventStream) open(w http.ResponseWriter, r *http.Request) (*stream, error) {
 	if err := es.p.checkPeer(r); err != nil {
 		return nil, err
 	}
 	if r.Method != http.MethodGet {
 		return nil, refuse(http.StatusMethodNotAllowed, textStreamMethod, echo(r.Method))
+	}
+	as, err := es.p.identify(r)
+	if err != nil {
+		return nil, err
 	}
 	sq, err := parseStreamQuery(r.URL.RawQuery)
 	if err != nil {
@@ -163,22 +190,10 @@ func (es *EventStream) open(w http.ResponseWriter, r *http.Request) (*stream, er
 	}
 	rc := http.NewResponseController(w)
 	st := &stream{es: es, w: w, rc: rc, cs: cs, q: newStreamQueue(rc, es.maxEvents, es.maxBytes), peer: r.RemoteAddr}
-	if err := st.subscribe(r.Context(), &sq); err != nil {
+	if err := st.subscribe(client.WithIdentity(r.Context(), as), &sq); err != nil {
 		return nil, err
 	}
 	return st, nil
-}
-
-// refuse answers a stream that did not open. A WAMP error of a SUBSCRIBE
-// (not_authorized, invalid_uri) is answered with the status table's
-// status and the error in the body: an event stream has no Crossbar
-// clients to keep at 200.
-func (es *EventStream) refuse(w http.ResponseWriter, r *http.Request, err error) {
-	if re, ok := errors.AsType[*wamp.RequestError](err); ok {
-		es.p.answer(w, r, uriAnswer(re.URI, re.Args, re.Kwargs), err)
-		return
-	}
-	es.p.respond(w, r, err)
 }
 
 func (es *EventStream) closed() bool {

@@ -26,7 +26,12 @@ func newStreamEnv(t *testing.T, o EventStreamOptions) *streamEnv { return newStr
 
 func newStreamEnvTB(t testing.TB, o EventStreamOptions) *streamEnv {
 	t.Helper()
-	e := newEnvTB(t)
+	return streamEnvOf(t, newEnvTB(t), o)
+}
+
+// streamEnvOf serves an event stream of e's bridge session.
+func streamEnvOf(t testing.TB, e *env, o EventStreamOptions) *streamEnv {
+	t.Helper()
 	es, err := NewEventStream(e.bridge, o)
 	if err != nil {
 		t.Fatal(err)
@@ -57,10 +62,16 @@ const streamReadLimit = 30 * time.Second
 
 // open opens a stream with the query q and returns once its head came
 // (the stream is subscribed then).
-func (se *streamEnv) open(q string) *sseClient {
+func (se *streamEnv) open(q string) *sseClient { return se.openAs(q, "") }
+
+// openAs is open with an Authorization header (none when "").
+func (se *streamEnv) openAs(q, authorization string) *sseClient {
 	se.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), streamReadLimit)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, se.srv.URL+"/?"+q, nil)
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		cancel()

@@ -107,6 +107,14 @@ type EventStreamService struct {
 	// DefaultStreamQueueBytes.
 	QueueMaxEvents int
 	QueueMaxBytes  int64
+	// Auth is "options.auth", as a caller's: each stream subscribes for
+	// its request's identity; nil: as the service's session.
+	Auth *HTTPAuth
+	// AllowQueryToken is "options.allow_query_token" (default false;
+	// needs Auth with bearer.jwt or api_keys): the bearer credential may
+	// come as the "access_token" query parameter, for browsers'
+	// EventSource, which cannot send headers.
+	AllowQueryToken bool
 }
 
 // PublisherService is a path service of "type": "publisher": HTTP POST ->
@@ -180,6 +188,15 @@ func (d *decoder) eventStreamService(o *object) *EventStreamService {
 	}
 	s.QueueMaxEvents = int(oo.integer("queue_max_events", DefaultStreamQueueEvents, 1, maxInt32))
 	s.QueueMaxBytes = oo.integer("queue_max_bytes", DefaultStreamQueueBytes, 1, maxInt)
+	s.Auth = d.httpAuth(oo)
+	s.AllowQueryToken = oo.boolean("allow_query_token", false)
+	switch {
+	case !s.AllowQueryToken:
+	case s.Auth == nil:
+		d.errorf(oo.at("allow_query_token"), "needs \"auth\"")
+	case s.Auth.JWT == nil && s.Auth.APIKeys == nil:
+		d.errorf(oo.at("allow_query_token"), "needs \"auth\" with \"bearer\" or \"api_keys\": the query token is a bearer credential")
+	}
 	oo.done()
 	return s
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +62,13 @@ var bridgeRuleTests = []struct {
 	{"eventstream queue bytes 0", bridgePath("eventstream", `"queue_max_bytes": 0`), bpOpts + ".queue_max_bytes", "not 0"},
 	{"eventstream option misspelt", bridgePath("eventstream", `"heartbeat_intreval": 1000`), bpOpts + ".heartbeat_intreval", `did you mean "heartbeat_interval"?`},
 	{"eventstream require_ip type", bridgePath("eventstream", `"require_ip": "127.0.0.1"`), bpOpts + ".require_ip", "must be an array"},
+	{"eventstream query token without auth", bridgePath("eventstream", `"allow_query_token": true`), bpOpts + ".allow_query_token", `needs "auth"`},
+	{"eventstream query token with basic only", web(`{"ws": {"type": "websocket", "auth": {"ticket": {"type": "static", "principals": {"alice": {"ticket": "a", "role": "anonymous"}}}}},
+		"svc": {"type": "eventstream", "realm": "realm1", "role": "anonymous", "options": {"allow_query_token": true, "auth": {"basic": {"principals_from": "ws"}}}}}`),
+		bpOpts + ".allow_query_token", "the query token is a bearer credential"},
+	{"eventstream auth role unknown", bridgePath("eventstream", `"auth": {"api_keys": {"k": {"authid": "a", "authrole": "nobody"}}}`),
+		bpOpts + ".auth.api_keys.k.authrole", `role "nobody" is not defined in realm "realm1"`},
+	{"eventstream auth empty", bridgePath("eventstream", `"auth": {}`), bpOpts + ".auth", "give at least one of bearer.jwt, api_keys and basic"},
 	{"caller cancel_mode", bridgePath("caller", `"cancel_mode": "abort"`), bpOpts + ".cancel_mode", `unknown cancel mode "abort" (want kill, killnowait, skip)`},
 
 	// References.
@@ -239,6 +247,9 @@ func TestEventStreamDecode(t *testing.T) {
 		{`"heartbeat_interval": 0, "queue_max_events": 10, "queue_max_bytes": 4096, "require_tls": true, "debug": true`,
 			EventStreamService{HeartbeatInterval: -1, QueueMaxEvents: 10, QueueMaxBytes: 4096,
 				BridgeService: BridgeService{RequireTLS: true, Debug: true}}},
+		{`"auth": {"api_keys": {"k-alice": {"authid": "alice", "authrole": "anonymous"}}}, "allow_query_token": true`,
+			EventStreamService{HeartbeatInterval: DefaultHeartbeatInterval, QueueMaxEvents: DefaultStreamQueueEvents, QueueMaxBytes: DefaultStreamQueueBytes,
+				AllowQueryToken: true, Auth: &HTTPAuth{Required: true, APIKeys: map[string]APIKey{"k-alice": {AuthID: "alice", AuthRole: "anonymous"}}}}},
 		{`"heartbeat_interval": 2500`, EventStreamService{HeartbeatInterval: 2500 * time.Millisecond, QueueMaxEvents: DefaultStreamQueueEvents, QueueMaxBytes: DefaultStreamQueueBytes}},
 	}
 	for _, tt := range tests {
@@ -247,7 +258,8 @@ func TestEventStreamDecode(t *testing.T) {
 			tt.want.Realm, tt.want.Role = "realm1", "anonymous"
 			if got.HeartbeatInterval != tt.want.HeartbeatInterval || got.QueueMaxEvents != tt.want.QueueMaxEvents ||
 				got.QueueMaxBytes != tt.want.QueueMaxBytes || got.RequireTLS != tt.want.RequireTLS || got.Debug != tt.want.Debug ||
-				got.Realm != tt.want.Realm || got.Role != tt.want.Role || got.PostBodyLimit != 0 {
+				got.Realm != tt.want.Realm || got.Role != tt.want.Role || got.PostBodyLimit != 0 ||
+				got.AllowQueryToken != tt.want.AllowQueryToken || !reflect.DeepEqual(got.Auth, tt.want.Auth) {
 				t.Errorf("got %+v,\nwant %+v", *got, tt.want)
 			}
 		})

@@ -29,7 +29,7 @@ func checkBridgeTree(d *decoder, pp string, top, ps Paths, realms map[string]*Re
 		case *WebhookService:
 			bs = &s.BridgeService
 		case *EventStreamService:
-			bs = &s.BridgeService
+			bs, a = &s.BridgeService, &Access{Auth: s.Auth}
 		case *PathTree:
 			checkBridgeTree(d, sp+".paths", top, s.Paths, realms, bound)
 		}

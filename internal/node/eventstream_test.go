@@ -18,16 +18,21 @@ import (
 )
 
 // eventStreamDoc is a node with WAMP at /ws, an event stream at /events
-// (role "reader": may subscribe below com.example.) and the static
-// directory dir at /.
-func eventStreamDoc(dir string) string {
+// (role "reader": may subscribe below com.example.) with more options
+// (none when ""), and the static directory dir at /. Role "user" may
+// subscribe below com.example.news.
+func eventStreamDoc(dir, options string) string {
+	if options != "" {
+		options = ", " + options
+	}
 	return `{"version": 2, "workers": [{"type": "router",
 		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true},
-			{"name": "reader", "permissions": [{"uri": "com.example.", "match": "prefix", "allow": {"subscribe": true}}]}]}],
+			{"name": "reader", "permissions": [{"uri": "com.example.", "match": "prefix", "allow": {"subscribe": true}}]},
+			{"name": "user", "permissions": [{"uri": "com.example.news", "match": "prefix", "allow": {"subscribe": true}}]}]}],
 		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
 			"/": {"type": "static", "directory": "` + dir + `"},
 			"ws": {"type": "websocket"},
-			"events": {"type": "eventstream", "realm": "realm1", "role": "reader", "options": {"heartbeat_interval": 0}}}}]}]}`
+			"events": {"type": "eventstream", "realm": "realm1", "role": "reader", "options": {"heartbeat_interval": 0` + options + `}}}}]}]}`
 }
 
 // publishAcked publishes from s, acknowledged, and returns the ID.
@@ -48,7 +53,7 @@ func publishAcked(t *testing.T, s *client.Session, topic wamp.URI, args wamp.Lis
 // events of its role's topics, refuses others with 403, and its open
 // streams end cleanly when the node stops (without holding Stop up).
 func TestEventStreamService(t *testing.T) {
-	n := start(t, parse(t, eventStreamDoc(t.TempDir()), nil), t.TempDir())
+	n := start(t, parse(t, eventStreamDoc(t.TempDir(), ""), nil), t.TempDir())
 	addr := address(t, n, web0)
 	pub := mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
 
@@ -95,7 +100,7 @@ const eventStreamPage = `<!doctype html><meta charset="utf-8"><title>events</tit
 <p id="opens">0</p><ul id="log"></ul>
 <script>
 let opens = 0;
-const es = new EventSource("/events?topic=com.example.news&get_retained=true");
+const es = new EventSource("/events?topic=com.example.news&get_retained=true&access_token=k-alice");
 es.onopen = () => { document.getElementById("opens").textContent = String(++opens); };
 es.addEventListener("com.example.news", (e) => {
   const li = document.createElement("li");
@@ -104,17 +109,19 @@ es.addEventListener("com.example.news", (e) => {
 });
 </script>`
 
-// TestEventStreamBrowser: a browser's EventSource gets the retained event
-// first, then the live ones with their publication IDs, and reconnects
-// by itself when the stream ends (the service's session was killed),
-// getting the retained event again.
+// TestEventStreamBrowser: a browser's EventSource, its API key as the
+// access_token query parameter, gets the retained event first, then the
+// live ones meant for it with their publication IDs (not one published
+// for another authid), and reconnects by itself when the stream ends
+// (the service's session was killed), getting the retained event again.
 func TestEventStreamBrowser(t *testing.T) {
 	b := browsertest.New(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(eventStreamPage), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	n := start(t, parse(t, eventStreamDoc(dir), nil), t.TempDir())
+	n := start(t, parse(t, eventStreamDoc(dir, `"allow_query_token": true,
+		"auth": {"api_keys": {"k-alice": {"authid": "alice", "authrole": "user"}}}`), nil), t.TempDir())
 	addr := address(t, n, web0)
 	pub := mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
 	first := publishAcked(t, pub, "com.example.news", wamp.List{"first"}, wamp.Dict{wamp.OptRetain: true})
@@ -122,6 +129,7 @@ func TestEventStreamBrowser(t *testing.T) {
 	b.Navigate(t, "http://"+addr+"/")
 	b.WaitText(t, "#opens", "1")
 	b.WaitText(t, "#log li:nth-child(1)", strconv.FormatUint(uint64(first), 10)+` {"args":["first"],"kwargs":{}}`)
+	publishAcked(t, pub, "com.example.news", wamp.List{"for bob"}, wamp.Dict{wamp.OptEligibleAuthID: []any{"bob"}})
 	second := publishAcked(t, pub, "com.example.news", wamp.List{"second"}, nil)
 	b.WaitText(t, "#log li:nth-child(2)", strconv.FormatUint(uint64(second), 10)+` {"args":["second"],"kwargs":{}}`)
 

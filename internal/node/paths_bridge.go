@@ -73,20 +73,23 @@ func buildWebhook(env *pathEnv, path, url string, svc config.PathService) (http.
 func buildEventStream(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.EventStreamService)
 	common, cerr := env.common(path, url, &s.BridgeService)
-	h, err := bridge.NewEventStream(env.session(path, &s.BridgeService), bridge.EventStreamOptions{
-		RequireIP:   common.RequireIP,
-		RequireTLS:  common.RequireTLS,
-		Heartbeat:   s.HeartbeatInterval, // the file's 0 is negative: none, as bridge's
-		QueueEvents: s.QueueMaxEvents,
-		QueueBytes:  s.QueueMaxBytes,
-		Debug:       common.Debug,
-		Logger:      common.Logger,
+	access, aerr := env.access(path, url, &config.Access{Auth: s.Auth})
+	h, err := bridge.NewEventStream(env.sessionFor(path, &s.BridgeService, s.Auth != nil), bridge.EventStreamOptions{
+		RequireIP:       common.RequireIP,
+		RequireTLS:      common.RequireTLS,
+		Heartbeat:       s.HeartbeatInterval, // the file's 0 is negative: none, as bridge's
+		QueueEvents:     s.QueueMaxEvents,
+		QueueBytes:      s.QueueMaxBytes,
+		Identity:        access.Identity,
+		AllowQueryToken: s.AllowQueryToken && access.Identity != nil,
+		Debug:           common.Debug,
+		Logger:          common.Logger,
 	})
 	if err == nil {
 		env.addService(metrics.ServiceEventStream, path, url, h)
 		env.listener.onShutdown = append(env.listener.onShutdown, h.Shutdown)
 	}
-	return serviceResult(path, h, cerr, err)
+	return serviceResult(path, h, joinErrors(cerr, aerr), err)
 }
 
 // serviceResult is the result of a bridge service's builder: h, or the
