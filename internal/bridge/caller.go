@@ -71,7 +71,7 @@ func (c *Caller) call(w http.ResponseWriter, r *http.Request, req *request) erro
 		opts = callOptions(c.mode, timeout, cr.discloseMe)
 	}
 	if acceptsEventStream(r.Header) {
-		return c.stream(w, r, &cr, timeout, opts)
+		return c.stream(w, r, req, &cr, timeout, opts)
 	}
 	res, err := c.s.Call(req.context(r), cr.procedure, cr.args, cr.kwargs, opts...)
 	if err != nil {

@@ -20,11 +20,13 @@ const (
 // stream performs a call for a client that accepts text/event-stream: the
 // answer is a 200 event stream with one "progress" event per progressive
 // result (receive_progress is asked), then the final "result" or "error"
-// event, then its end. A client that goes away cancels the call (the
-// request's context, in the Caller's cancel mode), and so does a write
-// that fails or does not finish within streamWriteTimeout.
-func (c *Caller) stream(w http.ResponseWriter, r *http.Request, cr *callRequest, timeout time.Duration, opts []client.CallOption) error {
-	ctx, cancel := context.WithCancel(r.Context())
+// event, then its end. The call runs for the request's identity, as a
+// plain one. A client that goes away cancels the call (the request's
+// context, in the Caller's cancel mode), and so does a write that fails
+// or does not finish within streamWriteTimeout.
+func (c *Caller) stream(w http.ResponseWriter, r *http.Request, req *request, cr *callRequest,
+	timeout time.Duration, opts []client.CallOption) error {
+	ctx, cancel := context.WithCancel(req.context(r))
 	defer cancel()
 	cs := &callStream{w: w, rc: http.NewResponseController(w), cancel: cancel}
 	startEvents(w, cs.rc)

@@ -184,3 +184,23 @@ func TestCallerCancelMode(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// A streamed call runs for the request's identity, as a plain one; a
+// refusal of its credentials is a plain 401, before any stream.
+func TestCallerStreamIdentity(t *testing.T) {
+	e := newActsForEnv(t)
+	e.register("com.user.whoami", whoami)
+	h := newCaller(t, e.bridge, CallerOptions{Access: Access{Identity: apiKeys(t)}})
+	header := bearer("k-alice")
+	header.Set("Accept", "text/event-stream")
+	w := do(h, httpReq{body: `{"procedure":"com.user.whoami"}`, header: header})
+	if want := "event: result\ndata: {\"args\":[\"alice\",\"user\"]}\n\n"; w.Code != 200 || w.Body.String() != want {
+		t.Errorf("got %d %q, want %q", w.Code, w.Body, want)
+	}
+	header = bearer("k-eve")
+	header.Set("Accept", "text/event-stream")
+	w = do(h, httpReq{body: `{"procedure":"com.user.whoami"}`, header: header})
+	if w.Code != 401 || !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		t.Errorf("unknown key: %d %s %s", w.Code, w.Header().Get("Content-Type"), w.Body)
+	}
+}
