@@ -3,6 +3,7 @@ package bridge
 import (
 	"bufio"
 	"bytes"
+	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"strings"
@@ -139,4 +140,27 @@ func benchToken(b *testing.B, secret []byte) string {
 		b.Fatal(err)
 	}
 	return tok
+}
+
+// BenchmarkEventStreamHandOff is the session's dispatch goroutine's share
+// of one event for 1,000 streams: a push onto each stream's queue (their
+// writers take the queued frames every 64 events).
+func BenchmarkEventStreamHandOff(b *testing.B) {
+	qs := make([]*streamQueue, 1000)
+	for i := range qs {
+		qs[i] = newStreamQueue(http.NewResponseController(httptest.NewRecorder()), 1<<30, 1<<40)
+	}
+	frame := make([]byte, 100)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		for _, q := range qs {
+			q.push(frame)
+		}
+		if i%64 == 63 {
+			for _, q := range qs {
+				q.take()
+				<-q.ready
+			}
+		}
+	}
 }
