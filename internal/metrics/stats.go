@@ -57,7 +57,15 @@ type ServiceStats struct {
 	Path     string // its JSON path in the config, "workers[0].transports[0].paths.call"
 	URL      string // the web path it serves, "/call"; "" for a component
 	Requests meter.RequestStats
-	Queue    *QueueStats // a Subscriber's deliveries; nil for the others
+	Queue    *QueueStats  // a Subscriber's deliveries; nil for the others
+	Streams  *StreamStats // an event stream's streams; nil for the others
+}
+
+// StreamStats are an event stream service's streams.
+type StreamStats struct {
+	Open       int64  // streams open now
+	Delivered  uint64 // events written to the streams' clients
+	SlowClosed uint64 // clients closed because their queue was full
 }
 
 // QueueStats are a Subscriber's deliveries.

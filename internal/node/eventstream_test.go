@@ -13,6 +13,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/browsertest"
 	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/metrics"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
@@ -84,6 +85,10 @@ func TestEventStreamService(t *testing.T) {
 		t.Fatalf("got %q %v, want %q", got, err, want)
 	}
 
+	if st := streamStats(n); st == nil || st.Open != 1 {
+		t.Errorf("stats %+v", st)
+	}
+
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	if err := n.Stop(ctx); err != nil {
@@ -91,6 +96,9 @@ func TestEventStreamService(t *testing.T) {
 	}
 	if rest, err := io.ReadAll(r); err != nil || len(rest) != 0 {
 		t.Errorf("the stream did not end cleanly: %q %v", rest, err)
+	}
+	if st := streamStats(n); st == nil || st.Open != 0 || st.Delivered != 1 {
+		t.Errorf("stats after Stop %+v", st)
 	}
 }
 
@@ -149,4 +157,15 @@ func killStreamSession(t *testing.T, s *client.Session) {
 	if err != nil || len(res.Args) != 1 {
 		t.Fatalf("kill: %v %v", res, err)
 	}
+}
+
+// streamStats are the node's event stream service's stream counters, nil
+// when it has none.
+func streamStats(n *Node) *metrics.StreamStats {
+	for _, s := range n.Stats().Services {
+		if s.Type == metrics.ServiceEventStream {
+			return s.Streams
+		}
+	}
+	return nil
 }

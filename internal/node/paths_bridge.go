@@ -86,7 +86,7 @@ func buildEventStream(env *pathEnv, path, url string, svc config.PathService) (h
 		Logger:          common.Logger,
 	})
 	if err == nil {
-		env.addService(metrics.ServiceEventStream, path, url, h)
+		env.addEventStream(path, url, h)
 		env.listener.onShutdown = append(env.listener.onShutdown, h.Shutdown)
 	}
 	return serviceResult(path, h, joinErrors(cerr, aerr), err)
