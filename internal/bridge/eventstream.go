@@ -59,7 +59,8 @@ type EventStreamOptions struct {
 	// token (a JWT or an API key): browsers' EventSource cannot send
 	// headers. Only with Identity.
 	AllowQueryToken bool
-	// Debug logs each stream's opening and end at debug level.
+	// Debug logs each stream's opening, refusal and end (with why) at
+	// debug level.
 	Debug bool
 	// Logger receives the service's logs; nil discards them.
 	Logger *slog.Logger
@@ -209,6 +210,7 @@ func (es *EventStream) closed() bool {
 func (es *EventStream) run(r *http.Request, st *stream) {
 	es.streams.Add(1)
 	defer es.streams.Add(-1)
+	es.p.accepted(r, "stream", true)
 	why := st.write(r.Context())
 	lost := st.q.end()
 	st.unsubscribe()
