@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -306,5 +307,24 @@ func TestEventStreamRefusals(t *testing.T) {
 	if w.Code != 200 || w.Header().Get("Access-Control-Allow-Methods") != "GET,OPTIONS" ||
 		w.Header().Get("Access-Control-Allow-Origin") != "https://app.example" {
 		t.Errorf("preflight: %d %v", w.Code, w.Header())
+	}
+}
+
+// With Debug, a stream's opening and its end (with why) are logged.
+func TestEventStreamDebugLog(t *testing.T) {
+	var log logtest.Log
+	se := newStreamEnv(t, EventStreamOptions{Debug: true, Logger: log.Logger(slog.LevelDebug)})
+	c := se.open("topic=com.example.t")
+	se.es.Shutdown()
+	if _, err := io.ReadAll(c.r); err != nil {
+		t.Fatal(err)
+	}
+	// The handler has returned once the answer ended; its log lines are
+	// written before.
+	if got := log.Lines(t, "bridge: request accepted"); len(got) != 1 || got[0]["stream"] != true {
+		t.Errorf("opening lines %v", got)
+	}
+	if got := log.Lines(t, "bridge: event stream ended"); len(got) != 1 || got[0]["why"] != "shutdown" {
+		t.Errorf("end lines %v", got)
 	}
 }
