@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -28,7 +29,7 @@ func (c *Caller) stream(w http.ResponseWriter, r *http.Request, req *request, cr
 	timeout time.Duration, opts []client.CallOption) error {
 	ctx, cancel := context.WithCancel(req.context(r))
 	defer cancel()
-	cs := &callStream{w: w, rc: http.NewResponseController(w), cancel: cancel}
+	cs := &callStream{w: w, rc: http.NewResponseController(w), cancel: cancel, log: c.p.log}
 	startEvents(w, cs.rc)
 	c.p.accepted(r, "procedure", cr.procedure, "stream", true)
 	opts = append(slices.Clip(opts), client.WithProgress(cs.progress))
@@ -54,8 +55,9 @@ type callStream struct {
 	w      http.ResponseWriter
 	rc     *http.ResponseController
 	cancel context.CancelFunc // cancels the call
+	log    *slog.Logger
 	buf    []byte
-	failed bool // a write failed: the call is canceled, nothing more is written
+	failed bool // a write failed or the stream was ended: the call is canceled, nothing more is written
 }
 
 // progress writes one progressive result.
@@ -63,23 +65,31 @@ func (cs *callStream) progress(res *client.Result) {
 	cs.write(eventProgress, payloadBody{res.Args, res.Kwargs})
 }
 
-// write writes one event and flushes it; a failure cancels the call.
+// write writes one event and flushes it; a failure cancels the call. A
+// result with a value JSON cannot hold (a NaN from a callee) ends the
+// stream with the error a plain answer would have had (500's), and
+// cancels the call too.
 func (cs *callStream) write(name string, data jsonAnswer) {
 	if cs.failed {
 		return
 	}
 	b, err := appendEvent(cs.buf[:0], "", name, data)
 	if err != nil {
-		// A value JSON cannot hold: the client gets the error a plain
-		// answer would have.
+		cs.log.Error("bridge: answer is not JSON", "err", err)
 		b, _ = appendEvent(cs.buf[:0], "", eventError, (&errorBody{Error: textInternal}).filled())
+		cs.end()
 	}
 	cs.buf = b
 	_ = cs.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 	if _, err := cs.w.Write(b); err != nil || cs.rc.Flush() != nil {
-		cs.failed = true
-		cs.cancel()
+		cs.end()
 	}
+}
+
+// end writes nothing more and cancels the call.
+func (cs *callStream) end() {
+	cs.failed = true
+	cs.cancel()
 }
 
 // acceptsEventStream reports whether an Accept header of h lists

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -72,6 +73,15 @@ func TestCallerStream(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
+	nanInterrupted := make(chan struct{}, 1)
+	e.register("com.example.nan", func(ctx context.Context, inv *client.Invocation) (*client.Result, error) {
+		if err := inv.SendProgress(&client.Result{Args: wamp.List{math.NaN()}}); err != nil {
+			return nil, err
+		}
+		<-ctx.Done() // the bridge cancels the call
+		nanInterrupted <- struct{}{}
+		return nil, ctx.Err()
+	})
 	srv := httptest.NewServer(newCaller(t, e.bridge, CallerOptions{CallTimeout: time.Second}))
 	t.Cleanup(srv.Close)
 	progress := func(data string) sseEvent { return sseEvent{event: "progress", data: data} }
@@ -90,6 +100,8 @@ func TestCallerStream(t *testing.T) {
 			{event: "error", data: `{"error":"wamp.error.no_such_procedure","args":["no callee registered for procedure \"com.example.none\""],"kwargs":{}}`}}},
 		{"timeout", `{"procedure": "com.example.wait", "options": {"timeout": 10}}`, []sseEvent{
 			{event: "error", data: `{"error":"wamp.error.timeout","args":["canceled: no answer within 10ms"],"kwargs":{}}`}}},
+		{"not JSON", `{"procedure": "com.example.nan"}`, []sseEvent{
+			{event: "error", data: `{"error":"Unhandled exception in the REST bridge.","args":[],"kwargs":{}}`}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,6 +117,7 @@ func TestCallerStream(t *testing.T) {
 			}
 		})
 	}
+	waitFor(t, nanInterrupted, "INTERRUPT of the call whose result is not JSON")
 }
 
 // A client that goes away mid-stream cancels the call: the callee is
