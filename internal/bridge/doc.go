@@ -28,7 +28,7 @@
 // mutable state is the nonce cache, which has its own lock, the body
 // buffer's count of reserved bytes, an atomic, the rate limits of
 // warnings, which have their own locks, and the event stream's frame
-// cache and its streams' queues, each with its own lock (leaf locks:
-// nothing is called while one is held but setting a connection's write
-// deadline).
+// cache and its streams' queues, each with its own leaf lock (the frame
+// cache's is held while an event is encoded, a queue's while it sets a
+// connection's write deadline).
 package bridge
