@@ -179,3 +179,40 @@ func TestErrorStatus(t *testing.T) {
 		t.Error("NewCaller accepted status 200 in error_status")
 	}
 }
+
+// TestRemoteAnswer: every row of the status table under error_status,
+// Crossbar's 200 without it (but the gateway failures), the map's rows
+// first, and a path with auth answering the router's refusals 403
+// whatever error_status says.
+func TestRemoteAnswer(t *testing.T) {
+	for _, row := range statusTable {
+		on := remoteAnswer{status: ErrorStatus{On: true}, compat: true}
+		if got := on.statusOf(row.uri); got != row.status {
+			t.Errorf("on: %s = %d, want %d", row.uri, got, row.status)
+		}
+		off, want := remoteAnswer{compat: true}, http.StatusOK
+		if !row.compat {
+			want = row.status
+		}
+		if got := off.statusOf(row.uri); got != want {
+			t.Errorf("off: %s = %d, want %d", row.uri, got, want)
+		}
+	}
+	for _, tt := range []struct {
+		ra   remoteAnswer
+		uri  wamp.URI
+		want int
+	}{
+		{remoteAnswer{status: ErrorStatus{On: true}, compat: true}, "com.example.error.x", 500},
+		{remoteAnswer{status: ErrorStatus{On: true, Statuses: map[wamp.URI]int{"com.example.error.x": 418}}, compat: true}, "com.example.error.x", 418},
+		{remoteAnswer{compat: false}, "com.example.error.x", 500}, // the Webhook
+		{remoteAnswer{compat: true, auth: true}, wamp.ErrNotAuthorized, 403},
+		{remoteAnswer{compat: true, auth: true}, wamp.ErrAuthorizationFailed, 403},
+		{remoteAnswer{compat: true, auth: true}, wamp.ErrNoSuchProcedure, 200},
+		{remoteAnswer{status: ErrorStatus{On: true, Statuses: map[wamp.URI]int{wamp.ErrNotAuthorized: 404}}, compat: true, auth: true}, wamp.ErrNotAuthorized, 403},
+	} {
+		if got := tt.ra.statusOf(tt.uri); got != tt.want {
+			t.Errorf("%+v: %s = %d, want %d", tt.ra, tt.uri, got, tt.want)
+		}
+	}
+}

@@ -80,9 +80,8 @@ func (s *Session) Call(ctx context.Context, procedure wamp.URI, args wamp.List, 
 	if err != nil {
 		return nil, fmt.Errorf("client: call %s: %w", procedure, err)
 	}
-	m := &wamp.Call{Request: r.id, Options: s.callOptions(ctx, &o), Procedure: procedure, Args: args, Kwargs: kwargs,
-		Identity: IdentityFrom(ctx)}
-	if err := s.peer.Send(m); err != nil {
+	m := &wamp.Call{Request: r.id, Options: s.callOptions(ctx, &o), Procedure: procedure, Args: args, Kwargs: kwargs}
+	if err := s.peer.Send(acting(ctx, m)); err != nil {
 		s.forget(r)
 		return nil, fmt.Errorf("client: call %s: %w", procedure, err)
 	}

@@ -8,10 +8,11 @@ type delivery struct {
 	handlers []*Subscription
 }
 
-// handleEvent queues an EVENT for dispatch; it runs on the reader. A
+// handleEvent queues an EVENT, for the identities aud allows (nil:
+// everyone; see wamp.Addressed), for dispatch; it runs on the reader. A
 // retained event goes to the handler that asked for it last (see
 // subscription). A full queue closes the session (ErrSlowConsumer).
-func (s *Session) handleEvent(m *wamp.Event) *wamp.RequestError {
+func (s *Session) handleEvent(m *wamp.Event, aud *wamp.Audience) *wamp.RequestError {
 	s.mu.Lock()
 	e := s.subs[m.Subscription]
 	var handlers []*Subscription
@@ -35,7 +36,7 @@ func (s *Session) handleEvent(m *wamp.Event) *wamp.RequestError {
 		s.log.Warn("client: event dropped", "subscription", m.Subscription, "err", err)
 		return nil
 	}
-	ev := &Event{Args: args, Kwargs: kwargs, Details: m.Details, Topic: topic, Publication: m.Publication, Audience: m.Audience}
+	ev := &Event{Args: args, Kwargs: kwargs, Details: m.Details, Topic: topic, Publication: m.Publication, Audience: aud}
 	if !s.events.push(delivery{ev: ev, handlers: handlers}) {
 		s.log.Error("client: event queue full, closing the session", "limit", s.cfg.eventQueue())
 		s.end(ErrSlowConsumer)

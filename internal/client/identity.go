@@ -10,8 +10,8 @@ import (
 type identityKey struct{}
 
 // WithIdentity returns a context whose calls, publications and
-// subscriptions act for id: the CALL, PUBLISH or SUBSCRIBE carries it
-// (wamp.Call.Identity, ...), and the router authorizes and discloses it
+// subscriptions act for id: the CALL, PUBLISH or SUBSCRIBE is sent
+// wrapped in a wamp.Acting, and the router authorizes and discloses it
 // instead of the session's own identity. Only the node's own in-process
 // sessions may do so (the router refuses others), and only over an
 // in-memory peer: no codec carries an identity. A nil id changes nothing.
@@ -27,6 +27,14 @@ func WithIdentity(ctx context.Context, id *wamp.Identity) context.Context {
 func IdentityFrom(ctx context.Context) *wamp.Identity {
 	id, _ := ctx.Value(identityKey{}).(*wamp.Identity)
 	return id
+}
+
+// acting is m, wrapped to act for the identity of ctx if it has one.
+func acting(ctx context.Context, m wamp.Message) wamp.Message {
+	if as := IdentityFrom(ctx); as != nil {
+		return &wamp.Acting{Message: m, Identity: as}
+	}
+	return m
 }
 
 // receives reports whether the handler sub receives ev: an event with an

@@ -13,9 +13,8 @@ import (
 // for sending. It publishes for the identity of ctx if it has one
 // (WithIdentity).
 func (s *Session) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Object, opts wamp.Dict) (wamp.ID, error) {
-	as := IdentityFrom(ctx)
 	build := func(id wamp.ID) wamp.Message {
-		return &wamp.Publish{Request: id, Options: opts, Topic: topic, Args: args, Kwargs: kwargs, Identity: as}
+		return acting(ctx, &wamp.Publish{Request: id, Options: opts, Topic: topic, Args: args, Kwargs: kwargs})
 	}
 	if ack, _ := opts[wamp.OptAcknowledge].(bool); !ack {
 		if err := s.Err(); err != nil {

@@ -22,7 +22,7 @@ type Event struct {
 	Publication wamp.ID
 	// Audience is who the event is for by authid and authrole, on a
 	// session of the node's own that acts for others (see
-	// wamp.Audience); nil otherwise. The session has applied it already:
+	// wamp.Addressed); nil otherwise. The session has applied it already:
 	// a handler receives only the events for its subscription's identity.
 	Audience *wamp.Audience
 }
@@ -89,7 +89,7 @@ func (s *Session) Subscribe(ctx context.Context, topic wamp.URI, h EventHandler,
 	as := IdentityFrom(ctx)
 	sub := &Subscription{topic: topic, handler: h, options: opts, identity: as, s: s}
 	m, err := s.roundTrip(ctx, func(id wamp.ID) wamp.Message {
-		return &wamp.Subscribe{Request: id, Options: opts, Topic: topic, Identity: as}
+		return acting(ctx, &wamp.Subscribe{Request: id, Options: opts, Topic: topic})
 	}, func(m wamp.Message, abandoned bool) { s.subscribed(sub, m, abandoned) })
 	if err != nil {
 		return nil, fmt.Errorf("client: subscribe %s: %w", topic, err)

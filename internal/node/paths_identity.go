@@ -24,20 +24,33 @@ func (env *pathEnv) access(path, url string, a *config.Access) (bridge.Access, e
 	if a.Auth == nil {
 		return out, nil
 	}
-	ap := path + ".options.auth"
-	if env.router.relay != nil {
-		return out, fieldError(ap, fmt.Errorf("not available in a proxy worker: the identity cannot travel to the backend router"))
-	}
-	o, err := env.identityOptions(ap, url, a.Auth)
+	r, err := env.identity(path, url, a.Auth)
 	if err != nil {
 		return out, err
 	}
-	r, err := httpauth.New(o)
-	if err != nil {
-		return out, fieldError(ap, err)
-	}
 	out.Identity = r
 	return out, nil
+}
+
+// identity builds the resolver of the options.auth a of the bridge
+// service at path (served at url), and refuses it in a proxy worker,
+// whose sessions reach their router over the network, where no identity
+// can travel. A service that has one joins with env.sessionFor(...,
+// true).
+func (env *pathEnv) identity(path, url string, a *config.HTTPAuth) (*httpauth.Resolver, error) {
+	ap := path + ".options.auth"
+	if env.router.relay != nil {
+		return nil, fieldError(ap, fmt.Errorf("not available in a proxy worker: the identity cannot travel to the backend router"))
+	}
+	o, err := env.identityOptions(ap, url, a)
+	if err != nil {
+		return nil, err
+	}
+	r, err := httpauth.New(o)
+	if err != nil {
+		return nil, fieldError(ap, err)
+	}
+	return r, nil
 }
 
 // identityOptions are the resolver's options of a, its key files read.

@@ -11,6 +11,25 @@ func errActsFor() error {
 	return wamp.Errorf(wamp.ErrNotAuthorized, "session may not act for another identity")
 }
 
+// handleActing handles a CALL, PUBLISH or SUBSCRIBE that acts for an
+// identity, which only a session that may act for others may send.
+func (s *session) handleActing(m *wamp.Acting) error {
+	if !s.actsFor() || m.Identity == nil {
+		return errActsFor()
+	}
+	switch inner := m.Message.(type) {
+	case *wamp.Call:
+		return s.handleCallAs(inner, m.Identity)
+	case *wamp.Publish:
+		return s.handlePublishAs(inner, m.Identity)
+	case *wamp.Subscribe:
+		return s.handleSubscribeAs(inner, m.Identity)
+	case nil:
+		return violation("no message")
+	}
+	return violation("%s cannot act for an identity", m.Message.Type())
+}
+
 // actsFor reports whether s's gate lets its messages carry identities.
 func (s *session) actsFor() bool { return s.gate.opts.ActsFor }
 
@@ -22,12 +41,12 @@ func (s *session) actor(as *wamp.Identity) (authid, authrole string) {
 	return s.ident.AuthID, s.ident.AuthRole
 }
 
-// authorizeAs is authorize for a message that may carry an identity: with
-// as nil it is s.authorize; otherwise the realm's authorizer decides for
-// s's identity with as's authid and authrole (a dynamic authorizer sees
-// them as the session's), and the answer is never kept, since the next
-// message may act for someone else. A session whose gate does not let it
-// act for others is refused.
+// authorizeAs is authorize for a message that may act for an identity:
+// with as nil it is s.authorize; otherwise the realm's authorizer decides
+// for s's identity with as's authid and authrole (a dynamic authorizer
+// sees them as the session's), and the answer is never kept, since the
+// next message may act for someone else. A session whose gate does not
+// let it act for others is refused.
 //
 // Only for s's goroutine, holding no lock (see authorize).
 func (s *session) authorizeAs(as *wamp.Identity, action auth.Action, uri wamp.URI, opts wamp.Dict) (auth.Permission, error) {

@@ -34,7 +34,7 @@ func TestActsForCall(t *testing.T) {
 		callee.register("com.admin.drop", nil)
 		br := ticketJoin(t, actsForGate(r), "realm1", "bridge-1")
 
-		br.send(&wamp.Call{Request: br.nextReq(), Options: wamp.Dict{}, Procedure: "com.user.get", Identity: alice})
+		br.send(&wamp.Acting{Message: &wamp.Call{Request: br.nextReq(), Options: wamp.Dict{}, Procedure: "com.user.get"}, Identity: alice})
 		inv := expect[*wamp.Invocation](callee)
 		if inv.Details[wamp.OptCallerAuthID] != "alice" || inv.Details[wamp.OptCallerAuthRole] != "user" ||
 			inv.Details[wamp.OptCaller] != uint64(br.id) {
@@ -43,7 +43,7 @@ func TestActsForCall(t *testing.T) {
 		callee.send(&wamp.Yield{Request: inv.Request, Options: wamp.Dict{}})
 		expect[*wamp.Result](br)
 
-		br.send(&wamp.Call{Request: br.nextReq(), Options: wamp.Dict{}, Procedure: "com.admin.drop", Identity: alice})
+		br.send(&wamp.Acting{Message: &wamp.Call{Request: br.nextReq(), Options: wamp.Dict{}, Procedure: "com.admin.drop"}, Identity: alice})
 		br.expectError(wamp.ErrNotAuthorized)
 
 		// Without an identity, the session's own role decides and shows.
@@ -67,11 +67,11 @@ func TestActsForRefused(t *testing.T) {
 			r.NewGate(GateOptions{Auths: []auth.Authenticator{ticketAuth{role: "bridge"}}, Internal: true}),
 		} {
 			c := ticketJoin(t, g, "realm1", "mallory")
-			c.send(&wamp.Call{Request: c.nextReq(), Options: wamp.Dict{}, Procedure: "com.user.get", Identity: alice})
+			c.send(&wamp.Acting{Message: &wamp.Call{Request: c.nextReq(), Options: wamp.Dict{}, Procedure: "com.user.get"}, Identity: alice})
 			c.expectError(wamp.ErrNotAuthorized)
-			c.send(&wamp.Publish{Request: c.nextReq(), Options: wamp.Dict{wamp.OptAcknowledge: true}, Topic: "com.user.x", Identity: alice})
+			c.send(&wamp.Acting{Message: &wamp.Publish{Request: c.nextReq(), Options: wamp.Dict{wamp.OptAcknowledge: true}, Topic: "com.user.x"}, Identity: alice})
 			c.expectError(wamp.ErrNotAuthorized)
-			c.send(&wamp.Subscribe{Request: c.nextReq(), Options: wamp.Dict{}, Topic: "com.user.x", Identity: alice})
+			c.send(&wamp.Acting{Message: &wamp.Subscribe{Request: c.nextReq(), Options: wamp.Dict{}, Topic: "com.user.x"}, Identity: alice})
 			c.expectError(wamp.ErrNotAuthorized)
 		}
 		callee.quiet()
@@ -85,27 +85,27 @@ func TestActsForPublishSubscribe(t *testing.T) {
 		sub.subscribe("com.user.news", nil)
 		br := ticketJoin(t, actsForGate(r), "realm1", "bridge-1")
 
-		br.send(&wamp.Publish{Request: br.nextReq(), Options: wamp.Dict{wamp.OptAcknowledge: true, wamp.OptDiscloseMe: true},
-			Topic: "com.user.news", Identity: alice})
+		br.send(&wamp.Acting{Message: &wamp.Publish{Request: br.nextReq(), Options: wamp.Dict{wamp.OptAcknowledge: true, wamp.OptDiscloseMe: true},
+			Topic: "com.user.news"}, Identity: alice})
 		expect[*wamp.Published](br)
 		ev := expect[*wamp.Event](sub)
 		if ev.Details[wamp.OptPublisherAuthID] != "alice" || ev.Details[wamp.OptPublisherAuthRole] != "user" {
 			t.Fatalf("EVENT details %v, want alice/user", ev.Details)
 		}
-		br.send(&wamp.Publish{Request: br.nextReq(), Options: wamp.Dict{wamp.OptAcknowledge: true}, Topic: "com.admin.news", Identity: alice})
+		br.send(&wamp.Acting{Message: &wamp.Publish{Request: br.nextReq(), Options: wamp.Dict{wamp.OptAcknowledge: true}, Topic: "com.admin.news"}, Identity: alice})
 		br.expectError(wamp.ErrNotAuthorized)
 
-		br.send(&wamp.Subscribe{Request: br.nextReq(), Options: wamp.Dict{}, Topic: "com.admin.news", Identity: alice})
+		br.send(&wamp.Acting{Message: &wamp.Subscribe{Request: br.nextReq(), Options: wamp.Dict{}, Topic: "com.admin.news"}, Identity: alice})
 		br.expectError(wamp.ErrNotAuthorized)
-		br.send(&wamp.Subscribe{Request: br.nextReq(), Options: wamp.Dict{}, Topic: "com.user.news", Identity: alice})
+		br.send(&wamp.Acting{Message: &wamp.Subscribe{Request: br.nextReq(), Options: wamp.Dict{}, Topic: "com.user.news"}, Identity: alice})
 		expect[*wamp.Subscribed](br)
 		sub.quiet()
 	})
 }
 
 // TestActsForAudience: the authid and authrole lists are not applied to a
-// session that acts for others; it gets them as the event's Audience. The
-// session-ID lists still apply to it.
+// session that acts for others; it gets them with the event (Addressed).
+// The session-ID lists still apply to it.
 func TestActsForAudience(t *testing.T) {
 	opts := Options{Realms: []RealmOptions{{Name: "realm1", Authorizer: roleAuthz}}}
 	bubble(t, opts, func(t *testing.T, r *Router) {
@@ -116,16 +116,41 @@ func TestActsForAudience(t *testing.T) {
 		}
 		pub := join(t, r.Gate(), "realm1", nil)
 		pub.publish("com.user.news", wamp.Dict{wamp.OptEligibleAuthID: []any{"alice"}})
-		ev := expect[*wamp.Event](br)
-		if !ev.Audience.Allows("alice", "user") || ev.Audience.Allows("bob", "user") {
-			t.Fatalf("Audience %+v, want eligible alice only", ev.Audience)
+		ev := expect[*wamp.Addressed](br)
+		if !ev.Audience.Allows("alice", "user") || ev.Audience.Allows("bob", "user") || ev.Event.Subscription == 0 {
+			t.Fatalf("EVENT %+v with Audience %+v, want eligible alice only", ev.Event, ev.Audience)
 		}
 		plain.quiet() // bridge-2 is not alice
 
 		pub.publish("com.user.news", wamp.Dict{wamp.OptExclude: []any{uint64(br.id)}})
-		if ev := expect[*wamp.Event](plain); ev.Audience != nil {
-			t.Fatalf("Audience %+v without lists, want nil", ev.Audience)
+		expect[*wamp.Event](plain) // no Audience: a plain EVENT
+		br.quiet()                 // excluded by session ID
+	})
+}
+
+// TestActsForOnlyRequests: only CALL, PUBLISH and SUBSCRIBE may act for
+// an identity; anything else wrapped is a protocol violation.
+func TestActsForOnlyRequests(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		br := ticketJoin(t, actsForGate(r), "realm1", "bridge-1")
+		br.send(&wamp.Acting{Message: &wamp.Register{Request: br.nextReq(), Options: wamp.Dict{}, Procedure: "com.p"}, Identity: alice})
+		br.expectAbort(wamp.ErrProtocolViolation)
+	})
+}
+
+// TestActsForRetained: a retained event with authid lists reaches a
+// session that acts for others addressed, at its subscription.
+func TestActsForRetained(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		pub := join(t, r.Gate(), "realm1", nil)
+		pub.publish("com.user.news", wamp.Dict{wamp.OptRetain: true, wamp.OptAcknowledge: true, wamp.OptExcludeAuthRole: []any{"guest"}})
+		expect[*wamp.Published](pub)
+		br := ticketJoin(t, actsForGate(r), "realm1", "bridge-1")
+		br.send(&wamp.Acting{Message: &wamp.Subscribe{Request: br.nextReq(), Options: wamp.Dict{wamp.OptGetRetained: true}, Topic: "com.user.news"}, Identity: alice})
+		expect[*wamp.Subscribed](br)
+		ev := expect[*wamp.Addressed](br)
+		if ev.Event.Details[wamp.OptRetained] != true || ev.Audience.Allows("x", "guest") || !ev.Audience.Allows("alice", "user") {
+			t.Fatalf("retained EVENT %+v, Audience %+v", ev.Event, ev.Audience)
 		}
-		br.quiet() // excluded by session ID
 	})
 }

@@ -12,13 +12,13 @@ import (
 type pubFilter struct {
 	publisher wamp.ID // excluded by exclude_me; 0 for none
 	simple    bool    // no list below is set
-	byIdent   bool    // aud has a list
 
 	exclude, eligible []wamp.ID
 	hasEligible       bool
-	// aud are the authid and authrole lists. A session that acts for
-	// others (GateOptions.ActsFor) is sent them with the event instead.
-	aud wamp.Audience
+	// aud are the authid and authrole lists, nil without any. A session
+	// that acts for others (GateOptions.ActsFor) is sent them with the
+	// event (wamp.Addressed) instead.
+	aud *wamp.Audience
 }
 
 // parse reads the filter options of PUBLISH from pub (nil for the router).
@@ -36,29 +36,41 @@ func (f *pubFilter) parse(pub *session, opts wamp.Dict) error {
 			return wamp.Errorf(wamp.ErrInvalidArgument, "option %s must be a list, not null", k)
 		}
 	}
-	var has [3]bool
-	if f.exclude, has[0], err = optIDs(opts, wamp.OptExclude); err != nil {
+	hasExclude := false
+	if f.exclude, hasExclude, err = optIDs(opts, wamp.OptExclude); err != nil {
 		return err
 	}
 	if f.eligible, f.hasEligible, err = optIDs(opts, wamp.OptEligible); err != nil {
 		return err
 	}
-	a := &f.aud
-	if a.ExcludeAuthID, has[1], err = optStrings(opts, wamp.OptExcludeAuthID); err != nil {
+	if f.aud, err = parseAudience(opts); err != nil {
 		return err
 	}
-	if a.EligibleAuthID, a.HasEligibleAuthID, err = optStrings(opts, wamp.OptEligibleAuthID); err != nil {
-		return err
-	}
-	if a.ExcludeAuthRole, has[2], err = optStrings(opts, wamp.OptExcludeAuthRole); err != nil {
-		return err
-	}
-	if a.EligibleAuthRole, a.HasEligibleAuthRole, err = optStrings(opts, wamp.OptEligibleAuthRole); err != nil {
-		return err
-	}
-	f.byIdent = has[1] || has[2] || a.HasEligibleAuthID || a.HasEligibleAuthRole
-	f.simple = !has[0] && !f.hasEligible && !f.byIdent
+	f.simple = !hasExclude && !f.hasEligible && f.aud == nil
 	return nil
+}
+
+// parseAudience reads the authid and authrole lists; nil without any (no
+// allocation then).
+func parseAudience(opts wamp.Dict) (*wamp.Audience, error) {
+	exID, hasExID, err := optStrings(opts, wamp.OptExcludeAuthID)
+	if err != nil {
+		return nil, err
+	}
+	elID, hasElID, err := optStrings(opts, wamp.OptEligibleAuthID)
+	if err != nil {
+		return nil, err
+	}
+	exRole, hasExRole, err := optStrings(opts, wamp.OptExcludeAuthRole)
+	if err != nil {
+		return nil, err
+	}
+	elRole, hasElRole, err := optStrings(opts, wamp.OptEligibleAuthRole)
+	if err != nil || !hasExID && !hasElID && !hasExRole && !hasElRole {
+		return nil, err
+	}
+	return &wamp.Audience{ExcludeAuthID: exID, EligibleAuthID: elID, ExcludeAuthRole: exRole, EligibleAuthRole: elRole,
+		HasEligibleAuthID: hasElID, HasEligibleAuthRole: hasElRole}, nil
 }
 
 // allows reports whether s receives the publication. No allocation.
@@ -70,8 +82,7 @@ func (f *pubFilter) allows(s *session) bool {
 }
 
 // allowsLists applies the lists; those by authid and authrole only to a
-// session that does not act for others (it gets them as the event's
-// Audience).
+// session that does not act for others (it gets them with the event).
 func (f *pubFilter) allowsLists(s *session) bool {
 	switch {
 	case slices.Contains(f.exclude, s.id):
@@ -79,14 +90,5 @@ func (f *pubFilter) allowsLists(s *session) bool {
 	case f.hasEligible && !slices.Contains(f.eligible, s.id):
 		return false
 	}
-	return s.actsFor() || f.aud.Allows(s.ident.AuthID, s.ident.AuthRole)
-}
-
-// audience is the Audience an EVENT carries: nil without authid or
-// authrole lists.
-func (f *pubFilter) audience() *wamp.Audience {
-	if !f.byIdent {
-		return nil
-	}
-	return &f.aud
+	return f.aud == nil || s.actsFor() || f.aud.Allows(s.ident.AuthID, s.ident.AuthRole)
 }

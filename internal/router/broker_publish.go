@@ -11,9 +11,13 @@ import (
 
 // handlePublish publishes an event. As in Crossbar, PUBLISHED and any
 // ERROR are sent only when the publisher asked for acknowledge.
-func (s *session) handlePublish(m *wamp.Publish) error {
+func (s *session) handlePublish(m *wamp.Publish) error { return s.handlePublishAs(m, nil) }
+
+// handlePublishAs is handlePublish for a publication that acts for as
+// (nil: s itself).
+func (s *session) handlePublishAs(m *wamp.Publish, as *wamp.Identity) error {
 	ack, _ := optBool(m.Options, wamp.OptAcknowledge, false)
-	pub, err := s.realm.broker.publishAs(s, m.Identity, m.Topic, m.Options, wamp.PayloadOf(m))
+	pub, err := s.realm.broker.publishAs(s, as, m.Topic, m.Options, wamp.PayloadOf(m))
 	if !ack {
 		s.dropped(err)
 		return nil
@@ -132,7 +136,9 @@ type outEvent struct {
 }
 
 // deliver sends the event to the subscribers of t that the filter allows:
-// one EVENT, shared, so that each serializer encodes it once, counted in
+// one EVENT, shared, so that each serializer encodes it once (a session
+// that acts for others gets its own, addressed, when the publication has
+// an Audience), counted in
 // the publisher's stripe (sendFrom; each subscriber's own for an event of
 // the router, pub nil). No lock is needed: t.set does not change while
 // the publish holds it.
@@ -142,15 +148,34 @@ func (e *outEvent) deliver(t target, pub *session) {
 		if !e.filter.allows(r) {
 			continue
 		}
-		if msg == nil {
-			msg = wamp.NewShared(e.event(t.id, t.match, false))
-		}
 		by := pub
 		if by == nil {
 			by = r
 		}
+		if e.filter.aud != nil && r.actsFor() {
+			r.sendFrom(by, e.addressed(t.id, t.match, false), wamp.TypeEvent)
+			continue
+		}
+		if msg == nil {
+			msg = wamp.NewShared(e.event(t.id, t.match, false))
+		}
 		r.sendFrom(by, msg, wamp.TypeEvent)
 	}
+}
+
+// addressed is the EVENT of event for a session that acts for others,
+// with the publication's Audience (see wamp.Addressed).
+func (e *outEvent) addressed(sub wamp.ID, m uriindex.Match, retained bool) *wamp.Addressed {
+	return &wamp.Addressed{Event: e.event(sub, m, retained), Audience: e.filter.aud}
+}
+
+// forSession is the EVENT of e for subscriber s: addressed when s acts
+// for others and the publication has an Audience.
+func (e *outEvent) forSession(s *session, sub wamp.ID, m uriindex.Match, retained bool) wamp.Message {
+	if e.filter.aud != nil && s.actsFor() {
+		return e.addressed(sub, m, retained)
+	}
+	return e.event(sub, m, retained)
 }
 
 // event builds the EVENT for a subscription; pattern subscriptions get the
@@ -170,7 +195,7 @@ func (e *outEvent) event(sub wamp.ID, m uriindex.Match, retained bool) *wamp.Eve
 		}
 	}
 	return &wamp.Event{Subscription: sub, Publication: e.publication, Details: d,
-		Args: e.payload.Args, Kwargs: e.payload.Kwargs, Raw: e.payload.Raw, Audience: e.filter.audience()}
+		Args: e.payload.Args, Kwargs: e.payload.Kwargs, Raw: e.payload.Raw}
 }
 
 // publisherDetails are the EVENT details that disclose the publisher (the

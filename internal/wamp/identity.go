@@ -6,24 +6,42 @@ import "slices"
 // in-process sessions acts for: an HTTP client of the bridge that
 // authenticated itself (a JWT, an API key, HTTP Basic). The router then
 // authorizes the message with AuthRole and discloses AuthID and AuthRole
-// instead of the session's own.
-//
-// It travels only as a Go field of the message (Call.Identity, ...), which
-// no codec reads or writes: a client on the network cannot assert one, and
-// the router refuses a message carrying one from a session that is not the
-// node's own (an internal gate's). Never modified once sent.
+// instead of the session's own. Never modified once sent.
 type Identity struct {
 	AuthID   string
 	AuthRole string
 }
 
+// Acting is a CALL, PUBLISH or SUBSCRIBE (Message) that acts for
+// Identity. It exists only in the process, between a session and the
+// router over an in-memory peer: no codec reads or writes it, so a client
+// on the network cannot assert an identity, and the router refuses it
+// from a session that is not the node's own (an ActsFor gate's). The
+// messages themselves keep no field for it, so that a message without
+// an identity costs nothing more.
+type Acting struct {
+	Message  Message
+	Identity *Identity
+}
+
+// Type returns the type of the message inside.
+func (a *Acting) Type() MessageType { return a.Message.Type() }
+
+// Addressed is an EVENT with the Audience of its publication, as the
+// router sends it to a session that acts for others, which applies it to
+// each identity it serves (its own included). Like Acting, it exists
+// only in the process.
+type Addressed struct {
+	Event    *Event
+	Audience *Audience
+}
+
+// Type returns TypeEvent.
+func (*Addressed) Type() MessageType { return TypeEvent }
+
 // Audience is who a publication is for by authid and authrole: its
 // exclude_authid, eligible_authid, exclude_authrole and eligible_authrole
-// options, read by the router. The router puts it on an EVENT
-// (Event.Audience) sent to a session that subscribed for identities of
-// its own (Subscribe.Identity), having applied to that session only the
-// session-ID lists: the session applies Allows to each identity it
-// serves. nil when the publication has none of these lists.
+// options.
 type Audience struct {
 	ExcludeAuthID, EligibleAuthID     []string
 	ExcludeAuthRole, EligibleAuthRole []string

@@ -132,9 +132,6 @@ type Publish struct {
 	Args    List
 	Kwargs  Object
 	Raw     *Raw // the payload as received; Args and Kwargs are nil when set
-	// Identity, when not nil, is who the node's own session acts for
-	// (see Identity); never encoded or decoded.
-	Identity *Identity
 }
 
 // Published is [PUBLISHED, PUBLISH.Request|id, Publication|id].
@@ -148,9 +145,6 @@ type Subscribe struct {
 	Request ID
 	Options Dict
 	Topic   URI
-	// Identity, when not nil, is who the node's own session acts for
-	// (see Identity); never encoded or decoded.
-	Identity *Identity
 }
 
 // Subscribed is [SUBSCRIBED, SUBSCRIBE.Request|id, Subscription|id].
@@ -181,10 +175,6 @@ type Event struct {
 	Args         List
 	Kwargs       Object
 	Raw          *Raw // the payload as received; Args and Kwargs are nil when set
-	// Audience, when not nil, is who the event is for by authid and
-	// authrole, sent to a session that subscribed for identities (see
-	// Audience); never encoded or decoded.
-	Audience *Audience
 }
 
 // Call is [CALL, Request|id, Options|dict, Procedure|uri, Arguments|list,
@@ -196,9 +186,6 @@ type Call struct {
 	Args      List
 	Kwargs    Object
 	Raw       *Raw // the payload as received; Args and Kwargs are nil when set
-	// Identity, when not nil, is who the node's own session acts for
-	// (see Identity); never encoded or decoded.
-	Identity *Identity
 }
 
 // Cancel is [CANCEL, CALL.Request|id, Options|dict].

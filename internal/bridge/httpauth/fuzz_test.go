@@ -34,3 +34,29 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// FuzzKeys: no key set or PEM document makes the parsers panic, and a key
+// set they accept holds only valid public keys.
+func FuzzKeys(f *testing.F) {
+	rk, ek := rsaKey(f), ecKey(f)
+	f.Add(jwksOf(f, map[string]any{"k1": &rk.PublicKey, "k2": &ek.PublicKey}))
+	f.Add(jwksOf(f, map[string]any{"k": hmacSecret}))
+	f.Add(publicPEM(f, &rk.PublicKey))
+	f.Add([]byte(`{"keys":[{"kty":"EC","crv":"P-256","x":"","y":""}]}`))
+	f.Add([]byte(`{"keys":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		parsePublicKey(data)
+		ks, err := parseJWKS(data)
+		if err != nil {
+			return
+		}
+		for _, k := range ks {
+			if !k.IsPublic() || !k.Valid() {
+				t.Fatalf("accepted key %+v", k)
+			}
+			if _, ok := k.Key.([]byte); ok {
+				t.Fatalf("accepted a symmetric key %+v", k)
+			}
+		}
+	})
+}

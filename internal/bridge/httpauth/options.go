@@ -41,6 +41,12 @@ type Options struct {
 	APIKeyHeader string
 	// Basic are the users of HTTP Basic, by authid.
 	Basic map[string]BasicUser
+	// QueryToken also reads a bearer value (a JWT or an API key) from the
+	// access_token query parameter, when the request has no
+	// Authorization header: for clients that cannot set headers (a
+	// browser's EventSource). Off by default: a URL ends up in logs and
+	// browser histories.
+	QueryToken bool
 	// Optional: a request without credentials gets no identity (Resolve
 	// returns nil: the service's own). By default it gets 401. Wrong
 	// credentials get 401 either way.

@@ -23,6 +23,7 @@ type Resolver struct {
 	jwt        *verifier              // nil: no JWT
 	keys       map[[32]byte]Principal // API keys by their SHA-256
 	keyHeader  string
+	queryToken bool
 	basic      map[string]basicUser
 	optional   bool
 	challenges []string // of a 401 without credentials
@@ -43,7 +44,7 @@ func New(o Options) (*Resolver, error) {
 	if o.JWT == nil && len(o.APIKeys) == 0 && len(o.Basic) == 0 {
 		return nil, errors.New("httpauth: no method: give jwt, api_keys or basic")
 	}
-	r := &Resolver{keyHeader: o.APIKeyHeader, optional: o.Optional, log: o.Logger, logLimit: lograte.Limit{Interval: logEvery}}
+	r := &Resolver{keyHeader: o.APIKeyHeader, queryToken: o.QueryToken && (o.JWT != nil || len(o.APIKeys) > 0), optional: o.Optional, log: o.Logger, logLimit: lograte.Limit{Interval: logEvery}}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
@@ -125,6 +126,11 @@ func (rs *Resolver) resolve(r *http.Request) (*wamp.Identity, error) {
 		}
 	}
 	h := r.Header.Get("Authorization")
+	if h == "" && rs.queryToken {
+		if v := r.URL.Query().Get("access_token"); v != "" {
+			return rs.bearer(r, v)
+		}
+	}
 	if h == "" {
 		if rs.optional {
 			return nil, nil

@@ -265,3 +265,25 @@ func TestFailuresLogged(t *testing.T) {
 		t.Fatalf("log shows the key: %s", s)
 	}
 }
+
+// TestQueryToken: with QueryToken, a bearer value may come as the
+// access_token query parameter (the Authorization header first); without,
+// the parameter is ignored.
+func TestQueryToken(t *testing.T) {
+	o := Options{JWT: hsOptions(), APIKeys: map[string]Principal{"k-alice": {"alice", "user"}}, QueryToken: true}
+	r := mustNew(t, o)
+	tok := sign(t, jose.HS256, hmacSecret, "", validClaims())
+	q := func(v string) *http.Request {
+		req := request("")
+		req.URL.RawQuery = "topic=com.x&access_token=" + v
+		return req
+	}
+	check(t, r, q(tok), outcome{id: aliceUser})
+	check(t, r, q("k-alice"), outcome{id: aliceUser})
+	check(t, r, q("k-eve"), outcome{status: 401, code: "invalid_token"})
+	both := q("k-eve")
+	both.Header.Set("Authorization", "Bearer k-alice")
+	check(t, r, both, outcome{id: aliceUser})
+	o.QueryToken = false
+	check(t, mustNew(t, o), q("k-alice"), outcome{status: 401})
+}
