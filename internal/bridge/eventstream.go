@@ -52,13 +52,10 @@ type EventStreamOptions struct {
 	// the stream's subscriptions are made for that identity, which the
 	// router authorizes (a refusal is 403) and whose events the
 	// publications' eligible and exclude lists decide. nil: every stream
-	// subscribes as the service's session.
+	// subscribes as the service's session. (A browser's EventSource
+	// cannot send headers: an httpauth.Resolver with QueryToken reads the
+	// credential from the access_token query parameter.)
 	Identity Identifier
-	// AllowQueryToken accepts the credential as an "access_token" query
-	// parameter when the request has no Authorization header, as a bearer
-	// token (a JWT or an API key): browsers' EventSource cannot send
-	// headers. Only with Identity.
-	AllowQueryToken bool
 	// Debug logs each stream's opening, refusal and end (with why) at
 	// debug level.
 	Debug bool
@@ -102,9 +99,6 @@ func NewEventStream(s Session, o EventStreamOptions) (*EventStream, error) {
 	if o.QueueEvents < 0 || o.QueueBytes < 0 {
 		return nil, errors.New("bridge: queue limits: must be >= 0")
 	}
-	if o.AllowQueryToken && o.Identity == nil {
-		return nil, errors.New("bridge: allow_query_token: needs auth")
-	}
 	p := newPipeline(&Common{RequireIP: o.RequireIP, RequireTLS: o.RequireTLS, Debug: o.Debug, Logger: o.Logger}, false, "eventstream")
 	p.allow = streamMethods
 	// A WAMP error of a SUBSCRIBE (not_authorized, invalid_uri) is
@@ -113,7 +107,6 @@ func NewEventStream(s Session, o EventStreamOptions) (*EventStream, error) {
 	if err := p.setAccess(&Access{Identity: o.Identity, ErrorStatus: ErrorStatus{On: true}}); err != nil {
 		return nil, err
 	}
-	p.queryToken = o.AllowQueryToken
 	es := &EventStream{p: p, s: s, heartbeat: o.heartbeat(), maxEvents: o.QueueEvents, maxBytes: o.QueueBytes,
 		done: make(chan struct{}), slowLog: lograte.Limit{Interval: slowLogInterval}}
 	if es.maxEvents == 0 {

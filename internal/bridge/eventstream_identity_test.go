@@ -5,17 +5,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/junction-wamp/junction/internal/bridge/httpauth"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // TestEventStreamIdentity: a stream subscribes for its request's
 // identity: the router's permissions for its role decide (403), the
 // publications' eligible and exclude lists apply to it, and credentials
-// are required (401); with AllowQueryToken, the credential may come as
-// access_token.
+// are required (401); with a resolver that reads it (QueryToken), the
+// credential may come as access_token.
 func TestEventStreamIdentity(t *testing.T) {
 	e := newActsForEnv(t)
-	se := streamEnvOf(t, e, EventStreamOptions{Identity: apiKeys(t), AllowQueryToken: true})
+	withQuery, err := httpauth.New(httpauth.Options{QueryToken: true, APIKeys: map[string]httpauth.Principal{
+		"k-alice": {AuthID: "alice", AuthRole: "user"},
+		"k-root":  {AuthID: "root", AuthRole: "backend"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	se := streamEnvOf(t, e, EventStreamOptions{Identity: withQuery})
 	alice := se.openAs("topic=com.user.news", "Bearer k-alice")
 	root := se.openAs("topic=com.user.news", "Bearer k-root")
 	fromQuery := se.open("topic=com.user.news&access_token=k-alice")
@@ -61,8 +69,5 @@ func TestEventStreamIdentity(t *testing.T) {
 				t.Error("401 without WWW-Authenticate")
 			}
 		})
-	}
-	if _, err := NewEventStream(e.bridge, EventStreamOptions{AllowQueryToken: true}); err == nil {
-		t.Error("AllowQueryToken without Identity accepted")
 	}
 }

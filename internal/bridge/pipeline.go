@@ -30,11 +30,8 @@ type pipeline struct {
 	identity Identifier
 	// remote is how WAMP errors are answered.
 	remote remoteAnswer
-	// queryToken: a request without Authorization may give a bearer
-	// token as its "access_token" query parameter (event streams).
-	queryToken bool
-	debug      bool
-	log        *slog.Logger
+	debug  bool
+	log    *slog.Logger
 	// requests count the requests served, by status (Stats).
 	requests meter.Requests
 	act      http.Handler // run with the service's act (handle)
@@ -148,23 +145,7 @@ func (p *pipeline) identify(r *http.Request) (*wamp.Identity, error) {
 	if p.identity == nil {
 		return nil, nil
 	}
-	if p.queryToken && r.Header.Get("Authorization") == "" {
-		if token := queryToken(r.URL.RawQuery); token != "" {
-			r = r.Clone(r.Context())
-			r.Header.Set("Authorization", "Bearer "+token)
-		}
-	}
 	return p.identity.Resolve(r)
-}
-
-// queryToken is the first "access_token" query parameter, "" for none.
-func queryToken(raw string) string {
-	for name, value := range queryItems(raw) {
-		if name == "access_token" {
-			return value
-		}
-	}
-	return ""
 }
 
 // unread prepares the answer to a request refused before its body was

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/bridge"
+	"github.com/junction-wamp/junction/internal/bridge/httpauth"
 	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/metrics"
@@ -73,17 +74,23 @@ func buildWebhook(env *pathEnv, path, url string, svc config.PathService) (http.
 func buildEventStream(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.EventStreamService)
 	common, cerr := env.common(path, url, &s.BridgeService)
-	access, aerr := env.access(path, url, &config.Access{Auth: s.Auth})
+	var ident bridge.Identifier
+	var aerr error
+	if s.Auth != nil {
+		var r *httpauth.Resolver
+		if r, aerr = env.identity(path, url, s.Auth, s.AllowQueryToken); aerr == nil {
+			ident = r
+		}
+	}
 	h, err := bridge.NewEventStream(env.sessionFor(path, &s.BridgeService, s.Auth != nil), bridge.EventStreamOptions{
-		RequireIP:       common.RequireIP,
-		RequireTLS:      common.RequireTLS,
-		Heartbeat:       s.HeartbeatInterval, // the file's 0 is negative: none, as bridge's
-		QueueEvents:     s.QueueMaxEvents,
-		QueueBytes:      s.QueueMaxBytes,
-		Identity:        access.Identity,
-		AllowQueryToken: s.AllowQueryToken && access.Identity != nil,
-		Debug:           common.Debug,
-		Logger:          common.Logger,
+		RequireIP:   common.RequireIP,
+		RequireTLS:  common.RequireTLS,
+		Heartbeat:   s.HeartbeatInterval, // the file's 0 is negative: none, as bridge's
+		QueueEvents: s.QueueMaxEvents,
+		QueueBytes:  s.QueueMaxBytes,
+		Identity:    ident,
+		Debug:       common.Debug,
+		Logger:      common.Logger,
 	})
 	if err == nil {
 		env.addEventStream(path, url, h)
