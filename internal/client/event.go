@@ -8,15 +8,20 @@ type delivery struct {
 	handlers []*Subscription
 }
 
-// handleEvent queues an EVENT for dispatch; it runs on the reader. A full
-// queue closes the session (ErrSlowConsumer).
-func (s *Session) handleEvent(m *wamp.Event) *wamp.RequestError {
+// handleEvent queues an EVENT, for the identities aud allows (nil:
+// everyone; see wamp.Addressed), for dispatch; it runs on the reader. A
+// retained event goes to the handler that asked for it last (see
+// subscription). A full queue closes the session (ErrSlowConsumer).
+func (s *Session) handleEvent(m *wamp.Event, aud *wamp.Audience) *wamp.RequestError {
 	s.mu.Lock()
 	e := s.subs[m.Subscription]
 	var handlers []*Subscription
 	var topic wamp.URI
 	if e != nil {
 		handlers, topic = e.handlers, e.topic
+		if r, _ := m.Details[wamp.OptRetained].(bool); r && e.retained != nil {
+			handlers = []*Subscription{e.retained}
+		}
 	}
 	s.mu.Unlock()
 	if e == nil {
@@ -31,7 +36,7 @@ func (s *Session) handleEvent(m *wamp.Event) *wamp.RequestError {
 		s.log.Warn("client: event dropped", "subscription", m.Subscription, "err", err)
 		return nil
 	}
-	ev := &Event{Args: args, Kwargs: kwargs, Details: m.Details, Topic: topic, Publication: m.Publication}
+	ev := &Event{Args: args, Kwargs: kwargs, Details: m.Details, Topic: topic, Publication: m.Publication, Audience: aud}
 	if !s.events.push(delivery{ev: ev, handlers: handlers}) {
 		s.log.Error("client: event queue full, closing the session", "limit", s.cfg.eventQueue())
 		s.end(ErrSlowConsumer)
@@ -56,7 +61,9 @@ func (s *Session) dispatchEvents() {
 func (s *Session) deliver(batch []delivery) {
 	for _, d := range batch {
 		for _, sub := range d.handlers {
-			s.callEventHandler(sub, d.ev)
+			if s.receives(sub, d.ev) {
+				s.callEventHandler(sub, d.ev)
+			}
 		}
 	}
 }

@@ -20,6 +20,11 @@ type Event struct {
 	Details     wamp.Dict
 	Topic       wamp.URI // details.topic (pattern subscriptions), else the subscribed topic
 	Publication wamp.ID
+	// Audience is who the event is for by authid and authrole, on a
+	// session of the node's own that acts for others (see
+	// wamp.Addressed); nil otherwise. The session has applied it already:
+	// a handler receives only the events for its subscription's identity.
+	Audience *wamp.Audience
 }
 
 // Subscription is a handler subscribed by a Session, or remembered by a
@@ -28,6 +33,8 @@ type Subscription struct {
 	topic   wamp.URI
 	handler EventHandler
 	options wamp.Dict
+	// identity is who it subscribed for (WithIdentity); nil: the session.
+	identity *wamp.Identity
 
 	s  *Session
 	id wamp.ID
@@ -37,10 +44,20 @@ type Subscription struct {
 
 // subscription is the router's subscription ID with the local handlers on
 // it (a router gives the same ID to a session's subscriptions of one
-// topic). handlers is copied on write; s.mu guards the field.
+// topic). handlers is copied on write; s.mu guards the fields.
+//
+// retained is the handler whose get_retained SUBSCRIBE was answered last:
+// the router sends the retained events after each such SUBSCRIBED, and
+// they go to that handler alone, not to the handlers that had them
+// already or never asked. Where the router sends them at once after
+// SUBSCRIBED (to the node's own sessions), each handler gets exactly the
+// retained events of its own SUBSCRIBE; elsewhere the router delays them
+// a little (see router.sendRetained), so two get_retained subscriptions
+// of one topic made at once may see each other's.
 type subscription struct {
 	topic    wamp.URI
 	handlers []*Subscription
+	retained *Subscription
 }
 
 // Topic returns the subscribed topic (or pattern).
@@ -65,11 +82,14 @@ func (sub *Subscription) Unsubscribe(ctx context.Context) error {
 }
 
 // Subscribe subscribes h to topic. opts are the SUBSCRIBE options (match,
-// get_retained, ...); nil for none.
+// get_retained, ...); nil for none. It subscribes for the identity of ctx
+// if it has one (WithIdentity): h then receives only the events whose
+// Audience allows that identity.
 func (s *Session) Subscribe(ctx context.Context, topic wamp.URI, h EventHandler, opts wamp.Dict) (*Subscription, error) {
-	sub := &Subscription{topic: topic, handler: h, options: opts, s: s}
+	as := IdentityFrom(ctx)
+	sub := &Subscription{topic: topic, handler: h, options: opts, identity: as, s: s}
 	m, err := s.roundTrip(ctx, func(id wamp.ID) wamp.Message {
-		return &wamp.Subscribe{Request: id, Options: opts, Topic: topic}
+		return acting(ctx, &wamp.Subscribe{Request: id, Options: opts, Topic: topic})
 	}, func(m wamp.Message, abandoned bool) { s.subscribed(sub, m, abandoned) })
 	if err != nil {
 		return nil, fmt.Errorf("client: subscribe %s: %w", topic, err)
@@ -105,6 +125,9 @@ func (s *Session) subscribed(sub *Subscription, m wamp.Message, abandoned bool) 
 	}
 	sub.id = ok.Subscription
 	e.handlers = append(slices.Clip(e.handlers), sub)
+	if asked, _ := sub.options[wamp.OptGetRetained].(bool); asked {
+		e.retained = sub
+	}
 	s.mu.Unlock()
 }
 
@@ -137,6 +160,9 @@ func (s *Session) removeHandler(sub *Subscription) bool {
 		return false
 	}
 	handlers := slices.DeleteFunc(slices.Clone(e.handlers), func(h *Subscription) bool { return h == sub })
+	if e.retained == sub {
+		e.retained = nil
+	}
 	if len(handlers) > 0 {
 		e.handlers = handlers
 		return false

@@ -372,3 +372,19 @@ func TestConfigHashMismatchLogged(t *testing.T) {
 		t.Errorf("warnings %v, want one naming hash-1", warned)
 	}
 }
+
+// TestJoinAfterClose: a node closed before it joined does not join (and
+// starts no server).
+func TestJoinAfterClose(t *testing.T) {
+	nd, err := cluster.New(clustertest.Config(0, clustertest.FreeAddrs(t, 1)), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nd.Close()
+	if err := nd.Join(context.Background()); !errors.Is(err, cluster.ErrClosed) {
+		t.Errorf("Join after Close: %v, want ErrClosed", err)
+	}
+	if _, err := nd.KV(context.Background(), "x"); !errors.Is(err, cluster.ErrClosed) {
+		t.Errorf("KV after Close: %v, want ErrClosed", err)
+	}
+}

@@ -13,11 +13,12 @@ type pubFilter struct {
 	publisher wamp.ID // excluded by exclude_me; 0 for none
 	simple    bool    // no list below is set
 
-	exclude, eligible               []wamp.ID
-	excludeAuthID, eligibleAuthID   []string
-	excludeAuthRole, eligibleAuthRl []string
-	hasEligible, hasEligibleAuthID  bool
-	hasEligibleAuthRole             bool
+	exclude, eligible []wamp.ID
+	hasEligible       bool
+	// aud are the authid and authrole lists, nil without any. A session
+	// that acts for others (GateOptions.ActsFor) is sent them with the
+	// event (wamp.Addressed) instead.
+	aud *wamp.Audience
 }
 
 // parse reads the filter options of PUBLISH from pub (nil for the router).
@@ -35,27 +36,41 @@ func (f *pubFilter) parse(pub *session, opts wamp.Dict) error {
 			return wamp.Errorf(wamp.ErrInvalidArgument, "option %s must be a list, not null", k)
 		}
 	}
-	var has [3]bool
-	if f.exclude, has[0], err = optIDs(opts, wamp.OptExclude); err != nil {
+	hasExclude := false
+	if f.exclude, hasExclude, err = optIDs(opts, wamp.OptExclude); err != nil {
 		return err
 	}
 	if f.eligible, f.hasEligible, err = optIDs(opts, wamp.OptEligible); err != nil {
 		return err
 	}
-	if f.excludeAuthID, has[1], err = optStrings(opts, wamp.OptExcludeAuthID); err != nil {
+	if f.aud, err = parseAudience(opts); err != nil {
 		return err
 	}
-	if f.eligibleAuthID, f.hasEligibleAuthID, err = optStrings(opts, wamp.OptEligibleAuthID); err != nil {
-		return err
-	}
-	if f.excludeAuthRole, has[2], err = optStrings(opts, wamp.OptExcludeAuthRole); err != nil {
-		return err
-	}
-	if f.eligibleAuthRl, f.hasEligibleAuthRole, err = optStrings(opts, wamp.OptEligibleAuthRole); err != nil {
-		return err
-	}
-	f.simple = !has[0] && !has[1] && !has[2] && !f.hasEligible && !f.hasEligibleAuthID && !f.hasEligibleAuthRole
+	f.simple = !hasExclude && !f.hasEligible && f.aud == nil
 	return nil
+}
+
+// parseAudience reads the authid and authrole lists; nil without any (no
+// allocation then).
+func parseAudience(opts wamp.Dict) (*wamp.Audience, error) {
+	exID, hasExID, err := optStrings(opts, wamp.OptExcludeAuthID)
+	if err != nil {
+		return nil, err
+	}
+	elID, hasElID, err := optStrings(opts, wamp.OptEligibleAuthID)
+	if err != nil {
+		return nil, err
+	}
+	exRole, hasExRole, err := optStrings(opts, wamp.OptExcludeAuthRole)
+	if err != nil {
+		return nil, err
+	}
+	elRole, hasElRole, err := optStrings(opts, wamp.OptEligibleAuthRole)
+	if err != nil || !hasExID && !hasElID && !hasExRole && !hasElRole {
+		return nil, err
+	}
+	return &wamp.Audience{ExcludeAuthID: exID, EligibleAuthID: elID, ExcludeAuthRole: exRole, EligibleAuthRole: elRole,
+		HasEligibleAuthID: hasElID, HasEligibleAuthRole: hasElRole}, nil
 }
 
 // allows reports whether s receives the publication. No allocation.
@@ -66,17 +81,14 @@ func (f *pubFilter) allows(s *session) bool {
 	return f.simple || f.allowsLists(s)
 }
 
+// allowsLists applies the lists; those by authid and authrole only to a
+// session that does not act for others (it gets them with the event).
 func (f *pubFilter) allowsLists(s *session) bool {
-	id := &s.ident
 	switch {
-	case slices.Contains(f.exclude, s.id),
-		slices.Contains(f.excludeAuthID, id.AuthID),
-		slices.Contains(f.excludeAuthRole, id.AuthRole):
+	case slices.Contains(f.exclude, s.id):
 		return false
-	case f.hasEligible && !slices.Contains(f.eligible, s.id),
-		f.hasEligibleAuthID && !slices.Contains(f.eligibleAuthID, id.AuthID),
-		f.hasEligibleAuthRole && !slices.Contains(f.eligibleAuthRl, id.AuthRole):
+	case f.hasEligible && !slices.Contains(f.eligible, s.id):
 		return false
 	}
-	return true
+	return f.aud == nil || s.actsFor() || f.aud.Allows(s.ident.AuthID, s.ident.AuthRole)
 }

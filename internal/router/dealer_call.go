@@ -10,20 +10,24 @@ import (
 
 // callOptions are the CALL options the dealer acts on.
 type callOptions struct {
-	timeout  time.Duration // 0: none
-	progress bool          // receive_progress
-	disclose bool          // disclose_me, or the role's permission
-	forward  forwardFor    // forward_for of a call from a router link
+	timeout  time.Duration  // 0: none
+	progress bool           // receive_progress
+	disclose bool           // disclose_me, or the role's permission
+	forward  forwardFor     // forward_for of a call from a router link
+	as       *wamp.Identity // who the caller acts for (wamp.Acting); nil: itself
 }
 
 // handleCall routes a call to the best-matching registration's callee, or
 // to a router-internal procedure.
-func (s *session) handleCall(m *wamp.Call) error {
+func (s *session) handleCall(m *wamp.Call) error { return s.handleCallAs(m, nil) }
+
+// handleCallAs is handleCall for a call that acts for as (nil: s itself).
+func (s *session) handleCallAs(m *wamp.Call, as *wamp.Identity) error {
 	rm := s.realm
 	if !rm.validURI(m.Procedure, wamp.MatchExact) {
 		return wamp.Errorf(wamp.ErrInvalidURI, "invalid procedure %q", m.Procedure)
 	}
-	perm, err := s.authorize(auth.ActionCall, m.Procedure, m.Options)
+	perm, err := s.authorizeAs(as, auth.ActionCall, m.Procedure, m.Options)
 	if err != nil {
 		return err
 	}
@@ -34,6 +38,7 @@ func (s *session) handleCall(m *wamp.Call) error {
 	if err != nil {
 		return err
 	}
+	opts.as = as
 	c, inv, announced, err := rm.dealer.call(s, m, opts)
 	if err != nil && rm.fabric != nil {
 		c, inv, announced, err = rm.callAfterSync(s, m, opts, err)
@@ -42,11 +47,26 @@ func (s *session) handleCall(m *wamp.Call) error {
 		return err
 	}
 	<-announced
-	c.callee.sendFrom(s, inv, wamp.TypeInvocation)
+	s.sendInvocation(c, inv)
 	if opts.timeout > 0 {
 		rm.dealer.startTimer(c, opts.timeout)
 	}
 	return nil
+}
+
+// sendInvocation sends c's INVOCATION to its callee. A caller whose peer
+// cannot tell whether more of its messages wait (not a wamp.Parker: an
+// in-process session, such as the HTTP Caller's, whose many requests each
+// hand over one CALL) is taken to be in a burst while it has other calls
+// in flight: the INVOCATIONs of concurrent calls then go out in batches,
+// one write for several, and the callee reads them so, while a lone call
+// is still written at once. s's goroutine only.
+func (s *session) sendInvocation(c *call, inv *wamp.Invocation) {
+	if _, parks := s.peer.(wamp.Parker); !parks && c.concurrent {
+		s.burst.Store(true)
+		defer s.burst.Store(false)
+	}
+	c.callee.sendFrom(s, inv, wamp.TypeInvocation)
 }
 
 func parseCallOptions(o wamp.Dict, perm auth.Permission) (callOptions, error) {
@@ -92,7 +112,8 @@ func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.
 	if restricted(m.Procedure) && !to.trusted() {
 		return nil, nil, nil, noSuchProcedure(m.Procedure)
 	}
-	c := &call{caller: s, request: m.Request, callee: to, invocation: to.invIDs.Next(), progress: opts.progress, start: since()}
+	c := &call{caller: s, request: m.Request, callee: to, invocation: to.invIDs.Next(), progress: opts.progress,
+		concurrent: len(s.calls.m) > 0, start: since()}
 	s.calls.put(c.request, c)
 	to.invs.put(c.invocation, c)
 	d.inFlight++
@@ -120,7 +141,7 @@ func invocationDetails(caller *session, proc wamp.URI, m uriindex.Match, opts ca
 		d[wamp.OptTimeout] = uint64(opts.timeout / time.Millisecond)
 	}
 	if opts.disclose {
-		opts.forward.disclose(d, caller, callerKeys)
+		opts.forward.disclose(d, caller, opts.as, callerKeys)
 	}
 	return d
 }
