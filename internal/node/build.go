@@ -136,7 +136,7 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 	logCache(b.log, path, w.Realms)
 	dyn := newDynamicCalls(b, w.Realms)
 	dyn.useDynamicAuthorizers(path, w.Realms, realms)
-	r, err := router.New(router.Options{Realms: realms, Logger: b.log.With("worker", path)})
+	r, err := router.New(router.Options{Realms: realms, Logger: b.log.With("worker", path), Fabric: b.fabric()})
 	if err != nil {
 		b.fail(fieldError(path+".realms", err))
 		return

@@ -11,6 +11,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/router"
 )
 
 // clusterPath is the JSON path of the cluster's config.
@@ -35,6 +36,17 @@ func (b *builder) buildCluster(cfg *config.Config) {
 		return
 	}
 	b.node.cluster = n
+	b.node.fabric = cluster.NewFabric(n, b.log)
+}
+
+// fabric is the routers' link to the cluster; nil (one node) without
+// controller.cluster. (A nil *cluster.Fabric must not become a non-nil
+// router.Fabric.)
+func (b *builder) fabric() router.Fabric {
+	if b.node.fabric == nil {
+		return nil
+	}
+	return b.node.fabric
 }
 
 // clusterConfig translates c.

@@ -57,6 +57,7 @@ type Node struct {
 	dir        string            // Options.Dir
 	certs      []*web.TLSOptions // the listeners' TLS files, read again by Reload
 	cluster    *cluster.Node     // controller.cluster's member; nil: one node
+	fabric     *cluster.Fabric   // the routers' link to the cluster; nil: one node
 
 	// reloadMu serializes Reload and Stop: Reload alone changes cfg, the
 	// routers' gates and realm names, and the path services' units
@@ -167,6 +168,9 @@ var errStopDuringStart = errors.New("node: stopped while starting")
 func (n *Node) startAll(ctx context.Context) error {
 	if n.cluster != nil {
 		if err := n.cluster.Join(ctx); err != nil {
+			return pathError(clusterPath, err)
+		}
+		if err := n.fabric.Start(ctx); err != nil {
 			return pathError(clusterPath, err)
 		}
 	}
@@ -305,6 +309,7 @@ func (n *Node) stopAll(ctx context.Context) error {
 		errs = append(errs, l.close(ctx))
 	}
 	if n.cluster != nil {
+		n.fabric.Close()
 		errs = append(errs, n.cluster.Close()) // after the routers: no half-done work
 	}
 	n.log.Info("node stopped")

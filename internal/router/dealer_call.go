@@ -40,6 +40,9 @@ func (s *session) handleCallAs(m *wamp.Call, as *wamp.Identity) error {
 	}
 	opts.as = as
 	c, inv, announced, err := rm.dealer.call(s, m, opts)
+	if err != nil && rm.fabric != nil {
+		c, inv, announced, err = rm.callAfterSync(s, m, opts, err)
+	}
 	if err != nil {
 		return err
 	}
