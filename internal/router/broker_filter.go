@@ -6,18 +6,12 @@ import (
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// pubFilter selects the receivers of a publication: exclude_me,
-// exclude/eligible by session ID, authid and authrole. The common case (no
-// list) is one comparison per receiver and allocates nothing.
+// pubFilter selects the receivers of a publication (see Filter). The
+// common case (no list) is one comparison per receiver and allocates
+// nothing.
 type pubFilter struct {
-	publisher wamp.ID // excluded by exclude_me; 0 for none
-	simple    bool    // no list below is set
-
-	exclude, eligible               []wamp.ID
-	excludeAuthID, eligibleAuthID   []string
-	excludeAuthRole, eligibleAuthRl []string
-	hasEligible, hasEligibleAuthID  bool
-	hasEligibleAuthRole             bool
+	Filter
+	simple bool // no list of Filter is set
 }
 
 // parse reads the filter options of PUBLISH from pub (nil for the router).
@@ -27,7 +21,7 @@ func (f *pubFilter) parse(pub *session, opts wamp.Dict) error {
 		return err
 	}
 	if pub != nil && excludeMe {
-		f.publisher = pub.id
+		f.Publisher = pub.id
 	}
 	for _, k := range []string{wamp.OptEligible, wamp.OptEligibleAuthID, wamp.OptEligibleAuthRole} {
 		if v, given := opts[k]; given && v == nil {
@@ -35,32 +29,38 @@ func (f *pubFilter) parse(pub *session, opts wamp.Dict) error {
 			return wamp.Errorf(wamp.ErrInvalidArgument, "option %s must be a list, not null", k)
 		}
 	}
-	var has [3]bool
-	if f.exclude, has[0], err = optIDs(opts, wamp.OptExclude); err != nil {
+	if f.Exclude, _, err = optIDs(opts, wamp.OptExclude); err != nil {
 		return err
 	}
-	if f.eligible, f.hasEligible, err = optIDs(opts, wamp.OptEligible); err != nil {
+	if f.Eligible, f.HasEligible, err = optIDs(opts, wamp.OptEligible); err != nil {
 		return err
 	}
-	if f.excludeAuthID, has[1], err = optStrings(opts, wamp.OptExcludeAuthID); err != nil {
+	if f.ExcludeAuthID, _, err = optStrings(opts, wamp.OptExcludeAuthID); err != nil {
 		return err
 	}
-	if f.eligibleAuthID, f.hasEligibleAuthID, err = optStrings(opts, wamp.OptEligibleAuthID); err != nil {
+	if f.EligibleAuthID, f.HasEligibleAuthID, err = optStrings(opts, wamp.OptEligibleAuthID); err != nil {
 		return err
 	}
-	if f.excludeAuthRole, has[2], err = optStrings(opts, wamp.OptExcludeAuthRole); err != nil {
+	if f.ExcludeAuthRole, _, err = optStrings(opts, wamp.OptExcludeAuthRole); err != nil {
 		return err
 	}
-	if f.eligibleAuthRl, f.hasEligibleAuthRole, err = optStrings(opts, wamp.OptEligibleAuthRole); err != nil {
+	if f.EligibleAuthRl, f.HasEligibleAuthRole, err = optStrings(opts, wamp.OptEligibleAuthRole); err != nil {
 		return err
 	}
-	f.simple = !has[0] && !has[1] && !has[2] && !f.hasEligible && !f.hasEligibleAuthID && !f.hasEligibleAuthRole
+	f.simplify()
 	return nil
+}
+
+// simplify sets simple from the lists: an empty exclude list excludes
+// nobody, as none does.
+func (f *pubFilter) simplify() {
+	f.simple = len(f.Exclude) == 0 && len(f.ExcludeAuthID) == 0 && len(f.ExcludeAuthRole) == 0 &&
+		!f.HasEligible && !f.HasEligibleAuthID && !f.HasEligibleAuthRole
 }
 
 // allows reports whether s receives the publication. No allocation.
 func (f *pubFilter) allows(s *session) bool {
-	if s.id == f.publisher {
+	if s.id == f.Publisher {
 		return false
 	}
 	return f.simple || f.allowsLists(s)
@@ -69,13 +69,13 @@ func (f *pubFilter) allows(s *session) bool {
 func (f *pubFilter) allowsLists(s *session) bool {
 	id := &s.ident
 	switch {
-	case slices.Contains(f.exclude, s.id),
-		slices.Contains(f.excludeAuthID, id.AuthID),
-		slices.Contains(f.excludeAuthRole, id.AuthRole):
+	case slices.Contains(f.Exclude, s.id),
+		slices.Contains(f.ExcludeAuthID, id.AuthID),
+		slices.Contains(f.ExcludeAuthRole, id.AuthRole):
 		return false
-	case f.hasEligible && !slices.Contains(f.eligible, s.id),
-		f.hasEligibleAuthID && !slices.Contains(f.eligibleAuthID, id.AuthID),
-		f.hasEligibleAuthRole && !slices.Contains(f.eligibleAuthRl, id.AuthRole):
+	case f.HasEligible && !slices.Contains(f.Eligible, s.id),
+		f.HasEligibleAuthID && !slices.Contains(f.EligibleAuthID, id.AuthID),
+		f.HasEligibleAuthRole && !slices.Contains(f.EligibleAuthRl, id.AuthRole):
 		return false
 	}
 	return true

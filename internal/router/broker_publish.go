@@ -52,6 +52,7 @@ func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, p wamp.Pa
 			t.set.release()
 		}
 	}
+	b.published(e)
 	return e.publication, nil
 }
 

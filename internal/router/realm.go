@@ -35,6 +35,10 @@ type RealmOptions struct {
 	// Stats are the session statistics (wamp.session.on_stats); they need
 	// the meta API.
 	Stats StatsOptions
+	// Local keeps the realm on this node when the router is part of a
+	// cluster (the realm's "cluster": false); without a cluster it does
+	// nothing.
+	Local bool
 }
 
 // realm is a routing namespace: its sessions, broker and dealer.
@@ -49,6 +53,9 @@ type realm struct {
 	broker *broker
 	dealer *dealer
 	hooks  hooks
+	// fabric is the realm's link to the other nodes; nil on one node (or
+	// a Local realm). Set in newRealm, read-only after.
+	fabric RealmFabric
 	meta   bool // the meta API is on (set in newRealm, read-only after)
 	procs  internalProcs
 	limits *realmLimits
@@ -78,7 +85,15 @@ func newRealm(r *Router, o RealmOptions) *realm {
 		sessions:  make(map[wamp.ID]*session),
 	}
 	rm.access.Store(newAccess(o.Roles, o.Authorizer))
-	rm.broker = newBroker(rm)
+	if r.fabric != nil && !o.Local {
+		// The fabric must not call the link before the realm is made.
+		rm.fabric = r.fabric.Realm(o.Name, &RealmLink{rm})
+	}
+	var events EventFabric
+	if rm.fabric != nil {
+		events = rm.fabric
+	}
+	rm.broker = newBroker(rm, events)
 	rm.broker.addHistories(o.EventHistory, rm.limits.historyBytes)
 	rm.dealer = newDealer(rm)
 	if !o.DisableMetaAPI {
@@ -156,6 +171,9 @@ func (rm *realm) close(reason wamp.URI) {
 		all = append(all, s)
 	}
 	rm.mu.Unlock()
+	if rm.fabric != nil {
+		rm.fabric.Close()
+	}
 	for _, s := range all {
 		s.shutdown(reason)
 	}

@@ -16,6 +16,9 @@ import (
 type Options struct {
 	Realms []RealmOptions
 	Logger *slog.Logger // nil: discard
+	// Fabric links the realms to the other nodes of a cluster; nil: one
+	// node, and no cluster code runs.
+	Fabric Fabric
 }
 
 // Errors returned by New and AddRealm.
@@ -29,6 +32,7 @@ var (
 // for concurrent use.
 type Router struct {
 	log      *slog.Logger
+	fabric   Fabric // nil: one node
 	slow     slowLog
 	peerLogs *peerLogs  // rate limits of the lines a client causes
 	subIDs   wamp.IDGen // router scope: subscription IDs
@@ -58,6 +62,7 @@ func New(opts Options) (*Router, error) {
 	}
 	r := &Router{
 		log:      log,
+		fabric:   opts.Fabric,
 		slow:     newSlowLog(log),
 		peerLogs: newPeerLogs(log),
 		realms:   make(map[wamp.URI]*realm),
