@@ -74,22 +74,6 @@ func (l *RealmLink) Deliver(p *Publication) {
 	}
 }
 
-// Subscriptions returns the subscriptions that have subscribers on this
-// node, for a cluster that (re)announces this node's interest. Changes
-// after it was taken are reported by EventFabric.Interest as usual.
-func (l *RealmLink) Subscriptions() []Subscription {
-	b := l.rm.broker
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	subs := make([]Subscription, 0, len(b.byID))
-	for _, sub := range b.byID {
-		if sub.set != nil {
-			subs = append(subs, Subscription{Topic: sub.topic, Match: sub.match})
-		}
-	}
-	return subs
-}
-
 // interest tells the fabric that sub gained its first subscriber here
 // (on) or lost its last one. b.mu must be held for writing.
 func (b *broker) interest(sub *subscription, on bool) {
