@@ -1,0 +1,378 @@
+package cluster
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/lograte"
+	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/uriindex"
+	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// kindEvent is a publication for a member with matching subscriptions.
+const kindEvent Kind = 16
+
+// subBucket is the table of interest: one key per (member, realm, match,
+// topic) while that member has local subscribers of it.
+const subBucket = "sub"
+
+// pubsub carries a router's events between the members. Each member
+// writes its interest into the sub table and mirrors the others' into one
+// uriindex per realm; a publication goes, after its local delivery, as one
+// envelope to each member whose interest matches its topic (Node.Send:
+// numbered and ordered per pair of members), and that member delivers it
+// to its own subscribers, filters included.
+//
+// Locks: pubsub.mu, then writer.mu. Interest is called with the broker's
+// lock held (broker.mu before pubsub.mu); nothing here calls into a
+// router with pubsub.mu held.
+type pubsub struct {
+	node   *Node
+	log    *slog.Logger
+	w      *writer
+	warn   lograte.Limit // failed sends and malformed envelopes
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.RWMutex // guards the fields below
+	links   map[wamp.URI]*router.RealmLink
+	remote  map[wamp.URI]*uriindex.Index[*memberSet] // the others' interest, by realm
+	entries map[string]interest                      // the mirror of the table, by key
+	lost    map[Member]bool                          // their late records are ignored
+	own     map[wamp.URI]map[router.Subscription]bool
+	self    Member // the life of this node that own is written under
+	changed chan struct{} // closed and replaced at every change of remote
+}
+
+// memberSet is the members with one subscription, each once.
+type memberSet struct{ members []Member }
+
+// startPubSub opens the sub table and starts mirroring it.
+func startPubSub(ctx context.Context, n *Node, log *slog.Logger) (*pubsub, error) {
+	kv, err := n.KV(ctx, subBucket)
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	watch, err := kv.WatchAll(wctx)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	ps := &pubsub{
+		node: n, log: log, w: newWriter(kv, log), warn: lograte.Limit{Interval: 10 * time.Second},
+		cancel: cancel, links: map[wamp.URI]*router.RealmLink{},
+		remote: map[wamp.URI]*uriindex.Index[*memberSet]{}, entries: map[string]interest{},
+		lost: map[Member]bool{}, own: map[wamp.URI]map[router.Subscription]bool{},
+		self: n.Self(), changed: make(chan struct{}),
+	}
+	n.Handle(kindEvent, ps.onEvent)
+	loaded := make(chan struct{})
+	ps.wg.Add(2)
+	go ps.mirror(watch, loaded)
+	go func() {
+		defer ps.wg.Done()
+		ps.w.run(wctx)
+	}()
+	select {
+	case <-loaded:
+	case <-ctx.Done():
+		ps.close()
+		return nil, ctx.Err()
+	}
+	stop := n.Watch(ps.onMember)
+	context.AfterFunc(wctx, stop)
+	return ps, nil
+}
+
+// close stops the mirror and the writer; what is not written yet is
+// dropped (the other members forget this node as it leaves).
+func (ps *pubsub) close() {
+	ps.cancel()
+	ps.wg.Wait()
+}
+
+// key is the table's key of a record: member name and epoch, then a hash
+// of (realm, match, topic), so that it has a bounded length whatever the
+// topic (the record itself holds them).
+func key(m Member, realm wamp.URI, sub router.Subscription) string {
+	h := sha256.New()
+	for _, s := range []string{string(realm), sub.Match.String(), string(sub.Topic)} {
+		h.Write(strconv.AppendInt(nil, int64(len(s)), 10))
+		h.Write([]byte{':'})
+		h.Write([]byte(s))
+	}
+	return Token(m.Name) + "." + strconv.FormatUint(m.Epoch, 16) + "." + hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// --- this node's interest ----------------------------------------------
+
+// setInterest records that this node has (on) or no longer has local
+// subscribers of sub in realm, and queues the write. Called with the
+// realm's broker lock held: it never blocks on the table.
+func (ps *pubsub) setInterest(realm wamp.URI, sub router.Subscription, on bool) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	subs := ps.own[realm]
+	if on {
+		if subs == nil {
+			subs = map[router.Subscription]bool{}
+			ps.own[realm] = subs
+		}
+		subs[sub] = true
+		ps.w.put(key(ps.self, realm, sub), appendInterest(nil, interest{ps.self, realm, sub}))
+		return
+	}
+	delete(subs, sub)
+	ps.w.delete(key(ps.self, realm, sub))
+}
+
+// unlink forgets realm: no more deliveries to it, and its records go.
+func (ps *pubsub) unlink(realm wamp.URI) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	delete(ps.links, realm)
+	for sub := range ps.own[realm] {
+		ps.w.delete(key(ps.self, realm, sub))
+	}
+	delete(ps.own, realm)
+}
+
+// onMember follows the membership: a lost member's interest goes at once
+// (and the lowest live member deletes its records); this node back under
+// a new epoch (after isolation) writes its interest again under it.
+func (ps *pubsub) onMember(ev MemberEvent) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	m := ev.Member
+	switch {
+	case m.Name == ps.self.Name && ev.Up && m.Epoch != ps.self.Epoch:
+		ps.rejoinedLocked(m)
+	case m.Name != ps.self.Name && !ev.Up:
+		ps.lost[m] = true
+		ps.dropMemberLocked(m, ps.lowestLive())
+	}
+}
+
+// rejoinedLocked rewrites this node's records under its new life. Lock
+// ps.mu should be held.
+func (ps *pubsub) rejoinedLocked(m Member) {
+	old := ps.self
+	ps.self = m
+	for realm, subs := range ps.own {
+		for sub := range subs {
+			ps.w.delete(key(old, realm, sub))
+			ps.w.put(key(m, realm, sub), appendInterest(nil, interest{m, realm, sub}))
+		}
+	}
+}
+
+// lowestLive reports whether this node has the lowest name among the live
+// members: the one that cleans up after a lost member.
+func (ps *pubsub) lowestLive() bool {
+	ms := ps.node.Members()
+	return len(ms) > 0 && !slices.ContainsFunc(ms, func(m Member) bool { return m.Name < ps.self.Name })
+}
+
+// dropMemberLocked removes m's records from the mirror, and from the
+// table too when purge. Lock ps.mu should be held.
+func (ps *pubsub) dropMemberLocked(m Member, purge bool) {
+	for k, in := range ps.entries {
+		if in.member != m {
+			continue
+		}
+		ps.removeLocked(k, in)
+		if purge {
+			ps.w.delete(k)
+		}
+	}
+}
+
+// --- the mirror of the others' interest ----------------------------------
+
+// mirror applies the table's changes to the remote interest until the
+// watch stops; loaded is closed once the table's initial values are in.
+func (ps *pubsub) mirror(watch jetstream.KeyWatcher, loaded chan struct{}) {
+	defer ps.wg.Done()
+	defer watch.Stop()
+	for e := range watch.Updates() {
+		if e == nil {
+			ps.purgeEarlierLives()
+			close(loaded)
+			continue
+		}
+		ps.apply(e)
+	}
+}
+
+// apply applies one change of the table.
+func (ps *pubsub) apply(e jetstream.KeyValueEntry) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	k := e.Key()
+	if old, ok := ps.entries[k]; ok {
+		ps.removeLocked(k, old)
+	}
+	if e.Operation() != jetstream.KeyValuePut {
+		return
+	}
+	in, err := decodeInterest(e.Value())
+	if err != nil {
+		ps.log.Warn("cluster: malformed record in the sub table", "key", k)
+		return
+	}
+	if in.member == ps.self || ps.lost[in.member] {
+		return
+	}
+	ps.entries[k] = in
+	if in.member.Name == ps.self.Name {
+		return // an earlier life of this node: purged once loaded
+	}
+	idx := ps.remote[in.realm]
+	if idx == nil {
+		idx = &uriindex.Index[*memberSet]{}
+		ps.remote[in.realm] = idx
+	}
+	set, ok := idx.Get(string(in.sub.Topic), in.sub.Match)
+	if !ok {
+		set = &memberSet{}
+		idx.Set(string(in.sub.Topic), in.sub.Match, set)
+	}
+	if !slices.Contains(set.members, in.member) {
+		set.members = append(set.members, in.member)
+	}
+	ps.changedLocked()
+}
+
+// removeLocked takes record k out of the mirror. Lock ps.mu should be
+// held.
+func (ps *pubsub) removeLocked(k string, in interest) {
+	delete(ps.entries, k)
+	idx := ps.remote[in.realm]
+	if idx == nil {
+		return
+	}
+	set, ok := idx.Get(string(in.sub.Topic), in.sub.Match)
+	if !ok {
+		return
+	}
+	set.members = slices.DeleteFunc(set.members, func(m Member) bool { return m == in.member })
+	if len(set.members) == 0 {
+		idx.Delete(string(in.sub.Topic), in.sub.Match)
+	}
+	ps.changedLocked()
+}
+
+// purgeEarlierLives deletes the records of this node's earlier lives (a
+// node that died and restarted before anyone cleaned up after it).
+func (ps *pubsub) purgeEarlierLives() {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for k, in := range ps.entries {
+		if in.member.Name == ps.self.Name {
+			delete(ps.entries, k)
+			ps.w.delete(k)
+		}
+	}
+}
+
+func (ps *pubsub) changedLocked() {
+	close(ps.changed)
+	ps.changed = make(chan struct{})
+}
+
+// interested appends to to the members whose interest matches topic in
+// realm, each once.
+func (ps *pubsub) interested(realm, topic wamp.URI, to []Member) []Member {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	idx := ps.remote[realm]
+	if idx == nil {
+		return to
+	}
+	idx.Match(string(topic), func(_ string, _ uriindex.Match, set *memberSet) bool {
+		for _, m := range set.members {
+			if !slices.Contains(to, m) {
+				to = append(to, m)
+			}
+		}
+		return true
+	})
+	return to
+}
+
+// --- envelopes ---------------------------------------------------------
+
+// publish sends p, published in realm and delivered here, to every
+// member with a matching subscription. Called on the publisher's
+// goroutine, so one publisher's events leave in order.
+func (ps *pubsub) publish(realm wamp.URI, p *router.Publication) {
+	var buf [4]Member
+	to := ps.interested(realm, p.Topic, buf[:0])
+	if len(to) == 0 {
+		return
+	}
+	body, err := appendEvent(nil, remoteEvent{realm, p})
+	if err != nil {
+		ps.warnf("cluster: event not sent", "realm", string(realm), "topic", string(p.Topic), "err", err)
+		return
+	}
+	for _, m := range to {
+		if err := ps.node.Send(m, kindEvent, body); err != nil && !errors.Is(err, ErrNotMember) {
+			// A member not live (yet, or anymore) has no subscriber to miss it.
+			ps.warnf("cluster: event not sent", "realm", string(realm), "member", m.String(), "err", err)
+		}
+	}
+}
+
+// onEvent delivers an envelope of another member to this node's
+// subscribers. The node runs it on the sender's goroutine, in the order
+// sent.
+func (ps *pubsub) onEvent(from Member, body []byte) {
+	e, err := decodeEvent(body)
+	if err != nil {
+		ps.warnf("cluster: malformed event", "from", from.String(), "err", err)
+		return
+	}
+	ps.mu.RLock()
+	link := ps.links[e.realm]
+	ps.mu.RUnlock()
+	if link != nil {
+		link.Deliver(e.pub)
+	}
+}
+
+func (ps *pubsub) warnf(msg string, args ...any) {
+	if ok, suppressed := ps.warn.Allow(); ok {
+		ps.log.Warn(msg, append(args, "suppressed", suppressed)...)
+	}
+}
+
+// realmEvents is one realm's EventFabric.
+type realmEvents struct {
+	ps   *pubsub
+	name wamp.URI
+}
+
+var _ router.EventFabric = (*realmEvents)(nil)
+
+// link links realm to the cluster's events.
+func (ps *pubsub) link(name wamp.URI, l *router.RealmLink) *realmEvents {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.links[name] = l
+	return &realmEvents{ps: ps, name: name}
+}
+
+func (r *realmEvents) Interest(sub router.Subscription, on bool) { r.ps.setInterest(r.name, sub, on) }
+func (r *realmEvents) Published(p *router.Publication)           { r.ps.publish(r.name, p) }
+func (r *realmEvents) close()                                    { r.ps.unlink(r.name) }
