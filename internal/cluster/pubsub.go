@@ -49,7 +49,7 @@ type pubsub struct {
 	entries map[string]interest                      // the mirror of the table, by key
 	lost    map[Member]bool                          // their late records are ignored
 	own     map[wamp.URI]map[router.Subscription]bool
-	self    Member // the life of this node that own is written under
+	self    Member        // the life of this node that own is written under
 	changed chan struct{} // closed and replaced at every change of remote
 }
 

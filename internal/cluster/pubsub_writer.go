@@ -37,7 +37,7 @@ func newWriter(kv jetstream.KeyValue, log *slog.Logger) *writer {
 }
 
 func (w *writer) put(key string, value []byte) { w.set(key, value) }
-func (w *writer) delete(key string)             { w.set(key, nil) }
+func (w *writer) delete(key string)            { w.set(key, nil) }
 
 func (w *writer) set(key string, value []byte) {
 	w.mu.Lock()
