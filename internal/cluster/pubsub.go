@@ -38,9 +38,11 @@ const subBucket = "sub"
 type pubsub struct {
 	node   *Node
 	log    *slog.Logger
+	kv     jetstream.KeyValue
 	w      *writer
 	warn   lograte.Limit // failed sends and malformed envelopes
 	cancel context.CancelFunc
+	stop   func() // stops the membership's watch; nil before it started
 	wg     sync.WaitGroup
 
 	mu      sync.RWMutex // guards the fields below
@@ -48,9 +50,10 @@ type pubsub struct {
 	remote  map[wamp.URI]*uriindex.Index[*memberSet] // the others' interest, by realm
 	entries map[string]interest                      // the mirror of the table, by key
 	lost    map[Member]bool                          // their late records are ignored
-	own     map[wamp.URI]map[router.Subscription]bool
-	self    Member        // the life of this node that own is written under
-	changed chan struct{} // closed and replaced at every change of remote
+	own     map[string]interest                      // this node's records, by key
+	self    Member                                   // the life of this node that own is written under
+	ctx     context.Context                          // ends with close
+	changed chan struct{}                            // closed and replaced at every change of remote
 }
 
 // memberSet is the members with one subscription, each once.
@@ -69,10 +72,10 @@ func startPubSub(ctx context.Context, n *Node, log *slog.Logger) (*pubsub, error
 		return nil, err
 	}
 	ps := &pubsub{
-		node: n, log: log, w: newWriter(kv, log), warn: lograte.Limit{Interval: 10 * time.Second},
-		cancel: cancel, links: map[wamp.URI]*router.RealmLink{},
+		node: n, log: log, kv: kv, w: newWriter(kv, log), warn: lograte.Limit{Interval: 10 * time.Second},
+		cancel: cancel, ctx: wctx, links: map[wamp.URI]*router.RealmLink{},
 		remote: map[wamp.URI]*uriindex.Index[*memberSet]{}, entries: map[string]interest{},
-		lost: map[Member]bool{}, own: map[wamp.URI]map[router.Subscription]bool{},
+		lost: map[Member]bool{}, own: map[string]interest{},
 		self: n.Self(), changed: make(chan struct{}),
 	}
 	n.Handle(kindEvent, ps.onEvent)
@@ -89,14 +92,16 @@ func startPubSub(ctx context.Context, n *Node, log *slog.Logger) (*pubsub, error
 		ps.close()
 		return nil, ctx.Err()
 	}
-	stop := n.Watch(ps.onMember)
-	context.AfterFunc(wctx, stop)
+	ps.stop = n.Watch(ps.onMember)
 	return ps, nil
 }
 
 // close stops the mirror and the writer; what is not written yet is
 // dropped (the other members forget this node as it leaves).
 func (ps *pubsub) close() {
+	if ps.stop != nil {
+		ps.stop() // no reload starts after it
+	}
 	ps.cancel()
 	ps.wg.Wait()
 }
@@ -104,13 +109,14 @@ func (ps *pubsub) close() {
 // key is the table's key of a record: member name and epoch, then a hash
 // of (realm, match, topic), so that it has a bounded length whatever the
 // topic (the record itself holds them).
-func key(m Member, realm wamp.URI, sub router.Subscription) string {
+func key(in interest) string {
 	h := sha256.New()
-	for _, s := range []string{string(realm), sub.Match.String(), string(sub.Topic)} {
+	for _, s := range []string{string(in.realm), in.sub.Match.String(), string(in.sub.Topic)} {
 		h.Write(strconv.AppendInt(nil, int64(len(s)), 10))
 		h.Write([]byte{':'})
 		h.Write([]byte(s))
 	}
+	m := in.member
 	return Token(m.Name) + "." + strconv.FormatUint(m.Epoch, 16) + "." + hex.EncodeToString(h.Sum(nil)[:16])
 }
 
@@ -122,18 +128,15 @@ func key(m Member, realm wamp.URI, sub router.Subscription) string {
 func (ps *pubsub) setInterest(realm wamp.URI, sub router.Subscription, on bool) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	subs := ps.own[realm]
+	in := interest{ps.self, realm, sub}
+	k := key(in)
 	if on {
-		if subs == nil {
-			subs = map[router.Subscription]bool{}
-			ps.own[realm] = subs
-		}
-		subs[sub] = true
-		ps.w.put(key(ps.self, realm, sub), appendInterest(nil, interest{ps.self, realm, sub}))
+		ps.own[k] = in
+		ps.w.put(k, appendInterest(nil, in))
 		return
 	}
-	delete(subs, sub)
-	ps.w.delete(key(ps.self, realm, sub))
+	delete(ps.own, k)
+	ps.w.delete(k)
 }
 
 // unlink forgets realm: no more deliveries to it, and its records go.
@@ -141,38 +144,68 @@ func (ps *pubsub) unlink(realm wamp.URI) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	delete(ps.links, realm)
-	for sub := range ps.own[realm] {
-		ps.w.delete(key(ps.self, realm, sub))
+	for k, in := range ps.own {
+		if in.realm == realm {
+			delete(ps.own, k)
+			ps.w.delete(k)
+		}
 	}
-	delete(ps.own, realm)
 }
 
 // onMember follows the membership: a lost member's interest goes at once
-// (and the lowest live member deletes its records); this node back under
-// a new epoch (after isolation) writes its interest again under it.
+// (and the lowest live member deletes its records); a member back under
+// the same life (its lease had expired) has its records read again; this
+// node back under a new life (after isolation) writes its interest again
+// under it.
 func (ps *pubsub) onMember(ev MemberEvent) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	m := ev.Member
 	switch {
-	case m.Name == ps.self.Name && ev.Up && m.Epoch != ps.self.Epoch:
-		ps.rejoinedLocked(m)
-	case m.Name != ps.self.Name && !ev.Up:
+	case m.Name == ps.self.Name:
+		if ev.Up && m.Epoch != ps.self.Epoch {
+			ps.rejoinedLocked(m)
+		}
+	case !ev.Up:
 		ps.lost[m] = true
 		ps.dropMemberLocked(m, ps.lowestLive())
+	case ps.lost[m]:
+		delete(ps.lost, m)
+		ps.wg.Add(1)
+		go ps.reload(m)
 	}
 }
 
 // rejoinedLocked rewrites this node's records under its new life. Lock
 // ps.mu should be held.
 func (ps *pubsub) rejoinedLocked(m Member) {
-	old := ps.self
 	ps.self = m
-	for realm, subs := range ps.own {
-		for sub := range subs {
-			ps.w.delete(key(old, realm, sub))
-			ps.w.put(key(m, realm, sub), appendInterest(nil, interest{m, realm, sub}))
+	for k, in := range ps.own {
+		delete(ps.own, k)
+		ps.w.delete(k)
+		in.member = m
+		nk := key(in)
+		ps.own[nk] = in
+		ps.w.put(nk, appendInterest(nil, in))
+	}
+}
+
+// reload reads member m's records from the table into the mirror again.
+// A member whose records another deleted, thinking it lost, writes them
+// again itself (see apply): both orders end with them in the mirror.
+func (ps *pubsub) reload(m Member) {
+	defer ps.wg.Done()
+	w, err := ps.kv.Watch(ps.ctx, Token(m.Name)+"."+strconv.FormatUint(m.Epoch, 16)+".*")
+	if err != nil {
+		ps.warnf("cluster: sub table not read again", "member", m.String(), "err", err)
+		return
+	}
+	defer w.Stop()
+	for e := range w.Updates() {
+		if e == nil {
+			return
 		}
+		ps.apply(e)
 	}
 }
 
@@ -223,6 +256,10 @@ func (ps *pubsub) apply(e jetstream.KeyValueEntry) {
 		ps.removeLocked(k, old)
 	}
 	if e.Operation() != jetstream.KeyValuePut {
+		if in, ok := ps.own[k]; ok {
+			// Another member deleted it, thinking this node lost.
+			ps.w.put(k, appendInterest(nil, in))
+		}
 		return
 	}
 	in, err := decodeInterest(e.Value())
