@@ -14,7 +14,8 @@ import (
 type broker struct {
 	realm *realm
 	// events is the realm's link to the other nodes of a cluster; nil on
-	// one node. Set by newBroker, never changed after.
+	// one node. Set by newRealm before any session joins, never changed
+	// after.
 	events EventFabric
 
 	// mu guards the fields below and every session's subs. It is
@@ -50,11 +51,10 @@ type subscription struct {
 	hist *history
 }
 
-func newBroker(rm *realm, events EventFabric) *broker {
+func newBroker(rm *realm) *broker {
 	return &broker{
-		realm:  rm,
-		events: events,
-		byID:   make(map[wamp.ID]*subscription),
+		realm: rm,
+		byID:  make(map[wamp.ID]*subscription),
 	}
 }
 

@@ -36,7 +36,8 @@ func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, p wamp.Pa
 		return 0, err
 	}
 	e.payload = p
-	if retain, _ := optBool(opts, wamp.OptRetain, false); retain {
+	retain, _ := optBool(opts, wamp.OptRetain, false)
+	if retain {
 		if err := b.retain(pub, e, wamp.PayloadSize(topic, p, opts)); err != nil {
 			return 0, err
 		}
@@ -52,7 +53,7 @@ func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, p wamp.Pa
 			t.set.release()
 		}
 	}
-	b.published(e)
+	b.published(e, retain)
 	return e.publication, nil
 }
 

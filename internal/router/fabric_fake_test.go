@@ -73,9 +73,28 @@ func (f *fakeRealm) Interest(sub Subscription, on bool) {
 }
 
 func (f *fakeRealm) Published(p *Publication) {
+	if p.Retain {
+		for _, l := range f.others() {
+			l.Retain(p)
+		}
+	}
 	for _, l := range f.interested(p.Topic) {
 		l.Deliver(p)
 	}
+}
+
+// others returns the links of the realm on every node, this one included
+// (its retained event seen again must change nothing).
+func (f *fakeRealm) others() []*RealmLink {
+	f.n.c.mu.Lock()
+	defer f.n.c.mu.Unlock()
+	var ls []*RealmLink
+	for _, o := range f.n.c.nodes {
+		if l := o.links[f.name]; l != nil {
+			ls = append(ls, l)
+		}
+	}
+	return ls
 }
 
 // interested returns the links of the other nodes with a subscription

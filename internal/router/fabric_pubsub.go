@@ -2,6 +2,7 @@ package router
 
 import (
 	"crypto/sha256"
+	"errors"
 	"encoding/binary"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
@@ -38,6 +39,9 @@ type Publication struct {
 	Details wamp.Dict
 	Payload wamp.Payload // as received: a raw payload passes through
 	Filter  Filter       // who may receive it
+	// Retain: the publication is its topic's retained event (it asked
+	// for retain, and its node kept it).
+	Retain bool
 }
 
 // Filter selects the receivers of a publication: Publisher is the
@@ -61,9 +65,7 @@ type Filter struct {
 // order of that node's publications.
 func (l *RealmLink) Deliver(p *Publication) {
 	b := l.rm.broker
-	e := &outEvent{topic: p.Topic, publication: p.ID, details: p.Details, payload: p.Payload,
-		filter: pubFilter{Filter: p.Filter}}
-	e.filter.simplify()
+	e := remoteEvent(p)
 	var buf [4]target
 	ts, _ := b.targets(p.Topic, buf[:0])
 	for _, t := range ts {
@@ -74,6 +76,34 @@ func (l *RealmLink) Deliver(p *Publication) {
 	}
 }
 
+// Retain keeps a publication of another node as the retained event of
+// its topic on this node, in place of the one before, as a publication
+// with retain does here, without delivering it; the publication that is
+// retained already (its own node's, seen again) changes nothing. A limit
+// of the realm that refuses it is counted and logged as for the router's
+// own events. The cluster calls it for a realm in the order of the
+// cluster's table; it may call it from Fabric.Realm, once the realm is
+// made.
+func (l *RealmLink) Retain(p *Publication) {
+	b := l.rm.broker
+	if b.retained.holds(p.Topic, p.ID) {
+		return
+	}
+	err := b.retain(nil, remoteEvent(p), wamp.PayloadSize(p.Topic, p.Payload, nil))
+	var le *limitError
+	if errors.As(err, &le) {
+		l.rm.limits.note(nil, le)
+	}
+}
+
+// remoteEvent is the outEvent of another node's publication.
+func remoteEvent(p *Publication) *outEvent {
+	e := &outEvent{topic: p.Topic, publication: p.ID, details: p.Details, payload: p.Payload,
+		filter: pubFilter{Filter: p.Filter}}
+	e.filter.simplify()
+	return e
+}
+
 // interest tells the fabric that sub gained its first subscriber here
 // (on) or lost its last one. b.mu must be held for writing.
 func (b *broker) interest(sub *subscription, on bool) {
@@ -82,13 +112,14 @@ func (b *broker) interest(sub *subscription, on bool) {
 	}
 }
 
-// published hands e over to the fabric, when there is one.
-func (b *broker) published(e *outEvent) {
+// published hands e over to the fabric, when there is one; retained when
+// it was kept as its topic's retained event.
+func (b *broker) published(e *outEvent, retained bool) {
 	if b.events == nil {
 		return
 	}
 	b.events.Published(&Publication{Topic: e.topic, ID: e.publication, Details: e.details,
-		Payload: e.payload, Filter: e.filter.Filter})
+		Payload: e.payload, Filter: e.filter.Filter, Retain: retained})
 }
 
 // newSubscriptionID returns the ID of a new subscription of (topic, m):

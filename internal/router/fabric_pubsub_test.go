@@ -250,3 +250,29 @@ func TestFabricLocalRealm(t *testing.T) {
 		}
 	})
 }
+
+// TestFabricRetained: a retained publication is kept on the other nodes
+// too, for their subscribers asking get_retained, with its ID and
+// details; seen again on its own node it changes nothing.
+func TestFabricRetained(t *testing.T) {
+	cluster(t, 2, Options{}, func(t *testing.T, rs []*Router, ns []*fakeNode) {
+		pub := ticketJoin(t, rs[0].Gate(ticketAuth{role: "user"}), "realm1", "alice")
+		pub.publish("com.t", wamp.Dict{"retain": true, "disclose_me": true, "acknowledge": true}, "kept")
+		id := expect[*wamp.Published](pub).Publication
+		for _, r := range rs {
+			sub := join(t, r.Gate(), "realm1", nil)
+			sub.subscribe("com", wamp.Dict{"match": "prefix", "get_retained": true})
+			ev := expect[*wamp.Event](sub)
+			if ev.Publication != id || ev.Details["retained"] != true || ev.Details["publisher_authid"] != "alice" ||
+				!slices.Equal(ev.Args, wamp.List{"kept"}) {
+				t.Errorf("retained EVENT %+v", ev)
+			}
+		}
+		st := &rs[0].realm("realm1").broker.retained
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if share := st.shares[pub.id]; share == nil || share.n != 1 || st.total.n != 1 {
+			t.Errorf("publisher's share %+v, total %+v; want the event counted in both", share, st.total)
+		}
+	})
+}

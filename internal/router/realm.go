@@ -85,15 +85,14 @@ func newRealm(r *Router, o RealmOptions) *realm {
 		sessions:  make(map[wamp.ID]*session),
 	}
 	rm.access.Store(newAccess(o.Roles, o.Authorizer))
+	rm.broker = newBroker(rm)
 	if r.fabric != nil && !o.Local {
-		// The fabric must not call the link before the realm is made.
+		// The link's Retain may be called at once: the broker exists.
 		rm.fabric = r.fabric.Realm(o.Name, &RealmLink{rm})
 	}
-	var events EventFabric
 	if rm.fabric != nil {
-		events = rm.fabric
+		rm.broker.events = rm.fabric // before the histories: their IDs
 	}
-	rm.broker = newBroker(rm, events)
 	rm.broker.addHistories(o.EventHistory, rm.limits.historyBytes)
 	rm.dealer = newDealer(rm)
 	if !o.DisableMetaAPI {
