@@ -22,8 +22,13 @@ import (
 const kindEvent Kind = 16
 
 // subBucket is the table of interest: one key per (member, realm, match,
-// topic) while that member has local subscribers of it.
-const subBucket = "sub"
+// topic) while that member has local subscribers of it. retBucket holds
+// the retained events: one key per (realm, topic), the last event
+// published there with retain, as an event envelope's body.
+const (
+	subBucket = "sub"
+	retBucket = "ret"
+)
 
 // pubsub carries a router's events between the members. Each member
 // writes its interest into the sub table and mirrors the others' into one
@@ -32,7 +37,12 @@ const subBucket = "sub"
 // numbered and ordered per pair of members), and that member delivers it
 // to its own subscribers, filters included.
 //
-// Locks: pubsub.mu, then writer.mu. Interest is called with the broker's
+// Retained events: a node that keeps a publication as its topic's
+// retained event writes it into the ret table too; every node mirrors the
+// table into its realms' retained events (RealmLink.Retain), in the
+// table's order, so every node ends with the last one written.
+//
+// Locks: pubsub.retMu, then pubsub.mu, then writer.mu. Interest is called with the broker's
 // lock held (broker.mu before pubsub.mu); nothing here calls into a
 // router with pubsub.mu held.
 type pubsub struct {
@@ -40,10 +50,17 @@ type pubsub struct {
 	log    *slog.Logger
 	kv     jetstream.KeyValue
 	w      *writer
+	retW   *writer       // of the ret table
 	warn   lograte.Limit // failed sends and malformed envelopes
 	cancel context.CancelFunc
 	stop   func() // stops the membership's watch; nil before it started
 	wg     sync.WaitGroup
+
+	// retMu guards retained, and is held while a realm is given its
+	// retained events (RealmLink.Retain), so that they come in the
+	// table's order.
+	retMu    sync.Mutex
+	retained map[wamp.URI]map[wamp.URI]retainedRecord // realm -> topic -> the last
 
 	mu      sync.RWMutex // guards the fields below
 	links   map[wamp.URI]*router.RealmLink
@@ -56,44 +73,76 @@ type pubsub struct {
 	changed chan struct{}                            // closed and replaced at every change of remote
 }
 
+// retainedRecord is a topic's retained event and its revision in the ret
+// table.
+type retainedRecord struct {
+	rev uint64
+	pub *router.Publication
+}
+
 // memberSet is the members with one subscription, each once.
 type memberSet struct{ members []Member }
 
-// startPubSub opens the sub table and starts mirroring it.
+// startPubSub opens the sub and ret tables and starts mirroring them.
 func startPubSub(ctx context.Context, n *Node, log *slog.Logger) (*pubsub, error) {
 	kv, err := n.KV(ctx, subBucket)
 	if err != nil {
 		return nil, err
 	}
-	wctx, cancel := context.WithCancel(context.Background())
-	watch, err := kv.WatchAll(wctx)
+	ret, err := n.KV(ctx, retBucket)
 	if err != nil {
-		cancel()
 		return nil, err
 	}
+	wctx, cancel := context.WithCancel(context.Background())
 	ps := &pubsub{
-		node: n, log: log, kv: kv, w: newWriter(kv, log), warn: lograte.Limit{Interval: 10 * time.Second},
-		cancel: cancel, ctx: wctx, links: map[wamp.URI]*router.RealmLink{},
+		node: n, log: log, kv: kv, w: newWriter(kv, log), retW: newWriter(ret, log),
+		warn: lograte.Limit{Interval: 10 * time.Second}, cancel: cancel, ctx: wctx,
+		retained: map[wamp.URI]map[wamp.URI]retainedRecord{}, links: map[wamp.URI]*router.RealmLink{},
 		remote: map[wamp.URI]*uriindex.Index[*memberSet]{}, entries: map[string]interest{},
 		lost: map[Member]bool{}, own: map[string]interest{},
 		self: n.Self(), changed: make(chan struct{}),
 	}
 	n.Handle(kindEvent, ps.onEvent)
-	loaded := make(chan struct{})
-	ps.wg.Add(2)
-	go ps.mirror(watch, loaded)
-	go func() {
-		defer ps.wg.Done()
-		ps.w.run(wctx)
-	}()
-	select {
-	case <-loaded:
-	case <-ctx.Done():
+	for _, w := range []*writer{ps.w, ps.retW} {
+		ps.wg.Go(func() { w.run(wctx) })
+	}
+	if err := ps.watch(ctx, kv, ps.apply, ps.purgeEarlierLives); err != nil {
 		ps.close()
-		return nil, ctx.Err()
+		return nil, err
+	}
+	if err := ps.watch(ctx, ret, ps.applyRetained, func() {}); err != nil {
+		ps.close()
+		return nil, err
 	}
 	ps.stop = n.Watch(ps.onMember)
 	return ps, nil
+}
+
+// watch starts mirroring table kv with apply, and waits until its
+// initial values are in (then calls loaded) or ctx ends.
+func (ps *pubsub) watch(ctx context.Context, kv jetstream.KeyValue, apply func(jetstream.KeyValueEntry), loaded func()) error {
+	w, err := kv.WatchAll(ps.ctx)
+	if err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	ps.wg.Go(func() {
+		defer w.Stop()
+		for e := range w.Updates() {
+			if e != nil {
+				apply(e)
+				continue
+			}
+			loaded()
+			close(done)
+		}
+	})
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // close stops the mirror and the writer; what is not written yet is
@@ -110,14 +159,20 @@ func (ps *pubsub) close() {
 // of (realm, match, topic), so that it has a bounded length whatever the
 // topic (the record itself holds them).
 func key(in interest) string {
+	m := in.member
+	return Token(m.Name) + "." + strconv.FormatUint(m.Epoch, 16) + "." +
+		hashKey(string(in.realm), in.sub.Match.String(), string(in.sub.Topic))
+}
+
+// hashKey is a hash of the strings, as one KV key token.
+func hashKey(parts ...string) string {
 	h := sha256.New()
-	for _, s := range []string{string(in.realm), in.sub.Match.String(), string(in.sub.Topic)} {
+	for _, s := range parts {
 		h.Write(strconv.AppendInt(nil, int64(len(s)), 10))
 		h.Write([]byte{':'})
 		h.Write([]byte(s))
 	}
-	m := in.member
-	return Token(m.Name) + "." + strconv.FormatUint(m.Epoch, 16) + "." + hex.EncodeToString(h.Sum(nil)[:16])
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // --- this node's interest ----------------------------------------------
@@ -232,21 +287,6 @@ func (ps *pubsub) dropMemberLocked(m Member, purge bool) {
 
 // --- the mirror of the others' interest ----------------------------------
 
-// mirror applies the table's changes to the remote interest until the
-// watch stops; loaded is closed once the table's initial values are in.
-func (ps *pubsub) mirror(watch jetstream.KeyWatcher, loaded chan struct{}) {
-	defer ps.wg.Done()
-	defer watch.Stop()
-	for e := range watch.Updates() {
-		if e == nil {
-			ps.purgeEarlierLives()
-			close(loaded)
-			continue
-		}
-		ps.apply(e)
-	}
-}
-
 // apply applies one change of the table.
 func (ps *pubsub) apply(e jetstream.KeyValueEntry) {
 	ps.mu.Lock()
@@ -355,13 +395,16 @@ func (ps *pubsub) interested(realm, topic wamp.URI, to []Member) []Member {
 func (ps *pubsub) publish(realm wamp.URI, p *router.Publication) {
 	var buf [4]Member
 	to := ps.interested(realm, p.Topic, buf[:0])
-	if len(to) == 0 {
+	if len(to) == 0 && !p.Retain {
 		return
 	}
 	body, err := appendEvent(nil, remoteEvent{realm, p})
 	if err != nil {
 		ps.warnf("cluster: event not sent", "realm", string(realm), "topic", string(p.Topic), "err", err)
 		return
+	}
+	if p.Retain {
+		ps.retW.put(retainedKey(realm, p.Topic), body)
 	}
 	for _, m := range to {
 		if err := ps.node.Send(m, kindEvent, body); err != nil && !errors.Is(err, ErrNotMember) {
@@ -404,12 +447,54 @@ var _ router.EventFabric = (*realmEvents)(nil)
 
 // link links realm to the cluster's events.
 func (ps *pubsub) link(name wamp.URI, l *router.RealmLink) *realmEvents {
+	ps.retMu.Lock()
+	defer ps.retMu.Unlock()
 	ps.mu.Lock()
-	defer ps.mu.Unlock()
 	ps.links[name] = l
+	ps.mu.Unlock()
+	for _, r := range ps.retained[name] {
+		l.Retain(r.pub)
+	}
 	return &realmEvents{ps: ps, name: name}
 }
 
 func (r *realmEvents) Interest(sub router.Subscription, on bool) { r.ps.setInterest(r.name, sub, on) }
 func (r *realmEvents) Published(p *router.Publication)           { r.ps.publish(r.name, p) }
 func (r *realmEvents) close()                                    { r.ps.unlink(r.name) }
+
+// retainedKey is the ret table's key of a topic's retained event: a hash
+// of (realm, topic), of bounded length whatever the topic.
+func retainedKey(realm, topic wamp.URI) string {
+	return hashKey(string(realm), string(topic))
+}
+
+// applyRetained applies one change of the ret table: a newer retained
+// event replaces its topic's on this node.
+func (ps *pubsub) applyRetained(e jetstream.KeyValueEntry) {
+	if e.Operation() != jetstream.KeyValuePut {
+		return
+	}
+	ev, err := decodeEvent(e.Value())
+	if err != nil {
+		ps.warnf("cluster: malformed record in the ret table", "key", e.Key(), "err", err)
+		return
+	}
+	ps.retMu.Lock()
+	defer ps.retMu.Unlock()
+	topics := ps.retained[ev.realm]
+	if topics == nil {
+		topics = map[wamp.URI]retainedRecord{}
+		ps.retained[ev.realm] = topics
+	}
+	if topics[ev.pub.Topic].rev >= e.Revision() {
+		return
+	}
+	topics[ev.pub.Topic] = retainedRecord{rev: e.Revision(), pub: ev.pub}
+	ps.mu.Lock()
+	link := ps.links[ev.realm]
+	ps.changedLocked()
+	ps.mu.Unlock()
+	if link != nil {
+		link.Retain(ev.pub)
+	}
+}

@@ -108,6 +108,7 @@ func TestPubSub(t *testing.T) {
 		{"RawPayload", testRawPayload},
 		{"Realms", testRealms},
 		{"InterestWindow", testInterestWindow},
+		{"Retained", testRetained},
 	} {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, tc) })
 	}
@@ -431,6 +432,65 @@ func testInterestWindow(t *testing.T, tc *testCluster) {
 	}
 	slices.Sort(took)
 	t.Logf("interest window over %d subscriptions: median %v, max %v", rounds, took[rounds/2], took[rounds-1])
+}
+
+// waitRetained waits until node i's mirror of the ret table has
+// publication id as topic's retained event, and returns how long that
+// took.
+func (tc *testCluster) waitRetained(t *testing.T, i int, topic wamp.URI, id wamp.ID) time.Duration {
+	t.Helper()
+	start := time.Now()
+	deadline := time.After(10 * time.Second)
+	for {
+		changed := cluster.InterestChanged(tc.fabrics[i])
+		if cluster.RetainedID(tc.fabrics[i], "realm1", topic) == id {
+			return time.Since(start)
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("node %d: retained event of %s is %d, want %d", i+1, topic,
+				cluster.RetainedID(tc.fabrics[i], "realm1", topic), id)
+		}
+	}
+}
+
+// testRetained: an event published with retain on one node is the
+// retained event on every node (get_retained), with its publication ID
+// and disclosure; a later one published on another node replaces it
+// everywhere.
+func testRetained(t *testing.T, tc *testCluster) {
+	pub := connect(t, tc.routers[0], "realm1", codec.JSON)
+	pub.publish("ret.t", wamp.Dict{"retain": true, "acknowledge": true, "disclose_me": true}, "first")
+	first := expect[*wamp.Published](pub).Publication
+	var took []time.Duration
+	for i := 1; i < 3; i++ {
+		took = append(took, tc.waitRetained(t, i, "ret.t", first))
+	}
+	t.Logf("retained event on the other nodes after %v", took)
+	sub := connect(t, tc.routers[1], "realm1", codec.Msgpack)
+	sub.subscribe("ret", wamp.Dict{"match": "prefix", "get_retained": true})
+	ev := expect[*wamp.Event](sub)
+	if ev.Publication != first || ev.Details["retained"] != true || ev.Details["publisher_authrole"] != "anonymous" ||
+		!slices.Equal(ev.Args, wamp.List{"first"}) {
+		t.Errorf("retained EVENT %+v", ev)
+	}
+
+	tc.waitInterest(t, 2, "realm1", "ret.t", 1)
+	other := connect(t, tc.routers[2], "realm1", codec.JSON)
+	other.publish("ret.t", wamp.Dict{"retain": true, "acknowledge": true}, "second")
+	second := expect[*wamp.Published](other).Publication
+	if ev := expect[*wamp.Event](sub); ev.Publication != second || ev.Details["retained"] != nil {
+		t.Errorf("live EVENT %+v", ev)
+	}
+	for i := range 2 {
+		tc.waitRetained(t, i, "ret.t", second)
+	}
+	late := connect(t, tc.routers[0], "realm1", codec.JSON)
+	late.subscribe("ret.t", wamp.Dict{"get_retained": true})
+	if ev := expect[*wamp.Event](late); ev.Publication != second || !slices.Equal(ev.Args, wamp.List{"second"}) {
+		t.Errorf("retained EVENT on the first node %+v, want the second publication", ev)
+	}
 }
 
 // TestPubSubMemberLost: a node killed without goodbye loses its interest
