@@ -162,7 +162,8 @@ func (n *Node) sequence(e envelope) (*sender, uint64, bool) {
 
 // liveSender reports whether messages from member are delivered: it is a
 // live member, or one not known yet (its message came before its first
-// heartbeat: that is a join). A member reported lost stays lost.
+// heartbeat: that is a join, unless this node is fenced). A member
+// reported lost stays lost.
 func (n *Node) liveSender(member Member) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -170,8 +171,7 @@ func (n *Node) liveSender(member Member) bool {
 	if p != nil && p.member == member {
 		return p.up
 	}
-	n.heardLocked(member, time.Now())
-	return true
+	return n.heardLocked(member, time.Now()).up
 }
 
 // runSender runs the handlers of one sender's messages, in order.

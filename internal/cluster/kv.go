@@ -25,7 +25,7 @@ func WithTTL(d time.Duration) KVOption {
 
 // KV opens the bucket jx_<cluster>_<name>, creating it if needed: in
 // memory, with min(3, nodes configured) replicas. name is [A-Za-z0-9_-].
-// While JetStream is not ready yet (the cluster forming, a leader being
+// KV waits for the node to join. While JetStream is not ready yet (the cluster forming, a leader being
 // elected), KV retries until ctx ends.
 func (n *Node) KV(ctx context.Context, name string, opts ...KVOption) (jetstream.KeyValue, error) {
 	if !validName(name) {
@@ -35,6 +35,13 @@ func (n *Node) KV(ctx context.Context, name string, opts ...KVOption) (jetstream
 		Storage: jetstream.MemoryStorage, Replicas: n.replicas, History: 1}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	select {
+	case <-n.joined:
+	case <-n.done:
+		return nil, ErrClosed
+	case <-ctx.Done():
+		return nil, fmt.Errorf("cluster: bucket %s: not joined: %w", cfg.Bucket, ctx.Err())
 	}
 	backoff := 10 * time.Millisecond
 	for {

@@ -22,6 +22,7 @@ type peer struct {
 	member Member
 	heard  time.Time // its last heartbeat (or message)
 	up     bool
+	left   bool   // it said goodbye: no longer one of the members this node knows
 	hash   string // its config hash, once it differed from ours
 }
 
@@ -37,7 +38,8 @@ type event struct {
 	watchers []*watcher
 }
 
-// Members returns the live members, this node first, then by name.
+// Members returns the live members, this node first, then by name (a
+// fenced node has none, itself included).
 func (n *Node) Members() []Member {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -53,7 +55,7 @@ func (n *Node) membersLocked() []Member {
 		}
 	}
 	slices.SortFunc(out, func(a, b Member) int { return strings.Compare(a.Name, b.Name) })
-	if n.isolated {
+	if n.fencedLocked() {
 		return out
 	}
 	return append([]Member{n.self}, out...)
@@ -152,7 +154,7 @@ func (n *Node) runHeartbeats() {
 func (n *Node) publishHeartbeat(flags byte) {
 	n.mu.Lock()
 	h := heartbeat{flags: flags, member: n.self, hash: n.cfg.ConfigHash}
-	if n.isolated {
+	if n.fencedLocked() {
 		h.flags |= hbIsolated
 	}
 	n.mu.Unlock()
@@ -161,7 +163,8 @@ func (n *Node) publishHeartbeat(flags byte) {
 	}
 }
 
-// expire reports lost the members not heard for a lease.
+// expire reports lost the members not heard for a lease, then checks
+// whether this node is isolated, or no longer.
 func (n *Node) expire(now time.Time) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -171,7 +174,68 @@ func (n *Node) expire(now time.Time) {
 			n.emitLocked(MemberEvent{p.member, false})
 		}
 	}
+	known, heard := 1, 1 // this node
+	for _, p := range n.peers {
+		if !p.left {
+			known++
+			if now.Sub(p.heard) <= n.cfg.Lease {
+				heard++
+			}
+		}
+	}
+	switch majority := known/2 + 1; {
+	case !n.isolated && heard < majority:
+		n.isolateLocked(heard, known)
+	case n.isolated && heard >= majority:
+		n.rejoinLocked(now)
+	}
 }
+
+// isolateLocked isolates this node: it hears heard of the known members
+// (itself included), fewer than a majority. Fencing, it reports itself
+// and every other member lost. Lock n.mu should be held.
+func (n *Node) isolateLocked(heard, known int) {
+	n.isolated = true
+	n.isolations++
+	if n.cfg.OnIsolation == Serve {
+		n.log.Error("cluster: isolated: hearing fewer than a majority of the members; serving on (on_isolation serve)",
+			"heard", heard, "known", known)
+		return
+	}
+	n.log.Error("cluster: isolated: hearing fewer than a majority of the members; fenced until it hears a majority again",
+		"heard", heard, "known", known)
+	n.emitLocked(MemberEvent{n.self, false})
+	for _, p := range n.peers {
+		if p.up {
+			p.up = false
+			n.emitLocked(MemberEvent{p.member, false})
+		}
+	}
+}
+
+// rejoinLocked ends the isolation: a fenced node rejoins with a new
+// epoch, so that nothing of its earlier life is taken for its own. Lock
+// n.mu should be held.
+func (n *Node) rejoinLocked(now time.Time) {
+	n.isolated = false
+	if n.cfg.OnIsolation == Serve {
+		n.log.Warn("cluster: no longer isolated")
+		return
+	}
+	n.self.Epoch = newEpoch()
+	n.log.Warn("cluster: no longer isolated: rejoined", "member", n.self.String())
+	n.emitLocked(MemberEvent{n.self, true})
+	for _, p := range n.peers {
+		if !p.left && now.Sub(p.heard) <= n.cfg.Lease {
+			p.up = true
+			n.emitLocked(MemberEvent{p.member, true})
+		}
+	}
+}
+
+// fencedLocked reports whether this node is isolated and fenced. Lock
+// n.mu should be held.
+func (n *Node) fencedLocked() bool { return n.isolated && n.cfg.OnIsolation == Fence }
 
 // onHeartbeat records another member's heartbeat.
 func (n *Node) onHeartbeat(m *nats.Msg) {
@@ -188,8 +252,12 @@ func (n *Node) onHeartbeat(m *nats.Msg) {
 		}
 		return
 	}
-	if h.flags&(hbLeave|hbIsolated) != 0 {
+	switch {
+	case h.flags&hbLeave != 0:
 		n.leftLocked(h.member)
+		return
+	case h.flags&hbIsolated != 0:
+		n.lostLocked(h.member) // it rejoins with a new epoch
 		return
 	}
 	p := n.heardLocked(h.member, time.Now())
@@ -197,7 +265,8 @@ func (n *Node) onHeartbeat(m *nats.Msg) {
 }
 
 // heardLocked records that member is alive at now, a join when it was not
-// live (a new epoch of a name replaces the old one, lost). Lock n.mu
+// live (a new epoch of a name replaces the old one, lost). While this
+// node is fenced, it only notes when it heard the member. Lock n.mu
 // should be held.
 func (n *Node) heardLocked(member Member, now time.Time) *peer {
 	p := n.peers[member.Name]
@@ -206,23 +275,29 @@ func (n *Node) heardLocked(member Member, now time.Time) *peer {
 		n.peers[member.Name] = p
 	}
 	if p.member.Epoch != member.Epoch {
-		if p.up {
-			p.up = false
-			n.emitLocked(MemberEvent{p.member, false})
-		}
+		n.lostLocked(p.member)
 		*p = peer{member: member}
 	}
-	p.heard = now
-	if !p.up {
+	p.heard, p.left = now, false
+	if !p.up && !n.fencedLocked() {
 		p.up = true
 		n.emitLocked(MemberEvent{member, true})
 	}
 	return p
 }
 
-// leftLocked records that member left (cleanly, or isolated). Lock n.mu
-// should be held.
+// leftLocked records that member left cleanly: it is no longer one of
+// the members this node knows. Lock n.mu should be held.
 func (n *Node) leftLocked(member Member) {
+	if p := n.peers[member.Name]; p != nil && p.member == member {
+		n.lostLocked(member)
+		p.left = true
+	}
+}
+
+// lostLocked reports member lost if it was live. Lock n.mu should be
+// held.
+func (n *Node) lostLocked(member Member) {
 	if p := n.peers[member.Name]; p != nil && p.member == member && p.up {
 		p.up = false
 		n.emitLocked(MemberEvent{member, false})

@@ -44,14 +44,15 @@ type Node struct {
 	handlers [256]atomic.Pointer[func(Member, []byte)]
 	counts   counts
 
-	mu       sync.Mutex // guards the fields down to events, and the watchers' set
-	self     Member
-	peers    map[string]*peer // the other members by name, live or lost
-	isolated bool
-	watchers []*watcher
-	onGap    []func(Member, uint64)
-	events   []event // queued for the events goroutine, in order
-	wake     chan struct{}
+	mu         sync.Mutex // guards the fields down to events, and the watchers' set
+	self       Member
+	peers      map[string]*peer // the other members by name, live or lost
+	isolated   bool
+	isolations int // times this node was isolated
+	watchers   []*watcher
+	onGap      []func(Member, uint64)
+	events     []event // queued for the events goroutine, in order
+	wake       chan struct{}
 
 	sendMu  sync.Mutex // guards out and sendBuf; held across the publish
 	out     map[string]*outState
@@ -61,6 +62,8 @@ type Node struct {
 	in     map[string]*sender
 	closed bool
 
+	joining  atomic.Bool
+	joined   chan struct{} // closed by Join once joined
 	done     chan struct{}
 	stopOnce sync.Once
 	wg       sync.WaitGroup // the node's goroutines
@@ -86,30 +89,57 @@ var (
 	ErrIsolated  = errors.New("cluster: node isolated from the cluster")
 )
 
-// Start joins the cluster of cfg: it starts the embedded nats-server (or
-// connects to the external one), checks that no live member has cfg.Node,
-// and starts the heartbeats. Close leaves.
+// Start joins the cluster of cfg: New, then Join.
 func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Node, error) {
+	n, err := New(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.Join(ctx); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// New makes the node of cfg without reaching the network (Join does).
+// Until it joins, the node's handlers and watchers may be set, Members is
+// the node alone, Send fails and KV waits for the join.
+func New(cfg Config, log *slog.Logger) (*Node, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{
+	return &Node{
 		cfg: cfg, log: log.With("cluster", cfg.Name, "node", cfg.Node),
 		prefix: "jx." + cfg.Name, self: Member{Name: cfg.Node, Epoch: newEpoch()},
 		peers: map[string]*peer{}, wake: make(chan struct{}, 1),
-		out: map[string]*outState{}, in: map[string]*sender{}, done: make(chan struct{}),
+		out: map[string]*outState{}, in: map[string]*sender{},
+		joined: make(chan struct{}), done: make(chan struct{}),
+	}, nil
+}
+
+// Join starts the embedded nats-server (or connects to the external
+// NATS), checks that no live member has the node's name, and starts the
+// heartbeats. A node joins once; when Join fails, the node is closed.
+func (n *Node) Join(ctx context.Context) error {
+	if !n.joining.CompareAndSwap(false, true) {
+		return errors.New("cluster: Join called twice")
 	}
 	if err := n.connect(ctx); err != nil {
-		return nil, err
+		n.shutdown(false)
+		return err
 	}
 	if err := n.join(ctx); err != nil {
 		n.shutdown(false)
-		return nil, err
+		return err
 	}
+	close(n.joined)
 	n.log.Info("cluster: joined", "member", n.self.String(), "replicas", n.replicas)
-	return n, nil
+	return nil
 }
+
+// Joined is closed once the node has joined.
+func (n *Node) Joined() <-chan struct{} { return n.joined }
 
 // connect starts the embedded server if any and connects the node's
 // client.
@@ -140,9 +170,6 @@ func (n *Node) connect(ctx context.Context) error {
 	}
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
-		if n.emb != nil {
-			n.emb.shutdown()
-		}
 		return fmt.Errorf("cluster: connect to NATS: %w", err)
 	}
 	n.nc = nc
@@ -210,6 +237,23 @@ func (n *Node) Self() Member {
 	return n.self
 }
 
+// Isolated reports whether this node hears fewer than a majority of the
+// members it knows (itself included): fenced, it has no members and sends
+// nothing until it hears a majority again and rejoins with a new epoch.
+func (n *Node) Isolated() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.isolated
+}
+
+// Fenced reports whether this node is isolated and fences itself
+// (on_isolation fence): it must not serve.
+func (n *Node) Fenced() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.fencedLocked()
+}
+
 // Stats returns the node's counters.
 func (n *Node) Stats() Stats {
 	return Stats{Sent: n.counts.sent.Load(), Received: n.counts.received.Load(),
@@ -247,7 +291,11 @@ func (n *Node) shutdown(leave bool) {
 		if n.emb != nil {
 			n.emb.shutdown()
 		}
-		n.log.Info("cluster: left", "member", n.Self().String(), "clean", leave)
+		select {
+		case <-n.joined:
+			n.log.Info("cluster: left", "member", n.Self().String(), "clean", leave)
+		default:
+		}
 	})
 }
 

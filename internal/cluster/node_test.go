@@ -13,6 +13,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/cluster/clustertest"
+	"github.com/junction-wamp/junction/internal/logtest"
 )
 
 // waitEvent returns the first event of node's Watch for which match is
@@ -331,5 +332,41 @@ func TestKV(t *testing.T) {
 	}
 	if _, err := nodes[0].KV(ctx, "a.b"); err == nil {
 		t.Error("KV accepted a bucket name with a dot")
+	}
+}
+
+// TestConfigHashMismatchLogged: a member whose realm, role and auth
+// config differs (its hash) is logged at warn, when first heard.
+func TestConfigHashMismatchLogged(t *testing.T) {
+	addrs := clustertest.FreeAddrs(t, 2)
+	var logs [2]logtest.Log
+	nodes := make([]*cluster.Node, 2)
+	var wg sync.WaitGroup
+	for i := range nodes {
+		cfg := clustertest.Config(i, addrs, clustertest.Lease(3*time.Second, 100*time.Millisecond))
+		cfg.ConfigHash = fmt.Sprintf("hash-%d", i)
+		wg.Go(func() {
+			nd, err := cluster.Start(context.Background(), cfg, logs[i].Logger(slog.LevelInfo))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			nodes[i] = nd
+			t.Cleanup(func() { nd.Close() })
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	clustertest.WaitMembers(t, nodes, nodes...)
+	var warned []map[string]any
+	for _, r := range logs[0].Records(t) {
+		if strings.Contains(r["msg"].(string), "config differs") {
+			warned = append(warned, r)
+		}
+	}
+	if len(warned) != 1 || warned[0]["level"] != "WARN" || warned[0]["hash"] != "hash-1" || warned[0]["own"] != "hash-0" {
+		t.Errorf("warnings %v, want one naming hash-1", warned)
 	}
 }

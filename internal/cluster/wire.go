@@ -94,10 +94,17 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
+// uvarintLen is the length of n's shortest encoding, the only one
+// readString accepts (so that a message has one encoding).
+func uvarintLen(n uint64) int {
+	var b [binary.MaxVarintLen64]byte
+	return len(binary.AppendUvarint(b[:0], n))
+}
+
 // readString reads a length-prefixed string of b and returns the rest.
 func readString(b []byte) (string, []byte, error) {
 	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)-k) {
+	if k <= 0 || n > uint64(len(b)-k) || k != uvarintLen(n) {
 		return "", nil, errWire
 	}
 	end := k + int(n)

@@ -50,6 +50,8 @@ var allDescs = []*prometheus.Desc{
 	descCallDuration, descCallErrors, descEvents, descSlow, descRegistrations, descSubscriptions,
 	descProxySessions, descProxyJoined, descProxyFailures,
 	descBridgeRequests, descBridgeDuration, descQueueDepth, descDelivered, descRetries, descDropped,
+	descClusterUp, descClusterMembers, descClusterIsolated, descClusterIsolations,
+	descClusterNATS, descClusterRoutes, descClusterMessages, descClusterGaps,
 }
 
 // collector reads a Stats at each scrape and turns it into constant
@@ -72,6 +74,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	collectRouters(ch, st.Routers)
 	collectProxies(ch, st.Proxies)
 	collectServices(ch, st.Services)
+	collectCluster(ch, st.Cluster)
 }
 
 // realmSums are the routers' per-realm numbers summed by realm name.

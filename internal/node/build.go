@@ -33,6 +33,7 @@ type builder struct {
 // with the next, so that New reports every problem at once.
 func (b *builder) build(cfg *config.Config) {
 	b.node.shutdown = newShutdownPolicy(cfg.Controller.Shutdown, enabledWorkers(cfg))
+	b.buildCluster(cfg)
 	for i, w := range cfg.Workers {
 		path := fmt.Sprintf("workers[%d]", i)
 		switch w := w.(type) {

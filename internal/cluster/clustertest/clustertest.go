@@ -44,12 +44,7 @@ func Start(t testing.TB, n int, opts ...Option) []*cluster.Node {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		cfg := Config(i, addrs, opts...)
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-			defer cancel()
-			nodes[i], errs[i] = cluster.Start(ctx, cfg, log.Logger(slog.LevelInfo))
-		})
+		wg.Go(func() { nodes[i], errs[i] = start(Config(i, addrs, opts...), log) })
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -58,9 +53,55 @@ func Start(t testing.TB, n int, opts ...Option) []*cluster.Node {
 			t.Fatalf("node %d: %v", i+1, err)
 		}
 	}
-	t.Cleanup(func() { closeAll(nodes) })
+	t.Cleanup(func() {
+		closeAll(nodes)
+		for _, nd := range nodes {
+			configs.Delete(nd)
+		}
+	})
 	WaitMembers(t, nodes, nodes...)
 	return nodes
+}
+
+// configs are the configs and logs of the nodes started here, for
+// Restart.
+var configs sync.Map // *cluster.Node -> started
+
+type started struct {
+	cfg cluster.Config
+	log *logtest.Log
+}
+
+// start starts one node of cfg, logging to log.
+func start(cfg cluster.Config, log *logtest.Log) (*cluster.Node, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	nd, err := cluster.Start(ctx, cfg, log.Logger(slog.LevelInfo))
+	if err == nil {
+		configs.Store(nd, started{cfg, log})
+	}
+	return nd, err
+}
+
+// Restart starts a node with the config of old, a node Start made that
+// was killed or closed since: the same name and addresses, a new epoch.
+// It closes at the end of the test.
+func Restart(t testing.TB, old *cluster.Node) *cluster.Node {
+	t.Helper()
+	v, ok := configs.Load(old)
+	if !ok {
+		t.Fatalf("%s was not started by clustertest", old.Self())
+	}
+	s := v.(started)
+	nd, err := start(s.cfg, s.log)
+	if err != nil {
+		t.Fatalf("restart %s: %v", old.Self().Name, err)
+	}
+	t.Cleanup(func() {
+		nd.Close()
+		configs.Delete(nd)
+	})
+	return nd
 }
 
 // Config is the config of node i (0-based) of a cluster whose route
