@@ -8,31 +8,32 @@ import (
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// Fabric links a router's realms to the other members of the cluster
-// over a Node (router.Options.Fabric). Make it after the Node and before
-// the router; close it after the router and before the Node.
+// Fabric links a router's realms to the other nodes of the cluster over
+// a Node: router.Options.Fabric. Make it with the router, Start it once
+// the node has joined (before the router's sessions come), and Close it
+// after the router.
 type Fabric struct {
 	events *pubsub
 }
 
 var _ router.Fabric = (*Fabric)(nil)
 
-// NewFabric opens the cluster's tables on n and starts mirroring them;
-// ctx bounds the start.
-func NewFabric(ctx context.Context, n *Node, log *slog.Logger) (*Fabric, error) {
-	events, err := startPubSub(ctx, n, log)
-	if err != nil {
-		return nil, err
-	}
-	return &Fabric{events: events}, nil
+// NewFabric makes the fabric of node n; nothing reaches the network
+// before Start.
+func NewFabric(n *Node, log *slog.Logger) *Fabric {
+	return &Fabric{events: newPubSub(n, log)}
 }
 
-// Realm links a realm of the router to the cluster.
+// Start opens the cluster's tables and starts mirroring them, once the
+// node has joined.
+func (f *Fabric) Start(ctx context.Context) error { return f.events.start(ctx) }
+
+// Realm links realm name (router.Fabric).
 func (f *Fabric) Realm(name wamp.URI, link *router.RealmLink) router.RealmFabric {
 	return &realmFabric{realmEvents: f.events.link(name, link)}
 }
 
-// Close stops the fabric's goroutines.
+// Close stops the fabric; the node stays up.
 func (f *Fabric) Close() { f.events.close() }
 
 // realmFabric is one realm's side of the cluster.

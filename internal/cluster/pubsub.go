@@ -48,12 +48,12 @@ const (
 type pubsub struct {
 	node   *Node
 	log    *slog.Logger
-	kv     jetstream.KeyValue
+	kv     jetstream.KeyValue // the sub table, once started (guarded by mu)
 	w      *writer
 	retW   *writer       // of the ret table
 	warn   lograte.Limit // failed sends and malformed envelopes
 	cancel context.CancelFunc
-	stop   func() // stops the membership's watch; nil before it started
+	stop   func() // stops the membership's watch; nil before start (guarded by mu)
 	wg     sync.WaitGroup
 
 	// retMu guards retained, and is held while a realm is given its
@@ -83,39 +83,52 @@ type retainedRecord struct {
 // memberSet is the members with one subscription, each once.
 type memberSet struct{ members []Member }
 
-// startPubSub opens the sub and ret tables and starts mirroring them.
-func startPubSub(ctx context.Context, n *Node, log *slog.Logger) (*pubsub, error) {
-	kv, err := n.KV(ctx, subBucket)
-	if err != nil {
-		return nil, err
-	}
-	ret, err := n.KV(ctx, retBucket)
-	if err != nil {
-		return nil, err
-	}
-	wctx, cancel := context.WithCancel(context.Background())
-	ps := &pubsub{
-		node: n, log: log, kv: kv, w: newWriter(kv, log), retW: newWriter(ret, log),
-		warn: lograte.Limit{Interval: 10 * time.Second}, cancel: cancel, ctx: wctx,
+// newPubSub makes the PubSub part of node n's fabric; nothing reaches
+// the network before start.
+func newPubSub(n *Node, log *slog.Logger) *pubsub {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &pubsub{
+		node: n, log: log, w: newWriter(log), retW: newWriter(log),
+		warn: lograte.Limit{Interval: 10 * time.Second}, cancel: cancel, ctx: ctx,
 		retained: map[wamp.URI]map[wamp.URI]retainedRecord{}, links: map[wamp.URI]*router.RealmLink{},
 		remote: map[wamp.URI]*uriindex.Index[*memberSet]{}, entries: map[string]interest{},
 		lost: map[Member]bool{}, own: map[string]interest{},
 		self: n.Self(), changed: make(chan struct{}),
 	}
-	n.Handle(kindEvent, ps.onEvent)
-	for _, w := range []*writer{ps.w, ps.retW} {
-		ps.wg.Go(func() { w.run(wctx) })
+}
+
+// start opens the sub and ret tables, writes what was asked of them
+// meanwhile, and starts mirroring them, once the node has joined; it
+// returns once their current records are in, or when ctx ends.
+func (ps *pubsub) start(ctx context.Context) error {
+	kv, err := ps.node.KV(ctx, subBucket)
+	if err != nil {
+		return err
 	}
+	ret, err := ps.node.KV(ctx, retBucket)
+	if err != nil {
+		return err
+	}
+	ps.mu.Lock()
+	ps.kv = kv
+	if self := ps.node.Self(); self != ps.self {
+		ps.rejoinedLocked(self) // the epoch the node joined under
+	}
+	ps.mu.Unlock()
+	ps.node.Handle(kindEvent, ps.onEvent)
+	ps.w.start(ps.ctx, &ps.wg, kv)
+	ps.retW.start(ps.ctx, &ps.wg, ret)
 	if err := ps.watch(ctx, kv, ps.apply, ps.purgeEarlierLives); err != nil {
-		ps.close()
-		return nil, err
+		return err
 	}
 	if err := ps.watch(ctx, ret, ps.applyRetained, func() {}); err != nil {
-		ps.close()
-		return nil, err
+		return err
 	}
-	ps.stop = n.Watch(ps.onMember)
-	return ps, nil
+	stop := ps.node.Watch(ps.onMember)
+	ps.mu.Lock()
+	ps.stop = stop
+	ps.mu.Unlock()
+	return nil
 }
 
 // watch starts mirroring table kv with apply, and waits until its
@@ -148,8 +161,11 @@ func (ps *pubsub) watch(ctx context.Context, kv jetstream.KeyValue, apply func(j
 // close stops the mirror and the writer; what is not written yet is
 // dropped (the other members forget this node as it leaves).
 func (ps *pubsub) close() {
-	if ps.stop != nil {
-		ps.stop() // no reload starts after it
+	ps.mu.RLock()
+	stop := ps.stop
+	ps.mu.RUnlock()
+	if stop != nil {
+		stop() // no reload starts after it
 	}
 	ps.cancel()
 	ps.wg.Wait()

@@ -18,16 +18,16 @@ func onePubSub(t *testing.T) (*pubsub, jetstream.KeyValue) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	n, err := Start(ctx, Config{Name: "one", Node: "n1", Embedded: &Embedded{}}, slog.New(slog.DiscardHandler))
+	n, err := Start(ctx, Config{Name: "one", Node: "back-1", Embedded: &Embedded{}}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { n.Close() })
-	ps, err := startPubSub(ctx, n, slog.New(slog.DiscardHandler))
-	if err != nil {
+	ps := newPubSub(n, slog.New(slog.DiscardHandler))
+	t.Cleanup(ps.close)
+	if err := ps.start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(ps.close)
 	return ps, ps.kv
 }
 
@@ -84,7 +84,7 @@ func TestPubSubMemberBack(t *testing.T) {
 	ps, kv := onePubSub(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	other := Member{Name: "n2", Epoch: 7}
+	other := Member{Name: "back-2", Epoch: 7}
 	in := interest{other, "realm1", router.Subscription{Topic: "com.t", Match: uriindex.Exact}}
 	if _, err := kv.Put(ctx, key(in), appendInterest(nil, in)); err != nil {
 		t.Fatal(err)

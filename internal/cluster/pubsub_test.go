@@ -31,12 +31,7 @@ func startRouters(t *testing.T, n int, opts ...clustertest.Option) *testCluster 
 	t.Helper()
 	tc := &testCluster{nodes: clustertest.Start(t, n, opts...)}
 	for _, nd := range tc.nodes {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		f, err := cluster.NewFabric(ctx, nd, slog.New(slog.DiscardHandler))
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := cluster.NewFabric(nd, slog.New(slog.DiscardHandler))
 		r, err := router.New(router.Options{Fabric: f, Realms: []router.RealmOptions{
 			{Name: "realm1"}, {Name: "realm2"}, {Name: "here", Local: true}}})
 		if err != nil {
@@ -46,9 +41,22 @@ func startRouters(t *testing.T, n int, opts ...clustertest.Option) *testCluster 
 			r.Close()
 			f.Close()
 		})
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err = f.Start(ctx)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
 		tc.fabrics, tc.routers = append(tc.fabrics, f), append(tc.routers, r)
 	}
 	return tc
+}
+
+// names names the nodes prefix-1 ... prefix-n. nats-server keeps state
+// by server name in the process: a JetStream cluster whose names an
+// earlier one in the test process used never elects its meta leader.
+func names(prefix string) clustertest.Option {
+	return func(i int, c *cluster.Config) { c.Node = fmt.Sprintf("%s-%d", prefix, i+1) }
 }
 
 // waitInterest waits until node i's mirror has want members interested
@@ -93,7 +101,7 @@ func expectMarker(c *client, sub wamp.ID) {
 // TestPubSub runs the PubSub tests on one cluster of three nodes; each
 // uses its own topics.
 func TestPubSub(t *testing.T) {
-	tc := startRouters(t, 3)
+	tc := startRouters(t, 3, names("pubsub"))
 	for _, tt := range []struct {
 		name string
 		fn   func(*testing.T, *testCluster)
@@ -497,7 +505,7 @@ func testRetained(t *testing.T, tc *testCluster) {
 // on the others within its lease (events no longer go to it) and its
 // records leave the table; the others' events flow on.
 func TestPubSubMemberLost(t *testing.T) {
-	tc := startRouters(t, 3)
+	tc := startRouters(t, 3, names("lost"))
 	doomed := connect(t, tc.routers[2], "realm1", codec.JSON)
 	doomed.subscribe("lost.t", nil)
 	alive := connect(t, tc.routers[1], "realm1", codec.JSON)

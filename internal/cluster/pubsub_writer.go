@@ -18,7 +18,7 @@ const writeTimeout = 5 * time.Second
 // last wish for a key counts; a failed write is retried, with a backoff,
 // until it succeeds or another wish replaces it.
 type writer struct {
-	kv   jetstream.KeyValue
+	kv   jetstream.KeyValue // set by start, before run
 	log  *slog.Logger
 	warn lograte.Limit
 	wake chan struct{}
@@ -29,10 +29,11 @@ type writer struct {
 	idle    chan struct{}     // closed when nothing is pending and no batch is being written
 }
 
-func newWriter(kv jetstream.KeyValue, log *slog.Logger) *writer {
+// newWriter makes a writer; what it is asked waits for start.
+func newWriter(log *slog.Logger) *writer {
 	idle := make(chan struct{})
 	close(idle)
-	return &writer{kv: kv, log: log, warn: lograte.Limit{Interval: 10 * time.Second},
+	return &writer{log: log, warn: lograte.Limit{Interval: 10 * time.Second},
 		wake: make(chan struct{}, 1), pending: map[string][]byte{}, idle: idle}
 }
 
@@ -58,6 +59,13 @@ func (w *writer) flushed() <-chan struct{} {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.idle
+}
+
+// start writes into kv, from now until ctx ends, on a goroutine counted
+// in wg.
+func (w *writer) start(ctx context.Context, wg *sync.WaitGroup, kv jetstream.KeyValue) {
+	w.kv = kv
+	wg.Go(func() { w.run(ctx) })
 }
 
 // run writes until ctx ends.
