@@ -122,7 +122,7 @@ var rules = map[string]rule{
 	// node.
 	"internal/cluster": {allowed: []string{"internal/router", "internal/wamp", "internal/wamp/codec", "internal/uriindex", "internal/lograte"}},
 	// Clusters of nodes in one test process, for tests only.
-	"internal/cluster/clustertest": {testHelper: true, allowed: []string{"internal/cluster", "internal/logtest"}, importers: []string{"internal/cluster", "internal/node"}},
+	"internal/cluster/clustertest": {testHelper: true, allowed: []string{"internal/cluster", "internal/logtest"}, importers: []string{"internal/cluster", "internal/node", "docs"}},
 	// The composition root: config -> routers, transports, web, bridges.
 	"internal/node": {allowed: []string{"internal/..."}},
 	// The command: flags, logging and signals around config and node.

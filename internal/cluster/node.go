@@ -31,6 +31,10 @@ func (m Member) String() string { return m.Name + "." + strconv.FormatUint(m.Epo
 type Kind uint8
 
 // Node is this process's member of the cluster. Safe for concurrent use.
+//
+// Locks: sendMu may be held while taking mu (Send reads Self), never the
+// reverse; recvMu and mu are never held together. No callback (handler,
+// watcher) runs under a lock.
 type Node struct {
 	cfg      Config
 	log      *slog.Logger

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -164,6 +165,19 @@ func isSelf(u *url.URL, port int) bool {
 	return false
 }
 
+// remotes counts the other servers this one has a route to.
+func (e *embedded) remotes() int {
+	rz, err := e.srv.Routez(nil)
+	if err != nil {
+		return 0
+	}
+	ids := map[string]bool{}
+	for _, r := range rz.Routes {
+		ids[r.RemoteID] = true
+	}
+	return len(ids)
+}
+
 // randomHex returns n random bytes in hex.
 func randomHex(n int) string {
 	b := make([]byte, n)
@@ -171,19 +185,36 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// serverLog passes the embedded server's notices, warnings and errors to
-// the node's logger; the first fatal error also goes to fatal, which
-// Start waits on (the server does not exit on it).
+// serverLog passes the embedded server's warnings and errors to the
+// node's logger; the first fatal error also goes to fatal, which Start
+// waits on (the server does not exit on it). Its notices are debug, and
+// so are the lines that only repeat what the membership says better
+// (a route to a node that is down, retried every second).
 type serverLog struct {
 	log   *slog.Logger
 	fatal chan string
 }
 
 func (l *serverLog) Noticef(format string, v ...any) { l.log.Debug(fmt.Sprintf(format, v...)) }
-func (l *serverLog) Warnf(format string, v ...any)   { l.log.Warn(fmt.Sprintf(format, v...)) }
-func (l *serverLog) Errorf(format string, v ...any)  { l.log.Error(fmt.Sprintf(format, v...)) }
 func (l *serverLog) Debugf(string, ...any)           {}
 func (l *serverLog) Tracef(string, ...any)           {}
+
+func (l *serverLog) Warnf(format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	if strings.HasPrefix(msg, "Plaintext passwords detected") {
+		return // the client port's per-start password, never written out
+	}
+	l.log.Warn(msg)
+}
+
+func (l *serverLog) Errorf(format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	if strings.Contains(msg, "Error trying to connect to route") {
+		l.log.Debug(msg) // a node down: the membership reports it lost
+		return
+	}
+	l.log.Error(msg)
+}
 
 func (l *serverLog) Fatalf(format string, v ...any) {
 	msg := fmt.Sprintf(format, v...)
@@ -192,17 +223,4 @@ func (l *serverLog) Fatalf(format string, v ...any) {
 	case l.fatal <- msg:
 	default:
 	}
-}
-
-// remotes counts the other servers this one has a route to.
-func (e *embedded) remotes() int {
-	rz, err := e.srv.Routez(nil)
-	if err != nil {
-		return 0
-	}
-	names := map[string]bool{}
-	for _, r := range rz.Routes {
-		names[r.RemoteID] = true
-	}
-	return len(names)
 }

@@ -21,7 +21,7 @@ func scrape(t *testing.T, st Stats) string {
 func TestClusterMetrics(t *testing.T) {
 	body := scrape(t, Stats{Cluster: &ClusterStats{Joined: true, Isolated: true, Isolations: 2, NATSConnected: true, Routes: 2,
 		Peers: []ClusterPeer{{Name: "node-2", Up: true}, {Name: "node-3"}},
-		Sent: 10, Received: 9, Lost: 3, Gaps: 1, Dropped: 4}})
+		Sent:  10, Received: 9, Lost: 3, Gaps: 1, Dropped: 4}})
 	for _, want := range []string{
 		`junction_cluster_member_up{member="node-2"} 1`,
 		`junction_cluster_member_up{member="node-3"} 0`,

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/junction-wamp/junction/internal/cluster"
@@ -99,17 +100,44 @@ func (b *builder) routeTLS(t *config.ServerTLS) (*tls.Config, error) {
 
 // configHash is a digest of what every member must configure alike: the
 // router workers' realms (roles and permissions) and transports (their
-// authentication), so that a member whose differ is logged.
+// authentication and paths), endpoints left out (each node listens on its
+// own), so that a member whose differ is logged.
 func configHash(cfg *config.Config) string {
 	h := sha256.New()
-	enc := json.NewEncoder(h)
 	for _, w := range cfg.Workers {
 		if r, ok := w.(*config.RouterWorker); ok && !r.Options.Disabled {
-			enc.Encode(r.Realms)
+			writeJSON(h, r.Realms)
 			for _, t := range r.Transports {
-				enc.Encode(t)
+				writeJSON(h, t)
 			}
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// writeJSON writes v as JSON to w, without its "Endpoint" members at any
+// depth.
+func writeJSON(w io.Writer, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	var tree any
+	json.Unmarshal(b, &tree)
+	json.NewEncoder(w).Encode(dropKey(tree, "Endpoint"))
+}
+
+func dropKey(v any, key string) any {
+	switch v := v.(type) {
+	case map[string]any:
+		delete(v, key)
+		for k, e := range v {
+			v[k] = dropKey(e, key)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = dropKey(e, key)
+		}
+	}
+	return v
 }

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/cluster/clustertest"
@@ -115,5 +117,51 @@ func TestNoClusterNoNATS(t *testing.T) {
 	}
 	if _, r := serveReady(t, n); r.Cluster != nil {
 		t.Errorf("readiness %+v", r)
+	}
+}
+
+// TestClusterFencedNotReady: a node of two whose peer dies is isolated
+// (one of two is no majority) and, fencing, not ready until the peer is
+// back.
+func TestClusterFencedNotReady(t *testing.T) {
+	addrs := clustertest.FreeAddrs(t, 2)
+	nodes := make([]*Node, 2)
+	for i := range nodes {
+		cfg := parse(t, clusterNodeDoc(fmt.Sprintf("n%d", i+1), addrs[i], addrs[1-i]), nil)
+		cfg.Controller.Cluster.Lease = 2 * time.Second // the least the config allows
+		n, err := New(cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes[i] = n
+	}
+	var wg sync.WaitGroup
+	for _, n := range nodes {
+		wg.Go(func() { startNode(t, n) })
+	}
+	wg.Wait()
+	survivor := nodes[0].cluster
+	clustertest.WaitMembers(t, []*cluster.Node{survivor, nodes[1].cluster}, survivor, nodes[1].cluster)
+	self := survivor.Self()
+	fenced := make(chan struct{})
+	stop := survivor.Watch(func(ev cluster.MemberEvent) {
+		if ev.Member == self && !ev.Up {
+			close(fenced)
+		}
+	})
+	defer stop()
+	clustertest.Kill(nodes[1].cluster)
+	select {
+	case <-fenced:
+	case <-time.After(testTimeout):
+		t.Fatal("the survivor was not isolated")
+	}
+	code, r := serveReady(t, nodes[0])
+	want := "controller.cluster: isolated (hears fewer than a majority of the members)"
+	if code != http.StatusServiceUnavailable || !slices.Contains(r.NotReady, want) || !r.Cluster.Isolated {
+		t.Errorf("fenced: %d %+v, want 503 with %q", code, r, want)
+	}
+	if st := nodes[0].Stats().Cluster; !st.Isolated || !st.Fenced || st.Isolations != 1 {
+		t.Errorf("metrics' cluster %+v", st)
 	}
 }
