@@ -48,7 +48,7 @@ func readPage(t *testing.T, page string) string {
 }
 
 // curlRequest turns a curl command of the pages into a request to base: it
-// knows -s, -i, --path-as-is, -H 'Name: value', -d 'body' (which means
+// knows -s, -i, --path-as-is, -H 'Name: value', -u user:password, -d 'body' (which means
 // POST and, as curl does, Content-Type application/x-www-form-urlencoded
 // unless a -H sets it) and -X METHOD. Arguments are single-quoted or
 // plain, as the pages write them.
@@ -59,11 +59,12 @@ func curlRequest(t *testing.T, cmd, base string) *http.Request {
 		t.Fatalf("not a curl command: %s", cmd)
 	}
 	method, url, body, headers := "GET", "", "", http.Header{}
+	var basicUser *[2]string
 	hasBody := false
 	for i := 1; i < len(args); i++ {
 		switch a := args[i]; a {
 		case "-s", "-i", "--path-as-is":
-		case "-H", "-d", "-X":
+		case "-H", "-d", "-X", "-u":
 			if i++; i == len(args) {
 				t.Fatalf("%s: %s needs a value", cmd, a)
 			}
@@ -75,6 +76,9 @@ func curlRequest(t *testing.T, cmd, base string) *http.Request {
 				body, hasBody, method = args[i], true, "POST"
 			case "-X":
 				method = args[i]
+			case "-u":
+				user, pass, _ := strings.Cut(args[i], ":")
+				basicUser = &[2]string{user, pass}
 			}
 		default:
 			if strings.HasPrefix(a, "-") || url != "" {
@@ -94,6 +98,9 @@ func curlRequest(t *testing.T, cmd, base string) *http.Request {
 		req.Body, req.ContentLength = nil, 0
 	}
 	req.Header = headers
+	if basicUser != nil {
+		req.SetBasicAuth(basicUser[0], basicUser[1])
+	}
 	return req
 }
 

@@ -22,6 +22,8 @@ var exampleEnv = map[string]string{
 	"GITHUB_WEBHOOK_SECRET": "It's a Secret to Everybody", // GitHub's documentation's example
 	"AUTHENTICATOR_TICKET":  "authenticator-ticket",
 	"AUTHORIZER_TICKET":     "authorizer-ticket",
+	"WORKER_TICKET":         "worker-ticket",                    // identity.md
+	"JWT_SECRET":            "example-jwt-secret-of-32-bytes!!", //
 }
 
 func lookupExampleEnv(name string) (string, bool) {

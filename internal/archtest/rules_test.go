@@ -71,7 +71,11 @@ var rules = map[string]rule{
 	// The bridge's embedded sessions are clients on a peer the node makes,
 	// never the router itself. The codec is for its plain-JSON bodies (the
 	// Caller's and Publisher's hot path, with no reflection), not for WAMP.
-	"internal/bridge/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/client", "internal/auth", "internal/bridge/webhooksig", "internal/lograte", "internal/dotsegment", "internal/meter"}},
+	"internal/bridge/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/client", "internal/auth", "internal/bridge/webhooksig", "internal/bridge/httpauth", "internal/lograte", "internal/dotsegment", "internal/meter"}},
+	// Who an HTTP request comes from (JWT, API key, Basic): the identity
+	// is a wamp.Identity, failures are logged with lograte, JWTs verified
+	// by go-jose; it knows no session, service or router.
+	"internal/bridge/httpauth": {allowed: []string{"internal/wamp", "internal/lograte"}},
 	// Webhook providers' signature schemes: HMACs over the standard library.
 	"internal/bridge/webhooksig": {stdOnly: true},
 	// A proxy worker's relay: it authenticates clients (auth) and relays

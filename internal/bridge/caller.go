@@ -31,6 +31,9 @@ func NewCaller(s Session, o CallerOptions) (*Caller, error) {
 		return nil, err
 	}
 	p := newPipeline(&o.Common, true, "caller")
+	if err := p.setAccess(&o.Access); err != nil {
+		return nil, err
+	}
 	sg := newSigner(o.Signing, p.log, nil)
 	p.verify = func(r *http.Request, body []byte) error { return sg.check(parseQuery(r.URL.RawQuery), body) }
 	c := &Caller{p: p, s: s, timeout: o.callTimeout()}
@@ -61,7 +64,7 @@ func (c *Caller) call(w http.ResponseWriter, r *http.Request, req *request) erro
 	if timeout != c.timeout || cr.discloseMe {
 		opts = callOptions(timeout, cr.discloseMe)
 	}
-	res, err := c.s.Call(r.Context(), cr.procedure, cr.args, cr.kwargs, opts...)
+	res, err := c.s.Call(req.context(r), cr.procedure, cr.args, cr.kwargs, opts...)
 	if err != nil {
 		return wampError(r, timeout, err)
 	}

@@ -28,9 +28,12 @@ type env struct {
 	bridge  *client.Client
 	backend *client.Client
 	// hold, when not nil, makes the bridge's redials wait for a value.
-	hold   chan struct{}
-	joined chan wamp.ID // bridge session IDs, one per join
-	left   chan struct{}
+	hold chan struct{}
+	// actsFor: the bridge's gate lets it act for the requests' identities
+	// (router.GateOptions.ActsFor), as the node's does.
+	actsFor bool
+	joined  chan wamp.ID // bridge session IDs, one per join
+	left    chan struct{}
 }
 
 func newEnv(t *testing.T) *env { return newEnvTB(t) }
@@ -38,19 +41,28 @@ func newEnv(t *testing.T) *env { return newEnvTB(t) }
 // newFuzzEnv is the bridge client of an env for a fuzz target.
 func newFuzzEnv(f *testing.F) *client.Client { return newEnvTB(f).bridge }
 
-func newEnvTB(t testing.TB) *env {
+func newEnvTB(t testing.TB) *env { return newEnvOf(t, false) }
+
+// newActsForEnv is an env whose bridge session acts for the requests'
+// identities; role "user" may call and publish under com.user. and has
+// its calls and publications disclosed.
+func newActsForEnv(t testing.TB) *env { return newEnvOf(t, true) }
+
+func newEnvOf(t testing.TB, actsFor bool) *env {
 	t.Helper()
 	all := auth.Actions{Call: true, Register: true, Publish: true, Subscribe: true}
 	authz := auth.NewStaticAuthorizer(map[string][]auth.Rule{
 		"bridge":  {{URI: "com.example.", Match: uriindex.Prefix, Allow: auth.Actions{Call: true, Publish: true}}},
 		"backend": {{URI: "", Match: uriindex.Prefix, Allow: all}},
+		"user": {{URI: "com.user.", Match: uriindex.Prefix, Allow: auth.Actions{Call: true, Publish: true},
+			DiscloseCaller: true, DisclosePublisher: true}},
 	})
 	r, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: "realm1", Authorizer: authz}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Close)
-	e := &env{t: t, router: r, joined: make(chan wamp.ID, 16), left: make(chan struct{}, 16)}
+	e := &env{t: t, router: r, actsFor: actsFor, joined: make(chan wamp.ID, 16), left: make(chan struct{}, 16)}
 	e.bridge = e.connect("bridge", true)
 	e.backend = e.connect("backend", false)
 	<-e.joined
@@ -61,7 +73,7 @@ func newEnvTB(t testing.TB) *env {
 // and leaves and can be held off redialing.
 func (e *env) connect(role string, isBridge bool) *client.Client {
 	e.t.Helper()
-	gate := e.router.Gate(auth.Anonymous(role))
+	gate := e.router.NewGate(router.GateOptions{Auths: []auth.Authenticator{auth.Anonymous(role)}, ActsFor: isBridge && e.actsFor})
 	first := true
 	dial := func(ctx context.Context) (wamp.Peer, error) {
 		if isBridge && !first && e.hold != nil {

@@ -3,7 +3,11 @@ package bridge
 import (
 	"errors"
 	"log/slog"
+	"net/http"
 	"time"
+
+	"github.com/junction-wamp/junction/internal/bridge/httpauth"
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // Defaults of the options.
@@ -62,10 +66,36 @@ type Signing struct {
 	Nonces *NonceCache
 }
 
+// Identifier tells who an HTTP request comes from: the identity its WAMP
+// actions run with, nil for the service's own, or an error to answer
+// (an *httpauth.Error: 401 with WWW-Authenticate, 403). An
+// *httpauth.Resolver is one. Implementations must be safe for
+// concurrent use.
+type Identifier interface {
+	Resolve(r *http.Request) (*wamp.Identity, error)
+}
+
+var _ Identifier = (*httpauth.Resolver)(nil)
+
+// Access holds the options of the services whose requests may run with
+// an identity of their own and answer WAMP errors with HTTP statuses
+// (Caller, Publisher).
+type Access struct {
+	// Identity, when set, tells who each request comes from
+	// (options.auth): the call or publication runs with that identity,
+	// which the router authorizes and discloses, and a refusal by its
+	// permissions is answered 403. Credentials are checked before the
+	// body is read. nil: every request runs as the service's session.
+	Identity Identifier
+	// ErrorStatus is options.error_status.
+	ErrorStatus ErrorStatus
+}
+
 // CallerOptions configure NewCaller.
 type CallerOptions struct {
 	Common
 	Signing
+	Access
 	// CallTimeout bounds each call: past it the call is canceled and the
 	// answer is 504 wamp.error.timeout. 0 means DefaultCallTimeout;
 	// NoTimeout (any negative value) means none. A request's
@@ -77,6 +107,7 @@ type CallerOptions struct {
 type PublisherOptions struct {
 	Common
 	Signing
+	Access
 }
 
 // WebhookOptions configure NewWebhook. Crossbar's "github_secret" is

@@ -1,10 +1,12 @@
 package bridge
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"unicode/utf8"
 
+	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/meter"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
@@ -22,6 +24,11 @@ type pipeline struct {
 	// nil checks nothing.
 	verify func(r *http.Request, body []byte) error
 	text   *string // Webhook: the error_response text; nil answers JSON
+	// identity tells who a request comes from; nil: nobody (the
+	// service's session acts as itself).
+	identity Identifier
+	// remote is how WAMP errors are answered.
+	remote remoteAnswer
 	debug  bool
 	log    *slog.Logger
 	// requests count the requests served, by status (Stats).
@@ -35,14 +42,35 @@ func newPipeline(c *Common, json bool, service string) *pipeline {
 		buf = NewBodyBuffer(0)
 	}
 	return &pipeline{limit: c.bodyLimit(), buf: buf, json: json, requireIP: c.RequireIP, requireTLS: c.RequireTLS,
-		debug: c.Debug, log: c.logger().With("service", service)}
+		remote: remoteAnswer{compat: json}, debug: c.Debug, log: c.logger().With("service", service)}
+}
+
+// setAccess sets a Caller's or Publisher's Access options.
+func (p *pipeline) setAccess(a *Access) error {
+	if err := a.ErrorStatus.validate(); err != nil {
+		return err
+	}
+	p.identity = a.Identity
+	p.remote.status = a.ErrorStatus
+	p.remote.auth = a.Identity != nil
+	return nil
 }
 
 // request is an accepted request, as the pipeline hands it to a service.
 type request struct {
-	body []byte      // nil once decoded (JSON services)
-	held int64       // reserved from the pipeline's buffer: the body's bytes, or its decoded value's estimate if more
-	obj  wamp.Object // the decoded body (JSON services), its members in order
+	body []byte         // nil once decoded (JSON services)
+	held int64          // reserved from the pipeline's buffer: the body's bytes, or its decoded value's estimate if more
+	obj  wamp.Object    // the decoded body (JSON services), its members in order
+	as   *wamp.Identity // who the request comes from (pipeline.identity); nil: the session itself
+}
+
+// context is the context the request's WAMP actions run in: r's, acting
+// for req.as when set.
+func (req *request) context(r *http.Request) context.Context {
+	if req.as == nil {
+		return r.Context()
+	}
+	return client.WithIdentity(r.Context(), req.as)
 }
 
 // accept runs the pipeline. It returns (nil, nil) when it has answered the
@@ -50,7 +78,8 @@ type request struct {
 // require_tls, method, content type (what needs no body), body limit and
 // buffer, signature, UTF-8, JSON. A request it returns holds its body's
 // bytes in p.buf until p.done, or what its decoded body costs if more
-// (JSON services).
+// (JSON services). The credentials (identity) are checked after the
+// content type, before the body is read.
 func (p *pipeline) accept(w http.ResponseWriter, r *http.Request) (*request, error) {
 	setCORS(w, r)
 	if r.Method == http.MethodOptions {
@@ -60,11 +89,15 @@ func (p *pipeline) accept(w http.ResponseWriter, r *http.Request) (*request, err
 	if err := p.checkHead(r); err != nil {
 		return nil, unread(w, r, err)
 	}
+	as, err := p.identify(r)
+	if err != nil {
+		return nil, unread(w, r, err)
+	}
 	body, held, err := readBody(w, r, p.limit, p.buf)
 	if err != nil {
 		return nil, unread(w, r, err)
 	}
-	req := &request{body: body, held: held}
+	req := &request{body: body, held: held, as: as}
 	if err := p.checkBody(r, req); err != nil {
 		p.done(req)
 		return nil, err
@@ -88,6 +121,14 @@ func (p *pipeline) checkHead(r *http.Request) error {
 		return checkContentType(r.Header)
 	}
 	return nil
+}
+
+// identify returns who r comes from, nil for the service's session.
+func (p *pipeline) identify(r *http.Request) (*wamp.Identity, error) {
+	if p.identity == nil {
+		return nil, nil
+	}
+	return p.identity.Resolve(r)
 }
 
 // unread prepares the answer to a request refused before its body was

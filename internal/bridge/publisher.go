@@ -27,6 +27,9 @@ func NewPublisher(s Session, o PublisherOptions) (*Publisher, error) {
 		return nil, err
 	}
 	p := newPipeline(&o.Common, true, "publisher")
+	if err := p.setAccess(&o.Access); err != nil {
+		return nil, err
+	}
 	sg := newSigner(o.Signing, p.log, nil)
 	p.verify = func(r *http.Request, body []byte) error { return sg.check(parseQuery(r.URL.RawQuery), body) }
 	pb := &Publisher{p: p, s: s}
@@ -62,7 +65,7 @@ func (pb *Publisher) publish(w http.ResponseWriter, r *http.Request, req *reques
 	if err != nil {
 		return err
 	}
-	id, err := publishAcked(r, pb.s, topic, args, kwargs, opts)
+	id, err := publishAcked(req.context(r), r, pb.s, topic, args, kwargs, opts)
 	if err != nil {
 		return err
 	}
@@ -71,13 +74,14 @@ func (pb *Publisher) publish(w http.ResponseWriter, r *http.Request, req *reques
 	return nil
 }
 
-// publishAcked publishes with acknowledge and waits (at most
-// publishTimeout) for the publication ID.
-func publishAcked(r *http.Request, s Session, topic wamp.URI, args wamp.List, kwargs wamp.Object, opts wamp.Dict) (wamp.ID, error) {
+// publishAcked publishes in ctx (r's, or one acting for an identity)
+// with acknowledge and waits (at most publishTimeout) for the publication
+// ID.
+func publishAcked(ctx context.Context, r *http.Request, s Session, topic wamp.URI, args wamp.List, kwargs wamp.Object, opts wamp.Dict) (wamp.ID, error) {
 	if !available(s) {
 		return 0, ErrUnavailable
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), publishTimeout)
+	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
 	id, err := s.Publish(ctx, topic, args, kwargs, opts)
 	if err != nil {

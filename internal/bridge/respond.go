@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/junction-wamp/junction/internal/bridge/httpauth"
 	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/wamp/codec"
 )
@@ -16,6 +17,7 @@ import (
 type answer struct {
 	status int
 	body   errorBody
+	auth   *httpauth.Error // a refusal of the credentials: its headers
 }
 
 // errorBody is the JSON of every error answer; members in Crossbar's order.
@@ -26,12 +28,14 @@ type errorBody struct {
 }
 
 // answerFor maps a handler's error to its answer: the one place errors meet
-// the wire. compat says a WAMP error from the router or a callee is answered
-// 200 (Caller and Publisher, as Crossbar); otherwise it is a 500 (Webhook).
-// nil means nothing is to be written (the client went away).
-func answerFor(err error, compat bool) *answer {
+// the wire. ra says how a WAMP error from the router or a callee is
+// answered. nil means nothing is to be written (the client went away).
+func answerFor(err error, ra *remoteAnswer) *answer {
 	if e, ok := errors.AsType[*Error](err); ok {
-		return &answer{e.Status, errorBody{Error: e.Text}}
+		return &answer{status: e.Status, body: errorBody{Error: e.Text}}
+	}
+	if e, ok := errors.AsType[*httpauth.Error](err); ok {
+		return &answer{e.Status, errorBody{string(e.URI()), wamp.List{e.Text}, nil}, e}
 	}
 	if errors.Is(err, errClientGone) {
 		return nil
@@ -43,28 +47,27 @@ func answerFor(err error, compat bool) *answer {
 		return uriAnswer(ErrUnavailableURI, wamp.List{textUnavailable}, nil)
 	}
 	if re, ok := err.(*wamp.RequestError); ok {
-		a := &answer{remoteStatus(re.URI), errorBody{string(re.URI), re.Args, re.Kwargs}}
-		if a.status == http.StatusOK && !compat {
-			a.status = http.StatusInternalServerError
-		}
-		return a
+		return &answer{status: ra.statusOf(re.URI), body: errorBody{string(re.URI), re.Args, re.Kwargs}}
 	}
-	return &answer{http.StatusInternalServerError, errorBody{Error: textInternal}}
+	return &answer{status: http.StatusInternalServerError, body: errorBody{Error: textInternal}}
 }
 
 // uriAnswer is the answer to an error the bridge raises on the WAMP side,
 // with the table's status.
 func uriAnswer(uri wamp.URI, args wamp.List, kwargs wamp.Object) *answer {
-	return &answer{HTTPStatus(uri), errorBody{string(uri), args, kwargs}}
+	return &answer{status: HTTPStatus(uri), body: errorBody{string(uri), args, kwargs}}
 }
 
 // respond writes err as a JSON error (Caller, Publisher) or as text
 // (Webhook, when text is not nil), and logs the decision.
 func (p *pipeline) respond(w http.ResponseWriter, r *http.Request, err error) {
-	a := answerFor(err, p.text == nil)
+	a := answerFor(err, &p.remote)
 	p.logDecision(r, a, err)
 	if a == nil {
 		return
+	}
+	if a.auth != nil {
+		a.auth.SetHeaders(w.Header())
 	}
 	switch a.status {
 	case http.StatusMethodNotAllowed:

@@ -107,7 +107,7 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (wh *Webhook) publish(w http.ResponseWriter, r *http.Request, req *request) error {
 	event := wamp.Object{{Key: "body", Value: string(req.body)}, {Key: "headers", Value: eventHeaders(r)}}
-	id, err := publishAcked(r, wh.s, wh.topic, wamp.List{event}, nil, wamp.Dict{wamp.OptAcknowledge: true})
+	id, err := publishAcked(r.Context(), r, wh.s, wh.topic, wamp.List{event}, nil, wamp.Dict{wamp.OptAcknowledge: true})
 	if err != nil {
 		return err
 	}

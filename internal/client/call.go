@@ -63,7 +63,8 @@ func WithCancelMode(mode string) CallOption {
 	return func(o *callOptions) { o.cancelMode = mode }
 }
 
-// Call calls procedure and waits for its result. A router or callee ERROR
+// Call calls procedure and waits for its result, for the identity of ctx
+// if it has one (WithIdentity). A router or callee ERROR
 // is returned as a *wamp.RequestError (not wrapped). When ctx ends first,
 // Call sends CANCEL and returns an error wrapping ctx.Err(): at once for the
 // killnowait and skip modes, after the router's answer for kill (a RESULT
@@ -80,7 +81,7 @@ func (s *Session) Call(ctx context.Context, procedure wamp.URI, args wamp.List, 
 		return nil, fmt.Errorf("client: call %s: %w", procedure, err)
 	}
 	m := &wamp.Call{Request: r.id, Options: s.callOptions(ctx, &o), Procedure: procedure, Args: args, Kwargs: kwargs}
-	if err := s.peer.Send(m); err != nil {
+	if err := s.peer.Send(acting(ctx, m)); err != nil {
 		s.forget(r)
 		return nil, fmt.Errorf("client: call %s: %w", procedure, err)
 	}

@@ -52,7 +52,7 @@ func (c *Client) Register(ctx context.Context, procedure wamp.URI, h InvocationH
 // Subscribe subscribes h to topic on the current session (waiting for one
 // if disconnected) and again on every later session, until Unsubscribe.
 func (c *Client) Subscribe(ctx context.Context, topic wamp.URI, h EventHandler, opts wamp.Dict) (*Subscription, error) {
-	sub := &Subscription{topic: topic, handler: h, options: opts, c: c}
+	sub := &Subscription{topic: topic, handler: h, options: opts, identity: IdentityFrom(ctx), c: c}
 	err := c.remember(ctx, func(s *Session) error {
 		ss, err := s.Subscribe(ctx, topic, h, opts)
 		if err == nil {
@@ -111,7 +111,7 @@ func (c *Client) renew(s *Session) {
 		c.mu.Unlock()
 	}
 	for _, sub := range subs {
-		ss, err := s.Subscribe(ctx, sub.topic, sub.handler, sub.options)
+		ss, err := s.Subscribe(WithIdentity(ctx, sub.identity), sub.topic, sub.handler, sub.options)
 		if err != nil {
 			c.log.Error("client: subscribe again failed", "topic", sub.topic, "err", err)
 		}

@@ -8,9 +8,10 @@ type delivery struct {
 	handlers []*Subscription
 }
 
-// handleEvent queues an EVENT for dispatch; it runs on the reader. A full
-// queue closes the session (ErrSlowConsumer).
-func (s *Session) handleEvent(m *wamp.Event) *wamp.RequestError {
+// handleEvent queues an EVENT, for the identities aud allows (nil:
+// everyone; see wamp.Addressed), for dispatch; it runs on the reader. A
+// full queue closes the session (ErrSlowConsumer).
+func (s *Session) handleEvent(m *wamp.Event, aud *wamp.Audience) *wamp.RequestError {
 	s.mu.Lock()
 	e := s.subs[m.Subscription]
 	var handlers []*Subscription
@@ -31,7 +32,7 @@ func (s *Session) handleEvent(m *wamp.Event) *wamp.RequestError {
 		s.log.Warn("client: event dropped", "subscription", m.Subscription, "err", err)
 		return nil
 	}
-	ev := &Event{Args: args, Kwargs: kwargs, Details: m.Details, Topic: topic, Publication: m.Publication}
+	ev := &Event{Args: args, Kwargs: kwargs, Details: m.Details, Topic: topic, Publication: m.Publication, Audience: aud}
 	if !s.events.push(delivery{ev: ev, handlers: handlers}) {
 		s.log.Error("client: event queue full, closing the session", "limit", s.cfg.eventQueue())
 		s.end(ErrSlowConsumer)
@@ -56,7 +57,9 @@ func (s *Session) dispatchEvents() {
 func (s *Session) deliver(batch []delivery) {
 	for _, d := range batch {
 		for _, sub := range d.handlers {
-			s.callEventHandler(sub, d.ev)
+			if s.receives(sub, d.ev) {
+				s.callEventHandler(sub, d.ev)
+			}
 		}
 	}
 }

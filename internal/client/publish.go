@@ -10,10 +10,11 @@ import (
 // Publish publishes to topic. With opts[acknowledge] true it waits for the
 // router's PUBLISHED and returns the publication ID (or the ERROR, as a
 // *wamp.RequestError); otherwise it returns ID 0 once the message is queued
-// for sending.
+// for sending. It publishes for the identity of ctx if it has one
+// (WithIdentity).
 func (s *Session) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Object, opts wamp.Dict) (wamp.ID, error) {
 	build := func(id wamp.ID) wamp.Message {
-		return &wamp.Publish{Request: id, Options: opts, Topic: topic, Args: args, Kwargs: kwargs}
+		return acting(ctx, &wamp.Publish{Request: id, Options: opts, Topic: topic, Args: args, Kwargs: kwargs})
 	}
 	if ack, _ := opts[wamp.OptAcknowledge].(bool); !ack {
 		if err := s.Err(); err != nil {

@@ -128,7 +128,9 @@ func (s *Session) read() {
 func (s *Session) handle(m wamp.Message) *wamp.RequestError {
 	switch m := m.(type) {
 	case *wamp.Event:
-		return s.handleEvent(m)
+		return s.handleEvent(m, nil)
+	case *wamp.Addressed:
+		return s.handleEvent(m.Event, m.Audience)
 	case *wamp.Result:
 		return s.handleResult(m)
 	case *wamp.Invocation:

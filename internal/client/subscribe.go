@@ -20,6 +20,11 @@ type Event struct {
 	Details     wamp.Dict
 	Topic       wamp.URI // details.topic (pattern subscriptions), else the subscribed topic
 	Publication wamp.ID
+	// Audience is who the event is for by authid and authrole, on a
+	// session of the node's own that acts for others (see
+	// wamp.Addressed); nil otherwise. The session has applied it already:
+	// a handler receives only the events for its subscription's identity.
+	Audience *wamp.Audience
 }
 
 // Subscription is a handler subscribed by a Session, or remembered by a
@@ -28,6 +33,8 @@ type Subscription struct {
 	topic   wamp.URI
 	handler EventHandler
 	options wamp.Dict
+	// identity is who it subscribed for (WithIdentity); nil: the session.
+	identity *wamp.Identity
 
 	s  *Session
 	id wamp.ID
@@ -65,11 +72,14 @@ func (sub *Subscription) Unsubscribe(ctx context.Context) error {
 }
 
 // Subscribe subscribes h to topic. opts are the SUBSCRIBE options (match,
-// get_retained, ...); nil for none.
+// get_retained, ...); nil for none. It subscribes for the identity of ctx
+// if it has one (WithIdentity): h then receives only the events whose
+// Audience allows that identity.
 func (s *Session) Subscribe(ctx context.Context, topic wamp.URI, h EventHandler, opts wamp.Dict) (*Subscription, error) {
-	sub := &Subscription{topic: topic, handler: h, options: opts, s: s}
+	as := IdentityFrom(ctx)
+	sub := &Subscription{topic: topic, handler: h, options: opts, identity: as, s: s}
 	m, err := s.roundTrip(ctx, func(id wamp.ID) wamp.Message {
-		return &wamp.Subscribe{Request: id, Options: opts, Topic: topic}
+		return acting(ctx, &wamp.Subscribe{Request: id, Options: opts, Topic: topic})
 	}, func(m wamp.Message, abandoned bool) { s.subscribed(sub, m, abandoned) })
 	if err != nil {
 		return nil, fmt.Errorf("client: subscribe %s: %w", topic, err)

@@ -404,6 +404,7 @@ func testRealms(t *testing.T, tc *testCluster) {
 	r1 := connect(t, tc.routers[1], "realm1", codec.JSON)
 	r1.subscribe("realms.t", nil)
 	tc.waitInterest(t, 0, "realm1", "realms.t", 1)
+	tc.waitInterest(t, 0, "realm2", "realms.t", 1)
 	tc.waitInterest(t, 0, "realm2", marker, 1)
 	if got := cluster.Interested(tc.fabrics[0], "here", "realms.t"); len(got) != 0 {
 		t.Errorf("local realm's interest announced: %v", got)

@@ -3,6 +3,7 @@ package cluster
 import (
 	"encoding/binary"
 	"fmt"
+	"reflect"
 
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/uriindex"
@@ -22,11 +23,15 @@ import (
 //	interest: 1 | match | epoch (8) | member name | realm | topic
 //
 // An event's flags say which eligible lists were given (an empty one
-// allows nobody; none allows everyone).
+// allows nobody; none allows everyone) and whether the lists by authid
+// and authrole were (the publication's wamp.Audience; they are empty
+// otherwise).
 const (
 	hasEligible = 1 << iota
+	hasAudience
 	hasEligibleAuthID
 	hasEligibleAuthRole
+	flagsEnd
 )
 
 // remoteEvent is one publication between nodes.
@@ -38,8 +43,12 @@ type remoteEvent struct {
 // appendEvent appends e's encoding to b.
 func appendEvent(b []byte, e remoteEvent) ([]byte, error) {
 	p, f := e.pub, &e.pub.Filter
+	aud := f.Audience
+	if aud == nil {
+		aud = &wamp.Audience{}
+	}
 	var flags byte
-	for i, has := range []bool{f.HasEligible, f.HasEligibleAuthID, f.HasEligibleAuthRole} {
+	for i, has := range []bool{f.HasEligible, f.Audience != nil, aud.HasEligibleAuthID, aud.HasEligibleAuthRole} {
 		if has {
 			flags |= 1 << i
 		}
@@ -50,8 +59,8 @@ func appendEvent(b []byte, e remoteEvent) ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(p.ID))
 	b = binary.AppendUvarint(b, uint64(f.Publisher))
 	b = appendIDs(appendIDs(b, f.Exclude), f.Eligible)
-	b = appendStrings(appendStrings(b, f.ExcludeAuthID), f.EligibleAuthID)
-	b = appendStrings(appendStrings(b, f.ExcludeAuthRole), f.EligibleAuthRl)
+	b = appendStrings(appendStrings(b, aud.ExcludeAuthID), aud.EligibleAuthID)
+	b = appendStrings(appendStrings(b, aud.ExcludeAuthRole), aud.EligibleAuthRole)
 	var details []byte
 	if len(p.Details) > 0 {
 		var err error
@@ -80,13 +89,17 @@ func decodeEvent(b []byte) (remoteEvent, error) {
 	p.Topic = wamp.URI(r.string())
 	p.ID, f.Publisher = r.id(), r.id()
 	f.Exclude, f.Eligible = r.ids(), r.ids()
-	f.ExcludeAuthID, f.EligibleAuthID = r.strings(), r.strings()
-	f.ExcludeAuthRole, f.EligibleAuthRl = r.strings(), r.strings()
-	f.HasEligible, f.HasEligibleAuthID, f.HasEligibleAuthRole = flags&hasEligible != 0, flags&hasEligibleAuthID != 0, flags&hasEligibleAuthRole != 0
+	aud := &wamp.Audience{HasEligibleAuthID: flags&hasEligibleAuthID != 0, HasEligibleAuthRole: flags&hasEligibleAuthRole != 0}
+	aud.ExcludeAuthID, aud.EligibleAuthID = r.strings(), r.strings()
+	aud.ExcludeAuthRole, aud.EligibleAuthRole = r.strings(), r.strings()
+	f.HasEligible = flags&hasEligible != 0
+	if flags&hasAudience != 0 {
+		f.Audience = aud
+	}
 	details := r.bytes()
 	ser, n := wamp.Serializer(r.byte()), int(r.byte())
 	payload := r.bytes()
-	if r.err != nil || len(r.b) != 0 || flags >= 1<<3 {
+	if r.err != nil || len(r.b) != 0 || flags >= flagsEnd || f.Audience == nil && !reflect.DeepEqual(*aud, wamp.Audience{}) {
 		return remoteEvent{}, errWire
 	}
 	var err error

@@ -26,8 +26,9 @@ func TestEventRoundTrip(t *testing.T) {
 			"forward_for": []any{wamp.Object{{Key: "session", Value: int64(3)}}}},
 			Payload: wamp.Payload{Args: wamp.List{int64(1), "x"}, Kwargs: wamp.Object{{Key: "k", Value: 1.5}}},
 			Filter: router.Filter{Publisher: 9, Exclude: []wamp.ID{1, 2}, Eligible: []wamp.ID{}, HasEligible: true,
-				ExcludeAuthID: []string{"a"}, EligibleAuthID: []string{"b", ""}, HasEligibleAuthID: true,
-				ExcludeAuthRole: []string{"r"}, EligibleAuthRl: []string{"s"}, HasEligibleAuthRole: true}},
+				Audience: &wamp.Audience{ExcludeAuthID: []string{"a"}, EligibleAuthID: []string{"b", ""}, HasEligibleAuthID: true,
+					ExcludeAuthRole: []string{"r"}, EligibleAuthRole: []string{"s"}, HasEligibleAuthRole: true}}},
+		{Topic: "com.t", ID: 3, Details: wamp.Dict{}, Filter: router.Filter{Audience: &wamp.Audience{HasEligibleAuthRole: true}}},
 	}
 	for _, p := range tests {
 		b, err := appendEvent(nil, remoteEvent{"realm1", p})
@@ -85,7 +86,7 @@ func TestDecodeEventErrors(t *testing.T) {
 	}
 	for name, b := range map[string][]byte{
 		"version":  append([]byte{2}, good[1:]...),
-		"flags":    append([]byte{1, 8}, good[2:]...),
+		"flags":    append([]byte{1, flagsEnd}, good[2:]...),
 		"trailing": append(append([]byte(nil), good...), 0),
 	} {
 		if _, err := decodeEvent(b); err == nil {
@@ -114,7 +115,7 @@ func FuzzDecodeEvent(f *testing.F) {
 	seeds := []*router.Publication{
 		{Topic: "com.t", ID: 1},
 		{Topic: "com.t", ID: 2, Details: wamp.Dict{"publisher": int64(1)}, Payload: wamp.Payload{Args: wamp.List{"x"}},
-			Filter: router.Filter{Exclude: []wamp.ID{3}, HasEligibleAuthRole: true, EligibleAuthRl: []string{"r"}}},
+			Filter: router.Filter{Exclude: []wamp.ID{3}, Audience: &wamp.Audience{HasEligibleAuthRole: true, EligibleAuthRole: []string{"r"}}}},
 	}
 	for _, p := range seeds {
 		b, err := appendEvent(nil, remoteEvent{"realm1", p})

@@ -68,6 +68,7 @@ type Signing struct {
 type CallerService struct {
 	BridgeService
 	Signing
+	Access
 	// CallTimeout is "options.call_timeout" (ms, >= 0): a call that takes
 	// longer is canceled and answered 504 (default DefaultCallTimeout). The
 	// file's 0, no timeout, is negative here; 0 in a hand-built Config
@@ -80,6 +81,7 @@ type CallerService struct {
 type PublisherService struct {
 	BridgeService
 	Signing
+	Access
 }
 
 // WebhookService is a path service of "type": "webhook": each HTTP
@@ -117,6 +119,7 @@ func (d *decoder) callerService(o *object) *CallerService {
 		return s
 	}
 	d.signing(oo, &s.Signing)
+	d.access(oo, &s.Access)
 	if ms := oo.integer("call_timeout", DefaultCallTimeout.Milliseconds(), 0, maxInt32); ms > 0 {
 		s.CallTimeout = time.Duration(ms) * time.Millisecond
 	} else {
@@ -133,6 +136,7 @@ func (d *decoder) publisherService(o *object) *PublisherService {
 		return s
 	}
 	d.signing(oo, &s.Signing)
+	d.access(oo, &s.Access)
 	oo.done()
 	return s
 }

@@ -24,6 +24,7 @@ type pathEnv struct {
 	router   *routerUnit
 	listener *listenerUnit
 	bodies   *bridge.BodyBuffer
+	top      config.Paths // the transport's paths (options.auth.basic.principals_from names one)
 }
 
 // pathBuilder builds the handler of one path service. path is the JSON

@@ -17,29 +17,33 @@ import (
 func buildCaller(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.CallerService)
 	common, cerr := env.common(path, url, &s.BridgeService)
-	h, err := bridge.NewCaller(env.session(path, &s.BridgeService), bridge.CallerOptions{
+	access, aerr := env.access(path, url, &s.Access)
+	h, err := bridge.NewCaller(env.sessionFor(path, &s.BridgeService, s.Auth != nil), bridge.CallerOptions{
 		Common:      common,
 		Signing:     env.b.signing(s.Signing),
+		Access:      access,
 		CallTimeout: callTimeout(s.CallTimeout),
 	})
 	if err == nil {
 		env.addService(metrics.ServiceCaller, path, url, h)
 	}
-	return serviceResult(path, h, cerr, err)
+	return serviceResult(path, h, joinErrors(cerr, aerr), err)
 }
 
 // buildPublisher builds a "publisher" service on an embedded session.
 func buildPublisher(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.PublisherService)
 	common, cerr := env.common(path, url, &s.BridgeService)
-	h, err := bridge.NewPublisher(env.session(path, &s.BridgeService), bridge.PublisherOptions{
+	access, aerr := env.access(path, url, &s.Access)
+	h, err := bridge.NewPublisher(env.sessionFor(path, &s.BridgeService, s.Auth != nil), bridge.PublisherOptions{
 		Common:  common,
 		Signing: env.b.signing(s.Signing),
+		Access:  access,
 	})
 	if err == nil {
 		env.addService(metrics.ServicePublisher, path, url, h)
 	}
-	return serviceResult(path, h, cerr, err)
+	return serviceResult(path, h, joinErrors(cerr, aerr), err)
 }
 
 // buildWebhook builds a "webhook" service on an embedded session.
@@ -144,9 +148,19 @@ func (env *pathEnv) common(path, url string, s *config.BridgeService) (bridge.Co
 // in a proxy worker, through the proxy to its backend router, joining in
 // the background), started before the listeners and stopped after them.
 func (env *pathEnv) session(path string, s *config.BridgeService) *bridgeSession {
+	return env.sessionFor(path, s, false)
+}
+
+// sessionFor is session; with actsFor, its gate lets it act for the
+// requests' identities (options.auth).
+func (env *pathEnv) sessionFor(path string, s *config.BridgeService, actsFor bool) *bridgeSession {
+	gate := env.router.internal(s.Role)
+	if actsFor && env.router.relay == nil {
+		gate = env.router.actsFor(s.Role)
+	}
 	bs := &bridgeSession{
 		path:       path,
-		dial:       localDialer(env.router.internal(s.Role)),
+		dial:       localDialer(gate),
 		cfg:        client.Config{Realm: wamp.URI(s.Realm), Logger: env.b.log.With("path", path)},
 		background: env.router.relay != nil,
 	}

@@ -59,6 +59,13 @@ func (r *routerUnit) internal(role string) attacher {
 	return r.gate(router.GateOptions{Auths: []auth.Authenticator{anonymousAs(role)}, Internal: true})
 }
 
+// actsFor is the entry of the node's own sessions that act for others
+// (router.GateOptions.ActsFor): the HTTP bridge services with
+// options.auth. A proxy worker has none (see httpIdentity).
+func (r *routerUnit) actsFor(role string) attacher {
+	return r.router.NewGate(router.GateOptions{Auths: []auth.Authenticator{anonymousAs(role)}, ActsFor: true})
+}
+
 // realmNames returns the router's realms, in config order. Safe for
 // concurrent use.
 func (r *routerUnit) realmNames() []string {

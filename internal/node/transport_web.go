@@ -80,7 +80,7 @@ func (b *builder) webTransport(path string, ru *routerUnit, t *config.WebTranspo
 func (b *builder) webServerOptions(path string, ru *routerUnit, l *listenerUnit, t *config.WebTransport) (web.ServerOptions, error) {
 	// One body buffer for the transport's bridge services; "body_buffer_limit"
 	// maps one to one (config.NoBodyBufferLimit is negative, no bound).
-	env := &pathEnv{b: b, types: pathTypes, router: ru, listener: l, bodies: bridge.NewBodyBuffer(t.Options.BodyBufferLimit)}
+	env := &pathEnv{b: b, types: pathTypes, router: ru, listener: l, bodies: bridge.NewBodyBuffer(t.Options.BodyBufferLimit), top: t.Paths}
 	tree, err := b.tree(env, path+".paths", "", t.Paths)
 	o := web.ServerOptions{
 		Handler:       tree, // webTransport serves it through a swapHandler

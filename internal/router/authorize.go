@@ -48,16 +48,25 @@ func (s *session) authorize(action auth.Action, uri wamp.URI, opts wamp.Dict) (a
 	}
 	k := authzKey{action, uri}
 	p, ok := s.authzCache[k]
-	if !ok {
-		var err error
-		if p, err = a.authz.Authorize(&s.ident, action, uri, opts); err != nil {
-			s.realm.authzFailed(s, k, err)
-			return auth.Permission{}, wamp.Errorf(wamp.ErrAuthorizationFailed, "failed to authorize session to %s %q", authzVerbs[action], uri)
-		}
+	if ok {
+		return s.decide(&s.ident, k, p, nil)
+	}
+	p, err := a.authz.Authorize(&s.ident, action, uri, opts)
+	if err == nil {
 		s.keep(k, p)
 	}
+	return s.decide(&s.ident, k, p, err)
+}
+
+// decide turns the authorizer's answer p (or its failure err) for id into
+// authorize's result, logging a failure.
+func (s *session) decide(id *auth.Identity, k authzKey, p auth.Permission, err error) (auth.Permission, error) {
+	if err != nil {
+		s.realm.authzFailed(s, id, k, err)
+		return auth.Permission{}, wamp.Errorf(wamp.ErrAuthorizationFailed, "failed to authorize session to %s %q", authzVerbs[k.action], k.uri)
+	}
 	if !p.Allow {
-		return p, wamp.Errorf(wamp.ErrNotAuthorized, "session is not authorized to %s %q", authzVerbs[action], uri)
+		return p, wamp.Errorf(wamp.ErrNotAuthorized, "session is not authorized to %s %q", authzVerbs[k.action], k.uri)
 	}
 	return p, nil
 }
@@ -76,13 +85,13 @@ func (s *session) keep(k authzKey, p auth.Permission) {
 
 // authzFailed logs an authorizer's failure, at most once per
 // authzLogEvery for the realm, with how many were held back.
-func (rm *realm) authzFailed(s *session, k authzKey, err error) {
+func (rm *realm) authzFailed(s *session, id *auth.Identity, k authzKey, err error) {
 	ok, suppressed := rm.authzLog.Allow()
 	if !ok {
 		return
 	}
 	rm.router.log.Warn("authorization failed: action refused", "realm", string(rm.name), "session", uint64(s.id),
-		"authid", s.ident.AuthID, "authrole", s.ident.AuthRole, "action", string(k.action), "uri", string(k.uri),
+		"authid", id.AuthID, "authrole", id.AuthRole, "action", string(k.action), "uri", string(k.uri),
 		"err", err, "held_back", suppressed)
 }
 

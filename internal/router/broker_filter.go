@@ -35,16 +35,7 @@ func (f *pubFilter) parse(pub *session, opts wamp.Dict) error {
 	if f.Eligible, f.HasEligible, err = optIDs(opts, wamp.OptEligible); err != nil {
 		return err
 	}
-	if f.ExcludeAuthID, _, err = optStrings(opts, wamp.OptExcludeAuthID); err != nil {
-		return err
-	}
-	if f.EligibleAuthID, f.HasEligibleAuthID, err = optStrings(opts, wamp.OptEligibleAuthID); err != nil {
-		return err
-	}
-	if f.ExcludeAuthRole, _, err = optStrings(opts, wamp.OptExcludeAuthRole); err != nil {
-		return err
-	}
-	if f.EligibleAuthRl, f.HasEligibleAuthRole, err = optStrings(opts, wamp.OptEligibleAuthRole); err != nil {
+	if f.Audience, err = parseAudience(opts); err != nil {
 		return err
 	}
 	f.simplify()
@@ -54,8 +45,30 @@ func (f *pubFilter) parse(pub *session, opts wamp.Dict) error {
 // simplify sets simple from the lists: an empty exclude list excludes
 // nobody, as none does.
 func (f *pubFilter) simplify() {
-	f.simple = len(f.Exclude) == 0 && len(f.ExcludeAuthID) == 0 && len(f.ExcludeAuthRole) == 0 &&
-		!f.HasEligible && !f.HasEligibleAuthID && !f.HasEligibleAuthRole
+	f.simple = len(f.Exclude) == 0 && !f.HasEligible && f.Audience == nil
+}
+
+// parseAudience reads the authid and authrole lists; nil without any (no
+// allocation then).
+func parseAudience(opts wamp.Dict) (*wamp.Audience, error) {
+	exID, hasExID, err := optStrings(opts, wamp.OptExcludeAuthID)
+	if err != nil {
+		return nil, err
+	}
+	elID, hasElID, err := optStrings(opts, wamp.OptEligibleAuthID)
+	if err != nil {
+		return nil, err
+	}
+	exRole, hasExRole, err := optStrings(opts, wamp.OptExcludeAuthRole)
+	if err != nil {
+		return nil, err
+	}
+	elRole, hasElRole, err := optStrings(opts, wamp.OptEligibleAuthRole)
+	if err != nil || !hasExID && !hasElID && !hasExRole && !hasElRole {
+		return nil, err
+	}
+	return &wamp.Audience{ExcludeAuthID: exID, EligibleAuthID: elID, ExcludeAuthRole: exRole, EligibleAuthRole: elRole,
+		HasEligibleAuthID: hasElID, HasEligibleAuthRole: hasElRole}, nil
 }
 
 // allows reports whether s receives the publication. No allocation.
@@ -66,17 +79,14 @@ func (f *pubFilter) allows(s *session) bool {
 	return f.simple || f.allowsLists(s)
 }
 
+// allowsLists applies the lists; those by authid and authrole only to a
+// session that does not act for others (it gets them with the event).
 func (f *pubFilter) allowsLists(s *session) bool {
-	id := &s.ident
 	switch {
-	case slices.Contains(f.Exclude, s.id),
-		slices.Contains(f.ExcludeAuthID, id.AuthID),
-		slices.Contains(f.ExcludeAuthRole, id.AuthRole):
+	case slices.Contains(f.Exclude, s.id):
 		return false
-	case f.HasEligible && !slices.Contains(f.Eligible, s.id),
-		f.HasEligibleAuthID && !slices.Contains(f.EligibleAuthID, id.AuthID),
-		f.HasEligibleAuthRole && !slices.Contains(f.EligibleAuthRl, id.AuthRole):
+	case f.HasEligible && !slices.Contains(f.Eligible, s.id):
 		return false
 	}
-	return true
+	return f.Audience == nil || s.actsFor() || f.Audience.Allows(s.ident.AuthID, s.ident.AuthRole)
 }

@@ -11,9 +11,13 @@ import (
 
 // handlePublish publishes an event. As in Crossbar, PUBLISHED and any
 // ERROR are sent only when the publisher asked for acknowledge.
-func (s *session) handlePublish(m *wamp.Publish) error {
+func (s *session) handlePublish(m *wamp.Publish) error { return s.handlePublishAs(m, nil) }
+
+// handlePublishAs is handlePublish for a publication that acts for as
+// (nil: s itself).
+func (s *session) handlePublishAs(m *wamp.Publish, as *wamp.Identity) error {
 	ack, _ := optBool(m.Options, wamp.OptAcknowledge, false)
-	pub, err := s.realm.broker.publish(s, m.Topic, m.Options, wamp.PayloadOf(m))
+	pub, err := s.realm.broker.publishAs(s, as, m.Topic, m.Options, wamp.PayloadOf(m))
 	if !ack {
 		s.dropped(err)
 		return nil
@@ -31,7 +35,12 @@ func (s *session) handlePublish(m *wamp.Publish) error {
 // publication ID.
 // The payload is forwarded as it came: raw payloads are not decoded.
 func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, p wamp.Payload) (wamp.ID, error) {
-	e, err := b.prepare(pub, topic, opts)
+	return b.publishAs(pub, nil, topic, opts, p)
+}
+
+// publishAs is publish for a publisher that acts for as (nil: itself).
+func (b *broker) publishAs(pub *session, as *wamp.Identity, topic wamp.URI, opts wamp.Dict, p wamp.Payload) (wamp.ID, error) {
+	e, err := b.prepare(pub, as, topic, opts)
 	if err != nil {
 		return 0, err
 	}
@@ -88,8 +97,9 @@ func (b *broker) targets(topic wamp.URI, ts []target) (_ []target, recorded bool
 	return ts, recorded
 }
 
-// prepare validates and authorizes a publication and reads its options.
-func (b *broker) prepare(pub *session, topic wamp.URI, opts wamp.Dict) (*outEvent, error) {
+// prepare validates and authorizes a publication (of pub acting for as)
+// and reads its options.
+func (b *broker) prepare(pub *session, as *wamp.Identity, topic wamp.URI, opts wamp.Dict) (*outEvent, error) {
 	rm := b.realm
 	if !rm.validURI(topic, wamp.MatchExact) || pub != nil && restricted(topic) {
 		return nil, wamp.Errorf(wamp.ErrInvalidURI, "invalid topic %q", topic)
@@ -100,7 +110,7 @@ func (b *broker) prepare(pub *session, topic wamp.URI, opts wamp.Dict) (*outEven
 		return nil, err
 	}
 	if pub != nil {
-		perm, err := pub.authorize(auth.ActionPublish, topic, opts)
+		perm, err := pub.authorizeAs(as, auth.ActionPublish, topic, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +120,7 @@ func (b *broker) prepare(pub *session, topic wamp.URI, opts wamp.Dict) (*outEven
 		}
 		disclose = me || perm.Disclose
 	}
-	e := &outEvent{topic: topic, publication: wamp.GlobalID(), details: publisherDetails(pub, disclose, ff)}
+	e := &outEvent{topic: topic, publication: wamp.GlobalID(), details: publisherDetails(pub, as, disclose, ff)}
 	if err := e.filter.parse(pub, opts); err != nil {
 		return nil, err
 	}
@@ -128,7 +138,9 @@ type outEvent struct {
 }
 
 // deliver sends the event to the subscribers of t that the filter allows:
-// one EVENT, shared, so that each serializer encodes it once, counted in
+// one EVENT, shared, so that each serializer encodes it once (a session
+// that acts for others gets its own, addressed, when the publication has
+// an Audience), counted in
 // the publisher's stripe (sendFrom; each subscriber's own for an event of
 // the router, pub nil). No lock is needed: t.set does not change while
 // the publish holds it.
@@ -138,15 +150,34 @@ func (e *outEvent) deliver(t target, pub *session) {
 		if !e.filter.allows(r) {
 			continue
 		}
-		if msg == nil {
-			msg = wamp.NewShared(e.event(t.id, t.match, false))
-		}
 		by := pub
 		if by == nil {
 			by = r
 		}
+		if e.filter.Audience != nil && r.actsFor() {
+			r.sendFrom(by, e.addressed(t.id, t.match, false), wamp.TypeEvent)
+			continue
+		}
+		if msg == nil {
+			msg = wamp.NewShared(e.event(t.id, t.match, false))
+		}
 		r.sendFrom(by, msg, wamp.TypeEvent)
 	}
+}
+
+// addressed is the EVENT of event for a session that acts for others,
+// with the publication's Audience (see wamp.Addressed).
+func (e *outEvent) addressed(sub wamp.ID, m uriindex.Match, retained bool) *wamp.Addressed {
+	return &wamp.Addressed{Event: e.event(sub, m, retained), Audience: e.filter.Audience}
+}
+
+// forSession is the EVENT of e for subscriber s: addressed when s acts
+// for others and the publication has an Audience.
+func (e *outEvent) forSession(s *session, sub wamp.ID, m uriindex.Match, retained bool) wamp.Message {
+	if e.filter.Audience != nil && s.actsFor() {
+		return e.addressed(sub, m, retained)
+	}
+	return e.event(sub, m, retained)
 }
 
 // event builds the EVENT for a subscription; pattern subscriptions get the
@@ -171,10 +202,10 @@ func (e *outEvent) event(sub wamp.ID, m uriindex.Match, retained bool) *wamp.Eve
 
 // publisherDetails are the EVENT details that disclose the publisher (the
 // original one and forward_for for a forwarded event).
-func publisherDetails(pub *session, disclose bool, ff forwardFor) wamp.Dict {
+func publisherDetails(pub *session, as *wamp.Identity, disclose bool, ff forwardFor) wamp.Dict {
 	d := wamp.Dict{}
 	if pub != nil && disclose {
-		ff.disclose(d, pub, publisherKeys)
+		ff.disclose(d, pub, as, publisherKeys)
 	}
 	return d
 }

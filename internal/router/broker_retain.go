@@ -153,7 +153,7 @@ func (b *broker) sendRetainedNow(s *session, sub subInfo) {
 	st.mu.Lock()
 	for topic, r := range st.events {
 		if matches(&one, topic) && r.e.filter.allows(s) {
-			msgs = append(msgs, r.e.event(sub.ID, m, true))
+			msgs = append(msgs, r.e.forSession(s, sub.ID, m, true))
 		}
 	}
 	st.mu.Unlock()

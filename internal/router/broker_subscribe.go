@@ -10,7 +10,11 @@ import (
 
 // handleSubscribe subscribes s to a topic pattern, answers SUBSCRIBED and,
 // with get_retained, sends the retained events the pattern matches.
-func (s *session) handleSubscribe(m *wamp.Subscribe) error {
+func (s *session) handleSubscribe(m *wamp.Subscribe) error { return s.handleSubscribeAs(m, nil) }
+
+// handleSubscribeAs is handleSubscribe for a subscription made for as
+// (nil: s itself); it is s's subscription all the same.
+func (s *session) handleSubscribeAs(m *wamp.Subscribe, as *wamp.Identity) error {
 	rm := s.realm
 	match, err := optMatch(m.Options)
 	if err != nil {
@@ -26,7 +30,7 @@ func (s *session) handleSubscribe(m *wamp.Subscribe) error {
 	if !rm.validURI(m.Topic, match) {
 		return wamp.Errorf(wamp.ErrInvalidURI, "invalid topic %q", m.Topic)
 	}
-	if _, err := s.authorize(auth.ActionSubscribe, m.Topic, m.Options); err != nil {
+	if _, err := s.authorizeAs(as, auth.ActionSubscribe, m.Topic, m.Options); err != nil {
 		return err
 	}
 	um, _ := uriindex.ParseMatch(match)

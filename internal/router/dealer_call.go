@@ -10,20 +10,24 @@ import (
 
 // callOptions are the CALL options the dealer acts on.
 type callOptions struct {
-	timeout  time.Duration // 0: none
-	progress bool          // receive_progress
-	disclose bool          // disclose_me, or the role's permission
-	forward  forwardFor    // forward_for of a call from a router link
+	timeout  time.Duration  // 0: none
+	progress bool           // receive_progress
+	disclose bool           // disclose_me, or the role's permission
+	forward  forwardFor     // forward_for of a call from a router link
+	as       *wamp.Identity // who the caller acts for (wamp.Acting); nil: itself
 }
 
 // handleCall routes a call to the best-matching registration's callee, or
 // to a router-internal procedure.
-func (s *session) handleCall(m *wamp.Call) error {
+func (s *session) handleCall(m *wamp.Call) error { return s.handleCallAs(m, nil) }
+
+// handleCallAs is handleCall for a call that acts for as (nil: s itself).
+func (s *session) handleCallAs(m *wamp.Call, as *wamp.Identity) error {
 	rm := s.realm
 	if !rm.validURI(m.Procedure, wamp.MatchExact) {
 		return wamp.Errorf(wamp.ErrInvalidURI, "invalid procedure %q", m.Procedure)
 	}
-	perm, err := s.authorize(auth.ActionCall, m.Procedure, m.Options)
+	perm, err := s.authorizeAs(as, auth.ActionCall, m.Procedure, m.Options)
 	if err != nil {
 		return err
 	}
@@ -34,6 +38,7 @@ func (s *session) handleCall(m *wamp.Call) error {
 	if err != nil {
 		return err
 	}
+	opts.as = as
 	c, inv, announced, err := rm.dealer.call(s, m, opts)
 	if err != nil {
 		return err
@@ -117,7 +122,7 @@ func invocationDetails(caller *session, proc wamp.URI, m uriindex.Match, opts ca
 		d[wamp.OptTimeout] = uint64(opts.timeout / time.Millisecond)
 	}
 	if opts.disclose {
-		opts.forward.disclose(d, caller, callerKeys)
+		opts.forward.disclose(d, caller, opts.as, callerKeys)
 	}
 	return d
 }

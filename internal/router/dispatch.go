@@ -41,6 +41,8 @@ func (s *session) dispatch(m wamp.Message) bool {
 		err = s.handleYield(m)
 	case *wamp.Error:
 		err = s.handleError(m)
+	case *wamp.Acting:
+		return s.reply(m.Message, s.handleActing(m))
 	case *wamp.Goodbye:
 		s.handleGoodbye(m)
 		return false

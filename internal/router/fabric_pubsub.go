@@ -45,18 +45,15 @@ type Publication struct {
 }
 
 // Filter selects the receivers of a publication: Publisher is the
-// publishing session when it asked exclude_me (0 otherwise), the lists
-// are PUBLISH's exclude/eligible options by session ID, authid and
-// authrole. An eligible list given empty (nobody) differs from none
-// (everyone): its Has flag tells them apart.
+// publishing session when it asked exclude_me (0 otherwise), Exclude and
+// Eligible are PUBLISH's lists of session IDs (an Eligible list given
+// empty allows nobody, none everyone: HasEligible tells them apart), and
+// Audience its lists by authid and authrole (nil without any).
 type Filter struct {
-	Publisher wamp.ID
-
-	Exclude, Eligible               []wamp.ID
-	ExcludeAuthID, EligibleAuthID   []string
-	ExcludeAuthRole, EligibleAuthRl []string
-
-	HasEligible, HasEligibleAuthID, HasEligibleAuthRole bool
+	Publisher         wamp.ID
+	Exclude, Eligible []wamp.ID
+	HasEligible       bool
+	Audience          *wamp.Audience
 }
 
 // Deliver sends a publication of another node to this node's subscribers

@@ -60,14 +60,16 @@ var (
 	callerKeys    = identityKeys{wamp.OptCaller, wamp.OptCallerAuthID, wamp.OptCallerAuthRole}
 )
 
-// disclose writes into d the identity of s, or, for a forwarded message,
-// that of the original sender (the first of ff) and forward_for with s
+// disclose writes into d the identity of s (with the authid and authrole
+// of as, who s acts for, when not nil), or, for a forwarded message, that
+// of the original sender (the first of ff) and forward_for with s
 // appended, as Crossbar does.
-func (ff forwardFor) disclose(d wamp.Dict, s *session, k identityKeys) {
+func (ff forwardFor) disclose(d wamp.Dict, s *session, as *wamp.Identity, k identityKeys) {
+	authid, authrole := s.actor(as)
 	if len(ff) == 0 {
 		d[k.session] = uint64(s.id)
-		d[k.authid] = s.ident.AuthID
-		d[k.authrole] = s.ident.AuthRole
+		d[k.authid] = authid
+		d[k.authrole] = authrole
 		return
 	}
 	d[k.session] = ff[0][wamp.KeySession]
@@ -77,6 +79,6 @@ func (ff forwardFor) disclose(d wamp.Dict, s *session, k identityKeys) {
 	for _, h := range ff {
 		chain = append(chain, h)
 	}
-	chain = append(chain, wamp.Dict{wamp.KeySession: uint64(s.id), wamp.KeyAuthID: s.ident.AuthID, wamp.KeyAuthRole: s.ident.AuthRole})
+	chain = append(chain, wamp.Dict{wamp.KeySession: uint64(s.id), wamp.KeyAuthID: authid, wamp.KeyAuthRole: authrole})
 	d[wamp.OptForwardFor] = chain
 }

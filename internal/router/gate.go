@@ -31,6 +31,16 @@ type GateOptions struct {
 	// the limits meant for outside clients (the join timeout, the login
 	// throttle, ...) do not apply to them.
 	Internal bool
+	// ActsFor marks the gate of the node's own sessions that act for
+	// others (the HTTP bridge's, whose requests authenticate with
+	// options.auth): a CALL, PUBLISH or SUBSCRIBE of theirs may carry a
+	// wamp.Identity, which the router then authorizes and discloses
+	// instead of the session's own (a message of any other session that
+	// carries one is refused). Their EVENTs carry the publication's
+	// wamp.Audience, which the router does not apply to them: they apply
+	// it to each identity they serve, their own included. Implies
+	// Internal.
+	ActsFor bool
 	// JoinTimeout bounds the client's share of the handshake: HELLO must
 	// come within it after attach, and AUTHENTICATE within it after each
 	// CHALLENGE; otherwise the session is ended with ABORT
@@ -63,6 +73,7 @@ func (r *Router) Gate(auths ...auth.Authenticator) *Gate {
 
 // NewGate returns an entry configured by o.
 func (r *Router) NewGate(o GateOptions) *Gate {
+	o.Internal = o.Internal || o.ActsFor
 	g := &Gate{r: r, opts: o}
 	g.auths.Set(o.Auths)
 	return g
