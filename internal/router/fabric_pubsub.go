@@ -2,8 +2,8 @@ package router
 
 import (
 	"crypto/sha256"
-	"errors"
 	"encoding/binary"
+	"errors"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
 	"github.com/junction-wamp/junction/internal/wamp"
