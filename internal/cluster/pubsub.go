@@ -42,16 +42,18 @@ const (
 // table into its realms' retained events (RealmLink.Retain), in the
 // table's order, so every node ends with the last one written.
 //
-// Locks: pubsub.retMu, then pubsub.mu, then writer.mu. Interest is called with the broker's
-// lock held (broker.mu before pubsub.mu); nothing here calls into a
-// router with pubsub.mu held.
+// Locks: pubsub.retMu, then pubsub.mu, then writer.mu. Interest is called
+// with the broker's lock held (broker.mu before pubsub.mu); nothing here
+// calls into a router with pubsub.mu held, and only RealmLink.Retain
+// (which takes the realm's retainStore.mu, a leaf) with retMu held.
 type pubsub struct {
 	node   *Node
 	log    *slog.Logger
 	kv     jetstream.KeyValue // the sub table, once started (guarded by mu)
 	w      *writer
-	retW   *writer       // of the ret table
-	warn   lograte.Limit // failed sends and malformed envelopes
+	retW   *writer         // of the ret table
+	warn   lograte.Limit   // failed sends and malformed envelopes
+	ctx    context.Context // ends with close
 	cancel context.CancelFunc
 	stop   func() // stops the membership's watch; nil before start (guarded by mu)
 	wg     sync.WaitGroup
@@ -69,7 +71,6 @@ type pubsub struct {
 	lost    map[Member]bool                          // their late records are ignored
 	own     map[string]interest                      // this node's records, by key
 	self    Member                                   // the life of this node that own is written under
-	ctx     context.Context                          // ends with close
 	changed chan struct{}                            // closed and replaced at every change of remote
 }
 
