@@ -52,13 +52,6 @@ func startRouters(t *testing.T, n int, opts ...clustertest.Option) *testCluster 
 	return tc
 }
 
-// names names the nodes prefix-1 ... prefix-n. nats-server keeps state
-// by server name in the process: a JetStream cluster whose names an
-// earlier one in the test process used never elects its meta leader.
-func names(prefix string) clustertest.Option {
-	return func(i int, c *cluster.Config) { c.Node = fmt.Sprintf("%s-%d", prefix, i+1) }
-}
-
 // waitInterest waits until node i's mirror has want members interested
 // in topic of realm, and returns how long that took.
 func (tc *testCluster) waitInterest(t *testing.T, i int, realm, topic wamp.URI, want int) time.Duration {
@@ -101,7 +94,7 @@ func expectMarker(c *client, sub wamp.ID) {
 // TestPubSub runs the PubSub tests on one cluster of three nodes; each
 // uses its own topics.
 func TestPubSub(t *testing.T) {
-	tc := startRouters(t, 3, names("pubsub"))
+	tc := startRouters(t, 3)
 	for _, tt := range []struct {
 		name string
 		fn   func(*testing.T, *testCluster)
@@ -506,7 +499,7 @@ func testRetained(t *testing.T, tc *testCluster) {
 // on the others within its lease (events no longer go to it) and its
 // records leave the table; the others' events flow on.
 func TestPubSubMemberLost(t *testing.T) {
-	tc := startRouters(t, 3, names("lost"))
+	tc := startRouters(t, 3)
 	doomed := connect(t, tc.routers[2], "realm1", codec.JSON)
 	doomed.subscribe("lost.t", nil)
 	alive := connect(t, tc.routers[1], "realm1", codec.JSON)
