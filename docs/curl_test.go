@@ -48,10 +48,11 @@ func readPage(t *testing.T, page string) string {
 }
 
 // curlRequest turns a curl command of the pages into a request to base: it
-// knows -s, -i, --path-as-is, -H 'Name: value', -u user:password, -d 'body' (which means
-// POST and, as curl does, Content-Type application/x-www-form-urlencoded
-// unless a -H sets it) and -X METHOD. Arguments are single-quoted or
-// plain, as the pages write them.
+// knows -s, -N and -sN (no buffering: the answer is read as it comes
+// anyway), -i, --path-as-is, -H 'Name: value', -u user:password, -d
+// 'body' (which means POST and, as curl does, Content-Type
+// application/x-www-form-urlencoded unless a -H sets it) and -X METHOD.
+// Arguments are single-quoted or plain, as the pages write them.
 func curlRequest(t *testing.T, cmd, base string) *http.Request {
 	t.Helper()
 	args := shellWords(t, cmd)
@@ -63,7 +64,7 @@ func curlRequest(t *testing.T, cmd, base string) *http.Request {
 	hasBody := false
 	for i := 1; i < len(args); i++ {
 		switch a := args[i]; a {
-		case "-s", "-i", "--path-as-is":
+		case "-s", "-N", "-sN", "-i", "--path-as-is":
 		case "-H", "-d", "-X", "-u":
 			if i++; i == len(args) {
 				t.Fatalf("%s: %s needs a value", cmd, a)

@@ -1,7 +1,11 @@
 package bridge
 
 import (
+	"bufio"
+	"bytes"
+	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +13,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/junction-wamp/junction/internal/bridge/httpauth"
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // BenchmarkCaller posts a call through the Caller handler to a Go callee
@@ -29,6 +34,53 @@ func BenchmarkCaller(b *testing.B) {
 		h.ServeHTTP(w, r)
 		if w.Code != 200 {
 			b.Fatalf("%d %s", w.Code, w.Body)
+		}
+	}
+}
+
+// BenchmarkEventStreamFanout streams each event to 1,000 SSE clients over
+// loopback HTTP, and reports the events delivered per second (each
+// client's copy counted). Events are published in batches, each waited
+// for at every client, so that the bridge session's event queue stays
+// within its bound.
+func BenchmarkEventStreamFanout(b *testing.B) {
+	const clients, batch = 1000, 50
+	se := newStreamEnvTB(b, EventStreamOptions{})
+	counts := make([]chan int, clients)
+	for i := range clients {
+		conn := openRaw(b, se.srv.Listener.Addr().String(), "topic=com.example.fan")
+		counts[i] = make(chan int, 1)
+		go countEvents(bufio.NewReader(httputil.NewChunkedReader(bufio.NewReader(conn))), counts[i])
+	}
+	args := wamp.List{"an event of some size", 42, true}
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	for sent := 0; sent < b.N; {
+		n := min(batch, b.N-sent)
+		for range n {
+			se.publish("com.example.fan", args, nil, nil)
+		}
+		sent += n
+		for _, c := range counts {
+			for got := 0; got < n; {
+				got += <-c
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N)*clients/time.Since(start).Seconds(), "events/s")
+}
+
+// countEvents reads a stream and sends 1 on c for each event's data line,
+// until the stream ends.
+func countEvents(r *bufio.Reader, c chan<- int) {
+	for {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			return
+		}
+		if bytes.HasPrefix(line, []byte("data: ")) {
+			c <- 1
 		}
 	}
 }
@@ -88,4 +140,27 @@ func benchToken(b *testing.B, secret []byte) string {
 		b.Fatal(err)
 	}
 	return tok
+}
+
+// BenchmarkEventStreamHandOff is the session's dispatch goroutine's share
+// of one event for 1,000 streams: a push onto each stream's queue (their
+// writers take the queued frames every 64 events).
+func BenchmarkEventStreamHandOff(b *testing.B) {
+	qs := make([]*streamQueue, 1000)
+	for i := range qs {
+		qs[i] = newStreamQueue(http.NewResponseController(httptest.NewRecorder()), 1<<30, 1<<40)
+	}
+	frame := make([]byte, 100)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		for _, q := range qs {
+			q.push(frame)
+		}
+		if i%64 == 63 {
+			for _, q := range qs {
+				q.take()
+				<-q.ready
+			}
+		}
+	}
 }

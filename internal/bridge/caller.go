@@ -17,6 +17,7 @@ type Caller struct {
 	p       *pipeline
 	s       Session
 	timeout time.Duration       // 0: none
+	mode    string              // the CANCEL mode
 	opts    []client.CallOption // the options of a call with the configured timeout; read only
 }
 
@@ -30,14 +31,18 @@ func NewCaller(s Session, o CallerOptions) (*Caller, error) {
 	if err := o.Signing.validate(); err != nil {
 		return nil, err
 	}
+	mode, err := o.cancelMode()
+	if err != nil {
+		return nil, err
+	}
 	p := newPipeline(&o.Common, true, "caller")
 	if err := p.setAccess(&o.Access); err != nil {
 		return nil, err
 	}
 	sg := newSigner(o.Signing, p.log, nil)
 	p.verify = func(r *http.Request, body []byte) error { return sg.check(parseQuery(r.URL.RawQuery), body) }
-	c := &Caller{p: p, s: s, timeout: o.callTimeout()}
-	c.opts = callOptions(c.timeout, false)
+	c := &Caller{p: p, s: s, timeout: o.callTimeout(), mode: mode}
+	c.opts = callOptions(c.mode, c.timeout, false)
 	p.handle(c.call)
 	return c, nil
 }
@@ -50,7 +55,8 @@ func (c *Caller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // call performs the call and writes its result. The call runs in the
 // request's context, so that it is canceled when the client goes away,
 // and the timeout bounds the wait (client.WithWaitLimit: no context is
-// derived per call).
+// derived per call). A client that accepts text/event-stream gets the
+// progressive results as they come (stream).
 func (c *Caller) call(w http.ResponseWriter, r *http.Request, req *request) error {
 	cr, err := parseCall(req.obj)
 	if err != nil {
@@ -62,7 +68,10 @@ func (c *Caller) call(w http.ResponseWriter, r *http.Request, req *request) erro
 	timeout := c.effectiveTimeout(cr.timeout)
 	opts := c.opts
 	if timeout != c.timeout || cr.discloseMe {
-		opts = callOptions(timeout, cr.discloseMe)
+		opts = callOptions(c.mode, timeout, cr.discloseMe)
+	}
+	if acceptsEventStream(r.Header) {
+		return c.stream(w, r, req, &cr, timeout, opts)
 	}
 	res, err := c.s.Call(req.context(r), cr.procedure, cr.args, cr.kwargs, opts...)
 	if err != nil {
@@ -73,10 +82,10 @@ func (c *Caller) call(w http.ResponseWriter, r *http.Request, req *request) erro
 	return nil
 }
 
-// callOptions are the options of a call: CANCEL in killnowait mode when
-// the client goes away or after timeout (when > 0), and disclose_me.
-func callOptions(timeout time.Duration, discloseMe bool) []client.CallOption {
-	opts := []client.CallOption{client.WithCancelMode(wamp.CancelKillNoWait)}
+// callOptions are the options of a call: CANCEL in mode when the client
+// goes away or after timeout (when > 0), and disclose_me.
+func callOptions(mode string, timeout time.Duration, discloseMe bool) []client.CallOption {
+	opts := []client.CallOption{client.WithCancelMode(mode)}
 	if timeout > 0 {
 		opts = append(opts, client.WithWaitLimit(timeout))
 	}

@@ -2,8 +2,12 @@ package bridge
 
 import "net/http"
 
-// allowedMethods is the Allow header of every service.
-const allowedMethods = "POST,PUT,OPTIONS"
+// allowedMethods is the Allow header of the services that take a body;
+// streamMethods the event stream's.
+const (
+	allowedMethods = "POST,PUT,OPTIONS"
+	streamMethods  = "GET,OPTIONS"
+)
 
 // setCORS sets the headers every answer carries: the request's Origin echoed
 // (or "*"), without Allow-Credentials (Crossbar's reflected origin with
@@ -33,10 +37,10 @@ var (
 )
 
 // preflight answers an OPTIONS request: 200, empty, with the methods.
-func preflight(w http.ResponseWriter) {
+func preflight(w http.ResponseWriter, methods string) {
 	h := w.Header()
-	h.Set("Allow", allowedMethods)
-	h.Set("Access-Control-Allow-Methods", allowedMethods)
+	h.Set("Allow", methods)
+	h.Set("Access-Control-Allow-Methods", methods)
 	h.Set("Content-Length", "0")
 	w.WriteHeader(http.StatusOK)
 }

@@ -16,8 +16,19 @@
 // answers, error texts and signatures as Crossbar's), and where Crossbar is
 // not safe this bridge is stricter.
 //
+// Two services answer with Server-Sent Events (sse.go): the Caller, for a
+// client that accepts text/event-stream, writes each progressive result as
+// it comes (caller_stream.go); the EventStream (NewEventStream) serves a
+// GET as a stream of the events of its topics, each stream subscribed on
+// the service's one session, with a bounded queue per client
+// (eventstream_queue.go) between the session's event dispatch and the
+// request's goroutine, which writes.
+//
 // Concurrency: the handlers are safe for concurrent use; the only shared
 // mutable state is the nonce cache, which has its own lock, the body
-// buffer's count of reserved bytes, an atomic, and the rate limits of
-// warnings, which have their own locks.
+// buffer's count of reserved bytes, an atomic, the rate limits of
+// warnings, which have their own locks, and the event stream's frame
+// cache and its streams' queues, each with its own leaf lock (the frame
+// cache's is held while an event is encoded, a queue's while it sets a
+// connection's write deadline).
 package bridge

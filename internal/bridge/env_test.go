@@ -19,8 +19,8 @@ import (
 )
 
 // env is a router with realm "realm1" and two reconnecting clients over
-// local pairs: the bridge's embedded session (role "bridge": may call and
-// publish under com.example.) and a backend (role "backend": may do
+// local pairs: the bridge's embedded session (role "bridge": may call,
+// publish and subscribe under com.example.) and a backend (role "backend": may do
 // anything) that plays callee and subscriber.
 type env struct {
 	t       testing.TB
@@ -44,17 +44,17 @@ func newFuzzEnv(f *testing.F) *client.Client { return newEnvTB(f).bridge }
 func newEnvTB(t testing.TB) *env { return newEnvOf(t, false) }
 
 // newActsForEnv is an env whose bridge session acts for the requests'
-// identities; role "user" may call and publish under com.user. and has
-// its calls and publications disclosed.
+// identities; role "user" may call, publish and subscribe under
+// com.user. and has its calls and publications disclosed.
 func newActsForEnv(t testing.TB) *env { return newEnvOf(t, true) }
 
 func newEnvOf(t testing.TB, actsFor bool) *env {
 	t.Helper()
 	all := auth.Actions{Call: true, Register: true, Publish: true, Subscribe: true}
 	authz := auth.NewStaticAuthorizer(map[string][]auth.Rule{
-		"bridge":  {{URI: "com.example.", Match: uriindex.Prefix, Allow: auth.Actions{Call: true, Publish: true}}},
+		"bridge":  {{URI: "com.example.", Match: uriindex.Prefix, Allow: auth.Actions{Call: true, Publish: true, Subscribe: true}}},
 		"backend": {{URI: "", Match: uriindex.Prefix, Allow: all}},
-		"user": {{URI: "com.user.", Match: uriindex.Prefix, Allow: auth.Actions{Call: true, Publish: true},
+		"user": {{URI: "com.user.", Match: uriindex.Prefix, Allow: auth.Actions{Call: true, Publish: true, Subscribe: true},
 			DiscloseCaller: true, DisclosePublisher: true}},
 	})
 	r, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: "realm1", Authorizer: authz}}})
@@ -73,7 +73,9 @@ func newEnvOf(t testing.TB, actsFor bool) *env {
 // and leaves and can be held off redialing.
 func (e *env) connect(role string, isBridge bool) *client.Client {
 	e.t.Helper()
-	gate := e.router.NewGate(router.GateOptions{Auths: []auth.Authenticator{auth.Anonymous(role)}, ActsFor: isBridge && e.actsFor})
+	// The bridge's gate is Internal, as the node's for its own sessions.
+	gate := e.router.NewGate(router.GateOptions{Auths: []auth.Authenticator{auth.Anonymous(role)},
+		Internal: isBridge, ActsFor: isBridge && e.actsFor})
 	first := true
 	dial := func(ctx context.Context) (wamp.Peer, error) {
 		if isBridge && !first && e.hold != nil {

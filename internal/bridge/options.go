@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -101,6 +102,11 @@ type CallerOptions struct {
 	// NoTimeout (any negative value) means none. A request's
 	// "options.timeout" (ms) can only shorten it.
 	CallTimeout time.Duration
+	// CancelMode is the mode of the CANCEL sent when the client goes away
+	// or the call times out: wamp.CancelKillNoWait (the default, ""),
+	// wamp.CancelKill or wamp.CancelSkip. The first two interrupt the
+	// callee (INTERRUPT); skip leaves it running.
+	CancelMode string
 }
 
 // PublisherOptions configure NewPublisher.
@@ -152,6 +158,16 @@ func (s *Signing) validate() error {
 		return errors.New("bridge: timestamp_delta_limit: must be >= 0")
 	}
 	return nil
+}
+
+func (o *CallerOptions) cancelMode() (string, error) {
+	switch o.CancelMode {
+	case "":
+		return wamp.CancelKillNoWait, nil
+	case wamp.CancelKill, wamp.CancelKillNoWait, wamp.CancelSkip:
+		return o.CancelMode, nil
+	}
+	return "", fmt.Errorf("bridge: cancel_mode: must be kill, killnowait or skip, not %q", o.CancelMode)
 }
 
 func (o *CallerOptions) callTimeout() time.Duration {

@@ -24,6 +24,7 @@ type pipeline struct {
 	// nil checks nothing.
 	verify func(r *http.Request, body []byte) error
 	text   *string // Webhook: the error_response text; nil answers JSON
+	allow  string  // the Allow header; "" means allowedMethods
 	// identity tells who a request comes from; nil: nobody (the
 	// service's session acts as itself).
 	identity Identifier
@@ -83,7 +84,7 @@ func (req *request) context(r *http.Request) context.Context {
 func (p *pipeline) accept(w http.ResponseWriter, r *http.Request) (*request, error) {
 	setCORS(w, r)
 	if r.Method == http.MethodOptions {
-		preflight(w)
+		preflight(w, p.allowed())
 		return nil, nil
 	}
 	if err := p.checkHead(r); err != nil {
@@ -105,20 +106,36 @@ func (p *pipeline) accept(w http.ResponseWriter, r *http.Request) (*request, err
 	return req, nil
 }
 
+// allowed is the Allow header of the service.
+func (p *pipeline) allowed() string {
+	if p.allow == "" {
+		return allowedMethods
+	}
+	return p.allow
+}
+
 // checkHead checks what needs no body, before any of it is read: the
 // address, TLS, the method and the content type.
 func (p *pipeline) checkHead(r *http.Request) error {
-	if !p.requireIP.Empty() && !p.requireIP.Allows(peerAddr(r.RemoteAddr)) {
-		return refuse(http.StatusForbidden, textDeniedIP)
-	}
-	if p.requireTLS && r.TLS == nil {
-		return refuse(http.StatusForbidden, textDeniedTLS)
+	if err := p.checkPeer(r); err != nil {
+		return err
 	}
 	if err := checkMethod(r); err != nil {
 		return err
 	}
 	if p.json {
 		return checkContentType(r.Header)
+	}
+	return nil
+}
+
+// checkPeer checks the client's address and TLS.
+func (p *pipeline) checkPeer(r *http.Request) error {
+	if !p.requireIP.Empty() && !p.requireIP.Allows(peerAddr(r.RemoteAddr)) {
+		return refuse(http.StatusForbidden, textDeniedIP)
+	}
+	if p.requireTLS && r.TLS == nil {
+		return refuse(http.StatusForbidden, textDeniedTLS)
 	}
 	return nil
 }

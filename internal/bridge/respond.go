@@ -61,7 +61,12 @@ func uriAnswer(uri wamp.URI, args wamp.List, kwargs wamp.Object) *answer {
 // respond writes err as a JSON error (Caller, Publisher) or as text
 // (Webhook, when text is not nil), and logs the decision.
 func (p *pipeline) respond(w http.ResponseWriter, r *http.Request, err error) {
-	a := answerFor(err, &p.remote)
+	p.answer(w, r, answerFor(err, &p.remote), err)
+}
+
+// answer writes a, the answer to err (nothing when nil), and logs the
+// decision.
+func (p *pipeline) answer(w http.ResponseWriter, r *http.Request, a *answer, err error) {
 	p.logDecision(r, a, err)
 	if a == nil {
 		return
@@ -71,7 +76,7 @@ func (p *pipeline) respond(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	switch a.status {
 	case http.StatusMethodNotAllowed:
-		w.Header().Set("Allow", allowedMethods)
+		w.Header().Set("Allow", p.allowed())
 	case http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "1")
 	}
@@ -79,13 +84,19 @@ func (p *pipeline) respond(w http.ResponseWriter, r *http.Request, err error) {
 		writeText(w, a.status, *p.text)
 		return
 	}
-	if a.body.Args == nil {
-		a.body.Args = wamp.List{}
+	p.writeJSON(w, a.status, a.body.filled())
+}
+
+// filled is e with empty args and kwargs in place of none: an error
+// answer always has both.
+func (e *errorBody) filled() *errorBody {
+	if e.Args == nil {
+		e.Args = wamp.List{}
 	}
-	if a.body.Kwargs == nil {
-		a.body.Kwargs = wamp.Object{}
+	if e.Kwargs == nil {
+		e.Kwargs = wamp.Object{}
 	}
-	p.writeJSON(w, a.status, &a.body)
+	return e
 }
 
 // jsonAnswer is a body the bridge answers with. appendJSON appends it as

@@ -10,3 +10,7 @@ func (pb *Publisher) Stats() meter.RequestStats { return pb.p.requests.Snapshot(
 
 // Stats returns the requests the Webhook served, by status.
 func (wh *Webhook) Stats() meter.RequestStats { return wh.p.requests.Snapshot() }
+
+// Stats returns the streams the EventStream served, by status (a stream's
+// duration is how long it was open).
+func (es *EventStream) Stats() meter.RequestStats { return es.p.requests.Snapshot() }

@@ -10,7 +10,8 @@ type delivery struct {
 
 // handleEvent queues an EVENT, for the identities aud allows (nil:
 // everyone; see wamp.Addressed), for dispatch; it runs on the reader. A
-// full queue closes the session (ErrSlowConsumer).
+// retained event goes to the handler that asked for it last (see
+// subscription). A full queue closes the session (ErrSlowConsumer).
 func (s *Session) handleEvent(m *wamp.Event, aud *wamp.Audience) *wamp.RequestError {
 	s.mu.Lock()
 	e := s.subs[m.Subscription]
@@ -18,6 +19,9 @@ func (s *Session) handleEvent(m *wamp.Event, aud *wamp.Audience) *wamp.RequestEr
 	var topic wamp.URI
 	if e != nil {
 		handlers, topic = e.handlers, e.topic
+		if r, _ := m.Details[wamp.OptRetained].(bool); r && e.retained != nil {
+			handlers = []*Subscription{e.retained}
+		}
 	}
 	s.mu.Unlock()
 	if e == nil {

@@ -44,10 +44,20 @@ type Subscription struct {
 
 // subscription is the router's subscription ID with the local handlers on
 // it (a router gives the same ID to a session's subscriptions of one
-// topic). handlers is copied on write; s.mu guards the field.
+// topic). handlers is copied on write; s.mu guards the fields.
+//
+// retained is the handler whose get_retained SUBSCRIBE was answered last:
+// the router sends the retained events after each such SUBSCRIBED, and
+// they go to that handler alone, not to the handlers that had them
+// already or never asked. Where the router sends them at once after
+// SUBSCRIBED (to the node's own sessions), each handler gets exactly the
+// retained events of its own SUBSCRIBE; elsewhere the router delays them
+// a little (see router.sendRetained), so two get_retained subscriptions
+// of one topic made at once may see each other's.
 type subscription struct {
 	topic    wamp.URI
 	handlers []*Subscription
+	retained *Subscription
 }
 
 // Topic returns the subscribed topic (or pattern).
@@ -115,6 +125,9 @@ func (s *Session) subscribed(sub *Subscription, m wamp.Message, abandoned bool) 
 	}
 	sub.id = ok.Subscription
 	e.handlers = append(slices.Clip(e.handlers), sub)
+	if asked, _ := sub.options[wamp.OptGetRetained].(bool); asked {
+		e.retained = sub
+	}
 	s.mu.Unlock()
 }
 
@@ -147,6 +160,9 @@ func (s *Session) removeHandler(sub *Subscription) bool {
 		return false
 	}
 	handlers := slices.DeleteFunc(slices.Clone(e.handlers), func(h *Subscription) bool { return h == sub })
+	if e.retained == sub {
+		e.retained = nil
+	}
 	if len(handlers) > 0 {
 		e.handlers = handlers
 		return false

@@ -192,3 +192,37 @@ func TestPublish(t *testing.T) {
 		})
 	}
 }
+
+// The retained events the router sends after a get_retained SUBSCRIBE go
+// to that subscription's handler alone: not to a handler of the same
+// topic that never asked, nor to one that had its own already.
+func TestRetainedGoToTheirSubscription(t *testing.T) {
+	s, r := joined(t, Config{})
+	a, b, c := make(chan int, 4), make(chan int, 4), make(chan int, 4)
+	subscribe(t, s, r, "com.t", 10, func(ev *Event) { a <- ev.Args[0].(int) }, nil)
+	retained := wamp.Dict{wamp.OptGetRetained: true}
+	subscribe(t, s, r, "com.t", 10, func(ev *Event) { b <- ev.Args[0].(int) }, retained)
+	r.send(&wamp.Event{Subscription: 10, Publication: 1, Details: wamp.Dict{wamp.OptRetained: true}, Args: wamp.List{1}})
+	subC := subscribe(t, s, r, "com.t", 10, func(ev *Event) { c <- ev.Args[0].(int) }, retained)
+	r.send(&wamp.Event{Subscription: 10, Publication: 1, Details: wamp.Dict{wamp.OptRetained: true}, Args: wamp.List{2}})
+	r.send(&wamp.Event{Subscription: 10, Publication: 3, Details: wamp.Dict{}, Args: wamp.List{3}})
+	for name, tt := range map[string]struct {
+		ch   chan int
+		want []int
+	}{"a": {a, []int{3}}, "b": {b, []int{1, 3}}, "c": {c, []int{2, 3}}} {
+		for _, want := range tt.want {
+			if got := recvFrom(t, tt.ch); got != want {
+				t.Errorf("handler %s: got event %d, want %d", name, got, want)
+			}
+		}
+	}
+	// Once the handler that asked is gone, a stray retained event goes to
+	// every handler, as before.
+	if err := subC.Unsubscribe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.send(&wamp.Event{Subscription: 10, Publication: 4, Details: wamp.Dict{wamp.OptRetained: true}, Args: wamp.List{4}})
+	if recvFrom(t, a) != 4 || recvFrom(t, b) != 4 {
+		t.Error("a stray retained event was not delivered to the other handlers")
+	}
+}

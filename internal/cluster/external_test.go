@@ -9,12 +9,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/cluster"
-	"github.com/junction-wamp/junction/internal/cluster/clustertest"
 )
 
 // natsServer builds nats-server from the module (the version go.mod
@@ -78,24 +76,7 @@ func TestExternalNATS(t *testing.T) {
 		nd.Close()
 		t.Fatal("Start with a wrong password succeeded")
 	}
-	nodes := make([]*cluster.Node, 2)
-	var wg sync.WaitGroup
-	for i, name := range []string{"a", "b"} {
-		wg.Go(func() {
-			nd, err := cluster.Start(ctx, cfg(name, password), log)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			nodes[i] = nd
-			t.Cleanup(func() { nd.Close() })
-		})
-	}
-	wg.Wait()
-	if t.Failed() {
-		return
-	}
-	clustertest.WaitMembers(t, nodes, nodes...)
+	nodes := startConfigs(t, []cluster.Config{cfg("a", password), cfg("b", password)}, nil)
 	got := make(chan string, 1)
 	nodes[1].Handle(1, func(from cluster.Member, body []byte) { got <- from.Name + ":" + string(body) })
 	if err := nodes[0].Send(nodes[1].Self(), 1, []byte("hi")); err != nil {

@@ -47,11 +47,7 @@ func (n *Node) Send(to Member, k Kind, body []byte) error {
 	}
 	n.sendMu.Lock()
 	defer n.sendMu.Unlock()
-	o := n.out[to.Name]
-	if o == nil || o.epoch != to.Epoch {
-		o = &outState{epoch: to.Epoch, subject: n.inboxSubject(to.Name)}
-		n.out[to.Name] = o
-	}
+	o := n.outLocked(to)
 	o.seq++
 	n.sendBuf = appendEnvelope(n.sendBuf[:0], envelope{kind: k, from: n.Self(), toEpoch: to.Epoch, seq: o.seq, body: body})
 	if err := n.nc.Publish(o.subject, n.sendBuf); err != nil {
@@ -59,6 +55,17 @@ func (n *Node) Send(to Member, k Kind, body []byte) error {
 	}
 	n.counts.sent.Add(1)
 	return nil
+}
+
+// outLocked returns the sequence of the messages to member to (a new one
+// for a new epoch). Lock n.sendMu should be held.
+func (n *Node) outLocked(to Member) *outState {
+	o := n.out[to.Name]
+	if o == nil || o.epoch != to.Epoch {
+		o = &outState{epoch: to.Epoch, subject: n.inboxSubject(to.Name)}
+		n.out[to.Name] = o
+	}
+	return o
 }
 
 // checkTarget returns why this node cannot send to member to, if it

@@ -66,8 +66,14 @@ func (n *Node) KV(ctx context.Context, name string, opts ...KVOption) (jetstream
 	}
 }
 
+// kvAttempt bounds one attempt of KV: JetStream leaves a request
+// unanswered while its cluster has no leader yet.
+const kvAttempt = 2 * time.Second
+
 // openKV opens the bucket, or creates it.
 func (n *Node) openKV(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	ctx, cancel := context.WithTimeout(ctx, kvAttempt)
+	defer cancel()
 	kv, err := n.js.KeyValue(ctx, cfg.Bucket)
 	if !errors.Is(err, jetstream.ErrBucketNotFound) {
 		return kv, err

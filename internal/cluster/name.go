@@ -82,11 +82,17 @@ func routeServerName(ctx context.Context, u *url.URL) string {
 }
 
 // checkName asks the members this node reaches whether a live member has
-// its name: every member answers, "" or the holder. It waits at most a
-// heartbeat interval, retrying while no member has the question's
-// subscription yet (routes just made).
+// its name: every member answers, "" or the holder, and the check ends
+// when each routed server's member has (embedded), or after a heartbeat
+// interval (external: the members are not known yet). It retries while
+// no member has the question's subscription yet (routes just made), at
+// most a lease.
 func (n *Node) checkName(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, n.cfg.Heartbeat)
+	wait := n.cfg.Heartbeat
+	if n.emb != nil {
+		wait = n.cfg.Lease
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	reply := n.nc.NewRespInbox()
 	sub, err := n.nc.SubscribeSync(reply)

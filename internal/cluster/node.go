@@ -124,10 +124,16 @@ func New(cfg Config, log *slog.Logger) (*Node, error) {
 
 // Join starts the embedded nats-server (or connects to the external
 // NATS), checks that no live member has the node's name, and starts the
-// heartbeats. A node joins once; when Join fails, the node is closed.
+// heartbeats. A node joins once, and not after Close; when Join fails,
+// the node is closed.
 func (n *Node) Join(ctx context.Context) error {
 	if !n.joining.CompareAndSwap(false, true) {
 		return errors.New("cluster: Join called twice")
+	}
+	select {
+	case <-n.done:
+		return ErrClosed // closed before it joined
+	default:
 	}
 	if err := n.connect(ctx); err != nil {
 		n.shutdown(false)
@@ -138,7 +144,7 @@ func (n *Node) Join(ctx context.Context) error {
 		return err
 	}
 	close(n.joined)
-	n.log.Info("cluster: joined", "member", n.self.String(), "replicas", n.replicas)
+	n.log.Info("cluster: joined", "member", n.Self().String(), "replicas", n.replicas)
 	return nil
 }
 

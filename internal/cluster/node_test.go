@@ -264,20 +264,36 @@ func TestNameTaken(t *testing.T) {
 // startNodes starts one node per address, routed to the others.
 func startNodes(t *testing.T, addrs []string, opts []clustertest.Option) []*cluster.Node {
 	t.Helper()
-	nodes := make([]*cluster.Node, len(addrs))
-	errs := make([]error, len(addrs))
-	var wg sync.WaitGroup
+	cfgs := make([]cluster.Config, len(addrs))
 	for i := range addrs {
-		wg.Go(func() {
-			nodes[i], errs[i] = cluster.Start(context.Background(), clustertest.Config(i, addrs, opts...), slog.New(slog.DiscardHandler))
-		})
+		cfgs[i] = clustertest.Config(i, addrs, opts...)
+	}
+	return startConfigs(t, cfgs, nil)
+}
+
+// startConfigs starts a node of each config at once (node i logging to
+// logs[i], or nowhere), closes them at the end of the test, and waits
+// until each sees all.
+func startConfigs(t *testing.T, cfgs []cluster.Config, logs []*slog.Logger) []*cluster.Node {
+	t.Helper()
+	nodes := make([]*cluster.Node, len(cfgs))
+	errs := make([]error, len(cfgs))
+	var wg sync.WaitGroup
+	for i, cfg := range cfgs {
+		log := slog.New(slog.DiscardHandler)
+		if logs != nil {
+			log = logs[i]
+		}
+		wg.Go(func() { nodes[i], errs[i] = cluster.Start(context.Background(), cfg, log) })
 	}
 	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("node %d: %v", i, err)
+	for i, nd := range nodes {
+		if nd != nil {
+			t.Cleanup(func() { nd.Close() })
 		}
-		t.Cleanup(func() { nodes[i].Close() })
+		if errs[i] != nil {
+			t.Fatalf("node %d: %v", i, errs[i])
+		}
 	}
 	clustertest.WaitMembers(t, nodes, nodes...)
 	return nodes
@@ -340,26 +356,12 @@ func TestKV(t *testing.T) {
 func TestConfigHashMismatchLogged(t *testing.T) {
 	addrs := clustertest.FreeAddrs(t, 2)
 	var logs [2]logtest.Log
-	nodes := make([]*cluster.Node, 2)
-	var wg sync.WaitGroup
-	for i := range nodes {
-		cfg := clustertest.Config(i, addrs, clustertest.Lease(3*time.Second, 100*time.Millisecond))
-		cfg.ConfigHash = fmt.Sprintf("hash-%d", i)
-		wg.Go(func() {
-			nd, err := cluster.Start(context.Background(), cfg, logs[i].Logger(slog.LevelInfo))
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			nodes[i] = nd
-			t.Cleanup(func() { nd.Close() })
-		})
+	cfgs := make([]cluster.Config, 2)
+	for i := range cfgs {
+		cfgs[i] = clustertest.Config(i, addrs, clustertest.Lease(3*time.Second, 100*time.Millisecond))
+		cfgs[i].ConfigHash = fmt.Sprintf("hash-%d", i)
 	}
-	wg.Wait()
-	if t.Failed() {
-		return
-	}
-	clustertest.WaitMembers(t, nodes, nodes...)
+	startConfigs(t, cfgs, []*slog.Logger{logs[0].Logger(slog.LevelInfo), logs[1].Logger(slog.LevelInfo)})
 	var warned []map[string]any
 	for _, r := range logs[0].Records(t) {
 		if strings.Contains(r["msg"].(string), "config differs") {
@@ -368,5 +370,21 @@ func TestConfigHashMismatchLogged(t *testing.T) {
 	}
 	if len(warned) != 1 || warned[0]["level"] != "WARN" || warned[0]["hash"] != "hash-1" || warned[0]["own"] != "hash-0" {
 		t.Errorf("warnings %v, want one naming hash-1", warned)
+	}
+}
+
+// TestJoinAfterClose: a node closed before it joined does not join (and
+// starts no server).
+func TestJoinAfterClose(t *testing.T) {
+	nd, err := cluster.New(clustertest.Config(0, clustertest.FreeAddrs(t, 1)), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nd.Close()
+	if err := nd.Join(context.Background()); !errors.Is(err, cluster.ErrClosed) {
+		t.Errorf("Join after Close: %v, want ErrClosed", err)
+	}
+	if _, err := nd.KV(context.Background(), "x"); !errors.Is(err, cluster.ErrClosed) {
+		t.Errorf("KV after Close: %v, want ErrClosed", err)
 	}
 }

@@ -74,6 +74,47 @@ type CallerService struct {
 	// file's 0, no timeout, is negative here; 0 in a hand-built Config
 	// means the default.
 	CallTimeout time.Duration
+	// CancelMode is "options.cancel_mode": the mode of the CANCEL sent
+	// when the HTTP client goes away or the call times out, one of
+	// CancelModes (default "killnowait").
+	CancelMode string
+}
+
+// CancelModes are the values of a caller's "cancel_mode".
+var CancelModes = []string{"kill", "killnowait", "skip"}
+
+// Defaults of an event stream's options.
+const (
+	DefaultHeartbeatInterval = 15 * time.Second
+	DefaultStreamQueueEvents = 1024
+	DefaultStreamQueueBytes  = 1 << 20
+)
+
+// EventStreamService is a path service of "type": "eventstream": each
+// GET streams the events of the topics in its query as Server-Sent
+// Events, through the service's session. Its BridgeService has no body
+// limit (PostBodyLimit 0: a GET has no body).
+type EventStreamService struct {
+	BridgeService
+	// HeartbeatInterval is "options.heartbeat_interval" (ms, >= 0): a
+	// comment line is written to a stream silent that long (default
+	// DefaultHeartbeatInterval). The file's 0, none, is negative here.
+	HeartbeatInterval time.Duration
+	// QueueMaxEvents and QueueMaxBytes are "options.queue_max_events"
+	// and "options.queue_max_bytes" (>= 1): the most events, and bytes of
+	// them, waiting for one client; a client that falls further behind
+	// is closed as slow. Defaults DefaultStreamQueueEvents and
+	// DefaultStreamQueueBytes.
+	QueueMaxEvents int
+	QueueMaxBytes  int64
+	// Auth is "options.auth", as a caller's: each stream subscribes for
+	// its request's identity; nil: as the service's session.
+	Auth *HTTPAuth
+	// AllowQueryToken is "options.allow_query_token" (default false;
+	// needs Auth with bearer.jwt or api_keys): the bearer credential may
+	// come as the "access_token" query parameter, for browsers'
+	// EventSource, which cannot send headers.
+	AllowQueryToken bool
 }
 
 // PublisherService is a path service of "type": "publisher": HTTP POST ->
@@ -112,8 +153,11 @@ func (*PublisherService) PathType() string { return "publisher" }
 // PathType returns "webhook".
 func (*WebhookService) PathType() string { return "webhook" }
 
+// PathType returns "eventstream".
+func (*EventStreamService) PathType() string { return "eventstream" }
+
 func (d *decoder) callerService(o *object) *CallerService {
-	s := &CallerService{CallTimeout: DefaultCallTimeout}
+	s := &CallerService{CallTimeout: DefaultCallTimeout, CancelMode: "killnowait"}
 	oo := d.bridgeService(o, &s.BridgeService, DefaultPostBodyLimit, false)
 	if oo == nil {
 		return s
@@ -124,6 +168,34 @@ func (d *decoder) callerService(o *object) *CallerService {
 		s.CallTimeout = time.Duration(ms) * time.Millisecond
 	} else {
 		s.CallTimeout = -1
+	}
+	s.CancelMode = oo.enum("cancel_mode", s.CancelMode, "cancel mode", CancelModes...)
+	oo.done()
+	return s
+}
+
+func (d *decoder) eventStreamService(o *object) *EventStreamService {
+	s := &EventStreamService{HeartbeatInterval: DefaultHeartbeatInterval,
+		QueueMaxEvents: DefaultStreamQueueEvents, QueueMaxBytes: DefaultStreamQueueBytes}
+	oo := d.bridgeBase(o, &s.BridgeService, false)
+	if oo == nil {
+		return s
+	}
+	if ms := oo.integer("heartbeat_interval", DefaultHeartbeatInterval.Milliseconds(), 0, maxInt32); ms > 0 {
+		s.HeartbeatInterval = time.Duration(ms) * time.Millisecond
+	} else {
+		s.HeartbeatInterval = -1
+	}
+	s.QueueMaxEvents = int(oo.integer("queue_max_events", DefaultStreamQueueEvents, 1, maxInt32))
+	s.QueueMaxBytes = oo.integer("queue_max_bytes", DefaultStreamQueueBytes, 1, maxInt)
+	s.Auth = d.httpAuth(oo)
+	s.AllowQueryToken = oo.boolean("allow_query_token", false)
+	switch {
+	case !s.AllowQueryToken:
+	case s.Auth == nil:
+		d.errorf(oo.at("allow_query_token"), "needs \"auth\"")
+	case s.Auth.JWT == nil && s.Auth.APIKeys == nil:
+		d.errorf(oo.at("allow_query_token"), "needs \"auth\" with \"bearer\" or \"api_keys\": the query token is a bearer credential")
 	}
 	oo.done()
 	return s
@@ -146,11 +218,23 @@ func (d *decoder) publisherService(o *object) *PublisherService {
 // are not an object; with required, none is an error: the webhook's
 // required "options.topic" is missing).
 func (d *decoder) bridgeService(o *object, s *BridgeService, bodyLimit int64, required bool) *object {
+	s.PostBodyLimit = bodyLimit
+	oo := d.bridgeBase(o, s, required)
+	if oo != nil {
+		s.PostBodyLimit = oo.zeroIsNone("post_body_limit", bodyLimit, NoPostBodyLimit,
+			"unlimited: a request body is bounded only by the web transport's body_buffer_limit")
+	}
+	return oo
+}
+
+// bridgeBase decodes the keys of every bridge service but the body limit:
+// "realm", "role" and the options "require_ip", "require_tls" and
+// "debug"; it returns "options" as bridgeService does.
+func (d *decoder) bridgeBase(o *object, s *BridgeService, required bool) *object {
 	d.id(o)
 	s.Realm = o.reqStr("realm")
 	d.realmRef(o, s.Realm)
 	s.Role = o.reqStr("role")
-	s.PostBodyLimit = bodyLimit
 	v, ok := o.get("options")
 	if !ok {
 		if required {
@@ -162,8 +246,6 @@ func (d *decoder) bridgeService(o *object, s *BridgeService, bodyLimit int64, re
 	if !ok {
 		return nil
 	}
-	s.PostBodyLimit = oo.zeroIsNone("post_body_limit", bodyLimit, NoPostBodyLimit,
-		"unlimited: a request body is bounded only by the web transport's body_buffer_limit")
 	s.RequireIP = oo.strList("require_ip")
 	s.RequireTLS = oo.boolean("require_tls", false)
 	s.Debug = oo.boolean("debug", false)

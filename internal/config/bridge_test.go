@@ -1,6 +1,7 @@
 package config
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,26 @@ var bridgeRuleTests = []struct {
 	{"webhook no options", bridgePath("webhook", ""), bpOpts + ".topic", "required"},
 	{"webhook topic invalid", bridgePath("webhook", `"topic": "a..b"`), bpOpts + ".topic", `invalid topic URI "a..b"`},
 	{"reverseproxy host", bridgeDoc(`"type": "reverseproxy", "port": 8000`, ""), bp + ".host", "required"},
+	{"eventstream realm", bridgeDoc(`"type": "eventstream", "role": "anonymous"`, ""), bp + ".realm", "required"},
+	{"eventstream role", bridgeDoc(`"type": "eventstream", "realm": "realm1"`, ""), bp + ".role", "required"},
+	{"eventstream role unknown", bridgeDoc(`"type": "eventstream", "realm": "realm1", "role": "x"`, ""), bp + ".role", `role "x" is not defined in realm "realm1"`},
+
+	// Event stream options.
+	{"eventstream body limit", bridgePath("eventstream", `"post_body_limit": 10`), bpOpts + ".post_body_limit", "unknown key"},
+	{"eventstream heartbeat negative", bridgePath("eventstream", `"heartbeat_interval": -1`), bpOpts + ".heartbeat_interval", "must be in 0..2147483647, not -1"},
+	{"eventstream heartbeat type", bridgePath("eventstream", `"heartbeat_interval": "15s"`), bpOpts + ".heartbeat_interval", "must be an integer"},
+	{"eventstream queue events 0", bridgePath("eventstream", `"queue_max_events": 0`), bpOpts + ".queue_max_events", "must be in 1..2147483647, not 0"},
+	{"eventstream queue bytes 0", bridgePath("eventstream", `"queue_max_bytes": 0`), bpOpts + ".queue_max_bytes", "not 0"},
+	{"eventstream option misspelt", bridgePath("eventstream", `"heartbeat_intreval": 1000`), bpOpts + ".heartbeat_intreval", `did you mean "heartbeat_interval"?`},
+	{"eventstream require_ip type", bridgePath("eventstream", `"require_ip": "127.0.0.1"`), bpOpts + ".require_ip", "must be an array"},
+	{"eventstream query token without auth", bridgePath("eventstream", `"allow_query_token": true`), bpOpts + ".allow_query_token", `needs "auth"`},
+	{"eventstream query token with basic only", web(`{"ws": {"type": "websocket", "auth": {"ticket": {"type": "static", "principals": {"alice": {"ticket": "a", "role": "anonymous"}}}}},
+		"svc": {"type": "eventstream", "realm": "realm1", "role": "anonymous", "options": {"allow_query_token": true, "auth": {"basic": {"principals_from": "ws"}}}}}`),
+		bpOpts + ".allow_query_token", "the query token is a bearer credential"},
+	{"eventstream auth role unknown", bridgePath("eventstream", `"auth": {"api_keys": {"k": {"authid": "a", "authrole": "nobody"}}}`),
+		bpOpts + ".auth.api_keys.k.authrole", `role "nobody" is not defined in realm "realm1"`},
+	{"eventstream auth empty", bridgePath("eventstream", `"auth": {}`), bpOpts + ".auth", "give at least one of bearer.jwt, api_keys and basic"},
+	{"caller cancel_mode", bridgePath("caller", `"cancel_mode": "abort"`), bpOpts + ".cancel_mode", `unknown cancel mode "abort" (want kill, killnowait, skip)`},
 
 	// References.
 	{"realm invalid", bridgeDoc(`"type": "caller", "realm": "a..b", "role": "anonymous"`, ""), bp + ".realm", `invalid realm URI "a..b"`},
@@ -195,10 +216,11 @@ func TestCallerDecode(t *testing.T) {
 		options string
 		want    CallerService
 	}{
-		{"", CallerService{CallTimeout: DefaultCallTimeout}},
-		{`"call_timeout": 0`, CallerService{CallTimeout: -1}},
+		{"", CallerService{CallTimeout: DefaultCallTimeout, CancelMode: "killnowait"}},
+		{`"cancel_mode": "skip"`, CallerService{CallTimeout: DefaultCallTimeout, CancelMode: "skip"}},
+		{`"call_timeout": 0`, CallerService{CallTimeout: -1, CancelMode: "killnowait"}},
 		{`"call_timeout": 1500, "key": "k", "secret": "${SECRET}", "timestamp_delta_limit": 10, "require_ip": ["127.0.0.0/8", "::1"], "require_tls": true, "debug": true`,
-			CallerService{CallTimeout: 1500 * time.Millisecond,
+			CallerService{CallTimeout: 1500 * time.Millisecond, CancelMode: "killnowait",
 				Signing:       Signing{Key: "k", Secret: "s3cr3t", TimestampDeltaLimit: 10 * time.Second},
 				BridgeService: BridgeService{RequireIP: []string{"127.0.0.0/8", "::1"}, RequireTLS: true, Debug: true}}},
 	}
@@ -206,10 +228,38 @@ func TestCallerDecode(t *testing.T) {
 		t.Run(tt.options, func(t *testing.T) {
 			got := svc(t, bridgePath("caller", tt.options)).(*CallerService)
 			tt.want.Realm, tt.want.Role, tt.want.PostBodyLimit = "realm1", "anonymous", DefaultPostBodyLimit
-			if got.CallTimeout != tt.want.CallTimeout || got.Signing != tt.want.Signing ||
+			if got.CallTimeout != tt.want.CallTimeout || got.CancelMode != tt.want.CancelMode || got.Signing != tt.want.Signing ||
 				strings.Join(got.RequireIP, ",") != strings.Join(tt.want.RequireIP, ",") ||
 				got.RequireTLS != tt.want.RequireTLS || got.Debug != tt.want.Debug ||
 				got.Realm != tt.want.Realm || got.Role != tt.want.Role || got.PostBodyLimit != tt.want.PostBodyLimit {
+				t.Errorf("got %+v,\nwant %+v", *got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEventStreamDecode(t *testing.T) {
+	tests := []struct {
+		options string
+		want    EventStreamService
+	}{
+		{"", EventStreamService{HeartbeatInterval: DefaultHeartbeatInterval, QueueMaxEvents: DefaultStreamQueueEvents, QueueMaxBytes: DefaultStreamQueueBytes}},
+		{`"heartbeat_interval": 0, "queue_max_events": 10, "queue_max_bytes": 4096, "require_tls": true, "debug": true`,
+			EventStreamService{HeartbeatInterval: -1, QueueMaxEvents: 10, QueueMaxBytes: 4096,
+				BridgeService: BridgeService{RequireTLS: true, Debug: true}}},
+		{`"auth": {"api_keys": {"k-alice": {"authid": "alice", "authrole": "anonymous"}}}, "allow_query_token": true`,
+			EventStreamService{HeartbeatInterval: DefaultHeartbeatInterval, QueueMaxEvents: DefaultStreamQueueEvents, QueueMaxBytes: DefaultStreamQueueBytes,
+				AllowQueryToken: true, Auth: &HTTPAuth{Required: true, APIKeys: map[string]APIKey{"k-alice": {AuthID: "alice", AuthRole: "anonymous"}}}}},
+		{`"heartbeat_interval": 2500`, EventStreamService{HeartbeatInterval: 2500 * time.Millisecond, QueueMaxEvents: DefaultStreamQueueEvents, QueueMaxBytes: DefaultStreamQueueBytes}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.options, func(t *testing.T) {
+			got := svc(t, bridgePath("eventstream", tt.options)).(*EventStreamService)
+			tt.want.Realm, tt.want.Role = "realm1", "anonymous"
+			if got.HeartbeatInterval != tt.want.HeartbeatInterval || got.QueueMaxEvents != tt.want.QueueMaxEvents ||
+				got.QueueMaxBytes != tt.want.QueueMaxBytes || got.RequireTLS != tt.want.RequireTLS || got.Debug != tt.want.Debug ||
+				got.Realm != tt.want.Realm || got.Role != tt.want.Role || got.PostBodyLimit != 0 ||
+				got.AllowQueryToken != tt.want.AllowQueryToken || !reflect.DeepEqual(got.Auth, tt.want.Auth) {
 				t.Errorf("got %+v,\nwant %+v", *got, tt.want)
 			}
 		})

@@ -5,11 +5,11 @@ import (
 	"strconv"
 )
 
-// checkBridgePaths reports each caller, publisher and webhook of a web
-// transport's paths whose realm the router does not define, or whose role
-// that realm does not define (its session would be refused at join), and
-// warns about a body limit over the transport's body buffer (bound, < 0:
-// none).
+// checkBridgePaths reports each caller, publisher, webhook and event
+// stream of a web transport's paths whose realm the router does not
+// define, or whose role that realm does not define (its session would be
+// refused at join), and warns about a body limit over the transport's
+// body buffer (bound, < 0: none).
 func checkBridgePaths(d *decoder, pp string, ps Paths, realms map[string]*Realm, bound int64) {
 	checkBridgeTree(d, pp, ps, ps, realms, bound)
 }
@@ -28,6 +28,8 @@ func checkBridgeTree(d *decoder, pp string, top, ps Paths, realms map[string]*Re
 			bs, a = &s.BridgeService, &s.Access
 		case *WebhookService:
 			bs = &s.BridgeService
+		case *EventStreamService:
+			bs, a = &s.BridgeService, &Access{Auth: s.Auth}
 		case *PathTree:
 			checkBridgeTree(d, sp+".paths", top, s.Paths, realms, bound)
 		}

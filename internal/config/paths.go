@@ -13,7 +13,7 @@ type Paths map[string]PathService
 // PathService is the service at a web path: a *WebSocketService,
 // *StaticService, *RedirectService, *JSONService, *NodeInfoService,
 // *DashboardService,
-// *CallerService, *PublisherService, *WebhookService,
+// *CallerService, *PublisherService, *WebhookService, *EventStreamService,
 // *ReverseProxyService, *WebSocketProxyService, *LongPollService,
 // *ArchiveService, *MetricsService, *HealthService, *ReadyService or
 // *PathTree.
@@ -35,6 +35,7 @@ var pathTypes = map[string]func(d *decoder, o *object) PathService{
 	"caller":       func(d *decoder, o *object) PathService { return d.callerService(o) },
 	"publisher":    func(d *decoder, o *object) PathService { return d.publisherService(o) },
 	"webhook":      func(d *decoder, o *object) PathService { return d.webhookService(o) },
+	"eventstream":  func(d *decoder, o *object) PathService { return d.eventStreamService(o) },
 	"reverseproxy": func(d *decoder, o *object) PathService { return d.reverseProxyService(o) },
 	"longpoll":     func(d *decoder, o *object) PathService { return d.longPollService(o) },
 	"archive":      func(d *decoder, o *object) PathService { return d.archiveService(o) },

@@ -43,6 +43,9 @@ var (
 	descDelivered      = desc("subscriber_delivered_total", "Events the subscriber components delivered.")
 	descRetries        = desc("subscriber_retries_total", "Delivery retries of the subscriber components.")
 	descDropped        = desc("subscriber_dropped_total", "Events the subscriber components lost: after failing (reason failed) or never tried, their queue being full (reason queue_full).", "reason")
+	descStreams        = desc("event_streams", "Event streams open now (eventstream path services).")
+	descStreamEvents   = desc("event_stream_events_total", "Events written to the clients of event streams.")
+	descStreamSlow     = desc("event_stream_slow_closed_total", "Event stream clients closed because they did not read fast enough (their queue was full).")
 )
 
 var allDescs = []*prometheus.Desc{
@@ -50,6 +53,7 @@ var allDescs = []*prometheus.Desc{
 	descCallDuration, descCallErrors, descEvents, descSlow, descRegistrations, descSubscriptions,
 	descProxySessions, descProxyJoined, descProxyFailures,
 	descBridgeRequests, descBridgeDuration, descQueueDepth, descDelivered, descRetries, descDropped,
+	descStreams, descStreamEvents, descStreamSlow,
 	descClusterUp, descClusterMembers, descClusterIsolated, descClusterIsolations,
 	descClusterNATS, descClusterRoutes, descClusterMessages, descClusterGaps,
 }
@@ -208,7 +212,13 @@ type serviceCode struct {
 func collectServices(ch chan<- prometheus.Metric, services []ServiceStats) {
 	byCode := map[serviceCode]*meter.HistogramSnapshot{}
 	var q QueueStats
+	var st StreamStats
 	for _, s := range services {
+		if s.Streams != nil {
+			st.Open += s.Streams.Open
+			st.Delivered += s.Streams.Delivered
+			st.SlowClosed += s.Streams.SlowClosed
+		}
 		for _, c := range s.Requests.Codes {
 			k := serviceCode{s.Type, c.Code}
 			if byCode[k] == nil {
@@ -240,4 +250,7 @@ func collectServices(ch chan<- prometheus.Metric, services []ServiceStats) {
 	ch <- prometheus.MustNewConstMetric(descRetries, prometheus.CounterValue, float64(q.Retried))
 	ch <- prometheus.MustNewConstMetric(descDropped, prometheus.CounterValue, float64(q.Dropped), "failed")
 	ch <- prometheus.MustNewConstMetric(descDropped, prometheus.CounterValue, float64(q.QueueFull), "queue_full")
+	ch <- prometheus.MustNewConstMetric(descStreams, prometheus.GaugeValue, float64(st.Open))
+	ch <- prometheus.MustNewConstMetric(descStreamEvents, prometheus.CounterValue, float64(st.Delivered))
+	ch <- prometheus.MustNewConstMetric(descStreamSlow, prometheus.CounterValue, float64(st.SlowClosed))
 }

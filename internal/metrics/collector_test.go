@@ -55,6 +55,8 @@ func TestCollector(t *testing.T) {
 			{Type: ServiceCaller, Requests: requests(200, 200, 500)},
 			{Type: ServiceCaller, Requests: requests(200)},
 			{Type: ServiceSubscriber, Requests: requests(0), Queue: &QueueStats{Depth: 3, Delivered: 4, Retried: 5, Dropped: 6, QueueFull: 7}},
+			{Type: ServiceEventStream, Requests: requests(200), Streams: &StreamStats{Open: 2, Delivered: 40, SlowClosed: 1}},
+			{Type: ServiceEventStream, Requests: requests(), Streams: &StreamStats{Open: 1, Delivered: 2}},
 		},
 	}
 	srv := httptest.NewServer(Handler(func() Stats { return st }))
@@ -101,6 +103,10 @@ func TestCollector(t *testing.T) {
 		`junction_subscriber_retries_total 5`,
 		`junction_subscriber_dropped_total{reason="failed"} 6`,
 		`junction_subscriber_dropped_total{reason="queue_full"} 7`,
+		`junction_bridge_requests_total{code="200",service="eventstream"} 1`,
+		`junction_event_streams 3`,
+		`junction_event_stream_events_total 42`,
+		`junction_event_stream_slow_closed_total 1`,
 		"# TYPE go_goroutines gauge",
 	} {
 		if !strings.Contains(body, want+"\n") {

@@ -40,24 +40,33 @@ type ProxyStats struct {
 
 // Service types, the values of the "service" label.
 const (
-	ServiceCaller     = "caller"
-	ServicePublisher  = "publisher"
-	ServiceWebhook    = "webhook"
-	ServiceCallee     = "callee"
-	ServiceSubscriber = "subscriber"
-	ServiceProxy      = "proxy"
+	ServiceCaller      = "caller"
+	ServicePublisher   = "publisher"
+	ServiceWebhook     = "webhook"
+	ServiceEventStream = "eventstream"
+	ServiceCallee      = "callee"
+	ServiceSubscriber  = "subscriber"
+	ServiceProxy       = "proxy"
 )
 
 // ServiceStats are one HTTP bridge service's counters: a path service
-// (Caller, Publisher, Webhook, reverse proxy, WebSocket proxy) counts the
-// requests it answered, a REST component (Callee, Subscriber) the
-// requests it made.
+// (Caller, Publisher, Webhook, event stream, reverse proxy, WebSocket
+// proxy) counts the requests it answered, a REST component (Callee,
+// Subscriber) the requests it made.
 type ServiceStats struct {
 	Type     string // one of the Service constants
 	Path     string // its JSON path in the config, "workers[0].transports[0].paths.call"
 	URL      string // the web path it serves, "/call"; "" for a component
 	Requests meter.RequestStats
-	Queue    *QueueStats // a Subscriber's deliveries; nil for the others
+	Queue    *QueueStats  // a Subscriber's deliveries; nil for the others
+	Streams  *StreamStats // an event stream's streams; nil for the others
+}
+
+// StreamStats are an event stream service's streams.
+type StreamStats struct {
+	Open       int64  // streams open now
+	Delivered  uint64 // events written to the streams' clients
+	SlowClosed uint64 // clients closed because their queue was full
 }
 
 // QueueStats are a Subscriber's deliveries.

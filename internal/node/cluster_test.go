@@ -29,14 +29,18 @@ func clusterNodeDoc(name, listen string, routes ...string) string {
 		"transports": [{"type": "rawsocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}}]}]}`
 }
 
-// TestClusterNodes: two nodes of one cluster start (the cluster first),
-// see each other, report it in their readiness, and a node that stops
-// leaves at once.
-func TestClusterNodes(t *testing.T) {
+// startClusterNodes starts two nodes n1 and n2 of a cluster at once
+// (with lease, or the default), stopped at the end of the test.
+func startClusterNodes(t *testing.T, lease time.Duration) []*Node {
+	t.Helper()
 	addrs := clustertest.FreeAddrs(t, 2)
 	nodes := make([]*Node, 2)
 	for i := range nodes {
-		n, err := New(parse(t, clusterNodeDoc(fmt.Sprintf("n%d", i+1), addrs[i], addrs[1-i]), nil), Options{})
+		cfg := parse(t, clusterNodeDoc(fmt.Sprintf("n%d", i+1), addrs[i], addrs[1-i]), nil)
+		if lease != 0 {
+			cfg.Controller.Cluster.Lease = lease
+		}
+		n, err := New(cfg, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,6 +51,14 @@ func TestClusterNodes(t *testing.T) {
 		wg.Go(func() { startNode(t, n) })
 	}
 	wg.Wait()
+	return nodes
+}
+
+// TestClusterNodes: two nodes of one cluster start (the cluster first),
+// see each other, report it in their readiness, and a node that stops
+// leaves at once.
+func TestClusterNodes(t *testing.T) {
+	nodes := startClusterNodes(t, 0)
 	members := []*cluster.Node{nodes[0].cluster, nodes[1].cluster}
 	clustertest.WaitMembers(t, members, members...)
 	code, r := serveReady(t, nodes[0])
@@ -124,22 +136,7 @@ func TestNoClusterNoNATS(t *testing.T) {
 // (one of two is no majority) and, fencing, not ready until the peer is
 // back.
 func TestClusterFencedNotReady(t *testing.T) {
-	addrs := clustertest.FreeAddrs(t, 2)
-	nodes := make([]*Node, 2)
-	for i := range nodes {
-		cfg := parse(t, clusterNodeDoc(fmt.Sprintf("n%d", i+1), addrs[i], addrs[1-i]), nil)
-		cfg.Controller.Cluster.Lease = 2 * time.Second // the least the config allows
-		n, err := New(cfg, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		nodes[i] = n
-	}
-	var wg sync.WaitGroup
-	for _, n := range nodes {
-		wg.Go(func() { startNode(t, n) })
-	}
-	wg.Wait()
+	nodes := startClusterNodes(t, 2*time.Second) // the least lease the config allows
 	survivor := nodes[0].cluster
 	clustertest.WaitMembers(t, []*cluster.Node{survivor, nodes[1].cluster}, survivor, nodes[1].cluster)
 	self := survivor.Self()

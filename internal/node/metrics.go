@@ -3,6 +3,7 @@ package node
 import (
 	"net/http"
 
+	"github.com/junction-wamp/junction/internal/bridge"
 	"github.com/junction-wamp/junction/internal/bridge/rest"
 	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/meter"
@@ -14,6 +15,7 @@ import (
 type serviceUnit struct {
 	typ, path, url string
 	stats          func() meter.RequestStats
+	streams        func() metrics.StreamStats // an event stream's; nil for the others
 }
 
 // Stats returns a snapshot of the node's counters: each router worker's
@@ -31,7 +33,12 @@ func (n *Node) Stats() metrics.Stats {
 		st.Proxies = append(st.Proxies, metrics.ProxyStats{Worker: r.path, Stats: r.relay.Stats()})
 	}
 	for _, s := range services {
-		st.Services = append(st.Services, metrics.ServiceStats{Type: s.typ, Path: s.path, URL: s.url, Requests: s.stats()})
+		ss := metrics.ServiceStats{Type: s.typ, Path: s.path, URL: s.url, Requests: s.stats()}
+		if s.streams != nil {
+			x := s.streams()
+			ss.Streams = &x
+		}
+		st.Services = append(st.Services, ss)
 	}
 	for _, c := range components {
 		if s, ok := componentStats(c); ok {
@@ -89,13 +96,23 @@ type metered interface {
 
 // addService adds a built bridge service to the node's Stats.
 func (env *pathEnv) addService(typ, path, url string, h metered) {
-	env.b.node.services = append(env.b.node.services, serviceUnit{typ, path, url, h.Stats})
+	env.b.node.services = append(env.b.node.services, serviceUnit{typ: typ, path: path, url: url, stats: h.Stats})
+}
+
+// addEventStream adds a built event stream service to the node's Stats,
+// with its streams.
+func (env *pathEnv) addEventStream(path, url string, h *bridge.EventStream) {
+	env.b.node.services = append(env.b.node.services, serviceUnit{typ: metrics.ServiceEventStream, path: path, url: url,
+		stats: h.Stats, streams: func() metrics.StreamStats {
+			x := h.StreamStats()
+			return metrics.StreamStats{Open: x.Open, Delivered: x.Delivered, SlowClosed: x.SlowClosed}
+		}})
 }
 
 // meterProxy counts the requests of a proxy path service (the proxies
 // live in web, which counts nothing) and adds it to the node's Stats.
 func (env *pathEnv) meterProxy(path, url string, h http.Handler) http.Handler {
 	r := new(meter.Requests)
-	env.b.node.services = append(env.b.node.services, serviceUnit{metrics.ServiceProxy, path, url, r.Snapshot})
+	env.b.node.services = append(env.b.node.services, serviceUnit{typ: metrics.ServiceProxy, path: path, url: url, stats: r.Snapshot})
 	return r.Handler(h)
 }

@@ -46,6 +46,7 @@ var pathTypes = map[string]pathBuilder{
 	"caller":                 buildCaller,
 	"publisher":              buildPublisher,
 	"webhook":                buildWebhook,
+	"eventstream":            buildEventStream,
 	"reverseproxy":           buildReverseProxy,
 	"websocket-reverseproxy": buildWebSocketProxy,
 	"longpoll":               buildLongPoll,

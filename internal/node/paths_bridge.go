@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/bridge"
+	"github.com/junction-wamp/junction/internal/bridge/httpauth"
 	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/metrics"
@@ -23,6 +24,7 @@ func buildCaller(env *pathEnv, path, url string, svc config.PathService) (http.H
 		Signing:     env.b.signing(s.Signing),
 		Access:      access,
 		CallTimeout: callTimeout(s.CallTimeout),
+		CancelMode:  s.CancelMode,
 	})
 	if err == nil {
 		env.addService(metrics.ServiceCaller, path, url, h)
@@ -63,6 +65,38 @@ func buildWebhook(env *pathEnv, path, url string, svc config.PathService) (http.
 		env.addService(metrics.ServiceWebhook, path, url, h)
 	}
 	return serviceResult(path, h, cerr, err)
+}
+
+// buildEventStream builds an "eventstream" service on an embedded
+// session. Its streams end when the web transport shuts down (or its
+// paths are replaced by a reload), before the server waits for its
+// requests to finish.
+func buildEventStream(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
+	s := svc.(*config.EventStreamService)
+	common, cerr := env.common(path, url, &s.BridgeService)
+	var ident bridge.Identifier
+	var aerr error
+	if s.Auth != nil {
+		var r *httpauth.Resolver
+		if r, aerr = env.identity(path, url, s.Auth, s.AllowQueryToken); aerr == nil {
+			ident = r
+		}
+	}
+	h, err := bridge.NewEventStream(env.sessionFor(path, &s.BridgeService, s.Auth != nil), bridge.EventStreamOptions{
+		RequireIP:   common.RequireIP,
+		RequireTLS:  common.RequireTLS,
+		Heartbeat:   s.HeartbeatInterval, // the file's 0 is negative: none, as bridge's
+		QueueEvents: s.QueueMaxEvents,
+		QueueBytes:  s.QueueMaxBytes,
+		Identity:    ident,
+		Debug:       common.Debug,
+		Logger:      common.Logger,
+	})
+	if err == nil {
+		env.addEventStream(path, url, h)
+		env.listener.onShutdown = append(env.listener.onShutdown, h.Shutdown)
+	}
+	return serviceResult(path, h, joinErrors(cerr, aerr), err)
 }
 
 // serviceResult is the result of a bridge service's builder: h, or the

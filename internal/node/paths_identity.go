@@ -24,7 +24,7 @@ func (env *pathEnv) access(path, url string, a *config.Access) (bridge.Access, e
 	if a.Auth == nil {
 		return out, nil
 	}
-	r, err := env.identity(path, url, a.Auth)
+	r, err := env.identity(path, url, a.Auth, false)
 	if err != nil {
 		return out, err
 	}
@@ -35,9 +35,10 @@ func (env *pathEnv) access(path, url string, a *config.Access) (bridge.Access, e
 // identity builds the resolver of the options.auth a of the bridge
 // service at path (served at url), and refuses it in a proxy worker,
 // whose sessions reach their router over the network, where no identity
-// can travel. A service that has one joins with env.sessionFor(...,
-// true).
-func (env *pathEnv) identity(path, url string, a *config.HTTPAuth) (*httpauth.Resolver, error) {
+// can travel. queryToken: the credential may also come as the
+// access_token query parameter (an event stream's allow_query_token). A
+// service that has one joins with env.sessionFor(..., true).
+func (env *pathEnv) identity(path, url string, a *config.HTTPAuth, queryToken bool) (*httpauth.Resolver, error) {
 	ap := path + ".options.auth"
 	if env.router.relay != nil {
 		return nil, fieldError(ap, fmt.Errorf("not available in a proxy worker: the identity cannot travel to the backend router"))
@@ -46,6 +47,7 @@ func (env *pathEnv) identity(path, url string, a *config.HTTPAuth) (*httpauth.Re
 	if err != nil {
 		return nil, err
 	}
+	o.QueryToken = queryToken
 	r, err := httpauth.New(o)
 	if err != nil {
 		return nil, fieldError(ap, err)

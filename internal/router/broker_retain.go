@@ -123,10 +123,15 @@ const retainedGrace = time.Millisecond
 // separate write alone is mostly read at once with SUBSCRIBED, as the
 // client wakes up for it. Best effort: a client slower than that still
 // reads both at once. A peer that cannot tell when it wrote gets them at
-// once.
+// once, and so does a session of the node's own (an Internal gate's):
+// its clients (the Go client, Autobahn in the Python runner) attach the
+// handler as they read SUBSCRIBED, and there the retained events follow
+// SUBSCRIBED at once, before the session's next message is handled, so
+// that a session that subscribes to one topic for many receivers (the
+// HTTP bridge's event streams) can tell whose they are.
 func (b *broker) sendRetained(s *session, sub subInfo) {
 	f, ok := s.peer.(afterFlusher)
-	if !ok {
+	if !ok || s.gate.opts.Internal {
 		b.sendRetainedNow(s, sub)
 		return
 	}

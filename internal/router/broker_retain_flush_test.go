@@ -69,3 +69,22 @@ func TestRetainedAfterSubscribedIsWritten(t *testing.T) {
 		c.quiet()
 	})
 }
+
+// TestRetainedAtOnceForInternal: a session of the node's own gets the
+// retained events right after SUBSCRIBED, whatever its peer can tell.
+func TestRetainedAtOnceForInternal(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		pub := join(t, r.Gate(), "realm1", nil)
+		pub.publish("com.r", wamp.Dict{"retain": true}, "kept")
+		synctest.Wait()
+
+		fp := &flushPeer{fakePeer: newFakePeer(16)}
+		c := attachAs(t, r.NewGate(GateOptions{Internal: true}), fp.fakePeer, fp)
+		c.hello("realm1", nil)
+		id := c.subscribe("com.r", wamp.Dict{"get_retained": true})
+		ev := expect[*wamp.Event](c) // nothing flushed, no time passed
+		if ev.Subscription != id || ev.Details["retained"] != true || ev.Args[0] != "kept" {
+			t.Errorf("retained EVENT %+v", ev)
+		}
+	})
+}

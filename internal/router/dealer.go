@@ -65,6 +65,7 @@ type call struct {
 	invocation wamp.ID // the INVOCATION request ID, callee scope
 	progress   bool    // the caller asked for progressive results
 	killing    bool    // INTERRUPT (mode kill) was sent
+	concurrent bool    // the caller had other calls in flight when it made this one
 	timer      *time.Timer
 	start      time.Duration // of the CALL, as since(); 8 bytes where a time.Time takes 24
 }
