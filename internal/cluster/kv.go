@@ -23,9 +23,6 @@ func WithTTL(d time.Duration) KVOption {
 	return func(c *jetstream.KeyValueConfig) { c.TTL = d }
 }
 
-// kvAttempt bounds one attempt of KV to open or create a bucket.
-const kvAttempt = 2 * time.Second
-
 // KV opens the bucket jx_<cluster>_<name>, creating it if needed: in
 // memory, with min(3, nodes configured) replicas. name is [A-Za-z0-9_-].
 // KV waits for the node to join. While JetStream is not ready yet (the cluster forming, a leader being
@@ -48,12 +45,7 @@ func (n *Node) KV(ctx context.Context, name string, opts ...KVOption) (jetstream
 	}
 	backoff := 10 * time.Millisecond
 	for {
-		// Each attempt has its own deadline: a request lost while the
-		// routes settle (no answer, not even "no leader") would otherwise
-		// wait for ctx's.
-		actx, cancel := context.WithTimeout(ctx, kvAttempt)
-		kv, err := n.openKV(actx, cfg)
-		cancel()
+		kv, err := n.openKV(ctx, cfg)
 		if err == nil || !retryable(err) {
 			return kv, err
 		}
