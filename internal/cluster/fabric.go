@@ -13,7 +13,8 @@ import (
 // the node has joined (before the router's sessions come), and Close it
 // after the router.
 type Fabric struct {
-	calls *calls
+	events *pubsub
+	calls  *calls
 }
 
 var _ router.Fabric = (*Fabric)(nil)
@@ -21,17 +22,39 @@ var _ router.Fabric = (*Fabric)(nil)
 // NewFabric makes the fabric of node n; nothing reaches the network
 // before Start.
 func NewFabric(n *Node, log *slog.Logger) *Fabric {
-	return &Fabric{calls: newCalls(n, log)}
+	return &Fabric{events: newPubSub(n, log), calls: newCalls(n, log)}
 }
 
 // Start opens the cluster's tables and starts mirroring them, once the
 // node has joined.
-func (f *Fabric) Start(ctx context.Context) error { return f.calls.start(ctx) }
+func (f *Fabric) Start(ctx context.Context) error {
+	if err := f.events.start(ctx); err != nil {
+		return err
+	}
+	return f.calls.start(ctx)
+}
 
 // Realm links realm name (router.Fabric).
 func (f *Fabric) Realm(name wamp.URI, link *router.RealmLink) router.RealmFabric {
-	return f.calls.realm(name, link)
+	return &realmFabric{realmEvents: f.events.link(name, link), callRealm: f.calls.realm(name, link)}
 }
 
 // Close stops the fabric; the node stays up.
-func (f *Fabric) Close() { f.calls.close() }
+func (f *Fabric) Close() {
+	f.calls.close()
+	f.events.close()
+}
+
+// realmFabric is one realm's side of the cluster: its events and its
+// calls.
+type realmFabric struct {
+	*realmEvents
+	*callRealm
+}
+
+var _ router.RealmFabric = (*realmFabric)(nil)
+
+func (r *realmFabric) Close() {
+	r.callRealm.Close()
+	r.realmEvents.close()
+}

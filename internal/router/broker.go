@@ -13,6 +13,10 @@ import (
 // subscriber of one subscription with one ID.
 type broker struct {
 	realm *realm
+	// events is the realm's link to the other nodes of a cluster; nil on
+	// one node. Set by newRealm before any session joins, never changed
+	// after.
+	events EventFabric
 
 	// mu guards the fields below and every session's subs. It is
 	// read-locked by a publish only to find the matching subscriptions and
@@ -74,6 +78,9 @@ func (b *broker) drop(sub *subscription, s *session) (deleted bool, busy []*subs
 	s.subs.remove(sub.id)
 	s.subWeight -= sub.weight
 	busy = sub.remove(s)
+	if sub.set == nil {
+		b.interest(sub, false)
+	}
 	deleted = sub.set == nil && sub.hist == nil
 	b.holders.release(sub.weight, deleted)
 	if !deleted {

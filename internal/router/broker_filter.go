@@ -6,19 +6,12 @@ import (
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// pubFilter selects the receivers of a publication: exclude_me,
-// exclude/eligible by session ID, authid and authrole. The common case (no
-// list) is one comparison per receiver and allocates nothing.
+// pubFilter selects the receivers of a publication (see Filter). The
+// common case (no list) is one comparison per receiver and allocates
+// nothing.
 type pubFilter struct {
-	publisher wamp.ID // excluded by exclude_me; 0 for none
-	simple    bool    // no list below is set
-
-	exclude, eligible []wamp.ID
-	hasEligible       bool
-	// aud are the authid and authrole lists, nil without any. A session
-	// that acts for others (GateOptions.ActsFor) is sent them with the
-	// event (wamp.Addressed) instead.
-	aud *wamp.Audience
+	Filter
+	simple bool // no list of Filter is set
 }
 
 // parse reads the filter options of PUBLISH from pub (nil for the router).
@@ -28,7 +21,7 @@ func (f *pubFilter) parse(pub *session, opts wamp.Dict) error {
 		return err
 	}
 	if pub != nil && excludeMe {
-		f.publisher = pub.id
+		f.Publisher = pub.id
 	}
 	for _, k := range []string{wamp.OptEligible, wamp.OptEligibleAuthID, wamp.OptEligibleAuthRole} {
 		if v, given := opts[k]; given && v == nil {
@@ -36,18 +29,23 @@ func (f *pubFilter) parse(pub *session, opts wamp.Dict) error {
 			return wamp.Errorf(wamp.ErrInvalidArgument, "option %s must be a list, not null", k)
 		}
 	}
-	hasExclude := false
-	if f.exclude, hasExclude, err = optIDs(opts, wamp.OptExclude); err != nil {
+	if f.Exclude, _, err = optIDs(opts, wamp.OptExclude); err != nil {
 		return err
 	}
-	if f.eligible, f.hasEligible, err = optIDs(opts, wamp.OptEligible); err != nil {
+	if f.Eligible, f.HasEligible, err = optIDs(opts, wamp.OptEligible); err != nil {
 		return err
 	}
-	if f.aud, err = parseAudience(opts); err != nil {
+	if f.Audience, err = parseAudience(opts); err != nil {
 		return err
 	}
-	f.simple = !hasExclude && !f.hasEligible && f.aud == nil
+	f.simplify()
 	return nil
+}
+
+// simplify sets simple from the lists: an empty exclude list excludes
+// nobody, as none does.
+func (f *pubFilter) simplify() {
+	f.simple = len(f.Exclude) == 0 && !f.HasEligible && f.Audience == nil
 }
 
 // parseAudience reads the authid and authrole lists; nil without any (no
@@ -75,7 +73,7 @@ func parseAudience(opts wamp.Dict) (*wamp.Audience, error) {
 
 // allows reports whether s receives the publication. No allocation.
 func (f *pubFilter) allows(s *session) bool {
-	if s.id == f.publisher {
+	if s.id == f.Publisher {
 		return false
 	}
 	return f.simple || f.allowsLists(s)
@@ -85,10 +83,10 @@ func (f *pubFilter) allows(s *session) bool {
 // session that does not act for others (it gets them with the event).
 func (f *pubFilter) allowsLists(s *session) bool {
 	switch {
-	case slices.Contains(f.exclude, s.id):
+	case slices.Contains(f.Exclude, s.id):
 		return false
-	case f.hasEligible && !slices.Contains(f.eligible, s.id):
+	case f.HasEligible && !slices.Contains(f.Eligible, s.id):
 		return false
 	}
-	return f.aud == nil || s.actsFor() || f.aud.Allows(s.ident.AuthID, s.ident.AuthRole)
+	return f.Audience == nil || s.actsFor() || f.Audience.Allows(s.ident.AuthID, s.ident.AuthRole)
 }

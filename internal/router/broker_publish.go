@@ -45,7 +45,8 @@ func (b *broker) publishAs(pub *session, as *wamp.Identity, topic wamp.URI, opts
 		return 0, err
 	}
 	e.payload = p
-	if retain, _ := optBool(opts, wamp.OptRetain, false); retain {
+	retain, _ := optBool(opts, wamp.OptRetain, false)
+	if retain {
 		if err := b.retain(pub, e, wamp.PayloadSize(topic, p, opts)); err != nil {
 			return 0, err
 		}
@@ -61,6 +62,7 @@ func (b *broker) publishAs(pub *session, as *wamp.Identity, topic wamp.URI, opts
 			t.set.release()
 		}
 	}
+	b.published(e, retain)
 	return e.publication, nil
 }
 
@@ -152,7 +154,7 @@ func (e *outEvent) deliver(t target, pub *session) {
 		if by == nil {
 			by = r
 		}
-		if e.filter.aud != nil && r.actsFor() {
+		if e.filter.Audience != nil && r.actsFor() {
 			r.sendFrom(by, e.addressed(t.id, t.match, false), wamp.TypeEvent)
 			continue
 		}
@@ -166,13 +168,13 @@ func (e *outEvent) deliver(t target, pub *session) {
 // addressed is the EVENT of event for a session that acts for others,
 // with the publication's Audience (see wamp.Addressed).
 func (e *outEvent) addressed(sub wamp.ID, m uriindex.Match, retained bool) *wamp.Addressed {
-	return &wamp.Addressed{Event: e.event(sub, m, retained), Audience: e.filter.aud}
+	return &wamp.Addressed{Event: e.event(sub, m, retained), Audience: e.filter.Audience}
 }
 
 // forSession is the EVENT of e for subscriber s: addressed when s acts
 // for others and the publication has an Audience.
 func (e *outEvent) forSession(s *session, sub wamp.ID, m uriindex.Match, retained bool) wamp.Message {
-	if e.filter.aud != nil && s.actsFor() {
+	if e.filter.Audience != nil && s.actsFor() {
 		return e.addressed(sub, m, retained)
 	}
 	return e.event(sub, m, retained)

@@ -93,6 +93,14 @@ func (st *retainStore) admitShare(pub *session, b budget, old retainedEvent, siz
 	return share, b.admit(*share, dn, db)
 }
 
+// holds reports whether publication id is topic's retained event.
+func (st *retainStore) holds(topic wamp.URI, id wamp.ID) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	r, ok := st.events[topic]
+	return ok && r.e.publication == id
+}
+
 // forget drops the share of a session that left; its retained events
 // stay.
 func (st *retainStore) forget(id wamp.ID) {

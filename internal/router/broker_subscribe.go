@@ -68,7 +68,7 @@ func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.M
 		}
 	}
 	if !ok {
-		sub = &subscription{id: b.realm.router.subIDs.Next(), topic: topic, match: m, weight: w, created: time.Now()}
+		sub = &subscription{id: b.newSubscriptionID(topic, m), topic: topic, match: m, weight: w, created: time.Now()}
 		b.index.Set(string(topic), m, sub)
 		b.byID[sub.id] = sub
 		created = true
@@ -87,5 +87,9 @@ func (b *broker) addSubscriber(s *session, sub *subscription, created bool) {
 	s.subs.put(sub.id, sub)
 	s.subWeight += sub.weight
 	b.holders.hold(sub.weight, created)
+	first := sub.set == nil
 	sub.add(s)
+	if first {
+		b.interest(sub, true)
+	}
 }

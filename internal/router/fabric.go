@@ -18,5 +18,6 @@ type RealmLink struct{ rm *realm }
 // other nodes. Close is called once, when the realm closes.
 type RealmFabric interface {
 	CallFabric
+	EventFabric
 	Close()
 }

@@ -192,3 +192,7 @@ func linked(t *testing.T, fn func(t *testing.T, c *fakeCluster, r1, r2 *Router))
 		fn(t, c, c.router(t, "n1"), c.router(t, "n2"))
 	})
 }
+
+// The fake cluster of calls keeps events on each node.
+func (n *fakeNode) Interest(Subscription, bool) {}
+func (n *fakeNode) Published(*Publication)      {}

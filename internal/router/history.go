@@ -80,7 +80,7 @@ func (b *broker) addHistories(hs []EventHistory, budget int) {
 			continue
 		}
 		sub := &subscription{
-			id: b.realm.router.subIDs.Next(), topic: h.Topic, match: m,
+			id: b.newSubscriptionID(h.Topic, m), topic: h.Topic, match: m,
 			weight: subscriptionCost.weight(h.Topic, m), created: time.Now(),
 			hist: &history{limit: limit},
 		}

@@ -35,8 +35,9 @@ type RealmOptions struct {
 	// Stats are the session statistics (wamp.session.on_stats); they need
 	// the meta API.
 	Stats StatsOptions
-	// Local keeps the realm on this node when the router is in a cluster
-	// (the realm's "cluster": false).
+	// Local keeps the realm on this node when the router is part of a
+	// cluster (the realm's "cluster": false); without a cluster it does
+	// nothing.
 	Local bool
 }
 
@@ -87,13 +88,18 @@ func newRealm(r *Router, o RealmOptions) *realm {
 	}
 	rm.access.Store(newAccess(o.Roles, o.Authorizer))
 	rm.broker = newBroker(rm)
-	rm.broker.addHistories(o.EventHistory, rm.limits.historyBytes)
 	rm.dealer = newDealer(rm)
+	if r.fabric != nil && !o.Local {
+		// The link may store retained events and mirror registrations
+		// at once: the broker and the dealer exist.
+		rm.link()
+	}
+	if rm.fabric != nil {
+		rm.broker.events = rm.fabric // before the histories: their IDs
+	}
+	rm.broker.addHistories(o.EventHistory, rm.limits.historyBytes)
 	if !o.DisableMetaAPI {
 		rm.enableMetaAPI()
-	}
-	if r.fabric != nil && !o.Local {
-		rm.link()
 	}
 	return rm
 }

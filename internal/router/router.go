@@ -32,6 +32,7 @@ var (
 // for concurrent use.
 type Router struct {
 	log      *slog.Logger
+	fabric   Fabric // nil: one node
 	slow     slowLog
 	peerLogs *peerLogs  // rate limits of the lines a client causes
 	subIDs   wamp.IDGen // router scope: subscription IDs
@@ -43,7 +44,6 @@ type Router struct {
 	callErrors        callErrors
 	otherAuthFailures authCounts
 	logins            loginguard.Throttle // failed logins, by address and authid
-	fabric            Fabric              // nil: one node
 
 	mu       sync.Mutex // guards the fields below; first in the lock order
 	realms   map[wamp.URI]*realm
@@ -62,11 +62,11 @@ func New(opts Options) (*Router, error) {
 	}
 	r := &Router{
 		log:      log,
+		fabric:   opts.Fabric,
 		slow:     newSlowLog(log),
 		peerLogs: newPeerLogs(log),
 		realms:   make(map[wamp.URI]*realm),
 		sessions: make(map[*session]struct{}),
-		fabric:   opts.Fabric,
 	}
 	r.msgs.init()
 	r.anon = r.Gate()

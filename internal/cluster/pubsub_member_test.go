@@ -1,0 +1,114 @@
+package cluster
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/uriindex"
+	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// onePubSub starts a cluster of one node and its pubsub, closed at the
+// end of the test.
+func onePubSub(t *testing.T) (*pubsub, jetstream.KeyValue) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n, err := Start(ctx, Config{Name: "one", Node: "back-1", Embedded: &Embedded{}}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	ps := newPubSub(n, slog.New(slog.DiscardHandler))
+	t.Cleanup(ps.close)
+	if err := ps.start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return ps, ps.kv
+}
+
+// waitMirror waits until ps's mirror has want members interested in
+// topic of realm1.
+func waitMirror(t *testing.T, ps *pubsub, topic wamp.URI, want int) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		ps.mu.RLock()
+		changed := ps.changed
+		ps.mu.RUnlock()
+		if got := len(ps.interested("realm1", topic, nil)); got == want {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("%d members interested in %s, want %d", len(ps.interested("realm1", topic, nil)), topic, want)
+		}
+	}
+}
+
+// waitKey waits until the table holds key k (present) or not.
+func waitKey(t *testing.T, kv jetstream.KeyValue, k string, present bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	w, err := kv.Watch(ctx, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	has, loaded := false, false
+	for !loaded || has != present {
+		select {
+		case e := <-w.Updates():
+			if e == nil {
+				loaded = true
+			} else {
+				has = e.Operation() == jetstream.KeyValuePut
+			}
+		case <-ctx.Done():
+			t.Fatalf("key %s present %v, want %v", k, has, present)
+		}
+	}
+}
+
+// TestPubSubMemberBack: a member reported lost while it was alive (its
+// lease expired, then its heartbeats came back under the same life) gets
+// its interest back: the records it still holds are read again, and a
+// record another member deleted meanwhile is written again by its owner.
+func TestPubSubMemberBack(t *testing.T) {
+	ps, kv := onePubSub(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	other := Member{Name: "back-2", Epoch: 7}
+	in := interest{other, "realm1", router.Subscription{Topic: "com.t", Match: uriindex.Exact}}
+	if _, err := kv.Put(ctx, key(in), appendInterest(nil, in)); err != nil {
+		t.Fatal(err)
+	}
+	waitMirror(t, ps, "com.t", 1)
+
+	ps.onMember(MemberEvent{Member: other, Up: false})
+	waitMirror(t, ps, "com.t", 0)
+	waitKey(t, kv, key(in), false) // this node, the lowest live, deleted it
+	if _, err := kv.Put(ctx, key(in), appendInterest(nil, in)); err != nil {
+		t.Fatal(err) // the member writes it again; this node ignores it while lost
+	}
+	ps.onMember(MemberEvent{Member: other, Up: true})
+	waitMirror(t, ps, "com.t", 1)
+
+	// This node's own record, deleted by another member, comes back.
+	mine := router.Subscription{Topic: "com.mine", Match: uriindex.Prefix}
+	ps.setInterest("realm1", mine, true)
+	k := key(interest{ps.self, "realm1", mine})
+	waitKey(t, kv, k, true)
+	if err := kv.Delete(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	waitKey(t, kv, k, true)
+	ps.setInterest("realm1", mine, false)
+	waitKey(t, kv, k, false)
+}
