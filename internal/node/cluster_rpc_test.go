@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/cluster"
@@ -13,7 +14,8 @@ import (
 )
 
 // TestClusterCall: a procedure registered on one node of a cluster is
-// called from the other, over RawSocket with JSON on both ends (the
+// called from the other, and an event published on one reaches a
+// subscriber on the other, over RawSocket with JSON on both ends (the
 // payload passes the cluster as the caller's bytes).
 func TestClusterCall(t *testing.T) {
 	addrs := clustertest.FreeAddrs(t, 2)
@@ -54,5 +56,31 @@ func TestClusterCall(t *testing.T) {
 	}, nil)
 	if re, ok := err.(*wamp.RequestError); !ok || re.URI != wamp.ErrProcedureAlreadyExists {
 		t.Errorf("a second single registration of com.echo, on the other node: %v, want %s", err, wamp.ErrProcedureAlreadyExists)
+	}
+
+	// An event published on one node reaches a subscriber on the other
+	// once its interest has crossed (the window docs/cluster.md states):
+	// the publisher publishes until the first event arrives.
+	events := make(chan *client.Event, 64)
+	if _, err := callee.Subscribe(testCtx(t), "com.news", func(ev *client.Event) { events <- ev }, nil); err != nil {
+		t.Fatal(err)
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(10 * time.Second)
+	for received := false; !received; {
+		if _, err := caller.Publish(testCtx(t), "com.news", wamp.List{"hello"}, nil, wamp.Dict{"acknowledge": true}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case ev := <-events:
+			if len(ev.Args) != 1 || ev.Args[0] != "hello" {
+				t.Errorf("event %+v", ev)
+			}
+			received = true
+		case <-tick.C:
+		case <-deadline:
+			t.Fatal("no event crossed from the publisher's node to the subscriber's")
+		}
 	}
 }
