@@ -142,16 +142,20 @@ func (p *Path) Match(segs []string) (values []string, ok bool) {
 	return values, true
 }
 
-// MoreSpecific reports whether p should be tried before q, when both
-// match: at the first segment where one is literal and the other a
-// parameter, the literal wins ("/users/me" before "/users/{id}").
-func (p *Path) MoreSpecific(q *Path) bool {
+// Compare orders paths so that, of two that match a request, the more
+// specific comes first: at the first segment where one is literal and
+// the other a parameter, the literal wins ("/users/me" before
+// "/users/{id}"); then the shorter path.
+func (p *Path) Compare(q *Path) int {
 	for i := range min(len(p.segs), len(q.segs)) {
 		if p.segs[i].param != q.segs[i].param {
-			return !p.segs[i].param
+			if p.segs[i].param {
+				return 1
+			}
+			return -1
 		}
 	}
-	return false
+	return len(p.segs) - len(q.segs)
 }
 
 // OpenAPI returns the path as an OpenAPI path template: literal segments

@@ -85,10 +85,11 @@ func TestPathMatch(t *testing.T) {
 	}
 }
 
-func TestMoreSpecific(t *testing.T) {
+func TestCompare(t *testing.T) {
 	me, _ := ParsePath("/users/me")
 	id, _ := ParsePath("/users/{id}")
-	if !me.MoreSpecific(id) || id.MoreSpecific(me) || me.MoreSpecific(me) {
+	long, _ := ParsePath("/users/{id}/x")
+	if me.Compare(id) >= 0 || id.Compare(me) <= 0 || me.Compare(me) != 0 || id.Compare(long) >= 0 {
 		t.Error("a literal segment is not tried before a parameter")
 	}
 }
