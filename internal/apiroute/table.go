@@ -46,12 +46,13 @@ type Table struct {
 // spec's place, "[i].path", "[i].args[j]", "[i].kwargs.NAME", ...,
 // joined: a bad method or path, a bad template, a placeholder "{name}"
 // that is not a parameter of the route's path, a body in a GET route, a
-// GET route at DocPath, and two routes of the same method and path
-// shape.
+// GET route at DocPath, two routes of the same method and path shape,
+// and two of the same shape whose parameters have other names.
 func Compile(specs []Spec) (*Table, error) {
 	var errs []error
 	t := &Table{}
-	seen := map[string]int{} // method + shape: the first route's index
+	seen := map[string]int{}     // method + shape: the first route's index
+	named := map[string]*Route{} // shape: the first route with it
 	for i, s := range specs {
 		at := "[" + strconv.Itoa(i) + "]"
 		r, rerrs := compile(i, s)
@@ -67,6 +68,13 @@ func Compile(specs []Spec) (*Table, error) {
 			continue
 		}
 		seen[key] = i
+		if first, ok := named[r.Path.Shape()]; !ok {
+			named[r.Path.Shape()] = r
+		} else if first.Path.OpenAPI() != r.Path.OpenAPI() {
+			errs = append(errs, &Error{At: at + ".path", Msg: fmt.Sprintf("%s has the shape of routes[%d]'s %s: name the parameters the same (OpenAPI holds them as one path)",
+				r.Path, first.Index, first.Path)})
+			continue
+		}
 		t.routes = append(t.routes, r)
 	}
 	if len(errs) > 0 {

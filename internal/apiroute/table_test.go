@@ -36,6 +36,8 @@ func TestCompileErrors(t *testing.T) {
 			[]string{`[0].kwargs.x: {id} is not a parameter of the path "/users" (known: none)`}},
 		{`[{"method": "GET", "path": "/u/{id}"}, {"method": "GET", "path": "/u/{name}"}]`,
 			[]string{`[1]: GET /u/{name}: the same method and path shape as routes[0]`}},
+		{`[{"method": "GET", "path": "/u/{id}"}, {"method": "DELETE", "path": "/u/{name}"}]`,
+			[]string{`[1].path: /u/{name} has the shape of routes[0]'s /u/{id}: name the parameters the same`}},
 		{`[{"method": "FETCH", "path": "/u"}]`, []string{`[0].method: "FETCH" is not one of GET, POST, PUT, PATCH, DELETE`}},
 		{`[{"method": "get", "path": "/u"}]`, []string{`[0].method: "get" is not one of`}},
 		{`[{"method": "GET", "path": "u"}]`, []string{`[0].path: path "u": must start with "/"`}},
