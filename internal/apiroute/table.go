@@ -127,13 +127,17 @@ func (r *Route) value(at string, raw any) (*Value, error) {
 	if err != nil {
 		return nil, nest(at, err)
 	}
-	for _, ref := range v.Refs() {
+	v.walk(at, func(at string, ref *Ref) {
 		switch {
+		case err != nil:
 		case ref.Kind == PathParam && !r.Path.Has(ref.Name):
-			return nil, &Error{At: at, Msg: fmt.Sprintf("%s is not a parameter of the path %q (known: %s)", ref, r.Path, r.known())}
+			err = &Error{At: at, Msg: fmt.Sprintf("%s is not a parameter of the path %q (known: %s)", ref, r.Path, r.known())}
 		case (ref.Kind == Body || ref.Kind == BodyField) && r.Method == "GET":
-			return nil, &Error{At: at, Msg: fmt.Sprintf("%s: a GET request has no body", ref)}
+			err = &Error{At: at, Msg: fmt.Sprintf("%s: a GET request has no body", ref)}
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return v, nil
 }

@@ -214,27 +214,28 @@ func parseRef(s string) (*Ref, error) {
 // Refs returns every placeholder of v.
 func (v *Value) Refs() []Ref {
 	var out []Ref
-	v.walk(func(r *Ref) { out = append(out, *r) })
+	v.walk("", func(_ string, r *Ref) { out = append(out, *r) })
 	return out
 }
 
-func (v *Value) walk(fn func(*Ref)) {
+// walk calls fn with each placeholder of v and its place below at.
+func (v *Value) walk(at string, fn func(at string, r *Ref)) {
 	switch v.kind {
 	case kindWhole:
-		fn(v.whole)
+		fn(at, v.whole)
 	case kindParts:
 		for _, p := range v.parts {
 			if p.ref != nil {
-				fn(p.ref)
+				fn(at, p.ref)
 			}
 		}
 	case kindList:
-		for _, e := range v.list {
-			e.walk(fn)
+		for i, e := range v.list {
+			e.walk(at+"["+strconv.Itoa(i)+"]", fn)
 		}
 	case kindObject:
 		for _, k := range slices.Sorted(maps.Keys(v.obj)) {
-			v.obj[k].walk(fn)
+			v.obj[k].walk(at+"."+k, fn)
 		}
 	}
 }
