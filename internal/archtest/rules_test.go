@@ -184,4 +184,7 @@ var testOnly = []string{
 	"github.com/fxamacker/cbor/",
 	// Goroutine leak checks of the tests.
 	"go.uber.org/goleak",
+	// Validates the api service's OpenAPI document against the official
+	// schema (internal/bridge's tests).
+	"github.com/santhosh-tekuri/jsonschema/",
 }
