@@ -59,7 +59,7 @@ func Compile(specs []Spec) (*Table, error) {
 		for _, err := range rerrs {
 			errs = append(errs, nest(at, err))
 		}
-		if r == nil || len(rerrs) > 0 {
+		if r == nil {
 			continue
 		}
 		key := r.Method + " " + r.Path.Shape()

@@ -38,6 +38,8 @@ func TestCompileErrors(t *testing.T) {
 			[]string{`[1]: GET /u/{name}: the same method and path shape as routes[0]`}},
 		{`[{"method": "GET", "path": "/u/{id}"}, {"method": "DELETE", "path": "/u/{name}"}]`,
 			[]string{`[1].path: /u/{name} has the shape of routes[0]'s /u/{id}: name the parameters the same`}},
+		{`[{"method": "GET", "path": "/u/{id}", "args": ["{x}"]}, {"method": "GET", "path": "/u/{id}"}]`,
+			[]string{`[0].args[0]: {x} is not a parameter`, `[1]: GET /u/{id}: the same method and path shape as routes[0]`}},
 		{`[{"method": "FETCH", "path": "/u"}]`, []string{`[0].method: "FETCH" is not one of GET, POST, PUT, PATCH, DELETE`}},
 		{`[{"method": "get", "path": "/u"}]`, []string{`[0].method: "get" is not one of`}},
 		{`[{"method": "GET", "path": "u"}]`, []string{`[0].path: path "u": must start with "/"`}},
