@@ -85,6 +85,9 @@ func (d *decoder) apiService(o *object) *APIService {
 // ones.
 func (d *decoder) apiOptions(oo *object, s *APIService) {
 	d.access(oo, &s.Access)
+	if oo.has("error_status") && !s.ErrorStatus.On {
+		d.warnf(oo.at("error_status"), "an api service always answers WAMP errors with HTTP statuses: false is ignored")
+	}
 	if ms := oo.integer("call_timeout", DefaultCallTimeout.Milliseconds(), 0, maxInt32); ms > 0 {
 		s.CallTimeout = time.Duration(ms) * time.Millisecond
 	} else {

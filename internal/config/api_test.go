@@ -70,6 +70,13 @@ func TestAPIRules(t *testing.T) {
 	}
 }
 
+func TestAPIWarnings(t *testing.T) {
+	_, warns, errs := parseTest(t, apiDoc(`[{"method": "GET", "path": "/u", "procedure": "a.b"}]`, `"error_status": false`), JSON)
+	if len(errs) != 0 || len(warns) != 1 || warns[0].Path != bpOpts+".error_status" || !strings.Contains(warns[0].Msg, "false is ignored") {
+		t.Errorf("errors %v, warnings %v", errs, warns)
+	}
+}
+
 func TestAPIDecode(t *testing.T) {
 	doc := apiDoc(`[{"method": "PUT", "path": "/users/{id}", "procedure": "com.example.user.update", "args": ["{id}", 1],
 		"kwargs": {"name": "{body.name}"}, "status": 202, "result": "response", "summary": "Update a user",
