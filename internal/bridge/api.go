@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -246,7 +247,7 @@ func (a *API) serveDoc(w http.ResponseWriter, r *http.Request) error {
 	}
 	h := w.Header()
 	h["Content-Type"] = jsonType
-	h.Set("Content-Length", fmt.Sprint(len(a.doc)))
+	h.Set("Content-Length", strconv.Itoa(len(a.doc)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(a.doc)
 	return nil
