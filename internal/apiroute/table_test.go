@@ -104,3 +104,24 @@ func TestLookup(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLookup splits a request path and finds its route among a
+// dozen.
+func BenchmarkLookup(b *testing.B) {
+	var ss []Spec
+	for _, p := range []string{"/users", "/users/{id}", "/users/me", "/users/{id}/posts", "/users/{id}/posts/{post}", "/orders",
+		"/orders/{id}", "/orders/{id}/items", "/health", "/a/b/c", "/a/{x}/c", "/{x}/y"} {
+		ss = append(ss, Spec{Method: "GET", Path: p, Args: []any{"{query.q}"}})
+	}
+	tbl, err := Compile(ss)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		segs, _ := Split("/users/42/posts/7")
+		if r, _, _ := tbl.Lookup("GET", segs); r == nil {
+			b.Fatal("no route")
+		}
+	}
+}
