@@ -67,7 +67,20 @@ type APIOptions struct {
 	// Title and Version are the OpenAPI document's info; "" means "API"
 	// and "1.0.0".
 	Title, Version string
+	// Security describes Identity's credentials in the OpenAPI document:
+	// each a SecurityBearer, SecurityBasic, or SecurityHeader followed by
+	// a header's name; a request needs one of them (or none, with
+	// SecurityOptional). Empty: the document declares none.
+	Security         []string
+	SecurityOptional bool
 }
+
+// The credentials of APIOptions.Security.
+const (
+	SecurityBearer = "bearer"  // Authorization: Bearer (a JWT or an API key)
+	SecurityBasic  = "basic"   // HTTP Basic
+	SecurityHeader = "header:" // an API key in the header named after the colon
+)
 
 // API serves REST routes, each mapped to a WAMP call, and
 // GET /openapi.json, the OpenAPI 3.1 document of the routes.

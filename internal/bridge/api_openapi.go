@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -48,7 +49,39 @@ func openAPIDocument(o *APIOptions, t *apiroute.Table) ([]byte, error) {
 			"schemas": map[string]any{"Error": errorSchema},
 		},
 	}
+	if len(o.Security) > 0 {
+		schemes, security, err := securitySchemes(o.Security, o.SecurityOptional)
+		if err != nil {
+			return nil, err
+		}
+		doc["components"].(map[string]any)["securitySchemes"] = schemes
+		doc["security"] = security
+	}
 	return json.Marshal(doc)
+}
+
+// securitySchemes are the document's security schemes and its security
+// requirement: any one of them (or none, when optional).
+func securitySchemes(kinds []string, optional bool) (map[string]any, []any, error) {
+	schemes := map[string]any{}
+	var security []any
+	for _, k := range kinds {
+		name, scheme := k, map[string]any{"type": "http", "scheme": k}
+		switch {
+		case k == SecurityBearer || k == SecurityBasic:
+		case strings.HasPrefix(k, SecurityHeader) && len(k) > len(SecurityHeader):
+			name = "apiKeyHeader"
+			scheme = map[string]any{"type": "apiKey", "in": "header", "name": k[len(SecurityHeader):]}
+		default:
+			return nil, nil, fmt.Errorf("bridge: security: unknown credentials %q", k)
+		}
+		schemes[name] = scheme
+		security = append(security, map[string]any{name: []any{}})
+	}
+	if optional {
+		security = append(security, map[string]any{})
+	}
+	return schemes, security, nil
 }
 
 func orDefault(s, def string) string {

@@ -58,6 +58,7 @@ func TestAPIOpenAPIValid(t *testing.T) {
 		ResultSchema: map[string]any{"type": "string"}}}, apiRoutes...)
 	for _, o := range []APIOptions{
 		{Routes: routes, Base: "/api", Title: "Users", Version: "2.1"},
+		{Routes: routes, Security: []string{SecurityBearer, SecurityBasic, SecurityHeader + "X-API-Key"}, SecurityOptional: true},
 		{Routes: []APIRoute{{Method: "GET", Path: "/", Procedure: "com.example.echo"}}},
 	} {
 		a := newAPI(t, newFake(t), o)
@@ -128,5 +129,25 @@ func TestAPIOpenAPIContent(t *testing.T) {
 	}
 	if page := d.Paths["/page/{id}"]["get"]; page.Responses["200"].Content != nil {
 		t.Errorf("a response result has no declared content: %+v", page)
+	}
+}
+
+// TestAPIOpenAPISecurity: the credentials of options.auth as security
+// schemes, any one of them required (or none, when optional).
+func TestAPIOpenAPISecurity(t *testing.T) {
+	a := newAPI(t, newFake(t), APIOptions{Security: []string{SecurityBearer, SecurityHeader + "X-API-Key"}})
+	var d struct {
+		Security   []map[string][]string
+		Components struct{ SecuritySchemes map[string]map[string]string }
+	}
+	if err := json.Unmarshal(a.doc, &d); err != nil {
+		t.Fatal(err)
+	}
+	s := d.Components.SecuritySchemes
+	if len(d.Security) != 2 || s["bearer"]["scheme"] != "bearer" || s["apiKeyHeader"]["name"] != "X-API-Key" || s["apiKeyHeader"]["in"] != "header" {
+		t.Errorf("security %v, schemes %v", d.Security, s)
+	}
+	if _, err := NewAPI(newFake(t), APIOptions{Routes: apiRoutes, Security: []string{"digest"}}); err == nil {
+		t.Error("unknown credentials accepted")
 	}
 }

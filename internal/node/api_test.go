@@ -114,12 +114,18 @@ func TestAPIEndToEnd(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	var doc struct {
-		Info    struct{ Title string }
-		Servers []struct{ URL string }
-		Paths   map[string]map[string]any
+		Info       struct{ Title string }
+		Servers    []struct{ URL string }
+		Paths      map[string]map[string]any
+		Security   []map[string][]string
+		Components struct{ SecuritySchemes map[string]any }
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("openapi.json: %d %v", resp.StatusCode, err)
+	}
+	// auth: API keys as bearer tokens, not required.
+	if len(doc.Security) != 2 || doc.Security[0]["bearer"] == nil || len(doc.Security[1]) != 0 || doc.Components.SecuritySchemes["bearer"] == nil {
+		t.Errorf("openapi.json security: %v %v", doc.Security, doc.Components.SecuritySchemes)
 	}
 	if doc.Info.Title != "Users" || len(doc.Servers) != 1 || doc.Servers[0].URL != "/v1" || doc.Paths["/users/{id}"]["get"] == nil {
 		t.Errorf("openapi.json: %+v", doc)

@@ -15,20 +15,41 @@ func buildAPI(env *pathEnv, path, url string, svc config.PathService) (http.Hand
 	s := svc.(*config.APIService)
 	common, cerr := env.common(path, url, &s.BridgeService)
 	access, aerr := env.access(path, url, &s.Access)
+	security, optional := apiSecurity(s.Auth)
 	h, err := bridge.NewAPI(env.sessionFor(path, &s.BridgeService, s.Auth != nil), bridge.APIOptions{
-		Common:      common,
-		Access:      access,
-		Routes:      apiRoutes(s.Routes),
-		CallTimeout: callTimeout(s.CallTimeout),
-		CancelMode:  s.CancelMode,
-		Base:        url,
-		Title:       s.Title,
-		Version:     s.Version,
+		Common:           common,
+		Access:           access,
+		Routes:           apiRoutes(s.Routes),
+		CallTimeout:      callTimeout(s.CallTimeout),
+		CancelMode:       s.CancelMode,
+		Base:             url,
+		Title:            s.Title,
+		Version:          s.Version,
+		Security:         security,
+		SecurityOptional: optional,
 	})
 	if err == nil {
 		env.addService(metrics.ServiceAPI, path, url, h)
 	}
 	return serviceResult(path, h, joinErrors(cerr, aerr), err)
+}
+
+// apiSecurity describes options.auth's credentials for the OpenAPI
+// document.
+func apiSecurity(a *config.HTTPAuth) (kinds []string, optional bool) {
+	if a == nil {
+		return nil, false
+	}
+	if a.JWT != nil || len(a.APIKeys) > 0 {
+		kinds = append(kinds, bridge.SecurityBearer)
+	}
+	if len(a.APIKeys) > 0 && a.APIKeyHeader != "" {
+		kinds = append(kinds, bridge.SecurityHeader+a.APIKeyHeader)
+	}
+	if a.BasicFrom != "" {
+		kinds = append(kinds, bridge.SecurityBasic)
+	}
+	return kinds, !a.Required
 }
 
 // apiRoutes translates an api service's routes; their JSON numbers
