@@ -49,7 +49,7 @@ func TestAPIEndToEnd(t *testing.T) {
 			if inv.Args[0] == "0" {
 				return nil, &wamp.RequestError{URI: "com.example.error.not_found", Args: wamp.List{"no user 0"}}
 			}
-			return &client.Result{Args: wamp.List{wamp.Dict{"id": inv.Args[0], "kwargs": inv.Kwargs}}}, nil
+			return &client.Result{Args: wamp.List{wamp.Object{{Key: "id", Value: inv.Args[0]}, {Key: "kwargs", Value: inv.Kwargs}}}}, nil
 		},
 		"com.example.user.create": func(_ context.Context, inv *client.Invocation) (*client.Result, error) {
 			return &client.Result{Args: inv.Args, Kwargs: inv.Kwargs}, nil
