@@ -363,7 +363,8 @@ func TestMatches(t *testing.T) {
 }
 
 // TestModuleImporterCheck: the check refuses the Prometheus client to the
-// router and the bridge, and lets internal/metrics have it.
+// router and the bridge, and lets internal/metrics have it; NATS is
+// internal/cluster's alone.
 func TestModuleImporterCheck(t *testing.T) {
 	const prom = "github.com/prometheus/client_golang/prometheus"
 	tests := []struct {
@@ -376,6 +377,11 @@ func TestModuleImporterCheck(t *testing.T) {
 		{"internal/bridge", prom, false},
 		{"internal/transport/websocket", prom, false},
 		{"internal/router", "github.com/prometheus/client_golang_other", true},
+		{"internal/cluster", "github.com/nats-io/nats.go/jetstream", true},
+		{"internal/cluster", "github.com/nats-io/nats-server/v2/server", true},
+		{"internal/router", "github.com/nats-io/nats.go", false},
+		{"internal/node", "github.com/nats-io/nats-server/v2/server", false},
+		{"internal/cluster/clustertest", "github.com/nats-io/nats.go", false},
 	}
 	for _, tt := range tests {
 		if msg := moduleImporterCheck(tt.pkg, tt.imp); (msg == "") != tt.ok {

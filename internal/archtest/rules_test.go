@@ -124,6 +124,13 @@ var rules = map[string]rule{
 	// node starts the runner with process) and no package but the node
 	// uses it.
 	"internal/pyrunner": {stdOnly: true, importers: []string{"internal/node"}},
+	// The cluster's links between nodes over NATS (the only package that
+	// imports it): it implements the router's Fabric, so it may reach the
+	// router and the message model, never the config, a transport or the
+	// node.
+	"internal/cluster": {allowed: []string{"internal/router", "internal/wamp", "internal/wamp/codec", "internal/uriindex", "internal/lograte"}},
+	// Clusters of nodes in one test process, for tests only.
+	"internal/cluster/clustertest": {testHelper: true, allowed: []string{"internal/cluster", "internal/logtest"}, importers: []string{"internal/cluster", "internal/node", "docs"}},
 	// The composition root: config -> routers, transports, web, bridges.
 	"internal/node": {allowed: []string{"internal/..."}},
 	// The command: flags, logging and signals around config and node.
@@ -172,6 +179,10 @@ var rules = map[string]rule{
 // internal/metrics reads at scrape time.
 var moduleImporters = map[string][]string{
 	"github.com/prometheus/client_golang": {"internal/metrics"},
+	// NATS stays in internal/cluster: without controller.cluster no NATS
+	// code runs, and the router knows only its Fabric interfaces.
+	"github.com/nats-io/nats-server/v2": {"internal/cluster"},
+	"github.com/nats-io/nats.go":        {"internal/cluster"},
 }
 
 // testOnly are the third-party modules that only _test.go files may

@@ -35,6 +35,8 @@ type Controller struct {
 	// the node). Default: [ShutdownOnWorkerExit], Crossbar's; an empty list
 	// is no trigger. A single string is a list of one.
 	Shutdown []string
+	// Cluster is "cluster", a Junction extension (default nil: one node).
+	Cluster *Cluster
 }
 
 // The node shutdown triggers of "controller.options.shutdown".
@@ -95,6 +97,9 @@ func (d *decoder) controller(path string, v any) Controller {
 	o.ignoredIf(c.ID != "", "id", ": Junction has no separate controller to name")
 	if ov, ok := o.get("options"); ok {
 		d.controllerOptions(o.at("options"), ov, &c)
+	}
+	if cv, ok := o.get("cluster"); ok {
+		c.Cluster = d.cluster(o.at("cluster"), cv)
 	}
 	o.ignored("extra", ": the controller runs no user code")
 	o.ignored("manhole", pythonOnly)

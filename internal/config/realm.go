@@ -41,6 +41,9 @@ type RealmOptions struct {
 	EventDispatchingChunkSize int
 	// Limits is "limits", a Junction extension.
 	Limits RealmLimits
+	// Cluster is "cluster", a Junction extension (default true): with
+	// controller.cluster, false keeps the realm on this node.
+	Cluster bool
 }
 
 // RealmLimits is a realm's "options.limits", a Junction extension: what
@@ -145,7 +148,7 @@ func (d *decoder) realm(path string, v any) *Realm {
 }
 
 func (d *decoder) realmOptions(o *object) RealmOptions {
-	opts := RealmOptions{EnableMetaAPI: true, URICheck: "loose", EventDispatchingChunkSize: 100}
+	opts := RealmOptions{EnableMetaAPI: true, URICheck: "loose", EventDispatchingChunkSize: 100, Cluster: true}
 	oo, ok := o.child("options")
 	if !ok {
 		return opts
@@ -157,6 +160,7 @@ func (d *decoder) realmOptions(o *object) RealmOptions {
 	opts.EventDispatchingChunkSize = int(oo.integer("event_dispatching_chunk_size", 100, 1, maxInt32))
 	oo.ignoredIf(true, "event_dispatching_chunk_size", ": each receiver has its own outbound queue, so the broker never yields")
 	opts.Limits = realmLimits(oo)
+	opts.Cluster = oo.boolean("cluster", true)
 	oo.done()
 	return opts
 }

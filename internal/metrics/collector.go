@@ -54,6 +54,8 @@ var allDescs = []*prometheus.Desc{
 	descProxySessions, descProxyJoined, descProxyFailures,
 	descBridgeRequests, descBridgeDuration, descQueueDepth, descDelivered, descRetries, descDropped,
 	descStreams, descStreamEvents, descStreamSlow,
+	descClusterUp, descClusterMembers, descClusterIsolated, descClusterIsolations,
+	descClusterNATS, descClusterRoutes, descClusterMessages, descClusterGaps,
 }
 
 // collector reads a Stats at each scrape and turns it into constant
@@ -76,6 +78,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	collectRouters(ch, st.Routers)
 	collectProxies(ch, st.Proxies)
 	collectServices(ch, st.Services)
+	collectCluster(ch, st.Cluster)
 }
 
 // realmSums are the routers' per-realm numbers summed by realm name.

@@ -22,6 +22,7 @@ type Stats struct {
 	Routers  []RouterStats  // the router workers', in config order
 	Proxies  []ProxyStats   // the proxy workers', in config order
 	Services []ServiceStats // the bridge services, REST components and proxies, in config order
+	Cluster  *ClusterStats  // controller.cluster's member; nil without a cluster
 }
 
 // RouterStats are one router worker's counters. Stats.Realms holds its

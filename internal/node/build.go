@@ -33,6 +33,7 @@ type builder struct {
 // with the next, so that New reports every problem at once.
 func (b *builder) build(cfg *config.Config) {
 	b.node.shutdown = newShutdownPolicy(cfg.Controller.Shutdown, enabledWorkers(cfg))
+	b.buildCluster(cfg)
 	for i, w := range cfg.Workers {
 		path := fmt.Sprintf("workers[%d]", i)
 		switch w := w.(type) {
@@ -135,7 +136,7 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 	logCache(b.log, path, w.Realms)
 	dyn := newDynamicCalls(b, w.Realms)
 	dyn.useDynamicAuthorizers(path, w.Realms, realms)
-	r, err := router.New(router.Options{Realms: realms, Logger: b.log.With("worker", path)})
+	r, err := router.New(router.Options{Realms: realms, Logger: b.log.With("worker", path), Fabric: b.fabric()})
 	if err != nil {
 		b.fail(fieldError(path+".realms", err))
 		return

@@ -18,6 +18,30 @@ type Readiness struct {
 	// NotReady names what is not ready, each with its JSON path in the
 	// config: "workers[0].transports[1]: not listening yet".
 	NotReady []string `json:"not_ready,omitempty"`
+	// Cluster is the node's view of its cluster (controller.cluster).
+	Cluster *ClusterReadiness `json:"cluster,omitempty"`
+}
+
+// ClusterReadiness is the node's view of its cluster in Readiness.
+type ClusterReadiness struct {
+	Member   string `json:"member"` // name.epoch
+	Isolated bool   `json:"isolated"`
+	// NATS is the state of the node's NATS connection: "connected",
+	// "reconnecting", "closed" or "not joined".
+	NATS string `json:"nats"`
+	// Routes counts the other nodes' NATS servers routed to (embedded).
+	Routes  int                 `json:"routes"`
+	Members []ClusterMemberInfo `json:"members"`
+}
+
+// ClusterMemberInfo is another member in ClusterReadiness.
+type ClusterMemberInfo struct {
+	Member string `json:"member"`
+	// State is "up", "lost" (not heard for a lease, or this node is
+	// isolated) or "left" (it said goodbye).
+	State string `json:"state"`
+	// HeardAgo is the time since its last heartbeat, in seconds.
+	HeardAgo float64 `json:"heard_ago"`
 }
 
 // joiner is a component that can tell whether it is joined now (the REST
@@ -27,7 +51,8 @@ type joiner interface {
 }
 
 // Readiness reports whether the node is ready for traffic: it has
-// started (every listener up) and is not stopping, and every embedded
+// started (every listener up) and is not stopping, it has joined its
+// cluster (controller.cluster) and is not fenced, and every embedded
 // session of the bridge services, every component (REST and Python) and
 // every router link is joined now: one that is away (restarting,
 // reconnecting, or stopped for good) makes the node not ready. Safe for
@@ -63,8 +88,36 @@ func (n *Node) Readiness() Readiness {
 			}
 		}
 	}
+	if n.cluster != nil {
+		r.Cluster = n.clusterReadiness(&r)
+	}
 	r.Ready = len(r.NotReady) == 0
 	return r
+}
+
+// clusterReadiness reports the cluster, and adds to r.NotReady when the
+// node has not joined or is fenced (isolated, on_isolation fence).
+func (n *Node) clusterReadiness(r *Readiness) *ClusterReadiness {
+	s := n.cluster.Status()
+	switch {
+	case !s.Joined:
+		r.NotReady = append(r.NotReady, clusterPath+": not joined")
+	case s.Fenced:
+		r.NotReady = append(r.NotReady, clusterPath+": isolated (hears fewer than a majority of the members)")
+	}
+	c := &ClusterReadiness{Member: s.Self.String(), Isolated: s.Isolated, NATS: s.NATS, Routes: s.Routes,
+		Members: []ClusterMemberInfo{}}
+	for _, p := range s.Peers {
+		state := "lost"
+		switch {
+		case p.Up:
+			state = "up"
+		case p.Left:
+			state = "left"
+		}
+		c.Members = append(c.Members, ClusterMemberInfo{Member: p.Member.String(), State: state, HeardAgo: p.Heard.Seconds()})
+	}
+	return c
 }
 
 // kind names c in the readiness report: a router link, or a component.

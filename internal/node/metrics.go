@@ -5,6 +5,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/bridge"
 	"github.com/junction-wamp/junction/internal/bridge/rest"
+	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/meter"
 	"github.com/junction-wamp/junction/internal/metrics"
 )
@@ -44,7 +45,21 @@ func (n *Node) Stats() metrics.Stats {
 			st.Services = append(st.Services, s)
 		}
 	}
+	if n.cluster != nil {
+		st.Cluster = clusterStats(n.cluster.Status())
+	}
 	return st
+}
+
+// clusterStats are the metrics' view of the cluster's status.
+func clusterStats(s cluster.Status) *metrics.ClusterStats {
+	c := &metrics.ClusterStats{Joined: s.Joined, Isolated: s.Isolated, Fenced: s.Fenced, Isolations: uint64(s.Isolations),
+		NATSConnected: s.NATS == "connected", Routes: s.Routes,
+		Sent: s.Sent, Received: s.Received, Lost: s.Lost, Gaps: s.Gaps, Dropped: s.Dropped}
+	for _, p := range s.Peers {
+		c.Peers = append(c.Peers, metrics.ClusterPeer{Name: p.Member.Name, Up: p.Up})
+	}
+	return c
 }
 
 // componentStats are the counters of a REST component (false for another).

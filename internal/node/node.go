@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/web"
 )
@@ -55,6 +56,8 @@ type Node struct {
 	warnings   []config.Warning  // of the build; see Warnings
 	dir        string            // Options.Dir
 	certs      []*web.TLSOptions // the listeners' TLS files, read again by Reload
+	cluster    *cluster.Node     // controller.cluster's member; nil: one node
+	fabric     *cluster.Fabric   // the routers' link to the cluster; nil: one node
 
 	// reloadMu serializes Reload and Stop: Reload alone changes cfg, the
 	// routers' gates and realm names, and the path services' units
@@ -109,7 +112,9 @@ func New(cfg *config.Config, opts Options) (*Node, error) {
 // come from config.Load, not from here.
 func (n *Node) Warnings() []config.Warning { return n.warnings }
 
-// Start starts the routers and realms, then joins the embedded sessions
+// Start joins the cluster first (controller.cluster: its embedded NATS
+// server's route port bound, its name checked), then starts the routers
+// and realms, then joins the embedded sessions
 // of the HTTP bridge services, then starts the router components (the
 // bridge components, and the Python runner of each router worker that has
 // Python components, which starts them one by one), then binds and serves
@@ -161,6 +166,14 @@ var errStopDuringStart = errors.New("node: stopped while starting")
 // startAll starts every unit in order; units left unstarted are skipped by
 // stopAll.
 func (n *Node) startAll(ctx context.Context) error {
+	if n.cluster != nil {
+		if err := n.cluster.Join(ctx); err != nil {
+			return pathError(clusterPath, err)
+		}
+		if err := n.fabric.Start(ctx); err != nil {
+			return pathError(clusterPath, err)
+		}
+	}
 	for _, r := range n.routers {
 		n.log.Info("router started", "worker", r.path, "realms", r.realmNames())
 	}
@@ -247,7 +260,8 @@ func (n *Node) startComponents(ctx context.Context, router bool) error {
 // workers' sessions (GOODBYE wamp.close.system_shutdown to the client and
 // the backend), then routers (GOODBYE wamp.close.system_shutdown to every session; the
 // routers and their sessions close concurrently), then the
-// listeners' remaining connections. ctx bounds the whole stop: when it
+// listeners' remaining connections, then the cluster's member (a clean
+// leave: the other members see it gone at once). ctx bounds the whole stop: when it
 // ends, Stop closes what is left without waiting and returns ctx's error.
 // Stop before Start only marks the node stopped (Start then fails); Stop
 // during Start makes Start stop what it started and fail; a second Stop
@@ -293,6 +307,10 @@ func (n *Node) stopAll(ctx context.Context) error {
 	errs = append(errs, closeUnits(ctx, n.routers)...)
 	for _, l := range slices.Backward(n.listeners) {
 		errs = append(errs, l.close(ctx))
+	}
+	if n.cluster != nil {
+		n.fabric.Close()
+		errs = append(errs, n.cluster.Close()) // after the routers: no half-done work
 	}
 	n.log.Info("node stopped")
 	return errors.Join(errs...)

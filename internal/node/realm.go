@@ -149,6 +149,7 @@ func realmOption(rm *config.Realm) router.RealmOptions {
 		Limits:         routerLimits(rm.Options.Limits),
 		EventHistory:   eventHistories(rm.Store),
 		Stats:          statsOptions(rm.Stats),
+		Local:          !rm.Options.Cluster,
 	}
 }
 

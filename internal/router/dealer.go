@@ -2,6 +2,7 @@ package router
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +33,9 @@ type dealer struct {
 	// durations are the calls' times from CALL to their final RESULT or
 	// ERROR (finish); atomics, observed under mu.
 	durations meter.Histogram
+	// remote are the sessions of other nodes (dealer_remote.go); nil on
+	// one node.
+	remote *remotes
 }
 
 // registration is a procedure pattern and its callees, in registration
@@ -55,6 +59,18 @@ type registration struct {
 type callee struct {
 	s         *session
 	announced chan struct{}
+	order     uint64 // in a cluster, the callee's place in the registration order (Callee.Order); 0 on one node
+}
+
+// add inserts c after every callee whose order is not larger than its
+// own: in registration order across the cluster (on one node, every
+// order is 0 and c goes last). dealer.mu must be held.
+func (r *registration) add(c callee) {
+	i := len(r.callees)
+	for i > 0 && r.callees[i-1].order > c.order {
+		i--
+	}
+	r.callees = slices.Insert(r.callees, i, c)
 }
 
 // call is a CALL in flight; dealer.mu guards it.
@@ -65,6 +81,7 @@ type call struct {
 	invocation wamp.ID // the INVOCATION request ID, callee scope
 	progress   bool    // the caller asked for progressive results
 	killing    bool    // INTERRUPT (mode kill) was sent
+	concurrent bool    // the caller had other calls in flight when it made this one
 	timer      *time.Timer
 	start      time.Duration // of the CALL, as since(); 8 bytes where a time.Time takes 24
 }

@@ -40,15 +40,33 @@ func (s *session) handleCallAs(m *wamp.Call, as *wamp.Identity) error {
 	}
 	opts.as = as
 	c, inv, announced, err := rm.dealer.call(s, m, opts)
+	if err != nil && rm.fabric != nil {
+		c, inv, announced, err = rm.callAfterSync(s, m, opts, err)
+	}
 	if err != nil {
 		return err
 	}
 	<-announced
-	c.callee.sendFrom(s, inv, wamp.TypeInvocation)
+	s.sendInvocation(c, inv)
 	if opts.timeout > 0 {
 		rm.dealer.startTimer(c, opts.timeout)
 	}
 	return nil
+}
+
+// sendInvocation sends c's INVOCATION to its callee. A caller whose peer
+// cannot tell whether more of its messages wait (not a wamp.Parker: an
+// in-process session, such as the HTTP Caller's, whose many requests each
+// hand over one CALL) is taken to be in a burst while it has other calls
+// in flight: the INVOCATIONs of concurrent calls then go out in batches,
+// one write for several, and the callee reads them so, while a lone call
+// is still written at once. s's goroutine only.
+func (s *session) sendInvocation(c *call, inv *wamp.Invocation) {
+	if _, parks := s.peer.(wamp.Parker); !parks && c.concurrent {
+		s.burst.Store(true)
+		defer s.burst.Store(false)
+	}
+	c.callee.sendFrom(s, inv, wamp.TypeInvocation)
 }
 
 func parseCallOptions(o wamp.Dict, perm auth.Permission) (callOptions, error) {
@@ -94,7 +112,8 @@ func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.
 	if restricted(m.Procedure) && !to.trusted() {
 		return nil, nil, nil, noSuchProcedure(m.Procedure)
 	}
-	c := &call{caller: s, request: m.Request, callee: to, invocation: to.invIDs.Next(), progress: opts.progress, start: since()}
+	c := &call{caller: s, request: m.Request, callee: to, invocation: to.invIDs.Next(), progress: opts.progress,
+		concurrent: len(s.calls.m) > 0, start: since()}
 	s.calls.put(c.request, c)
 	to.invs.put(c.invocation, c)
 	d.inFlight++

@@ -38,8 +38,13 @@ func (s *session) handleRegister(m *wamp.Register) error {
 		return err
 	}
 	um, _ := uriindex.ParseMatch(match)
-	info, announced, created, err := rm.dealer.register(s, m.Procedure, um, policy)
+	order, err := rm.announce(s, m.Procedure, match, policy)
 	if err != nil {
+		return err
+	}
+	info, announced, created, err := rm.dealer.register(s, m.Procedure, um, policy, order)
+	if err != nil {
+		rm.retract(m.Procedure, match, s.id)
 		return err
 	}
 	s.send(&wamp.Registered{Request: m.Request, Registration: info.ID})
@@ -55,12 +60,16 @@ func (s *session) handleRegister(m *wamp.Register) error {
 // REGISTERED, then closes announced. A session at its registration limit,
 // or in a realm at its own, gets a limitError: the registration counts its
 // weight for s, and for the realm its weight when it is new, one when s
-// joins its other callees.
-func (d *dealer) register(s *session, procedure wamp.URI, m uriindex.Match, policy string) (info regInfo, announced chan struct{}, created bool, err error) {
+// joins its other callees. In a cluster, order is s's place in the
+// registration order (Callee.Order).
+func (d *dealer) register(s *session, procedure wamp.URI, m uriindex.Match, policy string, order uint64) (info regInfo, announced chan struct{}, created bool, err error) {
 	w := registrationCost.weight(procedure, m)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	reg, ok := d.index.Get(string(procedure), m)
+	if ok && d.remote != nil {
+		reg, ok = d.staleRemote(reg, policy)
+	}
 	if ok && (policy == wamp.InvokeSingle || reg.policy != policy || s.regs.m[reg.id] != nil) {
 		return info, nil, false, wamp.Errorf(wamp.ErrProcedureAlreadyExists, "procedure %q is already registered", procedure)
 	}
@@ -68,14 +77,23 @@ func (d *dealer) register(s *session, procedure wamp.URI, m uriindex.Match, poli
 		return info, nil, false, err
 	}
 	if !ok {
-		reg = &registration{id: d.realm.router.regIDs.Next(), procedure: procedure, match: m, weight: w, policy: policy, created: time.Now()}
+		reg = &registration{id: d.newRegID(procedure, m), procedure: procedure, match: m, weight: w, policy: policy, created: time.Now()}
 		d.index.Set(string(procedure), m, reg)
 		d.byID[reg.id] = reg
 	}
 	announced = make(chan struct{})
-	reg.callees = append(reg.callees, callee{s: s, announced: announced})
+	reg.add(callee{s: s, announced: announced, order: order})
 	s.regs.put(reg.id, reg)
 	s.regWeight += w
 	d.holders.hold(w, !ok)
 	return reg.info(), announced, !ok, nil
+}
+
+// newRegID is the ID of a new registration: the router's next, or in a
+// cluster the one every node gives (procedure, m). dealer.mu must be held.
+func (d *dealer) newRegID(procedure wamp.URI, m uriindex.Match) wamp.ID {
+	if d.remote != nil {
+		return d.realm.fabric.RegistrationID(procedure, m.String())
+	}
+	return d.realm.router.regIDs.Next()
 }

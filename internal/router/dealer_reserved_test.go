@@ -71,7 +71,7 @@ func TestReservedCallsReachOnlyTrusted(t *testing.T) {
 		caller.expectError(wamp.ErrNoSuchProcedure)
 
 		rm := r.realm("realm1")
-		_, announced, _, err := rm.dealer.register(rm.session(attacker.id), "w", uriindex.Prefix, wamp.InvokeSingle)
+		_, announced, _, err := rm.dealer.register(rm.session(attacker.id), "w", uriindex.Prefix, wamp.InvokeSingle, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ func (s *session) handleUnregister(m *wamp.Unregister) error {
 	if !ok {
 		return wamp.Errorf(wamp.ErrNoSuchRegistration, "no registration %d", m.Registration)
 	}
+	rm.retract(info.Procedure, info.Match, s.id)
 	s.send(&wamp.Unregistered{Request: m.Request})
 	rm.hooks.Unregistered(s.id, info)
 	if deleted {

@@ -15,11 +15,9 @@ import (
 // connection; Park hands the resume function to the test, which calls it
 // as the transport's poller would.
 type parkingPeer struct {
-	*fakePeer
+	*nowPeer
 	resumes chan func()
 	ended   atomic.Int32
-	mu      sync.Mutex
-	now     []wamp.MessageType // what came through SendNow
 }
 
 var (
@@ -27,7 +25,17 @@ var (
 	_ wamp.NowSender = (*parkingPeer)(nil)
 )
 
-func (p *parkingPeer) SendNow(m wamp.Message) error {
+// nowPeer is a fakePeer that the router can write to at once
+// (wamp.NowSender), recording what it sent so.
+type nowPeer struct {
+	*fakePeer
+	mu  sync.Mutex
+	now []wamp.MessageType // what came through SendNow
+}
+
+var _ wamp.NowSender = (*nowPeer)(nil)
+
+func (p *nowPeer) SendNow(m wamp.Message) error {
 	p.mu.Lock()
 	p.now = append(p.now, wamp.Unwrap(m).Type())
 	p.mu.Unlock()
@@ -35,7 +43,7 @@ func (p *parkingPeer) SendNow(m wamp.Message) error {
 }
 
 // sentNow returns and forgets the types sent with SendNow.
-func (p *parkingPeer) sentNow() []wamp.MessageType {
+func (p *nowPeer) sentNow() []wamp.MessageType {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now
@@ -44,7 +52,7 @@ func (p *parkingPeer) sentNow() []wamp.MessageType {
 }
 
 func newParkingPeer() *parkingPeer {
-	return &parkingPeer{fakePeer: newFakePeer(256), resumes: make(chan func(), 1)}
+	return &parkingPeer{nowPeer: &nowPeer{fakePeer: newFakePeer(256)}, resumes: make(chan func(), 1)}
 }
 
 func (p *parkingPeer) RecvOrIdle() (wamp.Message, error) { return p.Recv() }
@@ -181,5 +189,40 @@ func TestSendNowAfterBurst(t *testing.T) {
 		}
 		c.send(&wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal})
 		expect[*wamp.Goodbye](c)
+	})
+}
+
+// TestInvocationsOfConcurrentCalls: for a caller whose peer cannot tell
+// that more of its messages wait (not a wamp.Parker: an in-process
+// session, as the HTTP Caller's), the INVOCATION of a lone call is
+// written at once (SendNow), and that of a call made while another is in
+// flight goes through Send, to be batched.
+func TestInvocationsOfConcurrentCalls(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		p := &nowPeer{fakePeer: newFakePeer(256)}
+		callee := attachAs(t, r.Gate(), p.fakePeer, p)
+		callee.hello("realm1", nil)
+		callee.register("com.echo", nil)
+		caller := join(t, r.Gate(), "realm1", nil)
+		synctest.Wait()
+		p.sentNow()
+		invoke := func(want []wamp.MessageType) *wamp.Invocation {
+			t.Helper()
+			caller.call("com.echo", nil)
+			inv := expect[*wamp.Invocation](callee)
+			synctest.Wait()
+			if now := p.sentNow(); !slices.Equal(now, want) {
+				t.Fatalf("sent with SendNow: %v, want %v", now, want)
+			}
+			return inv
+		}
+		lone := []wamp.MessageType{wamp.TypeInvocation}
+		first := invoke(lone)
+		second := invoke(nil) // the first still in flight
+		for _, inv := range []*wamp.Invocation{first, second} {
+			callee.send(&wamp.Yield{Request: inv.Request, Options: wamp.Dict{}})
+			expect[*wamp.Result](caller)
+		}
+		invoke(lone) // alone again
 	})
 }

@@ -35,6 +35,9 @@ type RealmOptions struct {
 	// Stats are the session statistics (wamp.session.on_stats); they need
 	// the meta API.
 	Stats StatsOptions
+	// Local keeps the realm on this node when the router is in a cluster
+	// (the realm's "cluster": false).
+	Local bool
 }
 
 // realm is a routing namespace: its sessions, broker and dealer.
@@ -60,6 +63,11 @@ type realm struct {
 	// joins and authFailures count the sessions that joined and the joins
 	// refused after HELLO, by authmethod (metrics.go).
 	joins, authFailures authCounts
+	// fabric is the realm's link to the other nodes of a cluster; nil on
+	// one node (set in newRealm, read-only after). unlinked closes it
+	// once.
+	fabric   RealmFabric
+	unlinked sync.Once
 
 	mu       sync.RWMutex // guards the fields below; after Router.mu
 	sessions map[wamp.ID]*session
@@ -83,6 +91,9 @@ func newRealm(r *Router, o RealmOptions) *realm {
 	rm.dealer = newDealer(rm)
 	if !o.DisableMetaAPI {
 		rm.enableMetaAPI()
+	}
+	if r.fabric != nil && !o.Local {
+		rm.link()
 	}
 	return rm
 }
@@ -159,6 +170,7 @@ func (rm *realm) close(reason wamp.URI) {
 	for _, s := range all {
 		s.shutdown(reason)
 	}
+	rm.unlink()
 }
 
 func (rm *realm) stats() RealmStats {

@@ -16,6 +16,9 @@ import (
 type Options struct {
 	Realms []RealmOptions
 	Logger *slog.Logger // nil: discard
+	// Fabric links the realms to the other nodes of a cluster; nil is
+	// one node, and no cluster code runs.
+	Fabric Fabric
 }
 
 // Errors returned by New and AddRealm.
@@ -40,6 +43,7 @@ type Router struct {
 	callErrors        callErrors
 	otherAuthFailures authCounts
 	logins            loginguard.Throttle // failed logins, by address and authid
+	fabric            Fabric              // nil: one node
 
 	mu       sync.Mutex // guards the fields below; first in the lock order
 	realms   map[wamp.URI]*realm
@@ -62,6 +66,7 @@ func New(opts Options) (*Router, error) {
 		peerLogs: newPeerLogs(log),
 		realms:   make(map[wamp.URI]*realm),
 		sessions: make(map[*session]struct{}),
+		fabric:   opts.Fabric,
 	}
 	r.msgs.init()
 	r.anon = r.Gate()
@@ -145,11 +150,27 @@ func (r *Router) Shutdown(ctx context.Context) error {
 		r.wg.Wait()
 		close(done)
 	}()
+	var err error
 	select {
 	case <-done:
-		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("router: shutdown: %w", ctx.Err())
+		err = fmt.Errorf("router: shutdown: %w", ctx.Err())
+	}
+	r.unlinkRealms()
+	return err
+}
+
+// unlinkRealms closes every realm's link to the cluster, once its
+// sessions are gone (or Shutdown gave up waiting for them).
+func (r *Router) unlinkRealms() {
+	r.mu.Lock()
+	all := make([]*realm, 0, len(r.realms))
+	for _, rm := range r.realms {
+		all = append(all, rm)
+	}
+	r.mu.Unlock()
+	for _, rm := range all {
+		rm.unlink()
 	}
 }
 

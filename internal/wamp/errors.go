@@ -46,6 +46,9 @@ const (
 	// past one of the router's limits (subscriptions, registrations,
 	// calls in flight, retained events, testaments).
 	ErrLimitExceeded URI = "junction.error.limit_exceeded"
+	// ErrClusterUnavailable: the cluster's table cannot be written (no
+	// JetStream quorum), so a REGISTER or SUBSCRIBE that needs it fails.
+	ErrClusterUnavailable URI = "junction.error.cluster_unavailable"
 	// ErrConfigChanged: the GOODBYE of a session that a configuration
 	// reload no longer allows (its role was removed from its realm, its
 	// principal was removed or its credentials changed, or a

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/transport/local"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -24,9 +25,36 @@ func BenchmarkRPC(b *testing.B) {
 	}
 }
 
+// BenchmarkRPCInProcess is BenchmarkRPC with the caller in the router's
+// process, over an in-memory pair (transport/local), as the HTTP Caller's
+// embedded session is, and the callee over WebSocket (msgpack): with
+// calls in flight side by side, their INVOCATIONs go out in batches.
+func BenchmarkRPCInProcess(b *testing.B) {
+	for _, concurrency := range []int{1, 64} {
+		b.Run("concurrency="+itoa(concurrency), func(b *testing.B) {
+			srv := newServer(b)
+			callee := join(b, srv.url, "wamp.2.msgpack")
+			mine, theirs := local.Pair(local.Options{})
+			go srv.router.Gate().Attach(theirs)
+			caller, err := client.Join(timeout(b), mine, client.Config{Realm: realm})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { caller.Close() })
+			runCalls(b, callee, caller, concurrency)
+		})
+	}
+}
+
 func benchRPC(b *testing.B, subprotocol string, concurrency int) {
 	srv := newServer(b)
 	callee, caller := join(b, srv.url, subprotocol), join(b, srv.url, subprotocol)
+	runCalls(b, callee, caller, concurrency)
+}
+
+// runCalls registers an echo procedure with callee and has caller call it
+// b.N times, concurrency calls in flight.
+func runCalls(b *testing.B, callee, caller *client.Session, concurrency int) {
 	echo := func(_ context.Context, inv *client.Invocation) (*client.Result, error) {
 		return &client.Result{Args: inv.Args}, nil
 	}

@@ -1,0 +1,209 @@
+// Package clustertest starts clusters of nodes in one test process: each
+// node with its own embedded nats-server on 127.0.0.1, routed to the
+// others, JetStream on.
+package clustertest
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/cluster"
+	"github.com/junction-wamp/junction/internal/logtest"
+)
+
+// Option changes the config of every node Start makes (node i of n).
+type Option func(i int, c *cluster.Config)
+
+// Lease sets the lease and the heartbeat of every node.
+func Lease(lease, heartbeat time.Duration) Option {
+	return func(_ int, c *cluster.Config) { c.Lease, c.Heartbeat = lease, heartbeat }
+}
+
+// startTimeout bounds Start.
+const startTimeout = 30 * time.Second
+
+// Start starts n nodes named node-1 ... node-n in the cluster "test",
+// each routed to all the others, and waits until every node sees every
+// other. The nodes close at the end of the test; their logs are shown if
+// it fails.
+func Start(t testing.TB, n int, opts ...Option) []*cluster.Node {
+	t.Helper()
+	addrs := freeAddrs(t, n)
+	log := &logtest.Log{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("cluster log:\n%s", log.String())
+		}
+	})
+	nodes := make([]*cluster.Node, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { nodes[i], errs[i] = start(Config(i, addrs, opts...), log) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			closeAll(nodes)
+			t.Fatalf("node %d: %v", i+1, err)
+		}
+	}
+	t.Cleanup(func() {
+		closeAll(nodes)
+		for _, nd := range nodes {
+			configs.Delete(nd)
+		}
+	})
+	WaitMembers(t, nodes, nodes...)
+	return nodes
+}
+
+// configs are the configs and logs of the nodes started here, for
+// Restart.
+var configs sync.Map // *cluster.Node -> started
+
+type started struct {
+	cfg cluster.Config
+	log *logtest.Log
+}
+
+// start starts one node of cfg, logging to log.
+func start(cfg cluster.Config, log *logtest.Log) (*cluster.Node, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	nd, err := cluster.Start(ctx, cfg, log.Logger(slog.LevelInfo))
+	if err == nil {
+		configs.Store(nd, started{cfg, log})
+	}
+	return nd, err
+}
+
+// Restart starts a node with the config of old, a node Start made that
+// was killed or closed since: the same name and addresses, a new epoch.
+// It closes at the end of the test.
+func Restart(t testing.TB, old *cluster.Node) *cluster.Node {
+	t.Helper()
+	v, ok := configs.Load(old)
+	if !ok {
+		t.Fatalf("%s was not started by clustertest", old.Self())
+	}
+	s := v.(started)
+	nd, err := start(s.cfg, s.log)
+	if err != nil {
+		t.Fatalf("restart %s: %v", old.Self().Name, err)
+	}
+	t.Cleanup(func() {
+		nd.Close()
+		configs.Delete(nd)
+	})
+	return nd
+}
+
+// Config is the config of node i (0-based) of a cluster whose route
+// addresses are addrs: Start's, for tests that start a node themselves.
+func Config(i int, addrs []string, opts ...Option) cluster.Config {
+	var routes []string
+	for j, a := range addrs {
+		if j != i {
+			routes = append(routes, "nats://"+a)
+		}
+	}
+	cfg := cluster.Config{Name: "test", Node: fmt.Sprintf("node-%d", i+1),
+		Embedded: &cluster.Embedded{Listen: addrs[i], Routes: routes}}
+	for _, o := range opts {
+		o(i, &cfg)
+	}
+	return cfg
+}
+
+// freeAddrs returns n loopback addresses whose ports the OS just chose:
+// the route ports must be known before the nodes start, to route each to
+// the others.
+func freeAddrs(t testing.TB, n int) []string {
+	t.Helper()
+	addrs := make([]string, n)
+	var ls []net.Listener
+	for i := range addrs {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+		addrs[i] = l.Addr().String()
+	}
+	for _, l := range ls {
+		l.Close()
+	}
+	return addrs
+}
+
+// FreeAddrs is freeAddrs, for tests that start nodes themselves.
+func FreeAddrs(t testing.TB, n int) []string { return freeAddrs(t, n) }
+
+// WaitMembers waits until each of nodes sees exactly want as its live
+// members.
+func WaitMembers(t testing.TB, nodes []*cluster.Node, want ...*cluster.Node) {
+	t.Helper()
+	names := map[cluster.Member]bool{}
+	for _, w := range want {
+		names[w.Self()] = true
+	}
+	deadline := time.Now().Add(startTimeout)
+	for _, nd := range nodes {
+		for !sameMembers(nd.Members(), names) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s sees %v, want %d members %v", nd.Self(), nd.Members(), len(names), names)
+			}
+			waitChange(nd)
+		}
+	}
+}
+
+// waitChange returns after the next membership event of nd, or a short
+// while.
+func waitChange(nd *cluster.Node) {
+	ch := make(chan struct{}, 1)
+	stop := nd.Watch(func(cluster.MemberEvent) {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	})
+	defer stop()
+	<-ch // the replay of the current members
+	select {
+	case <-ch:
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+func sameMembers(got []cluster.Member, want map[cluster.Member]bool) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for _, m := range got {
+		if !want[m] {
+			return false
+		}
+	}
+	return true
+}
+
+// Kill stops node as a SIGKILL would: its NATS server and connection
+// close without goodbye.
+func Kill(node *cluster.Node) { node.Kill() }
+
+func closeAll(nodes []*cluster.Node) {
+	var wg sync.WaitGroup
+	for _, nd := range nodes {
+		if nd != nil {
+			wg.Go(func() { nd.Close() })
+		}
+	}
+	wg.Wait()
+}

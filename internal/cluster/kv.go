@@ -1,0 +1,90 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// KVOption sets an option of a bucket KV creates.
+type KVOption func(*jetstream.KeyValueConfig)
+
+// WithHistory keeps n values per key (1 by default, at most 64).
+func WithHistory(n uint8) KVOption {
+	return func(c *jetstream.KeyValueConfig) { c.History = n }
+}
+
+// WithTTL expires the values of the bucket d after their last write.
+func WithTTL(d time.Duration) KVOption {
+	return func(c *jetstream.KeyValueConfig) { c.TTL = d }
+}
+
+// KV opens the bucket jx_<cluster>_<name>, creating it if needed: in
+// memory, with min(3, nodes configured) replicas. name is [A-Za-z0-9_-].
+// KV waits for the node to join. While JetStream is not ready yet (the cluster forming, a leader being
+// elected), KV retries until ctx ends.
+func (n *Node) KV(ctx context.Context, name string, opts ...KVOption) (jetstream.KeyValue, error) {
+	if !validName(name) {
+		return nil, fmt.Errorf("cluster: bucket name %q: want [A-Za-z0-9_-]", name)
+	}
+	cfg := jetstream.KeyValueConfig{Bucket: "jx_" + n.cfg.Name + "_" + name,
+		Storage: jetstream.MemoryStorage, Replicas: n.replicas, History: 1}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	select {
+	case <-n.joined:
+	case <-n.done:
+		return nil, ErrClosed
+	case <-ctx.Done():
+		return nil, fmt.Errorf("cluster: bucket %s: not joined: %w", cfg.Bucket, ctx.Err())
+	}
+	backoff := 10 * time.Millisecond
+	for {
+		kv, err := n.openKV(ctx, cfg)
+		if err == nil || !retryable(err) {
+			return kv, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("cluster: bucket %s: %w (%w)", cfg.Bucket, ctx.Err(), err)
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 500*time.Millisecond)
+	}
+}
+
+// kvAttempt bounds one attempt of KV: JetStream leaves a request
+// unanswered while its cluster has no leader yet.
+const kvAttempt = 2 * time.Second
+
+// openKV opens the bucket, or creates it.
+func (n *Node) openKV(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	ctx, cancel := context.WithTimeout(ctx, kvAttempt)
+	defer cancel()
+	kv, err := n.js.KeyValue(ctx, cfg.Bucket)
+	if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return kv, err
+	}
+	kv, err = n.js.CreateKeyValue(ctx, cfg)
+	if errors.Is(err, jetstream.ErrBucketExists) {
+		return n.js.KeyValue(ctx, cfg.Bucket)
+	}
+	return kv, err
+}
+
+// retryable reports whether err says JetStream is not ready yet.
+func retryable(err error) bool {
+	var api *jetstream.APIError
+	if errors.As(err, &api) {
+		// 10008: JetStream temporarily unavailable; 10005: no suitable
+		// peers (not all are up yet); 503: no leader yet.
+		return api.ErrorCode == 10008 || api.ErrorCode == 10005 || api.Code == 503
+	}
+	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, context.DeadlineExceeded)
+}

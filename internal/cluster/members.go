@@ -1,0 +1,316 @@
+package cluster
+
+import (
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// MemberEvent is a change of the membership: a member joined (Up) or was
+// lost (its lease expired, it left cleanly, or this node is isolated and
+// reports itself and, fencing, every other member lost).
+type MemberEvent struct {
+	Member Member
+	Up     bool
+}
+
+// peer is what the node knows of another member. Guarded by Node.mu.
+type peer struct {
+	member Member
+	heard  time.Time // its last heartbeat (or message)
+	up     bool
+	left   bool   // it said goodbye: no longer one of the members this node knows
+	hash   string // its config hash, once it differed from ours
+}
+
+// watcher is one Watch callback.
+type watcher struct {
+	f       func(MemberEvent)
+	stopped atomic.Bool
+}
+
+// event is one delivery queued for the events goroutine: ev to watchers.
+type event struct {
+	ev       MemberEvent
+	watchers []*watcher
+}
+
+// Members returns the live members, this node first, then by name (a
+// fenced node has none, itself included).
+func (n *Node) Members() []Member {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.membersLocked()
+}
+
+// membersLocked is Members. Lock n.mu should be held.
+func (n *Node) membersLocked() []Member {
+	var out []Member
+	for _, p := range n.peers {
+		if p.up {
+			out = append(out, p.member)
+		}
+	}
+	slices.SortFunc(out, func(a, b Member) int { return strings.Compare(a.Name, b.Name) })
+	if n.fencedLocked() {
+		return out
+	}
+	return append([]Member{n.self}, out...)
+}
+
+// Watch calls f with every change of the membership, in order, on one
+// goroutine, starting with a join of every live member (this node
+// first). f must not block for long: it holds up the other watchers.
+// After stop returns, f is not called again (unless from f itself).
+func (n *Node) Watch(f func(MemberEvent)) (stop func()) {
+	w := &watcher{f: f}
+	n.mu.Lock()
+	for _, m := range n.membersLocked() {
+		n.events = append(n.events, event{MemberEvent{m, true}, []*watcher{w}})
+	}
+	n.watchers = append(n.watchers, w)
+	n.signalLocked()
+	n.mu.Unlock()
+	return func() {
+		w.stopped.Store(true)
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		n.watchers = slices.DeleteFunc(n.watchers, func(x *watcher) bool { return x == w })
+	}
+}
+
+// emitLocked queues ev for every watcher. Lock n.mu should be held.
+func (n *Node) emitLocked(ev MemberEvent) {
+	if ev.Up {
+		n.log.Info("cluster: member up", "member", ev.Member.String())
+	} else {
+		n.log.Warn("cluster: member lost", "member", ev.Member.String())
+	}
+	n.events = append(n.events, event{ev, slices.Clone(n.watchers)})
+	n.signalLocked()
+}
+
+// signalLocked wakes the events goroutine. Lock n.mu should be held.
+func (n *Node) signalLocked() {
+	select {
+	case n.wake <- struct{}{}:
+	default:
+	}
+}
+
+// runEvents delivers the queued events, holding no lock.
+func (n *Node) runEvents() {
+	defer n.wg.Done()
+	for {
+		select {
+		case <-n.done:
+			return
+		case <-n.wake:
+		}
+		for {
+			n.mu.Lock()
+			if len(n.events) == 0 {
+				n.events = nil
+				n.mu.Unlock()
+				break
+			}
+			e := n.events[0]
+			n.events = n.events[1:]
+			n.mu.Unlock()
+			for _, w := range e.watchers {
+				if !w.stopped.Load() {
+					w.f(e.ev)
+				}
+			}
+		}
+	}
+}
+
+// runHeartbeats sends a heartbeat every interval and expires the members
+// whose lease ran out.
+func (n *Node) runHeartbeats() {
+	defer n.wg.Done()
+	n.publishHeartbeat(0)
+	beat := time.NewTicker(n.cfg.Heartbeat)
+	defer beat.Stop()
+	check := time.NewTicker(min(n.cfg.Heartbeat, n.cfg.Lease/10))
+	defer check.Stop()
+	for {
+		select {
+		case <-n.done:
+			return
+		case <-beat.C:
+			n.publishHeartbeat(0)
+		case now := <-check.C:
+			n.expire(now)
+		}
+	}
+}
+
+// publishHeartbeat announces this member (with flags).
+func (n *Node) publishHeartbeat(flags byte) {
+	n.mu.Lock()
+	h := heartbeat{flags: flags, member: n.self, hash: n.cfg.ConfigHash}
+	if n.fencedLocked() {
+		h.flags |= hbIsolated
+	}
+	n.mu.Unlock()
+	if err := n.nc.Publish(n.prefix+".hb", appendHeartbeat(nil, h)); err != nil {
+		n.log.Warn("cluster: heartbeat", "error", err)
+	}
+}
+
+// expire reports lost the members not heard for a lease, then checks
+// whether this node is isolated, or no longer.
+func (n *Node) expire(now time.Time) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, p := range n.peers {
+		if p.up && now.Sub(p.heard) > n.cfg.Lease {
+			p.up = false
+			n.emitLocked(MemberEvent{p.member, false})
+		}
+	}
+	known, heard := 1, 1 // this node
+	for _, p := range n.peers {
+		if !p.left {
+			known++
+			if now.Sub(p.heard) <= n.cfg.Lease {
+				heard++
+			}
+		}
+	}
+	switch majority := known/2 + 1; {
+	case !n.isolated && heard < majority:
+		n.isolateLocked(heard, known)
+	case n.isolated && heard >= majority:
+		n.rejoinLocked(now)
+	}
+}
+
+// isolateLocked isolates this node: it hears heard of the known members
+// (itself included), fewer than a majority. Fencing, it reports itself
+// and every other member lost. Lock n.mu should be held.
+func (n *Node) isolateLocked(heard, known int) {
+	n.isolated = true
+	n.isolations++
+	if n.cfg.OnIsolation == Serve {
+		n.log.Error("cluster: isolated: hearing fewer than a majority of the members; serving on (on_isolation serve)",
+			"heard", heard, "known", known)
+		return
+	}
+	n.log.Error("cluster: isolated: hearing fewer than a majority of the members; fenced until it hears a majority again",
+		"heard", heard, "known", known)
+	n.emitLocked(MemberEvent{n.self, false})
+	for _, p := range n.peers {
+		if p.up {
+			p.up = false
+			n.emitLocked(MemberEvent{p.member, false})
+		}
+	}
+}
+
+// rejoinLocked ends the isolation: a fenced node rejoins with a new
+// epoch, so that nothing of its earlier life is taken for its own. Lock
+// n.mu should be held.
+func (n *Node) rejoinLocked(now time.Time) {
+	n.isolated = false
+	if n.cfg.OnIsolation == Serve {
+		n.log.Warn("cluster: no longer isolated")
+		return
+	}
+	n.self.Epoch = newEpoch()
+	n.log.Warn("cluster: no longer isolated: rejoined", "member", n.self.String())
+	n.emitLocked(MemberEvent{n.self, true})
+	for _, p := range n.peers {
+		if !p.left && now.Sub(p.heard) <= n.cfg.Lease {
+			p.up = true
+			n.emitLocked(MemberEvent{p.member, true})
+		}
+	}
+}
+
+// fencedLocked reports whether this node is isolated and fenced. Lock
+// n.mu should be held.
+func (n *Node) fencedLocked() bool { return n.isolated && n.cfg.OnIsolation == Fence }
+
+// onHeartbeat records another member's heartbeat.
+func (n *Node) onHeartbeat(m *nats.Msg) {
+	h, err := decodeHeartbeat(m.Data)
+	if err != nil {
+		n.log.Warn("cluster: malformed heartbeat", "subject", m.Subject)
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if h.member.Name == n.self.Name {
+		if h.member.Epoch != n.self.Epoch {
+			n.log.Error("cluster: another live node has this node's name", "other", h.member.String())
+		}
+		return
+	}
+	switch {
+	case h.flags&hbLeave != 0:
+		n.leftLocked(h.member)
+		return
+	case h.flags&hbIsolated != 0:
+		n.lostLocked(h.member) // it rejoins with a new epoch
+		return
+	}
+	p := n.heardLocked(h.member, time.Now())
+	n.checkHashLocked(p, h.hash)
+}
+
+// heardLocked records that member is alive at now, a join when it was not
+// live (a new epoch of a name replaces the old one, lost). While this
+// node is fenced, it only notes when it heard the member. Lock n.mu
+// should be held.
+func (n *Node) heardLocked(member Member, now time.Time) *peer {
+	p := n.peers[member.Name]
+	if p == nil {
+		p = &peer{member: member}
+		n.peers[member.Name] = p
+	}
+	if p.member.Epoch != member.Epoch {
+		n.lostLocked(p.member)
+		*p = peer{member: member}
+	}
+	p.heard, p.left = now, false
+	if !p.up && !n.fencedLocked() {
+		p.up = true
+		n.emitLocked(MemberEvent{member, true})
+	}
+	return p
+}
+
+// leftLocked records that member left cleanly: it is no longer one of
+// the members this node knows. Lock n.mu should be held.
+func (n *Node) leftLocked(member Member) {
+	if p := n.peers[member.Name]; p != nil && p.member == member {
+		n.lostLocked(member)
+		p.left = true
+	}
+}
+
+// lostLocked reports member lost if it was live. Lock n.mu should be
+// held.
+func (n *Node) lostLocked(member Member) {
+	if p := n.peers[member.Name]; p != nil && p.member == member && p.up {
+		p.up = false
+		n.emitLocked(MemberEvent{member, false})
+	}
+}
+
+// checkHashLocked warns once when a member's config hash differs from
+// this node's. Lock n.mu should be held.
+func (n *Node) checkHashLocked(p *peer, hash string) {
+	if hash == n.cfg.ConfigHash || hash == p.hash {
+		return
+	}
+	p.hash = hash
+	n.log.Warn("cluster: a member's realm, role or auth config differs from this node's",
+		"member", p.member.String(), "hash", hash, "own", n.cfg.ConfigHash)
+}

@@ -1,0 +1,143 @@
+package cluster
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// A node's name is checked twice at start, because nats-server refuses a
+// route between two servers of one name (the embedded server's name is
+// the node's): the new node's server would then sit apart from the
+// holder's and never hear of it.
+//
+//  1. Before its server starts, the node reads the INFO line each route's
+//     server sends on accepting a connection: it names that server.
+//  2. Once routed, it asks every member it reaches (subject who.<name>)
+//     whether a live member has the name: each answers from its own view
+//     of the membership, so a holder the new node has no route to is
+//     found through the members that hear it.
+
+// routeInfoTimeout bounds the read of one route's INFO line.
+const routeInfoTimeout = time.Second
+
+// checkRouteNames returns ErrNameTaken when the server of one of routes is
+// named name (an unreachable route is no answer).
+func checkRouteNames(ctx context.Context, routes []string, name string) error {
+	var wg sync.WaitGroup
+	found := make(chan string, len(routes))
+	for _, r := range routes {
+		u, err := url.Parse(r)
+		if err != nil {
+			continue
+		}
+		wg.Go(func() {
+			if routeServerName(ctx, u) == name {
+				found <- u.Host
+			}
+		})
+	}
+	wg.Wait()
+	close(found)
+	if host, ok := <-found; ok {
+		return fmt.Errorf("%w: %s (the route server at %s)", ErrNameTaken, name, host)
+	}
+	return nil
+}
+
+// routeServerName reads the server name of the INFO line the route server
+// at u sends first ("" when there is none).
+func routeServerName(ctx context.Context, u *url.URL) string {
+	ctx, cancel := context.WithTimeout(ctx, routeInfoTimeout)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", u.Host)
+	if err != nil {
+		return ""
+	}
+	defer conn.Close()
+	deadline, _ := ctx.Deadline()
+	conn.SetReadDeadline(deadline)
+	line, err := bufio.NewReaderSize(conn, 4096).ReadString('\n')
+	info, ok := strings.CutPrefix(line, "INFO ")
+	if err != nil || !ok {
+		return ""
+	}
+	var v struct {
+		Name string `json:"server_name"`
+	}
+	if json.Unmarshal([]byte(info), &v) != nil {
+		return ""
+	}
+	return v.Name
+}
+
+// checkName asks the members this node reaches whether a live member has
+// its name: every member answers, "" or the holder, and the check ends
+// when each routed server's member has (embedded), or after a heartbeat
+// interval (external: the members are not known yet). It retries while
+// no member has the question's subscription yet (routes just made), at
+// most a lease.
+func (n *Node) checkName(ctx context.Context) error {
+	wait := n.cfg.Heartbeat
+	if n.emb != nil {
+		wait = n.cfg.Lease
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	reply := n.nc.NewRespInbox()
+	sub, err := n.nc.SubscribeSync(reply)
+	if err != nil {
+		return fmt.Errorf("cluster: name check: %w", err)
+	}
+	defer sub.Unsubscribe()
+	subject := n.prefix + ".who." + Token(n.cfg.Node)
+	if err := n.nc.PublishRequest(subject, reply, nil); err != nil {
+		return fmt.Errorf("cluster: name check: %w", err)
+	}
+	answers := 0
+	for n.emb == nil || answers < n.emb.remotes() {
+		msg, err := sub.NextMsgWithContext(ctx)
+		switch {
+		case errors.Is(err, nats.ErrNoResponders): // no member subscribed yet
+			time.AfterFunc(20*time.Millisecond, func() { n.nc.PublishRequest(subject, reply, nil) })
+		case err != nil:
+			return nil // every member reached has answered, or none is there
+		case len(msg.Data) > 0:
+			return fmt.Errorf("%w: %s is %s", ErrNameTaken, n.cfg.Node, msg.Data)
+		default:
+			answers++
+		}
+	}
+	return nil
+}
+
+// onWho answers a starting node's name check: the live member of that
+// name, or nothing.
+func (n *Node) onWho(m *nats.Msg) {
+	token := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
+	holder := ""
+	n.mu.Lock()
+	if Token(n.self.Name) == token {
+		holder = n.self.String()
+	}
+	for _, p := range n.peers {
+		if p.up && Token(p.member.Name) == token {
+			holder = p.member.String()
+		}
+	}
+	n.mu.Unlock()
+	if holder != "" {
+		n.log.Error("cluster: a node tried to start with a live member's name", "holder", holder)
+	}
+	m.Respond([]byte(holder))
+}

@@ -1,0 +1,340 @@
+package cluster
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/junction-wamp/junction/internal/lograte"
+	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// kindCall is the kind of the RPC messages between nodes (rpc_wire.go).
+const kindCall Kind = 32
+
+// Timeouts of the reg table's operations.
+const (
+	// tableTimeout bounds a REGISTER's or UNREGISTER's writes.
+	tableTimeout = 5 * time.Second
+	// syncTimeout bounds the wait of a CALL that found no registration
+	// for the table (Sync).
+	syncTimeout = 2 * time.Second
+	// retryPause is the wait before a table operation is tried again
+	// while JetStream elects a leader.
+	retryPause = 50 * time.Millisecond
+	// openAttempt bounds one attempt to open the table.
+	openAttempt = 2 * time.Second
+)
+
+// calls is the RPC part of a node's fabric: the reg table (KV bucket
+// reg, one record per (realm, match, procedure)), mirrored into every
+// realm's dealer by a watcher, and the calls' messages between nodes.
+type calls struct {
+	node    *Node
+	log     *slog.Logger
+	cluster string // the cluster's name: the key of registration IDs
+	badWire *lograte.Limit
+
+	ctx     context.Context // ends at close: the watcher and table writes
+	cancel  context.CancelFunc
+	stop    func()        // of the membership watch
+	rewatch chan struct{} // asks the table's watcher to watch anew
+	wg      sync.WaitGroup
+
+	mu      sync.Mutex         // guards the fields below; before dealer.mu
+	kv      jetstream.KeyValue // the reg table; nil until start
+	realms  map[wamp.URI]*callRealm
+	records map[string]*record  // by key, as the watcher last saw them
+	lost    map[Member]struct{} // members reported lost: their entries are stale
+	fenced  bool                // this node is isolated and fenced: it cleans nothing
+	applied uint64              // the table's revision the dealers hold
+	synced  chan struct{}       // closed (and replaced) when applied grows
+}
+
+// newCalls makes the RPC part of node n's fabric; start opens its table.
+func newCalls(n *Node, log *slog.Logger) *calls {
+	c := &calls{node: n, log: log, cluster: n.cfg.Name, badWire: &lograte.Limit{Interval: time.Minute},
+		realms: map[wamp.URI]*callRealm{}, records: map[string]*record{}, lost: map[Member]struct{}{},
+		synced: make(chan struct{}), rewatch: make(chan struct{}, 1), stop: func() {}}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	return c
+}
+
+// start opens the reg table and starts mirroring it, once n has joined.
+func (c *calls) start(ctx context.Context) error {
+	kv, err := openTable(ctx, c.node, "reg")
+	if err != nil {
+		return err
+	}
+	w, err := kv.WatchAll(c.ctx)
+	if err != nil {
+		return fmt.Errorf("cluster: watch the reg table: %w", err)
+	}
+	c.mu.Lock()
+	c.kv = kv
+	c.mu.Unlock()
+	c.wg.Go(func() { c.watch(w) })
+	c.node.Handle(kindCall, c.receive)
+	c.node.OnGap(c.gap)
+	c.stop = c.node.Watch(c.membership)
+	return nil
+}
+
+var errNotStarted = errors.New("cluster: the fabric is not started")
+
+// table returns the reg table, or errNotStarted.
+func (c *calls) table() (jetstream.KeyValue, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.kv == nil {
+		return nil, errNotStarted
+	}
+	return c.kv, nil
+}
+
+// openTable opens bucket name, each attempt with a deadline of its own:
+// a JetStream request made while the servers still elect their meta
+// leader may get no answer at all, and would wait for ctx's end.
+func openTable(ctx context.Context, n *Node, name string) (jetstream.KeyValue, error) {
+	for {
+		attempt, cancel := context.WithTimeout(ctx, openAttempt)
+		kv, err := n.KV(attempt, name)
+		if err == nil {
+			kv, err = leaderReads(attempt, n, kv)
+		}
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			return kv, err
+		}
+	}
+}
+
+// leaderReads turns the bucket's direct gets off, so that its reads go to
+// the stream's leader: a direct get may be answered by a replica that has
+// not applied the latest write, and an UNREGISTER that read an older
+// record would find nothing to remove and leave its callee in the table.
+// (Every node does it as it opens the bucket, after a Create that may
+// have turned them on again.)
+func leaderReads(ctx context.Context, n *Node, kv jetstream.KeyValue) (jetstream.KeyValue, error) {
+	s, err := n.js.Stream(ctx, "KV_"+kv.Bucket())
+	if err != nil {
+		return nil, err
+	}
+	cfg := s.CachedInfo().Config
+	if cfg.AllowDirect {
+		cfg.AllowDirect = false
+		if _, err := n.js.UpdateStream(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	return n.js.KeyValue(ctx, kv.Bucket())
+}
+
+// close stops mirroring the table.
+func (c *calls) close() {
+	c.stop()
+	c.cancel()
+	c.wg.Wait()
+}
+
+// callRealm is one realm's RPC link: router.CallFabric.
+type callRealm struct {
+	c    *calls
+	name wamp.URI
+	link *router.RealmLink
+}
+
+var _ router.CallFabric = (*callRealm)(nil)
+
+// realm links realm name and hands its dealer the registrations the
+// table holds for it.
+func (c *calls) realm(name wamp.URI, link *router.RealmLink) *callRealm {
+	r := &callRealm{c: c, name: name, link: link}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.realms[name] = r
+	for _, rec := range c.records {
+		if rec.realm == name {
+			link.SetRegistration(c.mirrored(rec))
+		}
+	}
+	return r
+}
+
+// Close unlinks the realm.
+func (r *callRealm) Close() {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	if r.c.realms[r.name] == r {
+		delete(r.c.realms, r.name)
+	}
+}
+
+// RegistrationID is a keyed hash of (cluster, realm, match, procedure) in
+// the IDs' range, 1 to 2^53: the same on every node.
+func (r *callRealm) RegistrationID(procedure wamp.URI, match string) wamp.ID {
+	h := sha256.New()
+	for _, s := range []string{"junction.cluster.registration", r.c.cluster, string(r.name), match, string(procedure)} {
+		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
+		h.Write([]byte(s))
+	}
+	return wamp.ID(binary.BigEndian.Uint64(h.Sum(nil))%wamp.MaxID + 1)
+}
+
+// Send forwards a call's message to node to.
+func (r *callRealm) Send(to router.Node, callee wamp.ID, m wamp.Message) error {
+	body, err := appendCall(nil, callMsg{realm: r.name, callee: callee, m: m})
+	if err != nil {
+		return err
+	}
+	return r.c.node.Send(Member(to), kindCall, body)
+}
+
+// receive handles a call's message from member from (on from's
+// goroutine, in the order sent).
+func (c *calls) receive(from Member, body []byte) {
+	msg, err := decodeCall(body)
+	if err != nil {
+		if ok, suppressed := c.badWire.Allow(); ok {
+			c.log.Warn("cluster: malformed call message", "from", from.String(), "suppressed", suppressed)
+		}
+		return
+	}
+	if msg.m == nil {
+		c.reset(from)
+		return
+	}
+	c.mu.Lock()
+	r := c.realms[msg.realm]
+	c.mu.Unlock()
+	if r == nil {
+		if inv, ok := msg.m.(*wamp.Invocation); ok {
+			e := wamp.ErrorFor(wamp.TypeCall, inv.Request, wamp.Errorf(wamp.ErrNoSuchProcedure, "no realm %q on node %s", msg.realm, c.node.Self().Name))
+			body, _ := appendCall(nil, callMsg{realm: msg.realm, callee: msg.callee, m: e})
+			c.node.Send(from, kindCall, body)
+		}
+		return
+	}
+	r.link.DeliverCall(router.Node(from), msg.callee, msg.m)
+}
+
+// gap ends the calls between this node and member from, some of whose
+// messages were lost: which calls they touched is unknown. from is told
+// to do the same (its messages to us may be lost too).
+func (c *calls) gap(from Member, lost uint64) {
+	c.reset(from)
+	body, _ := appendCall(nil, callMsg{})
+	c.node.Send(from, kindCall, body)
+}
+
+// reset ends the calls between this node and member m (their callers get
+// ERROR wamp.error.canceled) and mirrors m's registrations again.
+func (c *calls) reset(m Member) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.realms {
+		r.link.DropNode(router.Node(m))
+	}
+	c.showMember(m)
+}
+
+// showMember hands the dealers every record listing member m again.
+// c.mu must be held.
+func (c *calls) showMember(m Member) {
+	for _, rec := range c.records {
+		if rec.lists(m) {
+			c.show(rec)
+		}
+	}
+}
+
+// membership drops the callees of a lost member from the dealers and
+// from the table, and shows them again if the member comes back (this
+// node, fenced while isolated, reported every member lost; it rejoins
+// with a new epoch and hears them again). While fenced, the table is
+// left alone: the others may well be alive.
+func (c *calls) membership(ev MemberEvent) {
+	self := c.node.Self()
+	c.mu.Lock()
+	if ev.Member.Name == self.Name {
+		c.fenced = !ev.Up
+		c.mu.Unlock()
+		return
+	}
+	if ev.Up {
+		c.back(ev.Member)
+		c.mu.Unlock()
+		return
+	}
+	c.lost[ev.Member] = struct{}{}
+	var keys []string
+	for k, rec := range c.records {
+		if rec.lists(ev.Member) {
+			keys = append(keys, k)
+		}
+	}
+	for _, r := range c.realms {
+		r.link.DropNode(router.Node(ev.Member))
+	}
+	fenced := c.fenced
+	c.mu.Unlock()
+	select {
+	case c.rewatch <- struct{}{}:
+	default:
+	}
+	if !fenced {
+		c.wg.Go(func() { c.clean(keys) })
+	}
+}
+
+// back shows the callees of member m, reported lost before, again.
+// c.mu must be held.
+func (c *calls) back(m Member) {
+	if _, lost := c.lost[m]; !lost {
+		return
+	}
+	delete(c.lost, m)
+	c.showMember(m)
+}
+
+// stale reports whether entries of member m are stale: m was lost, or it
+// is an earlier life of this node. c.mu must be held.
+func (c *calls) stale(m Member) bool {
+	if _, lost := c.lost[m]; lost {
+		return true
+	}
+	self := c.node.Self()
+	return m.Name == self.Name && m.Epoch != self.Epoch
+}
+
+// mirrored is rec as the dealers see it: its callees on other live
+// nodes. c.mu must be held.
+func (c *calls) mirrored(rec *record) router.Registration {
+	reg := router.Registration{ID: rec.id, Procedure: rec.procedure, Match: rec.match, Policy: rec.policy}
+	self := c.node.Self()
+	for _, e := range rec.callees {
+		if e.member != self && !c.stale(e.member) {
+			reg.Callees = append(reg.Callees, router.Callee{Node: router.Node(e.member), Session: e.session,
+				Order: e.order, CanCancel: e.canCancel})
+		}
+	}
+	return reg
+}
+
+// lists reports whether m has a callee in rec.
+func (rec *record) lists(m Member) bool {
+	for _, e := range rec.callees {
+		if e.member == m {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,58 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/cluster"
+	"github.com/junction-wamp/junction/internal/cluster/clustertest"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+// TestClusterCall: a procedure registered on one node of a cluster is
+// called from the other, over RawSocket with JSON on both ends (the
+// payload passes the cluster as the caller's bytes).
+func TestClusterCall(t *testing.T) {
+	addrs := clustertest.FreeAddrs(t, 2)
+	nodes := make([]*Node, 2)
+	for i := range nodes {
+		n, err := New(parse(t, clusterNodeDoc(fmt.Sprintf("n%d", i+1), addrs[i], addrs[1-i]), nil), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes[i] = n
+	}
+	var wg sync.WaitGroup
+	for _, n := range nodes {
+		wg.Go(func() { startNode(t, n) })
+	}
+	wg.Wait()
+	members := []*cluster.Node{nodes[0].cluster, nodes[1].cluster}
+	clustertest.WaitMembers(t, members, members...)
+
+	cfg := client.Config{Realm: "realm1"}
+	callee := mustRaw(t, "tcp", address(t, nodes[0], "workers[0].transports[0]"), cfg)
+	caller := mustRaw(t, "tcp", address(t, nodes[1], "workers[0].transports[0]"), cfg)
+	_, err := callee.Register(testCtx(t), "com.echo", func(_ context.Context, inv *client.Invocation) (*client.Result, error) {
+		return &client.Result{Args: inv.Args, Kwargs: inv.Kwargs}, nil
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := caller.Call(testCtx(t), "com.echo", wamp.List{"a", 1.5, wamp.List{true}}, wamp.ObjectOf(wamp.Dict{"k": "v"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Args) != 3 || res.Args[0] != "a" || res.Args[1] != 1.5 || res.Kwargs.Dict()["k"] != "v" {
+		t.Errorf("result %+v", res)
+	}
+	_, err = caller.Register(testCtx(t), "com.echo", func(context.Context, *client.Invocation) (*client.Result, error) {
+		return &client.Result{}, nil
+	}, nil)
+	if re, ok := err.(*wamp.RequestError); !ok || re.URI != wamp.ErrProcedureAlreadyExists {
+		t.Errorf("a second single registration of com.echo, on the other node: %v, want %s", err, wamp.ErrProcedureAlreadyExists)
+	}
+}
