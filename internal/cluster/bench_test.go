@@ -13,6 +13,7 @@ import (
 	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/cluster/clustertest"
+	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -35,17 +36,23 @@ func reportLatencies(b *testing.B, lat []time.Duration) {
 }
 
 // BenchmarkCallAcrossNodes: a caller on node 1 of three, its callee on
-// node 2 (cross-node) or on node 1 (same-node): one call at a time and
-// 64 in flight; calls/s, p50 and p99 of the calls' latencies.
+// node 2 (cross-node) or on node 1 (same-node), and both on a router
+// of no cluster (one-node): one call at a time and 64 in flight;
+// calls/s, p50 and p99 of the calls' latencies.
 func BenchmarkCallAcrossNodes(b *testing.B) {
 	sites := startSites(b, 3)
+	alone, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: "realm1"}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(alone.Close)
 	ctx := context.Background()
 	for _, where := range []struct {
-		name   string
-		callee *site
-	}{{"cross-node", sites[1]}, {"same-node", sites[0]}} {
+		name           string
+		callee, caller *site
+	}{{"cross-node", sites[1], sites[0]}, {"same-node", sites[0], sites[0]}, {"one-node", &site{router: alone}, &site{router: alone}}} {
 		proc := wamp.URI("com.bench." + where.name)
-		callee, caller := where.callee.join(b), sites[0].join(b)
+		callee, caller := where.callee.join(b), where.caller.join(b)
 		reg, err := callee.Register(ctx, proc, answer("ok"), nil)
 		if err != nil {
 			b.Fatal(err)
@@ -185,8 +192,20 @@ func BenchmarkRegisterChurn(b *testing.B) {
 	for i := range 12 {
 		sessions = append(sessions, sites[i%len(sites)].join(b))
 	}
+	// Warm-up: the first writes after the cluster's start wait for
+	// JetStream to settle (leader elections, retried).
+	for i, s := range sessions {
+		reg, err := s.Register(ctx, wamp.URI(fmt.Sprintf("com.bench.churn.warm.%d", i)), answer("x"), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := reg.Unregister(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
 	var next atomic.Int64
 	b.ReportAllocs()
+	b.ResetTimer()
 	b.SetParallelism(max(1, len(sessions)/runtime.GOMAXPROCS(0)))
 	b.RunParallel(func(pb *testing.PB) {
 		k := next.Add(1) - 1
@@ -213,6 +232,7 @@ func BenchmarkRegisterChurn(b *testing.B) {
 func BenchmarkDetectDeadNode(b *testing.B) {
 	nodes := clustertest.Start(b, 3)
 	var times []time.Duration
+	b.ResetTimer()
 	for range b.N {
 		victim := nodes[2].Self()
 		lost := make(chan struct{}, 2)
