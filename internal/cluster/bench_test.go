@@ -3,8 +3,10 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,15 +16,16 @@ import (
 	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/cluster/clustertest"
 	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/transport/websocket"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // The cluster's benchmarks (docs/BENCHMARKS.md, make bench): three
 // nodes in this process, each a router on its own embedded NATS server
 // on 127.0.0.1, the WAMP sessions in memory (local pairs), so that what
-// is measured is the routers and the cluster between them. Between
-// nodes a payload travels MessagePack-encoded (rpc_wire.go,
-// pubsub_wire.go).
+// is measured is the routers and the cluster between them, or, for
+// calls, also over WebSocket. Between nodes a payload travels as the
+// caller's bytes, or MessagePack-encoded (rpc_wire.go, pubsub_wire.go).
 
 // reportLatencies reports the median and the 99th percentile of lat, in
 // microseconds, and the calls per second over the benchmark's time.
@@ -38,7 +41,9 @@ func reportLatencies(b *testing.B, lat []time.Duration) {
 // BenchmarkCallAcrossNodes: a caller on node 1 of three, its callee on
 // node 2 (cross-node) or on node 1 (same-node), and both on a router
 // of no cluster (one-node): one call at a time and 64 in flight;
-// calls/s, p50 and p99 of the calls' latencies.
+// calls/s, p50 and p99 of the calls' latencies. The sessions are in
+// memory (memory/...) or WebSocket connections with MessagePack on
+// 127.0.0.1 (msgpack/...).
 func BenchmarkCallAcrossNodes(b *testing.B) {
 	sites := startSites(b, 3)
 	alone, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: "realm1"}}})
@@ -46,13 +51,32 @@ func BenchmarkCallAcrossNodes(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(alone.Close)
+	one := &site{router: alone}
+	urls := map[*site]string{}
+	joinOver := map[string]func(*site) *client.Session{
+		"memory": func(s *site) *client.Session { return s.join(b) },
+		"msgpack": func(s *site) *client.Session {
+			if urls[s] == "" {
+				urls[s] = serveWebSocket(b, s.router)
+			}
+			return joinWebSocket(b, urls[s])
+		},
+	}
 	ctx := context.Background()
 	for _, where := range []struct {
 		name           string
+		transport      string
 		callee, caller *site
-	}{{"cross-node", sites[1], sites[0]}, {"same-node", sites[0], sites[0]}, {"one-node", &site{router: alone}, &site{router: alone}}} {
-		proc := wamp.URI("com.bench." + where.name)
-		callee, caller := where.callee.join(b), where.caller.join(b)
+	}{
+		{"memory/cross-node", "memory", sites[1], sites[0]},
+		{"memory/same-node", "memory", sites[0], sites[0]},
+		{"memory/one-node", "memory", one, one},
+		{"msgpack/cross-node", "msgpack", sites[1], sites[0]},
+		{"msgpack/same-node", "msgpack", sites[0], sites[0]},
+		{"msgpack/one-node", "msgpack", one, one},
+	} {
+		proc := wamp.URI("com.bench." + strings.ReplaceAll(where.name, "/", "."))
+		callee, caller := joinOver[where.transport](where.callee), joinOver[where.transport](where.caller)
 		reg, err := callee.Register(ctx, proc, answer("ok"), nil)
 		if err != nil {
 			b.Fatal(err)
@@ -92,6 +116,36 @@ func BenchmarkCallAcrossNodes(b *testing.B) {
 		})
 		reg.Unregister(ctx)
 	}
+}
+
+// serveWebSocket serves r's WebSocket transport on 127.0.0.1 until the
+// end of the benchmark and returns its URL.
+func serveWebSocket(tb testing.TB, r *router.Router) string {
+	tb.Helper()
+	h, err := websocket.NewHandler(websocket.Options{Attacher: r})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	tb.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http")
+}
+
+// joinWebSocket joins realm1 at url over WebSocket with MessagePack.
+func joinWebSocket(tb testing.TB, url string) *client.Session {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), rpcWait)
+	defer cancel()
+	p, err := websocket.Dial(ctx, url, websocket.DialOptions{Subprotocols: []string{"wamp.2.msgpack"}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := client.Join(ctx, p, client.Config{Realm: "realm1"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
 }
 
 // fanoutWindow is the number of publications the fan-out benchmark sends
