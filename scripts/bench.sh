@@ -17,6 +17,10 @@ out=${1:-bench-results.txt}
 	go test -run='^$' -bench=. -benchmem -count=1 ./internal/router/
 	echo "## end to end: RPC and fan-out over WebSocket (client and router in one process)"
 	go test -run='^$' -bench='BenchmarkRPC|BenchmarkFanout' -benchtime=3s -count=1 ./test/bench/
+	echo "## cluster: three nodes in one process (embedded NATS on 127.0.0.1, sessions in memory): calls across nodes (1 and 64 in flight) beside same-node and one-node, fan-out 1 -> 1,000 subscribers on three nodes, registration churn, time to detect a killed node (default lease)"
+	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	go test -run='^$' -bench='BenchmarkCallAcrossNodes|BenchmarkFanoutAcrossNodes|BenchmarkRegisterChurn' -benchtime=3s -count=1 ./internal/cluster/
+	go test -run='^$' -bench=BenchmarkDetectDeadNode -benchtime=7x -count=1 ./internal/cluster/
 	echo "## metrics: one scrape of /metrics (counters summed, text format, Go and process collectors) with 100 and 10,000 sessions joined"
 	go test -run='^$' -bench=BenchmarkScrapeMetrics -benchtime=50x -benchmem -count=1 ./internal/node/
 	echo "## memory: 10,000 idle WebSocket sessions (router in its own process)"

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -425,46 +424,5 @@ func testGap(t *testing.T, sites []*site) {
 	wait(t, b.interrupted, "INTERRUPT of the call across the gap")
 	if res, err := caller.Call(ctxFor(t), "com.gap.echo", nil, nil); err != nil || res.Args[0] != "echo" {
 		t.Errorf("call after the gap: %+v, %v", res, err)
-	}
-}
-
-// BenchmarkCallAcrossNodes: a caller on one node, its callee on another
-// (in-memory sessions, so the cluster's share shows): one call at a time
-// (latency) and 64 in flight (throughput); same-node is the same with
-// the callee on the caller's node.
-func BenchmarkCallAcrossNodes(b *testing.B) {
-	sites := startSites(b, 2)
-	ctx := context.Background()
-	for _, where := range []struct {
-		name   string
-		callee *site
-	}{{"cross-node", sites[1]}, {"same-node", sites[0]}} {
-		proc := wamp.URI("com.bench." + where.name)
-		callee, caller := where.callee.join(b), sites[0].join(b)
-		reg, err := callee.Register(ctx, proc, answer("ok"), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(where.name+"/in-flight-1", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := caller.Call(ctx, proc, wamp.List{1}, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(where.name+"/in-flight-64", func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					if _, err := caller.Call(ctx, proc, wamp.List{1}, nil); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-		})
-		reg.Unregister(ctx)
 	}
 }

@@ -243,19 +243,27 @@ func TestCrossClient(t *testing.T) {
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			prefix := "com.interop.cross" + string(rune('a'+i))
-			tc.calleeArgs.role, tc.calleeArgs.prefix = "callee", prefix
-			tc.callerArgs.role, tc.callerArgs.prefix = "caller", prefix
-			callee := start(t, tc.callee, tc.calleeArgs)
-			callee.waitReady(t)
-			checkGoodbye(t, run(t, tc.caller, tc.callerArgs))
-			r := callee.wait(t)
-			if !maps.Equal(r.Invocations, wantInvocations) {
-				t.Errorf("callee invocations %v, want %v", r.Invocations, wantInvocations)
-			}
-			checkGoodbye(t, r)
+			runPair(t, "com.interop.cross"+string(rune('a'+i)), tc.callee, tc.calleeArgs, tc.caller, tc.callerArgs)
 		})
 	}
+}
+
+// runPair runs the scenario split in two under prefix: callee (role
+// callee: registers and subscribes) until it is ready, then caller (role
+// caller: calls and publishes); both must succeed and leave with the
+// router's GOODBYE, the callee invoked once per procedure.
+func runPair(t *testing.T, prefix string, callee client, calleeArgs scenarioArgs, caller client, callerArgs scenarioArgs) {
+	t.Helper()
+	calleeArgs.role, calleeArgs.prefix = "callee", prefix
+	callerArgs.role, callerArgs.prefix = "caller", prefix
+	p := start(t, callee, calleeArgs)
+	p.waitReady(t)
+	checkGoodbye(t, run(t, caller, callerArgs))
+	r := p.wait(t)
+	if !maps.Equal(r.Invocations, wantInvocations) {
+		t.Errorf("callee invocations %v, want %v", r.Invocations, wantInvocations)
+	}
+	checkGoodbye(t, r)
 }
 
 func argsFor(url, ser string, a authCase) scenarioArgs {

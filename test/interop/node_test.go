@@ -30,7 +30,13 @@ func startNode(t *testing.T) *node {
 // startNodeWith is startNode with opts.
 func startNodeWith(t *testing.T, opts nodeproc.Options) *node {
 	t.Helper()
-	p := harness.Start(t, nodeproc.WriteConfig(t, nodeConfig()), opts)
+	return nodeOf(t, harness.Start(t, nodeproc.WriteConfig(t, nodeConfig()), opts))
+}
+
+// nodeOf is the started node p of nodeConfig's transports (or a config
+// built on it).
+func nodeOf(t *testing.T, p *nodeproc.Node) *node {
+	t.Helper()
 	n := &node{proc: p}
 	for i := range n.addrs {
 		name := nodeproc.Transport(0, i)

@@ -73,6 +73,13 @@ func (h *Harness) Start(t testing.TB, configPath string, opts Options) *Node {
 	return Start(t, h.Binary, configPath, opts)
 }
 
+// StartAll is RequireBinary, then StartAll with the binary.
+func (h *Harness) StartAll(t testing.TB, configPaths []string, opts []Options) []*Node {
+	t.Helper()
+	h.RequireBinary(t)
+	return StartAll(t, h.Binary, configPaths, opts)
+}
+
 // StartIn is RequireBinary, then StartIn with the binary.
 func (h *Harness) StartIn(t testing.TB, dir string, opts Options) *Node {
 	t.Helper()

@@ -123,7 +123,7 @@ func (l *nodeLog) unexpected(allowed []string) []string {
 		}
 		switch lvl := r.Attr("level"); {
 		case lvl == "INFO" || lvl == "DEBUG":
-		case lvl == "WARN" && slices.Contains(allowed, r.Attr("msg")):
+		case lvl == "WARN" && slices.ContainsFunc(allowed, func(a string) bool { return allows(a, r.Attr("msg")) }):
 		default:
 			bad = append(bad, line)
 		}
@@ -132,6 +132,15 @@ func (l *nodeLog) unexpected(allowed []string) []string {
 		bad = append(bad, string(l.partial))
 	}
 	return bad
+}
+
+// allows reports whether the allowed warning a is msg: the same text, or,
+// when a ends in "*", a prefix of msg before that "*".
+func allows(a, msg string) bool {
+	if prefix, ok := strings.CutSuffix(a, "*"); ok {
+		return strings.HasPrefix(msg, prefix)
+	}
+	return a == msg
 }
 
 func (l *nodeLog) String() string {

@@ -22,6 +22,8 @@ func TestUnexpected(t *testing.T) {
 		{"info and debug", info + "\n" + debug + "\n", nil, nil},
 		{"warning", info + "\n" + warn + "\n", nil, []string{warn}},
 		{"allowed warning", warn + "\n", []string{"bridge: webhook refused"}, nil},
+		{"allowed by prefix", warn + "\n", []string{"bridge: webhook*"}, nil},
+		{"a prefix only with its star", warn + "\n", []string{"bridge: webhook"}, []string{warn}},
 		{"error is never allowed", errLine + "\n", []string{"bridge: webhook refused"}, []string{errLine}},
 		{"no level", `{"msg":"x"}` + "\n", nil, []string{`{"msg":"x"}`}},
 		{"not an object", "42\nnull\n", nil, []string{"42", "null"}},

@@ -2,6 +2,7 @@ package nodeproc
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,8 +30,9 @@ const waitDelay = 5 * time.Second
 type Options struct {
 	// Name names the node in reports ("router", "container").
 	Name string
-	// AllowedWarnings are the messages of the WARN lines the node may log;
-	// any other warning fails the test.
+	// AllowedWarnings are the messages of the WARN lines the node may log
+	// (one ending in "*": the messages that begin with what comes before
+	// it); any other warning fails the test.
 	AllowedWarnings []string
 	// Debug starts the node with --loglevel debug.
 	Debug bool
@@ -59,6 +61,40 @@ type Node struct {
 func Start(t testing.TB, binary, configPath string, opts Options) *Node {
 	t.Helper()
 	return start(t, binary, filepath.Dir(configPath), []string{"--config", configPath}, opts)
+}
+
+// StartAll is Start for several nodes at once, opts[i] for the node of
+// configPaths[i]: it runs them all, then waits for each to start. The
+// nodes of a cluster need it: each waits at start for the others.
+func StartAll(t testing.TB, binary string, configPaths []string, opts []Options) []*Node {
+	t.Helper()
+	nodes := make([]*Node, len(configPaths))
+	for i, path := range configPaths {
+		nodes[i] = launch(t, binary, filepath.Dir(path), []string{"--config", path}, opts[i])
+	}
+	for _, n := range nodes {
+		if err := n.wait(1, MsgIs("node started")); err != nil {
+			t.Fatalf("%s did not start: %v\n%s", n.name, err, n.log)
+		}
+	}
+	return nodes
+}
+
+// FreeAddrs returns n loopback addresses ("127.0.0.1:PORT") whose ports
+// the OS just chose and released: for the cluster route ports a config
+// names before its node starts.
+func FreeAddrs(t testing.TB, n int) []string {
+	t.Helper()
+	addrs := make([]string, n)
+	for i := range addrs {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		addrs[i] = l.Addr().String()
+	}
+	return addrs
 }
 
 // StartIn runs binary start --logformat json in the node directory dir, as
