@@ -272,15 +272,19 @@ func (d *dealer) remoteInvocation(from Node, callee wamp.ID, inv *wamp.Invocatio
 		return
 	}
 	progress, _ := optBool(inv.Details, wamp.OptReceiveProgress, false)
-	c := &call{caller: pc, request: inv.Request, callee: s, invocation: s.invIDs.Next(), progress: progress, start: since()}
+	c := &call{caller: pc, request: inv.Request, callee: s, invocation: s.invIDs.Next(), progress: progress,
+		concurrent: len(pc.calls.m) > 0, start: since()}
 	pc.calls.put(c.request, c)
 	s.invs.put(c.invocation, c)
 	d.inFlight++
 	announced := reg.announcedOf(s)
 	d.mu.Unlock()
 	<-announced
-	s.sendFrom(pc, &wamp.Invocation{Request: c.invocation, Registration: inv.Registration,
-		Details: inv.Details, Args: inv.Args, Kwargs: inv.Kwargs, Raw: inv.Raw}, wamp.TypeInvocation)
+	// The calls of one node to s come as one stand-in caller: while it
+	// has others in flight, their INVOCATIONs go out in batches, as an
+	// in-process caller's (sendInvocation).
+	pc.sendInvocation(c, &wamp.Invocation{Request: c.invocation, Registration: inv.Registration,
+		Details: inv.Details, Args: inv.Args, Kwargs: inv.Kwargs, Raw: inv.Raw})
 }
 
 // refuse answers node from's INVOCATION request for a local callee that
