@@ -161,6 +161,9 @@ func (c *calls) realm(name wamp.URI, link *router.RealmLink) *callRealm {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.realms[name] = r
+	if c.fenced {
+		link.Fence() // no session yet: it refuses joins
+	}
 	for _, rec := range c.records {
 		if rec.realm == name {
 			link.SetRegistration(c.mirrored(rec))
@@ -266,7 +269,12 @@ func (c *calls) membership(ev MemberEvent) {
 	c.mu.Lock()
 	if ev.Member.Name == self.Name {
 		c.fenced = !ev.Up
+		links := c.links()
 		c.mu.Unlock()
+		c.fence(links, !ev.Up)
+		if ev.Up {
+			c.wg.Go(c.reconcile)
+		}
 		return
 	}
 	if ev.Up {
@@ -292,6 +300,33 @@ func (c *calls) membership(ev MemberEvent) {
 	}
 	if !fenced {
 		c.wg.Go(func() { c.clean(keys) })
+	}
+}
+
+// links returns the links of the realms. c.mu must be held.
+func (c *calls) links() []*router.RealmLink {
+	out := make([]*router.RealmLink, 0, len(c.realms))
+	for _, r := range c.realms {
+		out = append(out, r.link)
+	}
+	return out
+}
+
+// fence fences the realms of links (this node is isolated and fenced:
+// their clients go to the other nodes) or lets clients in again (it
+// rejoined). Called with no lock held.
+func (c *calls) fence(links []*router.RealmLink, on bool) {
+	n := 0
+	for _, l := range links {
+		if on {
+			n += l.Fence()
+		} else {
+			l.Unfence()
+		}
+	}
+	if on {
+		c.log.Error("cluster: fenced: closed the sessions of clients (GOODBYE wamp.close.system_shutdown), refusing joins until rejoined",
+			"sessions", n)
 	}
 }
 
