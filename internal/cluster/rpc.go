@@ -262,8 +262,10 @@ func (c *calls) showMember(m Member) {
 // membership drops the callees of a lost member from the dealers and
 // from the table, and shows them again if the member comes back (this
 // node, fenced while isolated, reported every member lost; it rejoins
-// with a new epoch and hears them again). While fenced, the table is
-// left alone: the others may well be alive.
+// with a new epoch and hears them again). While isolated, fenced or
+// serving, the table is left alone: the others may well be alive, and
+// it is for them to remove this node's callees. (A member's loss comes
+// with the isolation it causes: the node is isolated by then.)
 func (c *calls) membership(ev MemberEvent) {
 	self := c.node.Self()
 	c.mu.Lock()
@@ -292,13 +294,12 @@ func (c *calls) membership(ev MemberEvent) {
 	for _, r := range c.realms {
 		r.link.DropNode(router.Node(ev.Member))
 	}
-	fenced := c.fenced
 	c.mu.Unlock()
 	select {
 	case c.rewatch <- struct{}{}:
 	default:
 	}
-	if !fenced {
+	if !c.node.Isolated() {
 		c.wg.Go(func() { c.clean(keys) })
 	}
 }

@@ -108,11 +108,15 @@ func (r *callRealm) Unregister(procedure wamp.URI, match string, session wamp.ID
 	return unavailable(err)
 }
 
-// clean removes the entries of lost members from the records keys.
+// clean removes the entries of lost members from the records keys,
+// unless this node is isolated meanwhile.
 func (c *calls) clean(keys []string) {
 	ctx, cancel := context.WithTimeout(c.ctx, tableTimeout)
 	defer cancel()
 	for _, k := range keys {
+		if c.node.Isolated() {
+			return
+		}
 		if err := c.update(ctx, k, func(entry) bool { return false }); err != nil && ctx.Err() == nil {
 			c.log.Warn("cluster: cannot remove a lost node's callees from the table", "key", k, "err", err)
 		}
