@@ -36,6 +36,9 @@ var rules = map[string]rule{
 	"internal/wamp/codec": {allowed: []string{"internal/wamp"}},
 	// A pure matching index (no I/O), fuzzed against a naive matcher.
 	"internal/uriindex": {stdOnly: true},
+	// The api service's route templates: parsing and matching only (the
+	// config validates with it, the bridge serves with it), a leaf.
+	"internal/apiroute": {stdOnly: true},
 	// Authenticators; role permissions compile into a uriindex.
 	"internal/auth": {allowed: []string{"internal/wamp", "internal/uriindex"}},
 	// The router is tested without sockets or JSON: it never reaches a
@@ -71,7 +74,7 @@ var rules = map[string]rule{
 	// The bridge's embedded sessions are clients on a peer the node makes,
 	// never the router itself. The codec is for its plain-JSON bodies (the
 	// Caller's and Publisher's hot path, with no reflection), not for WAMP.
-	"internal/bridge/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/client", "internal/auth", "internal/bridge/webhooksig", "internal/bridge/httpauth", "internal/lograte", "internal/dotsegment", "internal/meter"}},
+	"internal/bridge/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/client", "internal/auth", "internal/bridge/webhooksig", "internal/bridge/httpauth", "internal/lograte", "internal/dotsegment", "internal/meter", "internal/apiroute"}},
 	// Who an HTTP request comes from (JWT, API key, Basic): the identity
 	// is a wamp.Identity, failures are logged with lograte, JWTs verified
 	// by go-jose; it knows no session, service or router.
@@ -101,7 +104,8 @@ var rules = map[string]rule{
 	"internal/browsertest": {testHelper: true, importers: []string{"internal/node", "docs"}},
 	// The config is data and validation only (uriindex for match types):
 	// the node translates it, so no package but the node depends on it.
-	"internal/config": {allowed: []string{"internal/wamp", "internal/uriindex"}},
+	// apiroute checks the api service's route templates.
+	"internal/config": {allowed: []string{"internal/wamp", "internal/uriindex", "internal/apiroute"}},
 	// The web transport serves HTTP paths with handlers the node gives it
 	// (the WebSocket and bridge services included); nothing that routes.
 	"internal/web": {allowed: []string{"internal/wamp", "internal/lograte", "internal/wsupgrade", "internal/dotsegment", "internal/transport/tlsconn"}},
@@ -191,4 +195,7 @@ var testOnly = []string{
 	"github.com/fxamacker/cbor/",
 	// Goroutine leak checks of the tests.
 	"go.uber.org/goleak",
+	// Validates the api service's OpenAPI document against the official
+	// schema (internal/bridge's tests).
+	"github.com/santhosh-tekuri/jsonschema/",
 }

@@ -90,4 +90,7 @@ const (
 	textInternal       = "Unhandled exception in the REST bridge."
 	textUnavailable    = "WAMP session unavailable, retry later."
 	textTimeout        = "canceled: no answer within %v"
+	textNoRoute        = "No route for %s %s."
+	textRouteMethod    = "Method not allowed. (%s not allowed, only %s)"
+	textNotResponse    = "The procedure's result is not a response {code, headers, content}: %s."
 )

@@ -160,22 +160,29 @@ func (s *Signing) validate() error {
 	return nil
 }
 
-func (o *CallerOptions) cancelMode() (string, error) {
-	switch o.CancelMode {
+func (o *CallerOptions) cancelMode() (string, error) { return cancelModeOf(o.CancelMode) }
+
+func (o *CallerOptions) callTimeout() time.Duration { return callTimeoutOf(o.CallTimeout) }
+
+// cancelModeOf is a CancelMode option's mode (Caller, API).
+func cancelModeOf(mode string) (string, error) {
+	switch mode {
 	case "":
 		return wamp.CancelKillNoWait, nil
 	case wamp.CancelKill, wamp.CancelKillNoWait, wamp.CancelSkip:
-		return o.CancelMode, nil
+		return mode, nil
 	}
-	return "", fmt.Errorf("bridge: cancel_mode: must be kill, killnowait or skip, not %q", o.CancelMode)
+	return "", fmt.Errorf("bridge: cancel_mode: must be kill, killnowait or skip, not %q", mode)
 }
 
-func (o *CallerOptions) callTimeout() time.Duration {
+// callTimeoutOf is a CallTimeout option's timeout, 0 for none (Caller,
+// API).
+func callTimeoutOf(d time.Duration) time.Duration {
 	switch {
-	case o.CallTimeout == 0:
+	case d == 0:
 		return DefaultCallTimeout
-	case o.CallTimeout < 0:
+	case d < 0:
 		return 0
 	}
-	return o.CallTimeout
+	return d
 }

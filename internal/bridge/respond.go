@@ -76,7 +76,9 @@ func (p *pipeline) answer(w http.ResponseWriter, r *http.Request, a *answer, err
 	}
 	switch a.status {
 	case http.StatusMethodNotAllowed:
-		w.Header().Set("Allow", p.allowed())
+		if w.Header().Get("Allow") == "" { // the API sets its route's
+			w.Header().Set("Allow", p.allowed())
+		}
 	case http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "1")
 	}

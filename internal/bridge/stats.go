@@ -14,3 +14,6 @@ func (wh *Webhook) Stats() meter.RequestStats { return wh.p.requests.Snapshot() 
 // Stats returns the streams the EventStream served, by status (a stream's
 // duration is how long it was open).
 func (es *EventStream) Stats() meter.RequestStats { return es.p.requests.Snapshot() }
+
+// Stats returns the requests the API served, by status.
+func (a *API) Stats() meter.RequestStats { return a.p.requests.Snapshot() }

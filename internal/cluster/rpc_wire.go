@@ -115,7 +115,7 @@ func appendPayload(b []byte, p wamp.Payload) ([]byte, error) {
 
 // decodeCall decodes b, which it does not retain.
 func decodeCall(b []byte) (callMsg, error) {
-	r := rpcReader{b: b}
+	r := wireReader{b: b}
 	if r.byte() != wireVersion {
 		return callMsg{}, errWire
 	}
@@ -195,7 +195,7 @@ func appendRecord(b []byte, r *record) []byte {
 
 // decodeRecord decodes b, which it does not retain.
 func decodeRecord(b []byte) (*record, error) {
-	r := rpcReader{b: b}
+	r := wireReader{b: b}
 	if r.byte() != wireVersion {
 		return nil, errWire
 	}
@@ -216,67 +216,8 @@ func decodeRecord(b []byte) (*record, error) {
 	return rec, nil
 }
 
-// rpcReader reads the fields of a call or a record; the first error
-// sticks (and every later read gives zero values).
-type rpcReader struct {
-	b   []byte
-	err error
-}
-
-func (r *rpcReader) fail() { r.err, r.b = errWire, nil }
-
-func (r *rpcReader) byte() byte {
-	if len(r.b) < 1 {
-		r.fail()
-		return 0
-	}
-	c := r.b[0]
-	r.b = r.b[1:]
-	return c
-}
-
-func (r *rpcReader) uint64() uint64 {
-	if len(r.b) < 8 {
-		r.fail()
-		return 0
-	}
-	v := binary.BigEndian.Uint64(r.b)
-	r.b = r.b[8:]
-	return v
-}
-
-func (r *rpcReader) uvarint() uint64 {
-	v, k := binary.Uvarint(r.b)
-	if k <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[k:]
-	return v
-}
-
-// id reads an ID, which must be at most 2^53.
-func (r *rpcReader) id() wamp.ID {
-	v := r.uvarint()
-	if v > wamp.MaxID {
-		r.fail()
-		return 0
-	}
-	return wamp.ID(v)
-}
-
-func (r *rpcReader) string() string {
-	s, rest, err := readString(r.b)
-	if err != nil {
-		r.fail()
-		return ""
-	}
-	r.b = rest
-	return s
-}
-
 // dict reads a MessagePack dictionary; empty bytes are an empty one.
-func (r *rpcReader) dict() wamp.Dict {
+func (r *wireReader) dict() wamp.Dict {
 	b := r.string()
 	d := wamp.Dict{}
 	if r.err != nil || b == "" {
@@ -294,7 +235,7 @@ func (r *rpcReader) dict() wamp.Dict {
 	return d
 }
 
-func (r *rpcReader) payload() (wamp.List, wamp.Object, *wamp.Raw) {
+func (r *wireReader) payload() (wamp.List, wamp.Object, *wamp.Raw) {
 	ser, n := r.byte(), r.byte()
 	b := r.string()
 	if r.err != nil {

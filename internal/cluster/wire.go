@@ -3,6 +3,8 @@ package cluster
 import (
 	"encoding/binary"
 	"errors"
+
+	"github.com/junction-wamp/junction/internal/wamp"
 )
 
 // The wire formats between nodes: binary, versioned by their first byte.
@@ -109,4 +111,103 @@ func readString(b []byte) (string, []byte, error) {
 	}
 	end := k + int(n)
 	return string(b[k:end]), b[end:], nil
+}
+
+// wireReader reads the fields of a message in turn; the first error
+// sticks and every later read gives a zero value.
+type wireReader struct {
+	b   []byte
+	err error
+}
+
+func (r *wireReader) fail() { r.err, r.b = errWire, nil }
+
+func (r *wireReader) byte() byte {
+	if len(r.b) < 1 {
+		r.fail()
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *wireReader) uint64() uint64 {
+	if len(r.b) < 8 {
+		r.fail()
+		return 0
+	}
+	v := binary.BigEndian.Uint64(r.b)
+	r.b = r.b[8:]
+	return v
+}
+
+// uvarint reads an unsigned varint in its shortest encoding, the only
+// one accepted (so that a message has one encoding).
+func (r *wireReader) uvarint() uint64 {
+	v, k := binary.Uvarint(r.b)
+	if k <= 0 || k != uvarintLen(v) {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[k:]
+	return v
+}
+
+// id reads a WAMP ID, 0 to 2^53.
+func (r *wireReader) id() wamp.ID {
+	v := r.uvarint()
+	if v > wamp.MaxID {
+		r.fail()
+		return 0
+	}
+	return wamp.ID(v)
+}
+
+func (r *wireReader) bytes() []byte {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.fail()
+		return nil
+	}
+	v := r.b[:n:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *wireReader) string() string { return string(r.bytes()) }
+
+// count reads a list's length, which cannot exceed the bytes left (each
+// item takes one at least): no allocation beyond the input's size.
+func (r *wireReader) count() int {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.fail()
+		return 0
+	}
+	return int(n)
+}
+
+func (r *wireReader) ids() []wamp.ID {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	ids := make([]wamp.ID, 0, n)
+	for range n {
+		ids = append(ids, r.id())
+	}
+	return ids
+}
+
+func (r *wireReader) strings() []string {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	ss := make([]string, 0, n)
+	for range n {
+		ss = append(ss, r.string())
+	}
+	return ss
 }

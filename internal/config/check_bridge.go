@@ -5,8 +5,8 @@ import (
 	"strconv"
 )
 
-// checkBridgePaths reports each caller, publisher, webhook and event
-// stream of a web transport's paths whose realm the router does not
+// checkBridgePaths reports each caller, publisher, webhook, event
+// stream and api of a web transport's paths whose realm the router does not
 // define, or whose role that realm does not define (its session would be
 // refused at join), and warns about a body limit over the transport's
 // body buffer (bound, < 0: none).
@@ -30,6 +30,8 @@ func checkBridgeTree(d *decoder, pp string, top, ps Paths, realms map[string]*Re
 			bs = &s.BridgeService
 		case *EventStreamService:
 			bs, a = &s.BridgeService, &Access{Auth: s.Auth}
+		case *APIService:
+			bs, a = &s.BridgeService, &s.Access
 		case *PathTree:
 			checkBridgeTree(d, sp+".paths", top, s.Paths, realms, bound)
 		}

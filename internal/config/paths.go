@@ -14,6 +14,7 @@ type Paths map[string]PathService
 // *StaticService, *RedirectService, *JSONService, *NodeInfoService,
 // *DashboardService,
 // *CallerService, *PublisherService, *WebhookService, *EventStreamService,
+// *APIService,
 // *ReverseProxyService, *WebSocketProxyService, *LongPollService,
 // *ArchiveService, *MetricsService, *HealthService, *ReadyService or
 // *PathTree.
@@ -36,6 +37,7 @@ var pathTypes = map[string]func(d *decoder, o *object) PathService{
 	"publisher":    func(d *decoder, o *object) PathService { return d.publisherService(o) },
 	"webhook":      func(d *decoder, o *object) PathService { return d.webhookService(o) },
 	"eventstream":  func(d *decoder, o *object) PathService { return d.eventStreamService(o) },
+	"api":          func(d *decoder, o *object) PathService { return d.apiService(o) },
 	"reverseproxy": func(d *decoder, o *object) PathService { return d.reverseProxyService(o) },
 	"longpoll":     func(d *decoder, o *object) PathService { return d.longPollService(o) },
 	"archive":      func(d *decoder, o *object) PathService { return d.archiveService(o) },

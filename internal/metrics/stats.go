@@ -44,14 +44,15 @@ const (
 	ServicePublisher   = "publisher"
 	ServiceWebhook     = "webhook"
 	ServiceEventStream = "eventstream"
+	ServiceAPI         = "api"
 	ServiceCallee      = "callee"
 	ServiceSubscriber  = "subscriber"
 	ServiceProxy       = "proxy"
 )
 
 // ServiceStats are one HTTP bridge service's counters: a path service
-// (Caller, Publisher, Webhook, event stream, reverse proxy, WebSocket
-// proxy) counts the requests it answered, a REST component (Callee,
+// (Caller, Publisher, Webhook, event stream, API, reverse proxy,
+// WebSocket proxy) counts the requests it answered, a REST component (Callee,
 // Subscriber) the requests it made.
 type ServiceStats struct {
 	Type     string // one of the Service constants

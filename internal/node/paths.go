@@ -47,6 +47,7 @@ var pathTypes = map[string]pathBuilder{
 	"publisher":              buildPublisher,
 	"webhook":                buildWebhook,
 	"eventstream":            buildEventStream,
+	"api":                    buildAPI,
 	"reverseproxy":           buildReverseProxy,
 	"websocket-reverseproxy": buildWebSocketProxy,
 	"longpoll":               buildLongPoll,

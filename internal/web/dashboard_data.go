@@ -86,7 +86,7 @@ type DashboardSubscription struct {
 // requests it answered (a component: made) since the node started. The
 // handler fills the rates.
 type DashboardBridgeService struct {
-	// Type is "caller", "publisher", "webhook", "eventstream", "proxy",
+	// Type is "caller", "publisher", "webhook", "eventstream", "api", "proxy",
 	// "callee" or "subscriber".
 	Type string `json:"type"`
 	// Where is the URL path it serves ("/call"), or for a component its

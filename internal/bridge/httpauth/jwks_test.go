@@ -82,11 +82,26 @@ func TestJWKSURL(t *testing.T) {
 		check(t, r, tok(k1, "k9"), invalid) // made-up key IDs: one fetch per gap
 	}
 	fetches(2)
+	remote := r.jwt.keys.(*remoteKeys)
 	now = now.Add(time.Hour)
 	js.set(nil, http.StatusInternalServerError)
-	check(t, r, tok(k1, "k1"), outcome{id: aliceUser}) // refresh failed: the keys stay
+	check(t, r, tok(k1, "k1"), outcome{id: aliceUser}) // due: refreshed in the background, the keys there are serve
+	remote.wait()
 	fetches(3)
 	if lines := log.Lines(t, "bridge: jwks_url fetch failed, keeping the keys there were"); len(lines) != 1 {
 		t.Fatalf("log: %s", log.String())
 	}
+	check(t, r, tok(k2, "k2"), outcome{id: aliceUser}) // refresh failed: the keys stay
+	fetches(3)
+
+	// A scheduled refresh replaces the keys without a request waiting:
+	// k1 is gone from the set once it is done.
+	now = now.Add(time.Hour)
+	js.set(jwksOf(t, map[string]any{"k2": &k2.PublicKey}), 0)
+	check(t, r, tok(k2, "k2"), outcome{id: aliceUser})
+	remote.wait()
+	fetches(4)
+	now = now.Add(jwksMinGap)
+	check(t, r, tok(k1, "k1"), invalid) // k1 unknown: fetched once more, still not there
+	fetches(5)
 }

@@ -74,9 +74,11 @@ func parseJWKS(data []byte) ([]jose.JSONWebKey, error) {
 	return out, nil
 }
 
-// remoteKeys is a key set fetched from a URL: at first use, again when it
-// is older than every, and when a token names a key ID it lacks (at most
-// once per jwksMinGap). A failed fetch keeps the keys there were, and is
+// remoteKeys is a key set fetched from a URL: at first use (the request
+// waits), every `every` after that (in the background, while the keys
+// there are keep serving, so no request waits for a scheduled refresh),
+// and when a token names a key ID it lacks (at most once per jwksMinGap;
+// that request waits). A failed fetch keeps the keys there were, and is
 // logged, rate-limited. Safe for concurrent use.
 type remoteKeys struct {
 	url    string
@@ -86,9 +88,12 @@ type remoteKeys struct {
 	log    *slog.Logger
 	limit  lograte.Limit
 
-	mu      sync.Mutex // guards the fields below; held during a fetch, so that one runs at a time
+	mu      sync.Mutex // guards the fields below; held during a fetch a request waits for
 	set     []jose.JSONWebKey
-	fetched time.Time // of the last fetch, successful or not
+	fetched time.Time // of the last fetch started, successful or not
+	// refreshing is closed when the background refresh under way ends;
+	// nil when none is.
+	refreshing chan struct{}
 }
 
 func newRemoteKeys(url string, every time.Duration, client *http.Client, now func() time.Time, log *slog.Logger) *remoteKeys {
@@ -104,8 +109,14 @@ func newRemoteKeys(url string, every time.Duration, client *http.Client, now fun
 func (r *remoteKeys) keys(ctx context.Context, kid string) []jose.JSONWebKey {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.fetched.IsZero() || r.now().Sub(r.fetched) >= r.every {
+	switch {
+	case r.fetched.IsZero():
 		r.fetch(ctx)
+	case r.now().Sub(r.fetched) >= r.every && r.refreshing == nil:
+		r.fetched = r.now()
+		done := make(chan struct{})
+		r.refreshing = done
+		go r.refresh(done)
 	}
 	ks := byKID(r.set, kid)
 	if len(ks) == 0 && kid != "" && r.now().Sub(r.fetched) >= jwksMinGap {
@@ -115,10 +126,26 @@ func (r *remoteKeys) keys(ctx context.Context, kid string) []jose.JSONWebKey {
 	return ks
 }
 
-// fetch gets the key set. r.mu must be held.
+// fetch gets the key set while the request waits. r.mu must be held.
 func (r *remoteKeys) fetch(ctx context.Context) {
 	r.fetched = r.now()
 	set, err := r.get(ctx)
+	r.keep(set, err)
+}
+
+// refresh gets the key set in the background, with r.mu not held, and
+// closes done.
+func (r *remoteKeys) refresh(done chan struct{}) {
+	set, err := r.get(context.Background())
+	r.mu.Lock()
+	r.keep(set, err)
+	r.refreshing = nil
+	r.mu.Unlock()
+	close(done)
+}
+
+// keep stores a fetched set, or logs why there is none. r.mu must be held.
+func (r *remoteKeys) keep(set []jose.JSONWebKey, err error) {
 	if err != nil {
 		if ok, held := r.limit.Allow(); ok {
 			r.log.Warn("bridge: jwks_url fetch failed, keeping the keys there were", "url", r.url, "err", err, "held_back", held)
@@ -126,6 +153,16 @@ func (r *remoteKeys) fetch(ctx context.Context) {
 		return
 	}
 	r.set = set
+}
+
+// wait returns once the background refresh under way, if any, has ended.
+func (r *remoteKeys) wait() {
+	r.mu.Lock()
+	done := r.refreshing
+	r.mu.Unlock()
+	if done != nil {
+		<-done
+	}
 }
 
 func (r *remoteKeys) get(ctx context.Context) ([]jose.JSONWebKey, error) {
