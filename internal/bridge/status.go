@@ -32,6 +32,9 @@ var statusTable = []statusRow{
 	{wamp.ErrRuntimeError, http.StatusInternalServerError, true},
 	{ErrUnavailableURI, http.StatusServiceUnavailable, false},
 	{wamp.ErrNoAvailableCallee, http.StatusServiceUnavailable, true},
+	// The node is cut off from its cluster: a load balancer retries on
+	// another node.
+	{wamp.ErrClusterIsolated, http.StatusServiceUnavailable, false},
 	{wamp.ErrTimeout, http.StatusGatewayTimeout, false},
 }
 

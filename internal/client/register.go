@@ -119,7 +119,11 @@ func (s *Session) registered(reg *Registration, m wamp.Message, abandoned bool) 
 func (s *Session) unregister(ctx context.Context, reg *Registration) error {
 	m, err := s.roundTrip(ctx, func(id wamp.ID) wamp.Message {
 		return &wamp.Unregister{Request: id, Registration: reg.id}
-	}, func(wamp.Message, bool) { s.dropRegistration(reg.id) })
+	}, func(m wamp.Message, _ bool) {
+		if _, refused := m.(*wamp.Error); !refused { // an UNREGISTER refused keeps the registration
+			s.dropRegistration(reg.id)
+		}
+	})
 	if err != nil {
 		return fmt.Errorf("client: unregister %s: %w", reg.procedure, err)
 	}

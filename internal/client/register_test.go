@@ -193,6 +193,26 @@ func TestUnregister(t *testing.T) {
 	}
 }
 
+// TestUnregisterRefused: an UNREGISTER the router refuses (a cluster
+// without its table) keeps the registration: its invocations still run.
+func TestUnregisterRefused(t *testing.T) {
+	s, r := joined(t, Config{})
+	reg := register(t, s, r, "com.p", func(context.Context, *Invocation) (*Result, error) {
+		return &Result{Args: wamp.List{"still"}}, nil
+	}, nil)
+	done := async(func() error { return reg.Unregister(context.Background()) })
+	m := expect[*wamp.Unregister](r)
+	r.send(&wamp.Error{RequestType: wamp.TypeUnregister, Request: m.Request, Details: wamp.Dict{},
+		Error: wamp.ErrClusterUnavailable})
+	if err := recvFrom(t, done); !errors.Is(err, &wamp.RequestError{URI: wamp.ErrClusterUnavailable}) {
+		t.Errorf("err %v", err)
+	}
+	r.send(&wamp.Invocation{Request: 1, Registration: 100, Details: wamp.Dict{}})
+	if y := expect[*wamp.Yield](r); y.Args[0] != "still" {
+		t.Errorf("invocation after a refused unregister: %+v", y)
+	}
+}
+
 func TestRegisterRefused(t *testing.T) {
 	s, r := joined(t, Config{})
 	done := async(func() error {

@@ -70,6 +70,9 @@ type Embedded struct {
 	// Replicas of the KV buckets; zero means min(3, nodes configured),
 	// the nodes configured being this one and its Routes.
 	Replicas int
+	// Link, when set, carries the node's connection to its server, so
+	// that a test can cut the node off and heal it (clustertest.Cut).
+	Link *Link
 }
 
 // External reaches a NATS cluster run apart from the nodes.

@@ -11,7 +11,9 @@ import (
 
 // MemberEvent is a change of the membership: a member joined (Up) or was
 // lost (its lease expired, it left cleanly, or this node is isolated and
-// reports itself and, fencing, every other member lost).
+// reports itself and, fencing, every other member lost). This node's own
+// Up comes first in a Watch, and again when it is no longer isolated
+// (fencing, with a new epoch; serving, with the same).
 type MemberEvent struct {
 	Member Member
 	Up     bool
@@ -220,6 +222,7 @@ func (n *Node) rejoinLocked(now time.Time) {
 	n.isolated = false
 	if n.cfg.OnIsolation == Serve {
 		n.log.Warn("cluster: no longer isolated")
+		n.emitLocked(MemberEvent{n.self, true}) // the parts check what they hold against the tables
 		return
 	}
 	n.self.Epoch = newEpoch()

@@ -170,7 +170,8 @@ func (n *Node) connect(ctx context.Context) error {
 		if n.replicas == 0 {
 			n.replicas = min(3, emb.routes+1)
 		}
-		opts = append(opts, nats.InProcessServer(emb.srv), nats.UserInfo(emb.user, emb.password))
+		opts = append(opts, inProcess(emb, n.cfg.Embedded.Link)...)
+		opts = append(opts, nats.UserInfo(emb.user, emb.password))
 	} else {
 		var err error
 		if url, opts, err = externalOptions(n.cfg.External, opts); err != nil {

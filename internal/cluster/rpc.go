@@ -161,6 +161,9 @@ func (c *calls) realm(name wamp.URI, link *router.RealmLink) *callRealm {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.realms[name] = r
+	if c.fenced {
+		link.Fence() // no session yet: it refuses joins
+	}
 	for _, rec := range c.records {
 		if rec.realm == name {
 			link.SetRegistration(c.mirrored(rec))
@@ -259,14 +262,21 @@ func (c *calls) showMember(m Member) {
 // membership drops the callees of a lost member from the dealers and
 // from the table, and shows them again if the member comes back (this
 // node, fenced while isolated, reported every member lost; it rejoins
-// with a new epoch and hears them again). While fenced, the table is
-// left alone: the others may well be alive.
+// with a new epoch and hears them again). While isolated, fenced or
+// serving, the table is left alone: the others may well be alive, and
+// it is for them to remove this node's callees. (A member's loss comes
+// with the isolation it causes: the node is isolated by then.)
 func (c *calls) membership(ev MemberEvent) {
 	self := c.node.Self()
 	c.mu.Lock()
 	if ev.Member.Name == self.Name {
 		c.fenced = !ev.Up
+		links := c.links()
 		c.mu.Unlock()
+		c.fence(links, !ev.Up)
+		if ev.Up {
+			c.wg.Go(c.reconcile)
+		}
 		return
 	}
 	if ev.Up {
@@ -284,14 +294,40 @@ func (c *calls) membership(ev MemberEvent) {
 	for _, r := range c.realms {
 		r.link.DropNode(router.Node(ev.Member))
 	}
-	fenced := c.fenced
 	c.mu.Unlock()
 	select {
 	case c.rewatch <- struct{}{}:
 	default:
 	}
-	if !fenced {
+	if !c.node.Isolated() {
 		c.wg.Go(func() { c.clean(keys) })
+	}
+}
+
+// links returns the links of the realms. c.mu must be held.
+func (c *calls) links() []*router.RealmLink {
+	out := make([]*router.RealmLink, 0, len(c.realms))
+	for _, r := range c.realms {
+		out = append(out, r.link)
+	}
+	return out
+}
+
+// fence fences the realms of links (this node is isolated and fenced:
+// their clients go to the other nodes) or lets clients in again (it
+// rejoined). Called with no lock held.
+func (c *calls) fence(links []*router.RealmLink, on bool) {
+	n := 0
+	for _, l := range links {
+		if on {
+			n += l.Fence()
+		} else {
+			l.Unfence()
+		}
+	}
+	if on {
+		c.log.Error("cluster: fenced: closed the sessions of clients (GOODBYE wamp.close.system_shutdown), refusing joins until rejoined",
+			"sessions", n)
 	}
 }
 

@@ -92,24 +92,31 @@ func (c *calls) again(ctx context.Context, err error) bool {
 }
 
 // Unregister removes this node's session from the record of (procedure,
-// match), deleting the record with its last callee.
-func (r *callRealm) Unregister(procedure wamp.URI, match string, session wamp.ID) {
+// match), deleting the record with its last callee; junction.error.
+// cluster_unavailable when the table cannot be written.
+func (r *callRealm) Unregister(procedure wamp.URI, match string, session wamp.ID) error {
 	c := r.c
 	ctx, cancel := context.WithTimeout(context.Background(), tableTimeout)
 	defer cancel()
 	self := c.node.Self()
 	err := c.update(ctx, regKey(r.name, match, procedure), func(e entry) bool { return e.member == self && e.session == session })
-	if err != nil && !errors.Is(err, errNotStarted) {
-		c.log.Warn("cluster: unregister: the table keeps the callee until its node is lost",
-			"realm", string(r.name), "procedure", string(procedure), "session", uint64(session), "err", err)
+	if err == nil || errors.Is(err, errNotStarted) {
+		return nil
 	}
+	c.log.Warn("cluster: unregister: the table cannot be written",
+		"realm", string(r.name), "procedure", string(procedure), "session", uint64(session), "err", err)
+	return unavailable(err)
 }
 
-// clean removes the entries of lost members from the records keys.
+// clean removes the entries of lost members from the records keys,
+// unless this node is isolated meanwhile.
 func (c *calls) clean(keys []string) {
 	ctx, cancel := context.WithTimeout(c.ctx, tableTimeout)
 	defer cancel()
 	for _, k := range keys {
+		if c.node.Isolated() {
+			return
+		}
 		if err := c.update(ctx, k, func(entry) bool { return false }); err != nil && ctx.Err() == nil {
 			c.log.Warn("cluster: cannot remove a lost node's callees from the table", "key", k, "err", err)
 		}

@@ -10,13 +10,18 @@ import (
 )
 
 // handlePublish publishes an event. As in Crossbar, PUBLISHED and any
-// ERROR are sent only when the publisher asked for acknowledge.
+// ERROR are sent only when the publisher asked for acknowledge. While
+// the node is fenced, an acknowledged publication fails and is not
+// published: the other nodes' subscribers are out of reach.
 func (s *session) handlePublish(m *wamp.Publish) error { return s.handlePublishAs(m, nil) }
 
 // handlePublishAs is handlePublish for a publication that acts for as
 // (nil: s itself).
 func (s *session) handlePublishAs(m *wamp.Publish, as *wamp.Identity) error {
 	ack, _ := optBool(m.Options, wamp.OptAcknowledge, false)
+	if ack && s.realm.fenced.Load() {
+		return s.realm.errFenced() // it cannot reach the other nodes' subscribers
+	}
 	pub, err := s.realm.broker.publishAs(s, as, m.Topic, m.Options, wamp.PayloadOf(m))
 	if !ack {
 		s.dropped(err)

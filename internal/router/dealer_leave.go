@@ -18,7 +18,7 @@ func (d *dealer) removeSession(s *session) {
 	d.mu.Unlock()
 	out.flush()
 	for _, g := range all {
-		d.realm.retract(g.reg.Procedure, g.reg.Match, s.id)
+		d.realm.retract(g.reg.Procedure, g.reg.Match, s.id) // the cluster logs a failure
 		d.realm.hooks.Unregistered(s.id, g.reg)
 		if g.deleted {
 			d.realm.hooks.RegistrationDeleted(s.id, g.reg)

@@ -44,7 +44,7 @@ func (s *session) handleRegister(m *wamp.Register) error {
 	}
 	info, announced, created, err := rm.dealer.register(s, m.Procedure, um, policy, order)
 	if err != nil {
-		rm.retract(m.Procedure, match, s.id)
+		rm.retract(m.Procedure, match, s.id) // the cluster logs a failure
 		return err
 	}
 	s.send(&wamp.Registered{Request: m.Request, Registration: info.ID})

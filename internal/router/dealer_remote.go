@@ -56,7 +56,8 @@ var announcedAlready = func() chan struct{} {
 // remotePeer is the peer of a remote session: Send forwards INVOCATION
 // and INTERRUPT (remote callee) or RESULT and ERROR (remote caller) to
 // node. An INVOCATION or INTERRUPT that cannot be sent ends its call with
-// ERROR wamp.error.canceled, as if the callee had left.
+// ERROR wamp.error.canceled, as if the callee had left
+// (junction.error.cluster_isolated while this node is fenced).
 type remotePeer struct {
 	s      *session
 	node   Node
@@ -85,8 +86,12 @@ func (p *remotePeer) failed(m wamp.Message) {
 	default:
 		return
 	}
+	uri := wamp.ErrCanceled
+	if p.s.realm.fenced.Load() {
+		uri = wamp.ErrClusterIsolated
+	}
 	p.s.handleError(&wamp.Error{RequestType: wamp.TypeInvocation, Request: req, Details: wamp.Dict{},
-		Error: wamp.ErrCanceled, Args: wamp.List{"the callee's node cannot be reached"}})
+		Error: uri, Args: wamp.List{"the callee's node cannot be reached"}})
 }
 
 func (p *remotePeer) Recv() (wamp.Message, error) { return nil, io.EOF }

@@ -7,20 +7,39 @@ import (
 )
 
 // handleUnregister removes s as a callee of one of its registrations. Its
-// invocations in flight go on: their YIELDs still reach the callers.
+// invocations in flight go on: their YIELDs still reach the callers. In a
+// cluster, the table is written first: when it cannot be, UNREGISTER
+// fails (junction.error.cluster_unavailable) and s stays a callee.
 func (s *session) handleUnregister(m *wamp.Unregister) error {
 	rm := s.realm
+	info, ok := rm.dealer.lookup(s, m.Registration)
+	if !ok {
+		return wamp.Errorf(wamp.ErrNoSuchRegistration, "no registration %d", m.Registration)
+	}
+	if err := rm.retract(info.Procedure, info.Match, s.id); err != nil {
+		return err
+	}
 	info, deleted, ok := rm.dealer.unregister(s, m.Registration)
 	if !ok {
 		return wamp.Errorf(wamp.ErrNoSuchRegistration, "no registration %d", m.Registration)
 	}
-	rm.retract(info.Procedure, info.Match, s.id)
 	s.send(&wamp.Unregistered{Request: m.Request})
 	rm.hooks.Unregistered(s.id, info)
 	if deleted {
 		rm.hooks.RegistrationDeleted(s.id, info)
 	}
 	return nil
+}
+
+// lookup returns what registration id of s is, if s holds it.
+func (d *dealer) lookup(s *session, id wamp.ID) (regInfo, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	reg := s.regs.m[id]
+	if reg == nil {
+		return regInfo{}, false
+	}
+	return reg.info(), true
 }
 
 func (d *dealer) unregister(s *session, id wamp.ID) (info regInfo, deleted, ok bool) {

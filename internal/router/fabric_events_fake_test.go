@@ -160,7 +160,7 @@ func (f *evRealm) RegistrationID(procedure wamp.URI, match string) wamp.ID {
 	return wamp.ID(h.Sum64()&(1<<53-1)) + 1
 }
 func (f *evRealm) Register(Registration, wamp.ID, bool) (uint64, error) { return 0, nil }
-func (f *evRealm) Unregister(wamp.URI, string, wamp.ID)                 {}
+func (f *evRealm) Unregister(wamp.URI, string, wamp.ID) error           { return nil }
 func (f *evRealm) Send(Node, wamp.ID, wamp.Message) error {
 	return errors.New("fake cluster of events: no calls across nodes")
 }

@@ -113,10 +113,11 @@ func (n *fakeNode) Register(reg Registration, session wamp.ID, canCancel bool) (
 	return c.order, nil
 }
 
-func (n *fakeNode) Unregister(procedure wamp.URI, match string, session wamp.ID) {
+func (n *fakeNode) Unregister(procedure wamp.URI, match string, session wamp.ID) error {
 	n.c.mu.Lock()
 	defer n.c.mu.Unlock()
 	n.c.remove(fakeKey{procedure, match}, func(e Callee) bool { return e.Node == n.node && e.Session == session })
+	return nil
 }
 
 // remove deletes the callees del picks from the record k. c.mu must be held.

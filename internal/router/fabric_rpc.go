@@ -51,8 +51,11 @@ type CallFabric interface {
 	// junction.error.cluster_unavailable.
 	Register(reg Registration, session wamp.ID, canCancel bool) (order uint64, err error)
 	// Unregister removes session, on this node, from the callees of
-	// (procedure, match): UNREGISTER, or the session left.
-	Unregister(procedure wamp.URI, match string, session wamp.ID)
+	// (procedure, match): UNREGISTER, or the session left. It fails with
+	// a *wamp.RequestError junction.error.cluster_unavailable when the
+	// table cannot be written: an UNREGISTER then fails and the session
+	// stays a callee.
+	Unregister(procedure wamp.URI, match string, session wamp.ID) error
 	// Send forwards m to node to: an INVOCATION or INTERRUPT for its
 	// session callee, or the RESULT or ERROR of this node's session
 	// callee for a call made on node to. The other node hands it to
@@ -134,17 +137,25 @@ func (rm *realm) announce(s *session, procedure wamp.URI, match, policy string) 
 
 // retract removes session id from the callees of (procedure, match) in
 // the cluster's table, if any: see CallFabric.Unregister.
-func (rm *realm) retract(procedure wamp.URI, match string, id wamp.ID) {
-	if rm.fabric != nil {
-		rm.fabric.Unregister(procedure, match, id)
+func (rm *realm) retract(procedure wamp.URI, match string, id wamp.ID) error {
+	if rm.fabric == nil {
+		return nil
 	}
+	return rm.fabric.Unregister(procedure, match, id)
 }
 
 // callAfterSync retries a call that found no registration (err) once the
-// dealer holds every registration the cluster's table had (Sync).
+// dealer holds every registration the cluster's table had (Sync). A
+// fenced node fails it at once: junction.error.cluster_isolated.
 func (rm *realm) callAfterSync(s *session, m *wamp.Call, opts callOptions, err error) (*call, *wamp.Invocation, chan struct{}, error) {
 	var re *wamp.RequestError
-	if !errors.As(err, &re) || re.URI != wamp.ErrNoSuchProcedure || rm.fabric.Sync() != nil {
+	if !errors.As(err, &re) || re.URI != wamp.ErrNoSuchProcedure {
+		return nil, nil, nil, err
+	}
+	if rm.fenced.Load() {
+		return nil, nil, nil, rm.errFenced() // the callees of other nodes are out of reach
+	}
+	if rm.fabric.Sync() != nil {
 		return nil, nil, nil, err
 	}
 	return rm.dealer.call(s, m, opts)

@@ -69,6 +69,10 @@ type realm struct {
 	// once.
 	fabric   RealmFabric
 	unlinked sync.Once
+	// fenced: the node is cut off from its cluster (fabric_fence.go);
+	// set under mu, read by joins under mu and by CALL and PUBLISH
+	// without it.
+	fenced atomic.Bool
 
 	mu       sync.RWMutex // guards the fields below; after Router.mu
 	sessions map[wamp.ID]*session
@@ -139,6 +143,9 @@ func (rm *realm) join(s *session) error {
 	}
 	if !rm.hasRole(s.ident.AuthRole) {
 		return wamp.Errorf(wamp.ErrNoSuchRole, "role %q was removed from realm %q", s.ident.AuthRole, rm.name)
+	}
+	if rm.fenced.Load() && !s.gate.opts.Internal {
+		return rm.errFenced()
 	}
 	rm.sessions[s.id] = s
 	return nil

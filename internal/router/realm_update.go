@@ -87,7 +87,7 @@ func (rm *realm) revoke(s *session, a *access, res *UpdateResult) bool {
 		if !s.revokeRegs {
 			return false
 		}
-		rm.revokeRegistration(s, reg.id)
+		rm.revokeRegistration(s, reg.id, revokeReason)
 		res.Unregistered++
 	}
 	return true
@@ -114,13 +114,14 @@ func (rm *realm) revokeSubscription(s *session, id wamp.ID) {
 }
 
 // revokeRegistration removes s as a callee of registration id and tells
-// it. Its invocations in flight go on, as after its own UNREGISTER.
-func (rm *realm) revokeRegistration(s *session, id wamp.ID) {
+// it, with reason. Its invocations in flight go on, as after its own
+// UNREGISTER.
+func (rm *realm) revokeRegistration(s *session, id wamp.ID, reason wamp.URI) {
 	info, deleted, ok := rm.dealer.unregister(s, id)
 	if !ok {
 		return
 	}
-	s.send(&wamp.Unregistered{Details: wamp.Dict{"registration": id, wamp.OptReason: string(revokeReason)}})
+	s.send(&wamp.Unregistered{Details: wamp.Dict{"registration": id, wamp.OptReason: string(reason)}})
 	rm.hooks.Unregistered(s.id, info)
 	if deleted {
 		rm.hooks.RegistrationDeleted(s.id, info)

@@ -49,6 +49,12 @@ const (
 	// ErrClusterUnavailable: the cluster's table cannot be written (no
 	// JetStream quorum), so a REGISTER or SUBSCRIBE that needs it fails.
 	ErrClusterUnavailable URI = "junction.error.cluster_unavailable"
+	// ErrClusterIsolated: this node is cut off from its cluster and
+	// fenced (on_isolation fence): it refuses joins from outside and
+	// fails what would need another node (a CALL no callee here serves,
+	// an acknowledged PUBLISH) until it rejoins. A client should connect
+	// to another node.
+	ErrClusterIsolated URI = "junction.error.cluster_isolated"
 	// ErrConfigChanged: the GOODBYE of a session that a configuration
 	// reload no longer allows (its role was removed from its realm, its
 	// principal was removed or its credentials changed, or a

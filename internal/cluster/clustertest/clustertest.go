@@ -68,19 +68,48 @@ func Start(t testing.TB, n int, opts ...Option) []*cluster.Node {
 var configs sync.Map // *cluster.Node -> started
 
 type started struct {
-	cfg cluster.Config
-	log *logtest.Log
+	cfg  cluster.Config
+	log  *logtest.Log
+	link *cluster.Link // the node's connection to its server (Cut, Heal)
 }
 
-// start starts one node of cfg, logging to log.
+// start starts one node of cfg, logging to log, over a link of its own.
 func start(cfg cluster.Config, log *logtest.Log) (*cluster.Node, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	nd, err := cluster.Start(ctx, cfg, log.Logger(slog.LevelInfo))
+	link := &cluster.Link{}
+	linked := cfg
+	if cfg.Embedded != nil {
+		emb := *cfg.Embedded
+		emb.Link = link
+		linked.Embedded = &emb
+	}
+	nd, err := cluster.Start(ctx, linked, log.Logger(slog.LevelInfo))
 	if err == nil {
-		configs.Store(nd, started{cfg, log})
+		configs.Store(nd, started{cfg, log, link})
 	}
 	return nd, err
+}
+
+// Cut cuts node, which Start or Restart made, off from the others
+// without stopping it, as a network partition would: its connection to
+// its NATS server closes and cannot be made again until Heal, so that it
+// neither hears nor reaches the others, while its server stays routed to
+// theirs (the cluster's tables keep their quorum). Within its lease, the
+// others report it lost and it finds itself isolated.
+func Cut(t testing.TB, node *cluster.Node) { linkOf(t, node).Cut() }
+
+// Heal ends Cut: node's client connects again at once, hears the others
+// and, once it hears a majority, is no longer isolated.
+func Heal(t testing.TB, node *cluster.Node) { linkOf(t, node).Heal() }
+
+func linkOf(t testing.TB, node *cluster.Node) *cluster.Link {
+	t.Helper()
+	v, ok := configs.Load(node)
+	if !ok {
+		t.Fatalf("%s was not started by clustertest", node.Self())
+	}
+	return v.(started).link
 }
 
 // Restart starts a node with the config of old, a node Start made that
