@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/local"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -51,7 +52,10 @@ type componentEnv struct {
 	// open, as Crossbar starts a router's components before its
 	// transports.
 	Router bool
-	Logger *slog.Logger
+	// Cluster is the node's member of its cluster, nil on one node: a
+	// component that must act once in the cluster runs under its lock.
+	Cluster *cluster.Node
+	Logger  *slog.Logger
 }
 
 // componentBuilder builds a component of one class. Its errors name their
@@ -108,6 +112,7 @@ func (b *builder) component(env componentEnv) error {
 		return fieldError(env.Path+".classname", fmt.Errorf("node: component class %q is not implemented yet", c.Classname))
 	}
 	env.Logger = b.log.With("component", env.Path)
+	env.Cluster = b.clusterHost().cluster
 	comp, err := build(env)
 	if err != nil {
 		return err

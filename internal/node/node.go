@@ -58,6 +58,7 @@ type Node struct {
 	certs      []*web.TLSOptions // the listeners' TLS files, read again by Reload
 	cluster    *cluster.Node     // controller.cluster's member; nil: one node
 	fabric     *cluster.Fabric   // the routers' link to the cluster; nil: one node
+	replays    *cluster.Replays  // the cluster's replay table of signed requests; nil: one node
 
 	// reloadMu serializes Reload and Stop: Reload alone changes cfg, the
 	// routers' gates and realm names, and the path services' units

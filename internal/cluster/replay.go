@@ -1,0 +1,73 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// replayTable holds the signed HTTP bridge requests accepted on any node:
+// one key per request's (signing key, nonce) and one per its MAC, each
+// with the TTL its service remembers it for.
+const replayTable = "replay"
+
+// Replays is the cluster's replay table, for the HTTP bridge's signed
+// requests (bridge.SharedNonces): a nonce used on one node is refused on
+// every other. It opens the table on first use. Safe for concurrent use.
+type Replays struct {
+	node *Node
+
+	mu sync.Mutex // guards kv
+	kv jetstream.KeyValue
+}
+
+// NewReplays returns node n's view of the replay table.
+func NewReplays(n *Node) *Replays { return &Replays{node: n} }
+
+// Claim records key as used for ttl (rounded up to whole seconds, at
+// least one). fresh is false when key is recorded and unexpired; err
+// says the table could not tell (not joined yet, no JetStream quorum),
+// each attempt bounded by 2 s and by ctx. key is any string (escaped
+// with Token).
+func (r *Replays) Claim(ctx context.Context, key string, ttl time.Duration) (fresh bool, err error) {
+	kv, err := r.table(ctx)
+	if err != nil {
+		return false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, kvAttempt)
+	defer cancel()
+	_, err = kv.Create(ctx, Token(key), nil, jetstream.KeyTTL(wholeSeconds(ttl)))
+	switch {
+	case err == nil:
+		return true, nil
+	case conflict(err):
+		return false, nil
+	}
+	return false, fmt.Errorf("cluster: replay table: %w", err)
+}
+
+// table opens the table the first time, bounded by ctx and 2 s.
+func (r *Replays) table(ctx context.Context) (jetstream.KeyValue, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.kv != nil {
+		return r.kv, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, openAttempt)
+	defer cancel()
+	kv, err := r.node.KV(ctx, replayTable, WithKeyTTLs())
+	if err != nil {
+		return nil, fmt.Errorf("cluster: replay table: %w", err)
+	}
+	r.kv = kv
+	return kv, nil
+}
+
+// wholeSeconds rounds d up to whole seconds, at least one: the shortest
+// TTL of a key.
+func wholeSeconds(d time.Duration) time.Duration {
+	return max(time.Second, (d + time.Second - 1).Truncate(time.Second))
+}
