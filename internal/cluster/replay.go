@@ -16,7 +16,8 @@ const replayTable = "replay"
 
 // Replays is the cluster's replay table, for the HTTP bridge's signed
 // requests (bridge.SharedNonces): a nonce used on one node is refused on
-// every other. It opens the table on first use. Safe for concurrent use.
+// every other. Open it at start (or it opens on first use). Safe for
+// concurrent use.
 type Replays struct {
 	node *Node
 
@@ -49,21 +50,38 @@ func (r *Replays) Claim(ctx context.Context, key string, ttl time.Duration) (fre
 	return false, fmt.Errorf("cluster: replay table: %w", err)
 }
 
-// table opens the table the first time, bounded by ctx and 2 s.
+// Open opens the table, retrying while JetStream is not ready until ctx
+// ends: at the node's start, so that the first signed request finds it.
+func (r *Replays) Open(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.openLocked(ctx)
+}
+
+// table returns the table, opened first if Open did not (bounded by ctx
+// and 2 s).
 func (r *Replays) table(ctx context.Context) (jetstream.KeyValue, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.kv != nil {
-		return r.kv, nil
-	}
 	ctx, cancel := context.WithTimeout(ctx, openAttempt)
 	defer cancel()
-	kv, err := r.node.KV(ctx, replayTable, WithKeyTTLs())
+	if err := r.openLocked(ctx); err != nil {
+		return nil, err
+	}
+	return r.kv, nil
+}
+
+// openLocked opens the table unless it is open. r.mu must be held.
+func (r *Replays) openLocked(ctx context.Context) error {
+	if r.kv != nil {
+		return nil
+	}
+	kv, err := openTable(ctx, r.node, replayTable, WithKeyTTLs())
 	if err != nil {
-		return nil, fmt.Errorf("cluster: replay table: %w", err)
+		return fmt.Errorf("cluster: replay table: %w", err)
 	}
 	r.kv = kv
-	return kv, nil
+	return nil
 }
 
 // wholeSeconds rounds d up to whole seconds, at least one: the shortest

@@ -174,6 +174,9 @@ func (n *Node) startAll(ctx context.Context) error {
 		if err := n.fabric.Start(ctx); err != nil {
 			return pathError(clusterPath, err)
 		}
+		if err := n.replays.Open(ctx); err != nil {
+			return pathError(clusterPath, err)
+		}
 	}
 	for _, r := range n.routers {
 		n.log.Info("router started", "worker", r.path, "realms", r.realmNames())
