@@ -60,6 +60,11 @@ func (l *lock) take(ctx context.Context) (uint64, bool) {
 			if err == nil {
 				return rev, true
 			}
+			if conflict(err) {
+				if rev, ok := l.ours(ctx); ok {
+					return rev, true
+				}
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -67,6 +72,19 @@ func (l *lock) take(ctx context.Context) (uint64, bool) {
 		case <-t.C:
 		}
 	}
+}
+
+// ours returns the revision of the record when it names this node's
+// member: a write whose answer was lost (the record then took this node's
+// for another's).
+func (l *lock) ours(ctx context.Context) (uint64, bool) {
+	ctx, cancel := context.WithTimeout(ctx, min(kvAttempt, l.tick))
+	defer cancel()
+	e, err := l.kv.Get(ctx, l.key)
+	if err != nil || string(e.Value()) != l.node.Self().String() {
+		return 0, false
+	}
+	return e.Revision(), true
 }
 
 // hold runs held while the record of revision rev is renewed, then

@@ -5,11 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/cluster"
+	"github.com/junction-wamp/junction/internal/config"
 )
 
 // lockedStopTimeout bounds the stop of a component whose node lost its
@@ -48,10 +50,13 @@ func newLockedComponent(env componentEnv, build func() (*restComponent, error)) 
 	return &lockedComponent{env: env, node: env.Cluster, name: lockName(env), build: build}
 }
 
-// lockName is "component-" and a digest of the component's config: the
-// same on every node that runs the same component.
+// lockName is "component-" and a digest of the component's realm, class
+// and extra: the same on every node that runs the same component, even
+// when a container component reaches each node's router at another
+// address.
 func lockName(env componentEnv) string {
-	b, _ := json.Marshal(env.Config)
+	c := env.Config
+	b, _ := json.Marshal([]any{c.Realm, c.Class, c.MessageForwarder, c.RESTCallee})
 	h := sha256.Sum256(b)
 	return "component-" + hex.EncodeToString(h[:16])
 }
@@ -131,3 +136,28 @@ func (l *lockedComponent) Joined() bool {
 
 // Holding reports whether this node runs the component now.
 func (l *lockedComponent) Holding() bool { return l.cur.Load() != nil }
+
+// joinCluster makes the locked components of n, a reload's build, take
+// part in the locks through running's member of the cluster: n's own
+// never joins. (A change of controller.cluster needs a restart.)
+func (n *Node) joinCluster(running *Node) {
+	if running.cluster == nil {
+		return
+	}
+	for _, c := range n.components {
+		if l, ok := c.comp.(*lockedComponent); ok {
+			l.node = running.cluster
+		}
+	}
+}
+
+// workerAt returns the config of the worker at path ("workers[1]") of
+// the config n was built from, or nil.
+func (n *Node) workerAt(path string) config.Worker {
+	for i, w := range n.cfg.Workers {
+		if fmt.Sprintf("workers[%d]", i) == path {
+			return w
+		}
+	}
+	return nil
+}
