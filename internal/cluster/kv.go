@@ -23,6 +23,12 @@ func WithTTL(d time.Duration) KVOption {
 	return func(c *jetstream.KeyValueConfig) { c.TTL = d }
 }
 
+// WithMaxBytes bounds the bucket's size on each server: past it, writes
+// fail.
+func WithMaxBytes(n int64) KVOption {
+	return func(c *jetstream.KeyValueConfig) { c.MaxBytes = n }
+}
+
 // WithKeyTTLs lets the bucket's writes carry a TTL of their own
 // (jetstream.KeyTTL): an expired key leaves a marker for a second.
 func WithKeyTTLs() KVOption {

@@ -14,6 +14,11 @@ import (
 // with the TTL its service remembers it for.
 const replayTable = "replay"
 
+// ReplayTableBytes bounds the replay table on each server: about 220,000
+// requests remembered (about 300 bytes each, measured: its two keys).
+// Past it, Claim fails until keys expire.
+const ReplayTableBytes = 64 << 20
+
 // Replays is the cluster's replay table, for the HTTP bridge's signed
 // requests (bridge.SharedNonces): a nonce used on one node is refused on
 // every other. Open it at start (or it opens on first use). Safe for
@@ -30,8 +35,8 @@ func NewReplays(n *Node) *Replays { return &Replays{node: n} }
 
 // Claim records key as used for ttl (rounded up to whole seconds, at
 // least one). fresh is false when key is recorded and unexpired; err
-// says the table could not tell (not joined yet, no JetStream quorum),
-// each attempt bounded by 2 s and by ctx. key is any string (escaped
+// says the table could not tell (not joined yet, no JetStream quorum,
+// full: see ReplayTableBytes), each attempt bounded by 2 s and by ctx. key is any string (escaped
 // with Token).
 func (r *Replays) Claim(ctx context.Context, key string, ttl time.Duration) (fresh bool, err error) {
 	kv, err := r.table(ctx)
@@ -76,7 +81,7 @@ func (r *Replays) openLocked(ctx context.Context) error {
 	if r.kv != nil {
 		return nil
 	}
-	kv, err := openTable(ctx, r.node, replayTable, WithKeyTTLs())
+	kv, err := openTable(ctx, r.node, replayTable, WithKeyTTLs(), WithMaxBytes(ReplayTableBytes))
 	if err != nil {
 		return fmt.Errorf("cluster: replay table: %w", err)
 	}

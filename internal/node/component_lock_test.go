@@ -12,7 +12,7 @@ import (
 func TestLockName(t *testing.T) {
 	fwd := func(topic string, port int) componentEnv {
 		return componentEnv{Config: &config.Component{Realm: "realm1", Class: config.ClassMessageForwarder,
-			Transport: &config.ComponentTransport{Type: "websocket", Endpoint: config.ConnectEndpoint{Type: "tcp", Host: "127.0.0.1", Port: port}},
+			Transport:        &config.ComponentTransport{Type: "websocket", Endpoint: config.ConnectEndpoint{Type: "tcp", Host: "127.0.0.1", Port: port}},
 			MessageForwarder: &config.MessageForwarderExtra{Subscriptions: []config.ForwardedTopic{{Topic: topic, URL: "http://h/x"}}}}}
 	}
 	if lockName(fwd("a", 8080)) != lockName(fwd("a", 8081)) {
