@@ -21,10 +21,10 @@ const lockTable = "lock"
 // holder gives the lock up when it has not renewed its record for half
 // the lease (its table unreachable, or the node fenced), so that it has
 // stopped before its record expires and another node takes the lock. It
-// releases the lock at once when ctx ends or held returns by itself,
-// and tries again a tick later. name is any string (escaped
-// with Token). Hold returns nil when ctx ends, or an error if the table
-// cannot be opened.
+// releases the lock at once when ctx ends or held returns by itself (and
+// then tries again a tick later). name is any string (escaped with
+// Token). Hold returns nil when ctx ends, or an error if the table cannot
+// be opened.
 func (n *Node) Hold(ctx context.Context, name string, held func(context.Context)) error {
 	kv, err := openTable(ctx, n, lockTable, WithTTL(n.cfg.Lease))
 	if err != nil {

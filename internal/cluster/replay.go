@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -21,17 +22,52 @@ const ReplayTableBytes = 64 << 20
 
 // Replays is the cluster's replay table, for the HTTP bridge's signed
 // requests (bridge.SharedNonces): a nonce used on one node is refused on
-// every other. Open it at start (or it opens on first use). Safe for
-// concurrent use.
+// every other. Start opens it in the background; until then each Claim
+// tries to open it. Safe for concurrent use.
 type Replays struct {
-	node *Node
+	node   *Node
+	ctx    context.Context // ends with Close
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the background open returns
+	start  atomic.Bool   // Start was called
 
 	mu sync.Mutex // guards kv
 	kv jetstream.KeyValue
 }
 
 // NewReplays returns node n's view of the replay table.
-func NewReplays(n *Node) *Replays { return &Replays{node: n} }
+func NewReplays(n *Node) *Replays {
+	r := &Replays{node: n, done: make(chan struct{})}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	return r
+}
+
+// Start opens the table in the background, retrying while JetStream is
+// not ready (the cluster forming), until it is open or Close: the node's
+// start does not wait for it.
+func (r *Replays) Start() {
+	r.start.Store(true)
+	go func() {
+		defer close(r.done)
+		kv, err := openTable(r.ctx, r.node, replayTable, replayOptions()...)
+		if err != nil {
+			return // closed first
+		}
+		r.mu.Lock()
+		if r.kv == nil {
+			r.kv = kv
+		}
+		r.mu.Unlock()
+	}()
+}
+
+// Close stops a background open still retrying.
+func (r *Replays) Close() {
+	r.cancel()
+	if r.start.Load() {
+		<-r.done
+	}
+}
 
 // Claim records key as used for ttl (rounded up to whole seconds, at
 // least one). fresh is false when key is recorded and unexpired; err
@@ -55,38 +91,26 @@ func (r *Replays) Claim(ctx context.Context, key string, ttl time.Duration) (fre
 	return false, fmt.Errorf("cluster: replay table: %w", err)
 }
 
-// Open opens the table, retrying while JetStream is not ready until ctx
-// ends: at the node's start, so that the first signed request finds it.
-func (r *Replays) Open(ctx context.Context) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.openLocked(ctx)
-}
-
-// table returns the table, opened first if Open did not (bounded by ctx
-// and 2 s).
+// table returns the table, opened first if the background open has not
+// (bounded by ctx and 2 s).
 func (r *Replays) table(ctx context.Context) (jetstream.KeyValue, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.kv != nil {
+		return r.kv, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, openAttempt)
 	defer cancel()
-	if err := r.openLocked(ctx); err != nil {
-		return nil, err
-	}
-	return r.kv, nil
-}
-
-// openLocked opens the table unless it is open. r.mu must be held.
-func (r *Replays) openLocked(ctx context.Context) error {
-	if r.kv != nil {
-		return nil
-	}
-	kv, err := openTable(ctx, r.node, replayTable, WithKeyTTLs(), WithMaxBytes(ReplayTableBytes))
+	kv, err := openTable(ctx, r.node, replayTable, replayOptions()...)
 	if err != nil {
-		return fmt.Errorf("cluster: replay table: %w", err)
+		return nil, fmt.Errorf("cluster: replay table: %w", err)
 	}
 	r.kv = kv
-	return nil
+	return kv, nil
+}
+
+func replayOptions() []KVOption {
+	return []KVOption{WithKeyTTLs(), WithMaxBytes(ReplayTableBytes)}
 }
 
 // wholeSeconds rounds d up to whole seconds, at least one: the shortest

@@ -174,9 +174,7 @@ func (n *Node) startAll(ctx context.Context) error {
 		if err := n.fabric.Start(ctx); err != nil {
 			return pathError(clusterPath, err)
 		}
-		if err := n.replays.Open(ctx); err != nil {
-			return pathError(clusterPath, err)
-		}
+		n.replays.Start()
 	}
 	for _, r := range n.routers {
 		n.log.Info("router started", "worker", r.path, "realms", r.realmNames())
@@ -313,6 +311,7 @@ func (n *Node) stopAll(ctx context.Context) error {
 		errs = append(errs, l.close(ctx))
 	}
 	if n.cluster != nil {
+		n.replays.Close()
 		n.fabric.Close()
 		errs = append(errs, n.cluster.Close()) // after the routers: no half-done work
 	}
