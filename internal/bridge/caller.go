@@ -40,7 +40,9 @@ func NewCaller(s Session, o CallerOptions) (*Caller, error) {
 		return nil, err
 	}
 	sg := newSigner(o.Signing, p.log, nil)
-	p.verify = func(r *http.Request, body []byte) error { return sg.check(parseQuery(r.URL.RawQuery), body) }
+	p.verify = func(r *http.Request, body []byte) error {
+		return sg.check(r.Context(), parseQuery(r.URL.RawQuery), body)
+	}
 	c := &Caller{p: p, s: s, timeout: o.callTimeout(), mode: mode}
 	c.opts = callOptions(c.mode, c.timeout, false)
 	p.handle(c.call)

@@ -87,6 +87,7 @@ const (
 	textBodyTimeout    = "Request body timed out, nothing received for too long."
 	textBusy           = "Too many request bodies in flight, retry later."
 	textReplayFull     = "Too many signed requests within the timestamp window, retry later."
+	textReplayTable    = "The cluster's replay table is unavailable or full: sign the request again with a new nonce, and retry later."
 	textInternal       = "Unhandled exception in the REST bridge."
 	textUnavailable    = "WAMP session unavailable, retry later."
 	textTimeout        = "canceled: no answer within %v"

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -65,6 +66,20 @@ type Signing struct {
 	// a cache of DefaultMaxNonces entries for this service alone. Share one
 	// between services that have the same key.
 	Nonces *NonceCache
+	// Shared, when set, remembers the requests accepted by every node of
+	// a cluster: a request Nonces accepts is then accepted only if Shared
+	// has not seen it either. When Shared cannot tell, the request is
+	// refused with 503 (fail closed); its nonce may be recorded, so the
+	// client signs it again with a new nonce.
+	Shared SharedNonces
+}
+
+// SharedNonces is a replay table shared by several nodes (a cluster's).
+// Implementations must be safe for concurrent use.
+type SharedNonces interface {
+	// Claim records key as used for ttl. fresh is false when key is
+	// recorded and unexpired; err says the table could not tell.
+	Claim(ctx context.Context, key string, ttl time.Duration) (fresh bool, err error)
 }
 
 // Identifier tells who an HTTP request comes from: the identity its WAMP

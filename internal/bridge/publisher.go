@@ -31,7 +31,9 @@ func NewPublisher(s Session, o PublisherOptions) (*Publisher, error) {
 		return nil, err
 	}
 	sg := newSigner(o.Signing, p.log, nil)
-	p.verify = func(r *http.Request, body []byte) error { return sg.check(parseQuery(r.URL.RawQuery), body) }
+	p.verify = func(r *http.Request, body []byte) error {
+		return sg.check(r.Context(), parseQuery(r.URL.RawQuery), body)
+	}
 	pb := &Publisher{p: p, s: s}
 	p.handle(pb.publish)
 	return pb, nil

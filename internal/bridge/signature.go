@@ -1,13 +1,16 @@
 package bridge
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,9 +25,11 @@ type signer struct {
 	key, secret string // secret "" means unsigned mode
 	delta       time.Duration
 	nonces      *NonceCache
+	shared      SharedNonces // nil: this node alone
 	now         func() time.Time
 	log         *slog.Logger
 	full        lograte.Limit // "replay cache full" warnings
+	unshared    lograte.Limit // "replay table unavailable" warnings
 }
 
 // fullLogInterval is the shortest time between two "replay cache full"
@@ -44,8 +49,8 @@ func newSigner(s Signing, log *slog.Logger, now func() time.Time) *signer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &signer{key: s.Key, secret: s.Secret, delta: s.TimestampDeltaLimit, nonces: n, now: now,
-		log: log, full: lograte.Limit{Interval: fullLogInterval}}
+	return &signer{key: s.Key, secret: s.Secret, delta: s.TimestampDeltaLimit, nonces: n, shared: s.Shared, now: now,
+		log: log, full: lograte.Limit{Interval: fullLogInterval}, unshared: lograte.Limit{Interval: fullLogInterval}}
 }
 
 // signed reports whether requests must be signed.
@@ -53,7 +58,7 @@ func (s *signer) signed() bool { return s.secret != "" }
 
 // check validates the parameters in Crossbar's order (key, timestamp, seq,
 // nonce, signature), then the key, the MAC and the nonce's freshness.
-func (s *signer) check(q query, body []byte) error {
+func (s *signer) check(ctx context.Context, q query, body []byte) error {
 	if _, ok := q["key"]; !ok && s.signed() {
 		return badRequest(textMissingField, "'key' field missing")
 	}
@@ -70,7 +75,7 @@ func (s *signer) check(q query, body []byte) error {
 	if !s.signed() {
 		return nil
 	}
-	return s.verify(q, nonce, body)
+	return s.verify(ctx, q, nonce, body)
 }
 
 func (s *signer) checkTimestamp(q query) error {
@@ -130,7 +135,7 @@ func checkNonce(q query, signed bool) (uint64, error) {
 // verify checks the signature, the key, the MAC, then that neither the
 // nonce nor the MAC was used before, in that order. Comparisons are
 // constant-time.
-func (s *signer) verify(q query, nonce uint64, body []byte) error {
+func (s *signer) verify(ctx context.Context, q query, nonce uint64, body []byte) error {
 	sig, ok := q["signature"]
 	if !ok {
 		return badRequest(textMissingField, "'signature' field missing")
@@ -156,7 +161,41 @@ func (s *signer) verify(q query, nonce uint64, body []byte) error {
 		s.warnFull()
 		return &Error{Status: http.StatusServiceUnavailable, Text: textReplayFull, Cause: err}
 	}
+	return s.claim(ctx, nonce, mac)
+}
+
+// claim records the request's (key, nonce) and MAC in the shared replay
+// table, if any, and refuses it when either was there. When the table
+// cannot tell, the request is refused with 503: without it a copy of the
+// request could be accepted on another node.
+func (s *signer) claim(ctx context.Context, nonce uint64, mac []byte) error {
+	if s.shared == nil {
+		return nil
+	}
+	key := sha256.Sum256([]byte(s.key))
+	for _, k := range [...]string{
+		"n-" + hex.EncodeToString(key[:macKeySize]) + "-" + strconv.FormatUint(nonce, 10),
+		"m-" + hex.EncodeToString(mac[:macKeySize]),
+	} {
+		fresh, err := s.shared.Claim(ctx, k, s.nonceTTL())
+		if err != nil {
+			s.warnUnshared(err)
+			return &Error{Status: http.StatusServiceUnavailable, Text: textReplayTable, Cause: err}
+		}
+		if !fresh {
+			return refuse(http.StatusUnauthorized, textReplay)
+		}
+	}
 	return nil
+}
+
+// warnUnshared logs, rate-limited, that signed requests are refused
+// because the shared replay table cannot be reached.
+func (s *signer) warnUnshared(err error) {
+	if ok, held := s.unshared.Allow(); ok {
+		s.log.Warn("bridge: cluster replay table unavailable: signed requests refused with 503",
+			"key", s.key, "err", err, "refused_since_last_log", held)
+	}
 }
 
 // warnFull logs, rate-limited, that signed requests are refused because

@@ -1,13 +1,16 @@
 package bridge
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -226,5 +229,68 @@ func TestIntegers(t *testing.T) {
 		if _, ok := parseNonce(s); ok != want {
 			t.Errorf("parseNonce(%q) ok = %v", s, ok)
 		}
+	}
+}
+
+// sharedTable is a cluster's replay table in memory: what the other
+// nodes claimed, or down.
+type sharedTable struct {
+	mu     sync.Mutex
+	claims map[string]time.Duration
+	down   bool
+}
+
+func (s *sharedTable) Claim(_ context.Context, key string, ttl time.Duration) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down {
+		return false, errors.New("cluster: replay table: no quorum")
+	}
+	if _, ok := s.claims[key]; ok {
+		return false, nil
+	}
+	s.claims[key] = ttl
+	return true, nil
+}
+
+// TestReplaySharedTable: two services with caches of their own (two
+// nodes) and one shared table: a request accepted by one is a replay on
+// the other, its nonce spelt differently too; while the table cannot
+// tell, signed requests get 503 (fail closed), and a request signed again
+// with a new nonce passes once it is back.
+func TestReplaySharedTable(t *testing.T) {
+	table := &sharedTable{claims: map[string]time.Duration{}}
+	log, logs := newLog()
+	node := func() http.Handler {
+		h, _ := NewCaller(newFake(t), CallerOptions{Common: Common{Logger: log},
+			Signing: Signing{Key: testKey, Secret: testSecret, TimestampDeltaLimit: time.Minute, Shared: table}})
+		return h
+	}
+	n1, n2 := node(), node()
+	ts := nowStamp()
+	req := func(seq, nonce string) httpReq {
+		return httpReq{query: signedQuery(testKey, ts, seq, nonce, okBody, base64.URLEncoding), body: okBody}
+	}
+	if w := do(n1, req("1", "4242")); w.Code != 200 {
+		t.Fatalf("first: %d %s", w.Code, w.Body)
+	}
+	for _, v := range [][2]string{{"1", "4242"}, {"14", "242"}} {
+		if w := do(n2, req(v[0], v[1])); w.Code != 401 || w.Body.String() != deny(textReplay) {
+			t.Errorf("replay of seq=%s&nonce=%s on the other node: %d %s, want 401", v[0], v[1], w.Code, w.Body)
+		}
+	}
+	for key, ttl := range table.claims {
+		if ttl != 2*time.Minute {
+			t.Errorf("%s claimed for %v, want twice the window", key, ttl)
+		}
+	}
+	table.down = true
+	if w := do(n2, req("1", "7")); w.Code != 503 || w.Body.String() != deny(textReplayTable) ||
+		!strings.Contains(logs.String(), "cluster replay table unavailable") {
+		t.Errorf("table down: %d %s, want 503; log:\n%s", w.Code, w.Body, logs)
+	}
+	table.down = false
+	if w := do(n2, req("1", "8")); w.Code != 200 {
+		t.Errorf("a new nonce once the table is back: %d %s", w.Code, w.Body)
 	}
 }

@@ -23,6 +23,18 @@ func WithTTL(d time.Duration) KVOption {
 	return func(c *jetstream.KeyValueConfig) { c.TTL = d }
 }
 
+// WithMaxBytes bounds the bucket's size on each server: past it, writes
+// fail.
+func WithMaxBytes(n int64) KVOption {
+	return func(c *jetstream.KeyValueConfig) { c.MaxBytes = n }
+}
+
+// WithKeyTTLs lets the bucket's writes carry a TTL of their own
+// (jetstream.KeyTTL): an expired key leaves a marker for a second.
+func WithKeyTTLs() KVOption {
+	return func(c *jetstream.KeyValueConfig) { c.LimitMarkerTTL = time.Second }
+}
+
 // KV opens the bucket jx_<cluster>_<name>, creating it if needed: in
 // memory, with min(3, nodes configured) replicas. name is [A-Za-z0-9_-].
 // KV waits for the node to join. While JetStream is not ready yet (the cluster forming, a leader being

@@ -102,11 +102,12 @@ func (c *calls) table() (jetstream.KeyValue, error) {
 
 // openTable opens bucket name, each attempt with a deadline of its own:
 // a JetStream request made while the servers still elect their meta
-// leader may get no answer at all, and would wait for ctx's end.
-func openTable(ctx context.Context, n *Node, name string) (jetstream.KeyValue, error) {
+// leader may get no answer at all, and would wait for ctx's end. opts
+// apply when the bucket is created.
+func openTable(ctx context.Context, n *Node, name string, opts ...KVOption) (jetstream.KeyValue, error) {
 	for {
 		attempt, cancel := context.WithTimeout(ctx, openAttempt)
-		kv, err := n.KV(attempt, name)
+		kv, err := n.KV(attempt, name, opts...)
 		if err == nil {
 			kv, err = leaderReads(attempt, n, kv)
 		}

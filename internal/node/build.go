@@ -157,6 +157,7 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 		env := componentEnv{Path: cp, Config: c, Router: true}
 		if c != nil {
 			env.Dial = localDialer(internalGate(r, c.Role))
+			env.LocalRealm = localRealm(w.Realms, c.Realm)
 		}
 		b.fail(b.component(env))
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/junction-wamp/junction/internal/bridge"
 	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/router"
@@ -37,6 +38,26 @@ func (b *builder) buildCluster(cfg *config.Config) {
 	}
 	b.node.cluster = n
 	b.node.fabric = cluster.NewFabric(n, b.log)
+	b.node.replays = cluster.NewReplays(n)
+}
+
+// clusterHost is the node whose cluster the units built use: the node
+// built, or the running node a reload builds for.
+func (b *builder) clusterHost() *Node {
+	if b.owner != nil {
+		return b.owner
+	}
+	return b.node
+}
+
+// sharedNonces is the cluster's replay table for signed bridge requests,
+// nil (one node) without controller.cluster. (A nil *cluster.Replays must
+// not become a non-nil bridge.SharedNonces.)
+func (b *builder) sharedNonces() bridge.SharedNonces {
+	if r := b.clusterHost().replays; r != nil {
+		return r
+	}
+	return nil
 }
 
 // fabric is the routers' link to the cluster; nil (one node) without

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/local"
 	"github.com/junction-wamp/junction/internal/wamp"
@@ -51,7 +52,15 @@ type componentEnv struct {
 	// open, as Crossbar starts a router's components before its
 	// transports.
 	Router bool
-	Logger *slog.Logger
+	// Cluster is the node's member of its cluster, nil on one node or
+	// for a router component of a realm that stays on its node
+	// ("cluster": false): a component that must act once in the cluster
+	// runs under its lock.
+	Cluster *cluster.Node
+	// LocalRealm marks a router component of a realm that stays on its
+	// node.
+	LocalRealm bool
+	Logger     *slog.Logger
 }
 
 // componentBuilder builds a component of one class. Its errors name their
@@ -108,6 +117,9 @@ func (b *builder) component(env componentEnv) error {
 		return fieldError(env.Path+".classname", fmt.Errorf("node: component class %q is not implemented yet", c.Classname))
 	}
 	env.Logger = b.log.With("component", env.Path)
+	if !env.LocalRealm {
+		env.Cluster = b.clusterHost().cluster
+	}
 	comp, err := build(env)
 	if err != nil {
 		return err
@@ -135,4 +147,15 @@ func localDialer(gate interface{ Attach(wamp.Peer) }) client.Dialer {
 		go gate.Attach(theirs)
 		return mine, nil
 	}
+}
+
+// localRealm reports whether realm, of a router worker's realms, stays on
+// its node ("cluster": false in its options).
+func localRealm(realms []*config.Realm, realm string) bool {
+	for _, r := range realms {
+		if r != nil && r.Name == realm {
+			return !r.Options.Cluster
+		}
+	}
+	return false
 }

@@ -6,10 +6,15 @@ import (
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// buildRESTCallee builds a RESTCallee: a procedure served by HTTP requests.
+// buildRESTCallee builds a RESTCallee: a procedure served by HTTP
+// requests; in a cluster, registered shared (roundrobin) so that the
+// copies every node runs all serve.
 func buildRESTCallee(env componentEnv) (component, error) {
 	o := calleeOptions(env.Config.RESTCallee)
 	o.Logger = env.Logger
+	if env.Cluster != nil {
+		o.Invoke = wamp.InvokeRoundRobin // every node's copy serves
+	}
 	c, err := rest.NewCallee(o)
 	if err != nil {
 		return nil, fieldError(env.Path+".extra", err)
@@ -18,7 +23,7 @@ func buildRESTCallee(env componentEnv) (component, error) {
 }
 
 // buildMessageForwarder builds a MessageForwarder: events forwarded as
-// HTTP requests.
+// HTTP requests; in a cluster, by one node at a time.
 func buildMessageForwarder(env componentEnv) (component, error) {
 	o := subscriberOptions(env.Config.MessageForwarder)
 	o.Logger = env.Logger
@@ -26,7 +31,15 @@ func buildMessageForwarder(env componentEnv) (component, error) {
 	if err != nil {
 		return nil, fieldError(env.Path+".extra", err)
 	}
-	return newRESTComponent(env, s), nil
+	if env.Cluster == nil {
+		return newRESTComponent(env, s), nil
+	}
+	// One node of the cluster at a time forwards the events: a new
+	// Subscriber each time this node takes the lock.
+	return newLockedComponent(env, func() (*restComponent, error) {
+		s, err := rest.NewSubscriber(o)
+		return newRESTComponent(env, s), err
+	}), nil
 }
 
 // calleeOptions translates a RESTCallee's extra (nil in a hand-built

@@ -65,6 +65,10 @@ func clusterStats(s cluster.Status) *metrics.ClusterStats {
 // componentStats are the counters of a REST component (false for another).
 func componentStats(c *componentUnit) (metrics.ServiceStats, bool) {
 	rc, ok := c.comp.(*restComponent)
+	if lc, locked := c.comp.(*lockedComponent); locked {
+		rc = lc.cur.Load() // the instance running on this node, if any
+		ok = rc != nil
+	}
 	if !ok {
 		return metrics.ServiceStats{}, false
 	}

@@ -58,6 +58,7 @@ type Node struct {
 	certs      []*web.TLSOptions // the listeners' TLS files, read again by Reload
 	cluster    *cluster.Node     // controller.cluster's member; nil: one node
 	fabric     *cluster.Fabric   // the routers' link to the cluster; nil: one node
+	replays    *cluster.Replays  // the cluster's replay table of signed requests; nil: one node
 
 	// reloadMu serializes Reload and Stop: Reload alone changes cfg, the
 	// routers' gates and realm names, and the path services' units
@@ -173,6 +174,7 @@ func (n *Node) startAll(ctx context.Context) error {
 		if err := n.fabric.Start(ctx); err != nil {
 			return pathError(clusterPath, err)
 		}
+		n.replays.Start()
 	}
 	for _, r := range n.routers {
 		n.log.Info("router started", "worker", r.path, "realms", r.realmNames())
@@ -309,6 +311,7 @@ func (n *Node) stopAll(ctx context.Context) error {
 		errs = append(errs, l.close(ctx))
 	}
 	if n.cluster != nil {
+		n.replays.Close()
 		n.fabric.Close()
 		errs = append(errs, n.cluster.Close()) // after the routers: no half-done work
 	}

@@ -204,7 +204,8 @@ func (env *pathEnv) sessionFor(path string, s *config.BridgeService, actsFor boo
 
 // signing translates a caller's or publisher's signing options; services
 // with the same key share one nonce cache, so that a request signed for
-// one cannot be replayed on another.
+// one cannot be replayed on another, and in a cluster the cluster's
+// replay table, so that it cannot be replayed on another node.
 func (b *builder) signing(s config.Signing) bridge.Signing {
 	out := bridge.Signing{Key: s.Key, Secret: s.Secret, TimestampDeltaLimit: s.TimestampDeltaLimit}
 	if s.Secret == "" {
@@ -217,6 +218,7 @@ func (b *builder) signing(s config.Signing) bridge.Signing {
 		b.nonces[s.Key] = bridge.NewNonceCache(0)
 	}
 	out.Nonces = b.nonces[s.Key]
+	out.Shared = b.sharedNonces()
 	return out
 }
 

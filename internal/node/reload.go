@@ -101,6 +101,7 @@ func (n *Node) Reload(ctx context.Context, cfg *config.Config) (ReloadReport, er
 		return ReloadReport{}, err
 	}
 	defer next.discard()
+	next.joinCluster(n)
 	r := &reloader{ctx: ctx, node: n, next: next}
 	r.config(n.cfg, cfg)
 	r.certificates()

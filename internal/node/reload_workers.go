@@ -291,6 +291,9 @@ func (r *reloader) routerComponent(path string, ru *routerUnit, c *config.Compon
 	staged := &Node{log: r.node.log}
 	b := &builder{node: staged, owner: r.node, dir: r.node.dir, log: r.node.log}
 	env := componentEnv{Path: path, Config: c, Router: true, Dial: localDialer(internalGate(ru.router, c.Role))}
+	if w, ok := r.next.workerAt(ru.path).(*config.RouterWorker); ok {
+		env.LocalRealm = localRealm(w.Realms, c.Realm)
+	}
 	if err := b.component(env); err != nil || len(staged.components) != 1 {
 		return nil
 	}

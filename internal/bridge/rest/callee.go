@@ -28,6 +28,10 @@ type CalleeOptions struct {
 	// BaseURL: every request goes below it (same scheme, host, port and
 	// path prefix). "" allows any absolute http or https URL.
 	BaseURL string
+	// Invoke is the registration's invocation policy ("roundrobin",
+	// ...); "" is the router's default, single. A Callee that several
+	// nodes of a cluster run registers shared, so that each node's serves.
+	Invoke string
 	// Timeout bounds one call's HTTP exchange, redirects and body read
 	// included; 0 means DefaultTimeout.
 	Timeout time.Duration
@@ -64,6 +68,11 @@ func NewCallee(o CalleeOptions) (*Callee, error) {
 	if !wamp.ValidURI(o.Procedure, false, wamp.MatchExact) {
 		return nil, fmt.Errorf("rest: callee procedure: invalid URI %q", o.Procedure)
 	}
+	switch o.Invoke {
+	case "", wamp.InvokeSingle, wamp.InvokeRoundRobin, wamp.InvokeRandom, wamp.InvokeFirst, wamp.InvokeLast:
+	default:
+		return nil, fmt.Errorf("rest: callee: invalid invocation policy %q", o.Invoke)
+	}
 	base, err := parseBaseURL(o.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("rest: callee: %w", err)
@@ -83,14 +92,18 @@ func NewCallee(o CalleeOptions) (*Callee, error) {
 // Start registers the procedure on c; c registers it again after every
 // reconnect.
 func (ce *Callee) Start(ctx context.Context, c *client.Client) error {
-	reg, err := c.Register(ctx, ce.opts.Procedure, ce.handle, nil)
+	var opts wamp.Dict
+	if ce.opts.Invoke != "" {
+		opts = wamp.Dict{wamp.OptInvoke: ce.opts.Invoke}
+	}
+	reg, err := c.Register(ctx, ce.opts.Procedure, ce.handle, opts)
 	if err != nil {
 		return fmt.Errorf("rest: callee: register %s: %w", ce.opts.Procedure, err)
 	}
 	ce.mu.Lock()
 	ce.reg = reg
 	ce.mu.Unlock()
-	ce.log.Info("rest: callee registered", "baseurl", ce.opts.BaseURL)
+	ce.log.Info("rest: callee registered", "baseurl", ce.opts.BaseURL, "invoke", ce.opts.Invoke)
 	return nil
 }
 

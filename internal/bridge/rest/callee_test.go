@@ -414,3 +414,33 @@ func TestCalleeStopWaitsAndCancels(t *testing.T) {
 		t.Errorf("call err = %v, want canceled", err)
 	}
 }
+
+// TestCalleeShared: two Callees with Invoke roundrobin register the same
+// procedure (a single one would refuse the second) and take turns; an
+// unknown policy is refused by NewCallee.
+func TestCalleeShared(t *testing.T) {
+	e := newEnv(t)
+	for _, name := range []string{"a", "b"} {
+		target := server(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, name) })
+		ce, err := NewCallee(CalleeOptions{Procedure: proc, BaseURL: target.URL, Invoke: wamp.InvokeRoundRobin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		startComponent(t, e, ce)
+	}
+	c, _ := e.client(t)
+	served := map[any]bool{}
+	for range 2 {
+		res, err := call(testCtx(t), c, wamp.Dict{"method": "GET"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		served[res["content"]] = true
+	}
+	if !served["a"] || !served["b"] {
+		t.Errorf("two calls served by %v, want both callees", served)
+	}
+	if _, err := NewCallee(CalleeOptions{Procedure: proc, Invoke: "everyone"}); err == nil || !strings.Contains(err.Error(), `invalid invocation policy "everyone"`) {
+		t.Errorf("invoke everyone: %v", err)
+	}
+}
