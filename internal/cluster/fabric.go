@@ -39,6 +39,13 @@ func (f *Fabric) Realm(name wamp.URI, link *router.RealmLink) router.RealmFabric
 	return &realmFabric{realmEvents: f.events.link(name, link), callRealm: f.calls.realm(name, link)}
 }
 
+// Leave tells the fabric that the node is stopping: from now on its
+// sessions' unregistrations leave the registrations table as it is (the
+// other members remove this node's callees when it leaves), so that a
+// node stops at once even when the table cannot be written, as when the
+// last nodes of a cluster stop.
+func (f *Fabric) Leave() { f.calls.leaving.Store(true) }
+
 // Close stops the fabric; the node stays up.
 func (f *Fabric) Close() {
 	f.calls.close()

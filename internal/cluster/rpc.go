@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -48,6 +49,9 @@ type calls struct {
 	stop    func()        // of the membership watch
 	rewatch chan struct{} // asks the table's watcher to watch anew
 	wg      sync.WaitGroup
+	// leaving is set when the node stops: its callees' entries are left
+	// to the others, who remove them when it leaves (Fabric.Leave).
+	leaving atomic.Bool
 
 	mu      sync.Mutex         // guards the fields below; before dealer.mu
 	kv      jetstream.KeyValue // the reg table; nil until start

@@ -96,6 +96,9 @@ func (c *calls) again(ctx context.Context, err error) bool {
 // cluster_unavailable when the table cannot be written.
 func (r *callRealm) Unregister(procedure wamp.URI, match string, session wamp.ID) error {
 	c := r.c
+	if c.leaving.Load() {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), tableTimeout)
 	defer cancel()
 	self := c.node.Self()

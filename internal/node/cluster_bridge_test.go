@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -78,11 +77,7 @@ func startBridgeCluster(t *testing.T, target string) []*Node {
 		}
 		nodes[i] = n
 	}
-	var wg sync.WaitGroup
-	for _, n := range nodes {
-		wg.Go(func() { startNode(t, n) })
-	}
-	wg.Wait()
+	startNodes(t, nodes...)
 	members := []*cluster.Node{nodes[0].cluster, nodes[1].cluster, nodes[2].cluster}
 	clustertest.WaitMembers(t, members, members...)
 	return nodes

@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,11 +26,7 @@ func TestClusterCall(t *testing.T) {
 		}
 		nodes[i] = n
 	}
-	var wg sync.WaitGroup
-	for _, n := range nodes {
-		wg.Go(func() { startNode(t, n) })
-	}
-	wg.Wait()
+	startNodes(t, nodes...)
 	members := []*cluster.Node{nodes[0].cluster, nodes[1].cluster}
 	clustertest.WaitMembers(t, members, members...)
 

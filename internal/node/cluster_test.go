@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -46,11 +45,7 @@ func startClusterNodes(t *testing.T, lease time.Duration) []*Node {
 		}
 		nodes[i] = n
 	}
-	var wg sync.WaitGroup
-	for _, n := range nodes {
-		wg.Go(func() { startNode(t, n) })
-	}
-	wg.Wait()
+	startNodes(t, nodes...)
 	return nodes
 }
 

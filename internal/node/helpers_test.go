@@ -98,6 +98,35 @@ func startNode(t testing.TB, n *Node) {
 	})
 }
 
+// startNodes starts nodes at once (the nodes of a cluster wait for each
+// other at start) and stops them at the end of the test; a failed start
+// fails the test from its own goroutine.
+func startNodes(t testing.TB, nodes ...*Node) {
+	t.Helper()
+	errs := make([]error, len(nodes))
+	var wg sync.WaitGroup
+	for i, n := range nodes {
+		wg.Go(func() { errs[i] = n.Start(testCtx(t)) })
+	}
+	wg.Wait()
+	for i, n := range nodes {
+		if errs[i] == nil {
+			t.Cleanup(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+				defer cancel()
+				if err := n.Stop(ctx); err != nil {
+					t.Errorf("Stop: %v", err)
+				}
+			})
+		}
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("Start of node %d: %v", i, err)
+		}
+	}
+}
+
 // startLogged builds and starts the node of doc with its log in the
 // returned buffer; the node stops at the end of the test.
 func startLogged(t *testing.T, doc string) (*Node, *syncBuffer) {

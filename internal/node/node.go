@@ -284,6 +284,9 @@ func (n *Node) Stop(ctx context.Context) error {
 // stopAll runs the stop phases in reverse start order.
 func (n *Node) stopAll(ctx context.Context) error {
 	var errs []error
+	if n.fabric != nil {
+		n.fabric.Leave()
+	}
 	for _, g := range slices.Backward(n.guests) {
 		g.stop(ctx)
 	}

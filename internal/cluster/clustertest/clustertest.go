@@ -204,10 +204,13 @@ func waitChange(nd *cluster.Node) {
 		}
 	})
 	defer stop()
-	<-ch // the replay of the current members
-	select {
-	case <-ch:
-	case <-time.After(100 * time.Millisecond):
+	timeout := time.After(100 * time.Millisecond)
+	for range 2 { // the replay of the current members (none before a join), then a change
+		select {
+		case <-ch:
+		case <-timeout:
+			return
+		}
 	}
 }
 
