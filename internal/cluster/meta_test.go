@@ -1,0 +1,162 @@
+package cluster_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/internal/cluster"
+	"github.com/junction-wamp/junction/internal/cluster/clustertest"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+func TestSessions(t *testing.T) {
+	sites := startSites(t, 3)
+	t.Run("ids", func(t *testing.T) { testSessionIDs(t, sites) })
+	t.Run("count and list", func(t *testing.T) { testSessionCount(t, sites) })
+	t.Run("get", func(t *testing.T) { testSessionGet(t, sites) })
+	t.Run("kill", func(t *testing.T) { testSessionKill(t, sites) })
+	t.Run("kill by authid", func(t *testing.T) { testSessionKillBy(t, sites) })
+}
+
+// testSessionIDs: every node draws its session IDs in a slot of its own
+// (the same residue modulo 4096), never another node's.
+func testSessionIDs(t *testing.T, sites []*site) {
+	owner := map[uint64]int{}
+	for i, s := range sites {
+		for range 8 {
+			slot := (uint64(s.join(t).ID()) - 1) % 4096
+			if o, ok := owner[slot]; ok && o != i {
+				t.Fatalf("slot %d drawn by nodes %d and %d", slot, o, i)
+			}
+			owner[slot] = i
+		}
+	}
+	if len(owner) != len(sites) {
+		t.Errorf("slots %v: want one per node", owner)
+	}
+}
+
+// metaCall calls a meta procedure and fails the test on an error.
+func metaCall(t *testing.T, c *client.Session, proc wamp.URI, args ...any) wamp.List {
+	t.Helper()
+	res, err := c.Call(ctxFor(t), proc, wamp.List(args), nil)
+	if err != nil {
+		t.Fatalf("%s: %v", proc, err)
+	}
+	return res.Args
+}
+
+// ids reads a list of IDs.
+func ids(v any) []wamp.ID {
+	var out []wamp.ID
+	l, _ := v.(wamp.List)
+	for _, e := range l {
+		n, _ := wamp.AsInt(e)
+		out = append(out, wamp.ID(n))
+	}
+	return out
+}
+
+func testSessionCount(t *testing.T, sites []*site) {
+	var mine []wamp.ID
+	for _, s := range sites {
+		mine = append(mine, s.join(t).ID(), s.join(t).ID())
+	}
+	for i, s := range sites {
+		c := s.join(t)
+		list := ids(metaCall(t, c, "wamp.session.list")[0])
+		for _, id := range append(slices.Clone(mine), c.ID()) {
+			if !slices.Contains(list, id) {
+				t.Errorf("node %d: wamp.session.list %v lacks session %d", i, list, id)
+			}
+		}
+		n, _ := wamp.AsInt(metaCall(t, c, "wamp.session.count")[0])
+		if int(n) != len(list) {
+			t.Errorf("node %d: count %d, list has %d", i, n, len(list))
+		}
+		if n, _ := wamp.AsInt(metaCall(t, c, "wamp.session.count", wamp.List{"nobody"})[0]); n != 0 {
+			t.Errorf("node %d: count of role nobody %d", i, n)
+		}
+		if l := ids(metaCall(t, c, "wamp.session.list", wamp.List{"anonymous"})[0]); len(l) != len(list) {
+			t.Errorf("node %d: list of role anonymous %v, want %d sessions", i, l, len(list))
+		}
+	}
+}
+
+func testSessionGet(t *testing.T, sites []*site) {
+	far, c := sites[2].join(t), sites[0].join(t)
+	d, _ := metaCall(t, c, "wamp.session.get", uint64(far.ID()))[0].(wamp.Dict)
+	if id, _ := wamp.AsInt(d["session"]); wamp.ID(id) != far.ID() || d["authrole"] != "anonymous" || d["transport"] == nil {
+		t.Errorf("wamp.session.get of a session on another node: %v", d)
+	}
+	_, err := c.Call(ctxFor(t), "wamp.session.get", wamp.List{uint64(wamp.MaxID)}, nil)
+	if !isError(err, wamp.ErrNoSuchSession) {
+		t.Errorf("wamp.session.get of no session: %v", err)
+	}
+}
+
+// waitEnded waits until the router ended c.
+func waitEnded(t *testing.T, c *client.Session) {
+	t.Helper()
+	select {
+	case <-c.Done():
+	case <-time.After(rpcWait):
+		t.Fatalf("session %d was not killed", c.ID())
+	}
+}
+
+func testSessionKill(t *testing.T, sites []*site) {
+	far, c := sites[1].join(t), sites[0].join(t)
+	metaCall(t, c, "wamp.session.kill", uint64(far.ID()), "com.reason", "go away")
+	waitEnded(t, far)
+	_, err := c.Call(ctxFor(t), "wamp.session.kill", wamp.List{uint64(far.ID())}, nil)
+	if !isError(err, wamp.ErrNoSuchSession) {
+		t.Errorf("wamp.session.kill of a killed session: %v", err)
+	}
+	_, err = c.Call(ctxFor(t), "wamp.session.kill", wamp.List{uint64(c.ID())}, nil)
+	if !isError(err, wamp.ErrNoSuchSession) {
+		t.Errorf("wamp.session.kill of the caller: %v", err)
+	}
+}
+
+// testSessionKillBy kills the sessions of one authid on two nodes from
+// the third.
+func testSessionKillBy(t *testing.T, sites []*site) {
+	a, b, c := sites[1].join(t), sites[2].join(t), sites[0].join(t)
+	authid, _ := a.Details()["authid"].(string)
+	res := ids(metaCall(t, c, "wamp.session.kill_by_authid", authid)[0])
+	if !slices.Equal(res, []wamp.ID{a.ID()}) {
+		t.Errorf("kill_by_authid %q: %v, want [%d]", authid, res, a.ID())
+	}
+	waitEnded(t, a)
+	res = ids(metaCall(t, c, "wamp.session.kill_by_authrole", "anonymous")[0])
+	if !slices.Contains(res, b.ID()) || slices.Contains(res, c.ID()) {
+		t.Errorf("kill_by_authrole: %v, want %d and never the caller %d", res, b.ID(), c.ID())
+	}
+	waitEnded(t, b)
+}
+
+// TestSessionsMemberSilent: a live member that does not answer makes the
+// session meta procedures an ERROR, never a partial answer; once it is
+// lost, the others answer for themselves.
+func TestSessionsMemberSilent(t *testing.T) {
+	sites := startSites(t, 3, clustertest.Lease(time.Second, 200*time.Millisecond))
+	c, other := sites[0].join(t), sites[1].join(t)
+	sites[2].join(t)
+	sites[2].fabric.Close() // the node lives on; its fabric answers nothing
+	_, err := c.Call(ctxFor(t), "wamp.session.count", nil, nil)
+	if !isError(err, wamp.ErrClusterUnavailable) {
+		t.Fatalf("count with a silent member: %v, want %s", err, wamp.ErrClusterUnavailable)
+	}
+	clustertest.Kill(sites[2].node)
+	clustertest.WaitMembers(t, []*cluster.Node{sites[0].node, sites[1].node}, sites[0].node, sites[1].node)
+	list := ids(metaCall(t, c, "wamp.session.list")[0])
+	slices.Sort(list)
+	want := []wamp.ID{c.ID(), other.ID()}
+	slices.Sort(want)
+	if !slices.Equal(list, want) {
+		t.Errorf("list once the silent member is lost: %v, want %v", list, want)
+	}
+}

@@ -1,0 +1,121 @@
+package cluster
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/wamp"
+)
+
+func querySamples() []query {
+	from := Member{Name: "node-1", Epoch: 7}
+	return []query{
+		{from: from, realm: "realm1", SessionQuery: router.SessionQuery{Op: router.SessionCount}},
+		{from: from, realm: "realm1", SessionQuery: router.SessionQuery{Op: router.SessionList, AuthRoles: []string{"a", "b"}, HasAuthRoles: true}},
+		{from: from, realm: "realm1", SessionQuery: router.SessionQuery{Op: router.SessionList, HasAuthRoles: true}},
+		{from: from, realm: "r", SessionQuery: router.SessionQuery{Op: router.SessionGet, Session: wamp.MaxID}},
+		{from: from, realm: "r", SessionQuery: router.SessionQuery{Op: router.SessionKill, Session: 3, Reason: "wamp.close.killed", Message: "bye", HasMessage: true}},
+		{from: from, realm: "r", SessionQuery: router.SessionQuery{Op: router.SessionKillByAuthRole, Value: "user", Reason: "com.r"}},
+	}
+}
+
+func answerSamples() []answer {
+	m := Member{Name: "node-2", Epoch: 1 << 60}
+	return []answer{
+		{member: m},
+		{member: m, SessionAnswer: router.SessionAnswer{Count: 12}},
+		{member: m, SessionAnswer: router.SessionAnswer{IDs: []wamp.ID{1, wamp.MaxID}}},
+		{member: m, SessionAnswer: router.SessionAnswer{Details: wamp.Dict{"session": uint64(5), "authid": "x",
+			"transport": wamp.Dict{"type": "websocket"}}}},
+	}
+}
+
+func TestQueryWire(t *testing.T) {
+	for _, q := range querySamples() {
+		b, err := appendQuery(nil, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeQuery(b)
+		if err != nil || !sameQuery(got, q) {
+			t.Errorf("round trip: %+v, %v; want %+v", got, err, q)
+		}
+		if _, err := decodeQuery(b[:len(b)-1]); err == nil {
+			t.Errorf("%+v cut short decodes", q)
+		}
+	}
+	if _, err := appendQuery(nil, query{SessionQuery: router.SessionQuery{Op: 99}}); err == nil {
+		t.Error("op 99 encodes")
+	}
+}
+
+func TestAnswerWire(t *testing.T) {
+	for _, a := range answerSamples() {
+		b, err := appendAnswer(nil, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeAnswer(b)
+		if err != nil || got.member != a.member || got.Count != a.Count || !reflect.DeepEqual(got.IDs, a.IDs) ||
+			(a.Details == nil) != (got.Details == nil) || got.Details["authid"] != a.Details["authid"] {
+			t.Errorf("round trip: %+v, %v; want %+v", got, err, a)
+		}
+		if _, err := decodeAnswer(append(b, 0)); err == nil {
+			t.Errorf("%+v with a byte more decodes", a)
+		}
+	}
+}
+
+// sameQuery compares queries, an empty list of roles as none.
+func sameQuery(a, b query) bool {
+	if len(a.AuthRoles) == 0 && len(b.AuthRoles) == 0 {
+		a.AuthRoles, b.AuthRoles = nil, nil
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// FuzzQueryWire: any bytes decode to a query or an error, never a panic;
+// a query decoded encodes and decodes again to itself.
+func FuzzQueryWire(f *testing.F) {
+	for _, q := range querySamples() {
+		b, _ := appendQuery(nil, q)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		q, err := decodeQuery(b)
+		if err != nil {
+			return
+		}
+		again, err := appendQuery(nil, q)
+		if err != nil {
+			t.Fatalf("decoded %+v does not encode: %v", q, err)
+		}
+		if q2, err := decodeQuery(again); err != nil || !sameQuery(q2, q) {
+			t.Fatalf("round trip: %+v, %v; want %+v", q2, err, q)
+		}
+	})
+}
+
+// FuzzAnswerWire: any bytes decode to an answer or an error, never a
+// panic; an answer decoded encodes and decodes again to itself.
+func FuzzAnswerWire(f *testing.F) {
+	for _, a := range answerSamples() {
+		b, _ := appendAnswer(nil, a)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, err := decodeAnswer(b)
+		if err != nil {
+			return
+		}
+		again, err := appendAnswer(nil, a)
+		if err != nil {
+			t.Fatalf("decoded %+v does not encode: %v", a, err)
+		}
+		a2, err := decodeAnswer(again)
+		if err != nil || a2.member != a.member || a2.Count != a.Count || !reflect.DeepEqual(a2.IDs, a.IDs) || !reflect.DeepEqual(a2.Details, a.Details) {
+			t.Fatalf("round trip: %+v, %v; want %+v", a2, err, a)
+		}
+	})
+}
