@@ -40,52 +40,70 @@ type sessions struct {
 	log     *slog.Logger
 	badWire *lograte.Limit
 	slot    atomic.Int64 // this node's slot; -1 before start
+	// again tells whether a failed table write is tried again (calls.again).
+	again  func(context.Context, error) bool
+	ctx    context.Context // ends at close: the reaping of lost members
+	cancel context.CancelFunc
+	stop   func() // of the membership watch
+	wg     sync.WaitGroup
 
 	mu     sync.Mutex // guards the fields below; a leaf
 	realms map[wamp.URI]*router.RealmLink
 	sub    *nats.Subscription // of queries, once started
+	will   jetstream.KeyValue // the will table, once started
 }
 
 var _ router.SessionIDs = (*Fabric)(nil)
 
 func newSessions(n *Node, log *slog.Logger) *sessions {
 	s := &sessions{node: n, log: log, badWire: &lograte.Limit{Interval: time.Minute},
-		realms: map[wamp.URI]*router.RealmLink{}}
+		realms: map[wamp.URI]*router.RealmLink{}, stop: func() {}}
 	s.slot.Store(-1)
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s
 }
 
-// start claims this node's slot and answers the other nodes' queries.
-// again tells whether a failed table write is tried again.
+// start claims this node's slot, opens the will table, answers the
+// other nodes' queries and reaps the members lost. again tells whether a
+// failed table write is tried again.
 func (s *sessions) start(ctx context.Context, again func(context.Context, error) bool) error {
-	slot, err := s.claim(ctx, again)
+	s.again = again
+	slot, err := s.claim(ctx)
 	if err != nil {
 		return err
 	}
 	s.slot.Store(int64(slot))
+	kv, err := openTable(ctx, s.node, "will")
+	if err != nil {
+		return err
+	}
 	sub, err := s.node.nc.Subscribe(s.node.prefix+".q", s.onQuery)
 	if err != nil {
 		return fmt.Errorf("cluster: session queries: %w", err)
 	}
 	s.mu.Lock()
-	s.sub = sub
+	s.sub, s.will = sub, kv
 	s.mu.Unlock()
+	s.stop = s.node.Watch(s.membership)
 	return nil
 }
 
 func (s *sessions) close() {
+	s.stop()
+	s.cancel()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.sub != nil {
 		s.sub.Unsubscribe()
 		s.sub = nil
 	}
+	s.mu.Unlock()
+	s.wg.Wait()
 }
 
 // claim returns this node's slot: the one its name holds (a restart), or
 // the first free one, or one whose holder is no live member (compare and
 // set: of two nodes taking it, one wins).
-func (s *sessions) claim(ctx context.Context, again func(context.Context, error) bool) (int, error) {
+func (s *sessions) claim(ctx context.Context) (int, error) {
 	kv, err := openTable(ctx, s.node, "slot")
 	if err != nil {
 		return 0, err
@@ -94,7 +112,7 @@ func (s *sessions) claim(ctx context.Context, again func(context.Context, error)
 	defer cancel()
 	for {
 		slot, err := s.take(ctx, kv)
-		if err == nil || !again(ctx, err) {
+		if err == nil || !s.again(ctx, err) {
 			return slot, err
 		}
 	}
@@ -186,7 +204,10 @@ type realmSessions struct {
 	link *router.RealmLink
 }
 
-var _ router.SessionFabric = (*realmSessions)(nil)
+var (
+	_ router.SessionFabric   = (*realmSessions)(nil)
+	_ router.TestamentFabric = (*realmSessions)(nil)
+)
 
 func (r *realmSessions) close() {
 	r.s.mu.Lock()

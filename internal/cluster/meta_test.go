@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -158,5 +159,111 @@ func TestSessionsMemberSilent(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(list, want) {
 		t.Errorf("list once the silent member is lost: %v, want %v", list, want)
+	}
+}
+
+// heard collects the first argument of the events of a subscription.
+type heard chan string
+
+func listen(t *testing.T, c *client.Session, topic wamp.URI) heard {
+	t.Helper()
+	h := make(heard, 64)
+	_, err := c.Subscribe(ctxFor(t), topic, func(ev *client.Event) {
+		s, _ := ev.Args[0].(string)
+		h <- s
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// next returns the next event's argument that is not a probe.
+func (h heard) next(t *testing.T) string {
+	t.Helper()
+	for {
+		select {
+		case s := <-h:
+			if s != "probe" {
+				return s
+			}
+		case <-time.After(rpcWait):
+			t.Fatal("no event")
+		}
+	}
+}
+
+// probe publishes probes from pub until every one of hs heard one: the
+// interest of their nodes reached pub's.
+func probe(t *testing.T, pub *client.Session, topic wamp.URI, hs ...heard) {
+	t.Helper()
+	deadline := time.Now().Add(rpcWait)
+	for _, h := range hs {
+		for got := false; !got; {
+			if time.Now().After(deadline) {
+				t.Fatal("the subscribers' interest never reached the publisher's node")
+			}
+			if _, err := pub.Publish(ctxFor(t), topic, wamp.List{"probe"}, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case s := <-h:
+				got = s == "probe"
+			case <-time.After(50 * time.Millisecond): // polling the interest with a deadline
+			}
+		}
+	}
+	for _, h := range hs { // the probes still on their way
+		for len(h) > 0 {
+			<-h
+		}
+	}
+}
+
+func addTestament(t *testing.T, c *client.Session, topic wamp.URI, arg string) {
+	t.Helper()
+	metaCall(t, c, "wamp.session.add_testament", string(topic), wamp.List{arg}, wamp.Dict{})
+}
+
+// TestTestamentsNodeLost: the testaments of a session whose node dies are
+// published once, by one of the other nodes; those of a session that
+// left or flushed them are not published again.
+func TestTestamentsNodeLost(t *testing.T) {
+	sites := startSites(t, 3, clustertest.Lease(time.Second, 200*time.Millisecond))
+	const topic wamp.URI = "com.will"
+	subs := []heard{listen(t, sites[0].join(t), topic), listen(t, sites[1].join(t), topic)}
+	pubs := []*client.Session{sites[0].join(t), sites[1].join(t), sites[2].join(t)}
+	for _, p := range pubs {
+		probe(t, p, topic, subs...)
+	}
+	left, flushed, killed := sites[2].join(t), sites[2].join(t), sites[2].join(t)
+	addTestament(t, left, topic, "left")
+	addTestament(t, flushed, topic, "flushed")
+	metaCall(t, flushed, "wamp.session.flush_testaments")
+	addTestament(t, killed, topic, "killed")
+	left.Close()
+	for _, h := range subs {
+		if got := h.next(t); got != "left" {
+			t.Fatalf("first testament %q, want left", got)
+		}
+	}
+	clustertest.Kill(sites[2].node)
+	for _, h := range subs {
+		if got := h.next(t); got != "killed" {
+			t.Fatalf("testament %q, want killed", got)
+		}
+	}
+	clustertest.WaitMembers(t, []*cluster.Node{sites[0].node, sites[1].node}, sites[0].node, sites[1].node)
+	for i, p := range pubs[:2] {
+		if _, err := p.Publish(ctxFor(t), topic, wamp.List{fmt.Sprint("end", i)}, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, h := range subs {
+		for range 2 {
+			if got := h.next(t); got != "end0" && got != "end1" {
+				t.Errorf("after the testaments: %q", got)
+			}
+		}
 	}
 }

@@ -141,3 +141,54 @@ func (r *Router) newSessionID() wamp.ID {
 	}
 	return wamp.GlobalID()
 }
+
+// Testament is an event a session asked the router to publish when it
+// goes (wamp.session.add_testament), as the cluster keeps it.
+type Testament struct {
+	Topic   wamp.URI
+	Options wamp.Dict    // the publish options, checked when added
+	Payload wamp.Payload // a raw payload passes through
+}
+
+// TestamentFabric is what a RealmFabric implements to keep the
+// testaments of this node's sessions in the cluster's table, so that
+// another node publishes them when this one dies.
+type TestamentFabric interface {
+	// Testaments tells the cluster the testaments session holds now, in
+	// the order they are to be published; none once the session left and
+	// this node published them. It is called on the session's goroutine,
+	// with no lock held, and may wait for the table; it returns an error
+	// when the table could not be written.
+	Testaments(session wamp.ID, ts []Testament) error
+}
+
+// PublishTestaments publishes the testaments of a session of a node that
+// died, as that node would have when the session left (by the router,
+// to this node's and the other nodes' subscribers).
+func (l *RealmLink) PublishTestaments(ts []Testament) {
+	for _, t := range ts {
+		l.rm.publishPayload(t.Topic, t.Options, t.Payload)
+	}
+}
+
+// shareTestaments tells the cluster, when the realm is in one, the
+// testaments session id holds now. A table that cannot be written is
+// logged: the session's own node still publishes them when it leaves.
+func (m *metaAPI) shareTestaments(id wamp.ID) {
+	tf, ok := m.rm.fabric.(TestamentFabric)
+	if !ok {
+		return
+	}
+	var all []Testament
+	m.mu.Lock()
+	if ts := m.testaments[id]; ts != nil {
+		for _, t := range append(slices.Clone(ts.detached), ts.destroyed...) {
+			all = append(all, Testament{Topic: t.topic, Options: t.opts, Payload: wamp.Payload{Args: t.args, Kwargs: t.kwargs}})
+		}
+	}
+	m.mu.Unlock()
+	if err := tf.Testaments(id, all); err != nil {
+		m.rm.router.log.Error("cluster: testaments not kept in the cluster's table: they are lost if this node dies",
+			"realm", string(m.rm.name), "session", uint64(id), "err", err)
+	}
+}
