@@ -197,7 +197,7 @@ func (s *sessions) link(name wamp.URI, l *router.RealmLink) *realmSessions {
 	return &realmSessions{s: s, name: name, link: l}
 }
 
-// realmSessions is a realm's part of sessions: router.SessionFabric.
+// realmSessions is a realm's part of sessions: router.MetaFabric.
 type realmSessions struct {
 	s    *sessions
 	name wamp.URI
@@ -205,7 +205,7 @@ type realmSessions struct {
 }
 
 var (
-	_ router.SessionFabric   = (*realmSessions)(nil)
+	_ router.MetaFabric      = (*realmSessions)(nil)
 	_ router.TestamentFabric = (*realmSessions)(nil)
 )
 
@@ -238,11 +238,11 @@ func (s *sessions) onQuery(m *nats.Msg) {
 	s.mu.Lock()
 	l := s.realms[q.realm]
 	s.mu.Unlock()
-	var a router.SessionAnswer
+	var a router.MetaAnswer
 	if l != nil {
-		a = l.AnswerSessions(q.SessionQuery)
+		a = l.AnswerMeta(q.MetaQuery)
 	}
-	b, err := appendAnswer(nil, answer{member: self, SessionAnswer: a})
+	b, err := appendAnswer(nil, answer{member: self, MetaAnswer: a})
 	if err != nil {
 		s.log.Error("cluster: session answer", "err", err)
 		return
@@ -250,9 +250,9 @@ func (s *sessions) onQuery(m *nats.Msg) {
 	m.Respond(b)
 }
 
-// AskSessions asks q of every other live member (router.SessionFabric)
+// AskMeta asks q of every other live member (router.MetaFabric)
 // and waits for each one's answer, at most askTimeout.
-func (r *realmSessions) AskSessions(q router.SessionQuery) ([]router.SessionAnswer, error) {
+func (r *realmSessions) AskMeta(q router.MetaQuery) ([]router.MetaAnswer, error) {
 	n := r.s.node
 	if n.Fenced() {
 		return nil, wamp.Errorf(wamp.ErrClusterUnavailable, "this node is isolated from the cluster")
@@ -267,11 +267,11 @@ func (r *realmSessions) AskSessions(q router.SessionQuery) ([]router.SessionAnsw
 	if len(waiting) == 0 {
 		return nil, nil
 	}
-	return r.gather(query{from: self, realm: r.name, SessionQuery: q}, waiting)
+	return r.gather(query{from: self, realm: r.name, MetaQuery: q}, waiting)
 }
 
 // gather publishes q and collects the answers of the members waiting.
-func (r *realmSessions) gather(q query, waiting map[Member]bool) ([]router.SessionAnswer, error) {
+func (r *realmSessions) gather(q query, waiting map[Member]bool) ([]router.MetaAnswer, error) {
 	nc := r.s.node.nc
 	body, err := appendQuery(nil, q)
 	if err != nil {
@@ -288,7 +288,7 @@ func (r *realmSessions) gather(q query, waiting map[Member]bool) ([]router.Sessi
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), askTimeout)
 	defer cancel()
-	var all []router.SessionAnswer
+	var all []router.MetaAnswer
 	for len(waiting) > 0 {
 		m, err := sub.NextMsgWithContext(ctx)
 		if err != nil {
@@ -299,7 +299,7 @@ func (r *realmSessions) gather(q query, waiting map[Member]bool) ([]router.Sessi
 			continue // a member that joined since, or bad bytes
 		}
 		delete(waiting, a.member)
-		all = append(all, a.SessionAnswer)
+		all = append(all, a.MetaAnswer)
 	}
 	return all, nil
 }

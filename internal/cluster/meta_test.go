@@ -17,6 +17,7 @@ func TestSessions(t *testing.T) {
 	t.Run("ids", func(t *testing.T) { testSessionIDs(t, sites) })
 	t.Run("count and list", func(t *testing.T) { testSessionCount(t, sites) })
 	t.Run("get", func(t *testing.T) { testSessionGet(t, sites) })
+	t.Run("subscriptions", func(t *testing.T) { testSubscriptionMeta(t, sites) })
 	t.Run("kill", func(t *testing.T) { testSessionKill(t, sites) })
 	t.Run("kill by authid", func(t *testing.T) { testSessionKillBy(t, sites) })
 }
@@ -95,6 +96,46 @@ func testSessionGet(t *testing.T, sites []*site) {
 	_, err := c.Call(ctxFor(t), "wamp.session.get", wamp.List{uint64(wamp.MaxID)}, nil)
 	if !isError(err, wamp.ErrNoSuchSession) {
 		t.Errorf("wamp.session.get of no session: %v", err)
+	}
+}
+
+// testSubscriptionMeta: a subscription with subscribers on two nodes is
+// listed once, with every subscriber, on the third (which has none).
+func testSubscriptionMeta(t *testing.T, sites []*site) {
+	a, b, c := sites[1].join(t), sites[2].join(t), sites[0].join(t)
+	var subs []*client.Subscription
+	for _, s := range []*client.Session{a, b} {
+		sub, err := s.Subscribe(ctxFor(t), "com.meta.sub", func(*client.Event) {}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subs = append(subs, sub)
+	}
+	id := subs[0].ID()
+	if subs[1].ID() != id {
+		t.Fatalf("subscription IDs %d and %d", id, subs[1].ID())
+	}
+	lists, _ := metaCall(t, c, "wamp.subscription.list")[0].(wamp.Dict)
+	if exact := ids(lists["exact"]); slices.Index(exact, id) < 0 || len(slices.Compact(slices.Sorted(slices.Values(exact)))) != len(exact) {
+		t.Errorf("wamp.subscription.list: exact %v, want %d once", exact, id)
+	}
+	d, _ := metaCall(t, c, "wamp.subscription.get", uint64(id))[0].(wamp.Dict)
+	if d["uri"] != "com.meta.sub" || d["match"] != "exact" {
+		t.Errorf("wamp.subscription.get: %v", d)
+	}
+	got := ids(metaCall(t, c, "wamp.subscription.list_subscribers", uint64(id))[0])
+	slices.Sort(got)
+	want := []wamp.ID{a.ID(), b.ID()}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("list_subscribers: %v, want %v", got, want)
+	}
+	if n, _ := wamp.AsInt(metaCall(t, c, "wamp.subscription.count_subscribers", uint64(id))[0]); n != 2 {
+		t.Errorf("count_subscribers: %d, want 2", n)
+	}
+	_, err := c.Call(ctxFor(t), "wamp.subscription.get", wamp.List{uint64(wamp.MaxID)}, nil)
+	if !isError(err, wamp.ErrNoSuchSubscription) {
+		t.Errorf("wamp.subscription.get of none: %v", err)
 	}
 }
 

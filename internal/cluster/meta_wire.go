@@ -27,13 +27,13 @@ const (
 type query struct {
 	from  Member
 	realm wamp.URI
-	router.SessionQuery
+	router.MetaQuery
 }
 
 // answer is one member's answer to a query.
 type answer struct {
 	member Member
-	router.SessionAnswer
+	router.MetaAnswer
 }
 
 func appendMember(b []byte, m Member) []byte {
@@ -42,7 +42,7 @@ func appendMember(b []byte, m Member) []byte {
 }
 
 func appendQuery(b []byte, q query) ([]byte, error) {
-	if q.Op < router.SessionCount || q.Op > router.SessionKillByAuthRole {
+	if q.Op < router.SessionCount || q.Op > router.SubscriptionList {
 		return b, fmt.Errorf("cluster: session query: op %d", q.Op)
 	}
 	var flags byte
@@ -55,7 +55,7 @@ func appendQuery(b []byte, q query) ([]byte, error) {
 	b = appendMember(append(b, wireVersion), q.from)
 	b = appendString(b, string(q.realm))
 	b = append(b, byte(q.Op), flags)
-	b = binary.AppendUvarint(b, uint64(q.Session))
+	b = binary.AppendUvarint(b, uint64(q.ID))
 	b = appendStrings(b, q.AuthRoles)
 	b = appendString(b, q.Value)
 	b = appendString(b, string(q.Reason))
@@ -69,16 +69,16 @@ func decodeQuery(b []byte) (query, error) {
 		return query{}, errWire
 	}
 	q := query{from: r.member(), realm: wamp.URI(r.string())}
-	q.Op = router.SessionOp(r.byte())
+	q.Op = router.MetaOp(r.byte())
 	flags := r.byte()
 	q.HasAuthRoles, q.HasMessage = flags&queryHasRoles != 0, flags&queryHasMessage != 0
-	q.Session = r.id()
+	q.ID = r.id()
 	q.AuthRoles = r.strings()
 	q.Value, q.Reason, q.Message = r.string(), wamp.URI(r.string()), r.string()
 	switch {
 	case r.err != nil:
 		return query{}, r.err
-	case len(r.b) > 0 || q.Op < router.SessionCount || q.Op > router.SessionKillByAuthRole:
+	case len(r.b) > 0 || q.Op < router.SessionCount || q.Op > router.SubscriptionList:
 		return query{}, errWire
 	}
 	return q, nil

@@ -12,12 +12,12 @@ import (
 func querySamples() []query {
 	from := Member{Name: "node-1", Epoch: 7}
 	return []query{
-		{from: from, realm: "realm1", SessionQuery: router.SessionQuery{Op: router.SessionCount}},
-		{from: from, realm: "realm1", SessionQuery: router.SessionQuery{Op: router.SessionList, AuthRoles: []string{"a", "b"}, HasAuthRoles: true}},
-		{from: from, realm: "realm1", SessionQuery: router.SessionQuery{Op: router.SessionList, HasAuthRoles: true}},
-		{from: from, realm: "r", SessionQuery: router.SessionQuery{Op: router.SessionGet, Session: wamp.MaxID}},
-		{from: from, realm: "r", SessionQuery: router.SessionQuery{Op: router.SessionKill, Session: 3, Reason: "wamp.close.killed", Message: "bye", HasMessage: true}},
-		{from: from, realm: "r", SessionQuery: router.SessionQuery{Op: router.SessionKillByAuthRole, Value: "user", Reason: "com.r"}},
+		{from: from, realm: "realm1", MetaQuery: router.MetaQuery{Op: router.SessionCount}},
+		{from: from, realm: "realm1", MetaQuery: router.MetaQuery{Op: router.SessionList, AuthRoles: []string{"a", "b"}, HasAuthRoles: true}},
+		{from: from, realm: "realm1", MetaQuery: router.MetaQuery{Op: router.SessionList, HasAuthRoles: true}},
+		{from: from, realm: "r", MetaQuery: router.MetaQuery{Op: router.SessionGet, ID: wamp.MaxID}},
+		{from: from, realm: "r", MetaQuery: router.MetaQuery{Op: router.SessionKill, ID: 3, Reason: "wamp.close.killed", Message: "bye", HasMessage: true}},
+		{from: from, realm: "r", MetaQuery: router.MetaQuery{Op: router.SessionKillByAuthRole, Value: "user", Reason: "com.r"}},
 	}
 }
 
@@ -25,9 +25,9 @@ func answerSamples() []answer {
 	m := Member{Name: "node-2", Epoch: 1 << 60}
 	return []answer{
 		{member: m},
-		{member: m, SessionAnswer: router.SessionAnswer{Count: 12}},
-		{member: m, SessionAnswer: router.SessionAnswer{IDs: []wamp.ID{1, wamp.MaxID}}},
-		{member: m, SessionAnswer: router.SessionAnswer{Details: wamp.Dict{"session": uint64(5), "authid": "x",
+		{member: m, MetaAnswer: router.MetaAnswer{Count: 12}},
+		{member: m, MetaAnswer: router.MetaAnswer{IDs: []wamp.ID{1, wamp.MaxID}}},
+		{member: m, MetaAnswer: router.MetaAnswer{Details: wamp.Dict{"session": uint64(5), "authid": "x",
 			"transport": wamp.Dict{"type": "websocket"}}}},
 	}
 }
@@ -46,7 +46,7 @@ func TestQueryWire(t *testing.T) {
 			t.Errorf("%+v cut short decodes", q)
 		}
 	}
-	if _, err := appendQuery(nil, query{SessionQuery: router.SessionQuery{Op: 99}}); err == nil {
+	if _, err := appendQuery(nil, query{MetaQuery: router.MetaQuery{Op: 99}}); err == nil {
 		t.Error("op 99 encodes")
 	}
 }

@@ -15,91 +15,110 @@ type SessionIDs interface {
 	SessionID() wamp.ID
 }
 
-// SessionOp is what a SessionQuery asks: one of the wamp.session meta
-// procedures.
-type SessionOp uint8
+// MetaOp is what a MetaQuery asks: what one of the meta procedures
+// needs of every node.
+type MetaOp uint8
 
-// The session meta procedures a cluster asks of every node.
+// The meta procedures' questions a cluster asks of every node.
 const (
-	SessionCount          SessionOp = 1 + iota // wamp.session.count
-	SessionList                                // wamp.session.list
-	SessionGet                                 // wamp.session.get
-	SessionKill                                // wamp.session.kill
-	SessionKillByAuthID                        // wamp.session.kill_by_authid
-	SessionKillByAuthRole                      // wamp.session.kill_by_authrole
+	SessionCount          MetaOp = 1 + iota // wamp.session.count
+	SessionList                             // wamp.session.list
+	SessionGet                              // wamp.session.get
+	SessionKill                             // wamp.session.kill
+	SessionKillByAuthID                     // wamp.session.kill_by_authid
+	SessionKillByAuthRole                   // wamp.session.kill_by_authrole
+	// SubscriptionGet: the subscription ID's details and subscribers
+	// (wamp.subscription.get, list_subscribers, count_subscribers).
+	SubscriptionGet
+	// SubscriptionList: the subscriptions by match policy
+	// (wamp.subscription.list), those a session of role Value may see.
+	SubscriptionList
 )
 
-// SessionQuery is a session meta procedure's call, as every node of the
+// MetaQuery is a meta procedure's question, as every node of the
 // cluster answers it for its own sessions of the realm.
-type SessionQuery struct {
-	Op SessionOp
+type MetaQuery struct {
+	Op MetaOp
 	// AuthRoles (count, list): only sessions of these roles, when
 	// HasAuthRoles; every session otherwise.
 	AuthRoles    []string
 	HasAuthRoles bool
-	Session      wamp.ID // get, kill
-	Value        string  // the authid or authrole of kill_by_*
+	ID           wamp.ID // the session of get and kill; the subscription of SubscriptionGet
+	// Value: the authid or authrole of kill_by_*; the caller's authrole
+	// of SubscriptionList.
+	Value string
 	// Reason and Message (kill*): the GOODBYE the killed sessions get.
 	Reason     wamp.URI
 	Message    string
 	HasMessage bool
 }
 
-// SessionAnswer is one node's answer to a SessionQuery.
-type SessionAnswer struct {
-	Count   int       // count
-	IDs     []wamp.ID // list: the sessions; kill*: the sessions killed
-	Details wamp.Dict // get: the session's details; nil when it is not there
+// MetaAnswer is one node's answer to a MetaQuery.
+type MetaAnswer struct {
+	Count int // count
+	// IDs: the sessions of list, those killed by kill*, the subscribers
+	// of SubscriptionGet.
+	IDs []wamp.ID
+	// Details: of the session of get, of the subscription of
+	// SubscriptionGet, nil when it is not there; SubscriptionList's
+	// lists by match policy.
+	Details wamp.Dict
 }
 
-// SessionFabric is what a RealmFabric implements to answer the session
+// MetaFabric is what a RealmFabric implements to answer the session
 // meta procedures for the whole cluster.
-type SessionFabric interface {
-	// AskSessions asks q of the realm on every other live member of the
+type MetaFabric interface {
+	// AskMeta asks q of the realm on every other live member of the
 	// cluster and returns their answers. It fails with a
 	// *wamp.RequestError (junction.error.cluster_unavailable) when a
 	// member did not answer in time: never a partial answer. It is called
 	// with no lock held and may wait.
-	AskSessions(q SessionQuery) ([]SessionAnswer, error)
+	AskMeta(q MetaQuery) ([]MetaAnswer, error)
 }
 
-// AnswerSessions answers q, from another node, for this node's sessions
+// AnswerMeta answers q, from another node, for this node's sessions
 // of the realm.
-func (l *RealmLink) AnswerSessions(q SessionQuery) SessionAnswer {
-	return l.rm.answerSessions(q, nil)
+func (l *RealmLink) AnswerMeta(q MetaQuery) MetaAnswer {
+	return l.rm.answerMeta(q, nil)
 }
 
-// answerSessions answers q for the realm's sessions on this node; caller
+// answerMeta answers q for the realm's sessions on this node; caller
 // (nil for another node's query) is never killed.
-func (rm *realm) answerSessions(q SessionQuery, caller *session) SessionAnswer {
+func (rm *realm) answerMeta(q MetaQuery, caller *session) MetaAnswer {
 	switch q.Op {
 	case SessionCount:
-		return SessionAnswer{Count: len(rm.joined(q.roles))}
+		return MetaAnswer{Count: len(rm.joined(q.roles))}
 	case SessionList:
-		return SessionAnswer{IDs: sessionIDs(rm.joined(q.roles))}
+		return MetaAnswer{IDs: sessionIDs(rm.joined(q.roles))}
 	case SessionGet:
-		if s := rm.session(q.Session); s != nil {
-			return SessionAnswer{Details: sessionDetails(s.info())}
+		if s := rm.session(q.ID); s != nil {
+			return MetaAnswer{Details: sessionDetails(s.info())}
 		}
 	case SessionKill:
-		return SessionAnswer{IDs: q.kill(rm.joined(func(s *session) bool { return s.id == q.Session && s != caller }))}
+		return MetaAnswer{IDs: q.kill(rm.joined(func(s *session) bool { return s.id == q.ID && s != caller }))}
 	case SessionKillByAuthID:
-		return SessionAnswer{IDs: q.kill(rm.joined(func(s *session) bool { return s != caller && s.ident.AuthID == q.Value }))}
+		return MetaAnswer{IDs: q.kill(rm.joined(func(s *session) bool { return s != caller && s.ident.AuthID == q.Value }))}
 	case SessionKillByAuthRole:
-		return SessionAnswer{IDs: q.kill(rm.joined(func(s *session) bool { return s != caller && s.ident.AuthRole == q.Value }))}
+		return MetaAnswer{IDs: q.kill(rm.joined(func(s *session) bool { return s != caller && s.ident.AuthRole == q.Value }))}
+	case SubscriptionGet:
+		if info, subscribers, ok := rm.broker.snapshot(q.ID); ok {
+			return MetaAnswer{IDs: subscribers, Details: subscriptionDetails(info)}
+		}
+	case SubscriptionList:
+		return MetaAnswer{Details: rm.broker.list(q.Value).dict()}
 	}
-	return SessionAnswer{}
+	return MetaAnswer{}
 }
 
 // roles selects the sessions of q's AuthRoles. It reads only immutable
 // session fields (rm.joined calls it under realm.mu).
-func (q SessionQuery) roles(s *session) bool {
+func (q MetaQuery) roles(s *session) bool {
 	return !q.HasAuthRoles || slices.Contains(q.AuthRoles, s.ident.AuthRole)
 }
 
 // kill ends the victims with q's GOODBYE, in the background
 // (session.end), and returns their IDs.
-func (q SessionQuery) kill(victims []*session) []wamp.ID {
+func (q MetaQuery) kill(victims []*session) []wamp.ID {
 	for _, s := range victims {
 		d := wamp.Dict{}
 		if q.HasMessage {
@@ -118,15 +137,15 @@ func sessionIDs(all []*session) []wamp.ID {
 	return ids
 }
 
-// askSessions answers q for the whole realm: this node's answer first,
+// askMeta answers q for the whole realm: this node's answer first,
 // then the other nodes' when the realm is in a cluster.
-func (rm *realm) askSessions(q SessionQuery, caller *session) ([]SessionAnswer, error) {
-	all := []SessionAnswer{rm.answerSessions(q, caller)}
-	sf, ok := rm.fabric.(SessionFabric)
+func (rm *realm) askMeta(q MetaQuery, caller *session) ([]MetaAnswer, error) {
+	all := []MetaAnswer{rm.answerMeta(q, caller)}
+	sf, ok := rm.fabric.(MetaFabric)
 	if !ok || (q.Op == SessionGet && all[0].Details != nil) || (q.Op == SessionKill && len(all[0].IDs) > 0) {
 		return all, nil
 	}
-	remote, err := sf.AskSessions(q)
+	remote, err := sf.AskMeta(q)
 	if err != nil {
 		return nil, err
 	}

@@ -19,11 +19,11 @@ func (m *metaAPI) sessionKill(caller *session, c *wamp.Call) (wamp.List, wamp.Di
 	if err != nil {
 		return nil, nil, err
 	}
-	q, err := goodbyeArgs(a, 1, SessionQuery{Op: SessionKill, Session: id})
+	q, err := goodbyeArgs(a, 1, MetaQuery{Op: SessionKill, ID: id})
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := m.rm.askSessions(q, caller)
+	all, err := m.rm.askMeta(q, caller)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -50,7 +50,7 @@ func (m *metaAPI) sessionKillByAuthRole(caller *session, c *wamp.Call) (wamp.Lis
 // (op) is the argument param. The victims close in the background
 // (session.end): the caller's RESULT does not wait for clients that do
 // not read.
-func (m *metaAPI) killBy(caller *session, c *wamp.Call, param string, op SessionOp) (wamp.List, wamp.Dict, error) {
+func (m *metaAPI) killBy(caller *session, c *wamp.Call, param string, op MetaOp) (wamp.List, wamp.Dict, error) {
 	a, err := parseArgs(c, param, "reason", "message")
 	if err != nil {
 		return nil, nil, err
@@ -59,11 +59,11 @@ func (m *metaAPI) killBy(caller *session, c *wamp.Call, param string, op Session
 	if err != nil {
 		return nil, nil, err
 	}
-	q, err := goodbyeArgs(a, 1, SessionQuery{Op: op, Value: v})
+	q, err := goodbyeArgs(a, 1, MetaQuery{Op: op, Value: v})
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := m.rm.askSessions(q, caller)
+	all, err := m.rm.askMeta(q, caller)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -73,7 +73,7 @@ func (m *metaAPI) killBy(caller *session, c *wamp.Call, param string, op Session
 // goodbyeArgs reads the reason (default wamp.close.killed) and message
 // arguments at positions i and i+1 into q, the GOODBYE of the killed
 // sessions.
-func goodbyeArgs(a metaArgs, i int, q SessionQuery) (SessionQuery, error) {
+func goodbyeArgs(a metaArgs, i int, q MetaQuery) (MetaQuery, error) {
 	reason, has, err := a.str(i)
 	if err != nil {
 		return q, err

@@ -60,13 +60,13 @@ func (rm *realm) joined(keep func(*session) bool) []*session {
 
 // byAuthRoles reads wamp.session.count/list's optional filter_authroles
 // argument into a query.
-func byAuthRoles(c *wamp.Call, op SessionOp) (SessionQuery, error) {
+func byAuthRoles(c *wamp.Call, op MetaOp) (MetaQuery, error) {
 	a, err := parseArgs(c, "filter_authroles")
 	if err != nil {
-		return SessionQuery{}, err
+		return MetaQuery{}, err
 	}
 	roles, has, err := a.strings(0)
-	return SessionQuery{Op: op, AuthRoles: roles, HasAuthRoles: has}, err
+	return MetaQuery{Op: op, AuthRoles: roles, HasAuthRoles: has}, err
 }
 
 // sessionCount serves wamp.session.count(filter_authroles=None) -> count,
@@ -76,7 +76,7 @@ func (m *metaAPI) sessionCount(caller *session, c *wamp.Call) (wamp.List, wamp.D
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := m.rm.askSessions(q, caller)
+	all, err := m.rm.askMeta(q, caller)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -94,7 +94,7 @@ func (m *metaAPI) sessionList(caller *session, c *wamp.Call) (wamp.List, wamp.Di
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := m.rm.askSessions(q, caller)
+	all, err := m.rm.askMeta(q, caller)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,7 +102,7 @@ func (m *metaAPI) sessionList(caller *session, c *wamp.Call) (wamp.List, wamp.Di
 }
 
 // answeredIDs are the IDs of every answer, as sent on the wire.
-func answeredIDs(all []SessionAnswer) wamp.List {
+func answeredIDs(all []MetaAnswer) wamp.List {
 	ids := wamp.List{}
 	for _, a := range all {
 		for _, id := range a.IDs {
@@ -123,7 +123,7 @@ func (m *metaAPI) sessionGet(caller *session, c *wamp.Call) (wamp.List, wamp.Dic
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := m.rm.askSessions(SessionQuery{Op: SessionGet, Session: id}, caller)
+	all, err := m.rm.askMeta(MetaQuery{Op: SessionGet, ID: id}, caller)
 	if err != nil {
 		return nil, nil, err
 	}
