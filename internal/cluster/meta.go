@@ -30,6 +30,9 @@ const (
 	// askTimeout bounds a scatter-gather: a live member that has not
 	// answered by then makes the meta procedure an ERROR.
 	askTimeout = 2 * time.Second
+	// askRepeat is how long a scatter-gather waits before it asks the
+	// members that have not answered again.
+	askRepeat = 100 * time.Millisecond
 )
 
 // sessions is the part of a node's fabric that answers for the sessions
@@ -204,9 +207,11 @@ type realmSessions struct {
 	link *router.RealmLink
 }
 
+// The optional parts of a realm's side of the cluster.
 var (
-	_ router.MetaFabric      = (*realmSessions)(nil)
-	_ router.TestamentFabric = (*realmSessions)(nil)
+	_ router.MetaFabric             = (*realmFabric)(nil)
+	_ router.TestamentFabric        = (*realmFabric)(nil)
+	_ router.SubscriptionsElsewhere = (*realmFabric)(nil)
 )
 
 func (r *realmSessions) close() {
@@ -286,11 +291,21 @@ func (r *realmSessions) gather(q query, waiting map[Member]bool) ([]router.MetaA
 	if err := nc.PublishRequest(r.s.node.prefix+".q", reply, body); err != nil {
 		return nil, unanswered(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), askTimeout)
-	defer cancel()
+	deadline := time.Now().Add(askTimeout)
 	var all []router.MetaAnswer
 	for len(waiting) > 0 {
+		// A member that started a moment ago may not have its
+		// subscription known to this node's server yet: the query goes
+		// again until every member answered (each answers once).
+		ctx, cancel := context.WithTimeout(context.Background(), min(askRepeat, time.Until(deadline)))
 		m, err := sub.NextMsgWithContext(ctx)
+		cancel()
+		if err != nil && time.Now().Before(deadline) {
+			if err := nc.PublishRequest(r.s.node.prefix+".q", reply, body); err != nil {
+				return nil, unanswered(err)
+			}
+			continue
+		}
 		if err != nil {
 			return nil, unanswered(fmt.Errorf("%d members did not answer (%s first): %w", len(waiting), first(waiting), err))
 		}

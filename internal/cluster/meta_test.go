@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ func TestSessions(t *testing.T) {
 	t.Run("count and list", func(t *testing.T) { testSessionCount(t, sites) })
 	t.Run("get", func(t *testing.T) { testSessionGet(t, sites) })
 	t.Run("subscriptions", func(t *testing.T) { testSubscriptionMeta(t, sites) })
+	t.Run("meta events", func(t *testing.T) { testMetaEvents(t, sites) })
 	t.Run("kill", func(t *testing.T) { testSessionKill(t, sites) })
 	t.Run("kill by authid", func(t *testing.T) { testSessionKillBy(t, sites) })
 }
@@ -305,6 +307,138 @@ func TestTestamentsNodeLost(t *testing.T) {
 			if got := h.next(t); got != "end0" && got != "end1" {
 				t.Errorf("after the testaments: %q", got)
 			}
+		}
+	}
+}
+
+// metaSeen is what one watcher heard of the meta events: (topic, the
+// session in the event) in the order heard.
+type metaSeen chan [2]any
+
+func watchMeta(t *testing.T, c *client.Session, topics ...wamp.URI) metaSeen {
+	t.Helper()
+	seen := make(metaSeen, 1024)
+	for _, topic := range topics {
+		_, err := c.Subscribe(ctxFor(t), topic, func(ev *client.Event) {
+			id, _ := wamp.AsInt(ev.Args[0])
+			switch d := ev.Args[0].(type) { // on_join's details
+			case wamp.Dict:
+				id, _ = wamp.AsInt(d["session"])
+			case wamp.Object:
+				id, _ = wamp.AsInt(d.Dict()["session"])
+			}
+			seen <- [2]any{topic, wamp.ID(id)}
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return seen
+}
+
+// until reads the events heard until it has heard every event of want
+// at least as many times as want says, and counts them by topic and
+// session.
+func (m metaSeen) until(t *testing.T, want map[[2]any]int, counts map[[2]any]int) {
+	t.Helper()
+	for {
+		done := true
+		for k, n := range want {
+			done = done && counts[k] >= n
+		}
+		if done {
+			return
+		}
+		select {
+		case e := <-m:
+			counts[e]++
+		case <-time.After(rpcWait):
+			t.Fatalf("heard %v, want %v", counts, want)
+		}
+	}
+}
+
+// testMetaEvents: meta events reach the subscribers on every node once,
+// whichever node the change was on.
+func testMetaEvents(t *testing.T, sites []*site) {
+	const (
+		onJoin      wamp.URI = "wamp.session.on_join"
+		onRegCreate wamp.URI = "wamp.registration.on_create"
+		onRegister  wamp.URI = "wamp.registration.on_register"
+		onSubCreate wamp.URI = "wamp.subscription.on_create"
+		onSubscribe wamp.URI = "wamp.subscription.on_subscribe"
+	)
+	var watchers []metaSeen
+	for _, s := range sites {
+		watchers = append(watchers, watchMeta(t, s.join(t), onJoin, onRegCreate, onRegister, onSubCreate, onSubscribe))
+	}
+	// Every watcher's interest reached every node: each hears a session
+	// joined on each node.
+	for _, s := range sites {
+		for _, w := range watchers {
+			probes := map[wamp.ID]bool{}
+			for heard := false; !heard; {
+				p := s.join(t)
+				probes[p.ID()] = true
+				p.Close()
+				wait := time.After(50 * time.Millisecond) // polling the interest with a deadline
+				for waiting := true; waiting && !heard; {
+					select {
+					case e := <-w:
+						heard = e[0] == onJoin && probes[e[1].(wamp.ID)]
+					case <-wait:
+						waiting = false
+					}
+				}
+			}
+		}
+	}
+	for _, w := range watchers { // the probes still on their way
+		for len(w) > 0 {
+			<-w
+		}
+	}
+	joined := sites[2].join(t)
+	r1 := sites[2].join(t)
+	reg := register(t, r1, "com.meta.proc", answer("r1"), wamp.Dict{"invoke": wamp.InvokeRoundRobin})
+	r2 := sites[1].join(t)
+	waitCallees(t, r2, reg, 1)
+	register(t, r2, "com.meta.proc", answer("r2"), wamp.Dict{"invoke": wamp.InvokeRoundRobin})
+	s1, s2 := sites[1].join(t), sites[2].join(t)
+	got := make(chan struct{}, 64)
+	if _, err := s1.Subscribe(ctxFor(t), "com.meta.topic", func(*client.Event) { got <- struct{}{} }, nil); err != nil {
+		t.Fatal(err)
+	}
+	for heard := false; !heard; { // s1's interest reached node 2
+		s2.Publish(ctxFor(t), "com.meta.topic", nil, nil, nil)
+		select {
+		case <-got:
+			heard = true
+		case <-time.After(50 * time.Millisecond): // polling the interest with a deadline
+		}
+	}
+	if _, err := s2.Subscribe(ctxFor(t), "com.meta.topic", func(*client.Event) {}, nil); err != nil {
+		t.Fatal(err)
+	}
+	markers := []wamp.ID{sites[0].join(t).ID(), sites[1].join(t).ID(), sites[2].join(t).ID()}
+	want := map[[2]any]int{
+		{onJoin, joined.ID()}: 1, {onRegCreate, r1.ID()}: 1, {onRegister, r1.ID()}: 1, {onRegister, r2.ID()}: 1,
+		{onSubCreate, s1.ID()}: 1, {onSubscribe, s1.ID()}: 1, {onSubscribe, s2.ID()}: 1,
+	}
+	for i, w := range watchers {
+		counts := map[[2]any]int{}
+		all := maps.Clone(want)
+		for _, m := range markers {
+			all[[2]any{onJoin, m}] = 1
+		}
+		w.until(t, all, counts)
+		for k, n := range want {
+			if counts[k] != n {
+				t.Errorf("watcher on node %d: %s of session %d heard %d times, want %d", i, k[0], k[1], counts[k], n)
+			}
+		}
+		if n := counts[[2]any{onSubCreate, s2.ID()}] + counts[[2]any{onRegCreate, r2.ID()}]; n != 0 {
+			t.Errorf("watcher on node %d: on_create heard again from the second node (%d)", i, n)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package router
 import (
 	"slices"
 
+	"github.com/junction-wamp/junction/internal/uriindex"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -210,4 +211,27 @@ func (m *metaAPI) shareTestaments(id wamp.ID) {
 		m.rm.router.log.Error("cluster: testaments not kept in the cluster's table: they are lost if this node dies",
 			"realm", string(m.rm.name), "session", uint64(id), "err", err)
 	}
+}
+
+// SubscriptionsElsewhere is what an EventFabric implements so that a
+// subscription's on_create and on_delete are published once in the
+// cluster (a subscription has one ID on every node, and each node creates
+// it with its first local subscriber): by the node that creates it while
+// no other node has it, and the node that deletes it when no other node
+// has it any more.
+type SubscriptionsElsewhere interface {
+	// Elsewhere reports whether another live node has subscribers of sub,
+	// as far as this node knows. It must not block.
+	Elsewhere(sub Subscription) bool
+}
+
+// elsewhere reports whether another node of the cluster has subscribers
+// of the subscription (topic, match).
+func (rm *realm) elsewhere(topic wamp.URI, match string) bool {
+	se, ok := rm.fabric.(SubscriptionsElsewhere)
+	if !ok {
+		return false
+	}
+	m, ok := uriindex.ParseMatch(match)
+	return ok && se.Elsewhere(Subscription{Topic: topic, Match: m})
 }

@@ -15,9 +15,10 @@ const (
 	topicSubOnDelete      wamp.URI = "wamp.subscription.on_delete"
 )
 
-// SubscriptionCreated publishes on_create(session, details).
+// SubscriptionCreated publishes on_create(session, details); in a
+// cluster, only when no other node has the subscription already.
 func (m *metaAPI) SubscriptionCreated(session wamp.ID, sub subInfo) {
-	if !restricted(sub.Topic) {
+	if !restricted(sub.Topic) && !m.rm.elsewhere(sub.Topic, sub.Match) {
 		m.rm.publishInternal(topicSubOnCreate, nil, wamp.List{uint64(session), subscriptionDetails(sub)}, nil)
 	}
 }
@@ -32,9 +33,12 @@ func (m *metaAPI) Unsubscribed(session wamp.ID, sub subInfo) {
 	m.subEvent(topicSubOnUnsubscribe, session, sub)
 }
 
-// SubscriptionDeleted publishes on_delete(session, subscription).
+// SubscriptionDeleted publishes on_delete(session, subscription); in a
+// cluster, only when no other node has the subscription any more.
 func (m *metaAPI) SubscriptionDeleted(session wamp.ID, sub subInfo) {
-	m.subEvent(topicSubOnDelete, session, sub)
+	if !m.rm.elsewhere(sub.Topic, sub.Match) {
+		m.subEvent(topicSubOnDelete, session, sub)
+	}
 }
 
 // subEvent publishes a subscription meta event, but not for subscriptions
