@@ -36,8 +36,9 @@ const (
 )
 
 // sessions is the part of a node's fabric that answers for the sessions
-// of the cluster: the slot table (KV bucket slot, key s<k>: the name of
-// the node holding slot k) and the queries between nodes.
+// of the cluster: the sess table (KV bucket sess: key s<k>, the name of
+// the node holding session ID slot k; the testaments, will.go) and the
+// queries between nodes.
 type sessions struct {
 	node    *Node
 	log     *slog.Logger
@@ -53,7 +54,7 @@ type sessions struct {
 	mu     sync.Mutex // guards the fields below; a leaf
 	realms map[wamp.URI]*router.RealmLink
 	sub    *nats.Subscription // of queries, once started
-	will   jetstream.KeyValue // the will table, once started
+	will   jetstream.KeyValue // the sess table, once started
 }
 
 var _ router.SessionIDs = (*Fabric)(nil)
@@ -66,20 +67,20 @@ func newSessions(n *Node, log *slog.Logger) *sessions {
 	return s
 }
 
-// start claims this node's slot, opens the will table, answers the
+// start opens the sess table, claims this node's slot, answers the
 // other nodes' queries and reaps the members lost. again tells whether a
 // failed table write is tried again.
 func (s *sessions) start(ctx context.Context, again func(context.Context, error) bool) error {
 	s.again = again
-	slot, err := s.claim(ctx)
+	kv, err := openTable(ctx, s.node, "sess")
+	if err != nil {
+		return err
+	}
+	slot, err := s.claim(ctx, kv)
 	if err != nil {
 		return err
 	}
 	s.slot.Store(int64(slot))
-	kv, err := openTable(ctx, s.node, "will")
-	if err != nil {
-		return err
-	}
 	sub, err := s.node.nc.Subscribe(s.node.prefix+".q", s.onQuery)
 	if err != nil {
 		return fmt.Errorf("cluster: session queries: %w", err)
@@ -106,11 +107,7 @@ func (s *sessions) close() {
 // claim returns this node's slot: the one its name holds (a restart), or
 // the first free one, or one whose holder is no live member (compare and
 // set: of two nodes taking it, one wins).
-func (s *sessions) claim(ctx context.Context) (int, error) {
-	kv, err := openTable(ctx, s.node, "slot")
-	if err != nil {
-		return 0, err
-	}
+func (s *sessions) claim(ctx context.Context, kv jetstream.KeyValue) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, tableTimeout)
 	defer cancel()
 	for {

@@ -12,7 +12,7 @@ import (
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
-// Testaments across the cluster: the table will (KV bucket will) holds
+// Testaments across the cluster: the table sess (meta.go) holds
 // the testaments of every node's sessions, one key per session
 // (w.<member>.<realm and session>, hashed), written on the session's
 // goroutine as they change and deleted once the session's own node
@@ -36,7 +36,7 @@ func willKey(m Member, realm wamp.URI, session wamp.ID) string {
 	return "w." + memberKey(m) + "." + hashKey(string(realm), strconv.FormatUint(uint64(session), 10))
 }
 
-// Testaments writes the testaments of this node's session to the will
+// Testaments writes the testaments of this node's session to the sess
 // table, or deletes its key when there are none (router.TestamentFabric).
 func (r *realmSessions) Testaments(session wamp.ID, ts []router.Testament) error {
 	s := r.s
@@ -133,7 +133,7 @@ func (s *sessions) publishWills(ctx context.Context, kv jetstream.KeyValue, m Me
 	for _, e := range entries {
 		wl, err := decodeWill(e.Value())
 		if err != nil {
-			s.log.Error("cluster: malformed testaments in the will table", "key", e.Key(), "err", err)
+			s.log.Error("cluster: malformed testaments in the sess table", "key", e.Key(), "err", err)
 		} else if l := s.realm(wl.realm); l != nil {
 			l.PublishTestaments(wl.ts)
 			n++
