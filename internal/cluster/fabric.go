@@ -13,8 +13,9 @@ import (
 // the node has joined (before the router's sessions come), and Close it
 // after the router.
 type Fabric struct {
-	events *pubsub
-	calls  *calls
+	events   *pubsub
+	calls    *calls
+	sessions *sessions
 }
 
 var _ router.Fabric = (*Fabric)(nil)
@@ -22,7 +23,7 @@ var _ router.Fabric = (*Fabric)(nil)
 // NewFabric makes the fabric of node n; nothing reaches the network
 // before Start.
 func NewFabric(n *Node, log *slog.Logger) *Fabric {
-	return &Fabric{events: newPubSub(n, log), calls: newCalls(n, log)}
+	return &Fabric{events: newPubSub(n, log), calls: newCalls(n, log), sessions: newSessions(n, log)}
 }
 
 // Start opens the cluster's tables and starts mirroring them, once the
@@ -31,12 +32,16 @@ func (f *Fabric) Start(ctx context.Context) error {
 	if err := f.events.start(ctx); err != nil {
 		return err
 	}
-	return f.calls.start(ctx)
+	if err := f.calls.start(ctx); err != nil {
+		return err
+	}
+	return f.sessions.start(ctx, f.calls.again)
 }
 
 // Realm links realm name (router.Fabric).
 func (f *Fabric) Realm(name wamp.URI, link *router.RealmLink) router.RealmFabric {
-	return &realmFabric{realmEvents: f.events.link(name, link), callRealm: f.calls.realm(name, link)}
+	return &realmFabric{realmEvents: f.events.link(name, link), callRealm: f.calls.realm(name, link),
+		realmSessions: f.sessions.link(name, link)}
 }
 
 // Leave tells the fabric that the node is stopping: from now on its
@@ -48,6 +53,7 @@ func (f *Fabric) Leave() { f.calls.leaving.Store(true) }
 
 // Close stops the fabric; the node stays up.
 func (f *Fabric) Close() {
+	f.sessions.close()
 	f.calls.close()
 	f.events.close()
 }
@@ -57,11 +63,13 @@ func (f *Fabric) Close() {
 type realmFabric struct {
 	*realmEvents
 	*callRealm
+	*realmSessions
 }
 
 var _ router.RealmFabric = (*realmFabric)(nil)
 
 func (r *realmFabric) Close() {
+	r.realmSessions.close()
 	r.callRealm.Close()
 	r.realmEvents.close()
 }

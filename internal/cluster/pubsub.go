@@ -515,3 +515,17 @@ func (ps *pubsub) applyRetained(e jetstream.KeyValueEntry) {
 		link.Retain(ev.pub)
 	}
 }
+
+// Elsewhere reports whether another live member has subscribers of sub
+// in the realm (router.SubscriptionsElsewhere).
+func (r *realmEvents) Elsewhere(sub router.Subscription) bool {
+	ps := r.ps
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	idx := ps.remote[r.name]
+	if idx == nil {
+		return false
+	}
+	set, ok := idx.Get(string(sub.Topic), sub.Match)
+	return ok && len(set.members) > 0
+}

@@ -25,6 +25,7 @@ const rpcWait = 20 * time.Second
 type site struct {
 	node   *cluster.Node
 	router *router.Router
+	fabric *cluster.Fabric
 }
 
 // startSites starts n nodes, each with a router linked to the cluster
@@ -49,7 +50,7 @@ func startSites(t testing.TB, n int, opts ...clustertest.Option) []*site {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sites[i] = &site{node: nd, router: r}
+		sites[i] = &site{node: nd, router: r, fabric: f}
 	}
 	return sites
 }

@@ -222,7 +222,12 @@ func publisherDetails(pub *session, as *wamp.Identity, disclose bool, ff forward
 // refusal is counted and logged, rate-limited, as every other. It must be
 // called with no lock held.
 func (rm *realm) publishInternal(topic wamp.URI, opts wamp.Dict, args wamp.List, kwargs wamp.Object) {
-	_, err := rm.broker.publish(nil, topic, opts, wamp.Payload{Args: args, Kwargs: kwargs})
+	rm.publishPayload(topic, opts, wamp.Payload{Args: args, Kwargs: kwargs})
+}
+
+// publishPayload is publishInternal with a payload as it came.
+func (rm *realm) publishPayload(topic wamp.URI, opts wamp.Dict, p wamp.Payload) {
+	_, err := rm.broker.publish(nil, topic, opts, p)
 	if err == nil {
 		return
 	}

@@ -74,7 +74,12 @@ const trustedRole = "trusted"
 // Crossbar leaves these out of list, lookup and match, and refuses get and
 // the subscriber/callee procedures with not_authorized.
 func hidden(caller *session, uri wamp.URI) bool {
-	if caller.ident.AuthRole == trustedRole {
+	return hiddenFrom(caller.ident.AuthRole, uri)
+}
+
+// hiddenFrom is hidden for a caller of role.
+func hiddenFrom(role string, uri wamp.URI) bool {
+	if role == trustedRole {
 		return false
 	}
 	return strings.HasPrefix(string(uri), "wamp.") || strings.HasPrefix(string(uri), "crossbar.")

@@ -1,8 +1,6 @@
 package router
 
 import (
-	"slices"
-
 	"github.com/junction-wamp/junction/internal/wamp"
 )
 
@@ -60,45 +58,63 @@ func (rm *realm) joined(keep func(*session) bool) []*session {
 	return all
 }
 
-// byAuthRoles selects sessions by wamp.session.count/list's optional
-// filter_authroles argument.
-func byAuthRoles(c *wamp.Call) (func(*session) bool, error) {
+// byAuthRoles reads wamp.session.count/list's optional filter_authroles
+// argument into a query.
+func byAuthRoles(c *wamp.Call, op MetaOp) (MetaQuery, error) {
 	a, err := parseArgs(c, "filter_authroles")
 	if err != nil {
-		return nil, err
+		return MetaQuery{}, err
 	}
 	roles, has, err := a.strings(0)
-	if err != nil {
-		return nil, err
-	}
-	return func(s *session) bool { return !has || slices.Contains(roles, s.ident.AuthRole) }, nil
+	return MetaQuery{Op: op, AuthRoles: roles, HasAuthRoles: has}, err
 }
 
-// sessionCount serves wamp.session.count(filter_authroles=None) -> count.
-func (m *metaAPI) sessionCount(_ *session, c *wamp.Call) (wamp.List, wamp.Dict, error) {
-	keep, err := byAuthRoles(c)
+// sessionCount serves wamp.session.count(filter_authroles=None) -> count,
+// for the whole cluster.
+func (m *metaAPI) sessionCount(caller *session, c *wamp.Call) (wamp.List, wamp.Dict, error) {
+	q, err := byAuthRoles(c, SessionCount)
 	if err != nil {
 		return nil, nil, err
 	}
-	return wamp.List{len(m.rm.joined(keep))}, nil, nil
-}
-
-// sessionList serves wamp.session.list(filter_authroles=None) -> [ids].
-func (m *metaAPI) sessionList(_ *session, c *wamp.Call) (wamp.List, wamp.Dict, error) {
-	keep, err := byAuthRoles(c)
+	all, err := m.rm.askMeta(q, caller)
 	if err != nil {
 		return nil, nil, err
 	}
-	all := m.rm.joined(keep)
-	ids := make(wamp.List, len(all))
-	for i, s := range all {
-		ids[i] = uint64(s.id)
+	n := 0
+	for _, a := range all {
+		n += a.Count
 	}
-	return wamp.List{ids}, nil, nil
+	return wamp.List{n}, nil, nil
 }
 
-// sessionGet serves wamp.session.get(session) -> details.
-func (m *metaAPI) sessionGet(_ *session, c *wamp.Call) (wamp.List, wamp.Dict, error) {
+// sessionList serves wamp.session.list(filter_authroles=None) -> [ids],
+// for the whole cluster.
+func (m *metaAPI) sessionList(caller *session, c *wamp.Call) (wamp.List, wamp.Dict, error) {
+	q, err := byAuthRoles(c, SessionList)
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := m.rm.askMeta(q, caller)
+	if err != nil {
+		return nil, nil, err
+	}
+	return wamp.List{answeredIDs(all)}, nil, nil
+}
+
+// answeredIDs are the IDs of every answer, as sent on the wire.
+func answeredIDs(all []MetaAnswer) wamp.List {
+	ids := wamp.List{}
+	for _, a := range all {
+		for _, id := range a.IDs {
+			ids = append(ids, uint64(id))
+		}
+	}
+	return ids
+}
+
+// sessionGet serves wamp.session.get(session) -> details, wherever the
+// session is in the cluster.
+func (m *metaAPI) sessionGet(caller *session, c *wamp.Call) (wamp.List, wamp.Dict, error) {
 	a, err := parseArgs(c, "session")
 	if err != nil {
 		return nil, nil, err
@@ -107,11 +123,16 @@ func (m *metaAPI) sessionGet(_ *session, c *wamp.Call) (wamp.List, wamp.Dict, er
 	if err != nil {
 		return nil, nil, err
 	}
-	s := m.rm.session(id)
-	if s == nil {
-		return nil, nil, noSuchSession(id)
+	all, err := m.rm.askMeta(MetaQuery{Op: SessionGet, ID: id}, caller)
+	if err != nil {
+		return nil, nil, err
 	}
-	return wamp.List{sessionDetails(s.info())}, nil, nil
+	for _, a := range all {
+		if a.Details != nil {
+			return wamp.List{a.Details}, nil, nil
+		}
+	}
+	return nil, nil, noSuchSession(id)
 }
 
 func noSuchSession(id wamp.ID) error {

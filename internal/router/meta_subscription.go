@@ -1,6 +1,8 @@
 package router
 
 import (
+	"time"
+
 	"github.com/junction-wamp/junction/internal/uriindex"
 	"github.com/junction-wamp/junction/internal/wamp"
 )
@@ -13,9 +15,10 @@ const (
 	topicSubOnDelete      wamp.URI = "wamp.subscription.on_delete"
 )
 
-// SubscriptionCreated publishes on_create(session, details).
+// SubscriptionCreated publishes on_create(session, details); in a
+// cluster, only when no other node has the subscription already.
 func (m *metaAPI) SubscriptionCreated(session wamp.ID, sub subInfo) {
-	if !restricted(sub.Topic) {
+	if !restricted(sub.Topic) && !m.rm.elsewhere(sub.Topic, sub.Match) {
 		m.rm.publishInternal(topicSubOnCreate, nil, wamp.List{uint64(session), subscriptionDetails(sub)}, nil)
 	}
 }
@@ -30,9 +33,12 @@ func (m *metaAPI) Unsubscribed(session wamp.ID, sub subInfo) {
 	m.subEvent(topicSubOnUnsubscribe, session, sub)
 }
 
-// SubscriptionDeleted publishes on_delete(session, subscription).
+// SubscriptionDeleted publishes on_delete(session, subscription); in a
+// cluster, only when no other node has the subscription any more.
 func (m *metaAPI) SubscriptionDeleted(session wamp.ID, sub subInfo) {
-	m.subEvent(topicSubOnDelete, session, sub)
+	if !m.rm.elsewhere(sub.Topic, sub.Match) {
+		m.subEvent(topicSubOnDelete, session, sub)
+	}
 }
 
 // subEvent publishes a subscription meta event, but not for subscriptions
@@ -55,21 +61,45 @@ func subscriptionDetails(s subInfo) wamp.Dict {
 }
 
 // subscriptionList serves wamp.subscription.list() -> {exact: [ids],
-// prefix: [ids], wildcard: [ids]}.
+// prefix: [ids], wildcard: [ids]}, of the whole cluster (a subscription
+// has one ID on every node: it is listed once).
 func (m *metaAPI) subscriptionList(caller *session, c *wamp.Call) (wamp.List, wamp.Dict, error) {
 	if _, err := parseArgs(c); err != nil {
 		return nil, nil, err
 	}
-	b := m.rm.broker
+	all, err := m.rm.askMeta(MetaQuery{Op: SubscriptionList, Value: caller.ident.AuthRole}, caller)
+	if err != nil {
+		return nil, nil, err
+	}
+	lists := newMatchLists()
+	seen := map[uint64]bool{}
+	for _, a := range all {
+		for i, name := range []string{wamp.MatchExact, wamp.MatchPrefix, wamp.MatchWildcard} {
+			l, _ := a.Details[name].(wamp.List)
+			for _, v := range l {
+				id, ok := wamp.AsInt(v)
+				if ok && !seen[uint64(id)] {
+					seen[uint64(id)] = true
+					lists[i] = append(lists[i], uint64(id))
+				}
+			}
+		}
+	}
+	return wamp.List{lists.dict()}, nil, nil
+}
+
+// list returns the subscriptions by match policy that a session of role
+// may see. Takes broker.mu (read).
+func (b *broker) list(role string) *matchLists {
 	lists := newMatchLists()
 	b.mu.RLock()
+	defer b.mu.RUnlock()
 	for _, sub := range b.byID {
-		if !hidden(caller, sub.topic) {
+		if !hiddenFrom(role, sub.topic) {
 			lists.add(sub.match, sub.id)
 		}
 	}
-	b.mu.RUnlock()
-	return wamp.List{lists.dict()}, nil, nil
+	return lists
 }
 
 // subscriptionLookup serves wamp.subscription.lookup(topic,
@@ -157,7 +187,10 @@ func (m *metaAPI) subscriptionByID(caller *session, c *wamp.Call) (subInfo, []wa
 	if err != nil {
 		return subInfo{}, nil, err
 	}
-	info, subscribers, ok := m.rm.broker.snapshot(id)
+	info, subscribers, ok, err := m.subscriptionAnywhere(caller, id)
+	if err != nil {
+		return subInfo{}, nil, err
+	}
 	if !ok {
 		return subInfo{}, nil, wamp.Errorf(wamp.ErrNoSuchSubscription, "no subscription with ID %d exists on this broker", id)
 	}
@@ -165,6 +198,36 @@ func (m *metaAPI) subscriptionByID(caller *session, c *wamp.Call) (subInfo, []wa
 		return subInfo{}, nil, wamp.Errorf(wamp.ErrNotAuthorized, "not authorized to look at subscription %d of protected URI %q", id, info.Topic)
 	}
 	return info, subscribers, nil
+}
+
+// subscriptionAnywhere returns subscription id and its subscribers on
+// every node of the cluster: its details are those of the first node
+// that has it.
+func (m *metaAPI) subscriptionAnywhere(caller *session, id wamp.ID) (info subInfo, subscribers []wamp.ID, ok bool, err error) {
+	all, err := m.rm.askMeta(MetaQuery{Op: SubscriptionGet, ID: id}, caller)
+	if err != nil {
+		return subInfo{}, nil, false, err
+	}
+	for _, a := range all {
+		if a.Details == nil {
+			continue
+		}
+		if !ok {
+			info, ok = subInfoOf(a.Details), true
+		}
+		subscribers = append(subscribers, a.IDs...)
+	}
+	return info, subscribers, ok, nil
+}
+
+// subInfoOf reads back subscriptionDetails.
+func subInfoOf(d wamp.Dict) subInfo {
+	id, _ := wamp.AsInt(d["id"])
+	topic, _ := d["uri"].(string)
+	match, _ := d["match"].(string)
+	created, _ := d["created"].(string)
+	t, _ := time.Parse(isoTime, created)
+	return subInfo{ID: wamp.ID(id), Topic: wamp.URI(topic), Match: match, Created: t}
 }
 
 // snapshot returns subscription id and its subscribers' session IDs; ok is

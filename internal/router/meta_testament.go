@@ -63,6 +63,7 @@ func (m *metaAPI) addTestament(caller *session, c *wamp.Call) (wamp.List, wamp.D
 	if err != nil {
 		return nil, nil, err
 	}
+	m.shareTestaments(caller.id)
 	return wamp.List{uint64(wamp.GlobalID())}, nil, nil
 }
 
@@ -162,7 +163,6 @@ func (m *metaAPI) flushTestaments(caller *session, c *wamp.Call) (wamp.List, wam
 		return nil, nil, err
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	n := 0
 	if ts := m.testaments[caller.id]; ts != nil {
 		list := ts.scope(scope)
@@ -172,6 +172,10 @@ func (m *metaAPI) flushTestaments(caller *session, c *wamp.Call) (wamp.List, wam
 			m.total.add(-1, -t.size)
 		}
 		*list = nil
+	}
+	m.mu.Unlock()
+	if n > 0 {
+		m.shareTestaments(caller.id)
 	}
 	return wamp.List{n}, nil, nil
 }
@@ -195,4 +199,5 @@ func (m *metaAPI) publishTestaments(id wamp.ID) {
 	for _, t := range append(ts.detached, ts.destroyed...) {
 		m.rm.publishInternal(t.topic, t.opts, t.args, t.kwargs)
 	}
+	m.shareTestaments(id)
 }

@@ -74,7 +74,7 @@ type session struct {
 }
 
 func newSession(g *Gate, p wamp.Peer) *session {
-	id := wamp.GlobalID()
+	id := g.r.newSessionID()
 	_, metered := p.(wamp.Metered)
 	return &session{
 		id:        id,

@@ -1,0 +1,182 @@
+package cluster
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/internal/wamp/codec"
+)
+
+func querySamples() []query {
+	from := Member{Name: "node-1", Epoch: 7}
+	return []query{
+		{from: from, realm: "realm1", MetaQuery: router.MetaQuery{Op: router.SessionCount}},
+		{from: from, realm: "realm1", MetaQuery: router.MetaQuery{Op: router.SessionList, AuthRoles: []string{"a", "b"}, HasAuthRoles: true}},
+		{from: from, realm: "realm1", MetaQuery: router.MetaQuery{Op: router.SessionList, HasAuthRoles: true}},
+		{from: from, realm: "r", MetaQuery: router.MetaQuery{Op: router.SessionGet, ID: wamp.MaxID}},
+		{from: from, realm: "r", MetaQuery: router.MetaQuery{Op: router.SessionKill, ID: 3, Reason: "wamp.close.killed", Message: "bye", HasMessage: true}},
+		{from: from, realm: "r", MetaQuery: router.MetaQuery{Op: router.SessionKillByAuthRole, Value: "user", Reason: "com.r"}},
+	}
+}
+
+func answerSamples() []answer {
+	m := Member{Name: "node-2", Epoch: 1 << 60}
+	return []answer{
+		{member: m},
+		{member: m, MetaAnswer: router.MetaAnswer{Count: 12}},
+		{member: m, MetaAnswer: router.MetaAnswer{IDs: []wamp.ID{1, wamp.MaxID}}},
+		{member: m, MetaAnswer: router.MetaAnswer{Details: wamp.Dict{"session": uint64(5), "authid": "x",
+			"transport": wamp.Dict{"type": "websocket"}}}},
+	}
+}
+
+func TestQueryWire(t *testing.T) {
+	for _, q := range querySamples() {
+		b, err := appendQuery(nil, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeQuery(b)
+		if err != nil || !sameQuery(got, q) {
+			t.Errorf("round trip: %+v, %v; want %+v", got, err, q)
+		}
+		if _, err := decodeQuery(b[:len(b)-1]); err == nil {
+			t.Errorf("%+v cut short decodes", q)
+		}
+	}
+	if _, err := appendQuery(nil, query{MetaQuery: router.MetaQuery{Op: 99}}); err == nil {
+		t.Error("op 99 encodes")
+	}
+}
+
+func TestAnswerWire(t *testing.T) {
+	for _, a := range answerSamples() {
+		b, err := appendAnswer(nil, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeAnswer(b)
+		if err != nil || got.member != a.member || got.Count != a.Count || !reflect.DeepEqual(got.IDs, a.IDs) ||
+			(a.Details == nil) != (got.Details == nil) || got.Details["authid"] != a.Details["authid"] {
+			t.Errorf("round trip: %+v, %v; want %+v", got, err, a)
+		}
+		if _, err := decodeAnswer(append(b, 0)); err == nil {
+			t.Errorf("%+v with a byte more decodes", a)
+		}
+	}
+}
+
+// sameQuery compares queries, an empty list of roles as none.
+func sameQuery(a, b query) bool {
+	if len(a.AuthRoles) == 0 && len(b.AuthRoles) == 0 {
+		a.AuthRoles, b.AuthRoles = nil, nil
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// FuzzQueryWire: any bytes decode to a query or an error, never a panic;
+// a query decoded encodes and decodes again to itself.
+func FuzzQueryWire(f *testing.F) {
+	for _, q := range querySamples() {
+		b, _ := appendQuery(nil, q)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		q, err := decodeQuery(b)
+		if err != nil {
+			return
+		}
+		again, err := appendQuery(nil, q)
+		if err != nil {
+			t.Fatalf("decoded %+v does not encode: %v", q, err)
+		}
+		if q2, err := decodeQuery(again); err != nil || !sameQuery(q2, q) {
+			t.Fatalf("round trip: %+v, %v; want %+v", q2, err, q)
+		}
+	})
+}
+
+// FuzzAnswerWire: any bytes decode to an answer or an error, never a
+// panic; an answer decoded encodes and decodes again to itself.
+func FuzzAnswerWire(f *testing.F) {
+	for _, a := range answerSamples() {
+		b, _ := appendAnswer(nil, a)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, err := decodeAnswer(b)
+		if err != nil {
+			return
+		}
+		again, err := appendAnswer(nil, a)
+		if err != nil {
+			t.Fatalf("decoded %+v does not encode: %v", a, err)
+		}
+		a2, err := decodeAnswer(again)
+		if err != nil || a2.member != a.member || a2.Count != a.Count || !reflect.DeepEqual(a2.IDs, a.IDs) || !reflect.DeepEqual(a2.Details, a.Details) {
+			t.Fatalf("round trip: %+v, %v; want %+v", a2, err, a)
+		}
+	})
+}
+
+func willSamples() []will {
+	return []will{
+		{realm: "realm1", session: 1},
+		{realm: "r", session: wamp.MaxID, ts: []router.Testament{
+			{Topic: "com.a", Payload: wamp.Payload{Args: wamp.List{"x"}}},
+			{Topic: "com.b", Options: wamp.Dict{"retain": true}, Payload: wamp.Payload{Kwargs: wamp.ObjectOf(wamp.Dict{"k": "v"})}},
+		}},
+	}
+}
+
+func TestWillWire(t *testing.T) {
+	for _, w := range willSamples() {
+		b, err := appendWill(nil, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeWill(b)
+		if err != nil || got.realm != w.realm || got.session != w.session || len(got.ts) != len(w.ts) {
+			t.Fatalf("round trip: %+v, %v; want %+v", got, err, w)
+		}
+		for i, tm := range got.ts {
+			if tm.Topic != w.ts[i].Topic || (tm.Options == nil) != (w.ts[i].Options == nil) || !samePayload(tm.Payload, w.ts[i].Payload) {
+				t.Errorf("testament %d: %+v, want %+v", i, tm, w.ts[i])
+			}
+		}
+		if _, err := decodeWill(b[:len(b)-1]); err == nil && len(w.ts) > 0 {
+			t.Errorf("%+v cut short decodes", w)
+		}
+	}
+}
+
+// FuzzWillWire: any bytes decode to a will or an error, never a panic;
+// a will decoded encodes and decodes again.
+func FuzzWillWire(f *testing.F) {
+	for _, w := range willSamples() {
+		b, _ := appendWill(nil, w)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		w, err := decodeWill(b)
+		if err != nil {
+			return
+		}
+		again, err := appendWill(nil, w)
+		if err != nil {
+			t.Fatalf("decoded %+v does not encode: %v", w, err)
+		}
+		if w2, err := decodeWill(again); err != nil || w2.realm != w.realm || w2.session != w.session || len(w2.ts) != len(w.ts) {
+			t.Fatalf("round trip: %+v, %v; want %+v", w2, err, w)
+		}
+	})
+}
+
+// samePayload compares payloads by their encoding.
+func samePayload(a, b wamp.Payload) bool {
+	_, x, n, err1 := codec.PayloadBytes(a)
+	_, y, m, err2 := codec.PayloadBytes(b)
+	return err1 == nil && err2 == nil && n == m && string(x) == string(y)
+}
