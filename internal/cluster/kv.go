@@ -100,3 +100,55 @@ func retryable(err error) bool {
 	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, context.DeadlineExceeded)
 }
+
+// mirror follows table kv from w (a WatchAll of it), calling apply for
+// each change in the table's order, and loaded (if not nil) once, when
+// the first watch's initial values are in, until ctx ends. A signal on
+// rewatch makes it watch anew: sent when a member is lost, whose server
+// may have held the watcher's consumer, which would then stall for
+// seconds. A new watch starts with the latest entry of every key (a
+// deleted key's marker included), so apply must take again what it has.
+func mirror(ctx context.Context, kv jetstream.KeyValue, w jetstream.KeyWatcher, rewatch <-chan struct{},
+	apply func(jetstream.KeyValueEntry), loaded func()) {
+	for {
+		loaded = follow(ctx, w, rewatch, apply, loaded)
+		w.Stop()
+		for w = nil; w == nil; {
+			if ctx.Err() != nil {
+				return
+			}
+			var err error
+			if w, err = kv.WatchAll(ctx); err != nil {
+				w = nil
+				select {
+				case <-ctx.Done():
+				case <-time.After(retryPause):
+				}
+			}
+		}
+	}
+}
+
+// follow applies w's changes until ctx ends, a rewatch, or w's end; it
+// returns loaded, or nil once it was called.
+func follow(ctx context.Context, w jetstream.KeyWatcher, rewatch <-chan struct{},
+	apply func(jetstream.KeyValueEntry), loaded func()) func() {
+	for {
+		select {
+		case <-ctx.Done():
+			return loaded
+		case <-rewatch:
+			return loaded
+		case e, ok := <-w.Updates():
+			if !ok {
+				return loaded
+			}
+			if e != nil {
+				apply(e)
+			} else if loaded != nil {
+				loaded()
+				loaded = nil
+			}
+		}
+	}
+}

@@ -56,7 +56,10 @@ type pubsub struct {
 	ctx    context.Context // ends with close
 	cancel context.CancelFunc
 	stop   func() // stops the membership's watch; nil before start (guarded by mu)
-	wg     sync.WaitGroup
+	// rewatch asks each table's mirror to watch anew (a member was lost);
+	// guarded by mu.
+	rewatch []chan struct{}
+	wg      sync.WaitGroup
 
 	// retMu guards retained, and is held while a realm is given its
 	// retained events (RealmLink.Retain), so that they come in the
@@ -140,16 +143,15 @@ func (ps *pubsub) watch(ctx context.Context, kv jetstream.KeyValue, apply func(j
 		return err
 	}
 	done := make(chan struct{})
+	rewatch := make(chan struct{}, 1)
+	ps.mu.Lock()
+	ps.rewatch = append(ps.rewatch, rewatch)
+	ps.mu.Unlock()
 	ps.wg.Go(func() {
-		defer w.Stop()
-		for e := range w.Updates() {
-			if e != nil {
-				apply(e)
-				continue
-			}
+		mirror(ps.ctx, kv, w, rewatch, apply, func() {
 			loaded()
 			close(done)
-		}
+		})
 	})
 	select {
 	case <-done:
@@ -241,6 +243,12 @@ func (ps *pubsub) onMember(ev MemberEvent) {
 	case !ev.Up:
 		ps.lost[m] = true
 		ps.dropMemberLocked(m, ps.lowestLive())
+		for _, ch := range ps.rewatch { // the tables' watchers may have lived on m's server
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
 	case ps.lost[m]:
 		delete(ps.lost, m)
 		ps.wg.Add(1)

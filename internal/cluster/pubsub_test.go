@@ -519,6 +519,12 @@ func TestPubSubMemberLost(t *testing.T) {
 	if n := tc.sent(0) - before; n != 1 {
 		t.Errorf("%d envelopes, want 1 (to the live subscriber's node only)", n)
 	}
+	// A subscription made after the loss reaches the others: the table's
+	// watchers watch anew (their consumer may have lived on the killed
+	// node's server, and would stall for seconds).
+	alive.subscribe("lost.new", nil)
+	took = tc.waitInterest(t, 0, "realm1", "lost.new", 1)
+	t.Logf("a new interest seen after the loss in %v", took)
 }
 
 // waitNoRecords waits until the sub table holds no record of member m.

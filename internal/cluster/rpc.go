@@ -85,7 +85,8 @@ func (c *calls) start(ctx context.Context) error {
 	c.mu.Lock()
 	c.kv = kv
 	c.mu.Unlock()
-	c.wg.Go(func() { c.watch(w) })
+	// The dealers mirror the table; a lost member makes it watch anew.
+	c.wg.Go(func() { mirror(c.ctx, kv, w, c.rewatch, c.apply, nil) })
 	c.node.Handle(kindCall, c.receive)
 	c.node.OnGap(c.gap)
 	c.stop = c.node.Watch(c.membership)

@@ -212,50 +212,6 @@ func (rec *record) has(m Member, session wamp.ID) bool {
 	return false
 }
 
-// watch mirrors the table's changes into the dealers, in the table's
-// order, until the node's calls close. It watches anew when a member is
-// lost (rewatch): the watcher's consumer may have lived on the lost
-// member's server, and would stall for many seconds. A new watch starts
-// with the latest record of every key, which apply takes in stride.
-func (c *calls) watch(w jetstream.KeyWatcher) {
-	for {
-		c.follow(w)
-		w.Stop()
-		var err error
-		for w = nil; w == nil; {
-			if c.ctx.Err() != nil {
-				return
-			}
-			if w, err = c.kv.WatchAll(c.ctx); err != nil { // c.kv is set before watch runs
-				w = nil
-				select {
-				case <-c.ctx.Done():
-				case <-time.After(retryPause):
-				}
-			}
-		}
-	}
-}
-
-// follow applies w's changes until the calls close or a rewatch.
-func (c *calls) follow(w jetstream.KeyWatcher) {
-	for {
-		select {
-		case <-c.ctx.Done():
-			return
-		case <-c.rewatch:
-			return
-		case e, ok := <-w.Updates():
-			if !ok {
-				return
-			}
-			if e != nil {
-				c.apply(e)
-			}
-		}
-	}
-}
-
 // apply mirrors one change of the table; a change no newer than what the
 // dealers hold of its key (from an earlier watch) is skipped.
 func (c *calls) apply(e jetstream.KeyValueEntry) {
