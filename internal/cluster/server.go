@@ -209,11 +209,23 @@ func (l *serverLog) Warnf(format string, v ...any) {
 
 func (l *serverLog) Errorf(format string, v ...any) {
 	msg := fmt.Sprintf(format, v...)
-	if strings.Contains(msg, "Error trying to connect to route") {
-		l.log.Debug(msg) // a node down: the membership reports it lost
+	if peerGone(msg) {
+		l.log.Debug(msg) // a node down or leaving: the membership reports it
 		return
 	}
 	l.log.Error(msg)
+}
+
+// peerGone reports whether a server error only says that another node's
+// server went away: a route that cannot connect, or a write to or read
+// from a connection its peer closed, as when a node stops.
+func peerGone(msg string) bool {
+	for _, s := range []string{"Error trying to connect to route", "broken pipe", "connection reset by peer"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func (l *serverLog) Fatalf(format string, v ...any) {
