@@ -96,11 +96,18 @@ func (s *sessions) reap(m Member) {
 			return // another node reaps m
 		}
 		if !s.again(ctx, err) {
+			if s.ctx.Err() != nil {
+				return // this node stops: the members that stay reap m
+			}
 			s.log.Error("cluster: testaments of a lost member not published: its lock cannot be taken", "member", m.String(), "err", err)
 			return
 		}
 	}
 	n, err := s.publishWills(ctx, kv, m)
+	if err != nil && s.ctx.Err() != nil {
+		s.log.Warn("cluster: testaments of a lost member not all published: this node stops; the lock stays until the table's cleanup", "member", m.String(), "published", n)
+		return
+	}
 	if err != nil {
 		s.log.Error("cluster: testaments of a lost member not all published", "member", m.String(), "published", n, "err", err)
 		return
