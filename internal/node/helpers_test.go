@@ -20,6 +20,9 @@ import (
 // testTimeout bounds every network step of a test.
 const testTimeout = 10 * time.Second
 
+// clusterStartTimeout bounds the start of a cluster's nodes (startNodes).
+const clusterStartTimeout = 60 * time.Second
+
 func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	t.Cleanup(cancel)
@@ -103,10 +106,14 @@ func startNode(t testing.TB, n *Node) {
 // fails the test from its own goroutine.
 func startNodes(t testing.TB, nodes ...*Node) {
 	t.Helper()
+	// A cluster's start waits for its tables' leader elections, which
+	// take many seconds under -race on a busy machine.
+	ctx, cancel := context.WithTimeout(t.Context(), clusterStartTimeout)
+	defer cancel()
 	errs := make([]error, len(nodes))
 	var wg sync.WaitGroup
 	for i, n := range nodes {
-		wg.Go(func() { errs[i] = n.Start(testCtx(t)) })
+		wg.Go(func() { errs[i] = n.Start(ctx) })
 	}
 	wg.Wait()
 	for i, n := range nodes {
