@@ -109,7 +109,7 @@ func startNodes(t testing.TB, nodes ...*Node) {
 	// A cluster's start waits for its tables' leader elections, which
 	// take many seconds under -race on a busy machine.
 	ctx, cancel := context.WithTimeout(t.Context(), clusterStartTimeout)
-	defer cancel()
+	t.Cleanup(cancel) // as testCtx's: what a start begins may outlive it
 	errs := make([]error, len(nodes))
 	var wg sync.WaitGroup
 	for i, n := range nodes {
