@@ -17,6 +17,9 @@ import (
 type MemberEvent struct {
 	Member Member
 	Up     bool
+	// Left: the member said goodbye (a clean stop), rather than being
+	// lost; what its sessions held it ended itself.
+	Left bool
 }
 
 // peer is what the node knows of another member. Guarded by Node.mu.
@@ -71,7 +74,7 @@ func (n *Node) Watch(f func(MemberEvent)) (stop func()) {
 	w := &watcher{f: f}
 	n.mu.Lock()
 	for _, m := range n.membersLocked() {
-		n.events = append(n.events, event{MemberEvent{m, true}, []*watcher{w}})
+		n.events = append(n.events, event{MemberEvent{Member: m, Up: true}, []*watcher{w}})
 	}
 	n.watchers = append(n.watchers, w)
 	n.signalLocked()
@@ -86,9 +89,12 @@ func (n *Node) Watch(f func(MemberEvent)) (stop func()) {
 
 // emitLocked queues ev for every watcher. Lock n.mu should be held.
 func (n *Node) emitLocked(ev MemberEvent) {
-	if ev.Up {
+	switch {
+	case ev.Up:
 		n.log.Info("cluster: member up", "member", ev.Member.String())
-	} else {
+	case ev.Left:
+		n.log.Info("cluster: member left", "member", ev.Member.String())
+	default:
 		n.log.Warn("cluster: member lost", "member", ev.Member.String())
 	}
 	n.events = append(n.events, event{ev, slices.Clone(n.watchers)})
@@ -173,7 +179,7 @@ func (n *Node) expire(now time.Time) {
 	for _, p := range n.peers {
 		if p.up && now.Sub(p.heard) > n.cfg.Lease {
 			p.up = false
-			n.emitLocked(MemberEvent{p.member, false})
+			n.emitLocked(MemberEvent{Member: p.member, Up: false})
 		}
 	}
 	known, heard := 1, 1 // this node
@@ -206,11 +212,11 @@ func (n *Node) isolateLocked(heard, known int) {
 	}
 	n.log.Error("cluster: isolated: hearing fewer than a majority of the members; fenced until it hears a majority again",
 		"heard", heard, "known", known)
-	n.emitLocked(MemberEvent{n.self, false})
+	n.emitLocked(MemberEvent{Member: n.self, Up: false})
 	for _, p := range n.peers {
 		if p.up {
 			p.up = false
-			n.emitLocked(MemberEvent{p.member, false})
+			n.emitLocked(MemberEvent{Member: p.member, Up: false})
 		}
 	}
 }
@@ -222,16 +228,16 @@ func (n *Node) rejoinLocked(now time.Time) {
 	n.isolated = false
 	if n.cfg.OnIsolation == Serve {
 		n.log.Warn("cluster: no longer isolated")
-		n.emitLocked(MemberEvent{n.self, true}) // the parts check what they hold against the tables
+		n.emitLocked(MemberEvent{Member: n.self, Up: true}) // the parts check what they hold against the tables
 		return
 	}
 	n.self.Epoch = newEpoch()
 	n.log.Warn("cluster: no longer isolated: rejoined", "member", n.self.String())
-	n.emitLocked(MemberEvent{n.self, true})
+	n.emitLocked(MemberEvent{Member: n.self, Up: true})
 	for _, p := range n.peers {
 		if !p.left && now.Sub(p.heard) <= n.cfg.Lease {
 			p.up = true
-			n.emitLocked(MemberEvent{p.member, true})
+			n.emitLocked(MemberEvent{Member: p.member, Up: true})
 		}
 	}
 }
@@ -284,7 +290,7 @@ func (n *Node) heardLocked(member Member, now time.Time) *peer {
 	p.heard, p.left = now, false
 	if !p.up && !n.fencedLocked() {
 		p.up = true
-		n.emitLocked(MemberEvent{member, true})
+		n.emitLocked(MemberEvent{Member: member, Up: true})
 	}
 	return p
 }
@@ -293,7 +299,10 @@ func (n *Node) heardLocked(member Member, now time.Time) *peer {
 // the members this node knows. Lock n.mu should be held.
 func (n *Node) leftLocked(member Member) {
 	if p := n.peers[member.Name]; p != nil && p.member == member {
-		n.lostLocked(member)
+		if p.up {
+			p.up = false
+			n.emitLocked(MemberEvent{Member: member, Left: true})
+		}
 		p.left = true
 	}
 }
@@ -303,7 +312,7 @@ func (n *Node) leftLocked(member Member) {
 func (n *Node) lostLocked(member Member) {
 	if p := n.peers[member.Name]; p != nil && p.member == member && p.up {
 		p.up = false
-		n.emitLocked(MemberEvent{member, false})
+		n.emitLocked(MemberEvent{Member: member, Up: false})
 	}
 }
 

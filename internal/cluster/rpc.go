@@ -281,6 +281,12 @@ func (c *calls) membership(ev MemberEvent) {
 		c.mu.Unlock()
 		c.fence(links, !ev.Up)
 		if ev.Up {
+			// Back from isolation: the table's watcher may have stalled
+			// while this node was cut off.
+			select {
+			case c.rewatch <- struct{}{}:
+			default:
+			}
 			c.wg.Go(c.reconcile)
 		}
 		return

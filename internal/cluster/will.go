@@ -72,8 +72,8 @@ func (r *realmSessions) Testaments(session wamp.ID, ts []router.Testament) error
 // membership reaps the members lost, unless this node is fenced (then
 // every other member looks lost to it, and it may not act for them).
 func (s *sessions) membership(ev MemberEvent) {
-	if ev.Up || ev.Member.Name == s.node.Self().Name || s.node.Fenced() {
-		return
+	if ev.Up || ev.Left || ev.Member.Name == s.node.Self().Name || s.node.Fenced() {
+		return // a member that left published its sessions' testaments as they ended
 	}
 	s.wg.Go(func() { s.reap(ev.Member) })
 }

@@ -26,8 +26,8 @@ func clusterConfig(i int, addrs []string) obj {
 // healthy run: its NATS server's while the routes and the JetStream
 // leader are not yet there (all nodes start at once) and its snapshot
 // as it stops, and, as the test's end stops the nodes one after the
-// other, the cluster's for each other node that leaves (it logs a clean
-// leave as "member lost" too).
+// other, the cluster's for a node whose goodbye did not reach the others
+// before its connection closed (a clean leave is "member left", info).
 var clusterWarnings = []string{
 	"Waiting for routing to be established...",
 	"JetStream has not established contact with a meta leader",
