@@ -203,26 +203,34 @@ func TestInvocationsOfConcurrentCalls(t *testing.T) {
 		callee := attachAs(t, r.Gate(), p.fakePeer, p)
 		callee.hello("realm1", nil)
 		callee.register("com.echo", nil)
-		caller := join(t, r.Gate(), "realm1", nil)
-		synctest.Wait()
-		p.sentNow()
-		invoke := func(want []wamp.MessageType) *wamp.Invocation {
-			t.Helper()
-			caller.call("com.echo", nil)
-			inv := expect[*wamp.Invocation](callee)
-			synctest.Wait()
-			if now := p.sentNow(); !slices.Equal(now, want) {
-				t.Fatalf("sent with SendNow: %v, want %v", now, want)
-			}
-			return inv
-		}
-		lone := []wamp.MessageType{wamp.TypeInvocation}
-		first := invoke(lone)
-		second := invoke(nil) // the first still in flight
-		for _, inv := range []*wamp.Invocation{first, second} {
-			callee.send(&wamp.Yield{Request: inv.Request, Options: wamp.Dict{}})
-			expect[*wamp.Result](caller)
-		}
-		invoke(lone) // alone again
+		checkInvocationBatches(t, p, callee, join(t, r.Gate(), "realm1", nil))
 	})
+}
+
+// checkInvocationBatches checks that caller's INVOCATIONs to callee (on
+// p) go out with SendNow for a lone call and with Send for a call made
+// while another is in flight.
+func checkInvocationBatches(t *testing.T, p *nowPeer, callee, caller *client) {
+	t.Helper()
+	synctest.Wait()
+	p.sentNow()
+	invoke := func(want []wamp.MessageType) *wamp.Invocation {
+		t.Helper()
+		caller.call("com.echo", nil)
+		inv := expect[*wamp.Invocation](callee)
+		synctest.Wait()
+		if now := p.sentNow(); !slices.Equal(now, want) {
+			t.Fatalf("sent with SendNow: %v, want %v", now, want)
+		}
+		return inv
+	}
+	lone := []wamp.MessageType{wamp.TypeInvocation}
+	first := invoke(lone)
+	second := invoke(nil) // the first still in flight
+	for _, inv := range []*wamp.Invocation{first, second} {
+		callee.send(&wamp.Yield{Request: inv.Request, Options: wamp.Dict{}})
+		expect[*wamp.Result](caller)
+	}
+	synctest.Wait()
+	invoke(lone) // alone again
 }
