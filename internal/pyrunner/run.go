@@ -120,9 +120,7 @@ func (c *Channel) register(r *Run) (int64, bool) {
 	id := c.nextID
 	c.runs[id] = r
 	c.pending[id] = func(rep reply) {
-		if !r.answer(rep) {
-			c.forget(id) // not started: no event follows
-		}
+		r.answer(rep, func() { c.forget(id) }) // not started: no event follows
 	}
 	return id, true
 }
@@ -193,8 +191,8 @@ func (r *Run) Outcome() Outcome {
 }
 
 // answer takes the start call's reply: ready, or not started (then
-// over). It reports whether the run started.
-func (r *Run) answer(rep reply) bool {
+// over, and failed runs first).
+func (r *Run) answer(rep reply, failed func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if rep.err == nil {
@@ -203,11 +201,13 @@ func (r *Run) answer(rep reply) bool {
 		}
 	}
 	r.err = rep.err
+	if r.err != nil {
+		failed() // before Done closes: a run that is done is no longer listed
+	}
 	close(r.ready)
 	if r.err != nil {
 		r.closeLocked()
 	}
-	return r.err == nil
 }
 
 // event takes a "fatal", "left" or "closed" event of the run.
