@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/transport/rawsocket"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // This file is the dynamic authenticator of docs/authenticator.md, and the

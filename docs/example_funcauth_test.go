@@ -3,8 +3,8 @@ package docs
 import (
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // TestFunctionAuthExample runs authenticator.md's function authenticator

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // identityToken is the JWT identity.md shows: alice with role admin,

@@ -12,7 +12,7 @@ out=${1:-bench-results.txt}
 	echo "# $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(go version)"
 	echo "## micro-benchmarks"
 	go test -run='^$' -bench=. -benchmem -count=1 \
-		./internal/uriindex/ ./internal/wamp/codec/ ./internal/auth/
+		./internal/uriindex/ ./wamp/codec/ ./internal/auth/
 	echo "## router: publish fan-out alone (BenchmarkPublish) and while two sessions subscribe and unsubscribe to its topic without pause (BenchmarkPublishChurn, churn/s = pairs per second), call round trip, heap per idle joined session (BenchmarkIdleSessionHeap), sessions sending and publishers publishing on every CPU at once (BenchmarkSendParallel, BenchmarkPublishParallel)"
 	go test -run='^$' -bench=. -benchmem -count=1 ./internal/router/
 	echo "## end to end: RPC and fan-out over WebSocket (client and router in one process)"

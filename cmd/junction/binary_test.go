@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
 )
 

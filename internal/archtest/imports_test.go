@@ -231,45 +231,45 @@ func TestRuleCheck(t *testing.T) {
 		pkg, imp string
 		want     bool // allowed
 	}{
-		{"internal/router", module + "internal/wamp", true},
+		{"internal/router", module + "wamp", true},
 		{"internal/router", module + "internal/lograte", true},
-		{"internal/router", module + "internal/wamp/codec", false},
+		{"internal/router", module + "wamp/codec", false},
 		{"internal/router", module + "internal/transport/local", false},
 		{"internal/router", module + "internal/config", false},
 		{"internal/router", "github.com/some/lib", true},
-		{"internal/wamp", "github.com/some/lib", false},
-		{"internal/wamp", "sync", true},
-		{"internal/wamp", module + "internal/uriindex", false},
-		{"internal/wamp/codec", module + "internal/wamp", true},
-		{"internal/transport/websocket", module + "internal/wamp/codec", true},
+		{"wamp", "github.com/some/lib", false},
+		{"wamp", "sync", true},
+		{"wamp", module + "internal/uriindex", false},
+		{"wamp/codec", module + "wamp", true},
+		{"internal/transport/websocket", module + "wamp/codec", true},
 		{"internal/transport/websocket", module + "internal/transport/outbox", true},
 		{"internal/transport/websocket", module + "internal/router", false},
-		{"internal/bridge", module + "internal/wamp/codec", true},
+		{"internal/bridge", module + "wamp/codec", true},
 		{"internal/bridge", module + "internal/bridge/webhooksig", true},
 		{"internal/bridge", module + "internal/router", false},
-		{"internal/bridge/rest", module + "internal/client", true},
+		{"internal/bridge/rest", module + "client", true},
 		{"internal/bridge/rest", module + "internal/config", false},
-		{"internal/bridge/webhooksig", module + "internal/wamp", false},
+		{"internal/bridge/webhooksig", module + "wamp", false},
 		{"internal/web", module + "internal/lograte", true},
 		{"internal/web", module + "internal/router", false},
 		{"internal/web", module + "internal/transport/websocket", false},
-		{"internal/client", module + "internal/auth", true},
-		{"internal/client", module + "internal/router", false},
+		{"client", module + "internal/auth", true},
+		{"client", module + "internal/router", false},
 		{"internal/config", module + "internal/uriindex", true},
 		{"internal/config", module + "internal/bridge/rest", false},
 		{"internal/node", module + "internal/router", true},
 		{"cmd/junction", module + "internal/node", true},
 		{"docs", module + "internal/node", true},
-		{"test/e2e", module + "internal/client", true},
+		{"test/e2e", module + "client", true},
 		{"test/e2e", module + "test/internal/nodeproc", true},
 		{"test/e2e", module + "internal/node", false},
-		{"test/interop", module + "internal/client", false},
-		{"test/corpus", module + "internal/client", true},
+		{"test/interop", module + "client", false},
+		{"test/corpus", module + "client", true},
 		{"test/corpus", module + "internal/node", false},
 		{"test/internal/nodeproc", "go.uber.org/goleak", false},
 		{"internal/web", module + "internal/web", true}, // its external test package
 		{"internal/process", "os/exec", true},
-		{"internal/process", module + "internal/wamp", false},
+		{"internal/process", module + "wamp", false},
 		{"internal/process", "golang.org/x/sys/unix", false},
 	}
 	for _, tt := range tests {
@@ -294,7 +294,7 @@ func TestImporterCheck(t *testing.T) {
 		{"internal/router", module + "internal/process", false},
 		{"cmd/junction", module + "internal/process", false},
 		{"docs", module + "internal/process", false},
-		{"internal/router", module + "internal/wamp", true},
+		{"internal/router", module + "wamp", true},
 		{"internal/router", "os/exec", true},
 	}
 	for _, tt := range tests {
@@ -308,13 +308,13 @@ func TestImporterCheck(t *testing.T) {
 // patterns in every order of the patterns: the most specific one wins in
 // each.
 func TestRuleForIsOrderIndependent(t *testing.T) {
-	patterns := []string{"internal/...", "internal/bridge/...", "internal/bridge", "internal/bridge/webhooksig", "internal/wamp"}
+	patterns := []string{"internal/...", "internal/bridge/...", "internal/bridge", "internal/bridge/webhooksig", "wamp"}
 	tests := []struct{ pkg, want string }{
 		{"internal/bridge", "internal/bridge"},
 		{"internal/bridge/rest", "internal/bridge/..."},
 		{"internal/bridge/webhooksig", "internal/bridge/webhooksig"},
-		{"internal/wamp", "internal/wamp"},
-		{"internal/wamp/codec", "internal/..."},
+		{"wamp", "wamp"},
+		{"internal/uriindex", "internal/..."},
 		{"internal/bridgex", "internal/..."},
 		{"cmd/junction", ""},
 	}
@@ -347,11 +347,11 @@ func TestMatches(t *testing.T) {
 		pattern, pkg string
 		want         bool
 	}{
-		{"internal/wamp", "internal/wamp", true},
-		{"internal/wamp", "internal/wamp/codec", false},
-		{"internal/wamp/...", "internal/wamp", true},
-		{"internal/wamp/...", "internal/wamp/codec", true},
-		{"internal/wamp/...", "internal/wampx", false},
+		{"wamp", "wamp", true},
+		{"wamp", "wamp/codec", false},
+		{"wamp/...", "wamp", true},
+		{"wamp/...", "wamp/codec", true},
+		{"wamp/...", "wampx", false},
 		{"internal/...", "internal/web", true},
 		{"internal/...", "cmd/junction", false},
 	}

@@ -5,7 +5,7 @@ package archtest
 // unless stdOnly is set (go.mod is where a new dependency is asked for).
 //
 // A pattern in allowed, as a key of rules, is a package path under the
-// module: "internal/wamp" is that package alone, "internal/transport/..."
+// module: "wamp" is that package alone, "internal/transport/..."
 // the package and every package below it.
 type rule struct {
 	allowed []string
@@ -31,34 +31,34 @@ type rule struct {
 // here, one line, the day it is created.
 var rules = map[string]rule{
 	// The message model every other package shares: a leaf.
-	"internal/wamp": {stdOnly: true},
+	"wamp": {stdOnly: true},
 	// Serializers turn messages into bytes and back, nothing more.
-	"internal/wamp/codec": {allowed: []string{"internal/wamp"}},
+	"wamp/codec": {allowed: []string{"wamp"}},
 	// A pure matching index (no I/O), fuzzed against a naive matcher.
 	"internal/uriindex": {stdOnly: true},
 	// The api service's route templates: parsing and matching only (the
 	// config validates with it, the bridge serves with it), a leaf.
 	"internal/apiroute": {stdOnly: true},
 	// Authenticators; role permissions compile into a uriindex.
-	"internal/auth": {allowed: []string{"internal/wamp", "internal/uriindex"}},
+	"internal/auth": {allowed: []string{"wamp", "internal/uriindex"}},
 	// The router is tested without sockets or JSON: it never reaches a
 	// transport, the web, the bridge, a client, the config or the node.
 	// Transports reach it through the Attacher interface they declare.
 	// meter: the counters it keeps for the operator are its own atomics.
 	// loginguard: the login throttle and handshake reading it shares with
 	// the proxy's entries.
-	"internal/router": {allowed: []string{"internal/wamp", "internal/uriindex", "internal/auth", "internal/lograte", "internal/meter", "internal/loginguard"}},
+	"internal/router": {allowed: []string{"wamp", "internal/uriindex", "internal/auth", "internal/lograte", "internal/meter", "internal/loginguard"}},
 	// The guard of outside clients' logins (throttle, the handshake's
 	// reads, the refusal log) that the router and the proxy share: it
 	// runs authenticators (auth) and logs (lograte), and knows neither.
-	"internal/loginguard": {allowed: []string{"internal/wamp", "internal/auth", "internal/lograte"}},
+	"internal/loginguard": {allowed: []string{"wamp", "internal/auth", "internal/lograte"}},
 	// Transports carry messages: they encode with the codec and share the
 	// outbox, keepalive and idle reader among themselves; never the router.
-	"internal/transport/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/transport/...", "internal/lograte", "internal/wsupgrade"}},
+	"internal/transport/...": {allowed: []string{"wamp", "wamp/codec", "internal/transport/...", "internal/lograte", "internal/wsupgrade"}},
 	// MQTT bridged to WAMP: its own packet codec, payloads in the WAMP
 	// codecs, packets through the outbox; sessions reach the router through
 	// its Attacher.
-	"internal/transport/mqtt": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/transport/outbox", "internal/transport/tlsconn", "internal/lograte"}},
+	"internal/transport/mqtt": {allowed: []string{"wamp", "wamp/codec", "internal/transport/outbox", "internal/transport/tlsconn", "internal/lograte"}},
 	// The poller that idle connections park in (epoll on Linux): system
 	// calls only, a leaf.
 	"internal/transport/idlepoll": {stdOnly: true},
@@ -70,15 +70,15 @@ var rules = map[string]rule{
 	"internal/transport/connlimit": {allowed: []string{"internal/lograte"}, stdOnly: true},
 	// A client session runs over any wamp.Peer its caller dials (the node
 	// picks the transport); auth signs its challenges.
-	"internal/client": {allowed: []string{"internal/wamp", "internal/auth"}},
+	"client": {allowed: []string{"wamp", "internal/auth"}},
 	// The bridge's embedded sessions are clients on a peer the node makes,
 	// never the router itself. The codec is for its plain-JSON bodies (the
 	// Caller's and Publisher's hot path, with no reflection), not for WAMP.
-	"internal/bridge/...": {allowed: []string{"internal/wamp", "internal/wamp/codec", "internal/client", "internal/auth", "internal/bridge/webhooksig", "internal/bridge/httpauth", "internal/lograte", "internal/dotsegment", "internal/meter", "internal/apiroute"}},
+	"internal/bridge/...": {allowed: []string{"wamp", "wamp/codec", "client", "internal/auth", "internal/bridge/webhooksig", "internal/bridge/httpauth", "internal/lograte", "internal/dotsegment", "internal/meter", "internal/apiroute"}},
 	// Who an HTTP request comes from (JWT, API key, Basic): the identity
 	// is a wamp.Identity, failures are logged with lograte, JWTs verified
 	// by go-jose; it knows no session, service or router.
-	"internal/bridge/httpauth": {allowed: []string{"internal/wamp", "internal/lograte"}},
+	"internal/bridge/httpauth": {allowed: []string{"wamp", "internal/lograte"}},
 	// Webhook providers' signature schemes: HMACs over the standard library.
 	"internal/bridge/webhooksig": {stdOnly: true},
 	// A proxy worker's relay: it authenticates clients (auth) and relays
@@ -86,7 +86,7 @@ var rules = map[string]rule{
 	// never reaches a router, a transport or the config.
 	// loginguard throttles its clients' logins as the router's; lograte
 	// limits the lines its clients cause.
-	"internal/proxy": {allowed: []string{"internal/wamp", "internal/auth", "internal/loginguard", "internal/lograte"}},
+	"internal/proxy": {allowed: []string{"wamp", "internal/auth", "internal/loginguard", "internal/lograte"}},
 	// Counters (a lock-free histogram, HTTP requests by status) that the
 	// router, the bridge and the web proxies keep in their own structs:
 	// atomics and the standard library, no Prometheus type.
@@ -105,10 +105,10 @@ var rules = map[string]rule{
 	// The config is data and validation only (uriindex for match types):
 	// the node translates it, so no package but the node depends on it.
 	// apiroute checks the api service's route templates.
-	"internal/config": {allowed: []string{"internal/wamp", "internal/uriindex", "internal/apiroute"}},
+	"internal/config": {allowed: []string{"wamp", "internal/uriindex", "internal/apiroute"}},
 	// The web transport serves HTTP paths with handlers the node gives it
 	// (the WebSocket and bridge services included); nothing that routes.
-	"internal/web": {allowed: []string{"internal/wamp", "internal/lograte", "internal/wsupgrade", "internal/dotsegment", "internal/transport/tlsconn"}},
+	"internal/web": {allowed: []string{"wamp", "internal/lograte", "internal/wsupgrade", "internal/dotsegment", "internal/transport/tlsconn"}},
 	// The WebSocket opening handshake as the WAMP endpoint (transport) and
 	// the proxies (web) both read it: a leaf.
 	"internal/wsupgrade": {stdOnly: true},
@@ -128,45 +128,45 @@ var rules = map[string]rule{
 	// imports it): it implements the router's Fabric, so it may reach the
 	// router and the message model, never the config, a transport or the
 	// node.
-	"internal/cluster": {allowed: []string{"internal/router", "internal/wamp", "internal/wamp/codec", "internal/uriindex", "internal/lograte"}},
+	"internal/cluster": {allowed: []string{"internal/router", "wamp", "wamp/codec", "internal/uriindex", "internal/lograte"}},
 	// Clusters of nodes in one test process, for tests only.
 	"internal/cluster/clustertest": {testHelper: true, allowed: []string{"internal/cluster", "internal/logtest"}, importers: []string{"internal/cluster", "internal/node", "docs"}},
 	// The composition root: config -> routers, transports, web, bridges.
-	"internal/node": {allowed: []string{"internal/..."}},
+	"internal/node": {allowed: []string{"internal/...", "wamp/...", "client"}},
 	// The command: flags, logging and signals around config and node.
-	"cmd/junction": {allowed: []string{"internal/..."}},
+	"cmd/junction": {allowed: []string{"internal/...", "wamp/...", "client"}},
 	// This test: go list and the standard library.
 	"internal/archtest": {stdOnly: true, tests: true},
 	// The docs' tests load every example config and start nodes from them,
 	// as the command does.
-	"docs": {allowed: []string{"internal/..."}, tests: true},
+	"docs": {allowed: []string{"internal/...", "wamp/...", "client"}, tests: true},
 	// One suite over every transport x serializer, in process: the router
 	// as a library with real transports and clients; no config or node.
-	"test/integration": {allowed: []string{"internal/wamp/...", "internal/auth", "internal/router", "internal/client", "internal/transport/..."}, tests: true},
+	"test/integration": {allowed: []string{"wamp/...", "internal/auth", "internal/router", "client", "internal/transport/..."}, tests: true},
 	// Router benchmarks, in process: the router with real transports and
 	// clients, as test/integration.
-	"test/bench": {allowed: []string{"internal/wamp/...", "internal/router", "internal/client", "internal/transport/..."}, tests: true},
+	"test/bench": {allowed: []string{"wamp/...", "internal/router", "client", "internal/transport/..."}, tests: true},
 	// The router process of the idle-memory measurements: the router and
 	// its two stream transports, nothing of the client.
-	"test/bench/idlerouter": {allowed: []string{"internal/wamp/...", "internal/router", "internal/transport/..."}},
+	"test/bench/idlerouter": {allowed: []string{"wamp/...", "internal/router", "internal/transport/..."}},
 	// The load generator is a client process: it never links the router.
-	"test/bench/loadpeer": {allowed: []string{"internal/wamp/...", "internal/client", "internal/transport/..."}},
+	"test/bench/loadpeer": {allowed: []string{"wamp/...", "client", "internal/transport/..."}},
 	// The base-vs-head load generator is a client process too, the same
 	// binary driving both builds' routers over the wire.
-	"test/bench/loadgen": {allowed: []string{"internal/wamp/...", "internal/client", "internal/transport/..."}},
+	"test/bench/loadgen": {allowed: []string{"wamp/...", "client", "internal/transport/..."}},
 	// End-to-end tests drive the built binary over the wire: clients and
 	// nodeproc, never the node, the router or the config in process.
-	"test/e2e": {allowed: []string{"internal/wamp/...", "internal/client", "internal/transport/...", "test/internal/nodeproc"}, tests: true},
+	"test/e2e": {allowed: []string{"wamp/...", "client", "internal/transport/...", "test/internal/nodeproc"}, tests: true},
 	// Soak tests (build tag soak, listed with it): the binary under load
 	// and floods, over the wire, as test/e2e.
-	"test/soak": {allowed: []string{"internal/wamp/...", "internal/client", "internal/transport/...", "test/internal/nodeproc"}, tests: true},
+	"test/soak": {allowed: []string{"wamp/...", "client", "internal/transport/...", "test/internal/nodeproc"}, tests: true},
 	// Interop tests: the reference clients (autobahn-js, autobahn-python,
 	// wampy) against the built binary, through nodeproc only.
 	"test/interop": {allowed: []string{"test/internal/nodeproc"}, tests: true},
 	// The corpus of Crossbar-shaped nodes: the built binary run in node
 	// directories, their clients (and Go checks over the wire) as in
 	// test/e2e.
-	"test/corpus": {allowed: []string{"internal/wamp/...", "internal/client", "internal/transport/...", "test/internal/nodeproc"}, tests: true},
+	"test/corpus": {allowed: []string{"wamp/...", "client", "internal/transport/...", "test/internal/nodeproc"}, tests: true},
 	// Builds, starts and stops the binary: it knows its command line and
 	// its logs, none of its packages.
 	"test/internal/nodeproc": {stdOnly: true},

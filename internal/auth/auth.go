@@ -8,7 +8,7 @@ package auth
 import (
 	"errors"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Request is what an authenticator sees of a session's HELLO.

@@ -2,7 +2,7 @@ package auth
 
 import (
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Actions says which actions a Rule allows.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 var all = Actions{Call: true, Register: true, Publish: true, Subscribe: true}

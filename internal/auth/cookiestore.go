@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // CookieOptions configures a CookieStore.

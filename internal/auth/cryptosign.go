@@ -7,7 +7,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // CryptosignPrincipal is a principal of the cryptosign authenticator.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // RFC 8032 test 1 key pair, and a signature of the bytes 0..31 made with

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Dynamic authentication: the router asks an authenticator outside it

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // AuthorizeFunc asks an authorizer whether a session may perform action

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 	"go.uber.org/goleak"
 )
 

@@ -1,7 +1,7 @@
 package auth
 
 import (
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // The methods a proxy worker logs its clients in to a backend router

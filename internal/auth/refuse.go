@@ -1,6 +1,6 @@
 package auth
 
-import "github.com/junction-wamp/junction/internal/wamp"
+import "github.com/junction-wamp/junction/wamp"
 
 // Authentication methods and the provider of the static principals.
 const (

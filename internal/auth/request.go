@@ -3,7 +3,7 @@ package auth
 import (
 	"errors"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // HelloRequest reads what an authenticator sees of h: its realm, authid

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // MethodScram is the authmethod of WAMP-SCRAM.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 func scramPrincipals() map[string]ScramPrincipal {

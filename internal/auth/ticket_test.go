@@ -3,7 +3,7 @@ package auth
 import (
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 func TestTicket(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 func testCert(t *testing.T) *x509.Certificate {

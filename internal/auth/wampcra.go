@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // CRAUser is a principal of the wampcra authenticator.

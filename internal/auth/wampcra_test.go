@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Known vectors, computed with Python's hashlib and hmac exactly as

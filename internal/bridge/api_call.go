@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"unicode/utf8"
 
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/apiroute"
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // apiRequest is a request as its route's templates see it

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // TestRefusedBeforeBody is F6, its order part (docs/SECURITY.md): a peer outside

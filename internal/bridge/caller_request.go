@@ -3,7 +3,7 @@ package bridge
 import (
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // callRequest is a Caller body: {"procedure", "args", "kwargs", "options"}.

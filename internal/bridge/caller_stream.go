@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 )
 
 // Event names of a call answered as an event stream.

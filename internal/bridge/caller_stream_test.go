@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // postStream posts body to the Caller at url asking for an event stream,

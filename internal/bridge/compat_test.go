@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 )
 
 // crossbarClient reproduces how Crossbar's Python clients sign: crossbarhttp

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/transport/local"
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // env is a router with realm "realm1" and two reconnecting clients over

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Error is a refusal of an HTTP request: the status and the "error" text

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // streamEnv is an env whose bridge session serves an event stream over

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/bridge/httpauth"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // TestEventStreamIdentity: a stream subscribes for its request's

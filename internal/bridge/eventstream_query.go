@@ -1,7 +1,7 @@
 package bridge
 
 import (
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // MaxStreamTopics is the most topics one event stream subscribes to.

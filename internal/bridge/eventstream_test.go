@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/logtest"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Events come in publication order, each with its publication ID, its

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/bridge/httpauth"
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // apiKeys resolve "k-alice" to alice with role "user", and "k-root" to

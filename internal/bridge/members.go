@@ -1,6 +1,6 @@
 package bridge
 
-import "github.com/junction-wamp/junction/internal/wamp"
+import "github.com/junction-wamp/junction/wamp"
 
 // uriMember reads a required URI member ("procedure", "topic"): a string
 // that is a valid loose URI.

@@ -1,6 +1,6 @@
 package bridge
 
-import "github.com/junction-wamp/junction/internal/wamp"
+import "github.com/junction-wamp/junction/wamp"
 
 // optionKind says how a publish option is checked.
 type optionKind int

@@ -9,8 +9,8 @@ import (
 	"sync"
 
 	"github.com/junction-wamp/junction/internal/bridge/httpauth"
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // answer is an error as the client sees it.

@@ -3,8 +3,8 @@ package bridge
 import (
 	"context"
 
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Session is the embedded WAMP session a service acts through. A

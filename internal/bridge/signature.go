@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/lograte"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // signer checks the signing query parameters of Caller and Publisher

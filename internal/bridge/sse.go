@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Server-Sent Events, as the HTML standard defines the text/event-stream

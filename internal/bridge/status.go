@@ -3,7 +3,7 @@ package bridge
 import (
 	"net/http"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // statusRow is one line of the WAMP error URI <-> HTTP status table.

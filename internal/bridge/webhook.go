@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/bridge/webhooksig"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Webhook publishes each POSTed request, whatever its content type, as one

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 const hookSecret = "It's a Secret to Everybody"

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/cluster/clustertest"
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // The cluster's benchmarks (docs/BENCHMARKS.md, make bench): three

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/junction-wamp/junction/internal/router"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Fabric links a router's realms to the other nodes of the cluster over

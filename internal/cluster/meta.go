@@ -16,7 +16,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/lograte"
 	"github.com/junction-wamp/junction/internal/router"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Sessions across the cluster: session IDs that no two nodes draw, and

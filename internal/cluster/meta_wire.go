@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/junction-wamp/junction/internal/router"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // The wire formats of the session queries, versioned by their first byte

@@ -1,6 +1,6 @@
 package cluster
 
-import "github.com/junction-wamp/junction/internal/wamp"
+import "github.com/junction-wamp/junction/wamp"
 
 // Interested returns the members whose interest in realm, as f's mirror
 // has it, matches topic.

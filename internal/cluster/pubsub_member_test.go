@@ -8,7 +8,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 	"github.com/nats-io/nats.go/jetstream"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // The wire formats of PubSub, binary, versioned by their first byte like

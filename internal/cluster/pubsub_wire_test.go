@@ -6,8 +6,8 @@ import (
 
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 func rawJSON(t testing.TB, payload string) wamp.Payload {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/lograte"
 	"github.com/junction-wamp/junction/internal/router"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // kindCall is the kind of the RPC messages between nodes (rpc_wire.go).

@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/junction-wamp/junction/internal/router"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // reconcile checks this node's callees against the reg table once the

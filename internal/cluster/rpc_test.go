@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/cluster/clustertest"
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/transport/local"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // rpcWait bounds every wait of these tests.

@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // rawPayload is the raw payload of a YIELD decoded from JSON: its bytes

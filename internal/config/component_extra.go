@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Defaults and bounds of the bridge components' "extra".

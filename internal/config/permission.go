@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Permission is an item of a role's "permissions".

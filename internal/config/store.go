@@ -2,7 +2,7 @@ package config
 
 import (
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // RealmStore is a realm's "store": Crossbar's realm store, of which

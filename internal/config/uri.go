@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // looseURI reports whether s is a valid loose URI (a realm name, a

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // ErrQuiet ends a handshake without an ABORT: the client sent ABORT or

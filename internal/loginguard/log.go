@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/lograte"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // The rate limit of the lines a client can make a router or proxy write

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Challenger sends a login attempt's CHALLENGE, after wait (the

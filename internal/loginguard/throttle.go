@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // The login throttle's numbers (docs/configuration.md, "Failed logins").

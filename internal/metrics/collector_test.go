@@ -11,7 +11,7 @@ import (
 	"github.com/junction-wamp/junction/internal/meter"
 	"github.com/junction-wamp/junction/internal/proxy"
 	"github.com/junction-wamp/junction/internal/router"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 func histogramOf(ds ...time.Duration) meter.HistogramSnapshot {

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/bridge"
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // bridgeReconnect are the reconnect options of the embedded sessions of

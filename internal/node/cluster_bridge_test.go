@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/bridge"
-	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/cluster/clustertest"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // bridgeNodeDoc is node name of a cluster of three whose every node runs

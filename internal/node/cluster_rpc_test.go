@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/cluster/clustertest"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // TestClusterCall: a procedure registered on one node of a cluster is

@@ -3,7 +3,7 @@ package node
 import (
 	"github.com/junction-wamp/junction/internal/bridge/rest"
 	"github.com/junction-wamp/junction/internal/config"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // buildRESTCallee builds a RESTCallee: a procedure served by HTTP

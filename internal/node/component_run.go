@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"sync/atomic"
 
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/bridge/rest"
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // componentReconnect are the reconnect options of the class components:

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // cookieJar keeps the cookie a router sets, as a browser does, and sends

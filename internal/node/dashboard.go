@@ -10,8 +10,8 @@ import (
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/metrics"
 	"github.com/junction-wamp/junction/internal/router"
-	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/web"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // buildDashboard builds a "dashboard" service: the node's Dashboard, for

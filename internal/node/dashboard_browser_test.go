@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/browsertest"
-	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // dashboardScreenshot, when set, makes TestDashboardBrowser also run a node

@@ -7,8 +7,8 @@ import (
 
 	"github.com/junction-wamp/junction/internal/metrics"
 	"github.com/junction-wamp/junction/internal/proxy"
-	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/web"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // dashboardProxies are the proxy workers, each with its routes and its

@@ -8,11 +8,11 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/router"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Dynamic authenticators and authorizers are WAMP procedures that the

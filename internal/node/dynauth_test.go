@@ -11,10 +11,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // dynamicDoc is a node whose WebSocket path "ws" authenticates every

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/browsertest"
-	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/metrics"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // eventStreamDoc is a node with WAMP at /ws, an event stream at /events

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // funcAuthRouter is a router worker (Debian's Python, pythonpath the

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/config"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // fakeComponent joins with its dialer on Start and checks on Stop that

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/transport/connlimit"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
 )

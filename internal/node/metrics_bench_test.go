@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/metrics"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // BenchmarkScrapeMetrics measures one scrape of /metrics (collecting the

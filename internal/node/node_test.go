@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/web"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 const web0 = "workers[0].transports[0]"

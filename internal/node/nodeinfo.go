@@ -1,8 +1,8 @@
 package node
 
 import (
-	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/web"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Info returns what the "nodeinfo" page shows: the version, the start

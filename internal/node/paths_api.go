@@ -7,7 +7,7 @@ import (
 	"github.com/junction-wamp/junction/internal/bridge"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/metrics"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // buildAPI builds an "api" service on an embedded session.

@@ -5,13 +5,13 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/bridge"
 	"github.com/junction-wamp/junction/internal/bridge/httpauth"
-	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/metrics"
-	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/internal/web"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // buildCaller builds a "caller" service on an embedded session.

@@ -7,7 +7,7 @@ import (
 	"github.com/junction-wamp/junction/internal/bridge"
 	"github.com/junction-wamp/junction/internal/bridge/httpauth"
 	"github.com/junction-wamp/junction/internal/config"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // access translates a caller's or publisher's options.auth and

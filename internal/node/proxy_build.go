@@ -7,7 +7,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/proxy"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // proxyWorker builds a proxy worker: its relay over its routes and

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/client"
 	"github.com/junction-wamp/junction/internal/proxy"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // backendDoc is node B: a router worker with realm2, whose RawSocket

@@ -3,7 +3,7 @@ package node
 import (
 	"sync"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // relay passes messages both ways between a Python container component's

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/process"
 	"github.com/junction-wamp/junction/internal/pyrunner"

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // python is the interpreter of the Python tests: Debian's, with

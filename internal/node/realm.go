@@ -12,7 +12,7 @@ import (
 	"github.com/junction-wamp/junction/internal/proxy"
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // TrustedRole is the authrole of the components running inside a router

@@ -5,7 +5,7 @@ import (
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/proxy"
 	"github.com/junction-wamp/junction/internal/router"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // clientGateUnit is the entry of one transport's (or WebSocket path

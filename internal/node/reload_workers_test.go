@@ -4,9 +4,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // TestReloadGuests: a changed guest worker is stopped and started again

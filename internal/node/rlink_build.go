@@ -7,7 +7,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/router"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // rlinkClass names router links in the component logs.

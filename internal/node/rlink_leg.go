@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/lograte"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // rlinkLeg is one direction of a router link, as Crossbar's BridgeSession:

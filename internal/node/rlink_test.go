@@ -13,8 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // linkRole allows everything and discloses callers and publishers, as the

@@ -17,9 +17,9 @@ import (
 
 	"golang.org/x/crypto/argon2"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // saltedPassword derives the SCRAM salted password as autobahn does: for

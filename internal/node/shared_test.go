@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 )
 
 // TestSharedWorkers: identical router workers on a shared port run as

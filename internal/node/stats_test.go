@@ -3,8 +3,8 @@ package node
 import (
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // statsNodeDoc is a node whose realm1 publishes session statistics on

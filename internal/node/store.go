@@ -3,7 +3,7 @@ package node
 import (
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/router"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // eventHistories translates a realm's "store" into the router's event

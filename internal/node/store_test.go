@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // storeNodeDoc is a node with realm1 keeping the last 2 events of com.h

@@ -8,7 +8,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/mqtt"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // mqttTransport builds an "mqtt" transport on a TCP or Unix endpoint.

@@ -7,11 +7,11 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/rawsocket"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // BenchmarkMQTTPublish measures acknowledged publications through one

@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // login opens b's backend session for the client of h, authenticated as

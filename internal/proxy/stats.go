@@ -4,7 +4,7 @@ import (
 	"maps"
 	"sync"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // OtherRealm is the realm that Stats counts a refused join under when its

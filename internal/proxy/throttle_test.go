@@ -18,7 +18,7 @@ import (
 	"github.com/junction-wamp/junction/internal/logtest"
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/transport/local"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // addrPeer is a peer with a client's remote address, as a TCP

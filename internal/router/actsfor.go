@@ -2,7 +2,7 @@ package router
 
 import (
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // errActsFor refuses a message that carries an identity from a session

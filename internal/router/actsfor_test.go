@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // roleAuthz allows role "user" everything under com.user., role "bridge"

@@ -5,7 +5,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/lograte"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // authzCacheSize bounds the answers one session keeps (Permission.Cache):

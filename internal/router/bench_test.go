@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // fanOut joins n subscribers of "com.t" whose peers discard what they get,

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // broker routes events on one realm. Subscriptions are shared: every

@@ -3,7 +3,7 @@ package router
 import (
 	"slices"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // pubFilter selects the receivers of a publication (see Filter). The

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // retainStore is a realm's retained events, the last of each topic, and

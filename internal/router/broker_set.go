@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // subscriberSet is one version of a subscription's subscribers. A publish

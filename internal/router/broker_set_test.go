@@ -5,7 +5,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // heldPeer is a fakePeer whose Send of an EVENT blocks until release is

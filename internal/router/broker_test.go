@@ -6,7 +6,7 @@ import (
 	"testing/synctest"
 
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 func TestSubscriptionMatching(t *testing.T) {

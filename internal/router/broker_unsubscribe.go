@@ -3,7 +3,7 @@ package router
 import (
 	"slices"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // handleUnsubscribe removes s from one of its subscriptions.

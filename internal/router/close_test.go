@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // stuckPeer is a fakePeer whose Close blocks, as a real peer's does while

@@ -9,7 +9,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/meter"
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // dealer routes calls on one realm.

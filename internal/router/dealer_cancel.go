@@ -1,6 +1,6 @@
 package router
 
-import "github.com/junction-wamp/junction/internal/wamp"
+import "github.com/junction-wamp/junction/wamp"
 
 // handleCancel cancels one of s's calls in flight (default mode kill):
 //   - skip: the caller gets ERROR wamp.error.canceled at once; the callee

@@ -1,6 +1,6 @@
 package router
 
-import "github.com/junction-wamp/junction/internal/wamp"
+import "github.com/junction-wamp/junction/wamp"
 
 // handleError passes a callee's ERROR for an INVOCATION to the caller with
 // the same URI, arguments and details. ERROR for anything but INVOCATION is

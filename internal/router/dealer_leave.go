@@ -1,6 +1,6 @@
 package router
 
-import "github.com/junction-wamp/junction/internal/wamp"
+import "github.com/junction-wamp/junction/wamp"
 
 // removeSession takes s out of the dealer when it leaves: its
 // registrations go, the callers of its invocations in flight get ERROR

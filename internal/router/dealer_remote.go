@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // remotes are the dealer's sessions for sessions on other nodes of the

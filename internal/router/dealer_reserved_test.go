@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // internalGate is the gate of the node's own sessions.

@@ -3,7 +3,7 @@ package router
 import (
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // startTimer cancels c after timeout unless it is over by then. It is

@@ -3,7 +3,7 @@ package router
 import (
 	"slices"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // handleUnregister removes s as a callee of one of its registrations. Its

@@ -1,6 +1,6 @@
 package router
 
-import "github.com/junction-wamp/junction/internal/wamp"
+import "github.com/junction-wamp/junction/wamp"
 
 // handleYield passes a callee's result to the caller. A YIELD for an
 // invocation the dealer does not know (canceled, timed out, or the caller

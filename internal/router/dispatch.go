@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // protocolError is a message the client must not send in this state; the

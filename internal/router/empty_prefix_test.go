@@ -6,7 +6,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // expectTopic receives an EVENT of subscription sub on topic (details

@@ -1,6 +1,6 @@
 package router
 
-import "github.com/junction-wamp/junction/internal/wamp"
+import "github.com/junction-wamp/junction/wamp"
 
 // Fabric links a router's realms to the other nodes of a cluster (package
 // cluster implements it). A nil Fabric is one node.

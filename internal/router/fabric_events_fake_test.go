@@ -9,7 +9,7 @@ import (
 	"testing/synctest"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // evCluster links routers in one process as package cluster does over

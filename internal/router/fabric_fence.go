@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Fence is what the cluster calls on a realm while its node is cut off

@@ -3,7 +3,7 @@ package router
 import (
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // TestFabricFence: a fenced realm ends its sessions from outside with

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // SessionIDs is what a Fabric implements to draw the IDs of the router's

@@ -6,7 +6,7 @@ import (
 	"errors"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // EventFabric is what a realm's broker tells the other nodes of a cluster.

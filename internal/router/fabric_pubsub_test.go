@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 func TestFabricEventMatching(t *testing.T) {

@@ -3,7 +3,7 @@ package router
 import (
 	"errors"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Node names a member of the cluster: its name and the epoch of its

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // fakePeer is an in-memory wamp.Peer: the test writes what the router

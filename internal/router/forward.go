@@ -1,6 +1,6 @@
 package router
 
-import "github.com/junction-wamp/junction/internal/wamp"
+import "github.com/junction-wamp/junction/wamp"
 
 // forwardFor is the forward_for option of a PUBLISH or CALL sent by a
 // router-to-router link: the sessions the message went through, the

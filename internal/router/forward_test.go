@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // origin is the forward_for a router link sends: the original publisher

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // FuzzSession feeds a joined session arbitrary messages (a JSON list of

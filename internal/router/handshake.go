@@ -7,7 +7,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/loginguard"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // errQuiet ends a handshake without an ABORT: the client aborted or left.

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // TestAnonymousCannotClaimAuthID is F10 (docs/SECURITY.md): an anonymous client

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/loginguard"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // ErrThrottledURI is the ABORT reason of a login that the login throttle

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // EventHistory is one event history of a realm's store (an item of

@@ -3,7 +3,7 @@ package router
 import (
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // historyRealm is realm1 with event histories hs and limits l.

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // hooks is the seam for the meta API (wamp.session.on_join,

@@ -1,6 +1,6 @@
 package router
 
-import "github.com/junction-wamp/junction/internal/wamp"
+import "github.com/junction-wamp/junction/wamp"
 
 // idTable is one of a session's tables by ID (its subscriptions,
 // registrations, calls made and served). It is made when it first holds

@@ -3,7 +3,7 @@ package router
 import (
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // TestIDTableShrinks: a table that held many entries and kept few gives

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/lograte"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Limits bound what clients can make a realm hold, so that no client can

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // heldPattern is a shape of topic or procedure for TestHeldMemory: uri

@@ -11,7 +11,7 @@ import (
 	"weak"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // limitRealm is Options with realm "realm1" limited by lim, logging to

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // A subscription or registration counts against the limits on them with

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // TestWeight: what typical and realistic URIs count, as the docs say.

@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // metaAPI is a realm's WAMP meta API: the session, registration and

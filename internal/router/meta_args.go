@@ -3,7 +3,7 @@ package router
 import (
 	"slices"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // metaArgs are the arguments of a meta procedure call. Each parameter may

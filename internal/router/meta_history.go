@@ -1,6 +1,6 @@
 package router
 
-import "github.com/junction-wamp/junction/internal/wamp"
+import "github.com/junction-wamp/junction/wamp"
 
 // errHistoryUnavailable answers get_events for a subscription with no
 // event history, as Crossbar.

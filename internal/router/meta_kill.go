@@ -1,7 +1,7 @@
 package router
 
 import (
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // sessionKill serves wamp.session.kill(session, reason=, message=),

@@ -4,7 +4,7 @@ import (
 	"maps"
 
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Testament scopes.

@@ -7,7 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // The router's counters for the operator (Stats, and through it the

@@ -9,7 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // TestStatsCounters: after a known exchange, each of the router's

@@ -1,6 +1,6 @@
 package router
 
-import "github.com/junction-wamp/junction/internal/wamp"
+import "github.com/junction-wamp/junction/wamp"
 
 // Typed reads of request options. A value of the wrong type is an
 // invalid_argument error for the request; a missing one gives def.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/uriindex"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // RealmUpdate is what UpdateRealm changes on a realm.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // revokingRoles are the HELLO details of a client that announces the

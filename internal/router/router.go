@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/junction-wamp/junction/internal/loginguard"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Options configures a Router. The zero value is a router with no realms

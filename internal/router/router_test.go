@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // recordHandler keeps the messages of the log records it handles.
@@ -128,7 +128,7 @@ func TestStrictURIs(t *testing.T) {
 // uriindex, auth, lograte, meter and the standard library.
 func TestImports(t *testing.T) {
 	allowed := map[string]bool{
-		"github.com/junction-wamp/junction/internal/wamp":       true,
+		"github.com/junction-wamp/junction/wamp":                true,
 		"github.com/junction-wamp/junction/internal/uriindex":   true,
 		"github.com/junction-wamp/junction/internal/auth":       true,
 		"github.com/junction-wamp/junction/internal/lograte":    true,

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/junction-wamp/junction/internal/auth"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // session is one client's WAMP session. Its goroutine (the one in

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // topicSessionOnStats is the session statistics meta event.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/lograte"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // slowLogEvery is the shortest interval between two "slow consumer" lines.

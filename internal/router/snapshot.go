@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // SessionSummary is one joined session as an operator sees it (the node's

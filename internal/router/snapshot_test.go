@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // TestSessionsPaged: Sessions lists a realm's sessions oldest first, one

@@ -2,7 +2,7 @@ package router
 
 import (
 	"github.com/junction-wamp/junction/internal/meter"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Stats is a snapshot of the router's counters.

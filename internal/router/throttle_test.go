@@ -13,7 +13,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/loginguard"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // addrPeer is a fakePeer with a remote address.

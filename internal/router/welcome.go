@@ -1,6 +1,6 @@
 package router
 
-import "github.com/junction-wamp/junction/internal/wamp"
+import "github.com/junction-wamp/junction/wamp"
 
 // Agent is the router's name in WELCOME.Details.agent.
 const Agent = "junction"

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // BenchmarkFanout publishes events to 1, 100 and 1000 subscribers, each a

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 )
 
 // maxIdleSessionBytes is the most an idle session may hold (issue 16).

@@ -9,8 +9,8 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
-	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/test/internal/nodeproc"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // mqttConnect connects an MQTT 3.1.1 client (paho) to addr as clientID;

@@ -19,10 +19,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/transport/longpoll"
-	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/test/internal/nodeproc"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // The checks in Go of the nodes of issue 14's features: long-poll,

@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
-// goPeer is the Go callee and subscriber: an internal/client session over
+// goPeer is the Go callee and subscriber: an client session over
 // WebSocket (CBOR) that registers the procedures of peerProcedures under
 // its prefix and forwards the events of its subscriptions.
 type goPeer struct {

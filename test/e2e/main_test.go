@@ -1,6 +1,6 @@
 // Package e2e_test proves the HTTP bridge end to end: the junction binary,
 // started from a config file, serves curl-style HTTP requests that reach
-// real WAMP clients (a Go client of internal/client and autobahn-js), and
+// real WAMP clients (a Go client of client and autobahn-js), and
 // its REST components call and notify real HTTP servers, across a restart
 // of the router they connect to. See README.md.
 package e2e_test

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 )
 
 // eventBound bounds the wait for an event the test caused.

@@ -3,7 +3,7 @@ package integration
 import (
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // TestMetaAPI: a session sees another join and leave through the session

@@ -8,7 +8,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/internal/transport/rawsocket"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // rawsocketCases lists the RawSocket environments: TCP with each

@@ -13,7 +13,7 @@ import (
 	"github.com/junction-wamp/junction/internal/transport/local"
 	"github.com/junction-wamp/junction/internal/transport/rawsocket"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // TestRetainedEventInLaterRead repeats the race of a client that attaches

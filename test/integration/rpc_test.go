@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 func add2(_ context.Context, inv *client.Invocation) (*client.Result, error) {

@@ -16,11 +16,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/transport/rawsocket"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/test/internal/nodeproc"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // stepTimeout bounds each network step of a scenario (a dial, a join, a

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/gobwas/ws"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // The idle scenario: idleConns connections (half WebSocket, upgraded on a

@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
 	"github.com/junction-wamp/junction/test/internal/nodeproc"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // The login scenario: loginAttempts wrong logins from the attacker's

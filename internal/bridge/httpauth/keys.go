@@ -16,7 +16,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/junction-wamp/junction/internal/lograte"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // maxJWKS bounds a key set document.

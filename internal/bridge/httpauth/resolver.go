@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/lograte"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Resolver gives the identity of a request. Immutable after New but for

@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/junction-wamp/junction/internal/logtest"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 var hmacSecret = []byte("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // BenchmarkSubscriberForward measures events forwarded per second by one

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // callArgs are the arguments of one Callee call.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/meter"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Causes of a call's context ending, told apart in callError.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 )
 
 // Component is a bridge component running on a reconnecting client. Start

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // serializers are the WAMP serializers a peer of the component may speak.

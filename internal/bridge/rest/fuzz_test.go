@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/dotsegment"
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 var escapeSeeds = []string{

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // TestRouterRestart: the router goes away and a new one takes its place;

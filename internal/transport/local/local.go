@@ -7,7 +7,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // DefaultMaxMessages is the queue bound of a zero Options.

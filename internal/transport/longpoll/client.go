@@ -10,8 +10,8 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // ErrTransportGone: the server no longer knows the transport (404), as

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // Attacher runs a WAMP session on a peer. Attach blocks until the session

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/transport/transporttest"
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 func newHandler(t *testing.T, a Attacher, o Options) *Handler {

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // serveSend decodes the body (every message of it, so that a bad one

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // ErrSessionTimeout: the transport got no request within SessionTimeout;

@@ -14,7 +14,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/transport/outbox"
 	"github.com/junction-wamp/junction/internal/transport/tlsconn"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // inbound is what the reader goroutine hands Recv: a message or the error

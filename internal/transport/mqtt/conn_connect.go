@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // errRefused: the CONNECT was answered with a refusal.

@@ -3,7 +3,7 @@ package mqtt
 import (
 	"fmt"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // subackFailure is the SUBACK code of a refused topic filter.

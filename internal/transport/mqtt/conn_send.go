@@ -1,7 +1,7 @@
 package mqtt
 
 import (
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Send translates a message from the router; see wamp.Peer. It never

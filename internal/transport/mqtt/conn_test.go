@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/transport/transporttest"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // connected serves one end of a pipe and returns the other, after CONNECT

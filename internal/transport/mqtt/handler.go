@@ -10,7 +10,7 @@ import (
 	"github.com/junction-wamp/junction/internal/lograte"
 	"github.com/junction-wamp/junction/internal/transport/outbox"
 	"github.com/junction-wamp/junction/internal/transport/tlsconn"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Attacher runs a WAMP session on a connected peer. Attach blocks until the

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // Mapping says how MQTT payloads under a WAMP URI prefix are translated.

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 func TestMapperLongestPrefix(t *testing.T) {

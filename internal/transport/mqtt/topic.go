@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // errTopic is wrapped by the errors of the topic conversions.

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // tcpPair returns both ends of a loopback TCP connection, the first with a

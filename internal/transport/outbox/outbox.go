@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Defaults for a zero Options.

@@ -5,8 +5,8 @@ import (
 	"net"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // TestAcceptConn: Accept runs the server's handshake on a connection that

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/transport/outbox"
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // DialOptions configures Dial. The zero value speaks msgpack.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // Frame types, the low 3 bits of a frame's first octet; the upper 5 bits

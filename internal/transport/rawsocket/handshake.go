@@ -6,7 +6,7 @@ import (
 	"io"
 	"math/bits"
 
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // magic opens every RawSocket handshake.

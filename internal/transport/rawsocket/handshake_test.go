@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/logtest"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 func TestHandshake(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 	"github.com/junction-wamp/junction/internal/transport/idlereader"
 	"github.com/junction-wamp/junction/internal/transport/keepalive"
 	"github.com/junction-wamp/junction/internal/transport/outbox"
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // ErrPingTimeout: the peer sent nothing, not even a pong, within the ping

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/transport/outbox"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 func TestRoundTripEveryCodec(t *testing.T) {

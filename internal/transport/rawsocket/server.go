@@ -19,8 +19,8 @@ import (
 	"github.com/junction-wamp/junction/internal/transport/idlepoll"
 	"github.com/junction-wamp/junction/internal/transport/outbox"
 	"github.com/junction-wamp/junction/internal/transport/tlsconn"
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // Attacher runs a WAMP session on a connected peer. Attach blocks until the

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/transport/transporttest"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 func TestTrafficCounted(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/transport/idlepoll"
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // Session is one attached server peer, handed to the test. Attach returns

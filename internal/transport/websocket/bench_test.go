@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // BenchmarkSendRecv measures server Send -> client Recv of a small EVENT

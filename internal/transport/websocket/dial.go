@@ -12,8 +12,8 @@ import (
 	"github.com/gobwas/ws"
 
 	"github.com/junction-wamp/junction/internal/transport/outbox"
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // DialOptions configures Dial. The zero value offers every subprotocol.

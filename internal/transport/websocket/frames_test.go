@@ -11,7 +11,7 @@ import (
 
 	"github.com/gobwas/ws"
 
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // rawClient is a WebSocket client at the frame level, to send what Dial

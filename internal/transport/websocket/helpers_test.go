@@ -10,7 +10,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/transport/outbox"
 	"github.com/junction-wamp/junction/internal/transport/transporttest"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

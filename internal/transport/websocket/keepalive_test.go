@@ -13,8 +13,8 @@ import (
 
 	"github.com/gobwas/ws"
 
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // pipePeer makes a peer over one end of a net.Pipe.

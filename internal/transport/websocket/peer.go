@@ -15,8 +15,8 @@ import (
 	"github.com/junction-wamp/junction/internal/transport/idlepoll"
 	"github.com/junction-wamp/junction/internal/transport/keepalive"
 	"github.com/junction-wamp/junction/internal/transport/outbox"
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 // Frame kinds queued in the outbox.

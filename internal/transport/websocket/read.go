@@ -10,7 +10,7 @@ import (
 	"github.com/gobwas/ws"
 
 	"github.com/junction-wamp/junction/internal/transport/outbox"
-	"github.com/junction-wamp/junction/internal/wamp"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // ErrMessageTooBig: an incoming message was over MaxMessageSize; the

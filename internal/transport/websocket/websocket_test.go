@@ -16,8 +16,8 @@ import (
 
 	"github.com/junction-wamp/junction/internal/logtest"
 	"github.com/junction-wamp/junction/internal/transport/transporttest"
-	"github.com/junction-wamp/junction/internal/wamp"
-	"github.com/junction-wamp/junction/internal/wamp/codec"
+	"github.com/junction-wamp/junction/wamp"
+	"github.com/junction-wamp/junction/wamp/codec"
 )
 
 func TestRoundTripEveryCodec(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/junction-wamp/junction/internal/client"
+	"github.com/junction-wamp/junction/client"
 )
 
 type idleOptions struct {

@@ -1,0 +1,225 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/junction-wamp/junction/wamp"
+)
+
+// Result is a call's result (or one progressive result).
+type Result struct {
+	Args     wamp.List
+	Kwargs   wamp.Object
+	Details  wamp.Dict
+	Progress bool // a progressive result; more follow
+}
+
+// CallOption adjusts one call.
+type CallOption func(*callOptions)
+
+type callOptions struct {
+	progress   func(*Result)
+	options    wamp.Dict
+	timeout    time.Duration
+	wait       time.Duration // WithWaitLimit; 0: none
+	cancelMode string
+}
+
+// WithProgress asks for progressive results (receive_progress) and calls f
+// with each, in order, on the calling goroutine, before Call returns the
+// final result. Results wait in an unbounded queue while f runs.
+func WithProgress(f func(*Result)) CallOption {
+	return func(o *callOptions) { o.progress = f }
+}
+
+// WithOptions adds raw CALL options (disclose_me, ...). The dict is not
+// modified when no other option is set.
+func WithOptions(opts wamp.Dict) CallOption {
+	return func(o *callOptions) { o.options = opts }
+}
+
+// WithTimeout sends d as the CALL timeout option: the router cancels the
+// call after d and answers wamp.error.timeout.
+func WithTimeout(d time.Duration) CallOption {
+	return func(o *callOptions) { o.timeout = d }
+}
+
+// WithWaitLimit makes Call stop waiting after d as if its context had
+// ended then with context.DeadlineExceeded: it cancels the call in its
+// cancel mode and returns an error wrapping context.DeadlineExceeded.
+// Nothing is sent to the router (unlike WithTimeout), and no context is
+// derived for the call: a caller whose context is long-lived and already
+// cancelable (an HTTP request's) bounds each call for the price of one
+// timer.
+func WithWaitLimit(d time.Duration) CallOption {
+	return func(o *callOptions) { o.wait = d }
+}
+
+// WithCancelMode sets the CANCEL mode used when the call's context ends:
+// wamp.CancelKill (the default), wamp.CancelKillNoWait or wamp.CancelSkip.
+func WithCancelMode(mode string) CallOption {
+	return func(o *callOptions) { o.cancelMode = mode }
+}
+
+// Call calls procedure and waits for its result, for the identity of ctx
+// if it has one (WithIdentity). A router or callee ERROR
+// is returned as a *wamp.RequestError (not wrapped). When ctx ends first,
+// Call sends CANCEL and returns an error wrapping ctx.Err(): at once for the
+// killnowait and skip modes, after the router's answer for kill (a RESULT
+// that wins the race is returned as a success), or after Config.CancelWait
+// if the router does not answer.
+func (s *Session) Call(ctx context.Context, procedure wamp.URI, args wamp.List, kwargs wamp.Object,
+	opts ...CallOption) (*Result, error) {
+	var o callOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	r, err := s.newRequest(o.progress != nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("client: call %s: %w", procedure, err)
+	}
+	m := &wamp.Call{Request: r.id, Options: s.callOptions(ctx, &o), Procedure: procedure, Args: args, Kwargs: kwargs}
+	if err := s.peer.Send(acting(ctx, m)); err != nil {
+		s.forget(r)
+		return nil, fmt.Errorf("client: call %s: %w", procedure, err)
+	}
+	return s.awaitCall(ctx, r, procedure, &o)
+}
+
+// callOptions builds the CALL options; nil when there are none.
+func (s *Session) callOptions(ctx context.Context, o *callOptions) wamp.Dict {
+	timeout := o.timeout
+	if timeout == 0 && s.cfg.CallTimeout > 0 && o.wait <= 0 {
+		if _, ok := ctx.Deadline(); !ok {
+			timeout = s.cfg.CallTimeout
+		}
+	}
+	if o.progress == nil && timeout <= 0 {
+		return o.options
+	}
+	d := make(wamp.Dict, len(o.options)+2)
+	for k, v := range o.options {
+		d[k] = v
+	}
+	if o.progress != nil {
+		d[wamp.OptReceiveProgress] = true
+	}
+	if timeout > 0 {
+		d[wamp.OptTimeout] = max(timeout.Milliseconds(), 1)
+	}
+	return d
+}
+
+// awaitCall waits for the final reply, running progress callbacks meanwhile.
+func (s *Session) awaitCall(ctx context.Context, r *request, procedure wamp.URI, o *callOptions) (*Result, error) {
+	var progress <-chan struct{}
+	if r.progress != nil {
+		progress = r.progress.ready
+	}
+	var expired <-chan time.Time
+	if o.wait > 0 {
+		t := time.NewTimer(o.wait)
+		defer t.Stop()
+		expired = t.C
+	}
+	for {
+		select {
+		case m := <-r.reply:
+			s.runProgress(r, o)
+			return callReply(m)
+		case <-progress:
+			s.runProgress(r, o)
+		case <-ctx.Done():
+			return s.cancelCall(ctx.Err(), r, procedure, o)
+		case <-expired:
+			return s.cancelCall(context.DeadlineExceeded, r, procedure, o)
+		case <-s.done:
+			m, err := s.replyOrEnd(r)
+			if err != nil {
+				return nil, fmt.Errorf("client: call %s: %w", procedure, err)
+			}
+			return callReply(m)
+		}
+	}
+}
+
+func (s *Session) runProgress(r *request, o *callOptions) {
+	if r.progress == nil {
+		return
+	}
+	for _, m := range r.progress.take() {
+		args, kwargs, err := wamp.Values(m)
+		if err != nil {
+			s.log.Warn("client: progressive result dropped", "err", err)
+			continue
+		}
+		o.progress(&Result{Args: args, Kwargs: kwargs, Details: m.Details, Progress: true})
+	}
+}
+
+// callReply turns the final reply into Call's return values.
+func callReply(m wamp.Message) (*Result, error) {
+	switch m := m.(type) {
+	case *wamp.Result:
+		args, kwargs, err := wamp.Values(m)
+		if err != nil {
+			return nil, fmt.Errorf("client: result: %w", err)
+		}
+		return &Result{Args: args, Kwargs: kwargs, Details: m.Details}, nil
+	case *wamp.Error:
+		return nil, requestError(m)
+	}
+	return nil, unexpected(m)
+}
+
+// cancelCall sends CANCEL after the call's context ended (with why) and
+// waits for the router's answer in kill mode.
+func (s *Session) cancelCall(why error, r *request, procedure wamp.URI, o *callOptions) (*Result, error) {
+	mode := o.cancelMode
+	if mode == "" {
+		mode = wamp.CancelKill
+	}
+	cause := fmt.Errorf("client: call %s: %w", procedure, why)
+	err := s.peer.Send(&wamp.Cancel{Request: r.id, Options: wamp.Dict{wamp.OptMode: mode}})
+	if err != nil || mode != wamp.CancelKill {
+		s.forget(r)
+		return nil, cause
+	}
+	t := time.NewTimer(s.cfg.cancelWait())
+	defer t.Stop()
+	var m wamp.Message
+	select {
+	case m = <-r.reply:
+	case <-t.C:
+		s.forget(r)
+		return nil, cause
+	case <-s.done:
+		if m, err = s.replyOrEnd(r); err != nil {
+			return nil, cause
+		}
+	}
+	res, err := callReply(m)
+	if err != nil {
+		return nil, fmt.Errorf("%w (router: %w)", cause, err)
+	}
+	return res, nil
+}
+
+// handleResult delivers a RESULT; it runs on the reader.
+func (s *Session) handleResult(m *wamp.Result) *wamp.RequestError {
+	if p, _ := m.Details[wamp.OptProgress].(bool); !p {
+		s.reply(m.Request, m)
+		return nil
+	}
+	s.mu.Lock()
+	r := s.pending[m.Request]
+	s.mu.Unlock()
+	if r == nil || r.progress == nil {
+		s.log.Debug("client: progressive result to no progressive call", "request", m.Request)
+		return nil
+	}
+	r.progress.push(m)
+	return nil
+}

@@ -1,0 +1,121 @@
+package client
+
+import (
+	"context"
+
+	"github.com/junction-wamp/junction/wamp"
+)
+
+// request is one request awaiting the router's reply.
+type request struct {
+	id    wamp.ID
+	reply chan wamp.Message // capacity 1: the final reply, sent once by the reader
+	// progress receives progressive RESULTs; nil unless the call asked.
+	progress *mailbox[*wamp.Result]
+	// onReply, when set, runs on the reader with the final reply before the
+	// waiter sees it (so that a REGISTERED is in place before the next
+	// INVOCATION); abandoned says the waiter has given up.
+	onReply   func(m wamp.Message, abandoned bool)
+	abandoned bool // s.mu must be held
+}
+
+// newRequest registers a request under a fresh ID, or returns the session's
+// error once it has ended.
+func (s *Session) newRequest(progress bool, onReply func(wamp.Message, bool)) (*request, error) {
+	r := &request{id: s.ids.Next(), reply: make(chan wamp.Message, 1), onReply: onReply}
+	if progress {
+		r.progress = newMailbox[*wamp.Result](0)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return nil, s.err
+	}
+	s.pending[r.id] = r
+	return r, nil
+}
+
+// forget removes r from the pending requests. A reply arriving later is
+// dropped, or given to r.onReply as abandoned.
+func (s *Session) forget(r *request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.onReply != nil {
+		r.abandoned = true
+		return
+	}
+	delete(s.pending, r.id)
+}
+
+// reply hands the final reply m to the request id; it runs on the reader.
+func (s *Session) reply(id wamp.ID, m wamp.Message) {
+	s.mu.Lock()
+	r := s.pending[id]
+	delete(s.pending, id)
+	abandoned := r != nil && r.abandoned
+	s.mu.Unlock()
+	if r == nil {
+		s.log.Debug("client: reply to no pending request", "type", m.Type(), "request", id)
+		return
+	}
+	if r.onReply != nil {
+		r.onReply(m, abandoned)
+	}
+	r.reply <- m
+}
+
+// endErr returns the session's error once it has ended.
+func (s *Session) endErr() error {
+	if err := s.Err(); err != nil {
+		return err
+	}
+	return ErrClosed
+}
+
+// roundTrip sends the message built for a new request and waits for the
+// final reply, ctx or the session's end. After ctx ends the reply is still
+// given to onReply (as abandoned).
+func (s *Session) roundTrip(ctx context.Context, build func(wamp.ID) wamp.Message,
+	onReply func(wamp.Message, bool)) (wamp.Message, error) {
+	r, err := s.newRequest(false, onReply)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.peer.Send(build(r.id)); err != nil {
+		s.forget(r)
+		return nil, err
+	}
+	select {
+	case m := <-r.reply:
+		return m, nil
+	case <-ctx.Done():
+		s.forget(r)
+		return nil, ctx.Err()
+	case <-s.done:
+		return s.replyOrEnd(r)
+	}
+}
+
+// replyOrEnd returns r's reply if it came just before the session ended,
+// else the session's error.
+func (s *Session) replyOrEnd(r *request) (wamp.Message, error) {
+	select {
+	case m := <-r.reply:
+		return m, nil
+	default:
+		return nil, s.endErr()
+	}
+}
+
+// requestError turns an ERROR into the error a method returns.
+// An undecodable payload leaves Args and Kwargs empty: the URI is what
+// matters.
+func requestError(e *wamp.Error) *wamp.RequestError {
+	args, kwargs, _ := wamp.Values(e)
+	return &wamp.RequestError{URI: e.Error, Details: e.Details, Args: args, Kwargs: kwargs}
+}
+
+// unexpected is the error for a reply of the wrong type.
+func unexpected(m wamp.Message) error {
+	return protocolError("unexpected %s in reply", m.Type())
+}
