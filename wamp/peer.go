@@ -24,6 +24,7 @@ type SlowConsumerError struct {
 	QueuedBytes    int // their encoded size
 }
 
+// Error says how much was queued.
 func (e *SlowConsumerError) Error() string {
 	return "wamp: slow consumer: " + strconv.Itoa(e.QueuedMessages) + " messages, " +
 		strconv.Itoa(e.QueuedBytes) + " bytes queued"
