@@ -2,19 +2,50 @@ package client_test
 
 import (
 	"crypto/ed25519"
+	"crypto/hmac"
+	"crypto/pbkdf2"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"math/big"
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/argon2"
+
 	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/wamp"
 )
+
+// scramPrincipal derives a WAMP-SCRAM principal from password as
+// autobahn's derive_scram_credential does.
+func scramPrincipal(t *testing.T, kdf, password string, iterations, memory int) auth.ScramPrincipal {
+	salt := []byte("0123456789abcdef")
+	var salted []byte
+	switch kdf {
+	case auth.KDFArgon2id13:
+		raw := argon2.IDKey([]byte(password), salt, uint32(iterations), uint32(memory), 1, 32)
+		salted = []byte(base64.RawStdEncoding.EncodeToString(raw))
+	case auth.KDFPBKDF2:
+		var err error
+		if salted, err = pbkdf2.Key(sha256.New, password, salt, iterations, 32); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mac := func(key []byte, msg string) []byte {
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte(msg))
+		return m.Sum(nil)
+	}
+	stored := sha256.Sum256(mac(salted, "Client Key"))
+	return auth.ScramPrincipal{KDF: kdf, Iterations: iterations, Memory: memory, Salt: salt,
+		StoredKey: stored[:], ServerKey: mac(salted, "Server Key"), Role: "user"}
+}
 
 // clientCert returns a self-signed client certificate.
 func clientCert(t *testing.T) tls.Certificate {
@@ -33,7 +64,7 @@ func clientCert(t *testing.T) tls.Certificate {
 
 // TestAuthMethods joins with every authentication method the router
 // offers, over a dialed connection: ticket, wampcra (plain and salted),
-// cryptosign, tls (a client certificate in DialOptions.TLSConfig, over
+// cryptosign, scram (both kdfs), tls (a client certificate in DialOptions.TLSConfig, over
 // WebSocket and RawSocket) and anonymous.
 func TestAuthMethods(t *testing.T) {
 	key := ed25519.NewKeyFromSeed([]byte("0123456789abcdef0123456789abcdef"))
@@ -48,6 +79,10 @@ func TestAuthMethods(t *testing.T) {
 			"dave": {AuthorizedKeys: []string{hex.EncodeToString(key.Public().(ed25519.PublicKey))}, Role: "user"},
 		}),
 		auth.TLS(map[string]auth.TLSPrincipal{"erin": {CertificateSHA1: auth.CertificateSHA1(cert.Certificate[0]), Role: "device"}}),
+		auth.Scram(map[string]auth.ScramPrincipal{
+			"frank": scramPrincipal(t, auth.KDFArgon2id13, "frank-pw", 2, 64),
+			"grace": scramPrincipal(t, auth.KDFPBKDF2, "grace-pw", 100, 0),
+		}),
 		auth.Anonymous("anonymous"),
 	)
 	withCert := client.DialOptions{TLSConfig: &tls.Config{RootCAs: tr.roots, Certificates: []tls.Certificate{cert}}}
@@ -64,6 +99,8 @@ func TestAuthMethods(t *testing.T) {
 		{"cryptosign", "ws+unix", client.DialOptions{}, client.Config{AuthID: "dave", Auth: []client.Authenticator{client.Cryptosign(key)}}, "dave", "cryptosign"},
 		{"tls over wss", "wss", withCert, client.Config{Auth: []client.Authenticator{client.TLS()}}, "erin", "tls"},
 		{"tls over rss", "rss", withCert, client.Config{Auth: []client.Authenticator{client.TLS()}}, "erin", "tls"},
+		{"scram argon2id-13", "ws", client.DialOptions{}, client.Config{AuthID: "frank", Auth: []client.Authenticator{client.Scram("frank-pw")}}, "frank", "scram"},
+		{"scram pbkdf2", "rs", client.DialOptions{}, client.Config{AuthID: "grace", Auth: []client.Authenticator{client.Scram("grace-pw")}}, "grace", "scram"},
 		{"anonymous", "ws", client.DialOptions{}, client.Config{Auth: []client.Authenticator{client.Anonymous()}}, "", "anonymous"},
 	}
 	for _, tt := range tests {
@@ -87,6 +124,19 @@ func TestAuthTLSWithoutCertificate(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = client.Join(ctx(t), p, client.Config{Realm: realm, Auth: []client.Authenticator{client.TLS()}})
+	if e, ok := errors.AsType[*wamp.RequestError](err); !ok || e.URI != wamp.ErrAuthenticationDenied {
+		t.Errorf("Join: %v, want %s", err, wamp.ErrAuthenticationDenied)
+	}
+}
+
+// TestAuthScramWrongPassword: the router refuses a wrong SCRAM password.
+func TestAuthScramWrongPassword(t *testing.T) {
+	tr := newTestRouter(t, auth.Scram(map[string]auth.ScramPrincipal{"grace": scramPrincipal(t, auth.KDFPBKDF2, "grace-pw", 100, 0)}))
+	p, err := client.Dial(ctx(t), tr.urls["ws"], client.DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = client.Join(ctx(t), p, client.Config{Realm: realm, AuthID: "grace", Auth: []client.Authenticator{client.Scram("nope")}})
 	if e, ok := errors.AsType[*wamp.RequestError](err); !ok || e.URI != wamp.ErrAuthenticationDenied {
 		t.Errorf("Join: %v, want %s", err, wamp.ErrAuthenticationDenied)
 	}

@@ -83,6 +83,9 @@ type running struct {
 // Register registers procedure with handler h. opts are the REGISTER
 // options (match, invoke, ...); nil for none.
 func (s *Session) Register(ctx context.Context, procedure wamp.URI, h InvocationHandler, opts wamp.Dict) (*Registration, error) {
+	if h == nil {
+		return nil, fmt.Errorf("client: register %s: %w", procedure, errNilHandler)
+	}
 	reg := &Registration{procedure: procedure, handler: h, options: opts, s: s}
 	m, err := s.roundTrip(ctx, func(id wamp.ID) wamp.Message {
 		return &wamp.Register{Request: id, Options: opts, Procedure: procedure}

@@ -86,6 +86,9 @@ func (sub *Subscription) Unsubscribe(ctx context.Context) error {
 // if it has one (WithIdentity): h then receives only the events whose
 // Audience allows that identity.
 func (s *Session) Subscribe(ctx context.Context, topic wamp.URI, h EventHandler, opts wamp.Dict) (*Subscription, error) {
+	if h == nil {
+		return nil, fmt.Errorf("client: subscribe %s: %w", topic, errNilHandler)
+	}
 	as := IdentityFrom(ctx)
 	sub := &Subscription{topic: topic, handler: h, options: opts, identity: as, s: s}
 	m, err := s.roundTrip(ctx, func(id wamp.ID) wamp.Message {

@@ -1,6 +1,3 @@
-// Package wamp defines the WAMP v2 protocol: message types, IDs, URIs, error
-// URIs, option and detail keys, and the Peer interface that transports
-// implement. It imports only the standard library.
 package wamp
 
 // ID is a WAMP identifier: a session, request, publication, subscription or
