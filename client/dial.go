@@ -69,11 +69,11 @@ type DialOptions struct {
 //
 // A bad URL or option gives an error wrapping ErrDialOptions.
 func Dial(ctx context.Context, rawURL string, opts DialOptions) (wamp.Peer, error) {
-	t, err := parseTarget(rawURL, &opts)
+	dial, err := parseTarget(rawURL, &opts)
 	if err != nil {
 		return nil, err
 	}
-	return t.dial(ctx)
+	return dial(ctx)
 }
 
 // NewDialer returns the Dialer of Connect that dials rawURL with opts (see
@@ -81,21 +81,16 @@ func Dial(ctx context.Context, rawURL string, opts DialOptions) (wamp.Peer, erro
 // they are bad, every dial returns the same error, wrapping ErrDialOptions.
 // opts is copied; its TLSConfig and Header must not be modified after.
 func NewDialer(rawURL string, opts DialOptions) Dialer {
-	t, err := parseTarget(rawURL, &opts)
+	dial, err := parseTarget(rawURL, &opts)
 	if err != nil {
 		return func(context.Context) (wamp.Peer, error) { return nil, err }
 	}
-	return t.dial
+	return dial
 }
 
-// target is a checked URL with its options, ready to dial.
-type target struct {
-	url  string // as given, for errors
-	dial func(ctx context.Context) (wamp.Peer, error)
-}
-
-// parseTarget checks rawURL and opts and builds the dial function.
-func parseTarget(rawURL string, opts *DialOptions) (*target, error) {
+// parseTarget checks rawURL and opts and returns the function that dials
+// them.
+func parseTarget(rawURL string, opts *DialOptions) (Dialer, error) {
 	if err := checkOptions(opts); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrDialOptions, rawURL, err)
 	}
@@ -107,7 +102,7 @@ func parseTarget(rawURL string, opts *DialOptions) (*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrDialOptions, rawURL, err)
 	}
-	return &target{url: rawURL, dial: dial}, nil
+	return dial, nil
 }
 
 // dialFunc picks the transport of u's scheme.
