@@ -63,8 +63,10 @@ func WithCancelMode(mode string) CallOption {
 	return func(o *callOptions) { o.cancelMode = mode }
 }
 
-// Call calls procedure and waits for its result, for the identity of ctx
-// if it has one (WithIdentity). A router or callee ERROR
+// Call calls procedure with positional args and keyword kwargs (either
+// may be nil; wamp.ObjectOf makes kwargs of a map) and waits for its
+// result, for the identity of ctx if it has one (WithIdentity). A router
+// or callee ERROR
 // is returned as a *wamp.RequestError (not wrapped). When ctx ends first,
 // Call sends CANCEL and returns an error wrapping ctx.Err(): at once for the
 // killnowait and skip modes, after the router's answer for kill (a RESULT

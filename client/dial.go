@@ -23,9 +23,9 @@ import (
 // Connect returns it at once, even with ReconnectOptions.RetryFirst.
 var ErrDialOptions = errors.New("client: invalid dial URL or options")
 
-// Serializers are the names DialOptions.Serializer accepts, in the order a
+// serializers are the names DialOptions.Serializer accepts, in the order a
 // WebSocket dial offers them when none is set.
-var Serializers = []string{"cbor", "msgpack", "json", "ubjson"}
+var serializers = []string{"cbor", "msgpack", "json", "ubjson"}
 
 // DialOptions says how Dial connects. The zero value is ready: WebSocket
 // offers every serializer, RawSocket speaks MessagePack, TLS uses the
@@ -127,8 +127,8 @@ func dialFunc(u *url.URL, opts DialOptions) (Dialer, error) {
 // checkOptions refuses what no dial can use.
 func checkOptions(opts *DialOptions) error {
 	switch {
-	case opts.Serializer != "" && !slices.Contains(Serializers, opts.Serializer):
-		return fmt.Errorf("unknown serializer %q (want %s)", opts.Serializer, strings.Join(Serializers, ", "))
+	case opts.Serializer != "" && !slices.Contains(serializers, opts.Serializer):
+		return fmt.Errorf("unknown serializer %q (want %s)", opts.Serializer, strings.Join(serializers, ", "))
 	case opts.MaxMessageSize < 0:
 		return fmt.Errorf("MaxMessageSize %d: must be >= 0", opts.MaxMessageSize)
 	case opts.PingInterval < 0 || opts.PingTimeout < 0:
@@ -179,8 +179,8 @@ func webSocketUnixDial(u *url.URL, opts DialOptions) (Dialer, error) {
 }
 
 func webSocketOptions(opts DialOptions) websocket.DialOptions {
-	protocols := make([]string, 0, len(Serializers))
-	for _, name := range Serializers {
+	protocols := make([]string, 0, len(serializers))
+	for _, name := range serializers {
 		if opts.Serializer == "" || opts.Serializer == name {
 			protocols = append(protocols, "wamp.2."+name)
 		}
