@@ -258,3 +258,23 @@ func TestDialTLSVerifiesRouter(t *testing.T) {
 		}
 	}
 }
+
+// TestDialMaxMessageSize: a message longer than DialOptions.MaxMessageSize
+// is not delivered: over WebSocket the client closes the connection and
+// the call whose result is too long fails, while a short one passes.
+// (Over RawSocket the limit is announced in the handshake and the router
+// does not send such a message.)
+func TestDialMaxMessageSize(t *testing.T) {
+	tr := newTestRouter(t)
+	echo(t, tr.urls["ws"], client.DialOptions{})
+	s := join(t, tr.urls["ws"], client.DialOptions{MaxMessageSize: 1024}, client.Config{Realm: realm})
+	if _, err := s.Call(ctx(t), "test.echo", wamp.List{"short"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Call(ctx(t), "test.echo", wamp.List{strings.Repeat("x", 4096)}, nil); err == nil {
+		t.Errorf("a %d-byte result passed a 1024-byte limit", len(res.Args[0].(string)))
+	}
+	if err := s.Err(); err == nil || !strings.Contains(err.Error(), "too big") {
+		t.Errorf("session: %v, want ended for a message too big", err)
+	}
+}
