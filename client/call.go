@@ -8,12 +8,13 @@ import (
 	"github.com/junction-wamp/junction/wamp"
 )
 
-// Result is a call's result (or one progressive result).
+// Result is a call's result (or one progressive result), and what an
+// InvocationHandler returns (only Args and Kwargs are sent).
 type Result struct {
-	Args     wamp.List
-	Kwargs   wamp.Object
-	Details  wamp.Dict
-	Progress bool // a progressive result; more follow
+	Args     wamp.List   // positional results; nil for none
+	Kwargs   wamp.Object // keyword results, in received order; nil for none
+	Details  wamp.Dict   // RESULT.Details as received
+	Progress bool        // a progressive result; more follow
 }
 
 // CallOption adjusts one call.

@@ -20,10 +20,10 @@ type InvocationHandler func(ctx context.Context, inv *Invocation) (*Result, erro
 
 // Invocation is one call of a registered procedure.
 type Invocation struct {
-	Args      wamp.List
-	Kwargs    wamp.Object
-	Details   wamp.Dict
-	Procedure wamp.URI // details.procedure for a pattern registration, else the registered URI
+	Args      wamp.List   // positional arguments; nil for none
+	Kwargs    wamp.Object // keyword arguments, in received order; nil for none
+	Details   wamp.Dict   // INVOCATION.Details (caller, procedure, receive_progress, ...)
+	Procedure wamp.URI    // details.procedure for a pattern registration, else the registered URI
 
 	s               *Session
 	request         wamp.ID
