@@ -278,3 +278,55 @@ func TestDialMaxMessageSize(t *testing.T) {
 		t.Errorf("session: %v, want ended for a message too big", err)
 	}
 }
+
+// TestDialHeader: DialOptions.Header goes with the WebSocket opening
+// handshake, over TCP and a Unix socket.
+func TestDialHeader(t *testing.T) {
+	r, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: realm}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	h, err := websocket.NewHandler(websocket.Options{Attacher: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan string, 2)
+	record := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		seen <- req.Host + " " + req.URL.Path + " " + req.Header.Get("X-Token")
+		h.ServeHTTP(w, req)
+	})
+	srv := httptest.NewServer(record)
+	t.Cleanup(srv.Close)
+	sock := filepath.Join(t.TempDir(), "ws.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix := &http.Server{Handler: record}
+	go unix.Serve(l)
+	t.Cleanup(func() { unix.Close() })
+	opts := client.DialOptions{Header: http.Header{"X-Token": {"t1"}}}
+	tests := []struct{ url, want string }{
+		{"ws" + strings.TrimPrefix(srv.URL, "http") + "/ws", strings.TrimPrefix(srv.URL, "http://") + " /ws t1"},
+		{"ws+unix://" + sock + ":/a/b", "localhost /a/b t1"},
+		{"ws+unix://" + sock, "localhost / t1"},
+	}
+	for _, tt := range tests {
+		join(t, tt.url, opts, client.Config{Realm: realm})
+		if got := recvOne(t, seen); got != tt.want {
+			t.Errorf("%s: handshake %q, want %q", tt.url, got, tt.want)
+		}
+	}
+}
+
+func recvOne(t *testing.T, ch <-chan string) string {
+	t.Helper()
+	select {
+	case s := <-ch:
+		return s
+	case <-ctx(t).Done():
+		t.Fatal("nothing received")
+		return ""
+	}
+}
