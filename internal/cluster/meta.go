@@ -245,11 +245,15 @@ func (s *sessions) onQuery(m *nats.Msg) {
 		a = l.AnswerMeta(q.MetaQuery)
 	}
 	b, err := appendAnswer(nil, answer{member: self, MetaAnswer: a})
-	if err != nil {
-		s.log.Error("cluster: session answer", "err", err)
-		return
+	if err == nil {
+		// An answer past NATS's max_payload (events of a history, say)
+		// cannot go: the asking node answers its caller with an ERROR,
+		// never with the other answers alone.
+		err = m.Respond(b)
 	}
-	m.Respond(b)
+	if err != nil {
+		s.log.Error("cluster: session answer not sent", "op", int(q.Op), "bytes", len(b), "err", err)
+	}
 }
 
 // AskMeta asks q of every other live member (router.MetaFabric)
@@ -257,7 +261,7 @@ func (s *sessions) onQuery(m *nats.Msg) {
 func (r *realmSessions) AskMeta(q router.MetaQuery) ([]router.MetaAnswer, error) {
 	n := r.s.node
 	if n.Fenced() {
-		return nil, wamp.Errorf(wamp.ErrClusterUnavailable, "this node is isolated from the cluster")
+		return nil, wamp.Errorf(wamp.ErrClusterIsolated, "this node is isolated from the cluster")
 	}
 	self := n.Self()
 	waiting := map[Member]bool{}
