@@ -245,14 +245,17 @@ func (s *sessions) onQuery(m *nats.Msg) {
 		a = l.AnswerMeta(q.MetaQuery)
 	}
 	b, err := appendAnswer(nil, answer{member: self, MetaAnswer: a})
+	if err == nil && int64(len(b)) > s.node.nc.MaxPayload() {
+		// Too large for NATS (the events of a history, say): the asking
+		// node answers its caller with an ERROR saying so, never with the
+		// other members' answers alone.
+		b, err = appendAnswer(nil, answer{member: self, tooLarge: len(b)})
+	}
 	if err == nil {
-		// An answer past NATS's max_payload (events of a history, say)
-		// cannot go: the asking node answers its caller with an ERROR,
-		// never with the other answers alone.
 		err = m.Respond(b)
 	}
 	if err != nil {
-		s.log.Error("cluster: session answer not sent", "op", int(q.Op), "bytes", len(b), "err", err)
+		s.log.Error("cluster: session answer not sent", "op", int(q.Op), "err", err)
 	}
 }
 
@@ -313,6 +316,10 @@ func (r *realmSessions) gather(q query, waiting map[Member]bool) ([]router.MetaA
 		a, err := decodeAnswer(m.Data)
 		if err != nil || !waiting[a.member] {
 			continue // a member that joined since, or bad bytes
+		}
+		if a.tooLarge > 0 {
+			return nil, wamp.Errorf(wamp.ErrLimitExceeded, "the answer of %s (%d bytes) passes the cluster's message size (%d bytes): ask for less",
+				a.member, a.tooLarge, nc.MaxPayload())
 		}
 		delete(waiting, a.member)
 		all = append(all, a.MetaAnswer)

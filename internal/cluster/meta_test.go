@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ func TestSessions(t *testing.T) {
 	t.Run("subscriptions", func(t *testing.T) { testSubscriptionMeta(t, sites) })
 	t.Run("subscription lookup and match", func(t *testing.T) { testSubscriptionLookup(t, sites) })
 	t.Run("get_events", func(t *testing.T) { testGetEvents(t, sites) })
+	t.Run("get_events too large", func(t *testing.T) { testGetEventsTooLarge(t, sites) })
 	t.Run("meta events", func(t *testing.T) { testMetaEvents(t, sites) })
 	t.Run("kill", func(t *testing.T) { testSessionKill(t, sites) })
 	t.Run("kill by authid", func(t *testing.T) { testSessionKillBy(t, sites) })
@@ -266,6 +268,30 @@ func testGetEvents(t *testing.T, sites []*site) {
 		if _, err := c.Call(ctxFor(t), "wamp.subscription.get_events", wamp.List{uint64(e.id)}, nil); !isError(err, e.want) {
 			t.Errorf("get_events(%d): %v, want %s", e.id, err, e.want)
 		}
+	}
+}
+
+// testGetEventsTooLarge: a node whose events pass what one NATS message
+// carries makes get_events an ERROR at once, never the other nodes'
+// events alone; fewer of them are answered.
+func testGetEventsTooLarge(t *testing.T, sites []*site) {
+	c, pub := sites[0].join(t), sites[1].join(t)
+	hist := idOf(metaCall(t, c, "wamp.subscription.lookup", "com.hist", wamp.Dict{"match": wamp.MatchPrefix})[0])
+	big := strings.Repeat("x", 400<<10) // NATS carries 1 MiB: three do not go
+	for range histLimit {
+		if _, err := pub.Publish(ctxFor(t), "com.hist.big", wamp.List{big}, nil, wamp.Dict{"acknowledge": true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The member says its answer is too large (not silence: the
+	// scatter-gather would wait 2 s and answer cluster_unavailable).
+	_, err := c.Call(ctxFor(t), "wamp.subscription.get_events", wamp.List{uint64(hist), histLimit}, nil)
+	if !isError(err, wamp.ErrLimitExceeded) || !strings.Contains(err.Error(), "passes the cluster's message size") {
+		t.Errorf("get_events of %d events of 400 KiB on another node: %v, want %s", histLimit, err, wamp.ErrLimitExceeded)
+	}
+	res := metaCall(t, c, "wamp.subscription.get_events", uint64(hist), 2)
+	if l, _ := res[0].(wamp.List); len(l) != 2 {
+		t.Errorf("get_events of 2: %d events", len(l))
 	}
 }
 

@@ -15,11 +15,13 @@ import (
 //
 //	query:  1 | member name | epoch (8) | realm | op | flags | session |
 //	        roles | value | reason | message | uri | match | limit
-//	answer: 1 | member name | epoch (8) | count | ids | details
+//	answer: 1 | member name | epoch (8) | count | ids | details | too large
 //
 // flags: 1 the query has roles (an empty list selects none), 2 it has a
 // message. match is a byte (uriindex.Match), limit a uvarint. details
-// are a MessagePack dictionary, empty for none.
+// are a MessagePack dictionary, empty for none; too large (a uvarint) is
+// 0, or the bytes of the member's answer that NATS could not carry (the
+// answer then has nothing else).
 const (
 	queryHasRoles byte = 1 << iota
 	queryHasMessage
@@ -36,10 +38,12 @@ type query struct {
 	router.MetaQuery
 }
 
-// answer is one member's answer to a query.
+// answer is one member's answer to a query, or tooLarge: the bytes of
+// one it could not send.
 type answer struct {
 	member Member
 	router.MetaAnswer
+	tooLarge int
 }
 
 func appendMember(b []byte, m Member) []byte {
@@ -103,7 +107,8 @@ func appendAnswer(b []byte, a answer) ([]byte, error) {
 	b = appendMember(append(b, wireVersion), a.member)
 	b = binary.AppendUvarint(b, uint64(a.Count))
 	b = appendIDs(b, a.IDs)
-	return appendDict(b, a.Details)
+	b, err := appendDict(b, a.Details)
+	return binary.AppendUvarint(b, uint64(a.tooLarge)), err
 }
 
 // decodeAnswer decodes b, which it does not retain. Details are nil for
@@ -117,6 +122,7 @@ func decodeAnswer(b []byte) (answer, error) {
 	a.Count = int(r.uvarint() & (1<<31 - 1))
 	a.IDs = r.ids()
 	details := r.bytes()
+	a.tooLarge = int(r.uvarint() & (1<<31 - 1))
 	if r.err != nil || len(r.b) > 0 {
 		return answer{}, errWire
 	}

@@ -37,6 +37,7 @@ func answerSamples() []answer {
 		{member: m, MetaAnswer: router.MetaAnswer{Details: wamp.Dict{"id": uint64(9), "uri": "com.h", "match": "prefix",
 			"events": wamp.List{wamp.Dict{"time_ns": int64(1), "args": wamp.List{"a"}}}}}},
 		{member: m, MetaAnswer: router.MetaAnswer{Details: wamp.Dict{"id": uint64(9), "events": wamp.List{}}}},
+		{member: m, tooLarge: 2 << 20},
 	}
 }
 
@@ -78,7 +79,7 @@ func TestQueryWire(t *testing.T) {
 // list, an empty one too (a history that holds none is not one that is
 // not kept).
 func TestAnswerEvents(t *testing.T) {
-	for _, a := range answerSamples()[4:] {
+	for _, a := range answerSamples()[4:6] {
 		b, err := appendAnswer(nil, a)
 		if err != nil {
 			t.Fatal(err)
@@ -102,7 +103,7 @@ func TestAnswerWire(t *testing.T) {
 		}
 		got, err := decodeAnswer(b)
 		if err != nil || got.member != a.member || got.Count != a.Count || !reflect.DeepEqual(got.IDs, a.IDs) ||
-			(a.Details == nil) != (got.Details == nil) || got.Details["authid"] != a.Details["authid"] {
+			(a.Details == nil) != (got.Details == nil) || got.Details["authid"] != a.Details["authid"] || got.tooLarge != a.tooLarge {
 			t.Errorf("round trip: %+v, %v; want %+v", got, err, a)
 		}
 		if _, err := decodeAnswer(append(b, 0)); err == nil {
@@ -158,7 +159,8 @@ func FuzzAnswerWire(f *testing.F) {
 			t.Fatalf("decoded %+v does not encode: %v", a, err)
 		}
 		a2, err := decodeAnswer(again)
-		if err != nil || a2.member != a.member || a2.Count != a.Count || !reflect.DeepEqual(a2.IDs, a.IDs) || !reflect.DeepEqual(a2.Details, a.Details) {
+		if err != nil || a2.member != a.member || a2.Count != a.Count || !reflect.DeepEqual(a2.IDs, a.IDs) || !reflect.DeepEqual(a2.Details, a.Details) ||
+			a2.tooLarge != a.tooLarge {
 			t.Fatalf("round trip: %+v, %v; want %+v", a2, err, a)
 		}
 	})
