@@ -44,7 +44,8 @@ const (
 const (
 	// ErrLimitExceeded: the request would take the session or the realm
 	// past one of the router's limits (subscriptions, registrations,
-	// calls in flight, retained events, testaments).
+	// calls in flight, retained events, testaments), or in a cluster its
+	// answer past the size of a message between nodes (get_events).
 	ErrLimitExceeded URI = "junction.error.limit_exceeded"
 	// ErrClusterUnavailable: the cluster's table cannot be written (no
 	// JetStream quorum), so a REGISTER or SUBSCRIBE that needs it fails.

@@ -149,6 +149,9 @@ func TestFence(t *testing.T) {
 	if res, err := own.Call(ctxFor(t), "com.own", nil, nil); err != nil || res.Args[0] != "node-3 own" {
 		t.Errorf("call to this node's own callee while fenced: %v, %v", res, err)
 	}
+	if _, err := own.Call(ctxFor(t), "wamp.session.count", nil, nil); !isError(err, wamp.ErrClusterIsolated) {
+		t.Errorf("session meta procedure while fenced: %v, want %s", err, wamp.ErrClusterIsolated)
+	}
 
 	clustertest.Heal(t, cut.node)
 	rejoined(t, cut.node, old)

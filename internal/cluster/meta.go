@@ -245,11 +245,18 @@ func (s *sessions) onQuery(m *nats.Msg) {
 		a = l.AnswerMeta(q.MetaQuery)
 	}
 	b, err := appendAnswer(nil, answer{member: self, MetaAnswer: a})
-	if err != nil {
-		s.log.Error("cluster: session answer", "err", err)
-		return
+	if err == nil && int64(len(b)) > s.node.nc.MaxPayload() {
+		// Too large for NATS (the events of a history, say): the asking
+		// node answers its caller with an ERROR saying so, never with the
+		// other members' answers alone.
+		b, err = appendAnswer(nil, answer{member: self, tooLarge: len(b)})
 	}
-	m.Respond(b)
+	if err == nil {
+		err = m.Respond(b)
+	}
+	if err != nil {
+		s.log.Error("cluster: session answer not sent", "op", int(q.Op), "err", err)
+	}
 }
 
 // AskMeta asks q of every other live member (router.MetaFabric)
@@ -257,7 +264,7 @@ func (s *sessions) onQuery(m *nats.Msg) {
 func (r *realmSessions) AskMeta(q router.MetaQuery) ([]router.MetaAnswer, error) {
 	n := r.s.node
 	if n.Fenced() {
-		return nil, wamp.Errorf(wamp.ErrClusterUnavailable, "this node is isolated from the cluster")
+		return nil, wamp.Errorf(wamp.ErrClusterIsolated, "this node is isolated from the cluster")
 	}
 	self := n.Self()
 	waiting := map[Member]bool{}
@@ -309,6 +316,10 @@ func (r *realmSessions) gather(q query, waiting map[Member]bool) ([]router.MetaA
 		a, err := decodeAnswer(m.Data)
 		if err != nil || !waiting[a.member] {
 			continue // a member that joined since, or bad bytes
+		}
+		if a.tooLarge > 0 {
+			return nil, wamp.Errorf(wamp.ErrLimitExceeded, "the answer of %s (%d bytes) passes the cluster's message size (%d bytes): ask for less",
+				a.member, a.tooLarge, nc.MaxPayload())
 		}
 		delete(waiting, a.member)
 		all = append(all, a.MetaAnswer)

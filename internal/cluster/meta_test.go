@@ -4,21 +4,32 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/cluster/clustertest"
+	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/wamp"
 )
 
+// histLimit is the events the event history of TestSessions' realm keeps
+// on each node (of topics under com.hist).
+const histLimit = 4
+
 func TestSessions(t *testing.T) {
-	sites := startSites(t, 3)
+	sites := startRealmSites(t, 3, router.RealmOptions{Name: "realm1",
+		EventHistory: []router.EventHistory{{Topic: "com.hist", Match: wamp.MatchPrefix, Limit: histLimit}}})
 	t.Run("ids", func(t *testing.T) { testSessionIDs(t, sites) })
 	t.Run("count and list", func(t *testing.T) { testSessionCount(t, sites) })
 	t.Run("get", func(t *testing.T) { testSessionGet(t, sites) })
 	t.Run("subscriptions", func(t *testing.T) { testSubscriptionMeta(t, sites) })
+	t.Run("subscription lookup and match", func(t *testing.T) { testSubscriptionLookup(t, sites) })
+	t.Run("get_events", func(t *testing.T) { testGetEvents(t, sites) })
+	t.Run("get_events too large", func(t *testing.T) { testGetEventsTooLarge(t, sites) })
 	t.Run("meta events", func(t *testing.T) { testMetaEvents(t, sites) })
 	t.Run("kill", func(t *testing.T) { testSessionKill(t, sites) })
 	t.Run("kill by authid", func(t *testing.T) { testSessionKillBy(t, sites) })
@@ -146,6 +157,170 @@ func testSubscriptionMeta(t *testing.T, sites []*site) {
 	}
 }
 
+func subscribe(t *testing.T, c *client.Session, topic wamp.URI, opts wamp.Dict) wamp.ID {
+	t.Helper()
+	sub, err := c.Subscribe(ctxFor(t), topic, func(*client.Event) {}, opts)
+	if err != nil {
+		t.Fatalf("subscribe %s: %v", topic, err)
+	}
+	return sub.ID()
+}
+
+// idOf reads a meta procedure's single result, an ID or null (0).
+func idOf(v any) wamp.ID {
+	n, _ := wamp.AsInt(v)
+	return wamp.ID(n)
+}
+
+// testSubscriptionLookup: lookup and match find the subscriptions that
+// only other nodes have, with the IDs their subscribers got, each once,
+// and never one of a protected topic.
+func testSubscriptionLookup(t *testing.T, sites []*site) {
+	far, near, c := sites[2].join(t), sites[1].join(t), sites[0].join(t)
+	exact := subscribe(t, far, "com.look.a.b", nil)
+	if again := subscribe(t, near, "com.look.a.b", nil); again != exact {
+		t.Fatalf("subscription IDs %d and %d", exact, again)
+	}
+	prefix := subscribe(t, near, "com.look.a", wamp.Dict{"match": wamp.MatchPrefix})
+	wildcard := subscribe(t, far, "com.look..b", wamp.Dict{"match": wamp.MatchWildcard})
+	subscribe(t, far, "wamp.session.on_leave", nil) // protected: anonymous does not see it
+	lookups := []struct {
+		topic wamp.URI
+		match string
+		want  wamp.ID
+	}{
+		{"com.look.a.b", "", exact},
+		{"com.look.a", wamp.MatchPrefix, prefix},
+		{"com.look.a", wamp.MatchExact, 0},
+		{"com.look..b", wamp.MatchWildcard, wildcard},
+		{"com.look.none", "", 0},
+		{"wamp.session.on_leave", "", 0},
+	}
+	for i, caller := range []*client.Session{c, near} { // none here; some here, not all
+		for _, l := range lookups {
+			opts := wamp.Dict{}
+			if l.match != "" {
+				opts["match"] = l.match
+			}
+			if got := idOf(metaCall(t, caller, "wamp.subscription.lookup", string(l.topic), opts)[0]); got != l.want {
+				t.Errorf("caller %d: lookup(%s, %q) = %d, want %d", i, l.topic, l.match, got, l.want)
+			}
+		}
+		got := ids(metaCall(t, caller, "wamp.subscription.match", "com.look.a.b")[0])
+		slices.Sort(got)
+		want := []wamp.ID{exact, prefix, wildcard}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("caller %d: match(com.look.a.b) = %v, want %v, each once", i, got, want)
+		}
+		for _, topic := range []string{"com.look.none", "wamp.session.on_leave"} {
+			if res := metaCall(t, caller, "wamp.subscription.match", topic); res[0] != nil {
+				t.Errorf("caller %d: match(%s) = %v, want null", i, topic, res[0])
+			}
+		}
+	}
+}
+
+// testGetEvents: get_events answers with the newest events of the
+// subscription's history on every node, merged newest first, whichever
+// node is called; its errors as on one node.
+func testGetEvents(t *testing.T, sites []*site) {
+	var pubs []*client.Session
+	for _, s := range sites {
+		pubs = append(pubs, s.join(t))
+	}
+	c := sites[0].join(t)
+	hist := idOf(metaCall(t, c, "wamp.subscription.lookup", "com.hist", wamp.Dict{"match": wamp.MatchPrefix})[0])
+	if hist == 0 {
+		t.Fatal("the history's subscription is not found")
+	}
+	// Publications acknowledged one after the other, on every node in
+	// turn: each is recorded by its node before the next is published.
+	var order []string
+	for i := range 2 * histLimit {
+		arg := fmt.Sprintf("e%d", i)
+		ack := wamp.Dict{"acknowledge": true}
+		if _, err := pubs[i%len(pubs)].Publish(ctxFor(t), wamp.URI(fmt.Sprintf("com.hist.n%d", i%len(pubs))), wamp.List{arg}, nil, ack); err != nil {
+			t.Fatal(err)
+		}
+		order = append(order, arg)
+	}
+	slices.Reverse(order) // newest first
+	for i, s := range sites {
+		caller := s.join(t)
+		for _, limit := range []int{1, 3, histLimit, 100} {
+			res := metaCall(t, caller, "wamp.subscription.get_events", uint64(hist), limit)
+			// No node holds more than histLimit of them: all are kept.
+			if got, want := eventArgs(t, res[0]), order[:min(limit, len(order))]; !slices.Equal(got, want) {
+				t.Errorf("node %d: get_events(limit %d) = %v, want %v", i, limit, got, want)
+			}
+		}
+	}
+	other := subscribe(t, pubs[2], "com.nohist", nil)
+	errs := []struct {
+		id   wamp.ID
+		want wamp.URI
+	}{
+		{other, "wamp.error.history_unavailable"},
+		{wamp.MaxID, wamp.ErrNoSuchSubscription},
+	}
+	for _, e := range errs {
+		if _, err := c.Call(ctxFor(t), "wamp.subscription.get_events", wamp.List{uint64(e.id)}, nil); !isError(err, e.want) {
+			t.Errorf("get_events(%d): %v, want %s", e.id, err, e.want)
+		}
+	}
+}
+
+// testGetEventsTooLarge: a node whose events pass what one NATS message
+// carries makes get_events an ERROR at once, never the other nodes'
+// events alone; fewer of them are answered.
+func testGetEventsTooLarge(t *testing.T, sites []*site) {
+	c, pub := sites[0].join(t), sites[1].join(t)
+	hist := idOf(metaCall(t, c, "wamp.subscription.lookup", "com.hist", wamp.Dict{"match": wamp.MatchPrefix})[0])
+	big := strings.Repeat("x", 400<<10) // NATS carries 1 MiB: three do not go
+	for range histLimit {
+		if _, err := pub.Publish(ctxFor(t), "com.hist.big", wamp.List{big}, nil, wamp.Dict{"acknowledge": true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The member says its answer is too large (not silence: the
+	// scatter-gather would wait 2 s and answer cluster_unavailable).
+	_, err := c.Call(ctxFor(t), "wamp.subscription.get_events", wamp.List{uint64(hist), histLimit}, nil)
+	if !isError(err, wamp.ErrLimitExceeded) || !strings.Contains(err.Error(), "passes the cluster's message size") {
+		t.Errorf("get_events of %d events of 400 KiB on another node: %v, want %s", histLimit, err, wamp.ErrLimitExceeded)
+	}
+	res := metaCall(t, c, "wamp.subscription.get_events", uint64(hist), 2)
+	if l, _ := res[0].(wamp.List); len(l) != 2 {
+		t.Errorf("get_events of 2: %d events", len(l))
+	}
+}
+
+// eventArgs reads the first argument of each event get_events returned.
+func eventArgs(t *testing.T, v any) []string {
+	t.Helper()
+	l, ok := v.(wamp.List)
+	if !ok {
+		t.Fatalf("get_events: %#v, not a list", v)
+	}
+	var out []string
+	for _, e := range l {
+		var d wamp.Dict
+		switch e := e.(type) {
+		case wamp.Dict:
+			d = e
+		case wamp.Object:
+			d = e.Dict()
+		}
+		args, _ := d["args"].(wamp.List)
+		if len(args) != 1 || d["realm"] != "realm1" || d["topic"] == nil || d["session_id"] == nil {
+			t.Fatalf("event %v", e)
+		}
+		s, _ := args[0].(string)
+		out = append(out, s)
+	}
+	return out
+}
+
 // waitEnded waits until the router ended c.
 func waitEnded(t *testing.T, c *client.Session) {
 	t.Helper()
@@ -195,15 +370,38 @@ func TestSessionsMemberSilent(t *testing.T) {
 	c, other := sites[0].join(t), sites[1].join(t)
 	sites[2].join(t)
 	sites[2].fabric.Close() // the node lives on; its fabric answers nothing
-	_, err := c.Call(ctxFor(t), "wamp.session.count", nil, nil)
-	if !isError(err, wamp.ErrClusterUnavailable) {
-		t.Fatalf("count with a silent member: %v, want %s", err, wamp.ErrClusterUnavailable)
+	calls := []struct {
+		proc wamp.URI
+		args wamp.List
+	}{
+		{"wamp.session.count", nil},
+		{"wamp.subscription.lookup", wamp.List{"com.silent"}},
+		{"wamp.subscription.match", wamp.List{"com.silent"}},
+		{"wamp.subscription.get_events", wamp.List{1}},
+	}
+	var wg sync.WaitGroup
+	want := []wamp.ID{c.ID(), other.ID()}
+	for _, call := range calls { // at once, each waiting for the silent member
+		caller := sites[0].join(t)
+		want = append(want, caller.ID())
+		wg.Go(func() {
+			_, err := caller.Call(ctxFor(t), call.proc, call.args, nil)
+			if !isError(err, wamp.ErrClusterUnavailable) {
+				t.Errorf("%s with a silent member: %v, want %s", call.proc, err, wamp.ErrClusterUnavailable)
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	if n := sites[0].router.Stats().CallErrors[string(wamp.ErrClusterUnavailable)]; n != uint64(len(calls)) {
+		t.Errorf("call errors %s: %d, want %d", wamp.ErrClusterUnavailable, n, len(calls))
 	}
 	clustertest.Kill(sites[2].node)
 	clustertest.WaitMembers(t, []*cluster.Node{sites[0].node, sites[1].node}, sites[0].node, sites[1].node)
 	list := ids(metaCall(t, c, "wamp.session.list")[0])
 	slices.Sort(list)
-	want := []wamp.ID{c.ID(), other.ID()}
 	slices.Sort(want)
 	if !slices.Equal(list, want) {
 		t.Errorf("list once the silent member is lost: %v, want %v", list, want)

@@ -1,10 +1,12 @@
 package cluster
 
 import (
+	"encoding/binary"
 	"reflect"
 	"testing"
 
 	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/uriindex"
 	"github.com/junction-wamp/junction/wamp"
 	"github.com/junction-wamp/junction/wamp/codec"
 )
@@ -18,6 +20,9 @@ func querySamples() []query {
 		{from: from, realm: "r", MetaQuery: router.MetaQuery{Op: router.SessionGet, ID: wamp.MaxID}},
 		{from: from, realm: "r", MetaQuery: router.MetaQuery{Op: router.SessionKill, ID: 3, Reason: "wamp.close.killed", Message: "bye", HasMessage: true}},
 		{from: from, realm: "r", MetaQuery: router.MetaQuery{Op: router.SessionKillByAuthRole, Value: "user", Reason: "com.r"}},
+		{from: from, realm: "r", MetaQuery: router.MetaQuery{Op: router.SubscriptionLookup, URI: "com..a", Match: uriindex.Wildcard}},
+		{from: from, realm: "r", MetaQuery: router.MetaQuery{Op: router.SubscriptionMatch, URI: "com.a.b", Value: "trusted"}},
+		{from: from, realm: "r", MetaQuery: router.MetaQuery{Op: router.SubscriptionEvents, ID: 9, Limit: 1000}},
 	}
 }
 
@@ -29,6 +34,10 @@ func answerSamples() []answer {
 		{member: m, MetaAnswer: router.MetaAnswer{IDs: []wamp.ID{1, wamp.MaxID}}},
 		{member: m, MetaAnswer: router.MetaAnswer{Details: wamp.Dict{"session": uint64(5), "authid": "x",
 			"transport": wamp.Dict{"type": "websocket"}}}},
+		{member: m, MetaAnswer: router.MetaAnswer{Details: wamp.Dict{"id": uint64(9), "uri": "com.h", "match": "prefix",
+			"events": wamp.List{wamp.Dict{"time_ns": int64(1), "args": wamp.List{"a"}}}}}},
+		{member: m, MetaAnswer: router.MetaAnswer{Details: wamp.Dict{"id": uint64(9), "events": wamp.List{}}}},
+		{member: m, tooLarge: 2 << 20},
 	}
 }
 
@@ -46,8 +55,43 @@ func TestQueryWire(t *testing.T) {
 			t.Errorf("%+v cut short decodes", q)
 		}
 	}
-	if _, err := appendQuery(nil, query{MetaQuery: router.MetaQuery{Op: 99}}); err == nil {
-		t.Error("op 99 encodes")
+	for _, q := range []router.MetaQuery{
+		{Op: 99}, {Op: router.LastMetaOp + 1}, {Op: router.SubscriptionLookup, Match: uriindex.Wildcard + 1},
+		{Op: router.SubscriptionEvents, Limit: -1},
+	} {
+		if _, err := appendQuery(nil, query{MetaQuery: q}); err == nil {
+			t.Errorf("%+v encodes", q)
+		}
+	}
+	// A limit past maxLimit goes as maxLimit; one on the wire past it is
+	// refused.
+	b, err := appendQuery(nil, query{MetaQuery: router.MetaQuery{Op: router.SubscriptionEvents, Limit: 1 << 40}})
+	if q, err2 := decodeQuery(b); err != nil || err2 != nil || q.Limit != maxLimit {
+		t.Errorf("a limit of 2^40: %d, %v, %v", q.Limit, err, err2)
+	}
+	b = binary.AppendUvarint(b[:len(b)-binary.PutUvarint(make([]byte, binary.MaxVarintLen64), maxLimit)], maxLimit+1)
+	if _, err := decodeQuery(b); err == nil {
+		t.Error("a limit past maxLimit decodes")
+	}
+}
+
+// TestAnswerEvents: the events of a history's answer come back as a
+// list, an empty one too (a history that holds none is not one that is
+// not kept).
+func TestAnswerEvents(t *testing.T) {
+	for _, a := range answerSamples()[4:6] {
+		b, err := appendAnswer(nil, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeAnswer(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, ok := got.Details["events"].(wamp.List)
+		if want := a.Details["events"].(wamp.List); !ok || len(l) != len(want) {
+			t.Errorf("events %#v, want %d", got.Details["events"], len(want))
+		}
 	}
 }
 
@@ -59,7 +103,7 @@ func TestAnswerWire(t *testing.T) {
 		}
 		got, err := decodeAnswer(b)
 		if err != nil || got.member != a.member || got.Count != a.Count || !reflect.DeepEqual(got.IDs, a.IDs) ||
-			(a.Details == nil) != (got.Details == nil) || got.Details["authid"] != a.Details["authid"] {
+			(a.Details == nil) != (got.Details == nil) || got.Details["authid"] != a.Details["authid"] || got.tooLarge != a.tooLarge {
 			t.Errorf("round trip: %+v, %v; want %+v", got, err, a)
 		}
 		if _, err := decodeAnswer(append(b, 0)); err == nil {
@@ -115,7 +159,8 @@ func FuzzAnswerWire(f *testing.F) {
 			t.Fatalf("decoded %+v does not encode: %v", a, err)
 		}
 		a2, err := decodeAnswer(again)
-		if err != nil || a2.member != a.member || a2.Count != a.Count || !reflect.DeepEqual(a2.IDs, a.IDs) || !reflect.DeepEqual(a2.Details, a.Details) {
+		if err != nil || a2.member != a.member || a2.Count != a.Count || !reflect.DeepEqual(a2.IDs, a.IDs) || !reflect.DeepEqual(a2.Details, a.Details) ||
+			a2.tooLarge != a.tooLarge {
 			t.Fatalf("round trip: %+v, %v; want %+v", a2, err, a)
 		}
 	})

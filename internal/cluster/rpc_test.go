@@ -32,11 +32,18 @@ type site struct {
 // (realm1), closed at the end of the test.
 func startSites(t testing.TB, n int, opts ...clustertest.Option) []*site {
 	t.Helper()
+	return startRealmSites(t, n, router.RealmOptions{Name: "realm1"}, opts...)
+}
+
+// startRealmSites is startSites with realm1's options (its name must be
+// realm1).
+func startRealmSites(t testing.TB, n int, realm router.RealmOptions, opts ...clustertest.Option) []*site {
+	t.Helper()
 	nodes := clustertest.Start(t, n, opts...)
 	sites := make([]*site, n)
 	for i, nd := range nodes {
 		f := cluster.NewFabric(nd, slog.New(slog.DiscardHandler))
-		r, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: "realm1"}}, Fabric: f})
+		r, err := router.New(router.Options{Realms: []router.RealmOptions{realm}, Fabric: f})
 		if err != nil {
 			t.Fatal(err)
 		}

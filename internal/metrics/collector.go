@@ -29,7 +29,7 @@ var (
 	descSent           = desc("messages_sent_total", "WAMP messages sent (queued) by the routers.", "type")
 	descInFlight       = desc("calls_in_flight", "Calls routed to a callee and not answered yet.", "realm")
 	descCallDuration   = desc("call_duration_seconds", "Time from CALL to its final RESULT or ERROR at the router, for calls routed to a callee.")
-	descCallErrors     = desc("call_errors_total", "ERRORs answering CALLs, by URI: a wamp.error.* URI the router knows (or junction.error.limit_exceeded), else \"application\".", "error")
+	descCallErrors     = desc("call_errors_total", "ERRORs answering CALLs, by URI: a wamp.error.* URI the router knows (or junction.error.limit_exceeded, cluster_unavailable, cluster_isolated), else \"application\".", "error")
 	descEvents         = desc("events_delivered_total", "EVENTs sent to subscribers.")
 	descSlow           = desc("slow_consumer_disconnects_total", "Sessions closed because their peer did not read fast enough.")
 	descRegistrations  = desc("registrations", "Registrations on the realm now.", "realm")

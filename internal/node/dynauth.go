@@ -164,9 +164,11 @@ func callDynamic(ctx context.Context, s *bridgeSession, procedure wamp.URI, args
 }
 
 // routerCallErrors are the ERRORs of a CALL that the router, not the
-// callee, sends when it cannot deliver or complete the call.
+// callee, sends when it cannot deliver or complete the call (in a
+// cluster too: the table unavailable, this node isolated).
 var routerCallErrors = []wamp.URI{
 	wamp.ErrNoSuchProcedure, wamp.ErrNoAvailableCallee, wamp.ErrCanceled, wamp.ErrTimeout, wamp.ErrLimitExceeded,
+	wamp.ErrClusterUnavailable, wamp.ErrClusterIsolated,
 }
 
 func classifyCallError(err error) error {

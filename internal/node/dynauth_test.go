@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os/exec"
 	"strings"
 	"sync"
@@ -372,4 +373,26 @@ func stderrOf(err error) string {
 		return string(ee.Stderr)
 	}
 	return ""
+}
+
+// TestClassifyCallError: an ERROR the router sent because it could not
+// reach the authenticator or authorizer (the cluster's included) says
+// it is unavailable; the callee's own ERROR is its refusal.
+func TestClassifyCallError(t *testing.T) {
+	for _, tc := range []struct {
+		uri         wamp.URI
+		unavailable bool
+	}{
+		{wamp.ErrNoSuchProcedure, true},
+		{wamp.ErrTimeout, true},
+		{wamp.ErrClusterUnavailable, true},
+		{wamp.ErrClusterIsolated, true},
+		{wamp.ErrNotAuthorized, false},
+		{"com.example.denied", false},
+	} {
+		err := classifyCallError(wamp.Errorf(tc.uri, "x"))
+		if got := errors.Is(err, auth.ErrUnavailable); got != tc.unavailable {
+			t.Errorf("%s: unavailable %v, want %v", tc.uri, got, tc.unavailable)
+		}
+	}
 }

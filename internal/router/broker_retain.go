@@ -22,6 +22,17 @@ type retainStore struct {
 	// still retained; a session's entry goes when it leaves (its events
 	// stay, counted by total).
 	shares map[wamp.ID]*usage
+	// displaced is, by topic, the last event of this node's sessions
+	// that another node's took the place of (keep), until the cluster's
+	// table brings it back (if ever: one entry per topic at most).
+	displaced map[wamp.URI]displacedEvent
+}
+
+// displacedEvent is a publication that counted in share until another
+// node's event replaced it.
+type displacedEvent struct {
+	publication wamp.ID
+	share       *usage
 }
 
 // retainedEvent is a topic's retained event, with its estimated size and
@@ -93,12 +104,52 @@ func (st *retainStore) admitShare(pub *session, b budget, old retainedEvent, siz
 	return share, b.admit(*share, dn, db)
 }
 
-// holds reports whether publication id is topic's retained event.
-func (st *retainStore) holds(topic wamp.URI, id wamp.ID) bool {
+// keep keeps e, of size bytes, another node's publication that the
+// cluster's table holds as its topic's retained event, in place of the
+// one before; the publication that is retained already changes nothing.
+//
+// It is not refused by the realm's limits: the publishing node admitted
+// it against them, counting every node's retained events as this one
+// does, and every node must end with the table's events (a node that
+// refused one would answer get_retained otherwise than the others). It
+// counts in the realm's total, and in the share of its publisher when
+// that is a session of this node: a publication of this node that
+// another node's replaced (two nodes retaining to one topic at once)
+// and that the table then brings back, as the later, counts in its
+// publisher's share again. A share thus counts the events that are its
+// session's topics' retained events now, as on one node.
+func (b *broker) keep(e *outEvent, size int) {
+	st := &b.retained
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	r, ok := st.events[topic]
-	return ok && r.e.publication == id
+	old, replaced := st.events[e.topic]
+	if replaced && old.e.publication == e.publication {
+		return
+	}
+	var share *usage
+	if d, ok := st.displaced[e.topic]; ok && d.publication == e.publication {
+		delete(st.displaced, e.topic)
+		share = d.share
+	}
+	if old.share != nil {
+		old.share.add(-1, -old.size)
+		if st.displaced == nil {
+			st.displaced = make(map[wamp.URI]displacedEvent)
+		}
+		st.displaced[e.topic] = displacedEvent{publication: old.e.publication, share: old.share}
+	}
+	if share != nil {
+		share.add(1, size)
+	}
+	dn := 1
+	if replaced {
+		dn = 0
+	}
+	st.total.add(dn, size-old.size)
+	if st.events == nil {
+		st.events = make(map[wamp.URI]retainedEvent)
+	}
+	st.events[e.topic] = retainedEvent{e: e, size: size, share: share}
 }
 
 // forget drops the share of a session that left; its retained events

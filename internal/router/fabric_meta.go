@@ -34,7 +34,19 @@ const (
 	// SubscriptionList: the subscriptions by match policy
 	// (wamp.subscription.list), those a session of role Value may see.
 	SubscriptionList
+	// SubscriptionLookup: the subscription of exactly (URI, Match)
+	// (wamp.subscription.lookup).
+	SubscriptionLookup
+	// SubscriptionMatch: the subscriptions an event to URI reaches, those
+	// a session of role Value may see (wamp.subscription.match).
+	SubscriptionMatch
+	// SubscriptionEvents: the subscription ID's details and the Limit
+	// newest events of its history (wamp.subscription.get_events).
+	SubscriptionEvents
 )
+
+// LastMetaOp is the last MetaOp: the ops are SessionCount to LastMetaOp.
+const LastMetaOp = SubscriptionEvents
 
 // MetaQuery is a meta procedure's question, as every node of the
 // cluster answers it for its own sessions of the realm.
@@ -52,17 +64,25 @@ type MetaQuery struct {
 	Reason     wamp.URI
 	Message    string
 	HasMessage bool
+	// URI and Match: the topic of SubscriptionMatch, the pattern of
+	// SubscriptionLookup.
+	URI   wamp.URI
+	Match uriindex.Match
+	Limit int // the events of SubscriptionEvents
 }
 
 // MetaAnswer is one node's answer to a MetaQuery.
 type MetaAnswer struct {
 	Count int // count
 	// IDs: the sessions of list, those killed by kill*, the subscribers
-	// of SubscriptionGet.
+	// of SubscriptionGet, the subscriptions of SubscriptionLookup (one at
+	// most) and SubscriptionMatch.
 	IDs []wamp.ID
 	// Details: of the session of get, of the subscription of
-	// SubscriptionGet, nil when it is not there; SubscriptionList's
-	// lists by match policy.
+	// SubscriptionGet and SubscriptionEvents (with, for the latter,
+	// "events": its history's newest events, newest first, when it keeps
+	// one), nil when it is not there; SubscriptionList's lists by match
+	// policy.
 	Details wamp.Dict
 }
 
@@ -72,8 +92,9 @@ type MetaFabric interface {
 	// AskMeta asks q of the realm on every other live member of the
 	// cluster and returns their answers. It fails with a
 	// *wamp.RequestError (junction.error.cluster_unavailable) when a
-	// member did not answer in time: never a partial answer. It is called
-	// with no lock held and may wait.
+	// member did not answer in time: never a partial answer;
+	// junction.error.cluster_isolated at once while this node is fenced.
+	// It is called with no lock held and may wait.
 	AskMeta(q MetaQuery) ([]MetaAnswer, error)
 }
 
@@ -107,6 +128,20 @@ func (rm *realm) answerMeta(q MetaQuery, caller *session) MetaAnswer {
 		}
 	case SubscriptionList:
 		return MetaAnswer{Details: rm.broker.list(q.Value).dict()}
+	case SubscriptionLookup:
+		if id, ok := rm.broker.lookup(q.URI, q.Match); ok {
+			return MetaAnswer{IDs: []wamp.ID{id}}
+		}
+	case SubscriptionMatch:
+		return MetaAnswer{IDs: rm.broker.matching(q.URI, q.Value)}
+	case SubscriptionEvents:
+		if info, events, ok := rm.broker.historyOf(q.ID, q.Limit); ok {
+			d := subscriptionDetails(info)
+			if events != nil {
+				d[historyEvents] = events
+			}
+			return MetaAnswer{Details: d}
+		}
 	}
 	return MetaAnswer{}
 }
@@ -143,7 +178,8 @@ func sessionIDs(all []*session) []wamp.ID {
 func (rm *realm) askMeta(q MetaQuery, caller *session) ([]MetaAnswer, error) {
 	all := []MetaAnswer{rm.answerMeta(q, caller)}
 	sf, ok := rm.fabric.(MetaFabric)
-	if !ok || (q.Op == SessionGet && all[0].Details != nil) || (q.Op == SessionKill && len(all[0].IDs) > 0) {
+	if !ok || (q.Op == SessionGet && all[0].Details != nil) || (q.Op == SessionKill && len(all[0].IDs) > 0) ||
+		(q.Op == SubscriptionLookup && len(all[0].IDs) > 0) {
 		return all, nil
 	}
 	remote, err := sf.AskMeta(q)

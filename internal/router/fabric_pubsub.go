@@ -3,7 +3,6 @@ package router
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 
 	"github.com/junction-wamp/junction/internal/uriindex"
 	"github.com/junction-wamp/junction/wamp"
@@ -76,21 +75,12 @@ func (l *RealmLink) Deliver(p *Publication) {
 // Retain keeps a publication of another node as the retained event of
 // its topic on this node, in place of the one before, as a publication
 // with retain does here, without delivering it; the publication that is
-// retained already (its own node's, seen again) changes nothing. A limit
-// of the realm that refuses it is counted and logged as for the router's
-// own events. The cluster calls it for a realm in the order of the
-// cluster's table; it may call it from Fabric.Realm, once the realm is
-// made.
+// retained already (its own node's, seen again) changes nothing. The
+// realm's limits do not refuse it (see broker.keep). The cluster calls it
+// for a realm in the order of the cluster's table; it may call it from
+// Fabric.Realm, once the realm is made.
 func (l *RealmLink) Retain(p *Publication) {
-	b := l.rm.broker
-	if b.retained.holds(p.Topic, p.ID) {
-		return
-	}
-	err := b.retain(nil, remoteEvent(p), wamp.PayloadSize(p.Topic, p.Payload, nil))
-	var le *limitError
-	if errors.As(err, &le) {
-		l.rm.limits.note(nil, le)
-	}
+	l.rm.broker.keep(remoteEvent(p), wamp.PayloadSize(p.Topic, p.Payload, nil))
 }
 
 // remoteEvent is the outEvent of another node's publication.

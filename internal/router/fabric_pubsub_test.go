@@ -276,3 +276,81 @@ func TestFabricRetained(t *testing.T) {
 		}
 	})
 }
+
+// retainedUsage returns the realm's retained total on r and the share of
+// session id (zero when it has none).
+func retainedUsage(r *Router, id wamp.ID) (total, share usage) {
+	st := &r.realm("realm1").broker.retained
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if s := st.shares[id]; s != nil {
+		share = *s
+	}
+	return st.total, share
+}
+
+// TestFabricRetainedRace: when two nodes retain an event to one topic at
+// once, each node keeps its own first, then the table's events in the
+// table's order: an event of this node's session that another node's
+// replaced, and that the table then brings back, counts in its
+// publisher's share again: a share counts its session's events that are
+// retained now.
+func TestFabricRetainedRace(t *testing.T) {
+	cluster(t, 2, Options{}, func(t *testing.T, rs []*Router, ns []*evNode) {
+		a := join(t, rs[0].Gate(), "realm1", nil)
+		a.publish("com.x", wamp.Dict{"retain": true, "acknowledge": true}, "a")
+		mine := expect[*wamp.Published](a).Publication
+		link := ns[0].links["realm1"]
+		remote := func(id wamp.ID) *Publication {
+			return &Publication{Topic: "com.x", ID: id, Details: wamp.Dict{}, Payload: wamp.Payload{Args: wamp.List{"b"}}}
+		}
+		size := wamp.PayloadSize("com.x", remote(0).Payload, nil)
+		steps := []struct {
+			name  string
+			id    wamp.ID // the publication the table brings
+			share int     // a's share after it
+		}{
+			{"another node's replaces a's", 77, 0},
+			{"the table brings a's back, as the last", mine, 1},
+			{"a's again: nothing changes", mine, 1},
+			{"another node's replaces it again", 78, 0},
+			{"yet another of another node's", 79, 0},
+			{"a's comes back after both", mine, 1},
+			{"another node's, then a's alone was displaced", 80, 0},
+		}
+		for _, s := range steps {
+			link.Retain(remote(s.id))
+			total, share := retainedUsage(rs[0], a.id)
+			if total.n != 1 || share.n != s.share || (s.share == 1) != (share.bytes == size) {
+				t.Errorf("%s: total %+v, a's share %+v; want 1 event, %d in a's share", s.name, total, share, s.share)
+			}
+		}
+	})
+}
+
+// TestFabricRetainedPastLimit: another node's retained event is kept even
+// past the realm's limits (its node admitted it, and every node keeps the
+// table's events), without a refusal counted; it counts in the realm's
+// total, so this node's next retained event on a new topic is refused.
+func TestFabricRetainedPastLimit(t *testing.T) {
+	logs := &recordHandler{}
+	cluster(t, 2, limitRealm(Limits{RetainedEventsPerRealm: 1}, logs), func(t *testing.T, rs []*Router, ns []*evNode) {
+		a := join(t, rs[0].Gate(), "realm1", nil)
+		a.publish("com.a", wamp.Dict{"retain": true, "acknowledge": true}, 1)
+		expect[*wamp.Published](a)
+		ns[0].links["realm1"].Retain(&Publication{Topic: "com.b", ID: 5, Details: wamp.Dict{}, Payload: wamp.Payload{Args: wamp.List{2}}})
+		if total, _ := retainedUsage(rs[0], a.id); total.n != 2 {
+			t.Errorf("total %+v, want the other node's event kept past the limit", total)
+		}
+		if n := rs[0].realm("realm1").limits.refused.Load(); n != 0 {
+			t.Errorf("%d refusals counted for the other node's event", n)
+		}
+		a.expectRefused(wamp.TypePublish, a.publish("com.c", wamp.Dict{"retain": true, "acknowledge": true}, 3))
+		sub := join(t, rs[0].Gate(), "realm1", nil)
+		sub.subscribe("com.", wamp.Dict{"match": "prefix", "get_retained": true})
+		for range 2 {
+			expect[*wamp.Event](sub)
+		}
+		sub.quiet()
+	})
+}

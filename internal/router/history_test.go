@@ -1,6 +1,7 @@
 package router
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/junction-wamp/junction/wamp"
@@ -206,6 +207,46 @@ func TestEventHistoryOptions(t *testing.T) {
 			}
 			if (err == nil) != tc.ok {
 				t.Errorf("New: %v, want ok %v", err, tc.ok)
+			}
+		})
+	}
+}
+
+// TestNewestMerged: the events of several nodes' histories merge newest
+// first by time_ns, each node's in its own order, at most n.
+func TestNewestMerged(t *testing.T) {
+	ev := func(name string, ns int64) wamp.Dict { return wamp.Dict{"time_ns": ns, "name": name} }
+	remote := func(name string, ns int64) wamp.Object { return wamp.ObjectOf(ev(name, ns)) }
+	for _, tc := range []struct {
+		name  string
+		lists []wamp.List
+		n     int
+		want  []string
+	}{
+		{"one node", []wamp.List{{ev("b", 2), ev("a", 1)}}, 10, []string{"b", "a"}},
+		{"one node, limited", []wamp.List{{ev("c", 3), ev("b", 2), ev("a", 1)}}, 2, []string{"c", "b"}},
+		{"one node, its order kept", []wamp.List{{ev("b", 1), ev("a", 2)}}, 10, []string{"b", "a"}},
+		{"interleaved", []wamp.List{{ev("e", 5), ev("c", 3), ev("a", 1)}, {remote("d", 4), remote("b", 2)}}, 10, []string{"e", "d", "c", "b", "a"}},
+		{"limited", []wamp.List{{ev("e", 5), ev("c", 3), ev("a", 1)}, {remote("d", 4), remote("b", 2)}}, 3, []string{"e", "d", "c"}},
+		{"a tie: the earlier list first", []wamp.List{{ev("x", 7)}, {remote("y", 7)}}, 10, []string{"x", "y"}},
+		{"an empty history", []wamp.List{{}, {remote("a", 1)}}, 10, []string{"a"}},
+		{"none asked", []wamp.List{{ev("a", 1)}, {remote("b", 2)}}, 0, nil},
+		{"none asked of one", []wamp.List{{ev("a", 1)}}, 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, e := range newest(tc.lists, tc.n) {
+				var d wamp.Dict
+				switch e := e.(type) {
+				case wamp.Dict:
+					d = e
+				case wamp.Object:
+					d = e.Dict()
+				}
+				got = append(got, d["name"].(string))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("newest = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -104,24 +104,43 @@ func (b *broker) list(role string) *matchLists {
 
 // subscriptionLookup serves wamp.subscription.lookup(topic,
 // options={match}) -> the ID of the subscription of exactly that pattern,
-// or null.
+// or null; in a cluster, on any node (asked of the others when this node
+// has none).
 func (m *metaAPI) subscriptionLookup(caller *session, c *wamp.Call) (wamp.List, wamp.Dict, error) {
 	uri, um, err := lookupArgs(m.rm, c, "topic")
 	if err != nil {
 		return nil, nil, err
 	}
-	b := m.rm.broker
-	b.mu.RLock()
-	sub, ok := b.index.Get(string(uri), um)
-	b.mu.RUnlock()
-	if !ok || hidden(caller, uri) {
+	if hidden(caller, uri) {
 		return idOrNil(0, false), nil, nil
 	}
-	return idOrNil(sub.id, true), nil, nil
+	all, err := m.rm.askMeta(MetaQuery{Op: SubscriptionLookup, URI: uri, Match: um}, caller)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, a := range all {
+		if len(a.IDs) > 0 {
+			return idOrNil(a.IDs[0], true), nil, nil
+		}
+	}
+	return idOrNil(0, false), nil, nil
+}
+
+// lookup returns the ID of the subscription of exactly (uri, m). Takes
+// broker.mu (read).
+func (b *broker) lookup(uri wamp.URI, m uriindex.Match) (wamp.ID, bool) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	sub, ok := b.index.Get(string(uri), m)
+	if !ok {
+		return 0, false
+	}
+	return sub.id, true
 }
 
 // subscriptionMatch serves wamp.subscription.match(topic) -> the IDs of
-// every subscription an event to topic would reach, or null when none.
+// every subscription an event to topic would reach, or null when none;
+// in a cluster, on every node (each once).
 func (m *metaAPI) subscriptionMatch(caller *session, c *wamp.Call) (wamp.List, wamp.Dict, error) {
 	a, err := parseArgs(c, "topic")
 	if err != nil {
@@ -131,20 +150,39 @@ func (m *metaAPI) subscriptionMatch(caller *session, c *wamp.Call) (wamp.List, w
 	if err != nil {
 		return nil, nil, err
 	}
+	all, err := m.rm.askMeta(MetaQuery{Op: SubscriptionMatch, URI: uri, Value: caller.ident.AuthRole}, caller)
+	if err != nil {
+		return nil, nil, err
+	}
 	var ids wamp.List
-	b := m.rm.broker
-	b.mu.RLock()
-	b.index.Match(string(uri), func(_ string, _ uriindex.Match, sub *subscription) bool {
-		if !hidden(caller, sub.topic) {
-			ids = append(ids, uint64(sub.id))
+	seen := map[wamp.ID]bool{}
+	for _, a := range all {
+		for _, id := range a.IDs {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, uint64(id))
+			}
 		}
-		return true
-	})
-	b.mu.RUnlock()
+	}
 	if len(ids) == 0 {
 		return wamp.List{nil}, nil, nil
 	}
 	return wamp.List{ids}, nil, nil
+}
+
+// matching returns the IDs of the subscriptions an event to uri would
+// reach that a session of role may see. Takes broker.mu (read).
+func (b *broker) matching(uri wamp.URI, role string) []wamp.ID {
+	var ids []wamp.ID
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	b.index.Match(string(uri), func(_ string, _ uriindex.Match, sub *subscription) bool {
+		if !hiddenFrom(role, sub.topic) {
+			ids = append(ids, sub.id)
+		}
+		return true
+	})
+	return ids
 }
 
 // subscriptionGet serves wamp.subscription.get(subscription) -> details.

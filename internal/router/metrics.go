@@ -180,14 +180,17 @@ func addNonZero(m map[string]uint64, c []atomic.Uint64, name func(int) string) {
 	}
 }
 
-// CallErrors are the error URIs counted apart when they answer a CALL;
-// any other URI (a callee's own) counts as ApplicationError.
+// CallErrors are the error URIs counted apart when they answer a CALL:
+// the WAMP errors the router knows and Junction's own (a limit, the
+// cluster unavailable or this node isolated from it); any other URI (a
+// callee's own) counts as ApplicationError.
 var CallErrors = [...]wamp.URI{
 	wamp.ErrInvalidURI, wamp.ErrNoSuchProcedure, wamp.ErrNotAuthorized,
 	wamp.ErrAuthorizationFailed, wamp.ErrInvalidArgument, wamp.ErrCanceled,
 	wamp.ErrTimeout, wamp.ErrNoAvailableCallee, wamp.ErrFeatureNotSupported,
 	wamp.ErrOptionNotAllowed, wamp.ErrOptionDisallowedDisclose,
 	wamp.ErrRuntimeError, wamp.ErrTypeCheck, wamp.ErrLimitExceeded,
+	wamp.ErrClusterUnavailable, wamp.ErrClusterIsolated,
 }
 
 // ApplicationError labels the call errors whose URI is not in CallErrors.

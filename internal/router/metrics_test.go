@@ -155,3 +155,20 @@ func TestMessageCountsStripes(t *testing.T) {
 		t.Errorf("received %v, sent %v; want %d CALL and %d RESULT", in, out, want, want)
 	}
 }
+
+// TestCallErrorClasses: the cluster's errors are counted by their URI,
+// apart from the callees' own.
+func TestCallErrorClasses(t *testing.T) {
+	var c callErrors
+	for _, u := range []wamp.URI{wamp.ErrClusterIsolated, wamp.ErrClusterUnavailable, wamp.ErrClusterIsolated,
+		"com.app.failed", wamp.ErrLimitExceeded, "junction.error.other"} {
+		c.note(u)
+	}
+	want := map[string]uint64{
+		string(wamp.ErrClusterIsolated): 2, string(wamp.ErrClusterUnavailable): 1,
+		string(wamp.ErrLimitExceeded): 1, ApplicationError: 2,
+	}
+	if got := c.load(); !reflect.DeepEqual(got, want) {
+		t.Errorf("call errors %v, want %v", got, want)
+	}
+}
