@@ -98,6 +98,7 @@ func TestClusterBridge(t *testing.T) {
 	t.Run("Callee", func(t *testing.T) {
 		for _, n := range nodes {
 			c := mustRaw(t, "tcp", address(t, n, "workers[0].transports[0]"), client.Config{Realm: "realm1"})
+			waitCallees(t, c, "com.example.rest", 3) // the other nodes' components may still be registering
 			served := map[string]bool{}
 			for range 3 { // roundrobin over the three nodes' callees
 				res, err := c.Call(testCtx(t), "com.example.rest", nil, wamp.ObjectOf(wamp.Dict{"method": "GET"}))
@@ -169,6 +170,26 @@ func calleeNode(t *testing.T, res *client.Result) string {
 		t.Fatalf("result %+v", res)
 	}
 	return strings.Split(strings.TrimPrefix(content, "/"), "/")[0]
+}
+
+// waitCallees waits until the session's node sees want callees of proc
+// (the meta API answers for the cluster).
+func waitCallees(t *testing.T, c *client.Session, proc wamp.URI, want int) {
+	t.Helper()
+	eventually(t, func() []string {
+		res, err := c.Call(testCtx(t), "wamp.registration.lookup", wamp.List{string(proc)}, wamp.Object{})
+		if err != nil || len(res.Args) == 0 || res.Args[0] == nil {
+			return []string{fmt.Sprintf("lookup %s: %v %v", proc, res, err)}
+		}
+		res, err = c.Call(testCtx(t), "wamp.registration.count_callees", wamp.List{res.Args[0]}, wamp.Object{})
+		if err != nil || len(res.Args) == 0 {
+			return []string{fmt.Sprintf("count_callees %s: %v %v", proc, res, err)}
+		}
+		if n, _ := wamp.AsInt(res.Args[0]); n != int64(want) {
+			return []string{fmt.Sprintf("%s has %v callees, want %d", proc, res.Args[0], want)}
+		}
+		return nil
+	})
 }
 
 // waitHolder waits until one node other than gone runs the forwarder,
