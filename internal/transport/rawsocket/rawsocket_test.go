@@ -172,8 +172,12 @@ func TestSendOverPeerLimit(t *testing.T) {
 	s := <-a.Sessions
 	defer close(s.Release)
 	big := &wamp.Publish{Request: 1, Options: wamp.Dict{}, Topic: "t", Args: wamp.List{strings.Repeat("x", 600)}}
-	if err := s.Peer.Send(big); !errors.Is(err, ErrMessageTooBig) {
-		t.Fatalf("Send = %v, want ErrMessageTooBig", err)
+	err := s.Peer.Send(big)
+	if !errors.Is(err, ErrMessageTooBig) || !errors.Is(err, wamp.ErrMessageTooLong) {
+		t.Fatalf("Send = %v, want ErrMessageTooBig and wamp.ErrMessageTooLong", err)
+	}
+	if tl, ok := errors.AsType[*wamp.MessageTooLongError](err); !ok || tl.Type != wamp.TypePublish || tl.Length <= 600 || tl.Limit != 512 {
+		t.Fatalf("Send = %#v, want a MessageTooLongError for the PUBLISH, limit 512", err)
 	}
 	small := &wamp.Goodbye{Details: wamp.Dict{}, Reason: "a.b"}
 	if err := s.Peer.Send(small); err != nil {
