@@ -187,7 +187,7 @@ var CallErrors = [...]wamp.URI{
 	wamp.ErrAuthorizationFailed, wamp.ErrInvalidArgument, wamp.ErrCanceled,
 	wamp.ErrTimeout, wamp.ErrNoAvailableCallee, wamp.ErrFeatureNotSupported,
 	wamp.ErrOptionNotAllowed, wamp.ErrOptionDisallowedDisclose,
-	wamp.ErrRuntimeError, wamp.ErrTypeCheck, wamp.ErrLimitExceeded,
+	wamp.ErrRuntimeError, wamp.ErrTypeCheck, wamp.ErrPayloadSizeExceeded, wamp.ErrLimitExceeded,
 }
 
 // ApplicationError labels the call errors whose URI is not in CallErrors.

@@ -87,8 +87,9 @@ func TestResultTooLong(t *testing.T) {
 		}
 		callee.quiet()
 		st := r.Stats()
-		if st.TooLong != 1 || st.Realms["realm1"].CallsInFlight != 0 {
-			t.Errorf("stats: TooLong %d, calls in flight %d; want 1 and 0", st.TooLong, st.Realms["realm1"].CallsInFlight)
+		if st.TooLong != 1 || st.Realms["realm1"].CallsInFlight != 0 || st.CallErrors[string(wamp.ErrPayloadSizeExceeded)] != 1 {
+			t.Errorf("stats: TooLong %d, calls in flight %d, call errors %v; want 1, 0 and one payload_size_exceeded",
+				st.TooLong, st.Realms["realm1"].CallsInFlight, st.CallErrors)
 		}
 		lines := log.Lines(t, "message too long for its receiver: not sent")
 		if len(lines) != 1 || lines[0]["type"] != "RESULT" || lines[0]["limit"] != 100.0 || lines[0]["session"] != float64(caller.id) {
