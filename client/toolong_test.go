@@ -3,10 +3,13 @@ package client_test
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 
 	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/transport/rawsocket"
 	"github.com/junction-wamp/junction/wamp"
 )
 
@@ -140,5 +143,55 @@ func testEventTooLong(t *testing.T, url, scheme string) {
 	}
 	if limitedSub.Err() != nil {
 		t.Errorf("limited subscriber's session ended: %v", limitedSub.Err())
+	}
+}
+
+// TestAnswerTooLongForRouter: a callee's YIELD or ERROR longer than the
+// router accepts over RawSocket (its announced maximum message length) is
+// not sent; the callee answers with ERROR
+// wamp.error.payload_size_exceeded, or the ERROR's URI alone, so that
+// the caller is not left waiting.
+func TestAnswerTooLongForRouter(t *testing.T) {
+	r, err := router.New(router.Options{Realms: []router.RealmOptions{{Name: realm}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	srv, err := rawsocket.NewServer(rawsocket.Options{Attacher: r.Gate(), MaxMessageSize: limited})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l)
+	url := "rs://" + l.Addr().String()
+	callee := join(t, url, client.DialOptions{}, client.Config{Realm: realm})
+	register(t, callee, "test.long_result", wamp.List{long})
+	_, err = callee.Register(ctx(t), "test.long_error", func(context.Context, *client.Invocation) (*client.Result, error) {
+		return nil, &wamp.RequestError{URI: "test.error.long", Args: wamp.List{long}}
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caller := join(t, url, client.DialOptions{}, client.Config{Realm: realm})
+	tests := []struct {
+		proc wamp.URI
+		want wamp.URI
+	}{
+		{"test.long_result", wamp.ErrPayloadSizeExceeded},
+		{"test.long_error", "test.error.long"},
+	}
+	for _, tt := range tests {
+		_, err := caller.Call(ctx(t), tt.proc, nil, nil)
+		e, ok := errors.AsType[*wamp.RequestError](err)
+		if !ok || e.URI != tt.want {
+			t.Errorf("Call(%s): %v, want ERROR %s", tt.proc, err, tt.want)
+		}
+	}
+	if callee.Err() != nil {
+		t.Errorf("callee's session ended: %v", callee.Err())
 	}
 }
