@@ -94,11 +94,11 @@ func tooLongCallError(req wamp.ID, err error, who string) *wamp.Error {
 func shorter(m wamp.Message, err error, bare bool) wamp.Message {
 	switch m := wamp.Unwrap(m).(type) {
 	case *wamp.Error:
-		e := &wamp.Error{RequestType: m.RequestType, Request: m.Request, Details: wamp.Dict{}, Error: m.Error}
+		var args wamp.List
 		if !bare {
-			e.Args = wamp.List{"the error's details and arguments were cut: " + tooLongText(err, "client")}
+			args = wamp.List{"the error's details and arguments were cut: " + tooLongText(err, "client")}
 		}
-		return e
+		return &wamp.Error{RequestType: m.RequestType, Request: m.Request, Details: wamp.Dict{}, Error: m.Error, Args: args}
 	case *wamp.Abort:
 		return &wamp.Abort{Details: wamp.Dict{}, Reason: m.Reason}
 	case *wamp.Goodbye:
