@@ -16,7 +16,7 @@ import (
 // (a RawSocket client announces its maximum message length in its
 // handshake, and its peer's Send refuses a longer message with
 // wamp.ErrMessageTooLong, before writing anything). Nothing is lost
-// silently, and the session stays open:
+// silently, and the session stays open (but for a WELCOME too long):
 //   - a RESULT: the caller gets ERROR wamp.error.payload_size_exceeded
 //     for its CALL instead, and the call ends; a callee still running it
 //     (the RESULT was a progressive one) gets INTERRUPT (mode killnowait,
@@ -28,7 +28,9 @@ import (
 //   - an ERROR: an ERROR with the same URI replaces it, its details,
 //     arguments and keyword arguments replaced by a message saying how
 //     long it was (and without them if even that is too long);
-//   - an ABORT or GOODBYE: sent again without its details.
+//   - an ABORT or GOODBYE: sent again without its details;
+//   - a WELCOME (a large authextra): the session ends with ABORT
+//     wamp.error.payload_size_exceeded (handshake).
 //
 // Every refusal is counted (Stats.TooLong) and logged at warning level,
 // at most once per tooLongLogEvery.

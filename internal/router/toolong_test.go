@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/junction-wamp/junction/internal/logtest"
 	"github.com/junction-wamp/junction/wamp"
@@ -17,11 +18,16 @@ import (
 // tests do not import the codecs).
 type limitPeer struct {
 	*fakePeer
-	limit int
+	limit   int
+	welcome bool // a WELCOME's details count too
 }
 
 func (p *limitPeer) Send(m wamp.Message) error {
-	if n := fakeLength(m); n > p.limit {
+	n := fakeLength(m)
+	if w, ok := m.(*wamp.Welcome); ok && p.welcome {
+		n += printed(len(w.Details), w.Details)
+	}
+	if n > p.limit {
 		return fmt.Errorf("fake: %w", &wamp.MessageTooLongError{Type: m.Type(), Length: n, Limit: p.limit})
 	}
 	return p.fakePeer.Send(m)
@@ -282,6 +288,25 @@ func TestInternalResultTooLong(t *testing.T) {
 		}
 		if n := r.Stats().TooLong; n != 2 {
 			t.Errorf("TooLong %d, want 2 (the RESULT, then the ERROR's message)", n)
+		}
+	})
+}
+
+// TestWelcomeTooLong: a WELCOME longer than the client accepts (a large
+// authextra) ends the session with ABORT wamp.error.payload_size_exceeded
+// rather than leave the client waiting; the session leaves its realm.
+func TestWelcomeTooLong(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		p := newFakePeer(16)
+		c := attachAs(t, r.Gate(), p, &limitPeer{fakePeer: p, limit: 100, welcome: true})
+		c.send(&wamp.Hello{Realm: "realm1", Details: clientRoles()})
+		a := c.expectAbort(wamp.ErrPayloadSizeExceeded)
+		if msg, _ := a.Details[wamp.KeyMessage].(string); !strings.HasPrefix(msg, "WELCOME of ") {
+			t.Errorf("ABORT %+v, want a message about the WELCOME", a)
+		}
+		synctest.Wait()
+		if st := r.Stats(); st.Sessions != 0 || st.Realms["realm1"].Sessions != 0 || st.TooLong != 1 {
+			t.Errorf("stats %+v", st)
 		}
 	})
 }
