@@ -47,7 +47,11 @@ type DialOptions struct {
 	Header http.Header
 	// MaxMessageSize is the longest message accepted from the router;
 	// 0 means 1 MiB. RawSocket rounds it up to a power of two between
-	// 512 bytes and 16 MiB.
+	// 512 bytes and 16 MiB, and announces it to the router, which then
+	// sends nothing longer: a longer result fails its call with
+	// wamp.error.payload_size_exceeded, a longer invocation fails its
+	// caller's call, a longer event is not sent, and the session goes on.
+	// WebSocket announces nothing: a longer message ends the session.
 	MaxMessageSize int
 	// PingInterval, when > 0, pings the router after that long without
 	// traffic; the connection is closed when nothing arrives within

@@ -262,8 +262,8 @@ func TestDialTLSVerifiesRouter(t *testing.T) {
 // TestDialMaxMessageSize: a message longer than DialOptions.MaxMessageSize
 // is not delivered: over WebSocket the client closes the connection and
 // the call whose result is too long fails, while a short one passes.
-// (Over RawSocket the limit is announced in the handshake and the router
-// does not send such a message.)
+// (Over RawSocket the limit is announced in the handshake: the router
+// does not send such a message, see TestTooLongForReceiver.)
 func TestDialMaxMessageSize(t *testing.T) {
 	tr := newTestRouter(t)
 	echo(t, tr.urls["ws"], client.DialOptions{})

@@ -15,7 +15,10 @@ import (
 // runtime.LockOSThread without its unlock). ctx is canceled when the router sends INTERRUPT (the
 // caller canceled or timed out) or when the session ends. A returned
 // *wamp.RequestError is sent as is; any other error is sent as
-// wamp.error.runtime_error with the error's text as argument.
+// wamp.error.runtime_error with the error's text as argument. A result
+// longer than the router accepts (over RawSocket, the maximum message
+// length it announced) is sent as ERROR wamp.error.payload_size_exceeded
+// instead, an error that long with its URI alone.
 type InvocationHandler func(ctx context.Context, inv *Invocation) (*Result, error)
 
 // Invocation is one call of a registered procedure.
@@ -241,13 +244,32 @@ func (s *Session) invoke(ctx context.Context, run *running, h InvocationHandler,
 	s.mu.Unlock()
 	run.cancel()
 	if err != nil {
-		_ = s.peer.Send(wamp.ErrorFor(wamp.TypeInvocation, inv.request, handlerError(err, interrupted)))
+		s.sendAnswer(inv.request, wamp.ErrorFor(wamp.TypeInvocation, inv.request, handlerError(err, interrupted)))
 		return
 	}
 	if res == nil {
 		res = &Result{}
 	}
-	_ = s.peer.Send(&wamp.Yield{Request: inv.request, Options: wamp.Dict{}, Args: res.Args, Kwargs: res.Kwargs})
+	s.sendAnswer(inv.request, &wamp.Yield{Request: inv.request, Options: wamp.Dict{}, Args: res.Args, Kwargs: res.Kwargs})
+}
+
+// sendAnswer sends the YIELD or ERROR m answering INVOCATION req. One
+// longer than the router accepts (the maximum message length it announced
+// over RawSocket) is not sent: the router gets ERROR
+// wamp.error.payload_size_exceeded for a YIELD instead, the ERROR's URI
+// without its payload for an ERROR, so that the caller is answered
+// rather than left waiting.
+func (s *Session) sendAnswer(req wamp.ID, m wamp.Message) {
+	err := s.peer.Send(m)
+	if !errors.Is(err, wamp.ErrMessageTooLong) {
+		return
+	}
+	e := wamp.ErrorFor(wamp.TypeInvocation, req, wamp.Errorf(wamp.ErrPayloadSizeExceeded, "%v", err))
+	if prev, ok := m.(*wamp.Error); ok {
+		e = &wamp.Error{RequestType: wamp.TypeInvocation, Request: req, Details: wamp.Dict{}, Error: prev.Error}
+	}
+	s.log.Warn("client: answer too long for the router: not sent", "invocation", uint64(req), "err", err)
+	_ = s.peer.Send(e)
 }
 
 // callHandler runs h, turning a panic into an error.

@@ -37,6 +37,10 @@ const (
 	ErrOptionDisallowedDisclose URI = "wamp.error.option_disallowed.disclose_me"
 	ErrRuntimeError             URI = "wamp.error.runtime_error"
 	ErrTypeCheck                URI = "wamp.error.type_check_error"
+	// ErrPayloadSizeExceeded: a message could not be delivered because it
+	// is longer than its transport allows (the receiver's maximum
+	// message length).
+	ErrPayloadSizeExceeded URI = "wamp.error.payload_size_exceeded"
 )
 
 // Error URIs of Junction's own, for conditions the WAMP specification has

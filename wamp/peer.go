@@ -14,7 +14,30 @@ var (
 	// ErrSlowConsumer: the peer's outbound queue passed its limits, so the
 	// peer was closed rather than let it block others or lose messages.
 	ErrSlowConsumer = errors.New("wamp: slow consumer")
+	// ErrMessageTooLong: the message is longer than the other side
+	// accepts (the maximum message length it announced, as a RawSocket
+	// client does in its handshake), so it was not sent; the peer stays
+	// open.
+	ErrMessageTooLong = errors.New("wamp: message too long")
 )
+
+// MessageTooLongError is the error of a Send that refused a message
+// longer than the other side accepts, before writing anything: errors.Is
+// matches it to ErrMessageTooLong.
+type MessageTooLongError struct {
+	Type   MessageType // the message's type
+	Length int         // its encoded length, in bytes
+	Limit  int         // the longest message the other side accepts
+}
+
+// Error says what was refused.
+func (e *MessageTooLongError) Error() string {
+	return "wamp: message too long: " + e.Type.String() + " of " + strconv.Itoa(e.Length) +
+		" bytes, the peer accepts " + strconv.Itoa(e.Limit)
+}
+
+// Is reports whether target is ErrMessageTooLong.
+func (e *MessageTooLongError) Is(target error) bool { return target == ErrMessageTooLong }
 
 // SlowConsumerError is the error of the Send that closed a peer as a slow
 // consumer, when the peer knows what its queue held: errors.Is matches it
@@ -40,7 +63,9 @@ type Peer interface {
 	// network. When the outbound queue is past its limits (messages or
 	// bytes) the peer is closed as a slow consumer and Send returns
 	// ErrSlowConsumer; after Close it returns ErrClosed. A message that
-	// cannot be encoded gives an error and leaves the peer open.
+	// cannot be encoded gives an error and leaves the peer open; so does
+	// one longer than the other side accepts, when the peer knows its
+	// limit: an error wrapping ErrMessageTooLong, and nothing written.
 	// Safe for concurrent use; messages from one goroutine keep their order.
 	Send(msg Message) error
 

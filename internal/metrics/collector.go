@@ -32,6 +32,7 @@ var (
 	descCallErrors     = desc("call_errors_total", "ERRORs answering CALLs, by URI: a wamp.error.* URI the router knows (or junction.error.limit_exceeded, cluster_unavailable, cluster_isolated), else \"application\".", "error")
 	descEvents         = desc("events_delivered_total", "EVENTs sent to subscribers.")
 	descSlow           = desc("slow_consumer_disconnects_total", "Sessions closed because their peer did not read fast enough.")
+	descTooLong        = desc("messages_too_long_total", "WAMP messages not sent because they were longer than their receiver accepts (a RawSocket client's maximum message length); counted in messages_sent_total too.")
 	descRegistrations  = desc("registrations", "Registrations on the realm now.", "realm")
 	descSubscriptions  = desc("subscriptions", "Subscriptions on the realm now.", "realm")
 	descProxySessions  = desc("proxy_sessions", "Client sessions that proxy workers relay now (their backend routers count them too, as logged in by the proxy).", "realm")
@@ -50,7 +51,7 @@ var (
 
 var allDescs = []*prometheus.Desc{
 	descSessions, descJoined, descAuthFailures, descReceived, descSent, descInFlight,
-	descCallDuration, descCallErrors, descEvents, descSlow, descRegistrations, descSubscriptions,
+	descCallDuration, descCallErrors, descEvents, descSlow, descTooLong, descRegistrations, descSubscriptions,
 	descProxySessions, descProxyJoined, descProxyFailures,
 	descBridgeRequests, descBridgeDuration, descQueueDepth, descDelivered, descRetries, descDropped,
 	descStreams, descStreamEvents, descStreamSlow,
@@ -91,7 +92,7 @@ func collectRouters(ch chan<- prometheus.Metric, routers []RouterStats) {
 	rs := realmSums{sessions: map[string]float64{}, inFlight: map[string]float64{}, regs: map[string]float64{},
 		subs: map[string]float64{}, joined: map[[2]string]uint64{}, failures: map[[2]string]uint64{}}
 	received, sent, callErrors := map[string]uint64{}, map[string]uint64{}, map[string]uint64{}
-	var slow uint64
+	var slow, tooLong uint64
 	var durations meter.HistogramSnapshot
 	for _, r := range routers {
 		rs.add(r.Stats, &durations)
@@ -99,6 +100,7 @@ func collectRouters(ch chan<- prometheus.Metric, routers []RouterStats) {
 		addAll(sent, r.Sent)
 		addAll(callErrors, r.CallErrors)
 		slow += r.SlowConsumers
+		tooLong += r.TooLong
 	}
 	rs.collect(ch)
 	counters(ch, descReceived, received)
@@ -106,6 +108,7 @@ func collectRouters(ch chan<- prometheus.Metric, routers []RouterStats) {
 	counters(ch, descCallErrors, callErrors)
 	ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, float64(sent[wampEvent]))
 	ch <- prometheus.MustNewConstMetric(descSlow, prometheus.CounterValue, float64(slow))
+	ch <- prometheus.MustNewConstMetric(descTooLong, prometheus.CounterValue, float64(tooLong))
 	ch <- histogram(descCallDuration, durations)
 }
 

@@ -54,7 +54,8 @@ func (s *session) handleCallAs(m *wamp.Call, as *wamp.Identity) error {
 	return nil
 }
 
-// sendInvocation sends c's INVOCATION to its callee. A caller whose peer
+// sendInvocation sends c's INVOCATION to its callee; one longer than the
+// callee accepts ends the call (invocationTooLong). A caller whose peer
 // cannot tell whether more of its messages wait (not a wamp.Parker: an
 // in-process session, such as the HTTP Caller's, whose many requests each
 // hand over one CALL) is taken to be in a burst while it has other calls
@@ -66,7 +67,9 @@ func (s *session) sendInvocation(c *call, inv *wamp.Invocation) {
 		s.burst.Store(true)
 		defer s.burst.Store(false)
 	}
-	c.callee.sendFrom(s, inv, wamp.TypeInvocation)
+	if err := c.callee.sendFrom(s, inv, wamp.TypeInvocation); tooLong(err) {
+		s.realm.dealer.invocationTooLong(c, err)
+	}
 }
 
 func parseCallOptions(o wamp.Dict, perm auth.Permission) (callOptions, error) {
@@ -146,12 +149,17 @@ func invocationDetails(caller *session, proc wamp.URI, m uriindex.Match, opts ca
 	return d
 }
 
-// callInternal serves a call to a router-internal procedure.
+// callInternal serves a call to a router-internal procedure. A result
+// longer than the caller accepts is answered with ERROR
+// wamp.error.payload_size_exceeded.
 func (s *session) callInternal(fn internalProc, m *wamp.Call) error {
 	args, kwargs, err := fn(s, m)
 	if err != nil {
 		return err
 	}
-	s.send(&wamp.Result{Request: m.Request, Details: wamp.Dict{}, Args: args, Kwargs: wamp.ObjectOf(kwargs)})
+	err = s.send(&wamp.Result{Request: m.Request, Details: wamp.Dict{}, Args: args, Kwargs: wamp.ObjectOf(kwargs)})
+	if tooLong(err) {
+		s.send(tooLongCallError(m.Request, err, "caller"))
+	}
 	return nil
 }

@@ -6,20 +6,25 @@ import "github.com/junction-wamp/junction/wamp"
 // invocation the dealer does not know (canceled, timed out, or the caller
 // left) is ignored. A progressive YIELD is passed on only if the caller
 // asked for progressive results; otherwise it is dropped (logged at debug
-// level), since the callee was not offered receive_progress.
+// level), since the callee was not offered receive_progress. A RESULT
+// longer than the caller accepts ends the call with ERROR
+// wamp.error.payload_size_exceeded (resultTooLong).
 func (s *session) handleYield(m *wamp.Yield) error {
-	caller, res := s.realm.dealer.yield(s, m)
-	if caller != nil {
-		caller.sendFrom(s, res, wamp.TypeResult)
+	c, res := s.realm.dealer.yield(s, m)
+	if c != nil {
+		if err := c.caller.sendFrom(s, res, wamp.TypeResult); tooLong(err) {
+			s.realm.dealer.resultTooLong(c, res, err)
+		}
 	} else if res != nil {
 		s.logger().Debug("progressive result dropped: the caller did not ask for it", "invocation", uint64(m.Request))
 	}
 	return nil
 }
 
-// yield returns the RESULT and who gets it; a nil caller with a non-nil
-// result is a dropped progressive result.
-func (d *dealer) yield(s *session, m *wamp.Yield) (*session, *wamp.Result) {
+// yield returns the call and the RESULT for its caller; a nil call with a
+// non-nil result is a dropped progressive result. Only c's immutable
+// fields (caller, request) may be read once the lock is released.
+func (d *dealer) yield(s *session, m *wamp.Yield) (*call, *wamp.Result) {
 	progress, _ := optBool(m.Options, wamp.OptProgress, false)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -33,8 +38,8 @@ func (d *dealer) yield(s *session, m *wamp.Yield) (*session, *wamp.Result) {
 			return nil, res
 		}
 		res.Details[wamp.OptProgress] = true
-		return c.caller, res
+		return c, res
 	}
 	d.finish(c)
-	return c.caller, res
+	return c, res
 }

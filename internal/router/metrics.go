@@ -189,7 +189,7 @@ var CallErrors = [...]wamp.URI{
 	wamp.ErrAuthorizationFailed, wamp.ErrInvalidArgument, wamp.ErrCanceled,
 	wamp.ErrTimeout, wamp.ErrNoAvailableCallee, wamp.ErrFeatureNotSupported,
 	wamp.ErrOptionNotAllowed, wamp.ErrOptionDisallowedDisclose,
-	wamp.ErrRuntimeError, wamp.ErrTypeCheck, wamp.ErrLimitExceeded,
+	wamp.ErrRuntimeError, wamp.ErrTypeCheck, wamp.ErrPayloadSizeExceeded, wamp.ErrLimitExceeded,
 	wamp.ErrClusterUnavailable, wamp.ErrClusterIsolated,
 }
 

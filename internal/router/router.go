@@ -34,6 +34,7 @@ type Router struct {
 	log      *slog.Logger
 	fabric   Fabric // nil: one node
 	slow     slowLog
+	tooLong  tooLongLog // messages longer than their receiver accepts (toolong.go)
 	peerLogs *peerLogs  // rate limits of the lines a client causes
 	subIDs   wamp.IDGen // router scope: subscription IDs
 	regIDs   wamp.IDGen // router scope: registration IDs
@@ -64,6 +65,7 @@ func New(opts Options) (*Router, error) {
 		log:      log,
 		fabric:   opts.Fabric,
 		slow:     newSlowLog(log),
+		tooLong:  newTooLongLog(log),
 		peerLogs: newPeerLogs(log),
 		realms:   make(map[wamp.URI]*realm),
 		sessions: make(map[*session]struct{}),

@@ -117,8 +117,12 @@ func (s *session) sent(t wamp.MessageType, by *session) {
 
 // send queues m for the client. A slow consumer is counted and logged; the
 // peer is already closed then, and the session's goroutine cleans up when
-// its Recv fails. Safe for concurrent use; no lock needed.
-func (s *session) send(m wamp.Message) bool {
+// its Recv fails. A message longer than the client accepts is counted and
+// logged, and replaced by a shorter one if it has one (see toolong.go).
+// It returns nil once m (or its replacement) is queued, or Send's error:
+// the senders of a RESULT or an INVOCATION answer for one too long.
+// Safe for concurrent use; no lock needed.
+func (s *session) send(m wamp.Message) error {
 	return s.sendFrom(s, m, wamp.Unwrap(m).Type())
 }
 
@@ -128,7 +132,7 @@ func (s *session) send(m wamp.Message) bool {
 // message counts (messageCounts), the one by counts everything else in,
 // rather than in s's, which other CPUs' sessions use at the same time.
 // send counts in s's stripe.
-func (s *session) sendFrom(by *session, m wamp.Message, t wamp.MessageType) bool {
+func (s *session) sendFrom(by *session, m wamp.Message, t wamp.MessageType) error {
 	// Counted before Send, so that a receiver sees it counted, and kept
 	// when Send fails (the connection is closing): a counter that went
 	// back would read as a reset to Prometheus.
@@ -138,9 +142,12 @@ func (s *session) sendFrom(by *session, m wamp.Message, t wamp.MessageType) bool
 	}
 	err := s.sendPeer(by, m)
 	if err == nil {
-		return true
+		return nil
 	}
 	switch {
+	case tooLong(err):
+		s.router.tooLong.note(string(s.realmName()), uint64(s.id), t, err)
+		return s.sendShorter(by, m, err)
 	case errors.Is(err, wamp.ErrSlowConsumer):
 		if s.slow.CompareAndSwap(false, true) {
 			s.router.slow.note(string(s.realmName()), uint64(s.id), err)
@@ -148,7 +155,7 @@ func (s *session) sendFrom(by *session, m wamp.Message, t wamp.MessageType) bool
 	case !errors.Is(err, wamp.ErrClosed):
 		s.logger().Warn("send failed", "type", t.String(), "err", err)
 	}
-	return false
+	return err
 }
 
 // sendPeer hands m to s's peer: with SendNow (written at once on this

@@ -81,7 +81,9 @@ func newPeer(conn net.Conn, cfg peerConfig) *Peer {
 }
 
 // Send queues msg; see wamp.Peer. A message over the other side's maximum
-// length gives an error wrapping ErrMessageTooBig and is not sent.
+// length gives an error wrapping ErrMessageTooBig and a
+// *wamp.MessageTooLongError (wamp.ErrMessageTooLong), and is not sent;
+// the connection stays open.
 func (p *Peer) Send(msg wamp.Message) error { return p.out.Send(msg) }
 
 // AfterFlush calls fn once what was queued before has been written; see
@@ -151,7 +153,7 @@ func (p *Peer) recvError(err error) error {
 func (p *Peer) encode(m wamp.Message) ([]byte, error) {
 	b, err := p.cfg.codec.Encode(m)
 	if err == nil && len(b) > p.cfg.sendLimit {
-		return nil, fmt.Errorf("%w: %s of %d bytes, peer accepts %d", ErrMessageTooBig, m.Type(), len(b), p.cfg.sendLimit)
+		return nil, fmt.Errorf("%w: %w", ErrMessageTooBig, &wamp.MessageTooLongError{Type: m.Type(), Length: len(b), Limit: p.cfg.sendLimit})
 	}
 	return b, err
 }

@@ -172,8 +172,12 @@ func TestSendOverPeerLimit(t *testing.T) {
 	s := <-a.Sessions
 	defer close(s.Release)
 	big := &wamp.Publish{Request: 1, Options: wamp.Dict{}, Topic: "t", Args: wamp.List{strings.Repeat("x", 600)}}
-	if err := s.Peer.Send(big); !errors.Is(err, ErrMessageTooBig) {
-		t.Fatalf("Send = %v, want ErrMessageTooBig", err)
+	err := s.Peer.Send(big)
+	if !errors.Is(err, ErrMessageTooBig) || !errors.Is(err, wamp.ErrMessageTooLong) {
+		t.Fatalf("Send = %v, want ErrMessageTooBig and wamp.ErrMessageTooLong", err)
+	}
+	if tl, ok := errors.AsType[*wamp.MessageTooLongError](err); !ok || tl.Type != wamp.TypePublish || tl.Length <= 600 || tl.Limit != 512 {
+		t.Fatalf("Send = %#v, want a MessageTooLongError for the PUBLISH, limit 512", err)
 	}
 	small := &wamp.Goodbye{Details: wamp.Dict{}, Reason: "a.b"}
 	if err := s.Peer.Send(small); err != nil {
@@ -181,6 +185,37 @@ func TestSendOverPeerLimit(t *testing.T) {
 	}
 	if m, err := p.Recv(); err != nil || !reflect.DeepEqual(m, small) {
 		t.Fatalf("Recv = %v, %v", m, err)
+	}
+}
+
+// TestSharedOverOnePeerLimit: a message shared by many peers (a fan-out's
+// EVENT, encoded once per serializer) is refused by the peer whose client
+// accepts less, whichever encodes it first, and reaches the others whole.
+func TestSharedOverOnePeerLimit(t *testing.T) {
+	for _, smallFirst := range []bool{true, false} {
+		a := newAttacher()
+		addr := serve(t, Options{Attacher: a})
+		limits := []int{512, 4096}
+		if !smallFirst {
+			limits = []int{4096, 512}
+		}
+		ev := &wamp.Event{Subscription: 1, Publication: 2, Details: wamp.Dict{}, Args: wamp.List{strings.Repeat("x", 600)}}
+		shared := wamp.NewShared(ev)
+		for _, limit := range limits {
+			p := dial(t, addr, DialOptions{MaxMessageSize: limit})
+			s := <-a.Sessions
+			err := s.Peer.Send(shared)
+			if limit == 512 {
+				if !errors.Is(err, wamp.ErrMessageTooLong) {
+					t.Errorf("Send to a peer of limit 512: %v, want wamp.ErrMessageTooLong", err)
+				}
+			} else if err != nil {
+				t.Errorf("Send to a peer of limit %d: %v", limit, err)
+			} else if m, err := p.Recv(); err != nil || !reflect.DeepEqual(m, ev) {
+				t.Errorf("peer of limit %d: Recv = %+v, %v", limit, m, err)
+			}
+			close(s.Release)
+		}
 	}
 }
 
