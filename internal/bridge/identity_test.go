@@ -156,6 +156,8 @@ func TestErrorStatus(t *testing.T) {
 		{on, string(wamp.ErrNotAuthorized), 403},
 		{on, string(wamp.ErrCanceled), 409},
 		{on, string(wamp.ErrNoAvailableCallee), 503},
+		{on, string(wamp.ErrPayloadSizeExceeded), 502},
+		{ErrorStatus{}, string(wamp.ErrPayloadSizeExceeded), 200},
 		{ErrorStatus{On: true}, string(wamp.ErrInvalidArgument), 400},
 		{ErrorStatus{}, "com.myapp.error.not_found", 200},
 		{ErrorStatus{}, string(wamp.ErrNotAuthorized), 200},

@@ -17,7 +17,7 @@ type statusRow struct {
 }
 
 // statusTable is the package's one mapping between WAMP error URIs and HTTP
-// statuses. The first row of a status gives that status's URI.
+// statuses.
 var statusTable = []statusRow{
 	{wamp.ErrInvalidArgument, http.StatusBadRequest, true},
 	{wamp.ErrInvalidURI, http.StatusBadRequest, true},
@@ -36,6 +36,10 @@ var statusTable = []statusRow{
 	// another node.
 	{wamp.ErrClusterIsolated, http.StatusServiceUnavailable, false},
 	{wamp.ErrTimeout, http.StatusGatewayTimeout, false},
+	// The call's arguments were too long for the callee, or its result
+	// too long for the caller's session: the upstream's answer cannot be
+	// carried.
+	{wamp.ErrPayloadSizeExceeded, http.StatusBadGateway, true},
 }
 
 // HTTPStatus returns the HTTP status for a WAMP error URI; an unknown URI (an
