@@ -133,13 +133,17 @@ var rules = map[string]rule{
 	"internal/cluster/clustertest": {testHelper: true, allowed: []string{"internal/cluster", "internal/logtest"}, importers: []string{"internal/cluster", "internal/node", "docs"}},
 	// The composition root: config -> routers, transports, web, bridges.
 	"internal/node": {allowed: []string{"internal/...", "wamp/...", "client"}},
+	// The public entry (package junction): a node from a config, and
+	// in-process sessions on its routers; like the command, it wraps
+	// config and node, and hands out the public client's sessions.
+	root: {allowed: []string{"internal/...", "wamp/...", "client"}},
 	// The command: flags, logging and signals around config and node.
 	"cmd/junction": {allowed: []string{"internal/...", "wamp/...", "client"}},
 	// This test: go list and the standard library.
 	"internal/archtest": {stdOnly: true, tests: true},
 	// The docs' tests load every example config and start nodes from them,
 	// as the command does.
-	"docs": {allowed: []string{"internal/...", "wamp/...", "client"}, tests: true},
+	"docs": {allowed: []string{"internal/...", "wamp/...", "client", root}, tests: true},
 	// One suite over every transport x serializer, in process: the router
 	// as a library with real transports and clients; no config or node.
 	"test/integration": {allowed: []string{"wamp/...", "internal/auth", "internal/router", "client", "internal/transport/..."}, tests: true},
