@@ -143,7 +143,7 @@ var rules = map[string]rule{
 	"internal/archtest": {stdOnly: true, tests: true},
 	// The docs' tests load every example config and start nodes from them,
 	// as the command does.
-	"docs": {allowed: []string{"internal/...", "wamp/...", "client", root}, tests: true},
+	"docs": {allowed: []string{"internal/...", "wamp/...", "client"}, tests: true},
 	// One suite over every transport x serializer, in process: the router
 	// as a library with real transports and clients; no config or node.
 	"test/integration": {allowed: []string{"wamp/...", "internal/auth", "internal/router", "client", "internal/transport/..."}, tests: true},
