@@ -259,3 +259,35 @@ func TestJoinPermissions(t *testing.T) {
 		t.Errorf("publish as reader: %v, want %s", err, wamp.ErrNotAuthorized)
 	}
 }
+
+// TestJoinDuringStop: joins racing the node's stop either join and are
+// ended by it, or fail; none hangs.
+func TestJoinDuringStop(t *testing.T) {
+	n, err := junction.Start(t.Context(), junction.RouterConfig(), junction.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const joiners = 8
+	errs := make(chan error, joiners)
+	for range joiners {
+		go func() {
+			for {
+				s, err := n.Join(t.Context(), client.Config{Realm: "realm1"})
+				if err != nil {
+					errs <- err
+					return
+				}
+				<-s.Done() // the stop ends it, or Close below
+				s.Close()
+			}
+		}()
+	}
+	if err := n.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for range joiners {
+		if err := <-errs; err == nil {
+			t.Error("a join failed without an error")
+		}
+	}
+}
