@@ -13,8 +13,9 @@ import (
 // Config is a node configuration, read and checked: Crossbar.io's format
 // (version 2), as the junction command reads it (see docs/configuration.md).
 // Make one with LoadConfig, ParseConfig or RouterConfig; the zero value
-// is not usable. A Config is never changed once made and may be started
-// any number of times.
+// is not usable. A Config may be started more than once, one node after
+// the other (a second node on the same ports fails to listen while the
+// first runs).
 type Config struct {
 	cfg      *config.Config
 	warnings []config.Warning

@@ -17,7 +17,7 @@ import (
 const DefaultStopTimeout = 10 * time.Second
 
 // ErrNotRunning is returned by Node.Join after the node has stopped.
-var ErrNotRunning = node.ErrNotRunning
+var ErrNotRunning = errors.New("junction: the node is not running")
 
 // Options configure a node. The zero value logs nothing, resolves
 // relative paths as the configuration says (see Dir) and stops within
@@ -124,9 +124,10 @@ func (n *Node) Stop(ctx context.Context) error {
 }
 
 // Done is closed once the node has stopped: after Stop, or when it has
-// stopped by itself, as "junction start" does when a worker exits and one
-// of the controller's "shutdown" triggers applies (a Python or guest
-// worker's exit, under Crossbar's default shutdown_on_worker_exit).
+// stopped by itself, as "junction start" does when a worker's Python
+// runner exits or its container shuts down and one of the controller's
+// "shutdown" triggers applies (Crossbar's default:
+// shutdown_on_worker_exit). A guest worker's exit never stops the node.
 func (n *Node) Done() <-chan struct{} { return n.done }
 
 // Err, once Done is closed, says why the node stopped: nil after Stop or
@@ -175,7 +176,10 @@ func (n *Node) Listeners() []Listener {
 // payload reach the other in-process sessions as they were given (read
 // numbers with wamp.AsInt, which accepts every integer type; treat what
 // you receive as read-only, since other receivers may share it), and
-// sessions over sockets as their serializer decodes them.
+// sessions over sockets as their serializer decodes them: send there only
+// what every serializer encodes (what encoding/json marshals, floats
+// finite, strings valid UTF-8), since a message a socket's serializer
+// cannot encode is not delivered.
 //
 // Which rules apply: the session does not authenticate, as a router
 // component does not in Crossbar, so cfg.Auth must offer nothing (the
@@ -185,9 +189,10 @@ func (n *Node) Listeners() []Listener {
 // the realm like one over a socket: its role's permissions, the realm's
 // limits and the meta API apply to it, its registrations and
 // subscriptions are those of any session, and Stop ends it with GOODBYE
-// wamp.close.system_shutdown. A realm the node does not serve gives an
-// error wrapping a *wamp.RequestError wamp.error.no_such_realm; a role
-// the realm lacks, wamp.error.no_such_role. ctx bounds the join only.
+// wamp.close.system_shutdown. A realm the node does not serve gives a
+// *wamp.RequestError wamp.error.no_such_realm, a role the realm lacks an
+// error wrapping one with wamp.error.no_such_role, and a node that has
+// stopped ErrNotRunning. ctx bounds the join only.
 // The session is the caller's to Leave or Close; it does not reconnect.
 func (n *Node) Join(ctx context.Context, cfg client.Config) (*client.Session, error) {
 	return n.JoinAs(ctx, "anonymous", cfg)
@@ -201,5 +206,9 @@ func (n *Node) JoinAs(ctx context.Context, role string, cfg client.Config) (*cli
 	if role == "" {
 		role = "anonymous"
 	}
-	return n.n.Join(ctx, role, cfg)
+	s, err := n.n.Join(ctx, role, cfg)
+	if errors.Is(err, node.ErrNotRunning) {
+		return nil, ErrNotRunning
+	}
+	return s, err
 }
