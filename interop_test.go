@@ -127,7 +127,8 @@ func TestMetaAcross(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, _ := wamp.AsDict(res.Args[0])
-	if d["authrole"] != "anonymous" || d["authmethod"] != "anonymous" {
+	tr, _ := wamp.AsDict(d["transport"])
+	if d["authrole"] != "anonymous" || d["authmethod"] != "anonymous" || tr["type"] != "local" {
 		t.Errorf("wamp.session.get of the in-process session: %v", d)
 	}
 	res, err = local.Call(t.Context(), "wamp.session.count", nil, nil)
