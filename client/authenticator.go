@@ -29,6 +29,25 @@ const (
 	defaultCRAKeyLen     = 32
 )
 
+type noChallenge string
+
+// Anonymous offers authmethod "anonymous": with other methods, it lets
+// the router admit the session anonymously when it knows none of them.
+// Config.Auth empty is anonymous already.
+func Anonymous() Authenticator { return noChallenge("anonymous") }
+
+// TLS offers authmethod "tls": the router admits the session by the
+// client certificate of its TLS connection (set it in
+// DialOptions.TLSConfig.Certificates), without a challenge.
+func TLS() Authenticator { return noChallenge("tls") }
+
+func (m noChallenge) Method() string     { return string(m) }
+func (noChallenge) AuthExtra() wamp.Dict { return nil }
+
+func (m noChallenge) Respond(*wamp.Challenge) (string, wamp.Dict, error) {
+	return "", nil, fmt.Errorf("client: authmethod %s has no challenge", string(m))
+}
+
 type ticket string
 
 // Ticket authenticates with a static ticket (WAMP-Ticket).

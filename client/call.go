@@ -8,12 +8,13 @@ import (
 	"github.com/junction-wamp/junction/wamp"
 )
 
-// Result is a call's result (or one progressive result).
+// Result is a call's result (or one progressive result), and what an
+// InvocationHandler returns (only Args and Kwargs are sent).
 type Result struct {
-	Args     wamp.List
-	Kwargs   wamp.Object
-	Details  wamp.Dict
-	Progress bool // a progressive result; more follow
+	Args     wamp.List   // positional results; nil for none
+	Kwargs   wamp.Object // keyword results, in received order; nil for none
+	Details  wamp.Dict   // RESULT.Details as received
+	Progress bool        // a progressive result; more follow
 }
 
 // CallOption adjusts one call.
@@ -63,8 +64,10 @@ func WithCancelMode(mode string) CallOption {
 	return func(o *callOptions) { o.cancelMode = mode }
 }
 
-// Call calls procedure and waits for its result, for the identity of ctx
-// if it has one (WithIdentity). A router or callee ERROR
+// Call calls procedure with positional args and keyword kwargs (either
+// may be nil; wamp.ObjectOf makes kwargs of a map) and waits for its
+// result, for the identity of ctx if it has one (WithIdentity). A router
+// or callee ERROR
 // is returned as a *wamp.RequestError (not wrapped). When ctx ends first,
 // Call sends CANCEL and returns an error wrapping ctx.Err(): at once for the
 // killnowait and skip modes, after the router's answer for kill (a RESULT

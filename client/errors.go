@@ -24,6 +24,10 @@ var (
 	ErrNoAuthenticator = errors.New("client: challenge for a method not offered")
 )
 
+// errNilHandler refuses a Register or Subscribe without a handler, which
+// would otherwise fail only when the first invocation or event arrives.
+var errNilHandler = errors.New("nil handler")
+
 // protocolError is the error the client sends in ABORT when the router
 // breaks the protocol.
 func protocolError(format string, a ...any) *wamp.RequestError {

@@ -32,6 +32,7 @@ func Join(ctx context.Context, p wamp.Peer, cfg Config) (*Session, error) {
 
 // handshake runs the opening exchange and returns the router's WELCOME.
 func handshake(p wamp.Peer, cfg *Config) (*wamp.Welcome, error) {
+	cfg.Auth = beginAuth(cfg)
 	if err := p.Send(&wamp.Hello{Realm: cfg.Realm, Details: helloDetails(cfg)}); err != nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func handshake(p wamp.Peer, cfg *Config) (*wamp.Welcome, error) {
 		}
 		switch m := wamp.Unwrap(m).(type) {
 		case *wamp.Welcome:
-			return m, nil
+			return m, checkWelcome(cfg, m)
 		case *wamp.Abort:
 			return nil, abortError(m)
 		case *wamp.Challenge:
@@ -55,6 +56,44 @@ func handshake(p wamp.Peer, cfg *Config) (*wamp.Welcome, error) {
 			return nil, e
 		}
 	}
+}
+
+// joinAuth is an Authenticator with state for each join (a nonce): begin
+// returns the one that answers a join's CHALLENGE.
+type joinAuth interface {
+	begin(authid string) Authenticator
+}
+
+// welcomeChecker is a join's Authenticator that checks the router's
+// WELCOME (a proof that the router knows the credential).
+type welcomeChecker interface {
+	checkWelcome(w *wamp.Welcome) error
+}
+
+// beginAuth returns cfg.Auth for one join: a new slice, with the
+// authenticators that keep state for a join begun.
+func beginAuth(cfg *Config) []Authenticator {
+	auths := make([]Authenticator, len(cfg.Auth))
+	for i, a := range cfg.Auth {
+		if j, ok := a.(joinAuth); ok {
+			a = j.begin(cfg.AuthID)
+		}
+		auths[i] = a
+	}
+	return auths
+}
+
+// checkWelcome lets the authenticator of the WELCOME's authmethod check
+// it. The session is open on the router by then: a failure closes the
+// connection.
+func checkWelcome(cfg *Config, w *wamp.Welcome) error {
+	method, _ := w.Details[wamp.KeyAuthMethod].(string)
+	for _, a := range cfg.Auth {
+		if c, ok := a.(welcomeChecker); ok && a.Method() == method {
+			return c.checkWelcome(w)
+		}
+	}
+	return nil
 }
 
 // answerChallenge sends the AUTHENTICATE for ch, or an ABORT when no offered

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -11,7 +12,8 @@ import (
 	"github.com/junction-wamp/junction/wamp"
 )
 
-// Dialer opens a new connection to the router.
+// Dialer opens a new connection to the router, bounded by ctx. NewDialer
+// makes one from a URL; any function that returns a wamp.Peer will do.
 type Dialer func(ctx context.Context) (wamp.Peer, error)
 
 // ReconnectOptions tune a Client. The zero value is ready: backoff from
@@ -23,9 +25,10 @@ type ReconnectOptions struct {
 	// JoinTimeout bounds each dial and join; 0 means 10 s.
 	JoinTimeout time.Duration
 	// RetryFirst makes Connect retry the first connection with backoff
-	// until it succeeds or Connect's ctx ends. Without it Connect returns
-	// the first attempt's error, so that a wrong address or credential
-	// shows at once.
+	// until it succeeds or Connect's ctx ends (a Dialer error wrapping
+	// ErrDialOptions is returned at once: retrying cannot mend it).
+	// Without it Connect returns the first attempt's error, so that a
+	// wrong address or credential shows at once.
 	RetryFirst bool
 	// OnJoin is called after each join (the first included), once the
 	// registrations and subscriptions are renewed. OnLeave is called when
@@ -82,12 +85,17 @@ func Connect(ctx context.Context, dial Dialer, cfg Config, opts ReconnectOptions
 	return c, nil
 }
 
-// connectFirst makes the first connection, retrying if opts say so.
+// connectFirst makes the first connection, retrying if opts say so and
+// the dial options can work.
 func (c *Client) connectFirst(ctx context.Context) (*Session, error) {
-	if !c.opts.RetryFirst {
-		return c.connect(ctx)
+	s, err := c.connect(ctx)
+	if err == nil || !c.opts.RetryFirst || errors.Is(err, ErrDialOptions) {
+		return s, err
 	}
-	s := c.redial(ctx, newBackoff(&c.opts), false)
+	if ctx.Err() == nil {
+		c.log.Warn("client: connect failed", "err", err)
+		s = c.redial(ctx, newBackoff(&c.opts), true)
+	}
 	if s == nil {
 		return nil, fmt.Errorf("client: connect: %w", ctx.Err())
 	}

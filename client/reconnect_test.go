@@ -228,6 +228,18 @@ func TestConnectRetryFirstCanceled(t *testing.T) {
 	}
 }
 
+// TestConnectRetryFirstBadURL: a Dialer whose URL can never work fails
+// Connect at once, RetryFirst or not.
+func TestConnectRetryFirstBadURL(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	opts := ReconnectOptions{MinBackoff: time.Hour, RetryFirst: true}
+	_, err := Connect(ctx, NewDialer("http://localhost/ws", DialOptions{}), Config{Realm: "r"}, opts)
+	if !errors.Is(err, ErrDialOptions) || ctx.Err() != nil {
+		t.Errorf("err %v, want ErrDialOptions at once", err)
+	}
+}
+
 func TestClientCloseReleasesWaiters(t *testing.T) {
 	d := newFakeDialer(t)
 	leaves := make(chan error, 1)

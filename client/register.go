@@ -20,10 +20,10 @@ type InvocationHandler func(ctx context.Context, inv *Invocation) (*Result, erro
 
 // Invocation is one call of a registered procedure.
 type Invocation struct {
-	Args      wamp.List
-	Kwargs    wamp.Object
-	Details   wamp.Dict
-	Procedure wamp.URI // details.procedure for a pattern registration, else the registered URI
+	Args      wamp.List   // positional arguments; nil for none
+	Kwargs    wamp.Object // keyword arguments, in received order; nil for none
+	Details   wamp.Dict   // INVOCATION.Details (caller, procedure, receive_progress, ...)
+	Procedure wamp.URI    // details.procedure for a pattern registration, else the registered URI
 
 	s               *Session
 	request         wamp.ID
@@ -83,6 +83,9 @@ type running struct {
 // Register registers procedure with handler h. opts are the REGISTER
 // options (match, invoke, ...); nil for none.
 func (s *Session) Register(ctx context.Context, procedure wamp.URI, h InvocationHandler, opts wamp.Dict) (*Registration, error) {
+	if h == nil {
+		return nil, fmt.Errorf("client: register %s: %w", procedure, errNilHandler)
+	}
 	reg := &Registration{procedure: procedure, handler: h, options: opts, s: s}
 	m, err := s.roundTrip(ctx, func(id wamp.ID) wamp.Message {
 		return &wamp.Register{Request: id, Options: opts, Procedure: procedure}

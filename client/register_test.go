@@ -216,7 +216,7 @@ func TestUnregisterRefused(t *testing.T) {
 func TestRegisterRefused(t *testing.T) {
 	s, r := joined(t, Config{})
 	done := async(func() error {
-		_, err := s.Register(context.Background(), "com.p", nil, nil)
+		_, err := s.Register(context.Background(), "com.p", noInvocation, nil)
 		return err
 	})
 	m := expect[*wamp.Register](r)
@@ -231,7 +231,7 @@ func TestRegisterAbandoned(t *testing.T) {
 	s, r := joined(t, Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := async(func() error {
-		_, err := s.Register(ctx, "com.p", nil, nil)
+		_, err := s.Register(ctx, "com.p", noInvocation, nil)
 		return err
 	})
 	m := expect[*wamp.Register](r)
@@ -252,5 +252,31 @@ func TestRegistrationRevoked(t *testing.T) {
 	r.send(&wamp.Invocation{Request: 1, Registration: 100, Details: wamp.Dict{}})
 	if e := expect[*wamp.Error](r); e.Error != wamp.ErrNoSuchRegistration {
 		t.Errorf("invocation after revocation: %+v", e)
+	}
+}
+
+// noInvocation and noEvent are handlers for the tests of requests alone.
+func noInvocation(context.Context, *Invocation) (*Result, error) { return nil, nil }
+func noEvent(*Event)                                             {}
+
+// TestNilHandler: Register and Subscribe refuse a nil handler at once,
+// sending nothing, on a Session and on a Client.
+func TestNilHandler(t *testing.T) {
+	s, _ := joined(t, Config{})
+	if _, err := s.Register(context.Background(), "com.p", nil, nil); !errors.Is(err, errNilHandler) {
+		t.Errorf("Register: %v", err)
+	}
+	if _, err := s.Subscribe(context.Background(), "com.t", nil, nil); !errors.Is(err, errNilHandler) {
+		t.Errorf("Subscribe: %v", err)
+	}
+	d := newFakeDialer(t)
+	ch := startConnect(t, d, fastBackoff())
+	d.accept(1)
+	c := recvFrom(t, ch).c
+	if _, err := c.Register(context.Background(), "com.p", nil, nil); !errors.Is(err, errNilHandler) {
+		t.Errorf("Client.Register: %v", err)
+	}
+	if _, err := c.Subscribe(context.Background(), "com.t", nil, nil); !errors.Is(err, errNilHandler) {
+		t.Errorf("Client.Subscribe: %v", err)
 	}
 }

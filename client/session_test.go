@@ -22,8 +22,8 @@ func TestSessionEndReleasesWaiters(t *testing.T) {
 	waiters := []<-chan error{
 		async(func() error { _, err := s.Call(bg, "com.a", nil, nil); return err }),
 		async(func() error { _, err := s.Call(bg, "com.b", nil, nil, WithProgress(func(*Result) {})); return err }),
-		async(func() error { _, err := s.Register(bg, "com.c", nil, nil); return err }),
-		async(func() error { _, err := s.Subscribe(bg, "com.d", nil, nil); return err }),
+		async(func() error { _, err := s.Register(bg, "com.c", noInvocation, nil); return err }),
+		async(func() error { _, err := s.Subscribe(bg, "com.d", noEvent, nil); return err }),
 		async(func() error { _, err := s.Publish(bg, "com.e", nil, nil, wamp.Dict{"acknowledge": true}); return err }),
 	}
 	for range waiters {

@@ -15,11 +15,11 @@ type EventHandler func(ev *Event)
 
 // Event is one EVENT.
 type Event struct {
-	Args        wamp.List
-	Kwargs      wamp.Object
-	Details     wamp.Dict
-	Topic       wamp.URI // details.topic (pattern subscriptions), else the subscribed topic
-	Publication wamp.ID
+	Args        wamp.List   // positional arguments; nil for none
+	Kwargs      wamp.Object // keyword arguments, in received order; nil for none
+	Details     wamp.Dict   // EVENT.Details (publisher, topic, retained, ...)
+	Topic       wamp.URI    // details.topic (pattern subscriptions), else the subscribed topic
+	Publication wamp.ID     // the router's publication ID
 	// Audience is who the event is for by authid and authrole, on a
 	// session of the node's own that acts for others (see
 	// wamp.Addressed); nil otherwise. The session has applied it already:
@@ -86,6 +86,9 @@ func (sub *Subscription) Unsubscribe(ctx context.Context) error {
 // if it has one (WithIdentity): h then receives only the events whose
 // Audience allows that identity.
 func (s *Session) Subscribe(ctx context.Context, topic wamp.URI, h EventHandler, opts wamp.Dict) (*Subscription, error) {
+	if h == nil {
+		return nil, fmt.Errorf("client: subscribe %s: %w", topic, errNilHandler)
+	}
 	as := IdentityFrom(ctx)
 	sub := &Subscription{topic: topic, handler: h, options: opts, identity: as, s: s}
 	m, err := s.roundTrip(ctx, func(id wamp.ID) wamp.Message {

@@ -105,7 +105,7 @@ func TestAuthExample(t *testing.T) {
 	if c := <-callers; c == nil {
 		t.Error("caller not disclosed to the backend")
 	}
-	if _, err := alice.Register(testCtx(t), "com.example.api.other", nil, nil); wampErr(err) != wamp.ErrNotAuthorized {
+	if _, err := alice.Register(testCtx(t), "com.example.api.other", noHandler, nil); wampErr(err) != wamp.ErrNotAuthorized {
 		t.Errorf("frontend register: %v, want %s", err, wamp.ErrNotAuthorized)
 	}
 
@@ -154,3 +154,6 @@ func TestAuthExampleRefusals(t *testing.T) {
 		})
 	}
 }
+
+// noHandler is the handler of a registration the router must refuse.
+func noHandler(context.Context, *client.Invocation) (*client.Result, error) { return nil, nil }

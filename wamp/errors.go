@@ -82,6 +82,8 @@ func Errorf(uri URI, format string, a ...any) *RequestError {
 	return &RequestError{URI: uri, Args: List{fmt.Sprintf(format, a...)}}
 }
 
+// Error returns the URI, then the arguments (the message, by convention)
+// after a colon.
 func (e *RequestError) Error() string {
 	var b strings.Builder
 	b.WriteString(string(e.URI))

@@ -7,6 +7,9 @@ import "slices"
 // authenticated itself (a JWT, an API key, HTTP Basic). The router then
 // authorizes the message with AuthRole and discloses AuthID and AuthRole
 // instead of the session's own. Never modified once sent.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 type Identity struct {
 	AuthID   string
 	AuthRole string
@@ -19,6 +22,9 @@ type Identity struct {
 // from a session that is not the node's own (an ActsFor gate's). The
 // messages themselves keep no field for it, so that a message without
 // an identity costs nothing more.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 type Acting struct {
 	Message  Message
 	Identity *Identity
@@ -31,6 +37,9 @@ func (a *Acting) Type() MessageType { return a.Message.Type() }
 // router sends it to a session that acts for others, which applies it to
 // each identity it serves (its own included). Like Acting, it exists
 // only in the process.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 type Addressed struct {
 	Event    *Event
 	Audience *Audience
@@ -42,6 +51,9 @@ func (*Addressed) Type() MessageType { return TypeEvent }
 // Audience is who a publication is for by authid and authrole: its
 // exclude_authid, eligible_authid, exclude_authrole and eligible_authrole
 // options.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 type Audience struct {
 	ExcludeAuthID, EligibleAuthID     []string
 	ExcludeAuthRole, EligibleAuthRole []string

@@ -1,6 +1,3 @@
-// Package wamp defines the WAMP v2 protocol: message types, IDs, URIs, error
-// URIs, option and detail keys, and the Peer interface that transports
-// implement. It imports only the standard library.
 package wamp
 
 // ID is a WAMP identifier: a session, request, publication, subscription or
@@ -257,30 +254,77 @@ type Yield struct {
 	Raw     *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
-func (*Hello) Type() MessageType        { return TypeHello }
-func (*Welcome) Type() MessageType      { return TypeWelcome }
-func (*Abort) Type() MessageType        { return TypeAbort }
-func (*Challenge) Type() MessageType    { return TypeChallenge }
+// Type returns TypeHello.
+func (*Hello) Type() MessageType { return TypeHello }
+
+// Type returns TypeWelcome.
+func (*Welcome) Type() MessageType { return TypeWelcome }
+
+// Type returns TypeAbort.
+func (*Abort) Type() MessageType { return TypeAbort }
+
+// Type returns TypeChallenge.
+func (*Challenge) Type() MessageType { return TypeChallenge }
+
+// Type returns TypeAuthenticate.
 func (*Authenticate) Type() MessageType { return TypeAuthenticate }
-func (*Goodbye) Type() MessageType      { return TypeGoodbye }
-func (*Error) Type() MessageType        { return TypeError }
-func (*Publish) Type() MessageType      { return TypePublish }
-func (*Published) Type() MessageType    { return TypePublished }
-func (*Subscribe) Type() MessageType    { return TypeSubscribe }
-func (*Subscribed) Type() MessageType   { return TypeSubscribed }
-func (*Unsubscribe) Type() MessageType  { return TypeUnsubscribe }
+
+// Type returns TypeGoodbye.
+func (*Goodbye) Type() MessageType { return TypeGoodbye }
+
+// Type returns TypeError.
+func (*Error) Type() MessageType { return TypeError }
+
+// Type returns TypePublish.
+func (*Publish) Type() MessageType { return TypePublish }
+
+// Type returns TypePublished.
+func (*Published) Type() MessageType { return TypePublished }
+
+// Type returns TypeSubscribe.
+func (*Subscribe) Type() MessageType { return TypeSubscribe }
+
+// Type returns TypeSubscribed.
+func (*Subscribed) Type() MessageType { return TypeSubscribed }
+
+// Type returns TypeUnsubscribe.
+func (*Unsubscribe) Type() MessageType { return TypeUnsubscribe }
+
+// Type returns TypeUnsubscribed.
 func (*Unsubscribed) Type() MessageType { return TypeUnsubscribed }
-func (*Event) Type() MessageType        { return TypeEvent }
-func (*Call) Type() MessageType         { return TypeCall }
-func (*Cancel) Type() MessageType       { return TypeCancel }
-func (*Result) Type() MessageType       { return TypeResult }
-func (*Register) Type() MessageType     { return TypeRegister }
-func (*Registered) Type() MessageType   { return TypeRegistered }
-func (*Unregister) Type() MessageType   { return TypeUnregister }
+
+// Type returns TypeEvent.
+func (*Event) Type() MessageType { return TypeEvent }
+
+// Type returns TypeCall.
+func (*Call) Type() MessageType { return TypeCall }
+
+// Type returns TypeCancel.
+func (*Cancel) Type() MessageType { return TypeCancel }
+
+// Type returns TypeResult.
+func (*Result) Type() MessageType { return TypeResult }
+
+// Type returns TypeRegister.
+func (*Register) Type() MessageType { return TypeRegister }
+
+// Type returns TypeRegistered.
+func (*Registered) Type() MessageType { return TypeRegistered }
+
+// Type returns TypeUnregister.
+func (*Unregister) Type() MessageType { return TypeUnregister }
+
+// Type returns TypeUnregistered.
 func (*Unregistered) Type() MessageType { return TypeUnregistered }
-func (*Invocation) Type() MessageType   { return TypeInvocation }
-func (*Interrupt) Type() MessageType    { return TypeInterrupt }
-func (*Yield) Type() MessageType        { return TypeYield }
+
+// Type returns TypeInvocation.
+func (*Invocation) Type() MessageType { return TypeInvocation }
+
+// Type returns TypeInterrupt.
+func (*Interrupt) Type() MessageType { return TypeInterrupt }
+
+// Type returns TypeYield.
+func (*Yield) Type() MessageType { return TypeYield }
 
 // payloadFields is implemented by the messages that carry a payload: it
 // gives their Args, Kwargs and Raw fields, so that the code reading or

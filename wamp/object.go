@@ -142,6 +142,9 @@ func (o Object) MarshalJSON() ([]byte, error) {
 // of its Arguments element (ArgumentsKw follows it), or 0 when t carries
 // no payload: the elements from there on hold payload values, whose
 // dictionaries decode as Objects.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func PayloadIndex(t MessageType) int {
 	switch t {
 	case TypeError:

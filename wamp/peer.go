@@ -24,6 +24,7 @@ type SlowConsumerError struct {
 	QueuedBytes    int // their encoded size
 }
 
+// Error says how much was queued.
 func (e *SlowConsumerError) Error() string {
 	return "wamp: slow consumer: " + strconv.Itoa(e.QueuedMessages) + " messages, " +
 		strconv.Itoa(e.QueuedBytes) + " bytes queued"
@@ -59,6 +60,9 @@ type Peer interface {
 
 // ErrIdle is what Parker.RecvOrIdle returns for a connection that has been
 // idle for a while.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 var ErrIdle = errors.New("wamp: peer idle")
 
 // Parker is an optional capability of a Peer on the router's side (the
@@ -67,6 +71,9 @@ var ErrIdle = errors.New("wamp: peer idle")
 // an idle session holds no goroutine stack. The router then reads with
 // RecvOrIdle and, on ErrIdle, parks the peer and lets its goroutine end;
 // another goroutine resumes the session once a message arrives.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 type Parker interface {
 	// RecvOrIdle is Recv, except that it returns ErrIdle, between two
 	// messages, once the connection has been idle for a while (and only
@@ -102,6 +109,9 @@ type Parker interface {
 // with a write that never waits, rather than hand it to a writer
 // goroutine: no hand-off, but no batching with what follows either, so a
 // sender in a burst (a fan-out, a client's many calls) uses Send.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 type NowSender interface {
 	SendNow(msg Message) error
 }
@@ -141,6 +151,9 @@ const (
 // Shared wraps a message that the router sends unchanged to many peers (an
 // EVENT to every subscriber of a subscription), so that it is encoded once
 // per serializer and the bytes are shared. Receivers must not modify it.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 type Shared struct {
 	Message
 	enc [numSerializers]sharedEncoding
@@ -153,6 +166,9 @@ type sharedEncoding struct {
 }
 
 // NewShared wraps m for sending to many peers.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func NewShared(m Message) *Shared { return &Shared{Message: m} }
 
 // Encoded returns the encoding of the message for serializer s, calling

@@ -41,6 +41,9 @@ func Values(m Message) (List, Object, error) { return PayloadOf(m).Values() }
 // PayloadDecoder decodes a raw payload: b holds the Arguments element and,
 // when n is 2, the ArgumentsKw element, encoded as in the message.
 // Implementations are safe for concurrent use.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 type PayloadDecoder interface {
 	DecodePayload(b []byte, n int) (List, Object, error)
 }
@@ -51,6 +54,9 @@ type PayloadDecoder interface {
 // serializer writes the bytes unchanged; any other decodes them (once) and
 // encodes the values. Safe for concurrent use; the bytes must not be
 // modified.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 type Raw struct {
 	b   []byte
 	n   int
@@ -65,6 +71,9 @@ type Raw struct {
 
 // NewRaw makes a Raw of b, which holds n (1 or 2) payload elements
 // encoded with ser, and which the Raw keeps (the caller must not reuse it).
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func NewRaw(ser Serializer, b []byte, n int, dec PayloadDecoder) *Raw {
 	return &Raw{b: b, n: n, ser: ser, dec: dec}
 }
@@ -89,6 +98,9 @@ func (r *Raw) Values() (List, Object, error) {
 // Kwargs are the decoded payload and Raw nil, for code that compares or
 // prints whole messages (tests); code that reads a payload calls Values.
 // The error wraps ErrProtocol.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func Decoded(m Message) (Message, error) {
 	p := PayloadOf(m)
 	if p.Raw == nil {

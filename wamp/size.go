@@ -29,6 +29,9 @@ const (
 // the size of the message that was decoded bounds the walk. Values of other
 // Go types (from an embedded client) count as a boolean does. Safe for
 // concurrent use with readers of the values.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func PayloadSize(uri URI, p Payload, opts Dict) int {
 	n := len(uri) + DictSize(opts)
 	if p.Raw != nil {
@@ -39,6 +42,9 @@ func PayloadSize(uri URI, p Payload, opts Dict) int {
 
 // ListSize estimates the memory that l's elements hold once decoded: each
 // in its interface and what it points to (l's own header is not counted).
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func ListSize(l List) int {
 	n := 0
 	for _, v := range l {
@@ -50,6 +56,9 @@ func ListSize(l List) int {
 // DictSize estimates the memory that a decoded dictionary holds: its map
 // header and table, and its keys' and values' own storage on top of their
 // slots; 0 for nil.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func DictSize(d Dict) int {
 	if d == nil {
 		return 0
@@ -64,6 +73,9 @@ func DictSize(d Dict) int {
 // ObjectSize estimates the memory that a decoded Object holds: its array
 // of fields, and its keys' and values' own storage on top of them (o's own
 // header is not counted).
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func ObjectSize(o Object) int {
 	n := len(o) * fieldBytes
 	for _, f := range o {

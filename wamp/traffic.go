@@ -4,6 +4,9 @@ import "sync/atomic"
 
 // DefaultRatedSize is the size of a rated message until SetRatedSize says
 // otherwise: Crossbar's default "rated_message_size".
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 const DefaultRatedSize = 512
 
 // Traffic counts the WAMP messages a peer reads and writes, both ways
@@ -13,6 +16,9 @@ const DefaultRatedSize = 512
 // Metered: the reader counts what it decodes (Count), Send what it queues
 // (Add), and the writer checks the watch after each write (Check). Safe for concurrent use (atomics only); the zero value counts
 // with DefaultRatedSize. Methods on a nil *Traffic do nothing.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 type Traffic struct {
 	messages, bytes, rated atomic.Uint64
 	size                   atomic.Uint64 // rated message size; 0: DefaultRatedSize
@@ -20,15 +26,24 @@ type Traffic struct {
 }
 
 // TrafficCount is what a Traffic counted.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 type TrafficCount struct{ Messages, Bytes, Rated uint64 }
 
 // Metered is an optional capability of a Peer that counts its traffic.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 type Metered interface {
 	Traffic() *Traffic
 }
 
 // TrafficWatch calls Fn once, from Count or Check, when the rated
 // messages have reached At. Fn must not block.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 type TrafficWatch struct {
 	At    uint64
 	Fn    func()

@@ -14,6 +14,9 @@ var ErrProtocol = errors.New("wamp: protocol violation")
 // that the layout of every message lives in one place (Encode) while the
 // codec writes its own bytes without building an intermediate list.
 // A Writer records its first error itself; Encode does not check.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 type Writer interface {
 	Array(n int)     // starts the message array of n elements
 	Uint(v uint64)   // a message type, an ID or a request type
@@ -27,6 +30,9 @@ type Writer interface {
 // Encode writes m's elements to w: [type, fields..., args?, kwargs?].
 // Arguments are written only when non-empty, and an empty list is written
 // before non-empty keyword arguments, as the specification requires.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func Encode(m Message, w Writer) {
 	switch m := m.(type) {
 	case *Hello:
@@ -175,11 +181,17 @@ func payload(w Writer, args List, kwargs Object, raw *Raw) {
 // Decode turns a decoded message array into a Message. It checks the element
 // count and the type of every field; integers may arrive as any Go integer
 // type or as an integral float64. Every error wraps ErrProtocol.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func Decode(l []any) (Message, error) { return DecodeRaw(l, nil) }
 
 // DecodeRaw is Decode of a message whose payload elements are raw, not in
 // l: l ends at the message type's PayloadIndex, and the message keeps raw
 // as its payload. A nil raw is Decode.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func DecodeRaw(l []any, raw *Raw) (Message, error) {
 	if len(l) == 0 {
 		return nil, fmt.Errorf("%w: empty message", ErrProtocol)

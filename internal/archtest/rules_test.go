@@ -68,9 +68,11 @@ var rules = map[string]rule{
 	// Connection caps under every listener: counting and rate-limited
 	// refusal warnings, nothing of WAMP.
 	"internal/transport/connlimit": {allowed: []string{"internal/lograte"}, stdOnly: true},
-	// A client session runs over any wamp.Peer its caller dials (the node
-	// picks the transport); auth signs its challenges.
-	"client": {allowed: []string{"wamp", "internal/auth"}},
+	// A client session runs over any wamp.Peer its caller dials; Dial
+	// makes one from a URL with the two network transports (their client
+	// halves; neither imports client, so nothing cycles). auth signs its
+	// challenges. Never the router: embedded sessions get a peer pair.
+	"client": {allowed: []string{"wamp", "internal/auth", "internal/transport/websocket", "internal/transport/rawsocket"}},
 	// The bridge's embedded sessions are clients on a peer the node makes,
 	// never the router itself. The codec is for its plain-JSON bodies (the
 	// Caller's and Publisher's hot path, with no reflection), not for WAMP.

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -105,7 +106,7 @@ func TestPermissions(t *testing.T) {
 			return err
 		}},
 		{"register without register", func() error {
-			_, err := anon.Register(testCtx(t), "com.example.public.mine", nil, nil)
+			_, err := anon.Register(testCtx(t), "com.example.public.mine", func(context.Context, *client.Invocation) (*client.Result, error) { return nil, nil }, nil)
 			return err
 		}},
 		{"publish without publish", func() error {

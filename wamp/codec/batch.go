@@ -15,6 +15,9 @@ const jsonBatchSep = 0x18
 // c's ".batched" subprotocol. The messages are slices of frame, not copies.
 // A frame that is empty or malformed gives an error wrapping
 // wamp.ErrProtocol.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func SplitBatch(c Codec, frame []byte) ([][]byte, error) {
 	if len(frame) == 0 {
 		return nil, decodeError(c.Name(), "empty batch")
@@ -53,6 +56,9 @@ func splitSeparated(c Codec, frame []byte) ([][]byte, error) {
 
 // AppendBatch appends msg, one encoded message of c, to dst with the batch
 // framing of c. A message must be shorter than 4 GiB.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func AppendBatch(c Codec, dst, msg []byte) []byte {
 	if !c.Binary() {
 		return append(append(dst, msg...), jsonBatchSep)

@@ -46,6 +46,15 @@
 // lengths past the end of the input before allocating anything.
 //
 // All codecs are safe for concurrent use.
+//
+// # Stability
+//
+// Junction is before v1 (see package wamp). The parts meant to stay are
+// the Codec interface, the four codecs (JSON, Msgpack, CBOR, UBJSON),
+// Lookup, Subprotocols and ErrEncode. The functions whose doc says "Lower
+// level" (batch framing, payloads passed between processes, plain JSON,
+// lone values, eager decoding) serve Junction's transports, router and
+// bridge, and change when they need to.
 package codec
 
 import (

@@ -42,6 +42,9 @@ func decodeJSONMessage(b []byte, from int) ([]any, error) {
 // valid UTF-8 and nesting is limited to 1000 levels. Unlike WAMP JSON, no
 // string is turned into binary: "\u0000..." stays a string. Safe for
 // concurrent use.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func DecodePlainJSON(b []byte) (any, error) {
 	d := jsonDecoder{b: b, stack: make([]any, 0, 8), payloadState: newPayloadState(0)}
 	d.space()

@@ -23,6 +23,9 @@ import (
 // 1000 levels, go through encoding/json. A value encoding/json refuses (a
 // NaN, a channel, a cycle) is an error, and dst is then returned unchanged.
 // Safe for concurrent use.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func AppendPlainJSON(dst []byte, v any) ([]byte, error) {
 	b, err := appendPlain(dst, v, 0)
 	if err != nil {

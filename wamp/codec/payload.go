@@ -10,6 +10,9 @@ import (
 // payload again with Payload: a raw payload's elements as received, in
 // their serializer; values encoded with MessagePack. n is the number of
 // elements, 0 for an empty payload (b is then nil). Errors wrap ErrEncode.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func PayloadBytes(p wamp.Payload) (ser wamp.Serializer, b []byte, n int, err error) {
 	if p.Raw != nil {
 		return p.Raw.Serializer(), p.Raw.Bytes(), p.Raw.Len(), nil
@@ -52,6 +55,9 @@ var eventHead = map[wamp.Serializer]func(n int) []byte{
 // them: raw when they can pass through, values otherwise; n 0 is the empty
 // payload. b is not retained. Bytes that Decode would refuse, or that are
 // not n elements, are an error wrapping wamp.ErrProtocol.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func Payload(ser wamp.Serializer, b []byte, n int) (wamp.Payload, error) {
 	if n == 0 && len(b) == 0 {
 		return wamp.Payload{}, nil

@@ -220,6 +220,9 @@ type eager struct{ *format }
 // a client reads every payload it receives, so keeping it raw would only
 // add a copy and a second pass. Encoding is c's. The codecs of a server,
 // which forwards payloads, keep them raw (see Codec.Decode).
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func Eager(c Codec) Codec {
 	switch f := c.(type) {
 	case *format:

@@ -34,6 +34,9 @@ func Subprotocols() []string {
 }
 
 // ByRawSocketID finds the codec of a RawSocket serializer id (1 to 4).
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func ByRawSocketID(id byte) (Codec, bool) {
 	for _, c := range preference {
 		if c.RawSocketID() == id {

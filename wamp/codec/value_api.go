@@ -11,6 +11,9 @@ import (
 // numbers, string, []byte, wamp.List, wamp.Object, wamp.Dict), alone in c's format: a
 // payload that is not a WAMP message (an MQTT native payload). Errors wrap
 // ErrEncode.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func EncodeValue(c Codec, v any) ([]byte, error) {
 	f, ok := formatOf(c)
 	if !ok {
@@ -27,6 +30,9 @@ func EncodeValue(c Codec, v any) ([]byte, error) {
 // DecodeValue parses b, one value alone in c's format (the inverse of
 // EncodeValue), as a payload value: its dictionaries are wamp.Objects.
 // Errors wrap wamp.ErrProtocol.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
 func DecodeValue(c Codec, b []byte) (any, error) {
 	f, ok := formatOf(c)
 	if !ok {
