@@ -16,7 +16,8 @@
 //
 // # Stability
 //
-// Before v1, this package, client, wamp and wamp/codec are the public API:
-// what docs/library.md lists as stable changes only with a note in the
-// changelog; everything under internal/ may change at any time.
+// Junction is before v1: its Go API may still change in a minor release,
+// and the CHANGELOG says when it does. Everything in this package is meant
+// to stay; docs/library.md lists what is in the other public packages
+// (client, wamp, wamp/codec). Nothing under internal/ is public.
 package junction

@@ -112,3 +112,73 @@ func TestLeaveAndStop(t *testing.T) {
 		t.Errorf("Join after Stop: %v", err)
 	}
 }
+
+// TestOverWebSocket: a node from a JSON configuration with a WebSocket
+// transport on port 0; an in-process callee and publisher, and a client
+// over WebSocket (client.Dial) that calls with progressive results and
+// subscribes, in each serializer.
+func TestOverWebSocket(t *testing.T) {
+	cfg, err := junction.ParseConfig([]byte(`{"version": 2, "workers": [{"type": "router",
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "permissions": [
+			{"uri": "", "match": "prefix", "allow": {"call": true, "register": true, "publish": true, "subscribe": true}}]}]}],
+		"transports": [{"type": "websocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := junction.Start(t.Context(), cfg, junction.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Stop(context.Background()) })
+	backend := join(t, n)
+	_, err = backend.Register(t.Context(), "com.example.count", func(ctx context.Context, inv *client.Invocation) (*client.Result, error) {
+		to, _ := wamp.AsInt(inv.Args[0])
+		for i := int64(1); i < to; i++ {
+			if err := inv.SendProgress(&client.Result{Args: wamp.List{i}}); err != nil {
+				return nil, err
+			}
+		}
+		_, err := backend.Publish(ctx, "com.example.counted", wamp.List{to}, nil, nil)
+		return &client.Result{Args: wamp.List{to}}, err
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "ws://" + n.Listeners()[0].Address
+	for _, ser := range []string{"json", "msgpack", "cbor", "ubjson"} {
+		t.Run(ser, func(t *testing.T) {
+			p, err := client.Dial(t.Context(), url, client.DialOptions{Serializer: ser})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := client.Join(t.Context(), p, client.Config{Realm: "realm1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			events := make(chan int64, 1)
+			_, err = s.Subscribe(t.Context(), "com.example.counted", func(ev *client.Event) {
+				n, _ := wamp.AsInt(ev.Args[0])
+				events <- n
+			}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var progress []int64
+			res, err := s.Call(t.Context(), "com.example.count", wamp.List{3}, nil, client.WithProgress(func(r *client.Result) {
+				i, _ := wamp.AsInt(r.Args[0])
+				progress = append(progress, i)
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			last, _ := wamp.AsInt(res.Args[0])
+			if len(progress) != 2 || progress[0] != 1 || progress[1] != 2 || last != 3 {
+				t.Errorf("progress %v then %v, want [1 2] then 3", progress, res.Args)
+			}
+			if got := <-events; got != 3 {
+				t.Errorf("event %d, want 3", got)
+			}
+		})
+	}
+}

@@ -1,7 +1,7 @@
-// Command library embeds a Junction router: a backend session registers
-// a procedure and publishes, a second session calls it and subscribes, both
-// in process, while a WebSocket transport on 127.0.0.1 lets programs in
-// other processes join the same realm.
+// Command library embeds a Junction router with a WebSocket transport: a
+// backend session in process registers a procedure that publishes each
+// result, and a client over WebSocket, as a program in another process
+// connects, calls it and subscribes.
 package main
 
 import (
@@ -57,7 +57,8 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer node.Stop(context.Background())
-	log.Printf("WebSocket clients connect to ws://%s", node.Listeners()[0].Address)
+	url := "ws://" + node.Listeners()[0].Address
+	log.Printf("WebSocket clients connect to %s", url)
 
 	backend, err := node.Join(ctx, client.Config{Realm: "realm1"})
 	if err != nil {
@@ -69,7 +70,11 @@ func run(ctx context.Context) error {
 		return err
 	}
 
-	app, err := node.Join(ctx, client.Config{Realm: "realm1"})
+	peer, err := client.Dial(ctx, url, client.DialOptions{})
+	if err != nil {
+		return err
+	}
+	app, err := client.Join(ctx, peer, client.Config{Realm: "realm1"})
 	if err != nil {
 		return err
 	}
