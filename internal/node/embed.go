@@ -19,10 +19,10 @@ import (
 // realm's clients like any other: the realm's limits, its role's
 // permissions and the meta API apply as to a session over a socket, and
 // cfg.Auth must offer nothing (the join fails with
-// wamp.error.no_auth_method). ctx bounds the join. Before Start has succeeded and after Stop it returns
-// ErrNotRunning. A realm that no router
-// worker serves fails with wamp.error.no_such_realm; a role the realm
-// does not define with wamp.error.no_such_role.
+// wamp.error.no_auth_method). ctx bounds the join. Before Start has
+// succeeded and after Stop it returns ErrNotRunning. A realm that no
+// router worker serves fails with wamp.error.no_such_realm; a role the
+// realm does not define with wamp.error.no_such_role.
 func (n *Node) Join(ctx context.Context, role string, cfg client.Config) (*client.Session, error) {
 	ru, err := n.routerOf(string(cfg.Realm))
 	if err != nil {
