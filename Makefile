@@ -4,6 +4,10 @@
 
 GO ?= go
 PKGS := ./...
+# A module of its own that uses Junction as a library, through its public
+# packages only (its go.mod replaces Junction with this tree); ./... of the
+# main module leaves it out, so vet and unit run it apart.
+PUBLICAPI := test/publicapi
 
 .PHONY: test deps vet unit bench bench-base fuzz soak build release
 
@@ -45,11 +49,13 @@ deps:
 
 vet:
 	$(GO) vet $(PKGS)
+	cd $(PUBLICAPI) && $(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # -race on everything; fuzz targets run their seed corpora as ordinary tests.
 unit:
 	$(GO) test -race -count=1 -timeout 8m $(PKGS)
+	cd $(PUBLICAPI) && $(GO) test -race -count=1 -timeout 2m ./...
 
 # Short fuzzing of every target (not part of make test).
 FUZZTIME ?= 30s

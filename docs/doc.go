@@ -13,4 +13,9 @@
 // pages show them, send them to the started example (examples/bridge.json,
 // its upstreams pointed at test servers, or the embedded default) and
 // compare the answers byte for byte.
+//
+// library.md and the README show Go programs that test/publicapi (a module
+// of its own, run by make test) runs as examples: the tests check that the
+// pages show them byte for byte, and that library.md lists every exported
+// name of package junction as stable.
 package docs

@@ -12,6 +12,19 @@ import (
 
 const module = "github.com/junction-wamp/junction/"
 
+// root is the package at the module's root (package junction), "." in
+// rules.
+const root = "."
+
+// inModule returns the path of imp under the module ("wamp", or root for
+// the module's own path), and whether imp is a package of the module.
+func inModule(imp string) (string, bool) {
+	if imp+"/" == module {
+		return root, true
+	}
+	return strings.CutPrefix(imp, module)
+}
+
 // pkgInfo is what go list says of one package of the module: its path
 // under the module and its direct imports.
 type pkgInfo struct {
@@ -32,7 +45,8 @@ var listPackages = sync.OnceValues(func() ([]pkgInfo, error) {
 	var pkgs []pkgInfo
 	for line := range strings.Lines(strings.TrimSpace(string(out))) {
 		f := strings.Split(strings.TrimSpace(line), "|")
-		pkgs = append(pkgs, pkgInfo{path: strings.TrimPrefix(f[0], module),
+		path, _ := inModule(f[0])
+		pkgs = append(pkgs, pkgInfo{path: path,
 			imports: strings.Fields(f[1]), testImports: strings.Fields(f[2])})
 	}
 	return pkgs, nil
@@ -119,7 +133,7 @@ func TestTestOnlyModules(t *testing.T) {
 					t.Errorf("%s imports %s: only tests may (testOnly)", p.path, imp)
 				}
 			}
-			if local, ok := strings.CutPrefix(imp, module); ok && isTestHelper(local) {
+			if local, ok := inModule(imp); ok && isTestHelper(local) {
 				t.Errorf("%s imports %s: only tests may (testHelper)", p.path, imp)
 			}
 		}
@@ -135,8 +149,8 @@ func isTestHelper(pkg string) bool {
 // importerCheck returns why pkg may not import imp under the importers
 // of imp's rule ("" when it may).
 func importerCheck(pkg, imp string) string {
-	p, inModule := strings.CutPrefix(imp, module)
-	if !inModule || p == pkg {
+	p, ok := inModule(imp)
+	if !ok || p == pkg {
 		return ""
 	}
 	key, ok := ruleFor(p)
@@ -205,13 +219,13 @@ func matches(pattern, pkg string) bool {
 
 // check returns why pkg, under r, may not import imp ("" when it may).
 func (r rule) check(pkg, imp string) string {
-	p, inModule := strings.CutPrefix(imp, module)
+	p, in := inModule(imp)
 	switch {
-	case !inModule && !thirdParty(imp):
+	case !in && !thirdParty(imp):
 		return ""
-	case !inModule && r.stdOnly:
+	case !in && r.stdOnly:
 		return "only the standard library is allowed"
-	case !inModule, p == pkg:
+	case !in, p == pkg:
 		return ""
 	case slices.ContainsFunc(r.allowed, func(a string) bool { return matches(a, p) }):
 		return ""
@@ -232,6 +246,11 @@ func TestRuleCheck(t *testing.T) {
 		want     bool // allowed
 	}{
 		{"internal/router", module + "wamp", true},
+		{root, module + "internal/node", true},
+		{root, module + "client", true},
+		{"client", strings.TrimSuffix(module, "/"), false}, // the root package
+		{"wamp", strings.TrimSuffix(module, "/"), false},
+		{"internal/node", strings.TrimSuffix(module, "/"), false},
 		{"internal/router", module + "internal/lograte", true},
 		{"internal/router", module + "wamp/codec", false},
 		{"internal/router", module + "internal/transport/local", false},

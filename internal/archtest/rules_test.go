@@ -135,6 +135,10 @@ var rules = map[string]rule{
 	"internal/cluster/clustertest": {testHelper: true, allowed: []string{"internal/cluster", "internal/logtest"}, importers: []string{"internal/cluster", "internal/node", "docs"}},
 	// The composition root: config -> routers, transports, web, bridges.
 	"internal/node": {allowed: []string{"internal/...", "wamp/...", "client"}},
+	// The public entry (package junction): a node from a config, and
+	// in-process sessions on its routers; like the command, it wraps
+	// config and node, and hands out the public client's sessions.
+	root: {allowed: []string{"internal/...", "wamp/...", "client"}},
 	// The command: flags, logging and signals around config and node.
 	"cmd/junction": {allowed: []string{"internal/...", "wamp/...", "client"}},
 	// This test: go list and the standard library.

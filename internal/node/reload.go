@@ -28,7 +28,7 @@ type Change struct {
 	What string // "realm \"realm2\" added"
 }
 
-// ErrNotRunning is returned by Reload before Start has succeeded and after
+// ErrNotRunning is returned by Reload and Join before Start has succeeded and after
 // Stop.
 var ErrNotRunning = errors.New("node: not running")
 
