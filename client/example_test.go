@@ -131,3 +131,71 @@ func ExampleSession_Publish() {
 	fmt.Println(ev.Args[0], ev.Publication == id)
 	// Output: extra! true
 }
+
+// listening starts a router that listens for WebSocket clients on a free
+// port of 127.0.0.1 and returns it with its ws:// URL.
+func listening(ctx context.Context) (*junction.Node, string) {
+	cfg, err := junction.ParseConfig([]byte(`{
+		"version": 2,
+		"workers": [{
+			"type": "router",
+			"realms": [{"name": "realm1", "roles": [{"name": "anonymous",
+				"permissions": [{"uri": "", "match": "prefix",
+					"allow": {"call": true, "register": true, "publish": true, "subscribe": true}}]}]}],
+			"transports": [{"type": "websocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}}]
+		}]
+	}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	node, err := junction.Start(ctx, cfg, junction.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return node, "ws://" + node.Listeners()[0].Address + "/"
+}
+
+// A session over WebSocket with JSON: Dial connects, Join joins the realm.
+func ExampleDial() {
+	ctx := context.Background()
+	node, url := listening(ctx)
+	defer node.Stop(ctx)
+
+	peer, err := client.Dial(ctx, url, client.DialOptions{Serializer: "json"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := client.Join(ctx, peer, client.Config{Realm: "realm1"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Leave(ctx)
+	fmt.Println(peer.Info().Transport, peer.Info().Serializer, s.Details()["authrole"])
+	// Output: websocket json anonymous
+}
+
+// A client that reconnects: Connect redials with backoff when the
+// connection is lost and renews its registrations and subscriptions.
+func ExampleConnect() {
+	ctx := context.Background()
+	node, url := listening(ctx)
+	defer node.Stop(ctx)
+
+	c, err := client.Connect(ctx, client.NewDialer(url, client.DialOptions{}), client.Config{Realm: "realm1"}, client.ReconnectOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	echo := func(ctx context.Context, inv *client.Invocation) (*client.Result, error) {
+		return &client.Result{Args: inv.Args}, nil
+	}
+	if _, err := c.Register(ctx, "com.example.echo", echo, nil); err != nil {
+		log.Fatal(err)
+	}
+	res, err := c.Call(ctx, "com.example.echo", wamp.List{"over the network"}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Args[0])
+	// Output: over the network
+}
