@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/transport/longpoll"
 	"github.com/junction-wamp/junction/internal/transport/rawsocket"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
 	"github.com/junction-wamp/junction/wamp"
@@ -42,8 +43,8 @@ type DialOptions struct {
 	// (authmethod "tls" on the router).
 	TLSConfig *tls.Config
 	// Header holds extra headers of the WebSocket opening handshake
-	// (Origin, Cookie, Authorization, ...); RawSocket has none and ignores
-	// it.
+	// (Origin, Cookie, Authorization, ...), or of every long-poll request;
+	// RawSocket has none and ignores it.
 	Header http.Header
 	// MaxMessageSize is the longest message accepted from the router;
 	// 0 means 1 MiB. RawSocket rounds it up to a power of two between
@@ -70,6 +71,14 @@ type DialOptions struct {
 //	rs://host:port, tcp://host:port       RawSocket over TCP
 //	rss://host:port, tls://host:port      RawSocket over TLS
 //	unix:///path/to.sock                  RawSocket over a Unix socket
+//	http://host[:port]/path, https://...  HTTP long-poll (Crossbar's longpoll
+//	                                      service, for a network that lets
+//	                                      only plain HTTP requests through)
+//
+// Over long-poll, the serializer is JSON unless Serializer names another,
+// Header goes with every request, and MaxMessageSize and the pings do not
+// apply (each message is an HTTP request or response, bounded by the
+// router's service).
 //
 // A bad URL or option gives an error wrapping ErrDialOptions.
 func Dial(ctx context.Context, rawURL string, opts DialOptions) (wamp.Peer, error) {
@@ -122,10 +131,12 @@ func dialFunc(u *url.URL, opts DialOptions) (Dialer, error) {
 		return rawSocketTCPDial(u, opts, true)
 	case "unix":
 		return rawSocketUnixDial(u, opts)
+	case "http", "https":
+		return longPollDial(u, opts)
 	case "":
-		return nil, errors.New("no scheme (want ws, wss, ws+unix, rs, rss, tcp, tls or unix)")
+		return nil, errors.New("no scheme (want ws, wss, ws+unix, rs, rss, tcp, tls, unix, http or https)")
 	}
-	return nil, fmt.Errorf("unknown scheme %q (want ws, wss, ws+unix, rs, rss, tcp, tls or unix)", u.Scheme)
+	return nil, fmt.Errorf("unknown scheme %q (want ws, wss, ws+unix, rs, rss, tcp, tls, unix, http or https)", u.Scheme)
 }
 
 // checkOptions refuses what no dial can use.
@@ -234,6 +245,48 @@ func rawSocketUnixDial(u *url.URL, opts DialOptions) (Dialer, error) {
 	return func(ctx context.Context) (wamp.Peer, error) {
 		return rawsocket.Dial(ctx, "unix", path, ro)
 	}, nil
+}
+
+// longPollDial dials http(s)://host/path, the URL of a long-poll service:
+// one HTTP client per dial, its TLS from opts.TLSConfig.
+func longPollDial(u *url.URL, opts DialOptions) (Dialer, error) {
+	if u.Host == "" {
+		return nil, errors.New("no host")
+	}
+	protocol := "wamp.2.json"
+	if opts.Serializer != "" {
+		protocol = "wamp.2." + opts.Serializer
+	}
+	base := strings.TrimSuffix(u.String(), "/")
+	return func(ctx context.Context) (wamp.Peer, error) {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		if opts.TLSConfig != nil && u.Scheme == "https" {
+			tr.TLSClientConfig = opts.TLSConfig.Clone()
+		}
+		hc := &http.Client{Transport: withHeader{tr, opts.Header}}
+		p, err := longpoll.Dial(ctx, base, protocol, hc)
+		if err != nil {
+			tr.CloseIdleConnections()
+			return nil, err
+		}
+		return p, nil
+	}, nil
+}
+
+// withHeader adds header to every request it carries.
+type withHeader struct {
+	next   http.RoundTripper
+	header http.Header
+}
+
+func (w withHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(w.header) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range w.header {
+			r.Header[k] = append(r.Header[k], v...)
+		}
+	}
+	return w.next.RoundTrip(r)
 }
 
 func rawSocketOptions(opts DialOptions) rawsocket.DialOptions {

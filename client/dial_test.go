@@ -18,6 +18,7 @@ import (
 	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/internal/transport/longpoll"
 	"github.com/junction-wamp/junction/internal/transport/rawsocket"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
 	"github.com/junction-wamp/junction/wamp"
@@ -47,19 +48,29 @@ func newTestRouter(t *testing.T, auths ...auth.Authenticator) *testRouter {
 }
 
 func (tr *testRouter) serveWebSocket(t *testing.T, g *router.Gate) {
-	h, err := websocket.NewHandler(websocket.Options{Attacher: g})
+	ws, err := websocket.NewHandler(websocket.Options{Attacher: g})
 	if err != nil {
 		t.Fatal(err)
 	}
+	lp, err := longpoll.NewHandler(longpoll.Options{Attacher: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(lp.Shutdown)
+	h := http.NewServeMux() // WebSocket at /ws, long-poll below /lp
+	h.Handle("/ws", ws)
+	h.Handle("/lp/", http.StripPrefix("/lp", lp))
 	plain := httptest.NewServer(h)
 	t.Cleanup(plain.Close)
 	tr.urls["ws"] = "ws" + strings.TrimPrefix(plain.URL, "http") + "/ws"
+	tr.urls["http"] = plain.URL + "/lp"
 	secure := httptest.NewUnstartedServer(h)
 	secure.TLS = &tls.Config{ClientAuth: tls.RequestClientCert}
 	secure.Config.ErrorLog = log.New(io.Discard, "", 0) // the failed handshakes of TestDialTLSVerifiesRouter
 	secure.StartTLS()
 	t.Cleanup(secure.Close)
 	tr.urls["wss"] = "wss" + strings.TrimPrefix(secure.URL, "https") + "/ws"
+	tr.urls["https"] = secure.URL + "/lp"
 	tr.roots = x509.NewCertPool()
 	tr.roots.AddCert(secure.Certificate())
 	tr.cert = secure.TLS.Certificates[0]
@@ -155,6 +166,8 @@ func TestDialSchemesAndSerializers(t *testing.T) {
 		{"rss", "rawsocket", true, "msgpack"},
 		{"tls", "rawsocket", true, "msgpack"},
 		{"unix", "rawsocket", false, "msgpack"},
+		{"http", "longpoll", false, "json"},
+		{"https", "longpoll", true, "json"},
 	}
 	for _, sc := range schemes {
 		for _, ser := range []string{"", "json", "msgpack", "cbor", "ubjson"} {
@@ -196,7 +209,8 @@ func TestDialErrors(t *testing.T) {
 		opts client.DialOptions
 		want string
 	}{
-		{"http://localhost:8080/ws", client.DialOptions{}, `unknown scheme "http"`},
+		{"ftp://localhost:8080/ws", client.DialOptions{}, `unknown scheme "ftp"`},
+		{"http:///lp", client.DialOptions{}, "no host"},
 		{"localhost:8080", client.DialOptions{}, `unknown scheme "localhost"`},
 		{"/ws", client.DialOptions{}, "no scheme"},
 		{"ws://", client.DialOptions{}, "no host"},

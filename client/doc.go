@@ -13,6 +13,7 @@
 //	rs://host:port, tcp://host:port       RawSocket over TCP
 //	rss://host:port, tls://host:port      RawSocket over TLS
 //	unix:///path/to.sock                  RawSocket over a Unix socket
+//	http://host:port/path, https://...    HTTP long-poll (Crossbar's longpoll service)
 //
 // DialOptions picks the serializer ("json", "msgpack", "cbor", "ubjson"),
 // TLS (a client certificate included), handshake headers, the message

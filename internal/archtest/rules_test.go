@@ -69,10 +69,10 @@ var rules = map[string]rule{
 	// refusal warnings, nothing of WAMP.
 	"internal/transport/connlimit": {allowed: []string{"internal/lograte"}, stdOnly: true},
 	// A client session runs over any wamp.Peer its caller dials; Dial
-	// makes one from a URL with the two network transports (their client
+	// makes one from a URL with the network transports (their client
 	// halves; neither imports client, so nothing cycles). auth signs its
 	// challenges. Never the router: embedded sessions get a peer pair.
-	"client": {allowed: []string{"wamp", "internal/auth", "internal/transport/websocket", "internal/transport/rawsocket"}},
+	"client": {allowed: []string{"wamp", "internal/auth", "internal/transport/websocket", "internal/transport/rawsocket", "internal/transport/longpoll"}},
 	// The bridge's embedded sessions are clients on a peer the node makes,
 	// never the router itself. The codec is for its plain-JSON bodies (the
 	// Caller's and Publisher's hot path, with no reflection), not for WAMP.

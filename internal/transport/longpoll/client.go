@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/junction-wamp/junction/wamp"
@@ -62,7 +63,7 @@ func Dial(ctx context.Context, url, protocol string, hc *http.Client) (*Client, 
 		return nil, fmt.Errorf("longpoll: open: unexpected answer %q", resp)
 	}
 	cl := &Client{base: url + "/" + open.Transport, http: hc, codec: codec.Eager(c), batched: batched,
-		info:  wamp.PeerInfo{Transport: "longpoll", Serializer: c.Name(), RemoteAddr: url},
+		info:  wamp.PeerInfo{Transport: "longpoll", Serializer: c.Name(), RemoteAddr: url, TLS: strings.HasPrefix(url, "https:")},
 		inbox: make(chan wamp.Message, 64), kick: make(chan struct{}, 1), done: make(chan struct{})}
 	go cl.sendLoop()
 	go cl.receiveLoop()
