@@ -16,6 +16,7 @@ type Fabric struct {
 	events   *pubsub
 	calls    *calls
 	sessions *sessions
+	roster   *roster
 }
 
 var _ router.Fabric = (*Fabric)(nil)
@@ -23,7 +24,8 @@ var _ router.Fabric = (*Fabric)(nil)
 // NewFabric makes the fabric of node n; nothing reaches the network
 // before Start.
 func NewFabric(n *Node, log *slog.Logger) *Fabric {
-	return &Fabric{events: newPubSub(n, log), calls: newCalls(n, log), sessions: newSessions(n, log)}
+	return &Fabric{events: newPubSub(n, log), calls: newCalls(n, log), sessions: newSessions(n, log),
+		roster: newRoster(n, log)}
 }
 
 // Start opens the cluster's tables and starts mirroring them, once the
@@ -35,13 +37,17 @@ func (f *Fabric) Start(ctx context.Context) error {
 	if err := f.calls.start(ctx); err != nil {
 		return err
 	}
-	return f.sessions.start(ctx, f.calls.again)
+	if err := f.sessions.start(ctx, f.calls.again); err != nil {
+		return err
+	}
+	f.roster.start(f.sessions.table())
+	return nil
 }
 
 // Realm links realm name (router.Fabric).
 func (f *Fabric) Realm(name wamp.URI, link *router.RealmLink) router.RealmFabric {
 	return &realmFabric{realmEvents: f.events.link(name, link), callRealm: f.calls.realm(name, link),
-		realmSessions: f.sessions.link(name, link)}
+		realmSessions: f.sessions.link(name, link), realmRoster: &realmRoster{ro: f.roster, name: name}}
 }
 
 // Leave tells the fabric that the node is stopping: from now on its
@@ -53,6 +59,7 @@ func (f *Fabric) Leave() { f.calls.leaving.Store(true) }
 
 // Close stops the fabric; the node stays up.
 func (f *Fabric) Close() {
+	f.roster.close()
 	f.sessions.close()
 	f.calls.close()
 	f.events.close()
@@ -64,6 +71,7 @@ type realmFabric struct {
 	*realmEvents
 	*callRealm
 	*realmSessions
+	*realmRoster
 }
 
 var _ router.RealmFabric = (*realmFabric)(nil)

@@ -50,6 +50,7 @@ type sessions struct {
 	cancel context.CancelFunc
 	stop   func() // of the membership watch
 	wg     sync.WaitGroup
+	reaped atomic.Uint64 // the losses and leaves of members handled (reap.go)
 
 	mu     sync.Mutex // guards the fields below; a leaf
 	realms map[wamp.URI]*router.RealmLink
