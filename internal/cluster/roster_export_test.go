@@ -1,5 +1,7 @@
 package cluster
 
+import "context"
+
 // OnReap sets a hook that every node of the test process calls as it
 // starts reaping a member, once it holds the member's lock: true stops
 // the reaping there, as if the reaper died. nil removes it.
@@ -18,3 +20,17 @@ func Reaped(f *Fabric) uint64 { return f.sessions.reaped.Load() }
 // RosterFlushed returns a channel closed once f has written the roster
 // changes asked so far into the table.
 func RosterFlushed(f *Fabric) <-chan struct{} { return f.roster.w.flushed() }
+
+// SessionRecords returns how many roster and testament records of member
+// m's sessions f's sess table holds.
+func SessionRecords(f *Fabric, m Member) (int, error) {
+	s := f.sessions
+	ctx, cancel := context.WithTimeout(context.Background(), reapTimeout)
+	defer cancel()
+	all, err := s.readAll(ctx, s.table(), "*."+memberKey(m)+".>")
+	return len(all), err
+}
+
+// StopRoster stops f's roster writer: the changes of its sessions are no
+// longer written into the table.
+func StopRoster(f *Fabric) { f.roster.close() }

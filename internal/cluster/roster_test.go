@@ -108,8 +108,10 @@ func TestRosterNodeLost(t *testing.T) {
 	subscribe(t, a, "wamp.session.on_join") // the meta API's own: no event
 	rostered(t, sites[2])
 
+	lost := sites[2].node.Self()
 	clustertest.Kill(sites[2].node)
 	heard := reaped(t, live, watchers, 1)
+	noRecords(t, sites[0], lost)
 	for i, h := range heard {
 		exactly(t, i, h, map[[2]any]int{
 			{onLeave, a.ID()}: 1, {onLeave, b.ID()}: 1,
@@ -127,6 +129,42 @@ func TestRosterNodeLost(t *testing.T) {
 		t.Errorf("call to the shared procedure: %+v, %v", res, err)
 	}
 	register(t, sites[1].join(t), "com.roster.single", answer("again"), nil)
+}
+
+// noRecords checks that s's sess table holds no record of m's sessions.
+func noRecords(t *testing.T, s *site, m cluster.Member) {
+	t.Helper()
+	if n, err := cluster.SessionRecords(s.fabric, m); n != 0 || err != nil {
+		t.Errorf("records of the sessions of %s in the sess table: %d, %v; want none", m, n, err)
+	}
+}
+
+// TestRosterNodeLeft: the sessions of a node that stops cleanly leave
+// as they end, their node publishing it: the other nodes publish nothing
+// more, and delete what it left in the table (here a session's record,
+// its delete not written as the node stopped).
+func TestRosterNodeLeft(t *testing.T) {
+	sites := startSites(t, 3, clustertest.Lease(time.Second, 200*time.Millisecond))
+	watchers := []metaSeen{watchLeaving(t, sites[0]), watchLeaving(t, sites[1])}
+	hearJoins(t, sites, watchers)
+	a := sites[2].join(t)
+	register(t, a, "com.roster.left", answer("a"), nil)
+	subscribe(t, a, "com.roster.left")
+	rostered(t, sites[2])
+	left := sites[2].node.Self()
+	sites[2].fabric.Leave()
+	cluster.StopRoster(sites[2].fabric) // a's record stays, for the others to delete
+	sites[2].router.Close()             // a leaves: its node publishes its leaving
+	sites[2].fabric.Close()
+	sites[2].node.Close()
+	heard := reaped(t, sites[:2], watchers, 1)
+	for i, h := range heard {
+		exactly(t, i, h, map[[2]any]int{
+			{onLeave, a.ID()}: 1, {onUnregister, a.ID()}: 1, {onRegDelete, a.ID()}: 1,
+			{onUnsubscribe, a.ID()}: 1, {onSubDelete, a.ID()}: 1,
+		})
+	}
+	noRecords(t, sites[0], left)
 }
 
 // TestRosterReaperLost: when the node reaping a lost member dies before
@@ -173,4 +211,5 @@ func TestRosterReaperLost(t *testing.T) {
 		{onLeave, a.ID()}: 1, {onUnregister, a.ID()}: 1, {onRegDelete, a.ID()}: 1,
 		{onUnsubscribe, a.ID()}: 1, {onSubDelete, a.ID()}: 1,
 	})
+	noRecords(t, sites[survivor], victim)
 }
