@@ -5,7 +5,9 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -52,9 +54,7 @@ func (s *sessions) table() jetstream.KeyValue {
 // reap reaps l.member, when this node takes its lock, the key
 // reap.<member>, first.
 func (s *sessions) reap(l reapLock) {
-	kv := s.table()
-	ctx, cancel := context.WithTimeout(s.ctx, reapTimeout)
-	defer cancel()
+	kv, ctx := s.table(), s.ctx
 	lock := "reap." + memberKey(l.member)
 	err := s.retry(ctx, func(ctx context.Context) error {
 		_, err := kv.Create(ctx, lock, appendReapLock(nil, l))
@@ -100,9 +100,7 @@ func (s *sessions) finish(ctx context.Context, kv jetstream.KeyValue, lock strin
 // reap and not finished: the node whose compare-and-set of the lock
 // succeeds goes on.
 func (s *sessions) takeOverReaps(r Member) {
-	kv := s.table()
-	ctx, cancel := context.WithTimeout(s.ctx, reapTimeout)
-	defer cancel()
+	kv, ctx := s.table(), s.ctx
 	held, err := s.heldBy(ctx, kv, r)
 	if err != nil {
 		if s.ctx.Err() == nil {
@@ -135,7 +133,12 @@ func (s *sessions) takeOverReaps(r Member) {
 // mine reports whether this node holds the reap lock: a write that lost
 // its answer and was tried again finds the key written, by itself.
 func (s *sessions) mine(ctx context.Context, kv jetstream.KeyValue, lock string) bool {
-	e, err := kv.Get(ctx, lock)
+	var e jetstream.KeyValueEntry
+	err := s.retry(ctx, func(ctx context.Context) error {
+		var err error
+		e, err = kv.Get(ctx, lock)
+		return err
+	})
 	if err != nil {
 		return false
 	}
@@ -196,8 +199,10 @@ func readOnce(ctx context.Context, kv jetstream.KeyValue, filter string) ([]jets
 
 // retry runs op, each attempt with a deadline of its own, until it
 // succeeds or fails with an error that JetStream's leader elections do
-// not explain, or ctx ends.
+// not explain, or ctx ends, or reapTimeout passed.
 func (s *sessions) retry(ctx context.Context, op func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, reapTimeout)
+	defer cancel()
 	for {
 		attempt, cancel := context.WithTimeout(ctx, openAttempt)
 		err := op(attempt)
@@ -227,23 +232,53 @@ func (s *sessions) reapSessions(ctx context.Context, kv jetstream.KeyValue, l re
 	}
 	lost := s.gather(entries, mk)
 	last := lastHolders(lost)
-	for i, ls := range lost {
-		if link := s.realm(ls.realm); l.publish && link != nil {
-			ls.s.Subscriptions = last(ls.realm, ls.s.Subscriptions, 's')
-			ls.s.Registrations = last(ls.realm, ls.s.Registrations, 'r')
-			if ls.rostered {
-				link.PublishLost(ls.s)
-			} else {
-				link.PublishTestaments(ls.s.Testaments)
+	for done := 0; done < len(lost); {
+		batch := lost[done:min(done+reapBatch, len(lost))]
+		for _, ls := range batch {
+			if link := s.realm(ls.realm); l.publish && link != nil {
+				ls.s.Subscriptions = last(ls.realm, ls.s.Subscriptions, 's')
+				ls.s.Registrations = last(ls.realm, ls.s.Registrations, 'r')
+				if ls.rostered {
+					link.PublishLost(ls.s)
+				} else {
+					link.PublishTestaments(ls.s.Testaments)
+				}
 			}
 		}
-		for _, k := range ls.keys {
-			if err := s.retry(ctx, func(ctx context.Context) error { return kv.Delete(ctx, k) }); err != nil {
-				return i, err
-			}
+		if err := s.deleteKeys(ctx, kv, batch); err != nil {
+			return done, err
 		}
+		done += len(batch)
 	}
 	return len(lost), nil
+}
+
+// reapTimeout bounds each table operation of a reaper, its retries
+// while JetStream elects a leader included.
+const reapTimeout = 30 * time.Second
+
+// reapBatch is how many sessions a reaper publishes before it deletes
+// their records, all at once: a reaper that dies in between has that
+// many sessions' leaving published again by the member that takes over.
+const reapBatch = 32
+
+// deleteKeys deletes the records of the sessions of batch, concurrently.
+func (s *sessions) deleteKeys(ctx context.Context, kv jetstream.KeyValue, batch []*lostSession) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(batch))
+	for _, ls := range batch {
+		wg.Go(func() {
+			for _, k := range ls.keys {
+				if err := s.retry(ctx, func(ctx context.Context) error { return kv.Delete(ctx, k) }); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
 
 // gather groups the roster and testament keys of a member's sessions

@@ -5,39 +5,54 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/junction-wamp/junction/internal/lograte"
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/wamp"
 )
 
-// The roster: the sess table holds one key per session of every node,
-// r.<member>.<realm and session> (hashed, as the testaments' keys),
+// The roster: the sess table holds one record per session of every node,
+// key r.<member>.<realm and session> (hashed, as the testaments' keys),
 // with the session's realm, ID, authid and authrole and the
 // subscriptions and registrations it holds (but those of wamp.* URIs,
 // which make no meta events). When a node is lost, the node that reaps
-// it (will.go) publishes, for each of its sessions, what the session's
+// it (reap.go) publishes, for each of its sessions, what the session's
 // own node would have published had it left: on_unsubscribe and
 // on_delete, on_unregister and on_delete, its testaments, on_leave.
 //
-// A node writes its sessions' keys off their goroutines, through a writer
-// (only the last wish for a key counts; a failed write is logged and
-// tried again, with a backoff): when a session joins, when its
-// subscriptions or registrations change, and a delete when it leaves.
-// Nothing is written per PUBLISH, EVENT or CALL.
+// A node writes its sessions' records off their goroutines: a change
+// marks the session's record dirty, and the dirty records are encoded
+// and handed to a writer (a failed write is logged and tried again, with
+// a backoff) each time the writer has written the last ones. So a
+// session's changes made while a write is on its way cost one write, a
+// session that leaves before its record was written costs none, and
+// nothing is written per PUBLISH, EVENT or CALL.
 type roster struct {
 	node *Node
-	w    *writer // into the sess table, once started
+	log  *slog.Logger
+	warn lograte.Limit // records cut to their size limit
+	w    *writer       // into the sess table, once started
+	wake chan struct{} // a record is dirty
 	ctx  context.Context
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 	done func() // ends the membership's watch
 
 	mu      sync.Mutex // guards the fields below; before writer.mu
-	self    Member     // the life of this node the keys are written under
+	self    Member     // the life of this node the records are written under
 	entries map[sessionRef]*rosterEntry
+	dirty   map[sessionRef]bool // changed since handed to the writer
+	written map[sessionRef]bool // handed to the writer: a leave deletes them
 }
+
+// rosterMax bounds a record: a session that holds more subscriptions and
+// registrations than fit (about 2,000 of 50-byte URIs) has its record
+// written without them, and only its on_leave is published if its node
+// is lost.
+const rosterMax = 128 << 10
 
 // sessionRef names a session of this node.
 type sessionRef struct {
@@ -55,50 +70,108 @@ type rosterEntry struct {
 
 func newRoster(n *Node, log *slog.Logger) *roster {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &roster{node: n, w: newWriter(log, "sess"), ctx: ctx, stop: cancel, done: func() {},
-		self: n.Self(), entries: map[sessionRef]*rosterEntry{}}
+	return &roster{node: n, log: log, warn: lograte.Limit{Interval: 10 * time.Second},
+		w: newWriter(log, "sess"), wake: make(chan struct{}, 1), ctx: ctx, stop: cancel, done: func() {},
+		self: n.Self(), entries: map[sessionRef]*rosterEntry{}, dirty: map[sessionRef]bool{}, written: map[sessionRef]bool{}}
 }
 
 // start writes into the sess table kv, and rewrites the roster under
 // this node's new life when it rejoins after an isolation.
 func (ro *roster) start(kv jetstream.KeyValue) {
-	ro.mu.Lock()
-	ro.rewriteLocked(ro.node.Self())
-	ro.mu.Unlock()
+	ro.rejoined(ro.node.Self())
 	ro.w.start(ro.ctx, &ro.wg, kv)
+	ro.wg.Go(ro.run)
 	ro.done = ro.node.Watch(ro.membership)
 }
 
 // close stops the writer: what it has not written yet is dropped (the
-// other members delete this node's keys when it leaves).
+// other members delete this node's records when it leaves).
 func (ro *roster) close() {
 	ro.done()
 	ro.stop()
 	ro.wg.Wait()
 }
 
-// membership rewrites the roster under this node's new life when it
-// rejoins. The keys of its earlier life stay for the members that reaped
-// it (they publish their sessions' leaving and delete them).
-func (ro *roster) membership(ev MemberEvent) {
-	if !ev.Up || ev.Member.Name != ro.node.Self().Name {
-		return
-	}
-	ro.mu.Lock()
-	defer ro.mu.Unlock()
-	if ev.Member != ro.self {
-		ro.rewriteLocked(ev.Member)
+// run hands the dirty records to the writer each time it has written
+// the last ones, until close.
+func (ro *roster) run() {
+	for {
+		select {
+		case <-ro.ctx.Done():
+			return
+		case <-ro.wake:
+		}
+		select {
+		case <-ro.ctx.Done():
+			return
+		case <-ro.w.flushed():
+		}
+		ro.flush()
 	}
 }
 
-// rewriteLocked writes every entry under life self. ro.mu must be held.
-func (ro *roster) rewriteLocked(self Member) {
+// flush encodes the dirty records and hands them to the writer: a record
+// of a session gone is deleted if it was written.
+func (ro *roster) flush() {
+	ro.mu.Lock()
+	defer ro.mu.Unlock()
+	for ref := range ro.dirty {
+		key := sessionKey("r", ro.self, ref.realm, ref.session)
+		if e := ro.entries[ref]; e != nil {
+			ro.w.put(key, ro.encode(e))
+			ro.written[ref] = true
+		} else if ro.written[ref] {
+			ro.w.delete(key)
+			delete(ro.written, ref)
+		}
+	}
+	clear(ro.dirty)
+}
+
+// encode encodes e, without its subscriptions and registrations when
+// they make it longer than rosterMax.
+func (ro *roster) encode(e *rosterEntry) []byte {
+	b := appendRoster(nil, e)
+	if len(b) <= rosterMax {
+		return b
+	}
+	if ok, suppressed := ro.warn.Allow(); ok {
+		ro.log.Warn("cluster: a session holds too many subscriptions and registrations for its roster record: if its node is lost, only its on_leave is published",
+			"realm", string(e.realm), "session", uint64(e.session), "bytes", len(b), "suppressed", suppressed)
+	}
+	return appendRoster(nil, &rosterEntry{realm: e.realm, session: e.session, authID: e.authID, authRole: e.authRole})
+}
+
+// membership rewrites the roster under this node's new life when it
+// rejoins. The records of its earlier life stay for the members that
+// reaped it (they publish their sessions' leaving and delete them).
+func (ro *roster) membership(ev MemberEvent) {
+	if ev.Up && ev.Member.Name == ro.node.Self().Name {
+		ro.rejoined(ev.Member)
+	}
+}
+
+// rejoined makes self the life the records are written under, and
+// marks them all dirty when it is a new one.
+func (ro *roster) rejoined(self Member) {
+	ro.mu.Lock()
+	defer ro.mu.Unlock()
 	if self == ro.self {
 		return
 	}
 	ro.self = self
-	for _, e := range ro.entries {
-		ro.w.put(sessionKey("r", self, e.realm, e.session), appendRoster(nil, e))
+	clear(ro.written)
+	for ref := range ro.entries {
+		ro.dirty[ref] = true
+	}
+	ro.signal()
+}
+
+// signal wakes run. ro.mu must be held.
+func (ro *roster) signal() {
+	select {
+	case ro.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -110,9 +183,9 @@ type realmRoster struct {
 
 var _ router.RosterFabric = (*realmFabric)(nil)
 
-// Roster applies a change of one of the realm's sessions and queues the
-// write of its key (router.RosterFabric). A session that leaves while
-// this node is fenced keeps its key: the members that reap this node
+// Roster applies a change of one of the realm's sessions and marks its
+// record dirty (router.RosterFabric). A session that leaves while this
+// node is fenced keeps its record: the members that reap this node
 // publish its leaving to theirs.
 func (r *realmRoster) Roster(c router.RosterChange) {
 	ro := r.ro
@@ -125,25 +198,27 @@ func (r *realmRoster) Roster(c router.RosterChange) {
 		e = &rosterEntry{realm: r.name, session: c.Session, authID: c.AuthID, authRole: c.AuthRole}
 		ro.entries[ref] = e
 	case router.RosterLeft:
-		if e != nil && !ro.node.Fenced() {
-			ro.w.delete(sessionKey("r", ro.self, r.name, c.Session))
-		}
 		delete(ro.entries, ref)
-		return
+		if ro.node.Fenced() {
+			delete(ro.dirty, ref)
+			delete(ro.written, ref)
+			return
+		}
 	case router.RosterSubscribed, router.RosterRegistered:
-		if e != nil {
-			l := e.items(c.Op)
-			*l = append(*l, c.Item)
+		if e == nil {
+			return
 		}
+		l := e.items(c.Op)
+		*l = append(*l, c.Item)
 	case router.RosterUnsubscribed, router.RosterUnregistered:
-		if e != nil {
-			l := e.items(c.Op)
-			*l = slices.DeleteFunc(*l, func(it router.RosterItem) bool { return it.ID == c.Item.ID })
+		if e == nil {
+			return
 		}
+		l := e.items(c.Op)
+		*l = slices.DeleteFunc(*l, func(it router.RosterItem) bool { return it.ID == c.Item.ID })
 	}
-	if e != nil {
-		ro.w.put(sessionKey("r", ro.self, r.name, c.Session), appendRoster(nil, e))
-	}
+	ro.dirty[ref] = true
+	ro.signal()
 }
 
 // items returns the list op changes.

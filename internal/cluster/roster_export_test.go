@@ -17,9 +17,20 @@ func OnReap(f func(reaper, lost Member) bool) {
 // (reaped, or left to the member that took the lock).
 func Reaped(f *Fabric) uint64 { return f.sessions.reaped.Load() }
 
-// RosterFlushed returns a channel closed once f has written the roster
-// changes asked so far into the table.
-func RosterFlushed(f *Fabric) <-chan struct{} { return f.roster.w.flushed() }
+// RosterFlushed reports whether f has written every change of its
+// roster into the table.
+func RosterFlushed(f *Fabric) bool {
+	ro := f.roster
+	ro.mu.Lock()
+	dirty := len(ro.dirty)
+	ro.mu.Unlock()
+	select {
+	case <-ro.w.flushed():
+		return dirty == 0
+	default:
+		return false
+	}
+}
 
 // SessionRecords returns how many roster and testament records of member
 // m's sessions f's sess table holds.

@@ -37,10 +37,12 @@ func subscribe(t *testing.T, s *client.Session, topic wamp.URI) {
 // rostered waits until site's roster is written into the table.
 func rostered(t *testing.T, s *site) {
 	t.Helper()
-	select {
-	case <-cluster.RosterFlushed(s.fabric):
-	case <-time.After(rpcWait):
-		t.Fatal("the roster is never written")
+	deadline := time.Now().Add(rpcWait)
+	for !cluster.RosterFlushed(s.fabric) {
+		if time.Now().After(deadline) {
+			t.Fatal("the roster is never written")
+		}
+		<-time.After(10 * time.Millisecond) // polling the writer with a deadline
 	}
 }
 

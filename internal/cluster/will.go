@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"strconv"
-	"time"
 
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/wamp"
@@ -19,9 +18,6 @@ import (
 // sessions' leaving from their roster keys and testaments (reap.go)
 // and deletes them; when the reaper is itself lost, or leaves, before it
 // finished, another member takes the lock over.
-
-// reapTimeout bounds the reaping of one lost member.
-const reapTimeout = 30 * time.Second
 
 // will is one session's testaments as the table keeps them.
 type will struct {
