@@ -15,9 +15,8 @@ const writeTimeout = 5 * time.Second
 
 // writer writes this node's records into a table (sub, ret, sess), off
 // the callers' goroutines (the broker reports interest with its lock
-// held). Only the
-// last wish for a key counts; a failed write is retried, with a backoff,
-// until it succeeds or another wish replaces it.
+// held). Only the last wish for a key counts; a failed write is retried,
+// with a backoff, until it succeeds or another wish replaces it.
 type writer struct {
 	kv      jetstream.KeyValue // set by start, before run
 	log     *slog.Logger
