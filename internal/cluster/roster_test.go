@@ -217,3 +217,27 @@ func TestRosterReaperLost(t *testing.T) {
 	})
 	noRecords(t, sites[survivor], victim)
 }
+
+// TestRosterNodeFenced: a node cut off from the others fences itself and
+// closes its clients' sessions, publishing their leaving to its own
+// subscribers only; the others reap it and publish it to theirs, once.
+func TestRosterNodeFenced(t *testing.T) {
+	sites := startSites(t, 3, clustertest.Lease(time.Second, 200*time.Millisecond))
+	watchers := []metaSeen{watchLeaving(t, sites[0]), watchLeaving(t, sites[1])}
+	hearJoins(t, sites, watchers)
+	a := sites[2].join(t)
+	register(t, a, "com.roster.fenced", answer("a"), nil)
+	subscribe(t, a, "com.roster.fenced")
+	rostered(t, sites[2])
+	fenced := sites[2].node.Self()
+	clustertest.Cut(t, sites[2].node)
+	waitEnded(t, a) // GOODBYE wamp.close.system_shutdown
+	heard := reaped(t, sites[:2], watchers, 1)
+	for i, h := range heard {
+		exactly(t, i, h, map[[2]any]int{
+			{onLeave, a.ID()}: 1, {onUnregister, a.ID()}: 1, {onRegDelete, a.ID()}: 1,
+			{onUnsubscribe, a.ID()}: 1, {onSubDelete, a.ID()}: 1,
+		})
+	}
+	noRecords(t, sites[0], fenced)
+}
