@@ -33,8 +33,8 @@ import (
 // this node is fenced (then every other member looks lost to it, and it
 // may not act for them).
 func (s *sessions) membership(ev MemberEvent) {
-	if ev.Up || ev.Member.Name == s.node.Self().Name || s.node.Fenced() {
-		return
+	if ev.Up || ev.Member.Name == s.node.Self().Name || s.node.Fenced() || s.ctx.Err() != nil {
+		return // (this node stops: the members that stay reap)
 	}
 	l := reapLock{reaper: s.node.Self(), member: ev.Member, publish: !ev.Left}
 	s.wg.Go(func() {
@@ -83,7 +83,7 @@ func (s *sessions) finish(ctx context.Context, kv jetstream.KeyValue, lock strin
 	}
 	n, err := s.reapSessions(ctx, kv, l)
 	if err != nil && s.ctx.Err() != nil {
-		s.log.Warn("cluster: a lost member's sessions not all reaped: this node stops; a member that stays takes the reaping over", "member", l.member.String(), "reaped", n)
+		s.log.Info("cluster: a member's sessions not all reaped: this node stops; a member that stays takes the reaping over", "member", l.member.String(), "reaped", n)
 		return
 	}
 	if err != nil {

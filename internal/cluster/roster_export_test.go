@@ -41,7 +41,3 @@ func SessionRecords(f *Fabric, m Member) (int, error) {
 	all, err := s.readAll(ctx, s.table(), "*."+memberKey(m)+".>")
 	return len(all), err
 }
-
-// StopRoster stops f's roster writer: the changes of its sessions are no
-// longer written into the table.
-func StopRoster(f *Fabric) { f.roster.close() }
