@@ -3,12 +3,14 @@ package cluster
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/junction-wamp/junction/internal/router"
@@ -40,7 +42,7 @@ func (s *sessions) membership(ev MemberEvent) {
 	s.wg.Go(func() {
 		defer s.reaped.Add(1)
 		s.reap(l)
-		s.takeOverReaps(l.member)
+		s.takeOverReaps(l.member, !l.publish)
 	})
 }
 
@@ -65,6 +67,9 @@ func (s *sessions) reap(l reapLock) {
 		return // another node reaps l.member
 	case err != nil && s.ctx.Err() != nil:
 		return // this node stops: the members that stay reap l.member
+	case err != nil && !conflict(err) && !l.publish:
+		s.log.Info("cluster: the records a member that left kept in the sess table not deleted", "member", l.member.String(), "err", err)
+		return
 	case err != nil && !conflict(err):
 		s.log.Error("cluster: a lost member's sessions not reaped: its lock cannot be taken", "member", l.member.String(), "err", err)
 		return
@@ -86,6 +91,10 @@ func (s *sessions) finish(ctx context.Context, kv jetstream.KeyValue, lock strin
 		s.log.Info("cluster: a member's sessions not all reaped: this node stops; a member that stays takes the reaping over", "member", l.member.String(), "reaped", n)
 		return
 	}
+	if err != nil && !l.publish {
+		s.log.Info("cluster: the records a member that left kept in the sess table not deleted", "member", l.member.String(), "err", err)
+		return
+	}
 	if err != nil {
 		s.log.Error("cluster: a lost member's sessions not all reaped: the rest waits for this node's end", "member", l.member.String(), "reaped", n, "err", err)
 		return
@@ -99,13 +108,17 @@ func (s *sessions) finish(ctx context.Context, kv jetstream.KeyValue, lock strin
 // takeOverReaps reaps the members that member r, lost or left, had begun to
 // reap and not finished: the node whose compare-and-set of the lock
 // succeeds goes on.
-func (s *sessions) takeOverReaps(r Member) {
+func (s *sessions) takeOverReaps(r Member, left bool) {
 	kv, ctx := s.table(), s.ctx
 	held, err := s.heldBy(ctx, kv, r)
-	if err != nil {
-		if s.ctx.Err() == nil {
-			s.log.Error("cluster: the reaping a lost member had begun not taken over: the locks cannot be read", "reaper", r.String(), "err", err)
-		}
+	switch {
+	case err != nil && s.ctx.Err() != nil:
+		return
+	case err != nil && left: // as when the last nodes of a cluster stop
+		s.log.Info("cluster: the reaping a member that left may have begun not taken over: the locks cannot be read", "reaper", r.String(), "err", err)
+		return
+	case err != nil:
+		s.log.Error("cluster: the reaping a lost member had begun not taken over: the locks cannot be read", "reaper", r.String(), "err", err)
 		return
 	}
 	self := s.node.Self()
@@ -207,10 +220,23 @@ func (s *sessions) retry(ctx context.Context, op func(context.Context) error) er
 		attempt, cancel := context.WithTimeout(ctx, openAttempt)
 		err := op(attempt)
 		cancel()
-		if err == nil || !s.again(ctx, err) {
+		if err == nil || !(retryable(err) || unavailableLegacy(err)) {
 			return err
 		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(retryPause):
+		}
 	}
+}
+
+// unavailableLegacy reports whether err is JetStream's "temporarily
+// unavailable" (a leader election) as the legacy API behind the key-value
+// watchers gives it.
+func unavailableLegacy(err error) bool {
+	var api *nats.APIError
+	return errors.As(err, &api) && (api.ErrorCode == nats.JSErrCodeJetStreamNotAvailable || api.Code == 503)
 }
 
 // lostSession is one session of a reaped member, gathered from its keys.
