@@ -143,18 +143,37 @@ func noRecords(t *testing.T, s *site, m cluster.Member) {
 	}
 }
 
+// doomed starts three nodes (opts added), a watcher of the meta events
+// on each of the first two and, on the third, a session that registers
+// and subscribes to uri, its roster written; it returns the nodes, the
+// watchers and the session.
+func doomed(t *testing.T, uri wamp.URI, opts ...clustertest.Option) ([]*site, []metaSeen, *client.Session) {
+	t.Helper()
+	sites := startSites(t, 3, append([]clustertest.Option{clustertest.Lease(time.Second, 200*time.Millisecond)}, opts...)...)
+	watchers := []metaSeen{watchLeaving(t, sites[0]), watchLeaving(t, sites[1])}
+	hearJoins(t, sites, watchers)
+	a := sites[2].join(t)
+	register(t, a, uri, answer("a"), nil)
+	subscribe(t, a, uri)
+	rostered(t, sites[2])
+	return sites, watchers, a
+}
+
+// leftOnce is what a watcher hears once of the leaving of doomed's
+// session a.
+func leftOnce(a *client.Session) map[[2]any]int {
+	return map[[2]any]int{
+		{onLeave, a.ID()}: 1, {onUnregister, a.ID()}: 1, {onRegDelete, a.ID()}: 1,
+		{onUnsubscribe, a.ID()}: 1, {onSubDelete, a.ID()}: 1,
+	}
+}
+
 // TestRosterNodeLeft: the sessions of a node that stops cleanly leave
 // as they end, their node publishing it: the other nodes publish nothing
 // more, and delete what it left in the table (its sessions' records: a
 // node that stops writes nothing more).
 func TestRosterNodeLeft(t *testing.T) {
-	sites := startSites(t, 3, clustertest.Lease(time.Second, 200*time.Millisecond))
-	watchers := []metaSeen{watchLeaving(t, sites[0]), watchLeaving(t, sites[1])}
-	hearJoins(t, sites, watchers)
-	a := sites[2].join(t)
-	register(t, a, "com.roster.left", answer("a"), nil)
-	subscribe(t, a, "com.roster.left")
-	rostered(t, sites[2])
+	sites, watchers, a := doomed(t, "com.roster.left")
 	left := sites[2].node.Self()
 	sites[2].fabric.Leave() // a's record stays, for the others to delete
 	sites[2].router.Close() // a leaves: its node publishes its leaving
@@ -162,10 +181,7 @@ func TestRosterNodeLeft(t *testing.T) {
 	sites[2].node.Close()
 	heard := reaped(t, sites[:2], watchers, 1)
 	for i, h := range heard {
-		exactly(t, i, h, map[[2]any]int{
-			{onLeave, a.ID()}: 1, {onUnregister, a.ID()}: 1, {onRegDelete, a.ID()}: 1,
-			{onUnsubscribe, a.ID()}: 1, {onSubDelete, a.ID()}: 1,
-		})
+		exactly(t, i, h, leftOnce(a))
 	}
 	noRecords(t, sites[0], left)
 }
@@ -176,13 +192,7 @@ func TestRosterNodeLeft(t *testing.T) {
 func TestRosterReaperLost(t *testing.T) {
 	// serve: the last node, hearing one of three, reaps on; its table
 	// keeps its quorum (the lost member is cut off, its server lives).
-	sites := startSites(t, 3, clustertest.Lease(time.Second, 200*time.Millisecond),
-		func(_ int, c *cluster.Config) { c.OnIsolation = cluster.Serve })
-	watchers := []metaSeen{watchLeaving(t, sites[0]), watchLeaving(t, sites[1])}
-	a := sites[2].join(t)
-	register(t, a, "com.roster.reaped", answer("a"), nil)
-	subscribe(t, a, "com.roster.reaped")
-	rostered(t, sites[2])
+	sites, watchers, a := doomed(t, "com.roster.reaped", func(_ int, c *cluster.Config) { c.OnIsolation = cluster.Serve })
 
 	victim := sites[2].node.Self()
 	started, release := make(chan cluster.Member, 1), make(chan struct{})
@@ -210,10 +220,7 @@ func TestRosterReaperLost(t *testing.T) {
 	clustertest.Kill(sites[dead].node)
 	close(release)
 	heard := reaped(t, sites[survivor:survivor+1], watchers[survivor:survivor+1], 2)
-	exactly(t, survivor, heard[0], map[[2]any]int{
-		{onLeave, a.ID()}: 1, {onUnregister, a.ID()}: 1, {onRegDelete, a.ID()}: 1,
-		{onUnsubscribe, a.ID()}: 1, {onSubDelete, a.ID()}: 1,
-	})
+	exactly(t, survivor, heard[0], leftOnce(a))
 	noRecords(t, sites[survivor], victim)
 }
 
@@ -221,22 +228,13 @@ func TestRosterReaperLost(t *testing.T) {
 // closes its clients' sessions, publishing their leaving to its own
 // subscribers only; the others reap it and publish it to theirs, once.
 func TestRosterNodeFenced(t *testing.T) {
-	sites := startSites(t, 3, clustertest.Lease(time.Second, 200*time.Millisecond))
-	watchers := []metaSeen{watchLeaving(t, sites[0]), watchLeaving(t, sites[1])}
-	hearJoins(t, sites, watchers)
-	a := sites[2].join(t)
-	register(t, a, "com.roster.fenced", answer("a"), nil)
-	subscribe(t, a, "com.roster.fenced")
-	rostered(t, sites[2])
+	sites, watchers, a := doomed(t, "com.roster.fenced")
 	fenced := sites[2].node.Self()
 	clustertest.Cut(t, sites[2].node)
 	waitEnded(t, a) // GOODBYE wamp.close.system_shutdown
 	heard := reaped(t, sites[:2], watchers, 1)
 	for i, h := range heard {
-		exactly(t, i, h, map[[2]any]int{
-			{onLeave, a.ID()}: 1, {onUnregister, a.ID()}: 1, {onRegDelete, a.ID()}: 1,
-			{onUnsubscribe, a.ID()}: 1, {onSubDelete, a.ID()}: 1,
-		})
+		exactly(t, i, h, leftOnce(a))
 	}
 	noRecords(t, sites[0], fenced)
 }
