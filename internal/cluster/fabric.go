@@ -16,6 +16,7 @@ type Fabric struct {
 	events   *pubsub
 	calls    *calls
 	sessions *sessions
+	roster   *roster
 }
 
 var _ router.Fabric = (*Fabric)(nil)
@@ -23,7 +24,8 @@ var _ router.Fabric = (*Fabric)(nil)
 // NewFabric makes the fabric of node n; nothing reaches the network
 // before Start.
 func NewFabric(n *Node, log *slog.Logger) *Fabric {
-	return &Fabric{events: newPubSub(n, log), calls: newCalls(n, log), sessions: newSessions(n, log)}
+	return &Fabric{events: newPubSub(n, log), calls: newCalls(n, log), sessions: newSessions(n, log),
+		roster: newRoster(n, log)}
 }
 
 // Start opens the cluster's tables and starts mirroring them, once the
@@ -35,24 +37,34 @@ func (f *Fabric) Start(ctx context.Context) error {
 	if err := f.calls.start(ctx); err != nil {
 		return err
 	}
-	return f.sessions.start(ctx, f.calls.again)
+	if err := f.sessions.start(ctx, f.calls.again); err != nil {
+		return err
+	}
+	f.roster.start(f.sessions.table())
+	return nil
 }
 
 // Realm links realm name (router.Fabric).
 func (f *Fabric) Realm(name wamp.URI, link *router.RealmLink) router.RealmFabric {
 	return &realmFabric{realmEvents: f.events.link(name, link), callRealm: f.calls.realm(name, link),
-		realmSessions: f.sessions.link(name, link)}
+		realmSessions: f.sessions.link(name, link), realmRoster: &realmRoster{ro: f.roster, name: name}}
 }
 
 // Leave tells the fabric that the node is stopping: from now on its
-// sessions' unregistrations leave the registrations table as it is (the
-// other members remove this node's callees when it leaves), so that a
-// node stops at once even when the table cannot be written, as when the
-// last nodes of a cluster stop.
-func (f *Fabric) Leave() { f.calls.leaving.Store(true) }
+// sessions' unregistrations leave the registrations table as it is, and
+// their roster records stay (the other members remove this node's
+// callees and records when it leaves), and it stops reaping (the others
+// take its reaping over), so that a node stops at once even when the
+// table cannot be written, as when the last nodes of a cluster stop.
+func (f *Fabric) Leave() {
+	f.calls.leaving.Store(true)
+	f.roster.stop()
+	f.sessions.cancel()
+}
 
 // Close stops the fabric; the node stays up.
 func (f *Fabric) Close() {
+	f.roster.close()
 	f.sessions.close()
 	f.calls.close()
 	f.events.close()
@@ -64,6 +76,7 @@ type realmFabric struct {
 	*realmEvents
 	*callRealm
 	*realmSessions
+	*realmRoster
 }
 
 var _ router.RealmFabric = (*realmFabric)(nil)

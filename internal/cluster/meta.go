@@ -46,10 +46,11 @@ type sessions struct {
 	slot    atomic.Int64 // this node's slot; -1 before start
 	// again tells whether a failed table write is tried again (calls.again).
 	again  func(context.Context, error) bool
-	ctx    context.Context // ends at close: the reaping of lost members
+	ctx    context.Context // ends at Leave or close: the reaping of lost members
 	cancel context.CancelFunc
 	stop   func() // of the membership watch
 	wg     sync.WaitGroup
+	reaped atomic.Uint64 // the losses and leaves of members handled (reap.go)
 
 	mu     sync.Mutex // guards the fields below; a leaf
 	realms map[wamp.URI]*router.RealmLink

@@ -561,6 +561,37 @@ func (m metaSeen) until(t *testing.T, want map[[2]any]int, counts map[[2]any]int
 	}
 }
 
+// hearJoins waits until every watcher's interest reached every node of
+// sites: each hears a session joined on each node. The watchers must
+// watch wamp.session.on_join.
+func hearJoins(t *testing.T, sites []*site, watchers []metaSeen) {
+	t.Helper()
+	for _, s := range sites {
+		for _, w := range watchers {
+			probes := map[wamp.ID]bool{}
+			for heard := false; !heard; {
+				p := s.join(t)
+				probes[p.ID()] = true
+				p.Close()
+				wait := time.After(50 * time.Millisecond) // polling the interest with a deadline
+				for waiting := true; waiting && !heard; {
+					select {
+					case e := <-w:
+						heard = e[0] == wamp.URI("wamp.session.on_join") && probes[e[1].(wamp.ID)]
+					case <-wait:
+						waiting = false
+					}
+				}
+			}
+		}
+	}
+	for _, w := range watchers { // the probes still on their way
+		for len(w) > 0 {
+			<-w
+		}
+	}
+}
+
 // testMetaEvents: meta events reach the subscribers on every node once,
 // whichever node the change was on.
 func testMetaEvents(t *testing.T, sites []*site) {
@@ -575,32 +606,7 @@ func testMetaEvents(t *testing.T, sites []*site) {
 	for _, s := range sites {
 		watchers = append(watchers, watchMeta(t, s.join(t), onJoin, onRegCreate, onRegister, onSubCreate, onSubscribe))
 	}
-	// Every watcher's interest reached every node: each hears a session
-	// joined on each node.
-	for _, s := range sites {
-		for _, w := range watchers {
-			probes := map[wamp.ID]bool{}
-			for heard := false; !heard; {
-				p := s.join(t)
-				probes[p.ID()] = true
-				p.Close()
-				wait := time.After(50 * time.Millisecond) // polling the interest with a deadline
-				for waiting := true; waiting && !heard; {
-					select {
-					case e := <-w:
-						heard = e[0] == onJoin && probes[e[1].(wamp.ID)]
-					case <-wait:
-						waiting = false
-					}
-				}
-			}
-		}
-	}
-	for _, w := range watchers { // the probes still on their way
-		for len(w) > 0 {
-			<-w
-		}
-	}
+	hearJoins(t, sites, watchers)
 	joined := sites[2].join(t)
 	r1 := sites[2].join(t)
 	reg := register(t, r1, "com.meta.proc", answer("r1"), wamp.Dict{"invoke": wamp.InvokeRoundRobin})

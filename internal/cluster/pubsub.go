@@ -92,7 +92,7 @@ type memberSet struct{ members []Member }
 func newPubSub(n *Node, log *slog.Logger) *pubsub {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &pubsub{
-		node: n, log: log, w: newWriter(log), retW: newWriter(log),
+		node: n, log: log, w: newWriter(log, subBucket), retW: newWriter(log, retBucket),
 		warn: lograte.Limit{Interval: 10 * time.Second}, cancel: cancel, ctx: ctx,
 		retained: map[wamp.URI]map[wamp.URI]retainedRecord{}, links: map[wamp.URI]*router.RealmLink{},
 		remote: map[wamp.URI]*uriindex.Index[*memberSet]{}, entries: map[string]interest{},

@@ -13,15 +13,16 @@ import (
 // writeTimeout bounds one write of the table.
 const writeTimeout = 5 * time.Second
 
-// writer writes this node's records into the sub table, off the callers'
-// goroutines (the broker reports interest with its lock held). Only the
-// last wish for a key counts; a failed write is retried, with a backoff,
-// until it succeeds or another wish replaces it.
+// writer writes this node's records into a table (sub, ret, sess), off
+// the callers' goroutines (the broker reports interest with its lock
+// held). Only the last wish for a key counts; a failed write is retried,
+// with a backoff, until it succeeds or another wish replaces it.
 type writer struct {
-	kv   jetstream.KeyValue // set by start, before run
-	log  *slog.Logger
-	warn lograte.Limit
-	wake chan struct{}
+	kv      jetstream.KeyValue // set by start, before run
+	log     *slog.Logger
+	warnMsg string // the log's message when a write fails: it names the table
+	warn    lograte.Limit
+	wake    chan struct{}
 
 	mu      sync.Mutex        // guards the fields below
 	pending map[string][]byte // key -> value; nil: delete
@@ -29,11 +30,11 @@ type writer struct {
 	idle    chan struct{}     // closed when nothing is pending and no batch is being written
 }
 
-// newWriter makes a writer; what it is asked waits for start.
-func newWriter(log *slog.Logger) *writer {
+// newWriter makes a writer of table; what it is asked waits for start.
+func newWriter(log *slog.Logger, table string) *writer {
 	idle := make(chan struct{})
 	close(idle)
-	return &writer{log: log, warn: lograte.Limit{Interval: 10 * time.Second},
+	return &writer{log: log, warnMsg: "cluster: " + table + " table write failed, retrying", warn: lograte.Limit{Interval: 10 * time.Second},
 		wake: make(chan struct{}, 1), pending: map[string][]byte{}, idle: idle}
 }
 
@@ -110,7 +111,7 @@ func (w *writer) writeBatch(ctx context.Context) (failed bool) {
 			}
 			retry[k] = v
 			if ok, suppressed := w.warn.Allow(); ok {
-				w.log.Warn("cluster: sub table write failed, retrying", "key", k, "err", err, "suppressed", suppressed)
+				w.log.Warn(w.warnMsg, "key", k, "err", err, "suppressed", suppressed)
 			}
 		}
 	}

@@ -33,7 +33,7 @@ var _ hooks = (*metaAPI)(nil)
 func (rm *realm) enableMetaAPI() {
 	m := &metaAPI{rm: rm, testaments: make(map[wamp.ID]*testaments)}
 	rm.meta = true
-	rm.hooks = m
+	rm.hooks = rm.withRoster(m)
 	for uri, fn := range m.procedures() {
 		rm.registerInternal(uri, fn)
 	}

@@ -1,0 +1,380 @@
+package cluster
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/wamp"
+)
+
+// Reaping a member: when a member is lost, the live node that creates the
+// key reap.<member> of the sess table first publishes, for each of the
+// member's sessions (its roster keys, roster.go, and testaments, will.go),
+// what the member would have published had the session left, then deletes
+// their keys and the lock. When a member leaves cleanly, its sessions
+// published their leaving as they ended: the reaper only deletes what
+// they left in the table. When a reaper is lost, or leaves, before it
+// finished, every live node tries to take each lock it held over, by
+// compare-and-set: the one that succeeds goes on where the reaper was.
+// A reaper that dies between publishing a session's leaving and deleting
+// its keys has it published again by the one that takes over.
+
+// membership reaps a member lost (publishes its sessions' leaving) or
+// left (deletes what its sessions left in the table: they published their
+// leaving as they ended), and takes over the reaping it had begun, unless
+// this node is fenced (then every other member looks lost to it, and it
+// may not act for them).
+func (s *sessions) membership(ev MemberEvent) {
+	if ev.Up || ev.Member.Name == s.node.Self().Name || s.node.Fenced() || s.ctx.Err() != nil {
+		return // (this node stops: the members that stay reap)
+	}
+	l := reapLock{reaper: s.node.Self(), member: ev.Member, publish: !ev.Left}
+	s.wg.Go(func() {
+		defer s.reaped.Add(1)
+		s.reap(l)
+		s.takeOverReaps(l.member, !l.publish)
+	})
+}
+
+// table returns the sess table, nil before start.
+func (s *sessions) table() jetstream.KeyValue {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.will
+}
+
+// reap reaps l.member, when this node takes its lock, the key
+// reap.<member>, first.
+func (s *sessions) reap(l reapLock) {
+	kv, ctx := s.table(), s.ctx
+	lock := "reap." + memberKey(l.member)
+	err := s.retry(ctx, func(ctx context.Context) error {
+		_, err := kv.Create(ctx, lock, appendReapLock(nil, l))
+		return err
+	})
+	switch {
+	case conflict(err) && !s.mine(ctx, kv, lock):
+		return // another node reaps l.member
+	case err != nil && s.ctx.Err() != nil:
+		return // this node stops: the members that stay reap l.member
+	case err != nil && !conflict(err) && !l.publish:
+		s.log.Info("cluster: the records a member that left kept in the sess table not deleted", "member", l.member.String(), "err", err)
+		return
+	case err != nil && !conflict(err):
+		s.log.Error("cluster: a lost member's sessions not reaped: its lock cannot be taken", "member", l.member.String(), "err", err)
+		return
+	}
+	s.finish(ctx, kv, lock, l)
+}
+
+// reapHook, when set (tests: OnReap), is called as a reaper starts; true
+// stops the reaping there, as if the reaper died.
+var reapHook atomic.Pointer[func(reaper, lost Member) bool]
+
+// finish reaps l.member under this node's lock, then deletes the lock.
+func (s *sessions) finish(ctx context.Context, kv jetstream.KeyValue, lock string, l reapLock) {
+	if h := reapHook.Load(); h != nil && (*h)(l.reaper, l.member) {
+		return
+	}
+	n, err := s.reapSessions(ctx, kv, l)
+	if err != nil && s.ctx.Err() != nil {
+		s.log.Info("cluster: a member's sessions not all reaped: this node stops; a member that stays takes the reaping over", "member", l.member.String(), "reaped", n)
+		return
+	}
+	if err != nil && !l.publish {
+		s.log.Info("cluster: the records a member that left kept in the sess table not deleted", "member", l.member.String(), "err", err)
+		return
+	}
+	if err != nil {
+		s.log.Error("cluster: a lost member's sessions not all reaped: the rest waits for this node's end", "member", l.member.String(), "reaped", n, "err", err)
+		return
+	}
+	s.retry(ctx, func(ctx context.Context) error { return kv.Delete(ctx, lock) })
+	if n > 0 && l.publish {
+		s.log.Info("cluster: a lost member's sessions left: their meta events and testaments published", "member", l.member.String(), "sessions", n)
+	}
+}
+
+// takeOverReaps reaps the members that member r, lost or left, had begun to
+// reap and not finished: the node whose compare-and-set of the lock
+// succeeds goes on.
+func (s *sessions) takeOverReaps(r Member, left bool) {
+	kv, ctx := s.table(), s.ctx
+	held, err := s.heldBy(ctx, kv, r)
+	switch {
+	case err != nil && s.ctx.Err() != nil:
+		return
+	case err != nil && left: // as when the last nodes of a cluster stop
+		s.log.Info("cluster: the reaping a member that left may have begun not taken over: the locks cannot be read", "reaper", r.String(), "err", err)
+		return
+	case err != nil:
+		s.log.Error("cluster: the reaping a lost member had begun not taken over: the locks cannot be read", "reaper", r.String(), "err", err)
+		return
+	}
+	self := s.node.Self()
+	for _, e := range held {
+		l, _ := decodeReapLock(e.Value())
+		if l.member == self {
+			continue // this life of this node, back: not to reap
+		}
+		l.reaper = self
+		err := s.retry(ctx, func(ctx context.Context) error {
+			_, err := kv.Update(ctx, e.Key(), appendReapLock(nil, l), e.Revision())
+			return err
+		})
+		if err != nil && !(conflict(err) && s.mine(ctx, kv, e.Key())) {
+			if !conflict(err) && s.ctx.Err() == nil {
+				s.log.Error("cluster: the reaping a lost member had begun not taken over", "member", l.member.String(), "reaper", r.String(), "err", err)
+			}
+			continue // else another member took it over
+		}
+		s.log.Warn("cluster: took over the reaping of a member from its reaper, gone before it finished", "member", l.member.String(), "reaper", r.String())
+		s.finish(ctx, kv, e.Key(), l)
+	}
+}
+
+// mine reports whether this node holds the reap lock: a write that lost
+// its answer and was tried again finds the key written, by itself.
+func (s *sessions) mine(ctx context.Context, kv jetstream.KeyValue, lock string) bool {
+	var e jetstream.KeyValueEntry
+	err := s.retry(ctx, func(ctx context.Context) error {
+		var err error
+		e, err = kv.Get(ctx, lock)
+		return err
+	})
+	if err != nil {
+		return false
+	}
+	l, err := decodeReapLock(e.Value())
+	return err == nil && l.reaper == s.node.Self()
+}
+
+// heldBy returns the reap locks member r holds.
+func (s *sessions) heldBy(ctx context.Context, kv jetstream.KeyValue, r Member) ([]jetstream.KeyValueEntry, error) {
+	all, err := s.readAll(ctx, kv, "reap.*")
+	if err != nil {
+		return nil, err
+	}
+	var held []jetstream.KeyValueEntry
+	for _, e := range all {
+		l, err := decodeReapLock(e.Value())
+		if err != nil {
+			s.log.Error("cluster: malformed reap lock in the sess table", "key", e.Key(), "err", err)
+		} else if l.reaper == r {
+			held = append(held, e)
+		}
+	}
+	return held, nil
+}
+
+// readAll returns the entries of kv whose keys match filter, each
+// attempt bounded (a watch whose consumer was on a lost member's server
+// may stall), tried again while JetStream elects a leader.
+func (s *sessions) readAll(ctx context.Context, kv jetstream.KeyValue, filter string) ([]jetstream.KeyValueEntry, error) {
+	var entries []jetstream.KeyValueEntry
+	err := s.retry(ctx, func(ctx context.Context) error {
+		var err error
+		entries, err = readOnce(ctx, kv, filter)
+		return err
+	})
+	return entries, err
+}
+
+func readOnce(ctx context.Context, kv jetstream.KeyValue, filter string) ([]jetstream.KeyValueEntry, error) {
+	w, err := kv.Watch(ctx, filter, jetstream.IgnoreDeletes())
+	if err != nil {
+		return nil, err
+	}
+	defer w.Stop()
+	var entries []jetstream.KeyValueEntry
+	for {
+		select {
+		case e := <-w.Updates():
+			if e == nil {
+				return entries, nil // the values there were are all read
+			}
+			entries = append(entries, e)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// retry runs op, each attempt with a deadline of its own, until it
+// succeeds or fails with an error that JetStream's leader elections do
+// not explain, or ctx ends, or reapTimeout passed.
+func (s *sessions) retry(ctx context.Context, op func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, reapTimeout)
+	defer cancel()
+	for {
+		attempt, cancel := context.WithTimeout(ctx, openAttempt)
+		err := op(attempt)
+		cancel()
+		if err == nil || !(retryable(err) || unavailableLegacy(err)) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(retryPause):
+		}
+	}
+}
+
+// unavailableLegacy reports whether err is JetStream's "temporarily
+// unavailable" (a leader election) as the legacy API behind the key-value
+// watchers gives it.
+func unavailableLegacy(err error) bool {
+	var api *nats.APIError
+	return errors.As(err, &api) && (api.ErrorCode == nats.JSErrCodeJetStreamNotAvailable || api.Code == 503)
+}
+
+// lostSession is one session of a reaped member, gathered from its keys.
+type lostSession struct {
+	realm    wamp.URI
+	keys     []string
+	rostered bool // its roster key was there: on_leave and the rest
+	s        router.LostSession
+}
+
+// reapSessions publishes the leaving of l.member's sessions, when
+// l.publish, and deletes their keys; it returns how many sessions it
+// reaped.
+func (s *sessions) reapSessions(ctx context.Context, kv jetstream.KeyValue, l reapLock) (int, error) {
+	mk := memberKey(l.member)
+	entries, err := s.readAll(ctx, kv, "*."+mk+".>")
+	if err != nil {
+		return 0, err
+	}
+	lost := s.gather(entries, mk)
+	last := lastHolders(lost)
+	for done := 0; done < len(lost); {
+		batch := lost[done:min(done+reapBatch, len(lost))]
+		for _, ls := range batch {
+			if link := s.realm(ls.realm); l.publish && link != nil {
+				ls.s.Subscriptions = last(ls.realm, ls.s.Subscriptions, 's')
+				ls.s.Registrations = last(ls.realm, ls.s.Registrations, 'r')
+				if ls.rostered {
+					link.PublishLost(ls.s)
+				} else {
+					link.PublishTestaments(ls.s.Testaments)
+				}
+			}
+		}
+		if err := s.deleteKeys(ctx, kv, batch); err != nil {
+			return done, err
+		}
+		done += len(batch)
+	}
+	return len(lost), nil
+}
+
+// reapTimeout bounds each table operation of a reaper, its retries
+// while JetStream elects a leader included.
+const reapTimeout = 30 * time.Second
+
+// reapBatch is how many sessions a reaper publishes before it deletes
+// their records, all at once: a reaper that dies in between has that
+// many sessions' leaving published again by the member that takes over.
+const reapBatch = 32
+
+// deleteKeys deletes the records of the sessions of batch, concurrently.
+func (s *sessions) deleteKeys(ctx context.Context, kv jetstream.KeyValue, batch []*lostSession) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(batch))
+	for _, ls := range batch {
+		wg.Go(func() {
+			for _, k := range ls.keys {
+				if err := s.retry(ctx, func(ctx context.Context) error { return kv.Delete(ctx, k) }); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// gather groups the roster and testament keys of a member's sessions
+// (prefix "r." or "w.", then mk), by session, in the order of their IDs.
+func (s *sessions) gather(entries []jetstream.KeyValueEntry, mk string) []*lostSession {
+	bySession := map[string]*lostSession{}
+	for _, e := range entries {
+		k := e.Key()
+		ref := strings.TrimPrefix(k[2:], mk+".")
+		ls := bySession[ref]
+		if ls == nil {
+			ls = &lostSession{}
+			bySession[ref] = ls
+		}
+		ls.keys = append(ls.keys, k)
+		if err := ls.add(k[0], e.Value()); err != nil {
+			s.log.Error("cluster: malformed session record in the sess table", "key", k, "err", err)
+		}
+	}
+	all := make([]*lostSession, 0, len(bySession))
+	for _, ls := range bySession {
+		all = append(all, ls)
+	}
+	slices.SortFunc(all, func(a, b *lostSession) int { return cmp.Compare(a.s.ID, b.s.ID) })
+	return all
+}
+
+// add decodes a roster entry (kind 'r') or testaments (kind 'w') into ls.
+func (ls *lostSession) add(kind byte, v []byte) error {
+	if kind == 'w' {
+		w, err := decodeWill(v)
+		if err == nil {
+			ls.realm, ls.s.ID, ls.s.Testaments = w.realm, w.session, w.ts
+		}
+		return err
+	}
+	e, err := decodeRoster(v)
+	if err != nil {
+		return err
+	}
+	ls.realm, ls.rostered = e.realm, true
+	ls.s.ID, ls.s.AuthID, ls.s.AuthRole = e.session, e.authID, e.authRole
+	ls.s.Subscriptions, ls.s.Registrations = e.subs, e.regs
+	return nil
+}
+
+// lastHolders counts the sessions of lost that hold each subscription and
+// registration, and returns a function that, called for each session in
+// turn, marks the items no later session holds.
+func lastHolders(lost []*lostSession) func(realm wamp.URI, items []router.RosterItem, kind byte) []router.RosterItem {
+	type ref struct {
+		realm wamp.URI
+		kind  byte
+		id    wamp.ID
+	}
+	holders := map[ref]int{}
+	for _, ls := range lost {
+		for _, it := range ls.s.Subscriptions {
+			holders[ref{ls.realm, 's', it.ID}]++
+		}
+		for _, it := range ls.s.Registrations {
+			holders[ref{ls.realm, 'r', it.ID}]++
+		}
+	}
+	return func(realm wamp.URI, items []router.RosterItem, kind byte) []router.RosterItem {
+		for i, it := range items {
+			k := ref{realm, kind, it.ID}
+			holders[k]--
+			items[i].Last = holders[k] == 0
+		}
+		return items
+	}
+}

@@ -1,0 +1,230 @@
+package cluster
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/junction-wamp/junction/internal/lograte"
+	"github.com/junction-wamp/junction/internal/router"
+	"github.com/junction-wamp/junction/wamp"
+)
+
+// The roster: the sess table holds one record per session of every node,
+// key r.<member>.<realm and session> (hashed, as the testaments' keys),
+// with the session's realm, ID, authid and authrole and the
+// subscriptions and registrations it holds (but those of wamp.* URIs,
+// which make no meta events). When a node is lost, the node that reaps
+// it (reap.go) publishes, for each of its sessions, what the session's
+// own node would have published had it left: on_unsubscribe and
+// on_delete, on_unregister and on_delete, its testaments, on_leave.
+//
+// A node writes its sessions' records off their goroutines: a change
+// marks the session's record dirty, and the dirty records are encoded
+// and handed to a writer (a failed write is logged and tried again, with
+// a backoff) each time the writer has written the last ones. So a
+// session's changes made while a write is on its way cost one write, a
+// session that leaves before its record was written costs none, and
+// nothing is written per PUBLISH, EVENT or CALL.
+type roster struct {
+	node *Node
+	log  *slog.Logger
+	warn lograte.Limit // records cut to their size limit
+	w    *writer       // into the sess table, once started
+	wake chan struct{} // a record is dirty
+	ctx  context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+	done func() // ends the membership's watch
+
+	mu      sync.Mutex // guards the fields below; before writer.mu
+	self    Member     // the life of this node the records are written under
+	entries map[sessionRef]*rosterEntry
+	dirty   map[sessionRef]bool // changed since handed to the writer
+	written map[sessionRef]bool // handed to the writer: a leave deletes them
+}
+
+// rosterMax bounds a record: a session that holds more subscriptions and
+// registrations than fit (about 2,000 of 50-byte URIs) has its record
+// written without them, and only its on_leave is published if its node
+// is lost.
+const rosterMax = 128 << 10
+
+// sessionRef names a session of this node.
+type sessionRef struct {
+	realm   wamp.URI
+	session wamp.ID
+}
+
+// rosterEntry is a session as the roster keeps it.
+type rosterEntry struct {
+	realm            wamp.URI
+	session          wamp.ID
+	authID, authRole string
+	subs, regs       []router.RosterItem // in the order made
+}
+
+func newRoster(n *Node, log *slog.Logger) *roster {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &roster{node: n, log: log, warn: lograte.Limit{Interval: 10 * time.Second},
+		w: newWriter(log, "sess"), wake: make(chan struct{}, 1), ctx: ctx, stop: cancel, done: func() {},
+		self: n.Self(), entries: map[sessionRef]*rosterEntry{}, dirty: map[sessionRef]bool{}, written: map[sessionRef]bool{}}
+}
+
+// start writes into the sess table kv, and rewrites the roster under
+// this node's new life when it rejoins after an isolation.
+func (ro *roster) start(kv jetstream.KeyValue) {
+	ro.rejoined(ro.node.Self())
+	ro.w.start(ro.ctx, &ro.wg, kv)
+	ro.wg.Go(ro.run)
+	ro.done = ro.node.Watch(ro.membership)
+}
+
+// close stops the writer: what it has not written yet is dropped (the
+// other members delete this node's records when it leaves).
+func (ro *roster) close() {
+	ro.done()
+	ro.stop()
+	ro.wg.Wait()
+}
+
+// run hands the dirty records to the writer each time it has written
+// the last ones, until close.
+func (ro *roster) run() {
+	for {
+		select {
+		case <-ro.ctx.Done():
+			return
+		case <-ro.wake:
+		}
+		select {
+		case <-ro.ctx.Done():
+			return
+		case <-ro.w.flushed():
+		}
+		ro.flush()
+	}
+}
+
+// flush encodes the dirty records and hands them to the writer: a record
+// of a session gone is deleted if it was written.
+func (ro *roster) flush() {
+	ro.mu.Lock()
+	defer ro.mu.Unlock()
+	for ref := range ro.dirty {
+		key := sessionKey("r", ro.self, ref.realm, ref.session)
+		if e := ro.entries[ref]; e != nil {
+			ro.w.put(key, ro.encode(e))
+			ro.written[ref] = true
+		} else if ro.written[ref] {
+			ro.w.delete(key)
+			delete(ro.written, ref)
+		}
+	}
+	clear(ro.dirty)
+}
+
+// encode encodes e, without its subscriptions and registrations when
+// they make it longer than rosterMax.
+func (ro *roster) encode(e *rosterEntry) []byte {
+	b := appendRoster(nil, e)
+	if len(b) <= rosterMax {
+		return b
+	}
+	if ok, suppressed := ro.warn.Allow(); ok {
+		ro.log.Warn("cluster: a session holds too many subscriptions and registrations for its roster record: if its node is lost, only its on_leave is published",
+			"realm", string(e.realm), "session", uint64(e.session), "bytes", len(b), "suppressed", suppressed)
+	}
+	return appendRoster(nil, &rosterEntry{realm: e.realm, session: e.session, authID: e.authID, authRole: e.authRole})
+}
+
+// membership rewrites the roster under this node's new life when it
+// rejoins. The records of its earlier life stay for the members that
+// reaped it (they publish their sessions' leaving and delete them).
+func (ro *roster) membership(ev MemberEvent) {
+	if ev.Up && ev.Member.Name == ro.node.Self().Name {
+		ro.rejoined(ev.Member)
+	}
+}
+
+// rejoined makes self the life the records are written under, and
+// marks them all dirty when it is a new one.
+func (ro *roster) rejoined(self Member) {
+	ro.mu.Lock()
+	defer ro.mu.Unlock()
+	if self == ro.self {
+		return
+	}
+	ro.self = self
+	clear(ro.written)
+	for ref := range ro.entries {
+		ro.dirty[ref] = true
+	}
+	ro.signal()
+}
+
+// signal wakes run. ro.mu must be held.
+func (ro *roster) signal() {
+	select {
+	case ro.wake <- struct{}{}:
+	default:
+	}
+}
+
+// realmRoster is a realm's side of the roster: router.RosterFabric.
+type realmRoster struct {
+	ro   *roster
+	name wamp.URI
+}
+
+var _ router.RosterFabric = (*realmFabric)(nil)
+
+// Roster applies a change of one of the realm's sessions and marks its
+// record dirty (router.RosterFabric). A session that leaves while this
+// node is fenced keeps its record: the members that reap this node
+// publish its leaving to theirs.
+func (r *realmRoster) Roster(c router.RosterChange) {
+	ro := r.ro
+	ref := sessionRef{r.name, c.Session}
+	ro.mu.Lock()
+	defer ro.mu.Unlock()
+	e := ro.entries[ref]
+	switch c.Op {
+	case router.RosterJoined:
+		e = &rosterEntry{realm: r.name, session: c.Session, authID: c.AuthID, authRole: c.AuthRole}
+		ro.entries[ref] = e
+	case router.RosterLeft:
+		delete(ro.entries, ref)
+		if ro.node.Fenced() {
+			delete(ro.dirty, ref)
+			delete(ro.written, ref)
+			return
+		}
+	case router.RosterSubscribed, router.RosterRegistered:
+		if e == nil {
+			return
+		}
+		l := e.items(c.Op)
+		*l = append(*l, c.Item)
+	case router.RosterUnsubscribed, router.RosterUnregistered:
+		if e == nil {
+			return
+		}
+		l := e.items(c.Op)
+		*l = slices.DeleteFunc(*l, func(it router.RosterItem) bool { return it.ID == c.Item.ID })
+	}
+	ro.dirty[ref] = true
+	ro.signal()
+}
+
+// items returns the list op changes.
+func (e *rosterEntry) items(op router.RosterOp) *[]router.RosterItem {
+	if op == router.RosterSubscribed || op == router.RosterUnsubscribed {
+		return &e.subs
+	}
+	return &e.regs
+}

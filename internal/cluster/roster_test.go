@@ -1,0 +1,240 @@
+package cluster_test
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/internal/cluster"
+	"github.com/junction-wamp/junction/internal/cluster/clustertest"
+	"github.com/junction-wamp/junction/wamp"
+)
+
+// The meta events of a session's leaving.
+const (
+	onJoin        wamp.URI = "wamp.session.on_join"
+	onLeave       wamp.URI = "wamp.session.on_leave"
+	onUnregister  wamp.URI = "wamp.registration.on_unregister"
+	onRegDelete   wamp.URI = "wamp.registration.on_delete"
+	onUnsubscribe wamp.URI = "wamp.subscription.on_unsubscribe"
+	onSubDelete   wamp.URI = "wamp.subscription.on_delete"
+)
+
+// watchLeaving watches the meta events of sessions leaving (and joining,
+// for hearJoins) from a new session of s.
+func watchLeaving(t *testing.T, s *site) metaSeen {
+	return watchMeta(t, s.join(t), onJoin, onLeave, onUnregister, onRegDelete, onUnsubscribe, onSubDelete)
+}
+
+func subscribe(t *testing.T, s *client.Session, topic wamp.URI) {
+	t.Helper()
+	if _, err := s.Subscribe(ctxFor(t), topic, func(*client.Event) {}, nil); err != nil {
+		t.Fatalf("subscribe %s: %v", topic, err)
+	}
+}
+
+// rostered waits until site's roster is written into the table.
+func rostered(t *testing.T, s *site) {
+	t.Helper()
+	deadline := time.Now().Add(rpcWait)
+	for !cluster.RosterFlushed(s.fabric) {
+		if time.Now().After(deadline) {
+			t.Fatal("the roster is never written")
+		}
+		<-time.After(10 * time.Millisecond) // polling the writer with a deadline
+	}
+}
+
+// reaped waits until each of sites handled n losses or leaves of
+// members, then until each watcher heard a session join and leave on each
+// of sites after that: what the reapers published reached them first
+// (one node's events reach a subscriber in the order published), and
+// returns what each heard.
+func reaped(t *testing.T, sites []*site, watchers []metaSeen, n uint64) []map[[2]any]int {
+	t.Helper()
+	// A reaper that lost a server of the table waits for JetStream's
+	// elections, which take seconds more on a loaded machine.
+	deadline := time.Now().Add(2 * rpcWait)
+	for _, s := range sites {
+		for cluster.Reaped(s.fabric) < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s handled %d losses, want %d", s.node.Self(), cluster.Reaped(s.fabric), n)
+			}
+			<-time.After(10 * time.Millisecond) // polling the reapers with a deadline
+		}
+	}
+	markers := map[[2]any]int{}
+	for _, s := range sites {
+		m := s.join(t)
+		markers[[2]any{onLeave, m.ID()}] = 1
+		m.Close()
+	}
+	heard := make([]map[[2]any]int, len(watchers))
+	for i, w := range watchers {
+		heard[i] = map[[2]any]int{}
+		w.until(t, markers, heard[i])
+	}
+	return heard
+}
+
+// exactly checks that heard counts each event of want as want says.
+func exactly(t *testing.T, node int, heard, want map[[2]any]int) {
+	t.Helper()
+	for k, n := range want {
+		if heard[k] != n {
+			t.Errorf("watcher on node %d: %s of session %d heard %d times, want %d", node, k[0], k[1], heard[k], n)
+		}
+	}
+}
+
+// TestRosterNodeLost: when a node with two sessions, their registrations
+// and subscriptions, dies, a watcher of the meta events on each surviving
+// node hears each event of their leaving once: on_unsubscribe and
+// on_unregister for each, on_delete for the subscription and the
+// registration no other node has (once, after the last of the lost
+// node's sessions), none for those another node has, on_leave for each.
+func TestRosterNodeLost(t *testing.T) {
+	sites := startSites(t, 3, clustertest.Lease(time.Second, 200*time.Millisecond))
+	live := sites[:2]
+	watchers := []metaSeen{watchLeaving(t, sites[0]), watchLeaving(t, sites[1])}
+	hearJoins(t, sites, watchers)
+	a, b, other := sites[2].join(t), sites[2].join(t), sites[0].join(t)
+	register(t, a, "com.roster.single", answer("a"), nil)
+	shared := wamp.Dict{"invoke": wamp.InvokeRoundRobin}
+	reg := register(t, b, "com.roster.shared", answer("b"), shared)
+	waitCallees(t, other, reg, 1)
+	register(t, other, "com.roster.shared", answer("other"), shared)
+	subscribe(t, a, "com.roster.only")
+	subscribe(t, b, "com.roster.only")
+	subscribe(t, b, "com.roster.both")
+	subscribe(t, other, "com.roster.both")
+	subscribe(t, a, "wamp.session.on_join") // the meta API's own: no event
+	rostered(t, sites[2])
+
+	lost := sites[2].node.Self()
+	clustertest.Kill(sites[2].node)
+	heard := reaped(t, live, watchers, 1)
+	noRecords(t, sites[0], lost)
+	for i, h := range heard {
+		exactly(t, i, h, map[[2]any]int{
+			{onLeave, a.ID()}: 1, {onLeave, b.ID()}: 1,
+			{onUnregister, a.ID()}: 1, {onRegDelete, a.ID()}: 1,
+			{onUnregister, b.ID()}: 1, {onRegDelete, b.ID()}: 0,
+			{onUnsubscribe, a.ID()}: 1, {onUnsubscribe, b.ID()}: 2,
+		})
+		if n := h[[2]any{onSubDelete, a.ID()}] + h[[2]any{onSubDelete, b.ID()}]; n != 1 {
+			t.Errorf("watcher on node %d: on_delete of a subscription heard %d times, want once (com.roster.only)", i, n)
+		}
+	}
+	// The registration another node still serves is callable; the other
+	// is gone, and may be registered again.
+	if res, err := other.Call(ctxFor(t), "com.roster.shared", nil, nil); err != nil || res.Args[0] != "other" {
+		t.Errorf("call to the shared procedure: %+v, %v", res, err)
+	}
+	register(t, sites[1].join(t), "com.roster.single", answer("again"), nil)
+}
+
+// noRecords checks that s's sess table holds no record of m's sessions.
+func noRecords(t *testing.T, s *site, m cluster.Member) {
+	t.Helper()
+	if n, err := cluster.SessionRecords(s.fabric, m); n != 0 || err != nil {
+		t.Errorf("records of the sessions of %s in the sess table: %d, %v; want none", m, n, err)
+	}
+}
+
+// doomed starts three nodes (opts added), a watcher of the meta events
+// on each of the first two and, on the third, a session that registers
+// and subscribes to uri, its roster written; it returns the nodes, the
+// watchers and the session.
+func doomed(t *testing.T, uri wamp.URI, opts ...clustertest.Option) ([]*site, []metaSeen, *client.Session) {
+	t.Helper()
+	sites := startSites(t, 3, append([]clustertest.Option{clustertest.Lease(time.Second, 200*time.Millisecond)}, opts...)...)
+	watchers := []metaSeen{watchLeaving(t, sites[0]), watchLeaving(t, sites[1])}
+	hearJoins(t, sites, watchers)
+	a := sites[2].join(t)
+	register(t, a, uri, answer("a"), nil)
+	subscribe(t, a, uri)
+	rostered(t, sites[2])
+	return sites, watchers, a
+}
+
+// leftOnce is what a watcher hears once of the leaving of doomed's
+// session a.
+func leftOnce(a *client.Session) map[[2]any]int {
+	return map[[2]any]int{
+		{onLeave, a.ID()}: 1, {onUnregister, a.ID()}: 1, {onRegDelete, a.ID()}: 1,
+		{onUnsubscribe, a.ID()}: 1, {onSubDelete, a.ID()}: 1,
+	}
+}
+
+// TestRosterNodeLeft: the sessions of a node that stops cleanly leave
+// as they end, their node publishing it: the other nodes publish nothing
+// more, and delete what it left in the table (its sessions' records: a
+// node that stops writes nothing more).
+func TestRosterNodeLeft(t *testing.T) {
+	sites, watchers, a := doomed(t, "com.roster.left")
+	left := sites[2].node.Self()
+	sites[2].fabric.Leave() // a's record stays, for the others to delete
+	sites[2].router.Close() // a leaves: its node publishes its leaving
+	sites[2].fabric.Close()
+	sites[2].node.Close()
+	heard := reaped(t, sites[:2], watchers, 1)
+	for i, h := range heard {
+		exactly(t, i, h, leftOnce(a))
+	}
+	noRecords(t, sites[0], left)
+}
+
+// TestRosterReaperLost: when the node reaping a lost member dies before
+// it published anything, another node takes the reaping over, and the
+// lost member's sessions' leaving is heard once.
+func TestRosterReaperLost(t *testing.T) {
+	// serve: the last node, hearing one of three, reaps on; its table
+	// keeps its quorum (the lost member is cut off, its server lives).
+	sites, watchers, a := doomed(t, "com.roster.reaped", func(_ int, c *cluster.Config) { c.OnIsolation = cluster.Serve })
+
+	victim := sites[2].node.Self()
+	started, release := make(chan cluster.Member, 1), make(chan struct{})
+	var first atomic.Bool
+	cluster.OnReap(func(reaper, lost cluster.Member) bool {
+		if lost != victim || first.Swap(true) {
+			return false
+		}
+		started <- reaper // the first reaper: dies once it took the lock
+		<-release
+		return true
+	})
+	t.Cleanup(func() { cluster.OnReap(nil) })
+	clustertest.Cut(t, sites[2].node)
+	var reaper cluster.Member
+	select {
+	case reaper = <-started:
+	case <-time.After(rpcWait):
+		t.Fatal("nobody reaps the lost member")
+	}
+	dead, survivor := 0, 1
+	if sites[1].node.Self() == reaper {
+		dead, survivor = 1, 0
+	}
+	clustertest.Kill(sites[dead].node)
+	close(release)
+	heard := reaped(t, sites[survivor:survivor+1], watchers[survivor:survivor+1], 2)
+	exactly(t, survivor, heard[0], leftOnce(a))
+	noRecords(t, sites[survivor], victim)
+}
+
+// TestRosterNodeFenced: a node cut off from the others fences itself and
+// closes its clients' sessions, publishing their leaving to its own
+// subscribers only; the others reap it and publish it to theirs, once.
+func TestRosterNodeFenced(t *testing.T) {
+	sites, watchers, a := doomed(t, "com.roster.fenced")
+	fenced := sites[2].node.Self()
+	clustertest.Cut(t, sites[2].node)
+	waitEnded(t, a) // GOODBYE wamp.close.system_shutdown
+	heard := reaped(t, sites[:2], watchers, 1)
+	for i, h := range heard {
+		exactly(t, i, h, leftOnce(a))
+	}
+	noRecords(t, sites[0], fenced)
+}
