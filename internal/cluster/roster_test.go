@@ -27,13 +27,6 @@ func watchLeaving(t *testing.T, s *site) metaSeen {
 	return watchMeta(t, s.join(t), onJoin, onLeave, onUnregister, onRegDelete, onUnsubscribe, onSubDelete)
 }
 
-func subscribe(t *testing.T, s *client.Session, topic wamp.URI) {
-	t.Helper()
-	if _, err := s.Subscribe(ctxFor(t), topic, func(*client.Event) {}, nil); err != nil {
-		t.Fatalf("subscribe %s: %v", topic, err)
-	}
-}
-
 // rostered waits until site's roster is written into the table.
 func rostered(t *testing.T, s *site) {
 	t.Helper()
@@ -105,11 +98,11 @@ func TestRosterNodeLost(t *testing.T) {
 	reg := register(t, b, "com.roster.shared", answer("b"), shared)
 	waitCallees(t, other, reg, 1)
 	register(t, other, "com.roster.shared", answer("other"), shared)
-	subscribe(t, a, "com.roster.only")
-	subscribe(t, b, "com.roster.only")
-	subscribe(t, b, "com.roster.both")
-	subscribe(t, other, "com.roster.both")
-	subscribe(t, a, "wamp.session.on_join") // the meta API's own: no event
+	subscribe(t, a, "com.roster.only", nil)
+	subscribe(t, b, "com.roster.only", nil)
+	subscribe(t, b, "com.roster.both", nil)
+	subscribe(t, other, "com.roster.both", nil)
+	subscribe(t, a, "wamp.session.on_join", nil) // the meta API's own: no event
 	rostered(t, sites[2])
 
 	lost := sites[2].node.Self()
@@ -154,7 +147,7 @@ func doomed(t *testing.T, uri wamp.URI, opts ...clustertest.Option) ([]*site, []
 	hearJoins(t, sites, watchers)
 	a := sites[2].join(t)
 	register(t, a, uri, answer("a"), nil)
-	subscribe(t, a, uri)
+	subscribe(t, a, uri, nil)
 	rostered(t, sites[2])
 	return sites, watchers, a
 }
