@@ -67,6 +67,21 @@ func rejoined(t *testing.T, n *cluster.Node, old cluster.Member) {
 	}
 }
 
+// healed heals cut, whose member was old before it was fenced, waits
+// until it rejoined and every one of nodes sees all, and returns a client
+// session joined on it.
+func healed(t *testing.T, cut *site, old cluster.Member, nodes []*cluster.Node) *client.Session {
+	t.Helper()
+	clustertest.Heal(t, cut.node)
+	rejoined(t, cut.node, old)
+	clustertest.WaitMembers(t, nodes, nodes...)
+	c, err := joinVia(t, cut.router.Attach, client.Config{})
+	if err != nil {
+		t.Fatalf("join after the rejoin: %v", err)
+	}
+	return c
+}
+
 // callUntil calls proc from s until it answers want, within rpcWait.
 func callUntil(t *testing.T, s *client.Session, proc wamp.URI, want string) {
 	t.Helper()
@@ -138,13 +153,7 @@ func TestFence(t *testing.T) {
 		t.Errorf("call to this node's own callee while fenced: %v, %v", res, err)
 	}
 
-	clustertest.Heal(t, cut.node)
-	rejoined(t, cut.node, old)
-	clustertest.WaitMembers(t, nodes, nodes...)
-	again, err := joinVia(t, cut.router.Attach, client.Config{})
-	if err != nil {
-		t.Fatalf("join after the rejoin: %v", err)
-	}
+	again := healed(t, cut, old, nodes)
 	callUntil(t, again, "com.remote", "node-1")
 	caller := other.join(t)
 	callUntil(t, caller, "com.own", "node-3 own")
@@ -220,14 +229,7 @@ func TestRejoinKeepsOthersCallees(t *testing.T) {
 	defer stop()
 	cutAfterSilence(t, cut.node, first.node.Self())
 	waitFor(t, events, rpcWait, cluster.MemberEvent{Member: old})
-	clustertest.Heal(t, cut.node)
-	rejoined(t, cut.node, old)
-	clustertest.WaitMembers(t, nodes, nodes...)
-
-	again, err := joinVia(t, cut.router.Attach, client.Config{})
-	if err != nil {
-		t.Fatalf("join after the rejoin: %v", err)
-	}
+	again := healed(t, cut, old, nodes)
 	callUntil(t, again, "com.remote", "node-1")
 	callUntil(t, sites[1].join(t), "com.remote", "node-1")
 	callBoth(t, sites[1].join(t), "com.shared", "node-1", "node-3")
