@@ -5,5 +5,5 @@ package cluster
 func SkipSequence(n *Node, to Member, k uint64) {
 	n.sendMu.Lock()
 	defer n.sendMu.Unlock()
-	n.outLocked(to).seq += k
+	n.outLocked(n.Self(), to).seq += k
 }

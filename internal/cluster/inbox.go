@@ -12,18 +12,22 @@ import (
 // message's sequence number).
 const senderQueue = 1024
 
-// outState is the sequence of the messages to one member. Guarded by
-// Node.sendMu.
+// outState is the sequence of the messages to one member: one sequence
+// per pair of lives, the member's epoch and this node's (a rejoin after
+// isolation starts new ones). Guarded by Node.sendMu.
 type outState struct {
-	epoch   uint64
+	epoch   uint64 // the member's
+	from    uint64 // this node's
 	seq     uint64
 	subject string
 }
 
 // sender is the inbox's state of one sending member: its last sequence
-// number and the goroutine that runs its handlers. Guarded by Node.recvMu.
+// number to this node's current life (to) and the goroutine that runs its
+// handlers. Guarded by Node.recvMu.
 type sender struct {
 	member Member
+	to     uint64 // this node's epoch the sequence is addressed to
 	last   uint64
 	queue  chan delivery
 }
@@ -47,9 +51,10 @@ func (n *Node) Send(to Member, k Kind, body []byte) error {
 	}
 	n.sendMu.Lock()
 	defer n.sendMu.Unlock()
-	o := n.outLocked(to)
+	self := n.Self()
+	o := n.outLocked(self, to)
 	o.seq++
-	n.sendBuf = appendEnvelope(n.sendBuf[:0], envelope{kind: k, from: n.Self(), toEpoch: to.Epoch, seq: o.seq, body: body})
+	n.sendBuf = appendEnvelope(n.sendBuf[:0], envelope{kind: k, from: self, toEpoch: to.Epoch, seq: o.seq, body: body})
 	if err := n.nc.Publish(o.subject, n.sendBuf); err != nil {
 		return err
 	}
@@ -57,12 +62,13 @@ func (n *Node) Send(to Member, k Kind, body []byte) error {
 	return nil
 }
 
-// outLocked returns the sequence of the messages to member to (a new one
-// for a new epoch). Lock n.sendMu should be held.
-func (n *Node) outLocked(to Member) *outState {
+// outLocked returns the sequence of the messages from self, this node's
+// current life, to member to (a new one for a new epoch of either). Lock
+// n.sendMu should be held.
+func (n *Node) outLocked(self, to Member) *outState {
 	o := n.out[to.Name]
-	if o == nil || o.epoch != to.Epoch {
-		o = &outState{epoch: to.Epoch, subject: n.inboxSubject(to.Name)}
+	if o == nil || o.epoch != to.Epoch || o.from != self.Epoch {
+		o = &outState{epoch: to.Epoch, from: self.Epoch, subject: n.inboxSubject(to.Name)}
 		n.out[to.Name] = o
 	}
 	return o
@@ -143,11 +149,11 @@ func (n *Node) sequence(e envelope) (*sender, uint64, bool) {
 		return nil, 0, false
 	}
 	s := n.in[e.from.Name]
-	if s == nil || s.member != e.from {
+	if s == nil || s.member != e.from || s.to != e.toEpoch {
 		if s != nil {
-			close(s.queue) // the earlier life's goroutine ends after its queue
+			close(s.queue) // the earlier lives' goroutine ends after its queue
 		}
-		s = &sender{member: e.from, queue: make(chan delivery, senderQueue)}
+		s = &sender{member: e.from, to: e.toEpoch, queue: make(chan delivery, senderQueue)}
 		n.in[e.from.Name] = s
 		n.wg.Add(1)
 		go n.runSender(s)

@@ -242,6 +242,17 @@ func (n *Node) rejoinLocked(now time.Time) {
 	}
 }
 
+// isolation returns how many times this node was isolated, and whether
+// it is now. What the node concluded of the other members while it heard
+// a majority holds as long as the count stays the same and it is not
+// isolated: a node cut off loses the members one by one, some before it
+// finds itself isolated.
+func (n *Node) isolation() (count int, isolated bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.isolations, n.isolated
+}
+
 // fencedLocked reports whether this node is isolated and fenced. Lock
 // n.mu should be held.
 func (n *Node) fencedLocked() bool { return n.isolated && n.cfg.OnIsolation == Fence }

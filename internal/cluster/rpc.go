@@ -56,17 +56,20 @@ type calls struct {
 	mu      sync.Mutex         // guards the fields below; before dealer.mu
 	kv      jetstream.KeyValue // the reg table; nil until start
 	realms  map[wamp.URI]*callRealm
-	records map[string]*record  // by key, as the watcher last saw them
-	lost    map[Member]struct{} // members reported lost: their entries are stale
-	fenced  bool                // this node is isolated and fenced: it cleans nothing
-	applied uint64              // the table's revision the dealers hold
-	synced  chan struct{}       // closed (and replaced) when applied grows
+	records map[string]*record // by key, as the watcher last saw them
+	// lost are the members reported lost, hidden from the dealers until
+	// they come back, each with this node's isolation count when the
+	// loss was reported (-1: it was isolated then); see dead.
+	lost    map[Member]int
+	fenced  bool          // this node is isolated and fenced
+	applied uint64        // the table's revision the dealers hold
+	synced  chan struct{} // closed (and replaced) when applied grows
 }
 
 // newCalls makes the RPC part of node n's fabric; start opens its table.
 func newCalls(n *Node, log *slog.Logger) *calls {
 	c := &calls{node: n, log: log, cluster: n.cfg.Name, badWire: &lograte.Limit{Interval: time.Minute},
-		realms: map[wamp.URI]*callRealm{}, records: map[string]*record{}, lost: map[Member]struct{}{},
+		realms: map[wamp.URI]*callRealm{}, records: map[string]*record{}, lost: map[Member]int{},
 		synced: make(chan struct{}), rewatch: make(chan struct{}, 1), stop: func() {}}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return c
@@ -271,7 +274,10 @@ func (c *calls) showMember(m Member) {
 // with a new epoch and hears them again). While isolated, fenced or
 // serving, the table is left alone: the others may well be alive, and
 // it is for them to remove this node's callees. (A member's loss comes
-// with the isolation it causes: the node is isolated by then.)
+// with the isolation it causes: the node is isolated by then. A loss
+// reported before, as a node cut off loses the members one by one, is
+// the cut's too: the removal it starts stops once the node is isolated,
+// and the member's entries stay in the table; see dead.)
 func (c *calls) membership(ev MemberEvent) {
 	self := c.node.Self()
 	c.mu.Lock()
@@ -296,7 +302,11 @@ func (c *calls) membership(ev MemberEvent) {
 		c.mu.Unlock()
 		return
 	}
-	c.lost[ev.Member] = struct{}{}
+	count, isolated := c.node.isolation()
+	if isolated {
+		count = -1
+	}
+	c.lost[ev.Member] = count
 	var keys []string
 	for k, rec := range c.records {
 		if rec.lists(ev.Member) {
@@ -311,8 +321,8 @@ func (c *calls) membership(ev MemberEvent) {
 	case c.rewatch <- struct{}{}:
 	default:
 	}
-	if !c.node.Isolated() {
-		c.wg.Go(func() { c.clean(keys) })
+	if !isolated {
+		c.wg.Go(func() { c.clean(keys, count) })
 	}
 }
 
@@ -353,12 +363,37 @@ func (c *calls) back(m Member) {
 	c.showMember(m)
 }
 
-// stale reports whether entries of member m are stale: m was lost, or it
-// is an earlier life of this node. c.mu must be held.
+// stale reports whether entries of member m are stale, hidden from the
+// dealers: m was lost, or it is an earlier life of this node. c.mu must
+// be held.
 func (c *calls) stale(m Member) bool {
 	if _, lost := c.lost[m]; lost {
 		return true
 	}
+	return c.earlier(m)
+}
+
+// dead reports whether entries of member m may be removed from the
+// table: m is an earlier life of this node, or its loss was reported
+// while this node heard a majority, and this node has not been isolated
+// since. A loss reported by a node cut off from the others, before or
+// after it knew, says nothing of the member: the member is hidden here
+// until it is heard again, and its entries are left to the majority.
+// c.mu must be held.
+func (c *calls) dead(m Member) bool {
+	if c.earlier(m) {
+		return true
+	}
+	at, lost := c.lost[m]
+	if !lost || at < 0 {
+		return false
+	}
+	count, isolated := c.node.isolation()
+	return !isolated && count == at
+}
+
+// earlier reports whether m is an earlier life of this node.
+func (c *calls) earlier(m Member) bool {
 	self := c.node.Self()
 	return m.Name == self.Name && m.Epoch != self.Epoch
 }

@@ -111,13 +111,14 @@ func (r *callRealm) Unregister(procedure wamp.URI, match string, session wamp.ID
 	return unavailable(err)
 }
 
-// clean removes the entries of lost members from the records keys,
-// unless this node is isolated meanwhile.
-func (c *calls) clean(keys []string) {
+// clean removes the entries of lost members from the records keys; it
+// stops once this node was isolated after the losses, when its isolation
+// count is no longer count (see dead).
+func (c *calls) clean(keys []string, count int) {
 	ctx, cancel := context.WithTimeout(c.ctx, tableTimeout)
 	defer cancel()
 	for _, k := range keys {
-		if c.node.Isolated() {
+		if now, isolated := c.node.isolation(); isolated || now != count {
 			return
 		}
 		if err := c.update(ctx, k, func(entry) bool { return false }); err != nil && ctx.Err() == nil {
@@ -126,7 +127,7 @@ func (c *calls) clean(keys []string) {
 	}
 }
 
-// update removes the entries del picks, and the stale ones, from the
+// update removes the entries del picks, and the dead ones, from the
 // record key, retrying on conflicts; it deletes a record left empty.
 func (c *calls) update(ctx context.Context, key string, del func(entry) bool) error {
 	kv, err := c.table()
@@ -143,7 +144,7 @@ func (c *calls) update(ctx context.Context, key string, del func(entry) bool) er
 		}
 		n := len(rec.callees)
 		c.mu.Lock()
-		rec.callees = slices.DeleteFunc(rec.callees, func(e entry) bool { return del(e) || c.stale(e.member) })
+		rec.callees = slices.DeleteFunc(rec.callees, func(e entry) bool { return del(e) || c.dead(e.member) })
 		c.mu.Unlock()
 		if len(rec.callees) == n {
 			return nil
@@ -159,7 +160,7 @@ func (c *calls) update(ctx context.Context, key string, del func(entry) bool) er
 	}
 }
 
-// get returns the record key without its stale entries, nil when there
+// get returns the record key without its dead entries, nil when there
 // is none or none is left, and the revision to compare-and-set (0: none,
 // Create).
 func (c *calls) get(ctx context.Context, kv jetstream.KeyValue, key string) (*record, uint64, error) {
@@ -168,7 +169,7 @@ func (c *calls) get(ctx context.Context, kv jetstream.KeyValue, key string) (*re
 		return nil, rev, err
 	}
 	c.mu.Lock()
-	rec.callees = slices.DeleteFunc(rec.callees, func(e entry) bool { return c.stale(e.member) })
+	rec.callees = slices.DeleteFunc(rec.callees, func(e entry) bool { return c.dead(e.member) })
 	c.mu.Unlock()
 	if len(rec.callees) == 0 {
 		return nil, rev, nil
