@@ -33,6 +33,7 @@ var (
 	descEvents         = desc("events_delivered_total", "EVENTs sent to subscribers.")
 	descSlow           = desc("slow_consumer_disconnects_total", "Sessions closed because their peer did not read fast enough.")
 	descTooLong        = desc("messages_too_long_total", "WAMP messages not sent because they were longer than their receiver accepts (a RawSocket client's maximum message length); counted in messages_sent_total too.")
+	descUnencodable    = desc("messages_unencodable_total", "WAMP messages not sent because they held a value their receiver's serializer cannot encode (an in-process session's NaN for a JSON client, say); counted in messages_sent_total too.")
 	descRegistrations  = desc("registrations", "Registrations on the realm now.", "realm")
 	descSubscriptions  = desc("subscriptions", "Subscriptions on the realm now.", "realm")
 	descProxySessions  = desc("proxy_sessions", "Client sessions that proxy workers relay now (their backend routers count them too, as logged in by the proxy).", "realm")
@@ -51,7 +52,7 @@ var (
 
 var allDescs = []*prometheus.Desc{
 	descSessions, descJoined, descAuthFailures, descReceived, descSent, descInFlight,
-	descCallDuration, descCallErrors, descEvents, descSlow, descTooLong, descRegistrations, descSubscriptions,
+	descCallDuration, descCallErrors, descEvents, descSlow, descTooLong, descUnencodable, descRegistrations, descSubscriptions,
 	descProxySessions, descProxyJoined, descProxyFailures,
 	descBridgeRequests, descBridgeDuration, descQueueDepth, descDelivered, descRetries, descDropped,
 	descStreams, descStreamEvents, descStreamSlow,
@@ -92,7 +93,7 @@ func collectRouters(ch chan<- prometheus.Metric, routers []RouterStats) {
 	rs := realmSums{sessions: map[string]float64{}, inFlight: map[string]float64{}, regs: map[string]float64{},
 		subs: map[string]float64{}, joined: map[[2]string]uint64{}, failures: map[[2]string]uint64{}}
 	received, sent, callErrors := map[string]uint64{}, map[string]uint64{}, map[string]uint64{}
-	var slow, tooLong uint64
+	var slow, tooLong, unencodable uint64
 	var durations meter.HistogramSnapshot
 	for _, r := range routers {
 		rs.add(r.Stats, &durations)
@@ -101,6 +102,7 @@ func collectRouters(ch chan<- prometheus.Metric, routers []RouterStats) {
 		addAll(callErrors, r.CallErrors)
 		slow += r.SlowConsumers
 		tooLong += r.TooLong
+		unencodable += r.Unencodable
 	}
 	rs.collect(ch)
 	counters(ch, descReceived, received)
@@ -109,6 +111,7 @@ func collectRouters(ch chan<- prometheus.Metric, routers []RouterStats) {
 	ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, float64(sent[wampEvent]))
 	ch <- prometheus.MustNewConstMetric(descSlow, prometheus.CounterValue, float64(slow))
 	ch <- prometheus.MustNewConstMetric(descTooLong, prometheus.CounterValue, float64(tooLong))
+	ch <- prometheus.MustNewConstMetric(descUnencodable, prometheus.CounterValue, float64(unencodable))
 	ch <- histogram(descCallDuration, durations)
 }
 
