@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/unsent"
 	"github.com/junction-wamp/junction/internal/uriindex"
 	"github.com/junction-wamp/junction/wamp"
 )
@@ -68,7 +69,7 @@ func (s *session) sendInvocation(c *call, inv *wamp.Invocation) {
 		s.burst.Store(true)
 		defer s.burst.Store(false)
 	}
-	if err := c.callee.sendFrom(s, inv, wamp.TypeInvocation); refusedSend(err) {
+	if err := c.callee.sendFrom(s, inv, wamp.TypeInvocation); unsent.Refused(err) {
 		s.realm.dealer.invocationRefused(c, err)
 	}
 }
@@ -158,8 +159,8 @@ func (s *session) callInternal(fn internalProc, m *wamp.Call) error {
 		return err
 	}
 	err = s.send(&wamp.Result{Request: m.Request, Details: wamp.Dict{}, Args: args, Kwargs: wamp.ObjectOf(kwargs)})
-	if refusedSend(err) {
-		s.send(refusedCallError(m.Request, err, "caller"))
+	if unsent.Refused(err) {
+		s.send(unsent.Error(wamp.TypeCall, m.Request, err, "caller"))
 	}
 	return nil
 }

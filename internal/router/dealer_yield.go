@@ -1,6 +1,9 @@
 package router
 
-import "github.com/junction-wamp/junction/wamp"
+import (
+	"github.com/junction-wamp/junction/internal/unsent"
+	"github.com/junction-wamp/junction/wamp"
+)
 
 // handleYield passes a callee's result to the caller. A YIELD for an
 // invocation the dealer does not know (canceled, timed out, or the caller
@@ -12,7 +15,7 @@ import "github.com/junction-wamp/junction/wamp"
 func (s *session) handleYield(m *wamp.Yield) error {
 	c, res := s.realm.dealer.yield(s, m)
 	if c != nil {
-		if err := c.caller.sendFrom(s, res, wamp.TypeResult); refusedSend(err) {
+		if err := c.caller.sendFrom(s, res, wamp.TypeResult); unsent.Refused(err) {
 			s.realm.dealer.resultRefused(c, res, err)
 		}
 	} else if res != nil {

@@ -26,7 +26,7 @@
 // testaments, each per session and per realm. A request past one gets
 // ERROR junction.error.limit_exceeded.
 //
-// The package imports only wamp, uriindex, auth and lograte; transports
-// reach it through their own one-method Attacher interface, satisfied by
-// Gate.
+// The package imports only wamp, uriindex, auth, lograte, meter,
+// loginguard and unsent; transports reach it through their own one-method
+// Attacher interface, satisfied by Gate.
 package router

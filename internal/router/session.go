@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/unsent"
 	"github.com/junction-wamp/junction/wamp"
 )
 
@@ -146,9 +147,9 @@ func (s *session) sendFrom(by *session, m wamp.Message, t wamp.MessageType) erro
 		return nil
 	}
 	switch {
-	case refusedSend(err):
-		s.router.refused.note(string(s.realmName()), uint64(s.id), t, err)
-		return s.sendShorter(by, m, err)
+	case unsent.Refused(err):
+		s.router.unsent.Note(string(s.realmName()), uint64(s.id), t, err)
+		return s.sendPlainer(by, m, err)
 	case errors.Is(err, wamp.ErrSlowConsumer):
 		if s.slow.CompareAndSwap(false, true) {
 			s.router.slow.note(string(s.realmName()), uint64(s.id), err)

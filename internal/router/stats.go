@@ -2,6 +2,7 @@ package router
 
 import (
 	"github.com/junction-wamp/junction/internal/meter"
+	"github.com/junction-wamp/junction/internal/unsent"
 	"github.com/junction-wamp/junction/wamp"
 )
 
@@ -57,8 +58,8 @@ type RealmStats struct {
 func (r *Router) Stats() Stats {
 	st := Stats{
 		SlowConsumers:     r.slow.total.Load(),
-		TooLong:           r.refused.total[refusedTooLong].Load(),
-		Unencodable:       r.refused.total[refusedUnencodable].Load(),
+		TooLong:           r.unsent.Count(unsent.TooLong),
+		Unencodable:       r.unsent.Count(unsent.Unencodable),
 		Received:          MessageCounts{},
 		Sent:              MessageCounts{},
 		CallErrors:        r.callErrors.load(),
