@@ -38,6 +38,8 @@ var (
 	descSubscriptions  = desc("subscriptions", "Subscriptions on the realm now.", "realm")
 	descProxySessions  = desc("proxy_sessions", "Client sessions that proxy workers relay now (their backend routers count them too, as logged in by the proxy).", "realm")
 	descProxyJoined    = desc("proxy_sessions_joined_total", "Client sessions that proxy workers authenticated and relayed, by the method the client authenticated with.", "realm", "authmethod")
+	descProxyTooLong   = desc("proxy_messages_too_long_total", "Backend routers' messages that proxy workers did not relay because they were longer than their client accepts (a RawSocket client's maximum message length).")
+	descProxyUnencode  = desc("proxy_messages_unencodable_total", "Backend routers' messages that proxy workers did not relay because they held a value their client's serializer cannot encode.")
 	descProxyFailures  = desc("proxy_auth_failures_total", "Joins that proxy workers refused after HELLO (authentication failed or denied, no route, backend refused or unreachable, throttled); realm \"other\" when no route names the HELLO's realm.", "realm", "authmethod")
 	descBridgeRequests = desc("bridge_requests_total", "HTTP requests of the bridge: answered by the caller, publisher, webhook and proxy services, made by the callee and subscriber components; code 0 is no response.", "service", "code")
 	descBridgeDuration = desc("bridge_request_duration_seconds", "Duration of the bridge's HTTP requests.", "service", "code")
@@ -53,7 +55,7 @@ var (
 var allDescs = []*prometheus.Desc{
 	descSessions, descJoined, descAuthFailures, descReceived, descSent, descInFlight,
 	descCallDuration, descCallErrors, descEvents, descSlow, descTooLong, descUnencodable, descRegistrations, descSubscriptions,
-	descProxySessions, descProxyJoined, descProxyFailures,
+	descProxySessions, descProxyJoined, descProxyFailures, descProxyTooLong, descProxyUnencode,
 	descBridgeRequests, descBridgeDuration, descQueueDepth, descDelivered, descRetries, descDropped,
 	descStreams, descStreamEvents, descStreamSlow,
 	descClusterUp, descClusterMembers, descClusterIsolated, descClusterIsolations,
@@ -185,7 +187,10 @@ func histogram(d *prometheus.Desc, h meter.HistogramSnapshot, labels ...string) 
 func collectProxies(ch chan<- prometheus.Metric, proxies []ProxyStats) {
 	sessions := map[string]float64{}
 	joined, failures := map[[2]string]uint64{}, map[[2]string]uint64{}
+	var tooLong, unencodable uint64
 	for _, p := range proxies {
+		tooLong += p.TooLong
+		unencodable += p.Unencodable
 		for realm, n := range p.Sessions {
 			sessions[string(realm)] += float64(n)
 		}
@@ -199,6 +204,8 @@ func collectProxies(ch chan<- prometheus.Metric, proxies []ProxyStats) {
 	gauges(ch, descProxySessions, sessions)
 	pairCounters(ch, descProxyJoined, joined)
 	pairCounters(ch, descProxyFailures, failures)
+	ch <- prometheus.MustNewConstMetric(descProxyTooLong, prometheus.CounterValue, float64(tooLong))
+	ch <- prometheus.MustNewConstMetric(descProxyUnencode, prometheus.CounterValue, float64(unencodable))
 }
 
 // pairCounters sends the counters of m, labelled by each key's two

@@ -48,7 +48,7 @@ func TestCollector(t *testing.T) {
 			{Worker: "workers[2]", Stats: proxy.Stats{Sessions: map[wamp.URI]int{"realm1": 4},
 				Joins:        map[proxy.RealmMethod]uint64{{Realm: "realm1", AuthMethod: "ticket"}: 9},
 				AuthFailures: map[proxy.RealmMethod]uint64{{Realm: "realm1", AuthMethod: "ticket"}: 2, {Realm: proxy.OtherRealm, AuthMethod: "anonymous"}: 1}}},
-			{Worker: "workers[3]", Stats: proxy.Stats{Sessions: map[wamp.URI]int{"realm1": 1},
+			{Worker: "workers[3]", Stats: proxy.Stats{Sessions: map[wamp.URI]int{"realm1": 1}, TooLong: 2, Unencodable: 1,
 				AuthFailures: map[proxy.RealmMethod]uint64{{Realm: "realm1", AuthMethod: "ticket"}: 3}}},
 		},
 		Services: []ServiceStats{
@@ -96,6 +96,8 @@ func TestCollector(t *testing.T) {
 		`junction_proxy_sessions_joined_total{authmethod="ticket",realm="realm1"} 9`,
 		`junction_proxy_auth_failures_total{authmethod="ticket",realm="realm1"} 5`,
 		`junction_proxy_auth_failures_total{authmethod="anonymous",realm="other"} 1`,
+		`junction_proxy_messages_too_long_total 2`,
+		`junction_proxy_messages_unencodable_total 1`,
 		`junction_bridge_requests_total{code="200",service="caller"} 3`,
 		`junction_bridge_requests_total{code="500",service="caller"} 1`,
 		`junction_bridge_requests_total{code="0",service="subscriber"} 1`,
