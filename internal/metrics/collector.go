@@ -204,8 +204,10 @@ func collectProxies(ch chan<- prometheus.Metric, proxies []ProxyStats) {
 	gauges(ch, descProxySessions, sessions)
 	pairCounters(ch, descProxyJoined, joined)
 	pairCounters(ch, descProxyFailures, failures)
-	ch <- prometheus.MustNewConstMetric(descProxyTooLong, prometheus.CounterValue, float64(tooLong))
-	ch <- prometheus.MustNewConstMetric(descProxyUnencode, prometheus.CounterValue, float64(unencodable))
+	if len(proxies) > 0 { // no series on a node without a proxy worker, as the others
+		ch <- prometheus.MustNewConstMetric(descProxyTooLong, prometheus.CounterValue, float64(tooLong))
+		ch <- prometheus.MustNewConstMetric(descProxyUnencode, prometheus.CounterValue, float64(unencodable))
+	}
 }
 
 // pairCounters sends the counters of m, labelled by each key's two
