@@ -178,8 +178,11 @@ func (n *Node) Listeners() []Listener {
 // you receive as read-only, since other receivers may share it), and
 // sessions over sockets as their serializer decodes them: send there only
 // what every serializer encodes (what encoding/json marshals, floats
-// finite, strings valid UTF-8), since a message a socket's serializer
-// cannot encode is not delivered.
+// finite, strings valid UTF-8). A message a socket's serializer cannot
+// encode is not delivered to that session, and the router answers for it
+// at once: a call whose arguments the callee's serializer cannot encode,
+// or whose result the caller's cannot, fails with ERROR
+// wamp.error.invalid_argument; an event is not sent to that subscriber.
 //
 // Which rules apply: the session does not authenticate, as a router
 // component does not in Crossbar, so cfg.Auth must offer nothing (the

@@ -18,7 +18,9 @@ import (
 // wamp.error.runtime_error with the error's text as argument. A result
 // longer than the router accepts (over RawSocket, the maximum message
 // length it announced) is sent as ERROR wamp.error.payload_size_exceeded
-// instead, an error that long with its URI alone.
+// instead, one holding a value the serializer cannot encode (NaN in JSON)
+// as ERROR wamp.error.invalid_argument, and such an error with its URI
+// alone.
 type InvocationHandler func(ctx context.Context, inv *Invocation) (*Result, error)
 
 // Invocation is one call of a registered procedure.
@@ -254,21 +256,26 @@ func (s *Session) invoke(ctx context.Context, run *running, h InvocationHandler,
 }
 
 // sendAnswer sends the YIELD or ERROR m answering INVOCATION req. One
-// longer than the router accepts (the maximum message length it announced
-// over RawSocket) is not sent: the router gets ERROR
-// wamp.error.payload_size_exceeded for a YIELD instead, the ERROR's URI
-// without its payload for an ERROR, so that the caller is answered
-// rather than left waiting.
+// the peer refuses is not sent: longer than the router accepts (the
+// maximum message length it announced over RawSocket), or holding a value
+// the serializer cannot encode (NaN in JSON, a channel). The router gets
+// for a YIELD an ERROR instead, wamp.error.payload_size_exceeded or
+// wamp.error.invalid_argument, and for an ERROR its URI without its
+// payload, so that the caller is answered rather than left waiting.
 func (s *Session) sendAnswer(req wamp.ID, m wamp.Message) {
 	err := s.peer.Send(m)
-	if !errors.Is(err, wamp.ErrMessageTooLong) {
+	uri := wamp.ErrPayloadSizeExceeded
+	switch {
+	case errors.Is(err, wamp.ErrUnencodable):
+		uri = wamp.ErrInvalidArgument
+	case !errors.Is(err, wamp.ErrMessageTooLong):
 		return
 	}
-	e := wamp.ErrorFor(wamp.TypeInvocation, req, wamp.Errorf(wamp.ErrPayloadSizeExceeded, "%v", err))
+	e := wamp.ErrorFor(wamp.TypeInvocation, req, wamp.Errorf(uri, "%v", err))
 	if prev, ok := m.(*wamp.Error); ok {
 		e = &wamp.Error{RequestType: wamp.TypeInvocation, Request: req, Details: wamp.Dict{}, Error: prev.Error}
 	}
-	s.log.Warn("client: answer too long for the router: not sent", "invocation", uint64(req), "err", err)
+	s.log.Warn("client: answer the router's peer refused: not sent", "invocation", uint64(req), "err", err)
 	_ = s.peer.Send(e)
 }
 

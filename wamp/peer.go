@@ -19,7 +19,34 @@ var (
 	// client does in its handshake), so it was not sent; the peer stays
 	// open.
 	ErrMessageTooLong = errors.New("wamp: message too long")
+	// ErrUnencodable: the message holds a value the peer's serializer
+	// cannot carry (a channel or a function, NaN or an infinity in JSON,
+	// a string that is not UTF-8 in JSON or CBOR, a map with other than
+	// string keys), so it was not sent; the peer stays open. Only peers
+	// that encode give it: an in-process peer carries Go values as they
+	// are.
+	ErrUnencodable = errors.New("wamp: cannot encode")
 )
+
+// EncodeError is the error of a Send that could not encode its message
+// for the other side's serializer, before writing anything: errors.Is
+// matches it to ErrUnencodable, and Err (the serializer's reason) is
+// reachable through Unwrap.
+type EncodeError struct {
+	Type MessageType // the message's type
+	Err  error       // why it cannot be encoded
+}
+
+// Error says what could not be encoded, and why.
+func (e *EncodeError) Error() string {
+	return "wamp: cannot encode " + e.Type.String() + ": " + e.Err.Error()
+}
+
+// Unwrap returns Err.
+func (e *EncodeError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrUnencodable.
+func (e *EncodeError) Is(target error) bool { return target == ErrUnencodable }
 
 // MessageTooLongError is the error of a Send that refused a message
 // longer than the other side accepts, before writing anything: errors.Is
@@ -63,9 +90,10 @@ type Peer interface {
 	// network. When the outbound queue is past its limits (messages or
 	// bytes) the peer is closed as a slow consumer and Send returns
 	// ErrSlowConsumer; after Close it returns ErrClosed. A message that
-	// cannot be encoded gives an error and leaves the peer open; so does
-	// one longer than the other side accepts, when the peer knows its
-	// limit: an error wrapping ErrMessageTooLong, and nothing written.
+	// cannot be encoded gives an error wrapping ErrUnencodable (a
+	// *EncodeError) and leaves the peer open; so does one longer than the
+	// other side accepts, when the peer knows its limit: an error wrapping
+	// ErrMessageTooLong. Nothing is written then.
 	// Safe for concurrent use; messages from one goroutine keep their order.
 	Send(msg Message) error
 

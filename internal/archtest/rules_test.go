@@ -47,7 +47,13 @@ var rules = map[string]rule{
 	// meter: the counters it keeps for the operator are its own atomics.
 	// loginguard: the login throttle and handshake reading it shares with
 	// the proxy's entries.
-	"internal/router": {allowed: []string{"wamp", "internal/uriindex", "internal/auth", "internal/lograte", "internal/meter", "internal/loginguard"}},
+	// unsent: what to do with a message a peer refused, shared with the
+	// proxy's relay.
+	"internal/router": {allowed: []string{"wamp", "internal/uriindex", "internal/auth", "internal/lograte", "internal/meter", "internal/loginguard", "internal/unsent"}},
+	// What the router and the proxy's relay do with a message a peer's
+	// Send refused (too long, not encodable): URIs, texts, the plainer
+	// forms, the rate-limited log. It knows neither of them.
+	"internal/unsent": {allowed: []string{"wamp", "internal/lograte"}},
 	// The guard of outside clients' logins (throttle, the handshake's
 	// reads, the refusal log) that the router and the proxy share: it
 	// runs authenticators (auth) and logs (lograte), and knows neither.
@@ -88,7 +94,9 @@ var rules = map[string]rule{
 	// never reaches a router, a transport or the config.
 	// loginguard throttles its clients' logins as the router's; lograte
 	// limits the lines its clients cause.
-	"internal/proxy": {allowed: []string{"wamp", "internal/auth", "internal/loginguard", "internal/lograte"}},
+	// unsent: what to do with a message its client's peer refused, as
+	// the router does.
+	"internal/proxy": {allowed: []string{"wamp", "internal/auth", "internal/loginguard", "internal/lograte", "internal/unsent"}},
 	// Counters (a lock-free histogram, HTTP requests by status) that the
 	// router, the bridge and the web proxies keep in their own structs:
 	// atomics and the standard library, no Prometheus type.

@@ -33,10 +33,13 @@ var (
 	descEvents         = desc("events_delivered_total", "EVENTs sent to subscribers.")
 	descSlow           = desc("slow_consumer_disconnects_total", "Sessions closed because their peer did not read fast enough.")
 	descTooLong        = desc("messages_too_long_total", "WAMP messages not sent because they were longer than their receiver accepts (a RawSocket client's maximum message length); counted in messages_sent_total too.")
+	descUnencodable    = desc("messages_unencodable_total", "WAMP messages not sent because they held a value their receiver's serializer cannot encode (an in-process session's NaN for a JSON client, say); counted in messages_sent_total too.")
 	descRegistrations  = desc("registrations", "Registrations on the realm now.", "realm")
 	descSubscriptions  = desc("subscriptions", "Subscriptions on the realm now.", "realm")
 	descProxySessions  = desc("proxy_sessions", "Client sessions that proxy workers relay now (their backend routers count them too, as logged in by the proxy).", "realm")
 	descProxyJoined    = desc("proxy_sessions_joined_total", "Client sessions that proxy workers authenticated and relayed, by the method the client authenticated with.", "realm", "authmethod")
+	descProxyTooLong   = desc("proxy_messages_too_long_total", "Backend routers' messages that proxy workers did not relay because they were longer than their client accepts (a RawSocket client's maximum message length).")
+	descProxyUnencode  = desc("proxy_messages_unencodable_total", "Backend routers' messages that proxy workers did not relay because they held a value their client's serializer cannot encode.")
 	descProxyFailures  = desc("proxy_auth_failures_total", "Joins that proxy workers refused after HELLO (authentication failed or denied, no route, backend refused or unreachable, throttled); realm \"other\" when no route names the HELLO's realm.", "realm", "authmethod")
 	descBridgeRequests = desc("bridge_requests_total", "HTTP requests of the bridge: answered by the caller, publisher, webhook and proxy services, made by the callee and subscriber components; code 0 is no response.", "service", "code")
 	descBridgeDuration = desc("bridge_request_duration_seconds", "Duration of the bridge's HTTP requests.", "service", "code")
@@ -51,8 +54,8 @@ var (
 
 var allDescs = []*prometheus.Desc{
 	descSessions, descJoined, descAuthFailures, descReceived, descSent, descInFlight,
-	descCallDuration, descCallErrors, descEvents, descSlow, descTooLong, descRegistrations, descSubscriptions,
-	descProxySessions, descProxyJoined, descProxyFailures,
+	descCallDuration, descCallErrors, descEvents, descSlow, descTooLong, descUnencodable, descRegistrations, descSubscriptions,
+	descProxySessions, descProxyJoined, descProxyFailures, descProxyTooLong, descProxyUnencode,
 	descBridgeRequests, descBridgeDuration, descQueueDepth, descDelivered, descRetries, descDropped,
 	descStreams, descStreamEvents, descStreamSlow,
 	descClusterUp, descClusterMembers, descClusterIsolated, descClusterIsolations,
@@ -92,7 +95,7 @@ func collectRouters(ch chan<- prometheus.Metric, routers []RouterStats) {
 	rs := realmSums{sessions: map[string]float64{}, inFlight: map[string]float64{}, regs: map[string]float64{},
 		subs: map[string]float64{}, joined: map[[2]string]uint64{}, failures: map[[2]string]uint64{}}
 	received, sent, callErrors := map[string]uint64{}, map[string]uint64{}, map[string]uint64{}
-	var slow, tooLong uint64
+	var slow, tooLong, unencodable uint64
 	var durations meter.HistogramSnapshot
 	for _, r := range routers {
 		rs.add(r.Stats, &durations)
@@ -101,6 +104,7 @@ func collectRouters(ch chan<- prometheus.Metric, routers []RouterStats) {
 		addAll(callErrors, r.CallErrors)
 		slow += r.SlowConsumers
 		tooLong += r.TooLong
+		unencodable += r.Unencodable
 	}
 	rs.collect(ch)
 	counters(ch, descReceived, received)
@@ -109,6 +113,7 @@ func collectRouters(ch chan<- prometheus.Metric, routers []RouterStats) {
 	ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, float64(sent[wampEvent]))
 	ch <- prometheus.MustNewConstMetric(descSlow, prometheus.CounterValue, float64(slow))
 	ch <- prometheus.MustNewConstMetric(descTooLong, prometheus.CounterValue, float64(tooLong))
+	ch <- prometheus.MustNewConstMetric(descUnencodable, prometheus.CounterValue, float64(unencodable))
 	ch <- histogram(descCallDuration, durations)
 }
 
@@ -182,7 +187,10 @@ func histogram(d *prometheus.Desc, h meter.HistogramSnapshot, labels ...string) 
 func collectProxies(ch chan<- prometheus.Metric, proxies []ProxyStats) {
 	sessions := map[string]float64{}
 	joined, failures := map[[2]string]uint64{}, map[[2]string]uint64{}
+	var tooLong, unencodable uint64
 	for _, p := range proxies {
+		tooLong += p.TooLong
+		unencodable += p.Unencodable
 		for realm, n := range p.Sessions {
 			sessions[string(realm)] += float64(n)
 		}
@@ -196,6 +204,10 @@ func collectProxies(ch chan<- prometheus.Metric, proxies []ProxyStats) {
 	gauges(ch, descProxySessions, sessions)
 	pairCounters(ch, descProxyJoined, joined)
 	pairCounters(ch, descProxyFailures, failures)
+	if len(proxies) > 0 { // no series on a node without a proxy worker, as the others
+		ch <- prometheus.MustNewConstMetric(descProxyTooLong, prometheus.CounterValue, float64(tooLong))
+		ch <- prometheus.MustNewConstMetric(descProxyUnencode, prometheus.CounterValue, float64(unencodable))
+	}
 }
 
 // pairCounters sends the counters of m, labelled by each key's two

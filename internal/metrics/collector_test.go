@@ -33,12 +33,12 @@ func TestCollector(t *testing.T) {
 	}
 	st := Stats{
 		Routers: []RouterStats{
-			{Worker: "workers[0]", Stats: router.Stats{SlowConsumers: 1, TooLong: 4,
+			{Worker: "workers[0]", Stats: router.Stats{SlowConsumers: 1, TooLong: 4, Unencodable: 2,
 				Received: router.MessageCounts{"CALL": 3}, Sent: router.MessageCounts{"EVENT": 5, "RESULT": 3},
 				CallErrors:        map[string]uint64{"application": 2},
 				OtherAuthFailures: map[string]uint64{"other": 4},
 				Realms:            map[wamp.URI]router.RealmStats{"realm1": realm(2, 5, time.Millisecond)}}},
-			{Worker: "workers[1]", Stats: router.Stats{SlowConsumers: 2, TooLong: 1,
+			{Worker: "workers[1]", Stats: router.Stats{SlowConsumers: 2, TooLong: 1, Unencodable: 1,
 				Received: router.MessageCounts{"CALL": 1}, Sent: router.MessageCounts{"EVENT": 1},
 				OtherAuthFailures: map[string]uint64{"ticket": 1},
 				Realms: map[wamp.URI]router.RealmStats{"realm1": realm(1, 1, time.Minute),
@@ -48,7 +48,7 @@ func TestCollector(t *testing.T) {
 			{Worker: "workers[2]", Stats: proxy.Stats{Sessions: map[wamp.URI]int{"realm1": 4},
 				Joins:        map[proxy.RealmMethod]uint64{{Realm: "realm1", AuthMethod: "ticket"}: 9},
 				AuthFailures: map[proxy.RealmMethod]uint64{{Realm: "realm1", AuthMethod: "ticket"}: 2, {Realm: proxy.OtherRealm, AuthMethod: "anonymous"}: 1}}},
-			{Worker: "workers[3]", Stats: proxy.Stats{Sessions: map[wamp.URI]int{"realm1": 1},
+			{Worker: "workers[3]", Stats: proxy.Stats{Sessions: map[wamp.URI]int{"realm1": 1}, TooLong: 2, Unencodable: 1,
 				AuthFailures: map[proxy.RealmMethod]uint64{{Realm: "realm1", AuthMethod: "ticket"}: 3}}},
 		},
 		Services: []ServiceStats{
@@ -84,6 +84,7 @@ func TestCollector(t *testing.T) {
 		`junction_events_delivered_total 6`,
 		`junction_slow_consumer_disconnects_total 3`,
 		`junction_messages_too_long_total 5`,
+		`junction_messages_unencodable_total 3`,
 		`junction_call_errors_total{error="application"} 2`,
 		`junction_call_duration_seconds_bucket{le="0.0001"} 1`,
 		`junction_call_duration_seconds_bucket{le="0.001"} 2`,
@@ -95,6 +96,8 @@ func TestCollector(t *testing.T) {
 		`junction_proxy_sessions_joined_total{authmethod="ticket",realm="realm1"} 9`,
 		`junction_proxy_auth_failures_total{authmethod="ticket",realm="realm1"} 5`,
 		`junction_proxy_auth_failures_total{authmethod="anonymous",realm="other"} 1`,
+		`junction_proxy_messages_too_long_total 2`,
+		`junction_proxy_messages_unencodable_total 1`,
 		`junction_bridge_requests_total{code="200",service="caller"} 3`,
 		`junction_bridge_requests_total{code="500",service="caller"} 1`,
 		`junction_bridge_requests_total{code="0",service="subscriber"} 1`,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/loginguard"
+	"github.com/junction-wamp/junction/internal/unsent"
 	"github.com/junction-wamp/junction/wamp"
 )
 
@@ -165,50 +166,72 @@ func welcomeDetails(backend wamp.Dict, id *auth.Identity) wamp.Dict {
 
 // run relays both ways until either side ends, then closes both. A
 // backend gone without GOODBYE ends the client's session with GOODBYE;
-// a client gone ends the backend session with its connection.
+// a client gone ends the backend session with its connection. A message
+// of the backend's that the client's peer refuses (too long, or not
+// encodable) is answered for without ending anything (toClient).
 func (l *link) run() {
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		if !l.pump(l.back, l.front, nil) {
+		if !l.pump(l.back, l.front, &toClient{l: l}) {
 			l.end(wamp.ErrCloseNormal, "the backend router's connection was lost")
 		}
 		l.front.Close()
 	})
-	l.pump(l.front, l.back, l.logout)
+	l.pump(l.front, l.back, toBackend{l})
 	l.back.Close()
 	wg.Wait()
 }
 
-// pump sends what from receives to to (seen, if set, sees each message
-// first), until either fails or the link shuts down. It reports whether
-// a GOODBYE or an ABORT went through: the session ended in words.
-func (l *link) pump(from, to wamp.Peer, seen func(wamp.Message)) (said bool) {
+// direction is what a pump does besides relaying, for one way.
+type direction interface {
+	// keep sees each message first, and reports whether to relay it.
+	keep(m wamp.Message) bool
+	// refused answers for m, which the receiving peer's Send refused
+	// with err before writing it (unsent.Refused): nil lets the pump go
+	// on, an error ends it.
+	refused(m wamp.Message, err error) error
+}
+
+// pump sends what from receives to to, as d says, until either fails or
+// the link shuts down. It reports whether a GOODBYE or an ABORT went
+// through: the session ended in words.
+func (l *link) pump(from, to wamp.Peer, d direction) (said bool) {
 	for {
 		m, err := from.Recv()
 		if err != nil || l.closing.Load() {
 			return said || l.closing.Load()
 		}
-		if seen != nil {
-			seen(m)
+		if !d.keep(m) {
+			continue
 		}
 		switch wamp.Unwrap(m).(type) {
 		case *wamp.Goodbye, *wamp.Abort:
 			said = true
 		}
-		if to.Send(m) != nil {
+		err = to.Send(m)
+		if unsent.Refused(err) {
+			err = d.refused(m, err)
+		}
+		if err != nil {
 			return said
 		}
 	}
 }
 
-// logout tells the entry of a client that logs out (GOODBYE
-// wamp.close.logout).
-func (l *link) logout(m wamp.Message) {
+// toBackend is the client-to-backend direction: a client that logs out
+// (GOODBYE wamp.close.logout) is told to its entry; a message the
+// backend's peer refuses ends the session, as any other failed Send.
+type toBackend struct{ l *link }
+
+func (d toBackend) keep(m wamp.Message) bool {
 	g, ok := wamp.Unwrap(m).(*wamp.Goodbye)
-	if ok && g.Reason == "wamp.close.logout" && l.entry.o.OnLogout != nil {
-		l.entry.o.OnLogout(l.id)
+	if ok && g.Reason == "wamp.close.logout" && d.l.entry.o.OnLogout != nil {
+		d.l.entry.o.OnLogout(d.l.id)
 	}
+	return true
 }
+
+func (toBackend) refused(_ wamp.Message, err error) error { return err }
 
 // end sends the client the relay's GOODBYE, once.
 func (l *link) end(reason wamp.URI, msg string) {

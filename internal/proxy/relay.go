@@ -22,6 +22,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/loginguard"
 	"github.com/junction-wamp/junction/internal/lograte"
+	"github.com/junction-wamp/junction/internal/unsent"
 	"github.com/junction-wamp/junction/wamp"
 )
 
@@ -73,6 +74,9 @@ type Relay struct {
 	// refusedLog limits the "join refused" lines per client address.
 	refusedLog *lograte.Keyed
 	counts     counts
+	// unsent counts and logs the backends' messages that clients' peers
+	// refused (toClient).
+	unsent *unsent.Log
 
 	mu     sync.Mutex
 	closed bool
@@ -102,7 +106,8 @@ func New(o Options) *Relay {
 		o.Logger = slog.Default()
 	}
 	r := &Relay{o: o, log: o.Logger, live: map[*link]struct{}{},
-		refusedLog: loginguard.PeerLimit(o.Logger, slog.LevelWarn, "join refused")}
+		refusedLog: loginguard.PeerLimit(o.Logger, slog.LevelWarn, "join refused"),
+		unsent:     unsent.NewLog(o.Logger)}
 	r.setRoutes(o.Routes)
 	return r
 }

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"sync"
 
+	"github.com/junction-wamp/junction/internal/unsent"
 	"github.com/junction-wamp/junction/wamp"
 )
 
@@ -23,7 +24,8 @@ type RealmMethod struct {
 }
 
 // Stats are a relay's counters: the client sessions it relays, by realm,
-// and its joins and refused joins, by realm and authmethod. The backend
+// its joins and refused joins, by realm and authmethod, and the backends'
+// messages that its clients' peers refused (toClient). The backend
 // router counts the relayed sessions too, as logged in by the proxy
 // (anonymous-proxy or cryptosign-proxy); a refusal at the proxy never
 // reaches it.
@@ -31,6 +33,8 @@ type Stats struct {
 	Sessions     map[wamp.URI]int       // relayed now
 	Joins        map[RealmMethod]uint64 // sessions welcomed, by the method the client authenticated with
 	AuthFailures map[RealmMethod]uint64 // joins refused after HELLO, by the method tried (else OtherMethod)
+	TooLong      uint64                 // messages not relayed: longer than the client accepts
+	Unencodable  uint64                 // messages not relayed: holding a value the client's serializer cannot encode
 }
 
 // counts are a relay's Stats, under their lock: joins and refusals are
@@ -75,7 +79,8 @@ func (r *Relay) Stats() Stats {
 	r.counts.mu.Lock()
 	defer r.counts.mu.Unlock()
 	return Stats{Sessions: maps.Clone(r.counts.st.Sessions), Joins: maps.Clone(r.counts.st.Joins),
-		AuthFailures: maps.Clone(r.counts.st.AuthFailures)}
+		AuthFailures: maps.Clone(r.counts.st.AuthFailures),
+		TooLong:      r.unsent.Count(unsent.TooLong), Unencodable: r.unsent.Count(unsent.Unencodable)}
 }
 
 // realmLabel is realm as the counters name it: OtherRealm when no route

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/unsent"
 	"github.com/junction-wamp/junction/internal/uriindex"
 	"github.com/junction-wamp/junction/wamp"
 )
@@ -54,8 +55,9 @@ func (s *session) handleCallAs(m *wamp.Call, as *wamp.Identity) error {
 	return nil
 }
 
-// sendInvocation sends c's INVOCATION to its callee; one longer than the
-// callee accepts ends the call (invocationTooLong). A caller whose peer
+// sendInvocation sends c's INVOCATION to its callee; one the callee's
+// peer refuses (too long, or not encodable) ends the call
+// (invocationRefused). A caller whose peer
 // cannot tell whether more of its messages wait (not a wamp.Parker: an
 // in-process session, such as the HTTP Caller's, whose many requests each
 // hand over one CALL) is taken to be in a burst while it has other calls
@@ -67,8 +69,8 @@ func (s *session) sendInvocation(c *call, inv *wamp.Invocation) {
 		s.burst.Store(true)
 		defer s.burst.Store(false)
 	}
-	if err := c.callee.sendFrom(s, inv, wamp.TypeInvocation); tooLong(err) {
-		s.realm.dealer.invocationTooLong(c, err)
+	if err := c.callee.sendFrom(s, inv, wamp.TypeInvocation); unsent.Refused(err) {
+		s.realm.dealer.invocationRefused(c, err)
 	}
 }
 
@@ -150,16 +152,15 @@ func invocationDetails(caller *session, proc wamp.URI, m uriindex.Match, opts ca
 }
 
 // callInternal serves a call to a router-internal procedure. A result
-// longer than the caller accepts is answered with ERROR
-// wamp.error.payload_size_exceeded.
+// the caller's peer refuses is answered with an ERROR (refused.go).
 func (s *session) callInternal(fn internalProc, m *wamp.Call) error {
 	args, kwargs, err := fn(s, m)
 	if err != nil {
 		return err
 	}
 	err = s.send(&wamp.Result{Request: m.Request, Details: wamp.Dict{}, Args: args, Kwargs: wamp.ObjectOf(kwargs)})
-	if tooLong(err) {
-		s.send(tooLongCallError(m.Request, err, "caller"))
+	if unsent.Refused(err) {
+		s.send(unsent.Error(wamp.TypeCall, m.Request, err, "caller"))
 	}
 	return nil
 }

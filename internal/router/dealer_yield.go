@@ -1,19 +1,22 @@
 package router
 
-import "github.com/junction-wamp/junction/wamp"
+import (
+	"github.com/junction-wamp/junction/internal/unsent"
+	"github.com/junction-wamp/junction/wamp"
+)
 
 // handleYield passes a callee's result to the caller. A YIELD for an
 // invocation the dealer does not know (canceled, timed out, or the caller
 // left) is ignored. A progressive YIELD is passed on only if the caller
 // asked for progressive results; otherwise it is dropped (logged at debug
 // level), since the callee was not offered receive_progress. A RESULT
-// longer than the caller accepts ends the call with ERROR
-// wamp.error.payload_size_exceeded (resultTooLong).
+// the caller's peer refuses (too long, or not encodable) ends the call
+// with an ERROR (resultRefused).
 func (s *session) handleYield(m *wamp.Yield) error {
 	c, res := s.realm.dealer.yield(s, m)
 	if c != nil {
-		if err := c.caller.sendFrom(s, res, wamp.TypeResult); tooLong(err) {
-			s.realm.dealer.resultTooLong(c, res, err)
+		if err := c.caller.sendFrom(s, res, wamp.TypeResult); unsent.Refused(err) {
+			s.realm.dealer.resultRefused(c, res, err)
 		}
 	} else if res != nil {
 		s.logger().Debug("progressive result dropped: the caller did not ask for it", "invocation", uint64(m.Request))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/loginguard"
+	"github.com/junction-wamp/junction/internal/unsent"
 	"github.com/junction-wamp/junction/wamp"
 )
 
@@ -59,11 +60,12 @@ func (s *session) handshake() *realm {
 	// and closes it only if its principal is stale.
 	missed := authsFrom != nil && s.gate.auths.Current() != authsFrom
 	rm.joins.note(s.ident.AuthMethod)
-	if err := s.send(&wamp.Welcome{Session: s.id, Details: s.welcomeDetails()}); tooLong(err) {
-		// Its authextra, most likely (a dynamic authenticator's): the
+	if err := s.send(&wamp.Welcome{Session: s.id, Details: s.welcomeDetails()}); unsent.Refused(err) {
+		// Its authextra, most likely (a dynamic authenticator's), too
+		// long or holding a value that does not encode: the
 		// client would wait for a WELCOME that never comes. The session
 		// ends once it has joined, as any other that leaves.
-		s.kill(abortMsg(wamp.ErrPayloadSizeExceeded, "%s", tooLongText(err, "client")))
+		s.kill(abortMsg(unsent.Of(err).URI(), "%s", unsent.Text(err, "client")))
 	}
 	s.logSession("session joined")
 	rm.hooks.SessionJoined(s.info())

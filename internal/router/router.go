@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/junction-wamp/junction/internal/loginguard"
+	"github.com/junction-wamp/junction/internal/unsent"
 	"github.com/junction-wamp/junction/wamp"
 )
 
@@ -34,10 +35,10 @@ type Router struct {
 	log      *slog.Logger
 	fabric   Fabric // nil: one node
 	slow     slowLog
-	tooLong  tooLongLog // messages longer than their receiver accepts (toolong.go)
-	peerLogs *peerLogs  // rate limits of the lines a client causes
-	subIDs   wamp.IDGen // router scope: subscription IDs
-	regIDs   wamp.IDGen // router scope: registration IDs
+	unsent   *unsent.Log // messages their receivers' peers refused (refused.go)
+	peerLogs *peerLogs   // rate limits of the lines a client causes
+	subIDs   wamp.IDGen  // router scope: subscription IDs
+	regIDs   wamp.IDGen  // router scope: registration IDs
 	anon     *Gate
 	msgs     messageCounts // messages by type, of every session (metrics.go)
 	// callErrors count the ERRORs answering CALLs; otherAuthFailures the
@@ -65,7 +66,7 @@ func New(opts Options) (*Router, error) {
 		log:      log,
 		fabric:   opts.Fabric,
 		slow:     newSlowLog(log),
-		tooLong:  newTooLongLog(log),
+		unsent:   unsent.NewLog(log),
 		peerLogs: newPeerLogs(log),
 		realms:   make(map[wamp.URI]*realm),
 		sessions: make(map[*session]struct{}),

@@ -134,6 +134,7 @@ func TestImports(t *testing.T) {
 		"github.com/junction-wamp/junction/internal/lograte":    true,
 		"github.com/junction-wamp/junction/internal/loginguard": true,
 		"github.com/junction-wamp/junction/internal/meter":      true,
+		"github.com/junction-wamp/junction/internal/unsent":     true,
 	}
 	files, err := filepath.Glob("*.go")
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/junction-wamp/junction/internal/auth"
+	"github.com/junction-wamp/junction/internal/unsent"
 	"github.com/junction-wamp/junction/wamp"
 )
 
@@ -117,10 +118,11 @@ func (s *session) sent(t wamp.MessageType, by *session) {
 
 // send queues m for the client. A slow consumer is counted and logged; the
 // peer is already closed then, and the session's goroutine cleans up when
-// its Recv fails. A message longer than the client accepts is counted and
-// logged, and replaced by a shorter one if it has one (see toolong.go).
+// its Recv fails. A message the peer refuses (longer than the client
+// accepts, or holding a value its serializer cannot encode) is counted and
+// logged, and replaced by a plainer one if it has one (see refused.go).
 // It returns nil once m (or its replacement) is queued, or Send's error:
-// the senders of a RESULT or an INVOCATION answer for one too long.
+// the senders of a RESULT or an INVOCATION answer for one refused.
 // Safe for concurrent use; no lock needed.
 func (s *session) send(m wamp.Message) error {
 	return s.sendFrom(s, m, wamp.Unwrap(m).Type())
@@ -145,9 +147,9 @@ func (s *session) sendFrom(by *session, m wamp.Message, t wamp.MessageType) erro
 		return nil
 	}
 	switch {
-	case tooLong(err):
-		s.router.tooLong.note(string(s.realmName()), uint64(s.id), t, err)
-		return s.sendShorter(by, m, err)
+	case unsent.Refused(err):
+		s.router.unsent.Note(string(s.realmName()), uint64(s.id), t, err)
+		return s.sendPlainer(by, m, err)
 	case errors.Is(err, wamp.ErrSlowConsumer):
 		if s.slow.CompareAndSwap(false, true) {
 			s.router.slow.note(string(s.realmName()), uint64(s.id), err)

@@ -2,6 +2,7 @@ package router
 
 import (
 	"github.com/junction-wamp/junction/internal/meter"
+	"github.com/junction-wamp/junction/internal/unsent"
 	"github.com/junction-wamp/junction/wamp"
 )
 
@@ -9,7 +10,8 @@ import (
 type Stats struct {
 	Sessions      int    // sessions attached now, joined to a realm or not
 	SlowConsumers uint64 // sessions closed because their peer fell behind
-	TooLong       uint64 // messages not sent: longer than their receiver accepts (toolong.go)
+	TooLong       uint64 // messages not sent: longer than their receiver accepts (refused.go)
+	Unencodable   uint64 // messages not sent: holding a value their receiver's serializer cannot encode (refused.go)
 	MessagesIn    uint64 // messages received, over the router's life
 	MessagesOut   uint64 // messages sent (queued), over the router's life
 	// Received and Sent are MessagesIn and MessagesOut by type.
@@ -56,7 +58,8 @@ type RealmStats struct {
 func (r *Router) Stats() Stats {
 	st := Stats{
 		SlowConsumers:     r.slow.total.Load(),
-		TooLong:           r.tooLong.total.Load(),
+		TooLong:           r.unsent.Count(unsent.TooLong),
+		Unencodable:       r.unsent.Count(unsent.Unencodable),
 		Received:          MessageCounts{},
 		Sent:              MessageCounts{},
 		CallErrors:        r.callErrors.load(),

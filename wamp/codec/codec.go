@@ -75,7 +75,8 @@ type Codec interface {
 	Binary() bool                // false for JSON (WebSocket text frames), true otherwise
 	// Encode returns the bytes of m. A *wamp.Shared is encoded once per
 	// serializer and its bytes are shared: callers must not modify the
-	// returned bytes. Errors wrap ErrEncode.
+	// returned bytes. Errors wrap ErrEncode, and are a
+	// *wamp.EncodeError (wamp.ErrUnencodable) for any message but nil.
 	Encode(m wamp.Message) ([]byte, error)
 	// Decode parses one message. The codecs of this package keep a
 	// payload raw (wamp.Raw) where it can pass through, unless made Eager.
@@ -146,10 +147,22 @@ func (f *format) encodeMessage(m wamp.Message) ([]byte, error) {
 		err = e.s.err()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("codec: %s: %w: %s %v", f.name, ErrEncode, m.Type(), err)
+		return nil, &wamp.EncodeError{Type: m.Type(), Err: &encodeFailure{format: f.name, err: err}}
 	}
 	return bytes.Clone(e.s.bytes()), nil
 }
+
+// encodeFailure is why a message does not encode in a format: it matches
+// ErrEncode and its cause, and reads "json: non-finite float". Encode
+// returns it inside a *wamp.EncodeError, which a peer's Send passes on:
+// the router tells it from other Send errors (wamp.ErrUnencodable).
+type encodeFailure struct {
+	format string
+	err    error
+}
+
+func (e *encodeFailure) Error() string   { return e.format + ": " + e.err.Error() }
+func (e *encodeFailure) Unwrap() []error { return []error{ErrEncode, e.err} }
 
 // release resets e and returns it to the pool unless its buffer grew large.
 func (f *format) release(e *encoder) {

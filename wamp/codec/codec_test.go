@@ -284,6 +284,9 @@ func TestEncodeErrors(t *testing.T) {
 			if !errors.Is(err, ErrEncode) {
 				t.Errorf("%s: %s: err = %v, want ErrEncode", c.Name(), tt.name, err)
 			}
+			if tt.m != nil && !errors.Is(err, wamp.ErrUnencodable) {
+				t.Errorf("%s: %s: err = %v, want wamp.ErrUnencodable", c.Name(), tt.name, err)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -140,5 +141,25 @@ func TestDecodeDepthLimit(t *testing.T) {
 		if _, err := decodeValues(c, []byte(in)); err != nil {
 			t.Errorf("%s: depth %d: %v", c.Name(), maxDepth, err)
 		}
+	}
+}
+
+// TestEncodeErrorSaysWhat: an Encode error is a *wamp.EncodeError naming
+// the message's type, the format and the reason, so that a peer's Send
+// passes on what the router and the logs need.
+func TestEncodeErrorSaysWhat(t *testing.T) {
+	_, err := JSON.Encode(&wamp.Result{Request: 1, Details: wamp.Dict{}, Args: wamp.List{math.NaN()}})
+	ee, ok := errors.AsType[*wamp.EncodeError](err)
+	if !ok {
+		t.Fatalf("err = %v (%T), want a *wamp.EncodeError", err, err)
+	}
+	if ee.Type != wamp.TypeResult {
+		t.Errorf("Type = %s, want RESULT", ee.Type)
+	}
+	if got, want := err.Error(), "wamp: cannot encode RESULT: json: non-finite float"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if !errors.Is(err, errNonFinite) {
+		t.Errorf("errors.Is(err, errNonFinite) = false")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -341,4 +342,25 @@ func TestShutdown(t *testing.T) {
 			t.Errorf("held receive: %d", code)
 		}
 	})
+}
+
+// TestSendUnencodable: a message JSON cannot encode is refused by Send
+// with a *wamp.EncodeError (wamp.ErrUnencodable), nothing queued, and the
+// transport stays open for the next.
+func TestSendUnencodable(t *testing.T) {
+	a := transporttest.NewAttacher()
+	h := newHandler(t, a, Options{})
+	id := open(t, h, "wamp.2.json")
+	s := <-a.Sessions
+	defer close(s.Release)
+	err := s.Peer.Send(&wamp.Event{Subscription: 1, Publication: 2, Details: wamp.Dict{}, Args: wamp.List{math.NaN()}})
+	if ee, ok := errors.AsType[*wamp.EncodeError](err); !ok || ee.Type != wamp.TypeEvent {
+		t.Fatalf("Send = %v, want a *wamp.EncodeError for the EVENT", err)
+	}
+	if err := s.Peer.Send(&wamp.Published{Request: 1, Publication: 9}); err != nil {
+		t.Fatal(err)
+	}
+	if w := do(h, "POST", "/"+id+"/receive", nil); w.Body.String() != "[17,1,9]" {
+		t.Errorf("receive %q, want the PUBLISHED alone", w.Body)
+	}
 }

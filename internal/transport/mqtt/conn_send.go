@@ -1,6 +1,9 @@
 package mqtt
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/junction-wamp/junction/wamp"
 )
 
@@ -88,7 +91,9 @@ func (c *Conn) sendError(m *wamp.Error) error {
 }
 
 // sendEvent delivers an event as a QoS 0 PUBLISH, encoded here for native
-// mappings and on the encoder goroutine for dynamic ones (in order).
+// mappings and on the encoder goroutine for dynamic ones (in order). A
+// natively mapped event that cannot be mapped gives the router a
+// *wamp.EncodeError, which it counts and logs (rate-limited).
 func (c *Conn) sendEvent(ev *wamp.Event) error {
 	if c.events == nil {
 		return c.deliver(ev)
@@ -104,13 +109,19 @@ func (c *Conn) sendEvent(ev *wamp.Event) error {
 }
 
 // encodeLoop is the encoder goroutine of a connection with dynamic
-// mappings.
+// mappings. An event that cannot be mapped is logged here (rate-limited)
+// and dropped: the router's Send returned long ago.
 func (c *Conn) encodeLoop() {
 	defer c.stopped.Done()
 	for {
 		select {
 		case ev := <-c.events:
-			if c.deliver(ev) != nil {
+			err := c.deliver(ev)
+			if errors.Is(err, wamp.ErrUnencodable) {
+				if ok, held := c.h.dropLog.Allow(); ok {
+					c.log.Warn("mqtt: event not delivered", "err", err, "dropped_since_last_log", held)
+				}
+			} else if err != nil {
 				return
 			}
 		case <-c.ctx.Done():
@@ -119,8 +130,9 @@ func (c *Conn) encodeLoop() {
 	}
 }
 
-// deliver encodes ev and queues it; an event that cannot be mapped is
-// logged (rate-limited) and dropped.
+// deliver encodes ev and queues it. An event that cannot be mapped (its
+// payload does not encode, its topic has no mapping, a dynamic encoder
+// failed) is not sent: a *wamp.EncodeError says why.
 func (c *Conn) deliver(ev *wamp.Event) error {
 	u := c.eventTopic(ev)
 	topic := uriToTopic(u)
@@ -130,10 +142,7 @@ func (c *Conn) deliver(ev *wamp.Event) error {
 		payload, err = c.h.mapper.encode(c.ctx, c.h.opts.Realm, u, topic, args, kwargs)
 	}
 	if err != nil {
-		if ok, held := c.h.dropLog.Allow(); ok {
-			c.log.Warn("mqtt: event not delivered", "topic", topic, "err", err, "dropped_since_last_log", held)
-		}
-		return nil
+		return &wamp.EncodeError{Type: wamp.TypeEvent, Err: fmt.Errorf("mqtt topic %q: %w", topic, err)}
 	}
 	retained, _ := ev.Details[wamp.OptRetained].(bool)
 	return c.queue(publishPacket(topic, payload, retained))

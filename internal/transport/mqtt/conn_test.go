@@ -3,6 +3,7 @@ package mqtt
 import (
 	"errors"
 	"io"
+	"math"
 	"net"
 	"strings"
 	"testing"
@@ -85,6 +86,30 @@ func TestQoS1PubackAfterPublished(t *testing.T) {
 		s.Peer.Send(&wamp.Error{RequestType: wamp.TypePublish, Request: m.(*wamp.Publish).Request, Error: "wamp.error.not_authorized"})
 		if _, err := cl.Read(b); !errors.Is(err, io.EOF) {
 			t.Fatalf("read after a refused QoS 1 publication: %v, want EOF", err)
+		}
+	})
+}
+
+// TestEventUnencodable: an event whose payload its mapping cannot encode
+// (NaN in JSON) is not sent: Send gives the router a *wamp.EncodeError
+// to count and log, and the next event goes out as usual.
+func TestEventUnencodable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cl, s := connected(t, 0)
+		defer close(s.Release)
+		details := wamp.Dict{wamp.OptTopic: "a.b"}
+		err := s.Peer.Send(&wamp.Event{Subscription: 1, Publication: 1, Details: details, Args: wamp.List{math.NaN()}})
+		if ee, ok := errors.AsType[*wamp.EncodeError](err); !ok || ee.Type != wamp.TypeEvent {
+			t.Fatalf("Send = %v, want a *wamp.EncodeError for the EVENT", err)
+		}
+		go s.Peer.Send(&wamp.Event{Subscription: 1, Publication: 2, Details: details, Args: wamp.List{1}})
+		b := make([]byte, 2)
+		if _, err := io.ReadFull(cl, b); err != nil || b[0] != 0x30 {
+			t.Fatalf("publish %x %v", b, err)
+		}
+		rest := make([]byte, b[1])
+		if _, err := io.ReadFull(cl, rest); err != nil || !strings.HasPrefix(string(rest), "\x00\x03a/b") {
+			t.Fatalf("publish %q %v, want topic a/b", rest, err)
 		}
 	})
 }
