@@ -234,7 +234,7 @@ func TestConnectRetryFirstBadURL(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	opts := ReconnectOptions{MinBackoff: time.Hour, RetryFirst: true}
-	_, err := Connect(ctx, NewDialer("http://localhost/ws", DialOptions{}), Config{Realm: "r"}, opts)
+	_, err := Connect(ctx, NewDialer("ftp://localhost/ws", DialOptions{}), Config{Realm: "r"}, opts)
 	if !errors.Is(err, ErrDialOptions) || ctx.Err() != nil {
 		t.Errorf("err %v, want ErrDialOptions at once", err)
 	}
