@@ -52,11 +52,16 @@ type calls struct {
 	// leaving is set when the node stops: its callees' entries are left
 	// to the others, who remove them when it leaves (Fabric.Leave).
 	leaving atomic.Bool
+	fixing  sync.Mutex // serializes reconcile (rpc_rejoin.go)
 
 	mu      sync.Mutex         // guards the fields below; before dealer.mu
 	kv      jetstream.KeyValue // the reg table; nil until start
 	realms  map[wamp.URI]*callRealm
 	records map[string]*record // by key, as the watcher last saw them
+	// owned are this node's callees as it wrote them to the table, by
+	// key; repairing, the keys whose repair is under way (rpc_repair.go).
+	owned     map[string]*owned
+	repairing map[string]bool
 	// lost are the members reported lost, hidden from the dealers until
 	// they come back, each with this node's isolation count when the
 	// loss was reported (-1: it was isolated then); see dead.
@@ -70,6 +75,7 @@ type calls struct {
 func newCalls(n *Node, log *slog.Logger) *calls {
 	c := &calls{node: n, log: log, cluster: n.cfg.Name, badWire: &lograte.Limit{Interval: time.Minute},
 		realms: map[wamp.URI]*callRealm{}, records: map[string]*record{}, lost: map[Member]int{},
+		owned: map[string]*owned{}, repairing: map[string]bool{},
 		synced: make(chan struct{}), rewatch: make(chan struct{}, 1), stop: func() {}}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return c
