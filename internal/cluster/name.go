@@ -22,17 +22,22 @@ import (
 //
 //  1. Before its server starts, the node reads the INFO line each route's
 //     server sends on accepting a connection: it names that server.
-//  2. Once routed, it asks every member it reaches (subject who.<name>)
-//     whether a live member has the name: each answers from its own view
-//     of the membership, so a holder the new node has no route to is
-//     found through the members that hear it.
+//  2. Once routed, it reads the routes' INFO lines again: a node of the
+//     same name started at the same moment had no server yet at the
+//     first read, but has one now (its own read, if later, finds this
+//     node's: of two, at least the later fails). It then asks every
+//     member it reaches (subject who.<name>) whether a live member has
+//     the name: each answers from its own view of the membership, so a
+//     holder the new node has no route to is found through the members
+//     that hear it.
 
 // routeInfoTimeout bounds the read of one route's INFO line.
 const routeInfoTimeout = time.Second
 
-// checkRouteNames returns ErrNameTaken when the server of one of routes is
-// named name (an unreachable route is no answer).
-func checkRouteNames(ctx context.Context, routes []string, name string) error {
+// checkRouteNames returns ErrNameTaken when the server of one of routes,
+// other than this node's own (its server ID self; "" before it starts),
+// is named name (an unreachable route is no answer).
+func checkRouteNames(ctx context.Context, routes []string, name, self string) error {
 	var wg sync.WaitGroup
 	found := make(chan string, len(routes))
 	for _, r := range routes {
@@ -41,7 +46,7 @@ func checkRouteNames(ctx context.Context, routes []string, name string) error {
 			continue
 		}
 		wg.Go(func() {
-			if routeServerName(ctx, u) == name {
+			if srv := routeServer(ctx, u); srv.Name == name && srv.ID != self {
 				found <- u.Host
 			}
 		})
@@ -54,31 +59,32 @@ func checkRouteNames(ctx context.Context, routes []string, name string) error {
 	return nil
 }
 
-// routeServerName reads the server name of the INFO line the route server
-// at u sends first ("" when there is none).
-func routeServerName(ctx context.Context, u *url.URL) string {
+// serverInfo is what a route server's INFO line says of it.
+type serverInfo struct {
+	ID   string `json:"server_id"`
+	Name string `json:"server_name"`
+}
+
+// routeServer reads the INFO line the route server at u sends first (zero
+// when there is none).
+func routeServer(ctx context.Context, u *url.URL) serverInfo {
 	ctx, cancel := context.WithTimeout(ctx, routeInfoTimeout)
 	defer cancel()
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", u.Host)
 	if err != nil {
-		return ""
+		return serverInfo{}
 	}
 	defer conn.Close()
 	deadline, _ := ctx.Deadline()
 	conn.SetReadDeadline(deadline)
 	line, err := bufio.NewReaderSize(conn, 4096).ReadString('\n')
 	info, ok := strings.CutPrefix(line, "INFO ")
-	if err != nil || !ok {
-		return ""
+	var v serverInfo
+	if err != nil || !ok || json.Unmarshal([]byte(info), &v) != nil {
+		return serverInfo{}
 	}
-	var v struct {
-		Name string `json:"server_name"`
-	}
-	if json.Unmarshal([]byte(info), &v) != nil {
-		return ""
-	}
-	return v.Name
+	return v
 }
 
 // checkName asks the members this node reaches whether a live member has

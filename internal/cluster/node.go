@@ -158,7 +158,7 @@ func (n *Node) connect(ctx context.Context) error {
 		nats.MaxReconnects(-1), nats.ErrorHandler(n.natsError)}
 	var url string
 	if n.cfg.Embedded != nil {
-		if err := checkRouteNames(ctx, n.cfg.Embedded.Routes, Token(n.cfg.Node)); err != nil {
+		if err := checkRouteNames(ctx, n.cfg.Embedded.Routes, Token(n.cfg.Node), ""); err != nil {
 			return err
 		}
 		emb, err := startEmbedded(n.cfg, n.log)
@@ -208,6 +208,11 @@ func (n *Node) join(ctx context.Context) error {
 		return fmt.Errorf("cluster: NATS: %w", err)
 	}
 	n.waitRoutes(ctx)
+	if n.emb != nil {
+		if err := checkRouteNames(ctx, n.cfg.Embedded.Routes, Token(n.cfg.Node), n.emb.srv.ID()); err != nil {
+			return err
+		}
+	}
 	if err := n.checkName(ctx); err != nil {
 		return err
 	}

@@ -261,6 +261,47 @@ func TestNameTaken(t *testing.T) {
 	clustertest.WaitMembers(t, nodes, nodes...)
 }
 
+// TestNameTakenAtOnce: of two nodes of one name started at the same
+// moment (with a third node), never both run: one or both fail with
+// ErrNameTaken. Repeated: which one starts first varies. The twins list
+// their own address among the routes too.
+func TestNameTakenAtOnce(t *testing.T) {
+	for i := range 5 {
+		addrs := clustertest.FreeAddrs(t, 3)
+		cfgs := make([]cluster.Config, 3)
+		for j := range cfgs {
+			cfgs[j] = clustertest.Config(j, addrs, clustertest.Lease(time.Second, 100*time.Millisecond))
+			if j < 2 {
+				cfgs[j].Node = "twin"
+				cfgs[j].Embedded.Routes = []string{"nats://" + addrs[0], "nats://" + addrs[1], "nats://" + addrs[2]}
+			}
+		}
+		nodes := make([]*cluster.Node, 3)
+		errs := make([]error, 3)
+		var wg sync.WaitGroup
+		for j, cfg := range cfgs {
+			wg.Go(func() { nodes[j], errs[j] = cluster.Start(context.Background(), cfg, slog.New(slog.DiscardHandler)) })
+		}
+		wg.Wait()
+		for _, nd := range nodes {
+			if nd != nil {
+				nd.Close()
+			}
+		}
+		if errs[2] != nil {
+			t.Fatalf("run %d: the third node: %v", i, errs[2])
+		}
+		for j := range 2 {
+			if errs[j] != nil && !errors.Is(errs[j], cluster.ErrNameTaken) {
+				t.Fatalf("run %d: twin %d: %v, want ErrNameTaken or nil", i, j, errs[j])
+			}
+		}
+		if errs[0] == nil && errs[1] == nil {
+			t.Fatalf("run %d: both nodes named twin started", i)
+		}
+	}
+}
+
 // startNodes starts one node per address, routed to the others.
 func startNodes(t *testing.T, addrs []string, opts []clustertest.Option) []*cluster.Node {
 	t.Helper()
