@@ -97,6 +97,9 @@ func (c *calls) repair(realm wamp.URI, key string) {
 		if c.ctx.Err() != nil || c.leaving.Load() {
 			return
 		}
+		if listed, err := r.listed(lc); err == nil && listed {
+			continue // a change the watcher saw late, or a rejoin's check added it
+		}
 		c.log.Warn("cluster: a callee of this node was removed from the table of registrations by another node; adding it again",
 			"realm", string(realm), "procedure", string(lc.Procedure), "session", uint64(lc.Session))
 		r.reconcile(lc)

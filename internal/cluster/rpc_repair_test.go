@@ -11,7 +11,6 @@ import (
 
 	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/cluster"
-	"github.com/junction-wamp/junction/internal/cluster/clustertest"
 	"github.com/junction-wamp/junction/internal/logtest"
 	"github.com/junction-wamp/junction/wamp"
 )
@@ -126,32 +125,4 @@ func TestRepairRacesSingle(t *testing.T) {
 	default:
 		t.Fatalf("register: %v", err)
 	}
-}
-
-// TestServeHeardAgain: with on_isolation serve, a node cut off keeps its
-// identity; the others, having lost it, remove its callees and hide it.
-// Healed, they hear the same member again and show its callees again, and
-// it writes them back: calls from the others reach them.
-func TestServeHeardAgain(t *testing.T) {
-	sites := startSites(t, 3, clustertest.Lease(fenceLease, fenceLease/5),
-		func(_ int, c *cluster.Config) { c.OnIsolation = cluster.Serve })
-	cut := sites[2]
-	register(t, cut.join(t), "com.serve", answer("node-3"), nil)
-	caller := sites[0].join(t)
-	callUntil(t, caller, "com.serve", "node-3")
-	old := cut.node.Self()
-
-	clustertest.Cut(t, cut.node)
-	rest := []*cluster.Node{sites[0].node, sites[1].node}
-	clustertest.WaitMembers(t, rest, rest...)
-	if _, err := caller.Call(ctxFor(t), "com.serve", nil, nil); !isError(err, wamp.ErrNoSuchProcedure) {
-		t.Errorf("call to the lost node's callee: %v, want %s", err, wamp.ErrNoSuchProcedure)
-	}
-	clustertest.Heal(t, cut.node)
-	nodes := []*cluster.Node{sites[0].node, sites[1].node, cut.node}
-	clustertest.WaitMembers(t, nodes, nodes...)
-	if cut.node.Self() != old {
-		t.Fatalf("the serving node changed its identity: %s, was %s", cut.node.Self(), old)
-	}
-	callUntil(t, caller, "com.serve", "node-3")
 }
