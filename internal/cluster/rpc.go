@@ -249,8 +249,7 @@ func (c *calls) receive(from Member, body []byte) {
 // to do the same (its messages to us may be lost too).
 func (c *calls) gap(from Member, lost uint64) {
 	c.reset(from)
-	body, _ := appendCall(nil, callMsg{})
-	c.node.Send(from, kindCall, body)
+	c.tell(from)
 }
 
 // reset ends the calls between this node and member m (their callers get
@@ -304,8 +303,17 @@ func (c *calls) membership(ev MemberEvent) {
 		return
 	}
 	if ev.Up {
-		c.back(ev.Member)
+		// A member heard again after its loss (the same life: it was not
+		// isolated, or serves on isolated) is told to end its calls with
+		// this node: their state here ended with the loss, and while it
+		// was held lost, its messages were dropped (Node.liveSender),
+		// CALLs and RESULTs alike, with no gap to report. Its callers get
+		// ERROR wamp.error.canceled, not a wait for their deadline.
+		lost := c.back(ev.Member)
 		c.mu.Unlock()
+		if lost {
+			c.tell(ev.Member)
+		}
 		return
 	}
 	count, isolated := c.node.isolation()
@@ -359,14 +367,24 @@ func (c *calls) fence(links []*router.RealmLink, on bool) {
 	}
 }
 
-// back shows the callees of member m, reported lost before, again.
-// c.mu must be held.
-func (c *calls) back(m Member) {
+// back shows the callees of member m again, and reports whether m was
+// reported lost before. c.mu must be held.
+func (c *calls) back(m Member) bool {
 	if _, lost := c.lost[m]; !lost {
-		return
+		return false
 	}
 	delete(c.lost, m)
 	c.showMember(m)
+	return true
+}
+
+// tell asks member m to end its calls with this node (see reset): their
+// messages were lost, or their state here ended.
+func (c *calls) tell(m Member) {
+	body, _ := appendCall(nil, callMsg{})
+	if err := c.node.Send(m, kindCall, body); err != nil {
+		c.log.Warn("cluster: a member was not told to end its calls with this node", "member", m.String(), "error", err)
+	}
 }
 
 // stale reports whether entries of member m are stale, hidden from the

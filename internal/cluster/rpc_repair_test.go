@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/cluster"
+	"github.com/junction-wamp/junction/internal/cluster/clustertest"
 	"github.com/junction-wamp/junction/internal/logtest"
 	"github.com/junction-wamp/junction/wamp"
 )
@@ -124,5 +126,53 @@ func TestRepairRacesSingle(t *testing.T) {
 		callUntil(t, caller, "com.repair.race", "node-3")
 	default:
 		t.Fatalf("register: %v", err)
+	}
+}
+
+// heardAgainWait bounds each call after the heal: a call whose messages
+// a node dropped must end with an ERROR well before it.
+const heardAgainWait = 5 * time.Second
+
+// TestServeHeardAgain: with on_isolation serve, a node cut off for just
+// over a lease is lost to the others, who hear it again (the same life)
+// after the heal, sometimes before it finds itself isolated and loses
+// them in turn, hearing them again only later. A node drops the messages
+// of a member it holds lost: each call made meanwhile must end, with the
+// result or an ERROR (wamp.error.canceled: its messages were dropped;
+// wamp.error.no_such_procedure: the others removed the callee, which
+// its node writes back), never wait for its caller's deadline; and calls
+// soon reach the callee again.
+func TestServeHeardAgain(t *testing.T) {
+	sites := startSites(t, 3, clustertest.Lease(fenceLease, fenceLease/10),
+		func(_ int, c *cluster.Config) { c.OnIsolation = cluster.Serve })
+	register(t, sites[2].join(t), "com.heard.again", answer("node-3"), nil)
+	caller := sites[0].join(t)
+	callUntil(t, caller, "com.heard.again", "node-3")
+
+	events := make(chan cluster.MemberEvent, 16)
+	stop := sites[0].node.Watch(func(ev cluster.MemberEvent) { events <- ev })
+	defer stop()
+	clustertest.Cut(t, sites[2].node)
+	waitLost(t, events, sites[2].node.Self())
+	clustertest.Heal(t, sites[2].node)
+	waitUp(t, events, rpcWait, "node-3") // node-3 may not hear node-1 yet
+
+	deadline := time.Now().Add(rpcWait)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), heardAgainWait)
+		res, err := caller.Call(ctx, "com.heard.again", nil, nil)
+		cancel()
+		switch {
+		case err == nil:
+			if len(res.Args) != 1 || res.Args[0] != "node-3" {
+				t.Fatalf("the call after the heal: %v", res.Args)
+			}
+			return
+		case !isError(err, wamp.ErrCanceled) && !isError(err, wamp.ErrNoSuchProcedure):
+			t.Fatalf("the call after the heal: %v, want its result, %s or %s", err, wamp.ErrCanceled, wamp.ErrNoSuchProcedure)
+		case time.Now().After(deadline):
+			t.Fatalf("the call after the heal: %v after %v", err, rpcWait)
+		}
+		<-time.After(5 * time.Millisecond) // until the callee's node writes it back: poll with a deadline
 	}
 }
