@@ -176,7 +176,9 @@ func (n *Node) sequence(e envelope) (*sender, uint64, bool) {
 // liveSender reports whether messages from member are delivered: it is a
 // live member, or one not known yet (its message came before its first
 // heartbeat: that is a join, unless this node is fenced). A member
-// reported lost stays lost.
+// reported lost stays lost until a heartbeat of it; its messages
+// meanwhile are dropped and counted, and the calls, heard again, tell it
+// to end its calls with this node (calls.membership).
 func (n *Node) liveSender(member Member) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()

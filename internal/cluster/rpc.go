@@ -52,11 +52,16 @@ type calls struct {
 	// leaving is set when the node stops: its callees' entries are left
 	// to the others, who remove them when it leaves (Fabric.Leave).
 	leaving atomic.Bool
+	fixing  sync.Mutex // serializes reconcile (rpc_rejoin.go)
 
 	mu      sync.Mutex         // guards the fields below; before dealer.mu
 	kv      jetstream.KeyValue // the reg table; nil until start
 	realms  map[wamp.URI]*callRealm
 	records map[string]*record // by key, as the watcher last saw them
+	// owned are this node's callees as it wrote them to the table, by
+	// key; repairing, the keys whose repair is under way (rpc_repair.go).
+	owned     map[string]*owned
+	repairing map[string]bool
 	// lost are the members reported lost, hidden from the dealers until
 	// they come back, each with this node's isolation count when the
 	// loss was reported (-1: it was isolated then); see dead.
@@ -70,6 +75,7 @@ type calls struct {
 func newCalls(n *Node, log *slog.Logger) *calls {
 	c := &calls{node: n, log: log, cluster: n.cfg.Name, badWire: &lograte.Limit{Interval: time.Minute},
 		realms: map[wamp.URI]*callRealm{}, records: map[string]*record{}, lost: map[Member]int{},
+		owned: map[string]*owned{}, repairing: map[string]bool{},
 		synced: make(chan struct{}), rewatch: make(chan struct{}, 1), stop: func() {}}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return c
@@ -243,8 +249,7 @@ func (c *calls) receive(from Member, body []byte) {
 // to do the same (its messages to us may be lost too).
 func (c *calls) gap(from Member, lost uint64) {
 	c.reset(from)
-	body, _ := appendCall(nil, callMsg{})
-	c.node.Send(from, kindCall, body)
+	c.tell(from)
 }
 
 // reset ends the calls between this node and member m (their callers get
@@ -298,8 +303,17 @@ func (c *calls) membership(ev MemberEvent) {
 		return
 	}
 	if ev.Up {
-		c.back(ev.Member)
+		// A member heard again after its loss (the same life: it was not
+		// isolated, or serves on isolated) is told to end its calls with
+		// this node: their state here ended with the loss, and while it
+		// was held lost, its messages were dropped (Node.liveSender),
+		// CALLs and RESULTs alike, with no gap to report. Its callers get
+		// ERROR wamp.error.canceled, not a wait for their deadline.
+		lost := c.back(ev.Member)
 		c.mu.Unlock()
+		if lost {
+			c.tell(ev.Member)
+		}
 		return
 	}
 	count, isolated := c.node.isolation()
@@ -353,14 +367,24 @@ func (c *calls) fence(links []*router.RealmLink, on bool) {
 	}
 }
 
-// back shows the callees of member m, reported lost before, again.
-// c.mu must be held.
-func (c *calls) back(m Member) {
+// back shows the callees of member m again, and reports whether m was
+// reported lost before. c.mu must be held.
+func (c *calls) back(m Member) bool {
 	if _, lost := c.lost[m]; !lost {
-		return
+		return false
 	}
 	delete(c.lost, m)
 	c.showMember(m)
+	return true
+}
+
+// tell asks member m to end its calls with this node (see reset): their
+// messages were lost, or their state here ended.
+func (c *calls) tell(m Member) {
+	body, _ := appendCall(nil, callMsg{})
+	if err := c.node.Send(m, kindCall, body); err != nil {
+		c.log.Warn("cluster: a member was not told to end its calls with this node", "member", m.String(), "error", err)
+	}
 }
 
 // stale reports whether entries of member m are stale, hidden from the

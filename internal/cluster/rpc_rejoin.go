@@ -37,9 +37,13 @@ func (c *calls) reconcile() {
 	}
 }
 
-// reconcile makes the table list lc, or revokes it.
+// reconcile makes the table list lc, or revokes it. One at a time: two
+// (a rejoin's and a repair's) adding lc at once would each find the
+// other's entry and take it for another registration.
 func (r *callRealm) reconcile(lc router.LocalCallee) {
 	c := r.c
+	c.fixing.Lock()
+	defer c.fixing.Unlock()
 	listed, err := r.listed(lc)
 	if err == nil && listed {
 		return
@@ -48,6 +52,7 @@ func (r *callRealm) reconcile(lc router.LocalCallee) {
 		_, err = r.Register(lc.Registration, lc.Session, lc.CanCancel)
 	}
 	if isURI(err, wamp.ErrProcedureAlreadyExists) {
+		c.disown(regKey(r.name, lc.Match, lc.Procedure), lc.Session)
 		if r.link.Revoke(lc.ID, lc.Session) {
 			c.log.Warn("cluster: revoked a callee: its procedure is registered on another node (registered on both sides of an isolation)",
 				"realm", string(r.name), "procedure", string(lc.Procedure), "session", uint64(lc.Session))

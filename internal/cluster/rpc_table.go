@@ -68,6 +68,7 @@ func (r *callRealm) Register(reg router.Registration, session wamp.ID, canCancel
 		rec.callees = append(rec.callees, entry{member: self, session: session, order: order, canCancel: canCancel})
 		err = c.put(ctx, kv, key, rec, rev)
 		if err == nil {
+			c.own(r.name, key, session)
 			return order, nil
 		}
 		if !conflict(err) && !c.again(ctx, err) {
@@ -96,13 +97,15 @@ func (c *calls) again(ctx context.Context, err error) bool {
 // cluster_unavailable when the table cannot be written.
 func (r *callRealm) Unregister(procedure wamp.URI, match string, session wamp.ID) error {
 	c := r.c
+	key := regKey(r.name, match, procedure)
+	c.disown(key, session)
 	if c.leaving.Load() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), tableTimeout)
 	defer cancel()
 	self := c.node.Self()
-	err := c.update(ctx, regKey(r.name, match, procedure), func(e entry) bool { return e.member == self && e.session == session })
+	err := c.update(ctx, key, func(e entry) bool { return e.member == self && e.session == session })
 	if err == nil || errors.Is(err, errNotStarted) {
 		return nil
 	}
@@ -229,6 +232,7 @@ func (c *calls) apply(e jetstream.KeyValueEntry) {
 		if old != nil {
 			c.show(&record{realm: old.realm, match: old.match, procedure: old.procedure})
 		}
+		c.checkOwned(key, nil)
 		return
 	}
 	rec, err := decodeRecord(e.Value())
@@ -239,6 +243,7 @@ func (c *calls) apply(e jetstream.KeyValueEntry) {
 	rec.rev = e.Revision()
 	c.records[key] = rec
 	c.show(rec)
+	c.checkOwned(key, rec)
 }
 
 // show hands rec to its realm's dealer, if the realm is here. c.mu must
