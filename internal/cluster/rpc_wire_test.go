@@ -119,26 +119,8 @@ func TestRecordWire(t *testing.T) {
 // FuzzCallWire: any bytes decode to a call message or an error, never a
 // panic; what decodes encodes again to a message that decodes the same.
 func FuzzCallWire(f *testing.F) {
-	for _, c := range callSamples(f) {
-		b, err := appendCall(nil, c)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := decodeCall(b)
-		if err != nil {
-			return
-		}
-		again, err := appendCall(nil, c)
-		if err != nil {
-			t.Fatalf("decoded %+v does not encode: %v", c, err)
-		}
-		d, err := decodeCall(again)
-		if err != nil || d.realm != c.realm || d.callee != c.callee || !sameCall(d.m, c.m) {
-			t.Fatalf("round trip: %+v, %v; want %+v", d, err, c)
-		}
+	fuzzRoundTrip(f, callSamples(f), appendCall, decodeCall, func(d, c callMsg) bool {
+		return d.realm == c.realm && d.callee == c.callee && sameCall(d.m, c.m)
 	})
 }
 
