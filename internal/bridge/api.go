@@ -190,7 +190,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serve answers a request, or its error.
 func (a *API) serve(w http.ResponseWriter, r *http.Request) {
-	setCORS(w, r)
+	a.p.cors(w, r)
 	if err := a.handle(w, r); err != nil {
 		a.p.respond(w, r, err)
 	}

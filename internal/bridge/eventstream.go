@@ -144,7 +144,7 @@ func (es *EventStream) Shutdown() {
 // serve checks the request, subscribes, then writes the events until the
 // stream ends.
 func (es *EventStream) serve(w http.ResponseWriter, r *http.Request) {
-	setCORS(w, r)
+	es.p.cors(w, r)
 	if r.Method == http.MethodOptions {
 		preflight(w, streamMethods)
 		return
