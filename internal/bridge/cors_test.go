@@ -1,9 +1,13 @@
 package bridge
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // On a path with auth every answer exposes WWW-Authenticate to a page on
@@ -68,5 +72,22 @@ func TestExposeChallenge(t *testing.T) {
 		if got := strings.Join(h.Values("Access-Control-Expose-Headers"), ", "); got != tt.want {
 			t.Errorf("%q: got %q, want %q", tt.have, got, tt.want)
 		}
+	}
+}
+
+// An API route's response result that sets its own expose list gets
+// WWW-Authenticate added to it on a path with auth.
+func TestAPIResponseExposeMerged(t *testing.T) {
+	e := apiEnv(t, true)
+	e.register("com.user.page", func(context.Context, *client.Invocation) (*client.Result, error) {
+		return &client.Result{Args: wamp.List{wamp.Dict{"code": 200, "content": "hi",
+			"headers": wamp.Dict{"Access-Control-Expose-Headers": "X-Total-Count"}}}}, nil
+	})
+	a := newAPI(t, e.bridge, APIOptions{Access: Access{Identity: apiKeys(t)}, Routes: []APIRoute{
+		{Method: "GET", Path: "/page", Procedure: "com.user.page", Result: ResultResponse},
+	}})
+	w := serveAPI(a, "GET", "/page", "", bearer("k-alice"))
+	if got := w.Header().Values("Access-Control-Expose-Headers"); w.Code != 200 || len(got) != 1 || got[0] != "X-Total-Count, WWW-Authenticate" {
+		t.Errorf("%d %s: Access-Control-Expose-Headers %q", w.Code, w.Body, got)
 	}
 }
