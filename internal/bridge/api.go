@@ -190,7 +190,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serve answers a request, or its error.
 func (a *API) serve(w http.ResponseWriter, r *http.Request) {
-	setCORS(w, r)
+	a.p.cors(w, r)
 	if err := a.handle(w, r); err != nil {
 		a.p.respond(w, r, err)
 	}
@@ -206,7 +206,7 @@ func (a *API) handle(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return badRequest(textNoRoute, echo(r.Method), echo(r.URL.EscapedPath()))
 	}
-	if isDoc(segs) && (r.Method == http.MethodGet || r.Method == http.MethodOptions) {
+	if isDoc(segs) && (r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions) {
 		return a.serveDoc(w, r)
 	}
 	if r.Method == http.MethodOptions {
@@ -239,7 +239,11 @@ func (a *API) preflight(w http.ResponseWriter, r *http.Request, segs []string) e
 }
 
 // noRoute is the refusal of a request that no route takes: 405 with the
-// path's methods in Allow, or 404.
+// path's methods in Allow, or 404. HEAD is no route's method: net/http's
+// ServeMux answers HEAD with its GET handler, but a route's GET calls a
+// procedure, which may have side effects and costs a call whose result
+// a HEAD would throw away (and link checkers and monitors send HEAD), so
+// HEAD gets 405 with the route's methods in Allow.
 func noRoute(w http.ResponseWriter, r *http.Request, allow []string) error {
 	if len(allow) == 0 {
 		return unread(w, r, refuse(http.StatusNotFound, textNoRoute, echo(r.Method), echo(r.URL.EscapedPath())))
@@ -249,11 +253,11 @@ func noRoute(w http.ResponseWriter, r *http.Request, allow []string) error {
 	return unread(w, r, refuse(http.StatusMethodNotAllowed, textRouteMethod, echo(r.Method), methods))
 }
 
-// serveDoc answers the OpenAPI document (OPTIONS: its preflight). It
-// needs no credentials: it describes the routes, each of which checks
-// them.
+// serveDoc answers the OpenAPI document (HEAD: its head alone;
+// OPTIONS: its preflight). It needs no credentials: it describes the
+// routes, each of which checks them.
 func (a *API) serveDoc(w http.ResponseWriter, r *http.Request) error {
-	const methods = "GET,OPTIONS"
+	const methods = "GET,HEAD,OPTIONS"
 	if r.Method == http.MethodOptions {
 		preflight(w, methods)
 		return nil
@@ -262,6 +266,8 @@ func (a *API) serveDoc(w http.ResponseWriter, r *http.Request) error {
 	h["Content-Type"] = jsonType
 	h.Set("Content-Length", strconv.Itoa(len(a.doc)))
 	w.WriteHeader(http.StatusOK)
-	w.Write(a.doc)
+	if r.Method != http.MethodHead {
+		w.Write(a.doc)
+	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -149,5 +150,20 @@ func TestAPIOpenAPISecurity(t *testing.T) {
 	}
 	if _, err := NewAPI(newFake(t), APIOptions{Routes: apiRoutes, Security: []string{"digest"}}); err == nil {
 		t.Error("unknown credentials accepted")
+	}
+}
+
+// HEAD of the document answers its head without the body (it has no side
+// effects, unlike a route's call); its preflight lists HEAD.
+func TestAPIDocumentHead(t *testing.T) {
+	a := newAPI(t, newFake(t), APIOptions{})
+	get := serveAPI(a, "GET", "/openapi.json", "", nil)
+	head := serveAPI(a, "HEAD", "/openapi.json", "", nil)
+	if head.Code != 200 || head.Body.Len() != 0 || head.Header().Get("Content-Length") != strconv.Itoa(get.Body.Len()) ||
+		head.Header().Get("Content-Type") != "application/json; charset=utf-8" {
+		t.Errorf("HEAD: %d %v %q", head.Code, head.Header(), head.Body)
+	}
+	if w := serveAPI(a, "OPTIONS", "/openapi.json", "", nil); w.Header().Get("Allow") != "GET,HEAD,OPTIONS" {
+		t.Errorf("preflight Allow %q", w.Header().Get("Allow"))
 	}
 }

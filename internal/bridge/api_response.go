@@ -37,6 +37,9 @@ func (a *API) writeResponse(w http.ResponseWriter, res *client.Result, status in
 	for k, vs := range resp.headers {
 		h[k] = vs
 	}
+	if _, ok := resp.headers["Access-Control-Expose-Headers"]; ok && a.p.identity != nil {
+		exposeChallenge(h) // merged with the result's list
+	}
 	if h.Get("Content-Type") == "" && len(resp.content) > 0 {
 		if resp.json {
 			h["Content-Type"] = jsonType

@@ -104,6 +104,7 @@ func TestAPIRoutes(t *testing.T) {
 		{"timeout 504", "GET", "/slow", "", 504, `{"error":"wamp.error.timeout"`, "", ""},
 		{"no route 404", "GET", "/nope", "", 404, `{"error":"No route for GET /nope.","args":[],"kwargs":{}}`, "", ""},
 		{"wrong method 405", "PATCH", "/users/1", "", 405, `{"error":"Method not allowed. (PATCH not allowed, only DELETE,GET,PUT,OPTIONS)"`, "Allow", "DELETE,GET,PUT,OPTIONS"},
+		{"HEAD of a GET route 405", "HEAD", "/one/7", "", 405, `{"error":"Method not allowed. (HEAD not allowed, only GET,OPTIONS)"`, "Allow", "GET,OPTIONS"},
 		{"preflight", "OPTIONS", "/users/1", "", 200, ``, "Access-Control-Allow-Methods", "DELETE,GET,PUT,OPTIONS"},
 		{"preflight of no route", "OPTIONS", "/nope", "", 404, `{"error":"No route for OPTIONS /nope."`, "", ""},
 		{"response form", "GET", "/page/html", "", 201, `<p>hi</p>`, "Content-Type", "text/html"},

@@ -19,6 +19,10 @@ type Caller struct {
 	timeout time.Duration       // 0: none
 	mode    string              // the CANCEL mode
 	opts    []client.CallOption // the options of a call with the configured timeout; read only
+	// heartbeat is how long a streamed call may stay silent before a
+	// comment is written; 0: never.
+	heartbeat time.Duration
+	streams   *streamLimit // the streamed calls open
 }
 
 var _ http.Handler = (*Caller)(nil)
@@ -35,6 +39,9 @@ func NewCaller(s Session, o CallerOptions) (*Caller, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := o.StreamLimits.validate(); err != nil {
+		return nil, err
+	}
 	p := newPipeline(&o.Common, true, "caller")
 	if err := p.setAccess(&o.Access); err != nil {
 		return nil, err
@@ -43,7 +50,8 @@ func NewCaller(s Session, o CallerOptions) (*Caller, error) {
 	p.verify = func(r *http.Request, body []byte) error {
 		return sg.check(r.Context(), parseQuery(r.URL.RawQuery), body)
 	}
-	c := &Caller{p: p, s: s, timeout: o.callTimeout(), mode: mode}
+	c := &Caller{p: p, s: s, timeout: o.callTimeout(), mode: mode, heartbeat: heartbeatOf(o.Heartbeat),
+		streams: newStreamLimit(o.StreamLimits, p.log)}
 	c.opts = callOptions(c.mode, c.timeout, false)
 	p.handle(c.call)
 	return c, nil

@@ -1,6 +1,9 @@
 package bridge
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+)
 
 // allowedMethods is the Allow header of the services that take a body;
 // streamMethods the event stream's.
@@ -26,6 +29,39 @@ func setCORS(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// cors sets the CORS headers of every answer of the service (setCORS);
+// on a path with an Identity it also exposes WWW-Authenticate, so that a
+// page on another origin can read a 401's challenge (a browser hides
+// every header but the CORS-safelisted ones from it).
+func (p *pipeline) cors(w http.ResponseWriter, r *http.Request) {
+	setCORS(w, r)
+	if p.identity != nil {
+		exposeChallenge(w.Header())
+	}
+}
+
+// exposeChallenge adds WWW-Authenticate to h's
+// Access-Control-Expose-Headers, merged with the names there already (a
+// header name is compared without case; "*" exposes every one, as there
+// are no credentials).
+func exposeChallenge(h http.Header) {
+	const name = "WWW-Authenticate"
+	const key = "Access-Control-Expose-Headers"
+	list := h[key]
+	if len(list) == 0 {
+		h[key] = exposeAuth
+		return
+	}
+	for _, v := range list {
+		for item := range strings.SplitSeq(v, ",") {
+			if t := strings.TrimSpace(item); t == "*" || strings.EqualFold(t, name) {
+				return
+			}
+		}
+	}
+	h.Set(key, strings.Join(list, ", ")+", "+name)
+}
+
 // Header values every answer shares, so that setting them allocates
 // nothing. Each has its length as capacity: Header.Add appends to a copy.
 // Never modified in place.
@@ -34,6 +70,7 @@ var (
 	varyOrigin = []string{"Origin"}
 	noStore    = []string{"no-store"}
 	jsonType   = []string{"application/json; charset=utf-8"}
+	exposeAuth = []string{"WWW-Authenticate"}
 )
 
 // preflight answers an OPTIONS request: 200, empty, with the methods.

@@ -125,6 +125,7 @@ func (e *env) subscribe(topic wamp.URI) <-chan *client.Event {
 // httpReq describes one request for do.
 type httpReq struct {
 	method  string
+	path    string // default /call
 	query   string
 	body    string
 	header  http.Header
@@ -142,7 +143,10 @@ func do(h http.Handler, q httpReq) *httptest.ResponseRecorder {
 	if q.chunked {
 		body = io.MultiReader(body) // hides the length from NewRequest
 	}
-	r := httptest.NewRequest(q.method, "/call", body)
+	if q.path == "" {
+		q.path = "/call"
+	}
+	r := httptest.NewRequest(q.method, q.path, body)
 	r.URL.RawQuery = q.query
 	for k, v := range q.header {
 		r.Header[k] = v

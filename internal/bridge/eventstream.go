@@ -48,6 +48,9 @@ type EventStreamOptions struct {
 	// DefaultStreamQueueBytes.
 	QueueEvents int
 	QueueBytes  int64
+	// StreamLimits cap the streams open at once, in all and per client
+	// IP address: a request past a cap gets 503 with Retry-After.
+	StreamLimits
 	// Identity, when set, tells who each request comes from (options.auth):
 	// the stream's subscriptions are made for that identity, which the
 	// router authorizes (a refusal is 403) and whose events the
@@ -83,6 +86,7 @@ type EventStream struct {
 	shutdown  sync.Once
 	frames    frameCache
 	slowLog   lograte.Limit
+	limit     *streamLimit
 
 	streams   atomic.Int64  // streams open now
 	delivered atomic.Uint64 // events written to clients
@@ -99,6 +103,9 @@ func NewEventStream(s Session, o EventStreamOptions) (*EventStream, error) {
 	if o.QueueEvents < 0 || o.QueueBytes < 0 {
 		return nil, errors.New("bridge: queue limits: must be >= 0")
 	}
+	if err := o.StreamLimits.validate(); err != nil {
+		return nil, err
+	}
 	p := newPipeline(&Common{RequireIP: o.RequireIP, RequireTLS: o.RequireTLS, Debug: o.Debug, Logger: o.Logger}, false, "eventstream")
 	p.allow = streamMethods
 	// A WAMP error of a SUBSCRIBE (not_authorized, invalid_uri) is
@@ -108,7 +115,7 @@ func NewEventStream(s Session, o EventStreamOptions) (*EventStream, error) {
 		return nil, err
 	}
 	es := &EventStream{p: p, s: s, heartbeat: o.heartbeat(), maxEvents: o.QueueEvents, maxBytes: o.QueueBytes,
-		done: make(chan struct{}), slowLog: lograte.Limit{Interval: slowLogInterval}}
+		done: make(chan struct{}), slowLog: lograte.Limit{Interval: slowLogInterval}, limit: newStreamLimit(o.StreamLimits, p.log)}
 	if es.maxEvents == 0 {
 		es.maxEvents = DefaultStreamQueueEvents
 	}
@@ -119,14 +126,18 @@ func NewEventStream(s Session, o EventStreamOptions) (*EventStream, error) {
 	return es, nil
 }
 
-func (o *EventStreamOptions) heartbeat() time.Duration {
+func (o *EventStreamOptions) heartbeat() time.Duration { return heartbeatOf(o.Heartbeat) }
+
+// heartbeatOf is a Heartbeat option's interval, 0 for none (event
+// stream, Caller).
+func heartbeatOf(d time.Duration) time.Duration {
 	switch {
-	case o.Heartbeat == 0:
+	case d == 0:
 		return DefaultHeartbeat
-	case o.Heartbeat < 0:
+	case d < 0:
 		return 0
 	}
-	return o.Heartbeat
+	return d
 }
 
 // ServeHTTP serves one stream, counted by its status.
@@ -144,7 +155,7 @@ func (es *EventStream) Shutdown() {
 // serve checks the request, subscribes, then writes the events until the
 // stream ends.
 func (es *EventStream) serve(w http.ResponseWriter, r *http.Request) {
-	setCORS(w, r)
+	es.p.cors(w, r)
 	if r.Method == http.MethodOptions {
 		preflight(w, streamMethods)
 		return
@@ -158,8 +169,8 @@ func (es *EventStream) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // open checks the request (the client's address and TLS, the method,
-// the credentials, the query) and subscribes a new stream for the
-// request's identity.
+// the credentials, the query), takes its place under the stream caps and
+// subscribes a new stream for the request's identity.
 func (es *EventStream) open(w http.ResponseWriter, r *http.Request) (*stream, error) {
 	if err := es.p.checkPeer(r); err != nil {
 		return nil, err
@@ -182,9 +193,14 @@ func (es *EventStream) open(w http.ResponseWriter, r *http.Request) (*stream, er
 	if cs == nil || cs.Err() != nil {
 		return nil, ErrUnavailable
 	}
+	release, err := es.limit.take(r)
+	if err != nil {
+		return nil, err
+	}
 	rc := http.NewResponseController(w)
-	st := &stream{es: es, w: w, rc: rc, cs: cs, q: newStreamQueue(rc, es.maxEvents, es.maxBytes), peer: r.RemoteAddr}
+	st := &stream{es: es, w: w, rc: rc, cs: cs, q: newStreamQueue(rc, es.maxEvents, es.maxBytes), peer: r.RemoteAddr, release: release}
 	if err := st.subscribe(client.WithIdentity(r.Context(), as), &sq); err != nil {
+		release()
 		return nil, err
 	}
 	return st, nil
@@ -199,10 +215,12 @@ func (es *EventStream) closed() bool {
 	}
 }
 
-// run writes the stream until it ends, then unsubscribes.
+// run writes the stream until it ends, then unsubscribes and gives its
+// place under the caps back.
 func (es *EventStream) run(r *http.Request, st *stream) {
 	es.streams.Add(1)
 	defer es.streams.Add(-1)
+	defer st.release()
 	es.p.accepted(r, "stream", true)
 	why := st.write(r.Context())
 	lost := st.q.end()
@@ -226,11 +244,13 @@ type EventStreamStats struct {
 	Open       int64  // streams open now
 	Delivered  uint64 // events written to clients
 	SlowClosed uint64 // clients closed because their queue was full
+	Refused    uint64 // streams refused over max_streams or max_streams_per_ip
 }
 
 // StreamStats returns the service's stream counters.
 func (es *EventStream) StreamStats() EventStreamStats {
-	return EventStreamStats{Open: es.streams.Load(), Delivered: es.delivered.Load(), SlowClosed: es.slow.Load()}
+	return EventStreamStats{Open: es.streams.Load(), Delivered: es.delivered.Load(), SlowClosed: es.slow.Load(),
+		Refused: es.limit.refused.Load()}
 }
 
 // frameCache holds the encoding of the last event dispatched: every
@@ -272,6 +292,8 @@ type stream struct {
 	q    *streamQueue
 	subs []*client.Subscription
 	peer string
+	// release gives the stream's place under the caps back.
+	release func()
 }
 
 // subscribe subscribes to each topic, in order; on an error it

@@ -122,6 +122,15 @@ type CallerOptions struct {
 	// wamp.CancelKill or wamp.CancelSkip. The first two interrupt the
 	// callee (INTERRUPT); skip leaves it running.
 	CancelMode string
+	// Heartbeat is how long a call answered as an event stream (Accept:
+	// text/event-stream) may stay silent before a comment line is
+	// written to it, so that proxies keep a long, quiet call open; 0
+	// means DefaultHeartbeat, negative none (an event stream's option).
+	Heartbeat time.Duration
+	// StreamLimits cap the calls answered as event streams open at once,
+	// in all and per client IP address: past a cap such a request gets
+	// 503 with Retry-After (plain calls are not counted).
+	StreamLimits
 }
 
 // PublisherOptions configure NewPublisher.

@@ -82,7 +82,7 @@ func (req *request) context(r *http.Request) context.Context {
 // (JSON services). The credentials (identity) are checked after the
 // content type, before the body is read.
 func (p *pipeline) accept(w http.ResponseWriter, r *http.Request) (*request, error) {
-	setCORS(w, r)
+	p.cors(w, r)
 	if r.Method == http.MethodOptions {
 		preflight(w, p.allowed())
 		return nil, nil

@@ -78,7 +78,29 @@ type CallerService struct {
 	// when the HTTP client goes away or the call times out, one of
 	// CancelModes (default "killnowait").
 	CancelMode string
+	// HeartbeatInterval is "options.heartbeat_interval", as an event
+	// stream's: a call answered as an event stream (Accept:
+	// text/event-stream) gets a comment line when silent that long.
+	HeartbeatInterval time.Duration
+	// StreamLimits cap the calls answered as event streams.
+	StreamLimits
 }
+
+// StreamLimits are the caps of a bridge service's streams (an event
+// stream's, a caller's streamed calls), Junction extensions.
+type StreamLimits struct {
+	// MaxStreams is "options.max_streams" (1..2147483647, default
+	// DefaultMaxStreams): the most streams open at once; past it a
+	// request gets 503. 0 in a hand-built Config means the default.
+	MaxStreams int
+	// MaxStreamsPerIP is "options.max_streams_per_ip" (0..2147483647,
+	// default 0: no cap): the most streams open at once from one client
+	// IP address.
+	MaxStreamsPerIP int
+}
+
+// DefaultMaxStreams is "max_streams" when not given.
+const DefaultMaxStreams = 10000
 
 // CancelModes are the values of a caller's "cancel_mode".
 var CancelModes = []string{"kill", "killnowait", "skip"}
@@ -107,6 +129,8 @@ type EventStreamService struct {
 	// DefaultStreamQueueBytes.
 	QueueMaxEvents int
 	QueueMaxBytes  int64
+	// StreamLimits cap the streams.
+	StreamLimits
 	// Auth is "options.auth", as a caller's: each stream subscribes for
 	// its request's identity; nil: as the service's session.
 	Auth *HTTPAuth
@@ -157,7 +181,8 @@ func (*WebhookService) PathType() string { return "webhook" }
 func (*EventStreamService) PathType() string { return "eventstream" }
 
 func (d *decoder) callerService(o *object) *CallerService {
-	s := &CallerService{CallTimeout: DefaultCallTimeout, CancelMode: "killnowait"}
+	s := &CallerService{CallTimeout: DefaultCallTimeout, CancelMode: "killnowait", HeartbeatInterval: DefaultHeartbeatInterval,
+		StreamLimits: StreamLimits{MaxStreams: DefaultMaxStreams}}
 	oo := d.bridgeService(o, &s.BridgeService, DefaultPostBodyLimit, false)
 	if oo == nil {
 		return s
@@ -170,22 +195,22 @@ func (d *decoder) callerService(o *object) *CallerService {
 		s.CallTimeout = -1
 	}
 	s.CancelMode = oo.enum("cancel_mode", s.CancelMode, "cancel mode", CancelModes...)
+	s.HeartbeatInterval = heartbeatInterval(oo)
+	s.StreamLimits = streamLimits(oo)
 	oo.done()
 	return s
 }
 
 func (d *decoder) eventStreamService(o *object) *EventStreamService {
 	s := &EventStreamService{HeartbeatInterval: DefaultHeartbeatInterval,
-		QueueMaxEvents: DefaultStreamQueueEvents, QueueMaxBytes: DefaultStreamQueueBytes}
+		QueueMaxEvents: DefaultStreamQueueEvents, QueueMaxBytes: DefaultStreamQueueBytes,
+		StreamLimits: StreamLimits{MaxStreams: DefaultMaxStreams}}
 	oo := d.bridgeBase(o, &s.BridgeService, false)
 	if oo == nil {
 		return s
 	}
-	if ms := oo.integer("heartbeat_interval", DefaultHeartbeatInterval.Milliseconds(), 0, maxInt32); ms > 0 {
-		s.HeartbeatInterval = time.Duration(ms) * time.Millisecond
-	} else {
-		s.HeartbeatInterval = -1
-	}
+	s.HeartbeatInterval = heartbeatInterval(oo)
+	s.StreamLimits = streamLimits(oo)
 	s.QueueMaxEvents = int(oo.integer("queue_max_events", DefaultStreamQueueEvents, 1, maxInt32))
 	s.QueueMaxBytes = oo.integer("queue_max_bytes", DefaultStreamQueueBytes, 1, maxInt)
 	s.Auth = d.httpAuth(oo)
@@ -199,6 +224,23 @@ func (d *decoder) eventStreamService(o *object) *EventStreamService {
 	}
 	oo.done()
 	return s
+}
+
+// heartbeatInterval decodes "heartbeat_interval" (ms); the file's 0,
+// none, is negative.
+func heartbeatInterval(oo *object) time.Duration {
+	if ms := oo.integer("heartbeat_interval", DefaultHeartbeatInterval.Milliseconds(), 0, maxInt32); ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return -1
+}
+
+// streamLimits decodes "max_streams" and "max_streams_per_ip".
+func streamLimits(oo *object) StreamLimits {
+	return StreamLimits{
+		MaxStreams:      int(oo.integer("max_streams", DefaultMaxStreams, 1, maxInt32)),
+		MaxStreamsPerIP: int(oo.integer("max_streams_per_ip", 0, 0, maxInt32)),
+	}
 }
 
 func (d *decoder) publisherService(o *object) *PublisherService {

@@ -60,6 +60,13 @@ var bridgeRuleTests = []struct {
 	{"eventstream heartbeat type", bridgePath("eventstream", `"heartbeat_interval": "15s"`), bpOpts + ".heartbeat_interval", "must be an integer"},
 	{"eventstream queue events 0", bridgePath("eventstream", `"queue_max_events": 0`), bpOpts + ".queue_max_events", "must be in 1..2147483647, not 0"},
 	{"eventstream queue bytes 0", bridgePath("eventstream", `"queue_max_bytes": 0`), bpOpts + ".queue_max_bytes", "not 0"},
+	{"eventstream max_streams 0", bridgePath("eventstream", `"max_streams": 0`), bpOpts + ".max_streams", "must be in 1..2147483647, not 0"},
+	{"eventstream max_streams negative", bridgePath("eventstream", `"max_streams": -5`), bpOpts + ".max_streams", "must be in 1..2147483647, not -5"},
+	{"eventstream max_streams_per_ip negative", bridgePath("eventstream", `"max_streams_per_ip": -1`), bpOpts + ".max_streams_per_ip", "must be in 0..2147483647, not -1"},
+	{"caller max_streams 0", bridgePath("caller", `"max_streams": 0`), bpOpts + ".max_streams", "must be in 1..2147483647, not 0"},
+	{"caller max_streams_per_ip type", bridgePath("caller", `"max_streams_per_ip": "10"`), bpOpts + ".max_streams_per_ip", "must be an integer"},
+	{"caller heartbeat negative", bridgePath("caller", `"heartbeat_interval": -1`), bpOpts + ".heartbeat_interval", "must be in 0..2147483647, not -1"},
+	{"publisher max_streams", bridgePath("publisher", `"max_streams": 10`), bpOpts + ".max_streams", "unknown key"},
 	{"eventstream option misspelt", bridgePath("eventstream", `"heartbeat_intreval": 1000`), bpOpts + ".heartbeat_intreval", `did you mean "heartbeat_interval"?`},
 	{"eventstream require_ip type", bridgePath("eventstream", `"require_ip": "127.0.0.1"`), bpOpts + ".require_ip", "must be an array"},
 	{"eventstream query token without auth", bridgePath("eventstream", `"allow_query_token": true`), bpOpts + ".allow_query_token", `needs "auth"`},
@@ -216,19 +223,22 @@ func TestCallerDecode(t *testing.T) {
 		options string
 		want    CallerService
 	}{
-		{"", CallerService{CallTimeout: DefaultCallTimeout, CancelMode: "killnowait"}},
-		{`"cancel_mode": "skip"`, CallerService{CallTimeout: DefaultCallTimeout, CancelMode: "skip"}},
-		{`"call_timeout": 0`, CallerService{CallTimeout: -1, CancelMode: "killnowait"}},
+		{"", CallerService{CallTimeout: DefaultCallTimeout, CancelMode: "killnowait", HeartbeatInterval: DefaultHeartbeatInterval, StreamLimits: defaultLimits}},
+		{`"cancel_mode": "skip"`, CallerService{CallTimeout: DefaultCallTimeout, CancelMode: "skip", HeartbeatInterval: DefaultHeartbeatInterval, StreamLimits: defaultLimits}},
+		{`"call_timeout": 0, "heartbeat_interval": 0`, CallerService{CallTimeout: -1, CancelMode: "killnowait", HeartbeatInterval: -1, StreamLimits: defaultLimits}},
 		{`"call_timeout": 1500, "key": "k", "secret": "${SECRET}", "timestamp_delta_limit": 10, "require_ip": ["127.0.0.0/8", "::1"], "require_tls": true, "debug": true`,
-			CallerService{CallTimeout: 1500 * time.Millisecond, CancelMode: "killnowait",
+			CallerService{CallTimeout: 1500 * time.Millisecond, CancelMode: "killnowait", HeartbeatInterval: DefaultHeartbeatInterval, StreamLimits: defaultLimits,
 				Signing:       Signing{Key: "k", Secret: "s3cr3t", TimestampDeltaLimit: 10 * time.Second},
 				BridgeService: BridgeService{RequireIP: []string{"127.0.0.0/8", "::1"}, RequireTLS: true, Debug: true}}},
+		{`"heartbeat_interval": 500, "max_streams": 20, "max_streams_per_ip": 2`, CallerService{CallTimeout: DefaultCallTimeout, CancelMode: "killnowait",
+			HeartbeatInterval: 500 * time.Millisecond, StreamLimits: StreamLimits{MaxStreams: 20, MaxStreamsPerIP: 2}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.options, func(t *testing.T) {
 			got := svc(t, bridgePath("caller", tt.options)).(*CallerService)
 			tt.want.Realm, tt.want.Role, tt.want.PostBodyLimit = "realm1", "anonymous", DefaultPostBodyLimit
 			if got.CallTimeout != tt.want.CallTimeout || got.CancelMode != tt.want.CancelMode || got.Signing != tt.want.Signing ||
+				got.HeartbeatInterval != tt.want.HeartbeatInterval || got.StreamLimits != tt.want.StreamLimits ||
 				strings.Join(got.RequireIP, ",") != strings.Join(tt.want.RequireIP, ",") ||
 				got.RequireTLS != tt.want.RequireTLS || got.Debug != tt.want.Debug ||
 				got.Realm != tt.want.Realm || got.Role != tt.want.Role || got.PostBodyLimit != tt.want.PostBodyLimit {
@@ -238,25 +248,28 @@ func TestCallerDecode(t *testing.T) {
 	}
 }
 
+// defaultLimits are the stream caps when none is given.
+var defaultLimits = StreamLimits{MaxStreams: DefaultMaxStreams}
+
 func TestEventStreamDecode(t *testing.T) {
 	tests := []struct {
 		options string
 		want    EventStreamService
 	}{
-		{"", EventStreamService{HeartbeatInterval: DefaultHeartbeatInterval, QueueMaxEvents: DefaultStreamQueueEvents, QueueMaxBytes: DefaultStreamQueueBytes}},
-		{`"heartbeat_interval": 0, "queue_max_events": 10, "queue_max_bytes": 4096, "require_tls": true, "debug": true`,
-			EventStreamService{HeartbeatInterval: -1, QueueMaxEvents: 10, QueueMaxBytes: 4096,
+		{"", EventStreamService{HeartbeatInterval: DefaultHeartbeatInterval, QueueMaxEvents: DefaultStreamQueueEvents, QueueMaxBytes: DefaultStreamQueueBytes, StreamLimits: defaultLimits}},
+		{`"heartbeat_interval": 0, "queue_max_events": 10, "queue_max_bytes": 4096, "require_tls": true, "debug": true, "max_streams": 1, "max_streams_per_ip": 1`,
+			EventStreamService{HeartbeatInterval: -1, QueueMaxEvents: 10, QueueMaxBytes: 4096, StreamLimits: StreamLimits{MaxStreams: 1, MaxStreamsPerIP: 1},
 				BridgeService: BridgeService{RequireTLS: true, Debug: true}}},
 		{`"auth": {"api_keys": {"k-alice": {"authid": "alice", "authrole": "anonymous"}}}, "allow_query_token": true`,
 			EventStreamService{HeartbeatInterval: DefaultHeartbeatInterval, QueueMaxEvents: DefaultStreamQueueEvents, QueueMaxBytes: DefaultStreamQueueBytes,
-				AllowQueryToken: true, Auth: &HTTPAuth{Required: true, APIKeys: map[string]APIKey{"k-alice": {AuthID: "alice", AuthRole: "anonymous"}}}}},
-		{`"heartbeat_interval": 2500`, EventStreamService{HeartbeatInterval: 2500 * time.Millisecond, QueueMaxEvents: DefaultStreamQueueEvents, QueueMaxBytes: DefaultStreamQueueBytes}},
+				StreamLimits: defaultLimits, AllowQueryToken: true, Auth: &HTTPAuth{Required: true, APIKeys: map[string]APIKey{"k-alice": {AuthID: "alice", AuthRole: "anonymous"}}}}},
+		{`"heartbeat_interval": 2500`, EventStreamService{HeartbeatInterval: 2500 * time.Millisecond, QueueMaxEvents: DefaultStreamQueueEvents, QueueMaxBytes: DefaultStreamQueueBytes, StreamLimits: defaultLimits}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.options, func(t *testing.T) {
 			got := svc(t, bridgePath("eventstream", tt.options)).(*EventStreamService)
 			tt.want.Realm, tt.want.Role = "realm1", "anonymous"
-			if got.HeartbeatInterval != tt.want.HeartbeatInterval || got.QueueMaxEvents != tt.want.QueueMaxEvents ||
+			if got.HeartbeatInterval != tt.want.HeartbeatInterval || got.QueueMaxEvents != tt.want.QueueMaxEvents || got.StreamLimits != tt.want.StreamLimits ||
 				got.QueueMaxBytes != tt.want.QueueMaxBytes || got.RequireTLS != tt.want.RequireTLS || got.Debug != tt.want.Debug ||
 				got.Realm != tt.want.Realm || got.Role != tt.want.Role || got.PostBodyLimit != 0 ||
 				got.AllowQueryToken != tt.want.AllowQueryToken || !reflect.DeepEqual(got.Auth, tt.want.Auth) {

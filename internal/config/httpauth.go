@@ -75,11 +75,13 @@ type JWTAuth struct {
 	// PublicKey is "public_key": a PEM file, relative to the node
 	// directory.
 	PublicKey string
-	// JWKSFile is "jwks_file": a JSON Web Key Set file.
+	// JWKSFile is "jwks_file": a JSON Web Key Set file, read again every
+	// JWKSRefresh.
 	JWKSFile string
 	// JWKSURL is "jwks_url": where the key set is fetched (http or https).
 	JWKSURL string
-	// JWKSRefresh is "jwks_refresh" (seconds, default DefaultJWKSRefresh).
+	// JWKSRefresh is "jwks_refresh" (seconds, default DefaultJWKSRefresh;
+	// with jwks_url or jwks_file).
 	JWKSRefresh time.Duration
 	// Issuer is "issuer": the required "iss".
 	Issuer string
@@ -164,8 +166,8 @@ func (d *decoder) jwtAuth(o *object) *JWTAuth {
 		j.JWKSURL = o.validStr("jwks_url", "", func(s string) bool { _, ok := httpURL(s); return ok }, "must be an http or https URL, not %q")
 	}
 	j.JWKSRefresh = time.Duration(o.integer("jwks_refresh", int64(DefaultJWKSRefresh/time.Second), 1, maxInt32)) * time.Second
-	if !o.has("jwks_url") && o.has("jwks_refresh") {
-		d.errorf(o.at("jwks_refresh"), "needs \"jwks_url\"")
+	if !o.has("jwks_url") && !o.has("jwks_file") && o.has("jwks_refresh") {
+		d.errorf(o.at("jwks_refresh"), "needs \"jwks_url\" or \"jwks_file\"")
 	}
 	d.jwtAlgorithms(o, j)
 	j.Issuer = o.str("issuer", "")

@@ -42,7 +42,7 @@ var httpAuthRuleTests = []struct {
 		ap + ".bearer.jwt.secret", "environment variable NO_SUCH_JWT_SECRET is not set"},
 	{"jwks_url scheme", withAuth("caller", `{"bearer": {"jwt": {"algorithms": ["RS256"], "jwks_url": "ftp://x/k", "authrole": "anonymous"}}}`),
 		ap + ".bearer.jwt.jwks_url", `must be an http or https URL, not "ftp://x/k"`},
-	{"jwks_refresh without url", withAuth("caller", jwtHS(`, "jwks_refresh": 60`)), ap + ".bearer.jwt.jwks_refresh", `needs "jwks_url"`},
+	{"jwks_refresh without url", withAuth("caller", jwtHS(`, "jwks_refresh": 60`)), ap + ".bearer.jwt.jwks_refresh", `needs "jwks_url" or "jwks_file"`},
 	{"leeway range", withAuth("caller", jwtHS(`, "leeway": -1`)), ap + ".bearer.jwt.leeway", "must be in 0..3600, not -1"},
 	{"no role", withAuth("caller", `{"bearer": {"jwt": {"algorithms": ["HS256"], "secret": "s"}}}`), ap + ".bearer.jwt", `give "authrole_claim"`},
 	{"both roles", withAuth("caller", jwtHS(`, "authrole_claim": "role", "allowed_roles": ["anonymous"]`)), ap + ".bearer.jwt.authrole", "not both"},
@@ -120,5 +120,10 @@ func TestHTTPAuthDecode(t *testing.T) {
 	}
 	if p := svc(t, bridgePath("publisher", `"error_status": true`)).(*PublisherService); !p.ErrorStatus.On || p.Auth != nil {
 		t.Fatalf("error_status true: %+v", p.Access)
+	}
+	// A jwks_file is read again every jwks_refresh too.
+	p = svc(t, withAuth("publisher", `{"bearer": {"jwt": {"algorithms": ["RS256"], "jwks_file": "k.json", "jwks_refresh": 30, "authrole": "anonymous"}}}`)).(*PublisherService)
+	if j := p.Auth.JWT; j.JWKSFile != "k.json" || j.JWKSRefresh != 30*time.Second {
+		t.Fatalf("jwks_file: %+v", j)
 	}
 }

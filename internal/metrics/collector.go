@@ -50,6 +50,7 @@ var (
 	descStreams        = desc("event_streams", "Event streams open now (eventstream path services).")
 	descStreamEvents   = desc("event_stream_events_total", "Events written to the clients of event streams.")
 	descStreamSlow     = desc("event_stream_slow_closed_total", "Event stream clients closed because they did not read fast enough (their queue was full).")
+	descStreamRefused  = desc("event_stream_refused_total", "Event streams refused (503) because max_streams or max_streams_per_ip were open.")
 )
 
 var allDescs = []*prometheus.Desc{
@@ -57,7 +58,7 @@ var allDescs = []*prometheus.Desc{
 	descCallDuration, descCallErrors, descEvents, descSlow, descTooLong, descUnencodable, descRegistrations, descSubscriptions,
 	descProxySessions, descProxyJoined, descProxyFailures, descProxyTooLong, descProxyUnencode,
 	descBridgeRequests, descBridgeDuration, descQueueDepth, descDelivered, descRetries, descDropped,
-	descStreams, descStreamEvents, descStreamSlow,
+	descStreams, descStreamEvents, descStreamSlow, descStreamRefused,
 	descClusterUp, descClusterMembers, descClusterIsolated, descClusterIsolations,
 	descClusterNATS, descClusterRoutes, descClusterMessages, descClusterGaps,
 }
@@ -233,6 +234,7 @@ func collectServices(ch chan<- prometheus.Metric, services []ServiceStats) {
 			st.Open += s.Streams.Open
 			st.Delivered += s.Streams.Delivered
 			st.SlowClosed += s.Streams.SlowClosed
+			st.Refused += s.Streams.Refused
 		}
 		for _, c := range s.Requests.Codes {
 			k := serviceCode{s.Type, c.Code}
@@ -268,4 +270,5 @@ func collectServices(ch chan<- prometheus.Metric, services []ServiceStats) {
 	ch <- prometheus.MustNewConstMetric(descStreams, prometheus.GaugeValue, float64(st.Open))
 	ch <- prometheus.MustNewConstMetric(descStreamEvents, prometheus.CounterValue, float64(st.Delivered))
 	ch <- prometheus.MustNewConstMetric(descStreamSlow, prometheus.CounterValue, float64(st.SlowClosed))
+	ch <- prometheus.MustNewConstMetric(descStreamRefused, prometheus.CounterValue, float64(st.Refused))
 }

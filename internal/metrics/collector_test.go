@@ -55,7 +55,7 @@ func TestCollector(t *testing.T) {
 			{Type: ServiceCaller, Requests: requests(200, 200, 500)},
 			{Type: ServiceCaller, Requests: requests(200)},
 			{Type: ServiceSubscriber, Requests: requests(0), Queue: &QueueStats{Depth: 3, Delivered: 4, Retried: 5, Dropped: 6, QueueFull: 7}},
-			{Type: ServiceEventStream, Requests: requests(200), Streams: &StreamStats{Open: 2, Delivered: 40, SlowClosed: 1}},
+			{Type: ServiceEventStream, Requests: requests(200), Streams: &StreamStats{Open: 2, Delivered: 40, SlowClosed: 1, Refused: 5}},
 			{Type: ServiceEventStream, Requests: requests(), Streams: &StreamStats{Open: 1, Delivered: 2}},
 		},
 	}
@@ -111,6 +111,7 @@ func TestCollector(t *testing.T) {
 		`junction_event_streams 3`,
 		`junction_event_stream_events_total 42`,
 		`junction_event_stream_slow_closed_total 1`,
+		`junction_event_stream_refused_total 5`,
 		"# TYPE go_goroutines gauge",
 	} {
 		if !strings.Contains(body, want+"\n") {

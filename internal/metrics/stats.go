@@ -68,6 +68,7 @@ type StreamStats struct {
 	Open       int64  // streams open now
 	Delivered  uint64 // events written to the streams' clients
 	SlowClosed uint64 // clients closed because their queue was full
+	Refused    uint64 // streams refused over max_streams or max_streams_per_ip
 }
 
 // QueueStats are a Subscriber's deliveries.

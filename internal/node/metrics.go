@@ -109,7 +109,7 @@ func (env *pathEnv) addEventStream(path, url string, h *bridge.EventStream) {
 	env.b.node.services = append(env.b.node.services, serviceUnit{typ: metrics.ServiceEventStream, path: path, url: url,
 		stats: h.Stats, streams: func() metrics.StreamStats {
 			x := h.StreamStats()
-			return metrics.StreamStats{Open: x.Open, Delivered: x.Delivered, SlowClosed: x.SlowClosed}
+			return metrics.StreamStats{Open: x.Open, Delivered: x.Delivered, SlowClosed: x.SlowClosed, Refused: x.Refused}
 		}})
 }
 

@@ -20,11 +20,13 @@ func buildCaller(env *pathEnv, path, url string, svc config.PathService) (http.H
 	common, cerr := env.common(path, url, &s.BridgeService)
 	access, aerr := env.access(path, url, &s.Access)
 	h, err := bridge.NewCaller(env.sessionFor(path, &s.BridgeService, s.Auth != nil), bridge.CallerOptions{
-		Common:      common,
-		Signing:     env.b.signing(s.Signing),
-		Access:      access,
-		CallTimeout: callTimeout(s.CallTimeout),
-		CancelMode:  s.CancelMode,
+		Common:       common,
+		Signing:      env.b.signing(s.Signing),
+		Access:       access,
+		CallTimeout:  callTimeout(s.CallTimeout),
+		CancelMode:   s.CancelMode,
+		Heartbeat:    s.HeartbeatInterval, // the file's 0 is negative: none, as bridge's
+		StreamLimits: bridge.StreamLimits{MaxStreams: s.MaxStreams, MaxStreamsPerIP: s.MaxStreamsPerIP},
 	})
 	if err == nil {
 		env.addService(metrics.ServiceCaller, path, url, h)
@@ -83,14 +85,15 @@ func buildEventStream(env *pathEnv, path, url string, svc config.PathService) (h
 		}
 	}
 	h, err := bridge.NewEventStream(env.sessionFor(path, &s.BridgeService, s.Auth != nil), bridge.EventStreamOptions{
-		RequireIP:   common.RequireIP,
-		RequireTLS:  common.RequireTLS,
-		Heartbeat:   s.HeartbeatInterval, // the file's 0 is negative: none, as bridge's
-		QueueEvents: s.QueueMaxEvents,
-		QueueBytes:  s.QueueMaxBytes,
-		Identity:    ident,
-		Debug:       common.Debug,
-		Logger:      common.Logger,
+		RequireIP:    common.RequireIP,
+		RequireTLS:   common.RequireTLS,
+		Heartbeat:    s.HeartbeatInterval, // the file's 0 is negative: none, as bridge's
+		QueueEvents:  s.QueueMaxEvents,
+		QueueBytes:   s.QueueMaxBytes,
+		StreamLimits: bridge.StreamLimits{MaxStreams: s.MaxStreams, MaxStreamsPerIP: s.MaxStreamsPerIP},
+		Identity:     ident,
+		Debug:        common.Debug,
+		Logger:       common.Logger,
 	})
 	if err == nil {
 		env.addEventStream(path, url, h)

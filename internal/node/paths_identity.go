@@ -81,7 +81,8 @@ func (env *pathEnv) identityOptions(ap, url string, a *config.HTTPAuth) (httpaut
 }
 
 // jwtOptions translates bearer.jwt, reading public_key and jwks_file
-// (relative to the node directory).
+// (relative to the node directory; the resolver reads jwks_file again
+// every jwks_refresh).
 func (env *pathEnv) jwtOptions(jp string, j *config.JWTAuth) (*httpauth.JWTOptions, error) {
 	o := &httpauth.JWTOptions{Algorithms: j.Algorithms, Secret: []byte(j.Secret), JWKSURL: j.JWKSURL, JWKSRefresh: j.JWKSRefresh,
 		Issuer: j.Issuer, Audience: j.Audience, Leeway: j.Leeway, AuthIDClaim: j.AuthIDClaim,
@@ -96,7 +97,10 @@ func (env *pathEnv) jwtOptions(jp string, j *config.JWTAuth) (*httpauth.JWTOptio
 		}
 	}
 	if j.JWKSFile != "" {
-		if o.JWKS, err = os.ReadFile(env.b.resolve(j.JWKSFile)); err != nil {
+		// Read here for an error at its path; read again on the refresh
+		// schedule by the resolver.
+		o.JWKSFile = env.b.resolve(j.JWKSFile)
+		if o.JWKS, err = os.ReadFile(o.JWKSFile); err != nil {
 			return o, fieldError(jp+".jwks_file", err)
 		}
 	}

@@ -3,6 +3,9 @@ package httpauth
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -82,7 +85,7 @@ func TestJWKSURL(t *testing.T) {
 		check(t, r, tok(k1, "k9"), invalid) // made-up key IDs: one fetch per gap
 	}
 	fetches(2)
-	remote := r.jwt.keys.(*remoteKeys)
+	remote := r.jwt.keys.(*refreshedKeys)
 	now = now.Add(time.Hour)
 	js.set(nil, http.StatusInternalServerError)
 	check(t, r, tok(k1, "k1"), outcome{id: aliceUser}) // due: refreshed in the background, the keys there are serve
@@ -104,4 +107,139 @@ func TestJWKSURL(t *testing.T) {
 	now = now.Add(jwksMinGap)
 	check(t, r, tok(k1, "k1"), invalid) // k1 unknown: fetched once more, still not there
 	fetches(5)
+}
+
+// A token verified with a key that a refresh of the key set removes is
+// refused from then on, though it was kept in the token cache; a token
+// of a key that stays is still accepted. For a jwks_file (rewritten) and
+// a jwks_url (serving another set).
+func TestKeyRemovalDropsCachedTokens(t *testing.T) {
+	k1, k2 := rsaKey(t), rsaKey(t)
+	both := jwksOf(t, map[string]any{"k1": &k1.PublicKey, "k2": &k2.PublicKey})
+	onlyK2 := jwksOf(t, map[string]any{"k2": &k2.PublicKey})
+	tests := []struct {
+		name string
+		// source points o at a key set holding keys, and returns how to
+		// replace them.
+		source func(t *testing.T, o *Options, keys []byte) (replace func([]byte))
+	}{
+		{"jwks_file", func(t *testing.T, o *Options, keys []byte) func([]byte) {
+			name := filepath.Join(t.TempDir(), "jwks.json")
+			write := func(b []byte) {
+				if err := os.WriteFile(name, b, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(keys)
+			o.JWT.JWKSFile = name
+			return write
+		}},
+		{"jwks_url", func(t *testing.T, o *Options, keys []byte) func([]byte) {
+			js := &jwksServer{}
+			js.set(keys, 0)
+			srv := httptest.NewServer(js)
+			t.Cleanup(srv.Close)
+			o.JWT.JWKSURL, o.HTTPClient = srv.URL, srv.Client()
+			return func(b []byte) { js.set(b, 0) }
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := t0
+			o := Options{JWT: hsOptions(), Now: func() time.Time { return now }}
+			o.JWT.Secret, o.JWT.Algorithms, o.JWT.JWKSRefresh = nil, []string{"RS256"}, time.Hour
+			replace := tt.source(t, &o, both)
+			r, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := validClaims()
+			c.Claims.Expiry = numeric(t0.Add(3 * time.Hour)) // valid, and cached, for the whole test
+			tok1 := request("Bearer " + sign(t, jose.RS256, k1, "k1", c))
+			tok2 := request("Bearer " + sign(t, jose.RS256, k2, "k2", c))
+			check(t, r, tok1, outcome{id: aliceUser})
+			check(t, r, tok2, outcome{id: aliceUser})
+
+			replace(onlyK2)
+			check(t, r, tok1, outcome{id: aliceUser}) // no refresh yet: the keys loaded serve
+			now = now.Add(time.Hour)
+			check(t, r, tok2, outcome{id: aliceUser}) // due: refreshed in the background
+			r.jwt.keys.(*refreshedKeys).wait()
+			check(t, r, tok1, outcome{status: 401, code: "invalid_token"}) // k1 is gone: at once, though cached
+			check(t, r, tok2, outcome{id: aliceUser})
+		})
+	}
+}
+
+// A jwks_file that cannot be read or parsed when the Resolver is built is
+// an error; one that cannot be read at a refresh keeps the keys there
+// were, logged.
+func TestJWKSFileErrors(t *testing.T) {
+	k1 := rsaKey(t)
+	dir := t.TempDir()
+	name := filepath.Join(dir, "jwks.json")
+	o := hsOptions()
+	o.Secret, o.Algorithms, o.JWKSFile = nil, []string{"RS256"}, name
+	if _, err := New(Options{JWT: o}); err == nil || !strings.Contains(err.Error(), "jwks_file") {
+		t.Fatalf("missing file: %v", err)
+	}
+	if err := os.WriteFile(name, []byte(`{"keys": [`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Options{JWT: o}); err == nil || !strings.Contains(err.Error(), "jwks_file") {
+		t.Fatalf("bad file: %v", err)
+	}
+	if err := os.WriteFile(name, jwksOf(t, map[string]any{"k1": &k1.PublicKey}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	now := t0
+	var log logtest.Log
+	r, err := New(Options{JWT: o, Now: func() time.Time { return now }, Logger: log.Logger(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(name); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(DefaultJWKSRefresh)
+	c := validClaims()
+	c.Claims.Expiry, c.Claims.NotBefore = numeric(now.Add(time.Hour)), nil
+	tok := request("Bearer " + sign(t, jose.RS256, k1, "k1", c))
+	check(t, r, tok, outcome{id: aliceUser})
+	r.jwt.keys.(*refreshedKeys).wait()
+	if lines := log.Lines(t, "bridge: jwks_file read failed, keeping the keys there were"); len(lines) != 1 || lines[0]["file"] != name {
+		t.Fatalf("log: %s", log.String())
+	}
+	check(t, r, tok, outcome{id: aliceUser})
+}
+
+// A new version of a key set is due when a key is removed or changed, not
+// when one is added or the set comes again unchanged.
+func TestRemovesKeys(t *testing.T) {
+	k1, k2 := rsaKey(t), ecKey(t)
+	set := func(keys map[string]any) []jose.JSONWebKey {
+		t.Helper()
+		ks, err := parseJWKS(jwksOf(t, keys))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ks
+	}
+	one := set(map[string]any{"k1": &k1.PublicKey})
+	tests := []struct {
+		name string
+		set  []jose.JSONWebKey
+		want bool
+	}{
+		{"same, parsed again", set(map[string]any{"k1": &k1.PublicKey}), false},
+		{"key added", set(map[string]any{"k1": &k1.PublicKey, "k2": &k2.PublicKey}), false},
+		{"key removed", set(map[string]any{"k2": &k2.PublicKey}), true},
+		{"key ID moved to another key", set(map[string]any{"k1": &k2.PublicKey}), true},
+		{"key under another ID", set(map[string]any{"k9": &k1.PublicKey}), true},
+	}
+	for _, tt := range tests {
+		if got := removesKeys(one, tt.set); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
 }

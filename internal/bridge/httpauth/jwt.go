@@ -33,15 +33,20 @@ type verifier struct {
 }
 
 // keySource gives the keys that may have signed a token with key ID kid
-// ("" for a token without one).
+// ("" for a token without one). current returns the version of the key
+// set, which changes when a key is removed or changed: a token verified
+// under another version is verified again (tokenCache).
 type keySource interface {
 	keys(ctx context.Context, kid string) []jose.JSONWebKey
+	current() uint64
 }
 
 // staticKeys are keys known when the verifier is built.
 type staticKeys []jose.JSONWebKey
 
 func (s staticKeys) keys(_ context.Context, kid string) []jose.JSONWebKey { return byKID(s, kid) }
+
+func (staticKeys) current() uint64 { return 0 }
 
 // byKID returns the keys of ks with key ID kid, or all of them for a
 // token without one.
@@ -121,7 +126,7 @@ func algorithms(o *JWTOptions) ([]jose.SignatureAlgorithm, error) {
 // keySourceOf makes the one key source o names.
 func keySourceOf(o *JWTOptions, client *http.Client, now func() time.Time, log *slog.Logger) (keySource, error) {
 	n := 0
-	for _, set := range []bool{len(o.Secret) > 0, len(o.PublicKey) > 0, len(o.JWKS) > 0, o.JWKSURL != ""} {
+	for _, set := range []bool{len(o.Secret) > 0, len(o.PublicKey) > 0, len(o.JWKS) > 0 || o.JWKSFile != "", o.JWKSURL != ""} {
 		if set {
 			n++
 		}
@@ -138,6 +143,8 @@ func keySourceOf(o *JWTOptions, client *http.Client, now func() time.Time, log *
 			return nil, err
 		}
 		return staticKeys{{Key: k}}, nil
+	case o.JWKSFile != "":
+		return newFileKeys(o.JWKSFile, o.JWKS, o.JWKSRefresh, now, log)
 	case len(o.JWKS) > 0:
 		ks, err := parseJWKS(o.JWKS)
 		if err != nil {
@@ -149,18 +156,21 @@ func keySourceOf(o *JWTOptions, client *http.Client, now func() time.Time, log *
 }
 
 // verify checks token and returns its identity. Verified tokens are kept
-// (tokenCache) until they expire, so that a client's next requests cost a
-// hash rather than a signature check.
+// (tokenCache) until they expire or their key set changes, so that a
+// client's next requests cost a hash rather than a signature check. The
+// version is read before the check: a token checked while the set
+// changes is kept under the old one, and checked again next time.
 func (v *verifier) verify(ctx context.Context, token string) (*wamp.Identity, error) {
 	now := v.now()
-	if id, ok := v.cache.get(token, now); ok {
+	version := v.keys.current()
+	if id, ok := v.cache.get(token, now, version); ok {
 		return id, nil
 	}
 	id, until, err := v.check(ctx, token, now)
 	if err != nil {
 		return nil, err
 	}
-	v.cache.put(token, id, until, now)
+	v.cache.put(token, id, until, now, version)
 	return id, nil
 }
 

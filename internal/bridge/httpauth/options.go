@@ -75,7 +75,8 @@ type BasicUser struct {
 }
 
 // JWTOptions configure the verification of JWTs. Exactly one key source
-// is set: Secret, PublicKey, JWKS or JWKSURL.
+// is set: Secret, PublicKey, JWKS (with or without JWKSFile), JWKSFile
+// or JWKSURL.
 type JWTOptions struct {
 	// Algorithms are the accepted "alg" values (required): HS256, HS384,
 	// HS512 with Secret; RS*, PS*, ES*, EdDSA with the others. "none" is
@@ -87,11 +88,16 @@ type JWTOptions struct {
 	PublicKey []byte
 	// JWKS is a JSON Web Key Set document (a jwks_file's content).
 	JWKS []byte
+	// JWKSFile is a JSON Web Key Set file: read when the Resolver is
+	// built (unless JWKS holds its content already), again every
+	// JWKSRefresh, and when a token names a key ID it lacks (at most
+	// once per jwksMinGap), as JWKSURL is fetched.
+	JWKSFile string
 	// JWKSURL is where the key set is fetched: on the first token, again
 	// once it is older than JWKSRefresh, and when a token names a key ID
 	// it lacks (at most once per jwksMinGap).
 	JWKSURL string
-	// JWKSRefresh: 0 means DefaultJWKSRefresh.
+	// JWKSRefresh (JWKSURL, JWKSFile): 0 means DefaultJWKSRefresh.
 	JWKSRefresh time.Duration
 	// Issuer, when set, must equal "iss".
 	Issuer string
