@@ -135,8 +135,8 @@ func TestRelayRefusedByClient(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no event")
 	}
-	if st := rl.Stats(); st.TooLong != 4 || st.Unencodable != 3 {
-		t.Errorf("stats: TooLong %d, Unencodable %d; want 4 (invocation, result, error, event) and 3", st.TooLong, st.Unencodable)
+	if st := rl.Stats(); st.ToClient != (Refusals{TooLong: 4, Unencodable: 3}) || st.ToBackend != (Refusals{}) {
+		t.Errorf("stats: %+v to the client, %+v to the backend; want 4 too long (invocation, result, error, event) and 3 unencodable, none", st.ToClient, st.ToBackend)
 	}
 	if strict.Err() != nil || plain.Err() != nil {
 		t.Errorf("a session ended: %v, %v", strict.Err(), plain.Err())
@@ -199,5 +199,223 @@ func TestRelayProgressiveResultRefused(t *testing.T) {
 	p.Send(&wamp.Call{Request: 2, Options: wamp.Dict{}, Procedure: "com.short"})
 	if m := recv(); m.Type() != wamp.TypeResult || m.(*wamp.Result).Request != 2 {
 		t.Fatalf("got %v, want the RESULT of CALL 2 (the backend's ERROR for CALL 1 dropped)", m)
+	}
+}
+
+// strictBackend is an entry of a relay whose backend connections are
+// strict (strictPeer: as a RawSocket speaking JSON with a maximum message
+// length of strictLimit), with realm1 routed for role anonymous.
+func strictBackend(t *testing.T) (*Relay, *Entry) {
+	t.Helper()
+	g := backend(t, auth.AnonymousProxy())
+	dial := func(context.Context) (wamp.Peer, error) {
+		mine, theirs := local.Pair(local.Options{})
+		go g.Attach(theirs)
+		return strictPeer{mine}, nil
+	}
+	rl := relayTo(t, &Backend{Name: "conn1", Dial: dial, Methods: []string{auth.MethodAnonymousProxy}}, "anonymous")
+	return rl, rl.Entry(EntryOptions{})
+}
+
+// TestRelayRefusedByBackend: a client's message that the backend
+// connection refuses, too long or not encodable, is answered for and the
+// sessions go on: a CALL, SUBSCRIBE, REGISTER or acknowledged PUBLISH
+// with ERROR to the client, a YIELD with ERROR to the backend (its caller
+// gets it), an ERROR with its URI alone; a PUBLISH without acknowledge is
+// dropped. Each is counted by reason, apart from the other direction.
+func TestRelayRefusedByBackend(t *testing.T) {
+	rl, e := strictBackend(t)
+	cfg := client.Config{Realm: "realm1"}
+	caller, callee := mustJoin(t, e, cfg), mustJoin(t, e, cfg)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	answer := func(res *client.Result, err error) client.InvocationHandler {
+		return func(_ context.Context, inv *client.Invocation) (*client.Result, error) {
+			if res == nil && err == nil {
+				return &client.Result{Args: inv.Args}, nil
+			}
+			return res, err
+		}
+	}
+	procs := map[wamp.URI]client.InvocationHandler{
+		"com.echo":  answer(nil, nil),
+		"com.long":  answer(&client.Result{Args: wamp.List{long}}, nil),
+		"com.nan":   answer(&client.Result{Args: wamp.List{math.NaN()}}, nil),
+		"com.error": answer(nil, &wamp.RequestError{URI: "com.error.long", Args: wamp.List{long}}),
+	}
+	for proc, h := range procs {
+		if _, err := callee.Register(ctx, proc, h, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	events := make(chan any, 2)
+	if _, err := callee.Subscribe(ctx, "com.news", func(ev *client.Event) { events <- ev.Args[0] }, nil); err != nil {
+		t.Fatal(err)
+	}
+	call := func(proc wamp.URI, arg any) func() error {
+		return func() error { _, err := caller.Call(ctx, proc, wamp.List{arg}, nil); return err }
+	}
+	publish := func(arg any) func() error {
+		return func() error {
+			_, err := caller.Publish(ctx, "com.news", wamp.List{arg}, nil, wamp.Dict{wamp.OptAcknowledge: true})
+			return err
+		}
+	}
+	tests := []struct {
+		name string
+		do   func() error
+		want wamp.URI
+	}{
+		{"call too long", call("com.echo", long), wamp.ErrPayloadSizeExceeded},
+		{"call unencodable", call("com.echo", math.Inf(1)), wamp.ErrInvalidArgument},
+		{"yield too long", call("com.long", nil), wamp.ErrPayloadSizeExceeded},
+		{"yield unencodable", call("com.nan", nil), wamp.ErrInvalidArgument},
+		{"error too long", call("com.error", nil), "com.error.long"},
+		{"publish too long", publish(long), wamp.ErrPayloadSizeExceeded},
+		{"publish unencodable", publish(math.NaN()), wamp.ErrInvalidArgument},
+		{"subscribe too long", func() error {
+			_, err := caller.Subscribe(ctx, "com.news", func(*client.Event) {}, wamp.Dict{"x": long})
+			return err
+		}, wamp.ErrPayloadSizeExceeded},
+		{"register unencodable", func() error {
+			_, err := caller.Register(ctx, "com.other", answer(nil, nil), wamp.Dict{"x": math.NaN()})
+			return err
+		}, wamp.ErrInvalidArgument},
+	}
+	for _, tt := range tests {
+		if re, ok := errors.AsType[*wamp.RequestError](tt.do()); !ok || re.URI != tt.want {
+			t.Errorf("%s: %v, want ERROR %s", tt.name, re, tt.want)
+		}
+	}
+	// Unacknowledged: dropped, and the next one goes.
+	for _, arg := range []any{long, "short"} {
+		if _, err := caller.Publish(ctx, "com.news", wamp.List{arg}, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case got := <-events:
+		if got != "short" {
+			t.Errorf("the subscriber's first event: %.10v, want the short one", got)
+		}
+	case <-ctx.Done():
+		t.Fatal("no event")
+	}
+	if res, err := caller.Call(ctx, "com.echo", wamp.List{"short"}, nil); err != nil || res.Args[0] != "short" {
+		t.Errorf("a call after: %v, %v", res, err)
+	}
+	if st := rl.Stats(); st.ToBackend != (Refusals{TooLong: 6, Unencodable: 4}) || st.ToClient != (Refusals{}) {
+		t.Errorf("stats: %+v to the backend, %+v to the client; want 6 too long (call, yield, error, 2 publish, subscribe) and 4 unencodable (call, yield, publish, register), none",
+			st.ToBackend, st.ToClient)
+	}
+	if caller.Err() != nil || callee.Err() != nil {
+		t.Errorf("a session ended: %v, %v", caller.Err(), callee.Err())
+	}
+}
+
+// TestRelayProgressiveYieldRefused: a progressive YIELD too long for the
+// backend ends the call with ERROR wamp.error.payload_size_exceeded for
+// the caller, and the callee, which announced call_canceling, is
+// interrupted by the relay.
+func TestRelayProgressiveYieldRefused(t *testing.T) {
+	_, e := strictBackend(t)
+	cfg := client.Config{Realm: "realm1"}
+	caller, callee := mustJoin(t, e, cfg), mustJoin(t, e, cfg)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	interrupted := make(chan struct{})
+	_, err := callee.Register(ctx, "com.stream", func(ctx context.Context, inv *client.Invocation) (*client.Result, error) {
+		inv.SendProgress(&client.Result{Args: wamp.List{"first"}})
+		inv.SendProgress(&client.Result{Args: wamp.List{long}})
+		<-ctx.Done()
+		close(interrupted)
+		return nil, ctx.Err()
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress []any
+	_, err = caller.Call(ctx, "com.stream", nil, nil, client.WithProgress(func(r *client.Result) { progress = append(progress, r.Args[0]) }))
+	if re, ok := errors.AsType[*wamp.RequestError](err); !ok || re.URI != wamp.ErrPayloadSizeExceeded || len(progress) != 1 {
+		t.Errorf("Call: %v after %d progressive results, want ERROR %s after the first", err, len(progress), wamp.ErrPayloadSizeExceeded)
+	}
+	select {
+	case <-interrupted:
+	case <-ctx.Done():
+		t.Fatal("the callee was not interrupted")
+	}
+}
+
+// rawJoin joins realm1 through e with a bare peer, whose messages the
+// test writes itself, and returns it.
+func rawJoin(t *testing.T, e *Entry) wamp.Peer {
+	t.Helper()
+	mine, theirs := local.Pair(local.Options{})
+	go e.Attach(theirs)
+	t.Cleanup(func() { mine.Close() })
+	mine.Send(&wamp.Hello{Realm: "realm1", Details: wamp.Dict{"roles": map[string]any{"caller": map[string]any{}}}})
+	if m := recv(t, mine); m.Type() != wamp.TypeWelcome {
+		t.Fatalf("got %v, want WELCOME", m)
+	}
+	return mine
+}
+
+func recv(t *testing.T, p wamp.Peer) wamp.Message {
+	t.Helper()
+	m, err := p.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestRelayRefusedByBackendPlainer: a client's CANCEL or GOODBYE that the
+// backend connection refuses goes in its plainer form (the CANCEL with
+// its mode alone, the GOODBYE without details: the backend router answers
+// them); a message nothing can
+// stand for (a HELLO after the join) ends the session with ABORT and the
+// refusal's URI.
+func TestRelayRefusedByBackendPlainer(t *testing.T) {
+	_, e := strictBackend(t)
+	callee := mustJoin(t, e, client.Config{Realm: "realm1"})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	_, err := callee.Register(ctx, "com.slow", func(ctx context.Context, _ *client.Invocation) (*client.Result, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	junk := wamp.Dict{"x": long}
+	tests := []struct {
+		name string
+		send []wamp.Message
+		want func(wamp.Message) bool
+	}{
+		{"cancel", []wamp.Message{&wamp.Call{Request: 1, Options: wamp.Dict{}, Procedure: "com.slow"},
+			&wamp.Cancel{Request: 1, Options: wamp.Dict{wamp.OptMode: wamp.CancelKill, "x": long}}},
+			func(m wamp.Message) bool {
+				e, ok := m.(*wamp.Error)
+				return ok && e.Request == 1 && e.Error == wamp.ErrCanceled
+			}},
+		{"goodbye", []wamp.Message{&wamp.Goodbye{Details: junk, Reason: wamp.ErrCloseNormal}},
+			func(m wamp.Message) bool { g, ok := m.(*wamp.Goodbye); return ok && g.Reason == wamp.ErrGoodbyeAndOut }},
+		{"hello after the join", []wamp.Message{&wamp.Hello{Realm: "realm1", Details: junk}},
+			func(m wamp.Message) bool {
+				a, ok := m.(*wamp.Abort)
+				return ok && a.Reason == wamp.ErrPayloadSizeExceeded
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := rawJoin(t, e)
+			for _, m := range tt.send {
+				p.Send(m)
+			}
+			if m := recv(t, p); !tt.want(m) {
+				t.Errorf("got %#v", m)
+			}
+		})
 	}
 }
