@@ -77,14 +77,32 @@ func (l *link) join() bool {
 	l.label = l.relay.realmLabel(id.Realm)
 	l.interruptible = cancels(at.hello.Details)
 	l.relay.counts.joined(l.label, id.AuthMethod)
-	l.front.Send(&wamp.Welcome{Session: w.Session, Details: welcomeDetails(w.Details, id)})
+	err = l.front.Send(&wamp.Welcome{Session: w.Session, Details: welcomeDetails(w.Details, id)})
 	close(l.welcomed)
+	if unsent.Refused(err) {
+		l.welcomeRefused(err)
+		return false
+	}
 	l.relay.log.Debug("session joined", "realm", string(id.Realm), "authid", id.AuthID, "authrole", id.AuthRole,
 		"authmethod", id.AuthMethod, "peer", l.front.Info().RemoteAddr, "backend", b.Name, "session", w.Session)
 	if l.entry.o.OnJoin != nil {
 		l.entry.o.OnJoin(l.id)
 	}
 	return true
+}
+
+// welcomeRefused ends the session whose WELCOME the client's peer refused
+// with err (the backend's details, its authextra most likely, too long
+// for the client or not encodable), as the router does: the client gets
+// ABORT with the refusal's URI rather than wait for a WELCOME that never
+// comes, and the backend session ends with its connection. Counted and
+// logged as the other messages refused (toClient); the session, counted
+// joined, leaves.
+func (l *link) welcomeRefused(err error) {
+	l.relay.byClient.Note(string(l.id.Realm), uint64(l.id.Session), wamp.TypeWelcome, err)
+	l.bye.Do(func() { sendAbort(l.front, wamp.Errorf(unsent.Of(err).URI(), "%s", unsent.Text(err, "client"))) })
+	l.back.Close()
+	l.relay.counts.left(l.label)
 }
 
 // refused counts and logs the refusal of a join for err, as the router

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -360,13 +361,27 @@ func rawJoin(t *testing.T, e *Entry) wamp.Peer {
 	return mine
 }
 
+// recv is p's next message; the test fails if none comes within 10 s
+// (the relay left the client waiting).
 func recv(t *testing.T, p wamp.Peer) wamp.Message {
 	t.Helper()
-	m, err := p.Recv()
-	if err != nil {
-		t.Fatal(err)
+	type received struct {
+		m   wamp.Message
+		err error
 	}
-	return m
+	ch := make(chan received, 1)
+	go func() { m, err := p.Recv(); ch <- received{m, err} }()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		return r.m
+	case <-time.After(10 * time.Second):
+		p.Close() // ends the Recv
+		t.Fatal("no message: the client was left waiting")
+	}
+	return nil
 }
 
 // TestRelayRefusedByBackendPlainer: a client's CANCEL or GOODBYE that the
@@ -415,6 +430,52 @@ func TestRelayRefusedByBackendPlainer(t *testing.T) {
 			}
 			if m := recv(t, p); !tt.want(m) {
 				t.Errorf("got %#v", m)
+			}
+		})
+	}
+}
+
+// extraAuth authenticates anyone as anonymous with its authextra, which
+// the backend router's WELCOME carries back (as a dynamic authenticator's
+// may).
+type extraAuth struct{ extra wamp.Dict }
+
+func (extraAuth) Method() string { return auth.MethodAnonymous }
+
+func (a extraAuth) Start(*auth.Request) (*auth.Identity, auth.Challenge, error) {
+	return &auth.Identity{AuthID: "someone", AuthRole: "anonymous", AuthMethod: auth.MethodAnonymous, AuthExtra: a.extra}, nil, nil
+}
+
+// TestRelayWelcomeRefused: a WELCOME that the client's peer refuses (an
+// authextra too long for it, or one its serializer cannot encode) ends
+// the session with ABORT and the refusal's URI, rather than leave the
+// client waiting; it is counted, and the session leaves.
+func TestRelayWelcomeRefused(t *testing.T) {
+	tests := []struct {
+		name  string
+		extra any
+		want  wamp.URI
+		stats Refusals
+	}{
+		{"too long", long, wamp.ErrPayloadSizeExceeded, Refusals{TooLong: 1}},
+		{"unencodable", math.NaN(), wamp.ErrInvalidArgument, Refusals{Unencodable: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &Backend{Name: "conn1", Dial: dialer(backend(t, auth.AnonymousProxy()), nil), Methods: []string{auth.MethodAnonymousProxy}}
+			rl := relayTo(t, b, "anonymous")
+			p := attachStrict(rl.Entry(EntryOptions{Auths: []auth.Authenticator{extraAuth{wamp.Dict{"x": tt.extra}}}}))
+			defer p.Close()
+			p.Send(&wamp.Hello{Realm: "realm1", Details: wamp.Dict{"authmethods": []any{auth.MethodAnonymous}}})
+			m := recv(t, p)
+			if a, ok := m.(*wamp.Abort); !ok || a.Reason != tt.want || !strings.HasPrefix(fmt.Sprint(a.Details[wamp.KeyMessage]), "WELCOME ") {
+				t.Fatalf("got %#v, want ABORT %s about the WELCOME", m, tt.want)
+			}
+			if _, err := p.Recv(); err == nil {
+				t.Error("the connection is still open")
+			}
+			if st := rl.Stats(); st.ToClient != tt.stats || len(st.Sessions) != 0 {
+				t.Errorf("stats: %+v, %v sessions; want %+v, none", st.ToClient, st.Sessions, tt.stats)
 			}
 		})
 	}
