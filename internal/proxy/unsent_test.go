@@ -123,19 +123,7 @@ func TestRelayRefusedByClient(t *testing.T) {
 	if _, err := strict.Subscribe(ctx, "com.news", func(ev *client.Event) { events <- ev.Args[0] }, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, arg := range []any{long, math.NaN(), "short"} {
-		if _, err := plain.Publish(ctx, "com.news", wamp.List{arg}, nil, wamp.Dict{"acknowledge": true}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	select {
-	case got := <-events:
-		if got != "short" {
-			t.Errorf("the strict subscriber's first event: %.10v, want the short one", got)
-		}
-	case <-ctx.Done():
-		t.Fatal("no event")
-	}
+	publishThenShort(ctx, t, plain, events, wamp.Dict{wamp.OptAcknowledge: true}, long, math.NaN())
 	if st := rl.Stats(); st.ToClient != (Refusals{TooLong: 4, Unencodable: 3}) || st.ToBackend != (Refusals{}) {
 		t.Errorf("stats: %+v to the client, %+v to the backend; want 4 too long (invocation, result, error, event) and 3 unencodable, none", st.ToClient, st.ToBackend)
 	}
@@ -200,6 +188,26 @@ func TestRelayProgressiveResultRefused(t *testing.T) {
 	p.Send(&wamp.Call{Request: 2, Options: wamp.Dict{}, Procedure: "com.short"})
 	if m := recv(); m.Type() != wamp.TypeResult || m.(*wamp.Result).Request != 2 {
 		t.Fatalf("got %v, want the RESULT of CALL 2 (the backend's ERROR for CALL 1 dropped)", m)
+	}
+}
+
+// publishThenShort has s publish each of args to com.news with opts, then
+// "short", and checks that the first event the subscriber's handler puts
+// on events is the short one: none of args was relayed.
+func publishThenShort(ctx context.Context, t *testing.T, s *client.Session, events <-chan any, opts wamp.Dict, args ...any) {
+	t.Helper()
+	for _, arg := range append(args, "short") {
+		if _, err := s.Publish(ctx, "com.news", wamp.List{arg}, nil, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case got := <-events:
+		if got != "short" {
+			t.Errorf("the subscriber's first event: %.10v, want the short one", got)
+		}
+	case <-ctx.Done():
+		t.Fatal("no event")
 	}
 }
 
@@ -289,19 +297,7 @@ func TestRelayRefusedByBackend(t *testing.T) {
 		}
 	}
 	// Unacknowledged: dropped, and the next one goes.
-	for _, arg := range []any{long, "short"} {
-		if _, err := caller.Publish(ctx, "com.news", wamp.List{arg}, nil, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	select {
-	case got := <-events:
-		if got != "short" {
-			t.Errorf("the subscriber's first event: %.10v, want the short one", got)
-		}
-	case <-ctx.Done():
-		t.Fatal("no event")
-	}
+	publishThenShort(ctx, t, caller, events, nil, long)
 	if res, err := caller.Call(ctx, "com.echo", wamp.List{"short"}, nil); err != nil || res.Args[0] != "short" {
 		t.Errorf("a call after: %v, %v", res, err)
 	}
