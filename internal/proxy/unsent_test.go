@@ -132,6 +132,19 @@ func TestRelayRefusedByClient(t *testing.T) {
 	}
 }
 
+// streamLong is a procedure that sends a progressive result "first",
+// then one too long, and waits to be interrupted; it closes interrupted
+// then.
+func streamLong(interrupted chan<- struct{}) client.InvocationHandler {
+	return func(ctx context.Context, inv *client.Invocation) (*client.Result, error) {
+		inv.SendProgress(&client.Result{Args: wamp.List{"first"}})
+		inv.SendProgress(&client.Result{Args: wamp.List{long}})
+		<-ctx.Done()
+		close(interrupted)
+		return nil, ctx.Err()
+	}
+}
+
 // TestRelayProgressiveResultRefused: a progressive RESULT too long for
 // the client ends its call with ERROR wamp.error.payload_size_exceeded;
 // the relay cancels the call on the backend (the callee is interrupted)
@@ -143,13 +156,7 @@ func TestRelayProgressiveResultRefused(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	interrupted := make(chan struct{})
-	_, err := callee.Register(ctx, "com.stream", func(ctx context.Context, inv *client.Invocation) (*client.Result, error) {
-		inv.SendProgress(&client.Result{Args: wamp.List{"first"}})
-		inv.SendProgress(&client.Result{Args: wamp.List{long}})
-		<-ctx.Done()
-		close(interrupted)
-		return nil, ctx.Err()
-	}, nil)
+	_, err := callee.Register(ctx, "com.stream", streamLong(interrupted), nil)
 	if err == nil {
 		_, err = callee.Register(ctx, "com.short", func(context.Context, *client.Invocation) (*client.Result, error) {
 			return &client.Result{Args: wamp.List{"short"}}, nil
@@ -321,13 +328,7 @@ func TestRelayProgressiveYieldRefused(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	interrupted := make(chan struct{})
-	_, err := callee.Register(ctx, "com.stream", func(ctx context.Context, inv *client.Invocation) (*client.Result, error) {
-		inv.SendProgress(&client.Result{Args: wamp.List{"first"}})
-		inv.SendProgress(&client.Result{Args: wamp.List{long}})
-		<-ctx.Done()
-		close(interrupted)
-		return nil, ctx.Err()
-	}, nil)
+	_, err := callee.Register(ctx, "com.stream", streamLong(interrupted), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
