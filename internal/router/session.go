@@ -135,11 +135,11 @@ func (s *session) send(m wamp.Message) error {
 // rather than in s's, which other CPUs' sessions use at the same time.
 // send counts in s's stripe.
 //
-// Only what the peer took (queued, or written) counts as sent: a message
-// it refused (or its plainer form, when that goes), closed or too slow
-// does not. Counted after Send, so that a counter never goes back
-// (Prometheus would read that as a reset); a receiver may see the message
-// before it is counted.
+// Only what the peer took (queued, or written) counts as sent, the
+// plainer form of a refused message included; a message it refused, or a
+// Send that failed (closed, too slow), does not. Counted after Send, so
+// that a counter never goes back (Prometheus would read that as a reset);
+// a receiver may see the message before it is counted.
 func (s *session) sendFrom(by *session, m wamp.Message, t wamp.MessageType) error {
 	if t == wamp.TypeError {
 		s.router.noteCallError(wamp.Unwrap(m))
