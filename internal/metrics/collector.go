@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/junction-wamp/junction/internal/meter"
+	"github.com/junction-wamp/junction/internal/proxy"
 	"github.com/junction-wamp/junction/internal/router"
 )
 
@@ -26,20 +27,20 @@ var (
 	descJoined         = desc("sessions_joined_total", "Sessions that joined the realm.", "realm", "authmethod")
 	descAuthFailures   = desc("auth_failures_total", "Joins refused after HELLO (authentication failed or denied, unknown realm, role not allowed, no method, throttled); realm \"other\" when the HELLO named no configured realm.", "realm", "authmethod")
 	descReceived       = desc("messages_received_total", "WAMP messages received by the routers.", "type")
-	descSent           = desc("messages_sent_total", "WAMP messages sent (queued) by the routers.", "type")
+	descSent           = desc("messages_sent_total", "WAMP messages sent (queued to the connection) by the routers; not those their receiver refused (messages_too_long_total, messages_unencodable_total).", "type")
 	descInFlight       = desc("calls_in_flight", "Calls routed to a callee and not answered yet.", "realm")
 	descCallDuration   = desc("call_duration_seconds", "Time from CALL to its final RESULT or ERROR at the router, for calls routed to a callee.")
 	descCallErrors     = desc("call_errors_total", "ERRORs answering CALLs, by URI: a wamp.error.* URI the router knows (or junction.error.limit_exceeded, cluster_unavailable, cluster_isolated), else \"application\".", "error")
 	descEvents         = desc("events_delivered_total", "EVENTs sent to subscribers.")
 	descSlow           = desc("slow_consumer_disconnects_total", "Sessions closed because their peer did not read fast enough.")
-	descTooLong        = desc("messages_too_long_total", "WAMP messages not sent because they were longer than their receiver accepts (a RawSocket client's maximum message length); counted in messages_sent_total too.")
-	descUnencodable    = desc("messages_unencodable_total", "WAMP messages not sent because they held a value their receiver's serializer cannot encode (an in-process session's NaN for a JSON client, say); counted in messages_sent_total too.")
+	descTooLong        = desc("messages_too_long_total", "WAMP messages not sent because they were longer than their receiver accepts (a RawSocket client's maximum message length).")
+	descUnencodable    = desc("messages_unencodable_total", "WAMP messages not sent because they held a value their receiver's serializer cannot encode (an in-process session's NaN for a JSON client, say).")
 	descRegistrations  = desc("registrations", "Registrations on the realm now.", "realm")
 	descSubscriptions  = desc("subscriptions", "Subscriptions on the realm now.", "realm")
 	descProxySessions  = desc("proxy_sessions", "Client sessions that proxy workers relay now (their backend routers count them too, as logged in by the proxy).", "realm")
 	descProxyJoined    = desc("proxy_sessions_joined_total", "Client sessions that proxy workers authenticated and relayed, by the method the client authenticated with.", "realm", "authmethod")
-	descProxyTooLong   = desc("proxy_messages_too_long_total", "Backend routers' messages that proxy workers did not relay because they were longer than their client accepts (a RawSocket client's maximum message length).")
-	descProxyUnencode  = desc("proxy_messages_unencodable_total", "Backend routers' messages that proxy workers did not relay because they held a value their client's serializer cannot encode.")
+	descProxyTooLong   = desc("proxy_messages_too_long_total", "Messages that proxy workers did not relay because they were longer than their receiver accepts (a RawSocket's maximum message length): a backend router's for a client (direction to_client), a client's for a backend router (to_backend).", "direction")
+	descProxyUnencode  = desc("proxy_messages_unencodable_total", "Messages that proxy workers did not relay because they held a value their receiver's serializer cannot encode: a backend router's for a client (direction to_client), a client's for a backend router (to_backend).", "direction")
 	descProxyFailures  = desc("proxy_auth_failures_total", "Joins that proxy workers refused after HELLO (authentication failed or denied, no route, backend refused or unreachable, throttled); realm \"other\" when no route names the HELLO's realm.", "realm", "authmethod")
 	descBridgeRequests = desc("bridge_requests_total", "HTTP requests of the bridge: answered by the caller, publisher, webhook and proxy services, made by the callee and subscriber components; code 0 is no response.", "service", "code")
 	descBridgeDuration = desc("bridge_request_duration_seconds", "Duration of the bridge's HTTP requests.", "service", "code")
@@ -188,10 +189,12 @@ func histogram(d *prometheus.Desc, h meter.HistogramSnapshot, labels ...string) 
 func collectProxies(ch chan<- prometheus.Metric, proxies []ProxyStats) {
 	sessions := map[string]float64{}
 	joined, failures := map[[2]string]uint64{}, map[[2]string]uint64{}
-	var tooLong, unencodable uint64
+	var toClient, toBackend proxy.Refusals
 	for _, p := range proxies {
-		tooLong += p.TooLong
-		unencodable += p.Unencodable
+		toClient.TooLong += p.ToClient.TooLong
+		toClient.Unencodable += p.ToClient.Unencodable
+		toBackend.TooLong += p.ToBackend.TooLong
+		toBackend.Unencodable += p.ToBackend.Unencodable
 		for realm, n := range p.Sessions {
 			sessions[string(realm)] += float64(n)
 		}
@@ -206,8 +209,13 @@ func collectProxies(ch chan<- prometheus.Metric, proxies []ProxyStats) {
 	pairCounters(ch, descProxyJoined, joined)
 	pairCounters(ch, descProxyFailures, failures)
 	if len(proxies) > 0 { // no series on a node without a proxy worker, as the others
-		ch <- prometheus.MustNewConstMetric(descProxyTooLong, prometheus.CounterValue, float64(tooLong))
-		ch <- prometheus.MustNewConstMetric(descProxyUnencode, prometheus.CounterValue, float64(unencodable))
+		for _, d := range []struct {
+			name string
+			n    proxy.Refusals
+		}{{proxy.ToClient, toClient}, {proxy.ToBackend, toBackend}} {
+			ch <- prometheus.MustNewConstMetric(descProxyTooLong, prometheus.CounterValue, float64(d.n.TooLong), d.name)
+			ch <- prometheus.MustNewConstMetric(descProxyUnencode, prometheus.CounterValue, float64(d.n.Unencodable), d.name)
+		}
 	}
 }
 

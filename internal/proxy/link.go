@@ -29,6 +29,10 @@ type link struct {
 	// welcomed is closed once the client has its WELCOME, which a
 	// GOODBYE of the relay's must follow (close waits for it).
 	welcomed chan struct{}
+	// interruptible: the client announced the callee feature
+	// call_canceling, so that the relay may send it INTERRUPT. Set by
+	// join, before run.
+	interruptible bool
 
 	mu      sync.Mutex
 	back    wamp.Peer // nil until the backend login succeeds
@@ -71,15 +75,34 @@ func (l *link) join() bool {
 		return false
 	}
 	l.label = l.relay.realmLabel(id.Realm)
+	l.interruptible = cancels(at.hello.Details)
 	l.relay.counts.joined(l.label, id.AuthMethod)
-	l.front.Send(&wamp.Welcome{Session: w.Session, Details: welcomeDetails(w.Details, id)})
+	err = l.front.Send(&wamp.Welcome{Session: w.Session, Details: welcomeDetails(w.Details, id)})
 	close(l.welcomed)
+	if unsent.Refused(err) {
+		l.welcomeRefused(err)
+		return false
+	}
 	l.relay.log.Debug("session joined", "realm", string(id.Realm), "authid", id.AuthID, "authrole", id.AuthRole,
 		"authmethod", id.AuthMethod, "peer", l.front.Info().RemoteAddr, "backend", b.Name, "session", w.Session)
 	if l.entry.o.OnJoin != nil {
 		l.entry.o.OnJoin(l.id)
 	}
 	return true
+}
+
+// welcomeRefused ends the session whose WELCOME the client's peer refused
+// with err (the backend's details, its authextra most likely, too long
+// for the client or not encodable), as the router does: the client gets
+// ABORT with the refusal's URI rather than wait for a WELCOME that never
+// comes, and the backend session ends with its connection. Counted and
+// logged as the other messages refused (toClient); the session, counted
+// joined, leaves.
+func (l *link) welcomeRefused(err error) {
+	l.relay.byClient.Note(string(l.id.Realm), uint64(l.id.Session), wamp.TypeWelcome, err)
+	l.bye.Do(func() { sendAbort(l.front, wamp.Errorf(unsent.Of(err).URI(), "%s", unsent.Text(err, "client"))) })
+	l.back.Close()
+	l.relay.counts.left(l.label)
 }
 
 // refused counts and logs the refusal of a join for err, as the router
@@ -167,8 +190,9 @@ func welcomeDetails(backend wamp.Dict, id *auth.Identity) wamp.Dict {
 // run relays both ways until either side ends, then closes both. A
 // backend gone without GOODBYE ends the client's session with GOODBYE;
 // a client gone ends the backend session with its connection. A message
-// of the backend's that the client's peer refuses (too long, or not
-// encodable) is answered for without ending anything (toClient).
+// that the receiving peer refuses (too long, or not encodable) is
+// answered for, most often without ending anything: the backend's
+// (toClient), the client's (toBackend).
 func (l *link) run() {
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -217,21 +241,6 @@ func (l *link) pump(from, to wamp.Peer, d direction) (said bool) {
 		}
 	}
 }
-
-// toBackend is the client-to-backend direction: a client that logs out
-// (GOODBYE wamp.close.logout) is told to its entry; a message the
-// backend's peer refuses ends the session, as any other failed Send.
-type toBackend struct{ l *link }
-
-func (d toBackend) keep(m wamp.Message) bool {
-	g, ok := wamp.Unwrap(m).(*wamp.Goodbye)
-	if ok && g.Reason == "wamp.close.logout" && d.l.entry.o.OnLogout != nil {
-		d.l.entry.o.OnLogout(d.l.id)
-	}
-	return true
-}
-
-func (toBackend) refused(_ wamp.Message, err error) error { return err }
 
 // end sends the client the relay's GOODBYE, once.
 func (l *link) end(reason wamp.URI, msg string) {

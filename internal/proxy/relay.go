@@ -74,9 +74,10 @@ type Relay struct {
 	// refusedLog limits the "join refused" lines per client address.
 	refusedLog *lograte.Keyed
 	counts     counts
-	// unsent counts and logs the backends' messages that clients' peers
-	// refused (toClient).
-	unsent *unsent.Log
+	// byClient counts and logs the backends' messages that clients' peers
+	// refused (toClient), byBackend the clients' messages that backend
+	// connections refused (toBackend).
+	byClient, byBackend *unsent.Log
 
 	mu     sync.Mutex
 	closed bool
@@ -107,7 +108,8 @@ func New(o Options) *Relay {
 	}
 	r := &Relay{o: o, log: o.Logger, live: map[*link]struct{}{},
 		refusedLog: loginguard.PeerLimit(o.Logger, slog.LevelWarn, "join refused"),
-		unsent:     unsent.NewLog(o.Logger)}
+		byClient:   unsent.NewLog(o.Logger.With("direction", ToClient)),
+		byBackend:  unsent.NewLog(o.Logger.With("direction", ToBackend))}
 	r.setRoutes(o.Routes)
 	return r
 }

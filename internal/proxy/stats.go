@@ -24,17 +24,35 @@ type RealmMethod struct {
 }
 
 // Stats are a relay's counters: the client sessions it relays, by realm,
-// its joins and refused joins, by realm and authmethod, and the backends'
-// messages that its clients' peers refused (toClient). The backend
-// router counts the relayed sessions too, as logged in by the proxy
-// (anonymous-proxy or cryptosign-proxy); a refusal at the proxy never
-// reaches it.
+// its joins and refused joins, by realm and authmethod, and the messages
+// it did not relay because their receiver's peer refused them, each way.
+// The backend router counts the relayed sessions too, as logged in by the
+// proxy (anonymous-proxy or cryptosign-proxy); a refusal at the proxy
+// never reaches it.
 type Stats struct {
 	Sessions     map[wamp.URI]int       // relayed now
 	Joins        map[RealmMethod]uint64 // sessions welcomed, by the method the client authenticated with
 	AuthFailures map[RealmMethod]uint64 // joins refused after HELLO, by the method tried (else OtherMethod)
-	TooLong      uint64                 // messages not relayed: longer than the client accepts
-	Unencodable  uint64                 // messages not relayed: holding a value the client's serializer cannot encode
+	ToClient     Refusals               // the backends' messages that clients' peers refused (toClient)
+	ToBackend    Refusals               // the clients' messages that backend connections refused (toBackend)
+}
+
+// The directions of Stats' refusals, as logged and labelled in metrics.
+const (
+	ToClient  = "to_client"
+	ToBackend = "to_backend"
+)
+
+// Refusals count the messages of one direction that the relay did not
+// relay because the receiving peer's Send refused them.
+type Refusals struct {
+	TooLong     uint64 // longer than the receiver accepts
+	Unencodable uint64 // holding a value the receiver's serializer cannot encode
+}
+
+// refusals reads l's counts.
+func refusals(l *unsent.Log) Refusals {
+	return Refusals{TooLong: l.Count(unsent.TooLong), Unencodable: l.Count(unsent.Unencodable)}
 }
 
 // counts are a relay's Stats, under their lock: joins and refusals are
@@ -80,7 +98,7 @@ func (r *Relay) Stats() Stats {
 	defer r.counts.mu.Unlock()
 	return Stats{Sessions: maps.Clone(r.counts.st.Sessions), Joins: maps.Clone(r.counts.st.Joins),
 		AuthFailures: maps.Clone(r.counts.st.AuthFailures),
-		TooLong:      r.unsent.Count(unsent.TooLong), Unencodable: r.unsent.Count(unsent.Unencodable)}
+		ToClient:     refusals(r.byClient), ToBackend: refusals(r.byBackend)}
 }
 
 // realmLabel is realm as the counters name it: OtherRealm when no route

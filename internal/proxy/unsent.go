@@ -22,8 +22,8 @@ import (
 //   - an ERROR, ABORT or GOODBYE: sent again in its plainer form
 //     (unsent.SendPlainer).
 //
-// Each is counted (Stats.TooLong, Stats.Unencodable) and logged,
-// rate-limited, as the router does. Used by the pump's goroutine alone.
+// Each is counted (Stats.ToClient) and logged, rate-limited, as the
+// router does. Used by the pump's goroutine alone.
 type toClient struct {
 	l *link
 	// canceled are the CALLs whose progressive RESULT the client's peer
@@ -63,7 +63,7 @@ func callAnswer(m wamp.Message) (req wamp.ID, final, ok bool) {
 
 func (d *toClient) refused(m wamp.Message, err error) error {
 	id := d.l.identity()
-	d.l.relay.unsent.Note(string(id.Realm), uint64(id.Session), m.Type(), err)
+	d.l.relay.byClient.Note(string(id.Realm), uint64(id.Session), m.Type(), err)
 	switch m := wamp.Unwrap(m).(type) {
 	case *wamp.Invocation:
 		return d.l.back.Send(unsent.Error(wamp.TypeInvocation, m.Request, err, "callee"))
@@ -73,11 +73,11 @@ func (d *toClient) refused(m wamp.Message, err error) error {
 				return err
 			}
 		}
-		return d.send(unsent.Error(wamp.TypeCall, m.Request, err, "caller"))
+		return sendOwn(d.l.front, unsent.Error(wamp.TypeCall, m.Request, err, "caller"), "client")
 	case *wamp.Event:
 		return nil
 	}
-	return unsent.SendPlainer(d.l.front.Send, m, err)
+	return unsent.SendPlainer(d.l.front.Send, m, err, "client")
 }
 
 // cancel asks the backend to end CALL req at once, and drops its answers
@@ -88,14 +88,4 @@ func (d *toClient) cancel(req wamp.ID) error {
 	}
 	d.canceled[req] = struct{}{}
 	return d.l.back.Send(&wamp.Cancel{Request: req, Options: wamp.Dict{wamp.OptMode: wamp.CancelKillNoWait}})
-}
-
-// send sends the relay's own ERROR e to the client, plainer if its peer
-// refuses it too.
-func (d *toClient) send(e *wamp.Error) error {
-	err := d.l.front.Send(e)
-	if unsent.Refused(err) {
-		return unsent.SendPlainer(d.l.front.Send, e, err)
-	}
-	return err
 }

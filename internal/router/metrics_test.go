@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 	"unsafe"
 
@@ -45,6 +46,7 @@ func TestStatsCounters(t *testing.T) {
 		lost.send(&wamp.Hello{Realm: "attacker.chosen.name", Details: wamp.Dict{"authmethods": []any{"x-made-up"}}})
 		lost.expectAbort(wamp.ErrNoSuchRealm)
 
+		synctest.Wait() // the senders count what their peers took after Send
 		st := r.Stats()
 		rs := st.Realms["realm1"]
 		checks := []struct {

@@ -38,7 +38,7 @@ import (
 // it has one (unsent.SendPlainer). It returns Send's error, or err when m
 // has none.
 func (s *session) sendPlainer(by *session, m wamp.Message, err error) error {
-	return unsent.SendPlainer(func(r wamp.Message) error { return s.sendPeer(by, r) }, m, err)
+	return unsent.SendPlainer(func(r wamp.Message) error { return s.sendPeer(by, r) }, m, err, "client")
 }
 
 // resultRefused ends c, whose RESULT res its caller's peer refused with

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/junction-wamp/junction/wamp"
 )
@@ -86,6 +87,7 @@ func TestStats(t *testing.T) {
 		a.subscribe("com.t", nil)
 		a.register("com.p", nil)
 		join(t, r.Gate(), "b", nil)
+		synctest.Wait() // the senders count what their peers took after Send
 		st := r.Stats()
 		want := RealmStats{Sessions: 1, Subscriptions: 1, Registrations: 1, Subscribers: 1, Callees: 1, SubscriptionWeight: 1, RegistrationWeight: 1,
 			Joins: map[string]uint64{"anonymous": 1}, AuthFailures: map[string]uint64{}}

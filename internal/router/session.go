@@ -108,7 +108,7 @@ func (s *session) received(t wamp.MessageType) {
 }
 
 // sent counts a message queued for the client, in the stripe of session
-// by (see sendFrom). Safe for concurrent use.
+// by (see sendFrom), once its peer took it. Safe for concurrent use.
 func (s *session) sent(t wamp.MessageType, by *session) {
 	s.router.msgs.stripe(by.id).sent(t)
 	if s.unmetered {
@@ -134,22 +134,28 @@ func (s *session) send(m wamp.Message) error {
 // message counts (messageCounts), the one by counts everything else in,
 // rather than in s's, which other CPUs' sessions use at the same time.
 // send counts in s's stripe.
+//
+// Only what the peer took (queued, or written) counts as sent, the
+// plainer form of a refused message included; a message it refused, or a
+// Send that failed (closed, too slow), does not. Counted after Send, so
+// that a counter never goes back (Prometheus would read that as a reset);
+// a receiver may see the message before it is counted.
 func (s *session) sendFrom(by *session, m wamp.Message, t wamp.MessageType) error {
-	// Counted before Send, so that a receiver sees it counted, and kept
-	// when Send fails (the connection is closing): a counter that went
-	// back would read as a reset to Prometheus.
-	s.sent(t, by)
 	if t == wamp.TypeError {
 		s.router.noteCallError(wamp.Unwrap(m))
 	}
 	err := s.sendPeer(by, m)
 	if err == nil {
+		s.sent(t, by)
 		return nil
 	}
 	switch {
 	case unsent.Refused(err):
 		s.router.unsent.Note(string(s.realmName()), uint64(s.id), t, err)
-		return s.sendPlainer(by, m, err)
+		if err = s.sendPlainer(by, m, err); err == nil {
+			s.sent(t, by) // the plainer form, of m's type
+		}
+		return err
 	case errors.Is(err, wamp.ErrSlowConsumer):
 		if s.slow.CompareAndSwap(false, true) {
 			s.router.slow.note(string(s.realmName()), uint64(s.id), err)

@@ -69,7 +69,7 @@ var big = strings.Repeat("x", 1000)
 
 // TestResultTooLong: a RESULT longer than the caller accepts becomes ERROR
 // wamp.error.payload_size_exceeded for its CALL; the session stays open,
-// the refusal is counted and logged.
+// the refusal is counted and logged, and the RESULT is not counted sent.
 func TestResultTooLong(t *testing.T) {
 	var log logtest.Log
 	bubble(t, Options{Logger: log.Logger(slog.LevelWarn)}, func(t *testing.T, r *Router) {
@@ -92,10 +92,15 @@ func TestResultTooLong(t *testing.T) {
 			}
 		}
 		callee.quiet()
+		synctest.Wait()
 		st := r.Stats()
 		if st.TooLong != 1 || st.Realms["realm1"].CallsInFlight != 0 || st.CallErrors[string(wamp.ErrPayloadSizeExceeded)] != 1 {
 			t.Errorf("stats: TooLong %d, calls in flight %d, call errors %v; want 1, 0 and one payload_size_exceeded",
 				st.TooLong, st.Realms["realm1"].CallsInFlight, st.CallErrors)
+		}
+		// Sent: the small RESULT, not the one refused; the ERROR instead.
+		if st.Sent["RESULT"] != 1 || st.Sent["ERROR"] != 1 {
+			t.Errorf("sent %v, want 1 RESULT and 1 ERROR", st.Sent)
 		}
 		lines := log.Lines(t, "message too long for its receiver: not sent")
 		if len(lines) != 1 || lines[0]["type"] != "RESULT" || lines[0]["limit"] != 100.0 || lines[0]["session"] != float64(caller.id) {

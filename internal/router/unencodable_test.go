@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"testing/synctest"
 
+	"github.com/junction-wamp/junction/internal/auth"
 	"github.com/junction-wamp/junction/internal/logtest"
 	"github.com/junction-wamp/junction/wamp"
 )
@@ -16,15 +18,18 @@ import (
 type poison struct{}
 
 // encodePeer is a fakePeer whose serializer cannot encode a poison: Send
-// returns a *wamp.EncodeError for a message holding one, and nothing is
-// sent.
+// returns a *wamp.EncodeError for a message holding one (in its payload,
+// an ERROR's or a WELCOME's details), and nothing is sent.
 type encodePeer struct{ *fakePeer }
 
 func (p *encodePeer) Send(m wamp.Message) error {
 	pl := wamp.PayloadOf(m)
 	held := fmt.Sprintf("%#v %#v", pl.Args, pl.Kwargs)
-	if e, ok := wamp.Unwrap(m).(*wamp.Error); ok {
-		held += fmt.Sprintf("%#v", e.Details)
+	switch m := wamp.Unwrap(m).(type) {
+	case *wamp.Error:
+		held += fmt.Sprintf("%#v", m.Details)
+	case *wamp.Welcome:
+		held += fmt.Sprintf("%#v", m.Details)
 	}
 	if strings.Contains(held, "router.poison") {
 		return fmt.Errorf("fake: %w", &wamp.EncodeError{Type: m.Type(), Err: errors.New("fake: cannot encode a poison")})
@@ -152,6 +157,38 @@ func TestErrorUnencodable(t *testing.T) {
 		const want = "the error's details and arguments were cut: ERROR with a value the client's serializer cannot encode"
 		if msg := fmt.Sprint(e.Args...); e.Request != req || len(e.Details) != 0 || !strings.HasPrefix(msg, want) {
 			t.Errorf("ERROR %+v, want for CALL %d saying %q", e, req, want)
+		}
+	})
+}
+
+// extraAuth is a fake in-process authenticator that welcomes anyone as
+// anonymous with its authextra, as a dynamic one may.
+type extraAuth struct{ extra wamp.Dict }
+
+func (extraAuth) Method() string { return "anonymous" }
+
+func (a extraAuth) Start(*auth.Request) (*auth.Identity, auth.Challenge, error) {
+	return &auth.Identity{AuthID: "someone", AuthRole: "anonymous", AuthMethod: "anonymous", AuthExtra: a.extra}, nil, nil
+}
+
+// TestWelcomeUnencodable: a WELCOME the client's serializer cannot encode
+// (an in-process authenticator's authextra holding a value it cannot
+// carry) ends the session with ABORT wamp.error.invalid_argument saying
+// so, rather than leave the client waiting; the session leaves its realm,
+// and the refusal is counted.
+func TestWelcomeUnencodable(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		p := newFakePeer(16)
+		c := attachAs(t, r.Gate(extraAuth{wamp.Dict{"key": poison{}}}), p, &encodePeer{fakePeer: p})
+		c.send(&wamp.Hello{Realm: "realm1", Details: clientRoles()})
+		a := c.expectAbort(wamp.ErrInvalidArgument)
+		const want = "WELCOME with a value the client's serializer cannot encode (fake: cannot encode a poison)"
+		if msg, _ := a.Details[wamp.KeyMessage].(string); msg != want {
+			t.Errorf("ABORT %+v, want the message %q", a, want)
+		}
+		synctest.Wait()
+		if st := r.Stats(); st.Sessions != 0 || st.Realms["realm1"].Sessions != 0 || st.Unencodable != 1 || st.Sent["WELCOME"] != 0 {
+			t.Errorf("stats %+v", st)
 		}
 	})
 }

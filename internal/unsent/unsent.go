@@ -6,7 +6,7 @@
 // in-process session that sends Go values as they are). The router and
 // the proxy's relay answer for such a message rather than lose it: the
 // error URI (Reason.URI), the text saying what was refused (Text), the
-// plainer form of an ERROR, ABORT or GOODBYE (SendPlainer), and the
+// plainer form of an ERROR, ABORT, GOODBYE or CANCEL (SendPlainer), and the
 // count and rate-limited log (Log) are this package's, the rest theirs.
 package unsent
 
@@ -84,34 +84,42 @@ func Error(t wamp.MessageType, req wamp.ID, err error, who string) *wamp.Error {
 	return wamp.ErrorFor(t, req, wamp.Errorf(Of(err).URI(), "%s", Text(err, who)))
 }
 
-// plainer returns what to send instead of m, refused by err, or nil for a
-// message that has none (an EVENT, a RESULT or an INVOCATION, which their
-// senders answer for). bare: the plainest form, when the first
-// replacement was refused too.
-func plainer(m wamp.Message, err error, bare bool) wamp.Message {
+// plainer returns what to send instead of m, refused by err by who (as
+// in Text), or nil for a message that has none (an EVENT, a RESULT or an
+// INVOCATION, which their senders answer for). bare: the plainest form,
+// when the first replacement was refused too.
+func plainer(m wamp.Message, err error, who string, bare bool) wamp.Message {
 	switch m := wamp.Unwrap(m).(type) {
 	case *wamp.Error:
 		var args wamp.List
 		if !bare {
-			args = wamp.List{"the error's details and arguments were cut: " + Text(err, "client")}
+			args = wamp.List{"the error's details and arguments were cut: " + Text(err, who)}
 		}
 		return &wamp.Error{RequestType: m.RequestType, Request: m.Request, Details: wamp.Dict{}, Error: m.Error, Args: args}
 	case *wamp.Abort:
 		return &wamp.Abort{Details: wamp.Dict{}, Reason: m.Reason}
 	case *wamp.Goodbye:
 		return &wamp.Goodbye{Details: wamp.Dict{}, Reason: m.Reason}
+	case *wamp.Cancel:
+		opts := wamp.Dict{}
+		if mode, ok := m.Options[wamp.OptMode].(string); ok && !bare {
+			opts[wamp.OptMode] = mode
+		}
+		return &wamp.Cancel{Request: m.Request, Options: opts}
 	}
 	return nil
 }
 
 // SendPlainer sends with send, instead of m that err refused, its plainer
 // form: an ERROR with its URI, its details, arguments and keyword
-// arguments replaced by a message saying what was refused (without it
-// when even that is refused); an ABORT or GOODBYE without its details. It
-// returns send's error, or err when m has no plainer form.
-func SendPlainer(send func(wamp.Message) error, m wamp.Message, err error) error {
+// arguments replaced by a message saying what who (as in Text) refused
+// (without it when even that is refused); an ABORT or GOODBYE without its
+// details; a CANCEL (a client's, which the proxy's relay passes on) with
+// its mode alone, then without options. It returns send's error, or err
+// when m has no plainer form.
+func SendPlainer(send func(wamp.Message) error, m wamp.Message, err error, who string) error {
 	for _, bare := range []bool{false, true} {
-		r := plainer(m, err, bare)
+		r := plainer(m, err, who, bare)
 		if r == nil {
 			return err
 		}

@@ -49,7 +49,8 @@ func TestOf(t *testing.T) {
 
 // TestSendPlainer: an ERROR goes again with its URI and a message saying
 // what was cut, then bare when that is refused too; an ABORT or GOODBYE
-// without details; a RESULT has no plainer form.
+// without details; a CANCEL with its mode, then without options; a RESULT
+// has no plainer form.
 func TestSendPlainer(t *testing.T) {
 	long := &wamp.Error{RequestType: wamp.TypeCall, Request: 3, Details: wamp.Dict{"x": 1}, Error: "com.err", Args: wamp.List{"long"}}
 	tests := []struct {
@@ -65,6 +66,8 @@ func TestSendPlainer(t *testing.T) {
 		{"refused twice", long, 2, nil, true},
 		{"abort", &wamp.Abort{Details: wamp.Dict{"x": 1}, Reason: "wamp.error.no_such_realm"}, 0, &wamp.Abort{Details: wamp.Dict{}, Reason: "wamp.error.no_such_realm"}, false},
 		{"goodbye", &wamp.Goodbye{Details: wamp.Dict{"x": 1}, Reason: wamp.ErrCloseNormal}, 0, &wamp.Goodbye{Details: wamp.Dict{}, Reason: wamp.ErrCloseNormal}, false},
+		{"cancel", &wamp.Cancel{Request: 3, Options: wamp.Dict{wamp.OptMode: wamp.CancelKill, "x": 1}}, 0, &wamp.Cancel{Request: 3, Options: wamp.Dict{wamp.OptMode: wamp.CancelKill}}, false},
+		{"bare cancel", &wamp.Cancel{Request: 3, Options: wamp.Dict{wamp.OptMode: wamp.CancelKill, "x": 1}}, 1, &wamp.Cancel{Request: 3, Options: wamp.Dict{}}, false},
 		{"result", &wamp.Result{Request: 3, Details: wamp.Dict{}}, 0, nil, true},
 	}
 	for _, tt := range tests {
@@ -78,7 +81,7 @@ func TestSendPlainer(t *testing.T) {
 				}
 				sent = m
 				return nil
-			}, tt.m, unencodable)
+			}, tt.m, unencodable, "client")
 			if (err != nil) != tt.wantErr || fmt.Sprintf("%#v", sent) != fmt.Sprintf("%#v", tt.want) {
 				t.Errorf("sent %#v (err %v), want %#v", sent, err, tt.want)
 			}
