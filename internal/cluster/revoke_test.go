@@ -26,14 +26,7 @@ func (d denyUnder) Authorize(_ *auth.Identity, a auth.Action, uri wamp.URI, _ wa
 // on_unregister, on_unsubscribe and on_delete reach a subscriber on
 // another node once.
 func testRevokedOnUpdate(t *testing.T, sites []*site) {
-	const (
-		onJoin        wamp.URI = "wamp.session.on_join"
-		onUnregister  wamp.URI = "wamp.registration.on_unregister"
-		onRegDelete   wamp.URI = "wamp.registration.on_delete"
-		onUnsubscribe wamp.URI = "wamp.subscription.on_unsubscribe"
-		onSubDelete   wamp.URI = "wamp.subscription.on_delete"
-	)
-	w := watchMeta(t, sites[1].join(t), onJoin, onUnregister, onRegDelete, onUnsubscribe, onSubDelete)
+	w := watchLeaving(t, sites[1])
 	hearJoins(t, sites, []metaSeen{w})
 	holder, caller := sites[0].join(t), sites[2].join(t)
 	reg := register(t, holder, "com.revoke.proc", answer("holder"), nil)
