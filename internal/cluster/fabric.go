@@ -27,6 +27,7 @@ func NewFabric(n *Node, log *slog.Logger) *Fabric {
 	f := &Fabric{events: newPubSub(n, log), calls: newCalls(n, log), sessions: newSessions(n, log),
 		roster: newRoster(n, log)}
 	f.sessions.servers = f.events.membersIn
+	f.roster.onRejoin = f.sessions.rejoined
 	return f
 }
 

@@ -56,6 +56,7 @@ type sessions struct {
 	// (pubsub.membersIn): a lost session of a realm this node does not
 	// serve is handed over to one of them (reap_handover.go).
 	servers func(wamp.URI) []Member
+	wills   wills // this node's sessions' testaments (will.go)
 
 	mu     sync.Mutex // guards the fields below; a leaf
 	realms map[wamp.URI]*router.RealmLink

@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,15 @@ func (d denyUnder) Authorize(_ *auth.Identity, a auth.Action, uri wamp.URI, _ wa
 // another node once.
 func testRevokedOnUpdate(t *testing.T, sites []*site) {
 	w := watchLeaving(t, sites[1])
-	hearJoins(t, sites, []metaSeen{w})
+	watcher := sites[1].node.Self()
+	waitUntil(t, "the first node mirrors the watcher's interest", func() bool {
+		for _, topic := range []wamp.URI{onJoin, onUnregister, onRegDelete, onUnsubscribe, onSubDelete} {
+			if !slices.Contains(cluster.Interested(sites[0].fabric, "realm1", topic), watcher) {
+				return false
+			}
+		}
+		return true
+	})
 	holder, caller := sites[0].join(t), sites[2].join(t)
 	reg := register(t, holder, "com.revoke.proc", answer("holder"), nil)
 	subscribe(t, holder, "com.revoke.topic", nil)
