@@ -155,7 +155,8 @@ func (ro *roster) encode(e *rosterEntry) []byte {
 
 // membership rewrites the roster under this node's new life when it
 // rejoins. The records of its earlier life stay for the members that
-// reaped it (they publish their sessions' leaving and delete them).
+// reap it (they publish their sessions' leaving and delete them); what
+// they leave, onRejoin deletes (sessions.rejoined).
 func (ro *roster) membership(ev MemberEvent) {
 	if !ev.Up || ev.Member.Name != ro.node.Self().Name {
 		return

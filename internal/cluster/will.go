@@ -174,8 +174,11 @@ func (s *sessions) rejoined(old Member, settled <-chan struct{}) {
 		// a second gives their lock time to be taken first.
 		t := time.NewTimer(s.node.cfg.Lease + time.Second)
 		defer t.Stop()
+		bound := time.NewTimer(reapTimeout) // a writer never idle (sessions changing all the time)
+		defer bound.Stop()
 		select {
 		case <-settled:
+		case <-bound.C:
 		case <-s.ctx.Done():
 			return
 		}
