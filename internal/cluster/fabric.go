@@ -24,8 +24,11 @@ var _ router.Fabric = (*Fabric)(nil)
 // NewFabric makes the fabric of node n; nothing reaches the network
 // before Start.
 func NewFabric(n *Node, log *slog.Logger) *Fabric {
-	return &Fabric{events: newPubSub(n, log), calls: newCalls(n, log), sessions: newSessions(n, log),
+	f := &Fabric{events: newPubSub(n, log), calls: newCalls(n, log), sessions: newSessions(n, log),
 		roster: newRoster(n, log)}
+	f.sessions.servers = f.events.membersIn
+	f.roster.onRejoin = f.sessions.rejoined
+	return f
 }
 
 // Start opens the cluster's tables and starts mirroring them, once the
@@ -37,6 +40,7 @@ func (f *Fabric) Start(ctx context.Context) error {
 	if err := f.calls.start(ctx); err != nil {
 		return err
 	}
+	f.sessions.node.Handle(kindLost, f.sessions.onLost)
 	if err := f.sessions.start(ctx, f.calls.again); err != nil {
 		return err
 	}

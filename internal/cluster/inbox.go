@@ -131,6 +131,9 @@ func (n *Node) onEnvelope(m *nats.Msg) {
 	}
 	if !n.liveSender(e.from) {
 		n.counts.dropped.Add(1)
+		if e.kind == kindEvent {
+			n.eventDropped(dropMemberLost, e.from)
+		}
 		return
 	}
 	select {

@@ -52,6 +52,12 @@ type sessions struct {
 	wg     sync.WaitGroup
 	reaped atomic.Uint64 // the losses and leaves of members handled (reap.go)
 
+	// servers returns the other members with subscribers in a realm
+	// (pubsub.membersIn): a lost session of a realm this node does not
+	// serve is handed over to one of them (reap_handover.go).
+	servers func(wamp.URI) []Member
+	wills   wills // this node's sessions' testaments (will.go)
+
 	mu     sync.Mutex // guards the fields below; a leaf
 	realms map[wamp.URI]*router.RealmLink
 	sub    *nats.Subscription // of queries, once started

@@ -33,6 +33,7 @@ func TestSessions(t *testing.T) {
 	t.Run("meta events", func(t *testing.T) { testMetaEvents(t, sites) })
 	t.Run("kill", func(t *testing.T) { testSessionKill(t, sites) })
 	t.Run("kill by authid", func(t *testing.T) { testSessionKillBy(t, sites) })
+	t.Run("revoked by a realm update", func(t *testing.T) { testRevokedOnUpdate(t, sites) })
 }
 
 // testSessionIDs: every node draws its session IDs in a slot of its own

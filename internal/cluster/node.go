@@ -76,6 +76,7 @@ type Node struct {
 // counts are the node's message counters (read with Stats).
 type counts struct {
 	sent, received, gaps, lost, dropped atomic.Uint64
+	events                              eventDrops // events dropped, by reason (drops.go)
 }
 
 // Stats are the counters of the node's messages since it started.
@@ -84,6 +85,10 @@ type Stats struct {
 	Gaps           uint64 // gaps found in a sender's sequence
 	Lost           uint64 // messages those gaps skipped
 	Dropped        uint64 // for an earlier epoch, from a lost member, of no handler
+	// EventsDropped are the publications not delivered to another
+	// member's subscribers, or to this node's, by reason (each logged,
+	// rate-limited).
+	EventsDropped EventDrops
 }
 
 // Errors of Send.
@@ -113,13 +118,15 @@ func New(cfg Config, log *slog.Logger) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Node{
+	n := &Node{
 		cfg: cfg, log: log.With("cluster", cfg.Name, "node", cfg.Node),
 		prefix: "jx." + cfg.Name, self: Member{Name: cfg.Node, Epoch: newEpoch()},
 		peers: map[string]*peer{}, wake: make(chan struct{}, 1),
 		out: map[string]*outState{}, in: map[string]*sender{},
 		joined: make(chan struct{}), done: make(chan struct{}),
-	}, nil
+	}
+	n.counts.events.warn.Interval = dropLogInterval
+	return n, nil
 }
 
 // Join starts the embedded nats-server (or connects to the external
@@ -273,7 +280,8 @@ func (n *Node) Fenced() bool {
 // Stats returns the node's counters.
 func (n *Node) Stats() Stats {
 	return Stats{Sent: n.counts.sent.Load(), Received: n.counts.received.Load(),
-		Gaps: n.counts.gaps.Load(), Lost: n.counts.lost.Load(), Dropped: n.counts.dropped.Load()}
+		Gaps: n.counts.gaps.Load(), Lost: n.counts.lost.Load(), Dropped: n.counts.dropped.Load(),
+		EventsDropped: n.counts.events.stats()}
 }
 
 // Close leaves the cluster cleanly: the other members see this node gone

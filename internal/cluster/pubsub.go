@@ -425,16 +425,22 @@ func (ps *pubsub) publish(realm wamp.URI, p *router.Publication) {
 	}
 	body, err := appendEvent(nil, remoteEvent{realm, p})
 	if err != nil {
-		ps.warnf("cluster: event not sent", "realm", string(realm), "topic", string(p.Topic), "err", err)
+		for _, m := range to {
+			ps.node.eventDropped(dropMalformed, m, "realm", string(realm), "topic", string(p.Topic), "err", err)
+		}
 		return
 	}
 	if p.Retain {
 		ps.retW.put(retainedKey(realm, p.Topic), body)
 	}
 	for _, m := range to {
-		if err := ps.node.Send(m, kindEvent, body); err != nil && !errors.Is(err, ErrNotMember) {
-			// A member not live (yet, or anymore) has no subscriber to miss it.
-			ps.warnf("cluster: event not sent", "realm", string(realm), "member", m.String(), "err", err)
+		switch err := ps.node.Send(m, kindEvent, body); {
+		case errors.Is(err, ErrNotMember):
+			// Lost (or left) since its interest was mirrored: the mirror
+			// forgets it as the membership's event comes.
+			ps.node.eventDropped(dropMemberLost, m, "realm", string(realm), "topic", string(p.Topic))
+		case err != nil:
+			ps.node.eventDropped(dropSendFailed, m, "realm", string(realm), "topic", string(p.Topic), "err", err)
 		}
 	}
 }
@@ -445,15 +451,17 @@ func (ps *pubsub) publish(realm wamp.URI, p *router.Publication) {
 func (ps *pubsub) onEvent(from Member, body []byte) {
 	e, err := decodeEvent(body)
 	if err != nil {
-		ps.warnf("cluster: malformed event", "from", from.String(), "err", err)
+		ps.node.eventDropped(dropMalformed, from, "err", err)
 		return
 	}
 	ps.mu.RLock()
 	link := ps.links[e.realm]
 	ps.mu.RUnlock()
-	if link != nil {
-		link.Deliver(e.pub)
+	if link == nil {
+		ps.node.eventDropped(dropNoRealm, from, "realm", string(e.realm), "topic", string(e.pub.Topic))
+		return
 	}
+	link.Deliver(e.pub)
 }
 
 func (ps *pubsub) warnf(msg string, args ...any) {

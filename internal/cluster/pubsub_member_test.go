@@ -12,18 +12,18 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// onePubSub starts a cluster of one node and its pubsub, closed at the
-// end of the test.
-func onePubSub(t *testing.T) (*pubsub, jetstream.KeyValue) {
+// onePubSub starts a cluster of one node and its pubsub, logging to log,
+// closed at the end of the test.
+func onePubSub(t *testing.T, log *slog.Logger) (*pubsub, jetstream.KeyValue) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	n, err := Start(ctx, Config{Name: "one", Node: "back-1", Embedded: &Embedded{}}, slog.New(slog.DiscardHandler))
+	n, err := Start(ctx, Config{Name: "one", Node: "back-1", Embedded: &Embedded{}}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { n.Close() })
-	ps := newPubSub(n, slog.New(slog.DiscardHandler))
+	ps := newPubSub(n, log)
 	t.Cleanup(ps.close)
 	if err := ps.start(ctx); err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func waitKey(t *testing.T, kv jetstream.KeyValue, k string, present bool) {
 // its interest back: the records it still holds are read again, and a
 // record another member deleted meanwhile is written again by its owner.
 func TestPubSubMemberBack(t *testing.T) {
-	ps, kv := onePubSub(t)
+	ps, kv := onePubSub(t, slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	other := Member{Name: "back-2", Epoch: 7}

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +29,7 @@ type writer struct {
 	pending map[string][]byte // key -> value; nil: delete
 	busy    bool              // a batch is being written
 	idle    chan struct{}     // closed when nothing is pending and no batch is being written
+	stale   string            // a key prefix forgotten: its failed writes are not tried again
 }
 
 // newWriter makes a writer of table; what it is asked waits for start.
@@ -51,6 +53,24 @@ func (w *writer) set(key string, value []byte) {
 	select {
 	case w.wake <- struct{}{}:
 	default:
+	}
+}
+
+// forget drops the wishes for the keys that start with prefix (those of
+// an earlier life of this node), and does not try again the writes of
+// such keys under way that fail.
+func (w *writer) forget(prefix string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	had := len(w.pending) > 0
+	for k := range w.pending {
+		if strings.HasPrefix(k, prefix) {
+			delete(w.pending, k)
+		}
+	}
+	w.stale = prefix
+	if had && len(w.pending) == 0 && !w.busy {
+		close(w.idle)
 	}
 }
 
@@ -118,7 +138,7 @@ func (w *writer) writeBatch(ctx context.Context) (failed bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for k, v := range retry {
-		if _, replaced := w.pending[k]; !replaced {
+		if _, replaced := w.pending[k]; !replaced && (w.stale == "" || !strings.HasPrefix(k, w.stale)) {
 			w.pending[k] = v
 		}
 	}

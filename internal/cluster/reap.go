@@ -261,14 +261,15 @@ func (s *sessions) reapSessions(ctx context.Context, kv jetstream.KeyValue, l re
 	for done := 0; done < len(lost); {
 		batch := lost[done:min(done+reapBatch, len(lost))]
 		for _, ls := range batch {
-			if link := s.realm(ls.realm); l.publish && link != nil {
-				ls.s.Subscriptions = last(ls.realm, ls.s.Subscriptions, 's')
-				ls.s.Registrations = last(ls.realm, ls.s.Registrations, 'r')
-				if ls.rostered {
-					link.PublishLost(ls.s)
-				} else {
-					link.PublishTestaments(ls.s.Testaments)
-				}
+			if !l.publish {
+				continue
+			}
+			ls.s.Subscriptions = last(ls.realm, ls.s.Subscriptions, 's')
+			ls.s.Registrations = last(ls.realm, ls.s.Registrations, 'r')
+			if link := s.realm(ls.realm); link != nil {
+				publishLost(link, ls)
+			} else if err := s.handOver(ls); err != nil {
+				return done, err // a realm this node does not serve (reap_handover.go)
 			}
 		}
 		if err := s.deleteKeys(ctx, kv, batch); err != nil {

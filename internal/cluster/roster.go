@@ -40,6 +40,11 @@ type roster struct {
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 	done func() // ends the membership's watch
+	// onRejoin is told of this node's earlier life when it rejoined under
+	// a new one, once the writer has dropped the earlier life's wishes,
+	// with a channel closed once the writer's writes under way are done
+	// (sessions.rejoined).
+	onRejoin func(old Member, settled <-chan struct{})
 
 	mu      sync.Mutex // guards the fields below; before writer.mu
 	self    Member     // the life of this node the records are written under
@@ -111,8 +116,14 @@ func (ro *roster) run() {
 }
 
 // flush encodes the dirty records and hands them to the writer: a record
-// of a session gone is deleted if it was written.
+// of a session gone is deleted if it was written. A fenced node writes
+// nothing: the members that reap its earlier life publish its sessions
+// as they were when it was cut off, and it writes them under its new
+// life when it rejoins (rejoined marks them all dirty).
 func (ro *roster) flush() {
+	if ro.node.Fenced() {
+		return
+	}
 	ro.mu.Lock()
 	defer ro.mu.Unlock()
 	for ref := range ro.dirty {
@@ -144,27 +155,36 @@ func (ro *roster) encode(e *rosterEntry) []byte {
 
 // membership rewrites the roster under this node's new life when it
 // rejoins. The records of its earlier life stay for the members that
-// reaped it (they publish their sessions' leaving and delete them).
+// reap it (they publish their sessions' leaving and delete them); what
+// they leave, onRejoin deletes (sessions.rejoined).
 func (ro *roster) membership(ev MemberEvent) {
-	if ev.Up && ev.Member.Name == ro.node.Self().Name {
-		ro.rejoined(ev.Member)
+	if !ev.Up || ev.Member.Name != ro.node.Self().Name {
+		return
+	}
+	if old, settled, ok := ro.rejoined(ev.Member); ok && ro.onRejoin != nil {
+		ro.onRejoin(old, settled)
 	}
 }
 
 // rejoined makes self the life the records are written under, and
-// marks them all dirty when it is a new one.
-func (ro *roster) rejoined(self Member) {
+// marks them all dirty when it is a new one; the writes of the earlier
+// life not made yet are dropped. It returns the earlier life, and a
+// channel closed once the writes under way are done.
+func (ro *roster) rejoined(self Member) (old Member, settled <-chan struct{}, ok bool) {
 	ro.mu.Lock()
 	defer ro.mu.Unlock()
 	if self == ro.self {
-		return
+		return Member{}, nil, false
 	}
+	old = ro.self
 	ro.self = self
+	ro.w.forget("r." + memberKey(old) + ".")
 	clear(ro.written)
 	for ref := range ro.entries {
 		ro.dirty[ref] = true
 	}
 	ro.signal()
+	return old, ro.w.flushed(), true
 }
 
 // signal wakes run. ro.mu must be held.

@@ -39,11 +39,22 @@ func startSites(t testing.TB, n int, opts ...clustertest.Option) []*site {
 // realm1).
 func startRealmSites(t testing.TB, n int, realm router.RealmOptions, opts ...clustertest.Option) []*site {
 	t.Helper()
-	nodes := clustertest.Start(t, n, opts...)
-	sites := make([]*site, n)
+	realms := make([][]router.RealmOptions, n)
+	for i := range realms {
+		realms[i] = []router.RealmOptions{realm}
+	}
+	return startSitesServing(t, realms, opts...)
+}
+
+// startSitesServing starts a node for each of realms, with a router
+// serving its realms.
+func startSitesServing(t testing.TB, realms [][]router.RealmOptions, opts ...clustertest.Option) []*site {
+	t.Helper()
+	nodes := clustertest.Start(t, len(realms), opts...)
+	sites := make([]*site, len(realms))
 	for i, nd := range nodes {
 		f := cluster.NewFabric(nd, slog.New(slog.DiscardHandler))
-		r, err := router.New(router.Options{Realms: []router.RealmOptions{realm}, Fabric: f})
+		r, err := router.New(router.Options{Realms: realms[i], Fabric: f})
 		if err != nil {
 			t.Fatal(err)
 		}

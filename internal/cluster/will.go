@@ -3,7 +3,12 @@ package cluster
 import (
 	"context"
 	"encoding/binary"
+	"maps"
 	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/wamp"
@@ -37,28 +42,43 @@ func sessionKey(kind string, m Member, realm wamp.URI, session wamp.ID) string {
 
 // Testaments writes the testaments of this node's session to the sess
 // table, or deletes its key when there are none (router.TestamentFabric),
-// but not while this node is fenced: it publishes them to its own
-// subscribers only, and the members that reap it to theirs.
+// but not while this node is fenced: the members that reap this node's
+// earlier life publish the testaments its sessions held when it was cut
+// off (and this node publishes them to its own subscribers as its
+// sessions leave); those of its sessions that live on are written under
+// its new life when it rejoins (rejoined).
 func (r *realmSessions) Testaments(session wamp.ID, ts []router.Testament) error {
 	s := r.s
-	s.mu.Lock()
-	kv := s.will
-	s.mu.Unlock()
+	kv := s.table()
 	if kv == nil {
 		return errNotStarted
 	}
-	if len(ts) == 0 && s.node.Fenced() {
-		return nil // the members that reap this node publish them to theirs
+	h := s.wills.hold(sessionRef{r.name, session})
+	h.mu.Lock() // the session's writes, and a rejoin's, in order
+	defer h.mu.Unlock()
+	h.ts, h.gone = ts, len(ts) == 0
+	if h.gone {
+		s.wills.drop(sessionRef{r.name, session}, h)
 	}
-	key := sessionKey("w", s.node.Self(), r.name, session)
+	if s.node.Fenced() {
+		return nil
+	}
+	return s.writeWill(context.Background(), kv, s.node.Self(), r.name, session, ts)
+}
+
+// writeWill writes the testaments ts of session of realm under this
+// node's life self, or deletes their key when there are none, until ctx
+// ends or tableTimeout passed.
+func (s *sessions) writeWill(ctx context.Context, kv jetstream.KeyValue, self Member, realm wamp.URI, session wamp.ID, ts []router.Testament) error {
+	key := sessionKey("w", self, realm, session)
 	var body []byte
 	if len(ts) > 0 {
 		var err error
-		if body, err = appendWill(nil, will{realm: r.name, session: session, ts: ts}); err != nil {
+		if body, err = appendWill(nil, will{realm: realm, session: session, ts: ts}); err != nil {
 			return err
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), tableTimeout)
+	ctx, cancel := context.WithTimeout(ctx, tableTimeout)
 	defer cancel()
 	for {
 		var err error
@@ -71,6 +91,104 @@ func (r *realmSessions) Testaments(session wamp.ID, ts []router.Testament) error
 			return err
 		}
 	}
+}
+
+// wills are the testaments of this node's sessions as last written (or
+// to be written when a fenced node rejoins), by session.
+type wills struct {
+	mu   sync.Mutex // guards held; a leaf (a heldWill's mu may be held)
+	held map[sessionRef]*heldWill
+}
+
+// heldWill is one session's testaments. Its mu is held across the
+// table's write, so that the session's changes and a rejoin's rewrite of
+// them reach the table in order.
+type heldWill struct {
+	mu   sync.Mutex
+	ts   []router.Testament
+	gone bool // none left: the session left, or flushed them
+}
+
+// hold returns the testaments of ref, made if need be.
+func (w *wills) hold(ref sessionRef) *heldWill {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.held == nil {
+		w.held = map[sessionRef]*heldWill{}
+	}
+	h := w.held[ref]
+	if h == nil {
+		h = &heldWill{}
+		w.held[ref] = h
+	}
+	return h
+}
+
+// drop forgets ref's testaments h, none left.
+func (w *wills) drop(ref sessionRef, h *heldWill) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.held[ref] == h {
+		delete(w.held, ref)
+	}
+}
+
+// all returns the testaments held, by session.
+func (w *wills) all() map[sessionRef]*heldWill {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.held)
+}
+
+// rejoined follows this node's rejoin under a new life after a fence
+// (old: the earlier one): it writes the testaments of its sessions that
+// live on under the new life, then, once the writes of the earlier life
+// under way are done (settled), and the other members had the time to
+// begin reaping the earlier life, it deletes what the earlier life left
+// in the sess table that they did not take: the records of sessions
+// that live on here (written again under the new life), that left while
+// this node was fenced (their leaving published here then, when no
+// member reaped this node: every member was cut off), or that a write
+// late in the cut left after the reapers read the table. It publishes
+// nothing. It does so as the reaper of the earlier life (its lock, as
+// for a member that left): never while a member that reaps it holds the
+// lock, and taken over if this node is lost before it finished.
+func (s *sessions) rejoined(old Member, settled <-chan struct{}) {
+	s.wg.Go(func() {
+		kv := s.table()
+		if kv == nil {
+			return
+		}
+		for ref, h := range s.wills.all() {
+			h.mu.Lock()
+			if !h.gone && !s.node.Fenced() {
+				if err := s.writeWill(s.ctx, kv, s.node.Self(), ref.realm, ref.session, h.ts); err != nil && s.ctx.Err() == nil {
+					s.log.Error("cluster: testaments not kept in the cluster's table: they are lost if this node dies",
+						"realm", string(ref.realm), "session", uint64(ref.session), "err", err)
+				}
+			}
+			h.mu.Unlock()
+		}
+		// The members reap the earlier life when they lose it, at the
+		// latest as they hear the new life's first heartbeat: a lease and
+		// a second gives their lock time to be taken first.
+		t := time.NewTimer(s.node.cfg.Lease + time.Second)
+		defer t.Stop()
+		bound := time.NewTimer(reapTimeout) // a writer never idle (sessions changing all the time)
+		defer bound.Stop()
+		select {
+		case <-settled:
+		case <-bound.C:
+		case <-s.ctx.Done():
+			return
+		}
+		select {
+		case <-t.C:
+		case <-s.ctx.Done():
+			return
+		}
+		s.reap(reapLock{reaper: s.node.Self(), member: old})
+	})
 }
 
 // realm returns the link of realm name, or nil.

@@ -14,6 +14,9 @@ type ClusterStats struct {
 	// Messages between members: sent and received by this node, lost
 	// (missing from a sender's sequence) in gaps, dropped on arrival.
 	Sent, Received, Lost, Gaps, Dropped uint64
+	// EventsDropped counts the publications between members dropped, by
+	// reason (member_lost, send_failed, no_realm, malformed).
+	EventsDropped map[string]uint64
 }
 
 // ClusterPeer is another member: its name (a bounded label: the nodes
@@ -32,6 +35,7 @@ var (
 	descClusterRoutes     = desc("cluster_routes", "Other nodes' NATS servers the embedded server has a route to.")
 	descClusterMessages   = desc("cluster_messages_total", "Messages between members: sent and received by this node, lost (missing from a sender's sequence), dropped on arrival (for an earlier epoch, from a lost member, of no handler).", "result")
 	descClusterGaps       = desc("cluster_gaps_total", "Gaps found in the senders' sequences (each is logged).")
+	descClusterEvDropped  = desc("cluster_events_dropped_total", "Publications between members dropped (logged, rate-limited): from or to a member held lost (member_lost), not sent (send_failed: fenced, stopping, NATS refused), for a realm not served here (no_realm), not encodable or decodable (malformed).", "reason")
 )
 
 // collectCluster sends the cluster's metrics; none without a cluster.
@@ -61,6 +65,9 @@ func collectCluster(ch chan<- prometheus.Metric, c *ClusterStats) {
 		ch <- prometheus.MustNewConstMetric(descClusterMessages, prometheus.CounterValue, float64(m.n), m.result)
 	}
 	ch <- prometheus.MustNewConstMetric(descClusterGaps, prometheus.CounterValue, float64(c.Gaps))
+	for reason, n := range c.EventsDropped {
+		ch <- prometheus.MustNewConstMetric(descClusterEvDropped, prometheus.CounterValue, float64(n), reason)
+	}
 }
 
 func boolValue(b bool) float64 {

@@ -21,7 +21,8 @@ func scrape(t *testing.T, st Stats) string {
 func TestClusterMetrics(t *testing.T) {
 	body := scrape(t, Stats{Cluster: &ClusterStats{Joined: true, Isolated: true, Isolations: 2, NATSConnected: true, Routes: 2,
 		Peers: []ClusterPeer{{Name: "node-2", Up: true}, {Name: "node-3"}},
-		Sent:  10, Received: 9, Lost: 3, Gaps: 1, Dropped: 4}})
+		Sent:  10, Received: 9, Lost: 3, Gaps: 1, Dropped: 4,
+		EventsDropped: map[string]uint64{"member_lost": 5, "send_failed": 0}}})
 	for _, want := range []string{
 		`junction_cluster_member_up{member="node-2"} 1`,
 		`junction_cluster_member_up{member="node-3"} 0`,
@@ -35,6 +36,8 @@ func TestClusterMetrics(t *testing.T) {
 		`junction_cluster_messages_total{result="lost"} 3`,
 		`junction_cluster_messages_total{result="dropped"} 4`,
 		`junction_cluster_gaps_total 1`,
+		`junction_cluster_events_dropped_total{reason="member_lost"} 5`,
+		`junction_cluster_events_dropped_total{reason="send_failed"} 0`,
 	} {
 		if !strings.Contains(body, want+"\n") {
 			t.Errorf("no %s in:\n%s", want, body)

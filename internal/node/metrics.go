@@ -55,7 +55,8 @@ func (n *Node) Stats() metrics.Stats {
 func clusterStats(s cluster.Status) *metrics.ClusterStats {
 	c := &metrics.ClusterStats{Joined: s.Joined, Isolated: s.Isolated, Fenced: s.Fenced, Isolations: uint64(s.Isolations),
 		NATSConnected: s.NATS == "connected", Routes: s.Routes,
-		Sent: s.Sent, Received: s.Received, Lost: s.Lost, Gaps: s.Gaps, Dropped: s.Dropped}
+		Sent: s.Sent, Received: s.Received, Lost: s.Lost, Gaps: s.Gaps, Dropped: s.Dropped,
+		EventsDropped: s.EventsDropped.ByReason()}
 	for _, p := range s.Peers {
 		c.Peers = append(c.Peers, metrics.ClusterPeer{Name: p.Member.Name, Up: p.Up})
 	}

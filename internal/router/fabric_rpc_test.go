@@ -327,3 +327,42 @@ func TestFabricInvocationsBatched(t *testing.T) {
 		checkInvocationBatches(t, p, callee, join(t, r2.Gate(), "realm1", nil))
 	})
 }
+
+// TestFabricRevokedOnUpdate: a registration that a realm update revokes
+// leaves the cluster's table too (the other nodes stop routing calls to
+// it), whether its session is told (UNREGISTERED) or closed; one still
+// allowed stays.
+func TestFabricRevokedOnUpdate(t *testing.T) {
+	linked(t, func(t *testing.T, c *fakeCluster, r1, r2 *Router) {
+		told := join(t, r1.Gate(), "realm1", revokingRoles())
+		told.register("com.a.told", nil)
+		kept := told.register("com.b.kept", nil)
+		untold := join(t, r1.Gate(), "realm1", nil)
+		untold.register("com.a.untold", nil)
+		caller := join(t, r2.Gate(), "realm1", nil)
+
+		if _, err := r1.UpdateRealm("realm1", RealmUpdate{Authorizer: allowPrefix("com.b.")}); err != nil {
+			t.Fatal(err)
+		}
+		expect[*wamp.Unregistered](told)
+		synctest.Wait() // the untold session's close
+		c.mu.Lock()
+		var left []wamp.URI
+		for k := range c.table {
+			left = append(left, k.procedure)
+		}
+		c.mu.Unlock()
+		slices.Sort(left)
+		if !slices.Equal(left, []wamp.URI{"com.b.kept"}) {
+			t.Errorf("the table holds %v, want only com.b.kept", left)
+		}
+		for _, p := range []wamp.URI{"com.a.told", "com.a.untold"} {
+			caller.call(p, nil)
+			caller.expectError(wamp.ErrNoSuchProcedure)
+		}
+		caller.call("com.b.kept", nil)
+		if inv := expect[*wamp.Invocation](told); inv.Registration != kept {
+			t.Errorf("INVOCATION %+v, want one of registration %d", inv, kept)
+		}
+	})
+}

@@ -40,7 +40,11 @@ const revokeReason = wamp.ErrNotAuthorized
 // request 0 and details {registration|subscription, reason} if it
 // announced registration_revocation (callee) or subscription_revocation
 // (subscriber), as Crossbar does, and is ended with GOODBYE
-// wamp.ErrConfigChanged otherwise. An authorizer that fails to decide
+// wamp.ErrConfigChanged otherwise. In a cluster, a revoked registration
+// leaves the cluster's table first, as after an UNREGISTER (a revoked
+// subscription leaves the interest table as after an UNSUBSCRIBE), and
+// the meta events are those of an UNREGISTER or UNSUBSCRIBE, published
+// once; each table write may wait. An authorizer that fails to decide
 // revokes nothing. The authorizer is asked on the calling goroutine, which
 // a dynamic authorizer would block. Other realms are untouched.
 func (r *Router) UpdateRealm(name wamp.URI, u RealmUpdate) (UpdateResult, error) {
@@ -87,6 +91,12 @@ func (rm *realm) revoke(s *session, a *access, res *UpdateResult) bool {
 		if !s.revokeRegs {
 			return false
 		}
+		// Out of the cluster's table first, as an UNREGISTER: the other
+		// nodes stop routing calls to it. A table that cannot be written
+		// is logged by the cluster, and the session loses it here all the
+		// same (the table keeps it until this node is lost, as a callee
+		// that leaves).
+		rm.retract(reg.procedure, reg.match.String(), s.id)
 		rm.revokeRegistration(s, reg.id, revokeReason)
 		res.Unregistered++
 	}
