@@ -99,8 +99,8 @@ func (c *conn) serve() {
 		}
 		c.setState(http.StateIdle)
 		c.setReadDeadline(c.srv.IdleTimeout)
-		if _, err := c.br.Peek(1); err != nil {
-			return
+		if _, err := c.br.Peek(4); err != nil {
+			return // as net/http: fewer than 4 bytes before the end are no request
 		}
 		c.setReadDeadline(c.srv.ReadHeaderTimeout)
 	}
@@ -159,6 +159,11 @@ func (c *conn) serveRequest(ctx context.Context) bool {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if req.Trailer == nil && len(req.TransferEncoding) > 0 {
+		// The body fills the trailer of the request it was read for, and
+		// WithContext copies the request: share one map.
+		req.Trailer = make(http.Header)
+	}
 	req = req.WithContext(ctx)
 	w := newResponse(c, req)
 	if !w.checkExpect() {
