@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -40,6 +41,9 @@ type watcher struct {
 	cancel   context.CancelFunc
 	done     chan struct{} // closed when the read goroutine returns
 }
+
+// watchStarted, when set (by tests), is called as a watch starts.
+var watchStarted atomic.Pointer[func()]
 
 // begin arms the watch of a request whose handler starts now.
 func (w *watcher) begin(c *conn, cancel context.CancelFunc, bodyDone bool) {
@@ -84,6 +88,9 @@ func (w *watcher) startLocked(c *conn) {
 	}
 	w.started = true
 	w.done = make(chan struct{})
+	if f := watchStarted.Load(); f != nil {
+		(*f)()
+	}
 	_ = c.rwc.SetReadDeadline(time.Time{}) // the body timeout's, if any, is over
 	go w.read(c, w.cancel, w.done)
 }
