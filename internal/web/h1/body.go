@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 )
 
 // maxDiscard is how much of a request body the handler left unread the
@@ -20,13 +21,14 @@ type body struct {
 	mu        sync.Mutex // guards the fields below; held during a Read
 	src       io.ReadCloser
 	w         *response
-	remaining int64 // bytes of a Content-Length body not read yet; -1 for chunked
-	expect    bool  // a 100 Continue to send before the first read
-	continued bool  // the request asked for 100 Continue (sent or not)
-	closing   bool  // a Content-Length body of a request whose connection closes after it
-	eof       bool  // src returned io.EOF
+	remaining int64       // bytes of a Content-Length body not read yet; -1 for chunked
+	expect    bool        // a 100 Continue to send before the first read
+	continued bool        // the request asked for 100 Continue (sent or not)
+	closing   bool        // a Content-Length body of a request whose connection closes after it
+	eof       atomic.Bool // src returned io.EOF (read without the lock too)
 	closed    bool
-	early     bool // closed or left with bytes unread: the connection cannot be reused
+	early     bool // closed with too much left to read: the connection cannot be reused
+	broken    bool // a read failed: what remains on the connection is no request
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -40,7 +42,7 @@ func (b *body) Read(p []byte) (int, error) {
 
 // readLocked reads from src. Lock held.
 func (b *body) readLocked(p []byte) (int, error) {
-	if b.expect && !b.eof {
+	if b.expect && !b.eof.Load() {
 		b.expect = false
 		b.w.sendContinue()
 	}
@@ -48,8 +50,11 @@ func (b *body) readLocked(p []byte) (int, error) {
 	if b.remaining > 0 {
 		b.remaining -= int64(n)
 	}
-	if err == io.EOF && !b.eof {
-		b.eof = true
+	if err != nil && err != io.EOF {
+		b.broken = true
+	}
+	if err == io.EOF && !b.eof.Load() {
+		b.eof.Store(true)
 		b.w.c.watch.bodyEnded(b.w.c)
 	}
 	return n, err
@@ -65,15 +70,20 @@ func (b *body) Close() error {
 		return nil
 	}
 	b.closed = true
-	if b.eof || b.closing {
+	if b.eof.Load() || b.closing {
 		return nil // nothing to read, or no next request to read it for
 	}
 	if b.remaining > maxDiscard || b.expect {
 		b.early = true // not worth reading, or the client waits for a 100 Continue it will not get
 		return nil
 	}
-	if err := b.discardLocked(maxDiscard); err != nil {
+	switch err := b.discardLocked(maxDiscard); err {
+	case nil:
+	case errTooLong:
 		b.early = true
+	default:
+		b.broken = true
+		return err
 	}
 	return nil
 }
@@ -82,7 +92,7 @@ func (b *body) Close() error {
 // ended, errTooLong when more remain. Lock held.
 func (b *body) discardLocked(limit int64) error {
 	buf := make([]byte, 4096)
-	for read := int64(0); !b.eof; {
+	for read := int64(0); !b.eof.Load(); {
 		if read > limit {
 			return errTooLong
 		}
@@ -104,20 +114,19 @@ func (tooLongError) Error() string { return "h1: request body too long to discar
 
 var errTooLong error = tooLongError{}
 
-// state reports, under the lock, whether the body has ended and whether
-// it was closed early.
-func (b *body) state() (eof, closed, early bool) {
+// ending reports, under the lock, whether the body was closed with too
+// much left to read, and whether a read of it failed.
+func (b *body) ending() (early, broken bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.eof, b.closed, b.early
+	return b.early, b.broken
 }
 
 // waitsForContinue reports a body of an "Expect: 100-continue" request
-// that has not ended.
+// that has not ended. It does not wait for a Read in progress on another
+// goroutine (a full-duplex handler answers while its body arrives).
 func (b *body) waitsForContinue() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.continued && !b.eof
+	return b.continued && !b.eof.Load()
 }
 
 // remains reports whether the body still has bytes to read.
@@ -125,8 +134,7 @@ func (b *body) remains() bool {
 	if b == nil {
 		return false
 	}
-	eof, _, _ := b.state()
-	return !eof
+	return !b.eof.Load()
 }
 
 // discard reads what the handler left of the body, before the answer's
@@ -138,7 +146,7 @@ func (b *body) discard() (keep, tooBig bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
-	case b.eof:
+	case b.eof.Load():
 		return true, false
 	case b.closed:
 		return false, false // closed before its end

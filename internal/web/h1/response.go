@@ -311,15 +311,15 @@ func (w *response) finish() {
 // reusable reports whether the connection can serve another request; a
 // connection closed because of the request body is half-closed first.
 func (w *response) reusable() bool {
-	early := false
+	early, broken := false, false
 	if w.body != nil {
-		_, _, early = w.body.state()
+		early, broken = w.body.ending()
 	}
 	if w.tooBig || early {
 		w.c.closeWriteAndWait()
 		return false
 	}
-	return !w.closeAfter && w.c.bwErr() == nil
+	return !w.closeAfter && !broken && w.c.bwErr() == nil
 }
 
 // stack is the stack of a panicking handler, for the log.

@@ -239,8 +239,9 @@ func (s *Server) beginStop() {
 // before Shutdown treats it as idle, as http.Server does.
 const newStateAge = 5 * time.Second
 
-// closeIdle closes the connections that wait for a request and reports
-// whether none is left.
+// closeIdle closes the connections that wait for a request, forgets
+// them (their goroutines end on their own, at once) and reports whether
+// none is left.
 func (s *Server) closeIdle() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -248,6 +249,7 @@ func (s *Server) closeIdle() bool {
 		st, since := c.getState()
 		if st == http.StateIdle || st == http.StateNew && time.Since(since) > newStateAge {
 			_ = c.rwc.Close()
+			delete(s.conns, c)
 		}
 	}
 	return len(s.conns) == 0
