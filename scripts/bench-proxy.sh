@@ -135,17 +135,6 @@ on_free_port caddy caddy_config env XDG_DATA_HOME="$tmp/caddy" XDG_CONFIG_HOME="
 	caddy run --config "$tmp/caddy.json"
 caddy=$addr caddy_pid=$pid
 
-# cpu_ticks PID: the CPU time (user + system, clock ticks) used so far by
-# the process PID and its children (nginx's worker).
-cpu_ticks() {
-	local total=0 p f
-	for p in "$1" $(cat "/proc/$1/task/"*/children 2>/dev/null); do
-		read -ra f <"/proc/$p/stat" || continue
-		total=$((total + f[13] + f[14])) # utime, stime (the name has no space)
-	done
-	echo "$total"
-}
-
 # wrk prints "result RPS P99_MS ERRORS REQUESTS" after its own summary.
 cat >"$tmp/result.lua" <<'LUA'
 done = function(summary, latency, requests)
