@@ -370,6 +370,32 @@ func TestHijackWithBufferedBytes(t *testing.T) {
 	}
 }
 
+// TestShutdownLeavesHijacked: a handler that runs on with its hijacked
+// connection (a relayed WebSocket) does not hold Shutdown.
+func TestShutdownLeavesHijacked(t *testing.T) {
+	hijacked, release := make(chan struct{}), make(chan struct{})
+	s := &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		close(hijacked)
+		<-release
+	})}
+	addr := serveEngine(t, s)
+	c, _ := dial(t, addr)
+	_, _ = io.WriteString(c, "GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+	<-hijacked
+	defer close(release)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown with a hijacked connection: %v", err)
+	}
+}
+
 func TestFlushStreams(t *testing.T) {
 	next := make(chan struct{})
 	s := &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -282,6 +282,7 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	c.r.unlimit()
 	c.bw.Reset(c.rwc)
 	c.setState(http.StateHijacked)
+	c.srv.forget(c) // its owner's now: Shutdown does not wait for it, Close does not close it
 	return c.rwc, bufio.NewReadWriter(c.br, c.bw), nil
 }
 
