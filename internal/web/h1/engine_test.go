@@ -123,7 +123,7 @@ func TestReadHeaderTimeout(t *testing.T) {
 }
 
 func TestShutdownWaitsForInFlight(t *testing.T) {
-	started, release := make(chan struct{}), make(chan struct{})
+	started, release, idleSeen := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	var states sync.Map
 	s := &Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -133,7 +133,11 @@ func TestShutdownWaitsForInFlight(t *testing.T) {
 			}
 			_, _ = io.WriteString(w, "done")
 		}),
-		ConnState: func(c net.Conn, st http.ConnState) { states.Store(st, true) },
+		ConnState: func(c net.Conn, st http.ConnState) {
+			if _, seen := states.LoadOrStore(st, true); !seen && st == http.StateIdle {
+				close(idleSeen)
+			}
+		},
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -156,6 +160,7 @@ func TestShutdownWaitsForInFlight(t *testing.T) {
 	}()
 	<-started
 	get(t, idle, ibr, "/") // a second connection, left idle
+	<-idleSeen
 	shut := make(chan error, 1)
 	go func() { shut <- s.Shutdown(context.Background()) }()
 	waitClosed(t, ibr) // the idle connection is closed at once
