@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -120,11 +119,11 @@ func (w *response) Header() http.Header {
 
 func (w *response) WriteHeader(code int) {
 	if w.c.hijacked {
-		w.c.srv.logger().Debug("http: response.WriteHeader on hijacked connection", "caller", caller())
+		w.c.srv.logger().Debug("http: response.WriteHeader on hijacked connection")
 		return
 	}
 	if w.wroteHeader {
-		w.c.srv.logger().Debug("http: superfluous response.WriteHeader call", "caller", caller())
+		w.c.srv.logger().Debug("http: superfluous response.WriteHeader call", "status", code)
 		return
 	}
 	if code < 100 || code > 999 {
@@ -183,7 +182,7 @@ func write[T string | []byte](w *response, data T) (int, error) {
 func (w *response) checkWrite(n int) error {
 	if w.c.hijacked {
 		if n > 0 {
-			w.c.srv.logger().Debug("http: response.Write on hijacked connection", "caller", caller())
+			w.c.srv.logger().Debug("http: response.Write on hijacked connection")
 		}
 		return http.ErrHijacked
 	}
@@ -325,13 +324,3 @@ func (w *response) reusable() bool {
 
 // stack is the stack of a panicking handler, for the log.
 func stack() string { return string(debug.Stack()) }
-
-// caller names the handler's line that misused the ResponseWriter.
-func caller() string {
-	s := string(debug.Stack())
-	lines := strings.Split(s, "\n")
-	if len(lines) > 8 {
-		return strings.TrimSpace(lines[8])
-	}
-	return ""
-}
