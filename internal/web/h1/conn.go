@@ -145,8 +145,8 @@ func (c *conn) finish() {
 		_ = c.bw.Flush()
 	}
 	_ = c.rwc.Close()
+	c.srv.forget(c) // before the state: Shutdown must not find it closed but still there
 	c.setState(http.StateClosed)
-	c.srv.forget(c)
 }
 
 // serveRequest reads one request and runs the handler on it; false means

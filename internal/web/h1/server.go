@@ -250,7 +250,7 @@ func (s *Server) closeIdle() bool {
 	defer s.mu.Unlock()
 	for c := range s.conns {
 		st, since := c.getState()
-		if st == http.StateIdle || st == http.StateNew && time.Since(since) > newStateAge {
+		if st == http.StateIdle || st == http.StateClosed || st == http.StateNew && time.Since(since) > newStateAge {
 			_ = c.rwc.Close()
 			delete(s.conns, c)
 		}
