@@ -87,3 +87,14 @@ start_node() {
 		exit 1
 	fi
 }
+
+# cpu_ticks PID: the CPU time (user + system, clock ticks) used so far by
+# the process PID and its children (nginx's worker).
+cpu_ticks() {
+	local total=0 p f
+	for p in "$1" $(cat "/proc/$1/task/"*/children 2>/dev/null); do
+		read -ra f <"/proc/$p/stat" || continue
+		total=$((total + f[13] + f[14])) # utime, stime (the name has no space)
+	done
+	echo "$total"
+}

@@ -2,7 +2,9 @@
 # Reverse proxy runs of make bench (issue 12): the same 1 KiB upstream
 # (loadpeer upstream, a plain net/http server) fetched
 #   - directly (the ceiling),
-#   - through Junction's reverseproxy path service,
+#   - through Junction's reverseproxy path service, on net/http's server
+#     ("Junction") and on Junction's own HTTP/1.1 engine ("Junction-h1",
+#     the web transport's "http_engine": "junction"), two nodes,
 #   - through nginx (Debian's 1.22: one worker, keep-alive upstream
 #     connections),
 #   - through Caddy (Debian's 2.6, its default reverse_proxy),
@@ -12,9 +14,9 @@
 # prints each run, then a Markdown table: per target the median and the
 # spread (min-max) of throughput, p99 latency and the proxy's CPU time per
 # request (user + system, all its threads and processes; for "direct", the
-# upstream's), and per round Junction's throughput as a percentage of
-# nginx's and Junction's p99 as a multiple of nginx's, with their medians
-# and spreads against the targets (>= 80 %, <= 1.25x). CPU per request
+# upstream's), and per round each Junction's throughput as a percentage of
+# nginx's and its p99 as a multiple of nginx's, with their medians and
+# spreads against the targets (>= 80 %, <= 1.25x). CPU per request
 # depends less than throughput and p99 on what else runs on the machine.
 #
 # wrk, nginx and caddy are installed from Debian when missing. nginx's and
@@ -35,13 +37,22 @@ need wrk nginx=nginx-light caddy
 start upstream "$tmp/loadpeer" upstream 127.0.0.1:0
 upstream=$started upstream_pid=$started_pid
 
-cat >"$tmp/junction.json" <<JSON
+# junction_config ENGINE: a node whose web transport proxies /proxy to the
+# upstream on the HTTP engine ENGINE.
+junction_config() {
+	cat <<JSON
 {"version": 2, "workers": [{"type": "router", "realms": [{"name": "realm1"}],
   "transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+    "options": {"http_engine": "$1"},
     "paths": {"proxy": {"type": "reverseproxy", "host": "${upstream%:*}", "port": ${upstream##*:}}}}]}]}
 JSON
+}
+junction_config stdlib >"$tmp/junction.json"
 start_node junction "$tmp/junction.json"
-junction=$node junction_pid=$node_pid
+j_std=$node j_std_pid=$node_pid
+junction_config junction >"$tmp/junction-h1.json"
+start_node junction-h1 "$tmp/junction-h1.json"
+j_h1=$node j_h1_pid=$node_pid
 
 # spawn NAME CMD...: runs CMD in the background, its output in $tmp/NAME.*;
 # sets $pid and records it for the cleanup.
@@ -124,17 +135,6 @@ on_free_port caddy caddy_config env XDG_DATA_HOME="$tmp/caddy" XDG_CONFIG_HOME="
 	caddy run --config "$tmp/caddy.json"
 caddy=$addr caddy_pid=$pid
 
-# cpu_ticks PID: the CPU time (user + system, clock ticks) used so far by
-# the process PID and its children (nginx's worker).
-cpu_ticks() {
-	local total=0 p f
-	for p in "$1" $(cat "/proc/$1/task/"*/children 2>/dev/null); do
-		read -ra f <"/proc/$p/stat" || continue
-		total=$((total + f[13] + f[14])) # utime, stime (the name has no space)
-	done
-	echo "$total"
-}
-
 # wrk prints "result RPS P99_MS ERRORS REQUESTS" after its own summary.
 cat >"$tmp/result.lua" <<'LUA'
 done = function(summary, latency, requests)
@@ -144,9 +144,10 @@ done = function(summary, latency, requests)
 end
 LUA
 
-names=(direct Junction nginx Caddy)
-urls=("http://$upstream/page" "http://$junction/proxy/page" "http://$nginx/page" "http://$caddy/page")
-cpu_pids=("$upstream_pid" "$junction_pid" "$nginx_pid" "$caddy_pid")
+names=(direct Junction Junction-h1 nginx Caddy)
+urls=("http://$upstream/page" "http://$j_std/proxy/page" "http://$j_h1/proxy/page" "http://$nginx/page" "http://$caddy/page")
+cpu_pids=("$upstream_pid" "$j_std_pid" "$j_h1_pid" "$nginx_pid" "$caddy_pid")
+ngx=3 # the index of nginx, the reference of the ratios
 hz=$(getconf CLK_TCK)
 
 # measure I SECS: one wrk run against target I; sets $r_rps, $r_p99 (ms)
@@ -209,15 +210,17 @@ echo "| --- | --- | --- | --- |"
 for i in "${!names[@]}"; do
 	echo "| ${names[$i]} | $(stats %.0f $(column "$i" rps)) | $(stats %.2f $(column "$i" p99)) | $(stats %.0f $(column "$i" cpu)) |"
 done
-thr=() lat=()
-for r in $(seq 0 $((rounds - 1))); do
-	thr+=("$(awk -v a="${rps[1,$r]}" -v b="${rps[2,$r]}" 'BEGIN {print 100 * a / b}')")
-	lat+=("$(awk -v a="${p99[1,$r]}" -v b="${p99[2,$r]}" 'BEGIN {print a / b}')")
-done
-t=$(stats %.1f "${thr[@]}")
-l=$(stats %.2f "${lat[@]}")
 echo
-echo "| Junction / nginx, per round | Median (min-max) | Target |"
+echo "| per round | Median (min-max) | Target |"
 echo "| --- | --- | --- |"
-echo "| throughput | $t % | >= 80 %: $(verdict "$t" '>=' 80) |"
-echo "| p99 | $l x | <= 1.25x: $(verdict "$l" '<=' 1.25) |"
+for j in 1 2; do
+	thr=() lat=()
+	for r in $(seq 0 $((rounds - 1))); do
+		thr+=("$(awk -v a="${rps[$j,$r]}" -v b="${rps[$ngx,$r]}" 'BEGIN {print 100 * a / b}')")
+		lat+=("$(awk -v a="${p99[$j,$r]}" -v b="${p99[$ngx,$r]}" 'BEGIN {print a / b}')")
+	done
+	t=$(stats %.1f "${thr[@]}")
+	l=$(stats %.2f "${lat[@]}")
+	echo "| ${names[$j]} / nginx throughput | $t % | >= 80 %: $(verdict "$t" '>=' 80) |"
+	echo "| ${names[$j]} / nginx p99 | $l x | <= 1.25x: $(verdict "$l" '<=' 1.25) |"
+done

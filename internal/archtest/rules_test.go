@@ -118,7 +118,12 @@ var rules = map[string]rule{
 	"internal/config": {allowed: []string{"wamp", "internal/uriindex", "internal/apiroute"}},
 	// The web transport serves HTTP paths with handlers the node gives it
 	// (the WebSocket and bridge services included); nothing that routes.
-	"internal/web": {allowed: []string{"wamp", "internal/lograte", "internal/wsupgrade", "internal/dotsegment", "internal/transport/tlsconn"}},
+	// h1 is its HTTP/1.1 engine below the handlers (ServerOptions.Engine).
+	"internal/web": {allowed: []string{"wamp", "internal/lograte", "internal/wsupgrade", "internal/dotsegment", "internal/transport/tlsconn", "internal/web/h1"}},
+	// The HTTP/1.1 server engine under the web transport: net/http's
+	// parser and types, rate-limited accept warnings; only web serves
+	// with it.
+	"internal/web/h1": {allowed: []string{"internal/lograte"}, importers: []string{"internal/web"}},
 	// The WebSocket opening handshake as the WAMP endpoint (transport) and
 	// the proxies (web) both read it: a leaf.
 	"internal/wsupgrade": {stdOnly: true},

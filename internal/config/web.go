@@ -53,7 +53,19 @@ type WebOptions struct {
 	// post_body_limit must be within it. 0 in a hand-built Config means the
 	// default.
 	BodyBufferLimit int64
+	// HTTPEngine is "http_engine" (a Junction extension, experimental):
+	// the HTTP/1.1 server below the transport's services, HTTPEngineStdlib
+	// (Go's net/http) or HTTPEngineJunction (Junction's own, less work per
+	// request). Both serve every path service alike. Absent is "": the
+	// default, net/http.
+	HTTPEngine string
 }
+
+// The engines of "http_engine".
+const (
+	HTTPEngineStdlib   = "stdlib"
+	HTTPEngineJunction = "junction"
+)
 
 // DefaultClientTimeout is the "client_timeout" of a web transport without
 // one: how long an idle keep-alive HTTP connection stays open.
@@ -118,5 +130,6 @@ func (d *decoder) webOptions(path string, v any, opts *WebOptions) {
 	opts.BodyTimeout = time.Duration(o.integer("body_timeout", int64(DefaultBodyTimeout/time.Second), 1, 86400)) * time.Second
 	opts.BodyBufferLimit = o.zeroIsNone("body_buffer_limit", DefaultBodyBufferLimit, NoBodyBufferLimit,
 		"unbounded: concurrent request bodies can make the node buffer any amount")
+	opts.HTTPEngine = o.enum("http_engine", "", "HTTP engine", HTTPEngineStdlib, HTTPEngineJunction)
 	o.done()
 }

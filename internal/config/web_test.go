@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -85,5 +86,26 @@ func TestJSONOptions(t *testing.T) {
 				t.Errorf("options %+v, warnings %v; want %+v and none", s.Options, warns, tt.want)
 			}
 		})
+	}
+}
+
+// TestWebHTTPEngine: "http_engine", absent, each engine, and a wrong one
+// at its path.
+func TestWebHTTPEngine(t *testing.T) {
+	for _, tt := range []struct{ options, want string }{
+		{`"access_log": false`, ""},
+		{`"http_engine": "stdlib"`, HTTPEngineStdlib},
+		{`"http_engine": "junction"`, HTTPEngineJunction},
+	} {
+		c, _ := mustParse(t, webOptions(tt.options))
+		if got := c.Workers[0].(*RouterWorker).Transports[0].(*WebTransport).Options.HTTPEngine; got != tt.want {
+			t.Errorf("%s: http_engine %q, want %q", tt.options, got, tt.want)
+		}
+	}
+	for _, bad := range []string{`"http_engine": "nginx"`, `"http_engine": 1`} {
+		_, _, errs := parseTest(t, webOptions(bad), JSON)
+		if errs == nil || !strings.Contains(errs.Error(), t0+".options.http_engine") {
+			t.Errorf("%s: error %v, want one at %s.options.http_engine", bad, errs, t0)
+		}
 	}
 }

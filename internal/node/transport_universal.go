@@ -185,6 +185,7 @@ func (b *builder) universalWeb(path string, ru *routerUnit, l *listenerUnit, t *
 	}
 	o.Handler = h
 	o.ReadHeaderTimeout = l.readHeaderTimeout(o.ReadHeaderTimeout)
+	o.Engine = httpEngine(o.Engine)
 	s, err := web.NewServer(o)
 	if err != nil {
 		errs = append(errs, fieldError(path, err))

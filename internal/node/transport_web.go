@@ -90,9 +90,25 @@ func (b *builder) webServerOptions(path string, ru *routerUnit, l *listenerUnit,
 		AccessLog:     t.Options.AccessLog,
 		Logger:        b.log.With("transport", l.path),
 		BodyTimeout:   t.Options.BodyTimeout, // 0 from a hand-built config: web's default, the same
+		Engine:        t.Options.HTTPEngine,  // "" from a hand-built config: net/http, the same
 	}
 	o.IdleTimeout, o.ReadHeaderTimeout = clientTimeouts(t.Options.ClientTimeout)
 	return o, err
+}
+
+// testHTTPEngine, when set (by the node's tests, from the environment
+// variable JUNCTION_TEST_HTTP_ENGINE), is the HTTP engine of every web
+// server whose config names none: the node's whole suite can run on
+// either engine.
+var testHTTPEngine string
+
+// httpEngine is the engine a web server runs on: the configured one, or
+// testHTTPEngine.
+func httpEngine(configured string) string {
+	if configured == "" {
+		return testHTTPEngine
+	}
+	return configured
 }
 
 // clientTimeouts maps "client_timeout" (config.DefaultClientTimeout when
@@ -139,6 +155,7 @@ func (b *builder) httpListener(path string, l *listenerUnit, e config.ListenEndp
 		o.TLS = b.serverTLS(e.TLS)
 	}
 	o.ReadHeaderTimeout = l.readHeaderTimeout(o.ReadHeaderTimeout)
+	o.Engine = httpEngine(o.Engine)
 	logEndpoint(b.log, path, e)
 	s, err := web.NewServer(o)
 	switch {

@@ -59,6 +59,7 @@ func (pipeAddr) String() string  { return "pipe" }
 func servePipes(t *testing.T, h http.Handler, opts ServerOptions) *pipeListener {
 	t.Helper()
 	opts.Handler = h
+	opts.Engine = testEngine(t)
 	s, err := NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +163,9 @@ func readingUpstream(t *testing.T, errs chan<- error) http.Handler {
 // passes although it takes many times the timeout in all. For a handler
 // that reads the body (as the Caller does) and for a reverse proxy
 // streaming it to its upstream.
-func TestBodyTimeout(t *testing.T) {
+func TestBodyTimeout(t *testing.T) { onEngines(t, testBodyTimeoutEngines) }
+
+func testBodyTimeoutEngines(t *testing.T) {
 	services := []struct {
 		name    string
 		handler func(t *testing.T, errs chan<- error) http.Handler
@@ -206,7 +209,9 @@ func TestBodyTimeout(t *testing.T) {
 }
 
 // TestBodyTimeoutDefault: a zero BodyTimeout is DefaultBodyTimeout.
-func TestBodyTimeoutDefault(t *testing.T) {
+func TestBodyTimeoutDefault(t *testing.T) { onEngines(t, testBodyTimeoutDefault) }
+
+func testBodyTimeoutDefault(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		errs := make(chan error, 1)
 		l := servePipes(t, readingHandler(errs), ServerOptions{})
@@ -234,7 +239,9 @@ func TestBodyTimeoutDefault(t *testing.T) {
 // body (a refusal) is not held by a client that stalls its body: net/http
 // reads what is left of a small body before it answers, within the
 // deadline, then closes the connection.
-func TestBodyTimeoutUnreadBody(t *testing.T) {
+func TestBodyTimeoutUnreadBody(t *testing.T) { onEngines(t, testBodyTimeoutUnreadBody) }
+
+func testBodyTimeoutUnreadBody(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "refused") })
 		l := servePipes(t, h, ServerOptions{BodyTimeout: testBodyTimeout})
@@ -260,7 +267,9 @@ func TestBodyTimeoutUnreadBody(t *testing.T) {
 // gone: a handler may take many times the body timeout to answer (a slow
 // WAMP call), even if it reads past the end of the body again, and its
 // request's context is not canceled.
-func TestBodyTimeoutLongAnswer(t *testing.T) {
+func TestBodyTimeoutLongAnswer(t *testing.T) { onEngines(t, testBodyTimeoutLongAnswer) }
+
+func testBodyTimeoutLongAnswer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if _, err := io.ReadAll(r.Body); err != nil {
@@ -284,7 +293,9 @@ func TestBodyTimeoutLongAnswer(t *testing.T) {
 
 // TestBodyTimeoutHijacked: a hijacked connection (a WebSocket) has no
 // deadline, whether its upgrade request carried a body or not.
-func TestBodyTimeoutHijacked(t *testing.T) {
+func TestBodyTimeoutHijacked(t *testing.T) { onEngines(t, testBodyTimeoutHijacked) }
+
+func testBodyTimeoutHijacked(t *testing.T) {
 	for _, body := range []string{"", "abc"} {
 		t.Run(fmt.Sprintf("body %q", body), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

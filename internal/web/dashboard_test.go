@@ -173,10 +173,12 @@ func readEvent(t *testing.T, br *bufio.Reader) Dashboard {
 // TestDashboardEvents: the stream sends a snapshot at once and then each
 // interval, with what changed in between and the rates; Shutdown ends it
 // and refuses new streams.
-func TestDashboardEvents(t *testing.T) {
+func TestDashboardEvents(t *testing.T) { onEngines(t, testDashboardEvents) }
+
+func testDashboardEvents(t *testing.T) {
 	src := &testSource{}
 	h := newTestDashboard(t, src, DashboardOptions{Interval: 20 * time.Millisecond})
-	srv := httptest.NewServer(h)
+	srv := newFront(t, h)
 	defer srv.Close()
 	res, err := http.Get(srv.URL + "/events?realm=realm1")
 	if err != nil {
@@ -210,9 +212,11 @@ func TestDashboardEvents(t *testing.T) {
 
 // TestDashboardMaxStreams: a stream past MaxStreams gets 503, and its
 // place is free again once a stream ends.
-func TestDashboardMaxStreams(t *testing.T) {
+func TestDashboardMaxStreams(t *testing.T) { onEngines(t, testDashboardMaxStreams) }
+
+func testDashboardMaxStreams(t *testing.T) {
 	h := newTestDashboard(t, &testSource{}, DashboardOptions{MaxStreams: 1})
-	srv := httptest.NewServer(h)
+	srv := newFront(t, h)
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/events", nil)

@@ -72,11 +72,13 @@ func TestAppendChain(t *testing.T) {
 	}
 }
 
-func TestServerChainFiles(t *testing.T) {
+func TestServerChainFiles(t *testing.T) { onEngines(t, testServerChainFiles) }
+
+func testServerChainFiles(t *testing.T) {
 	dir := t.TempDir()
 	srv := newTestCert(t, dir, "server")
 	inter := newTestCert(t, dir, "inter")
-	s, err := NewServer(ServerOptions{Handler: http.NotFoundHandler(),
+	s, err := NewServer(ServerOptions{Engine: testEngine(t), Handler: http.NotFoundHandler(),
 		TLS: &TLSOptions{CertFile: srv.certFile, KeyFile: srv.keyFile, ChainFiles: []string{inter.certFile}}})
 	if err != nil {
 		t.Fatal(err)

@@ -109,6 +109,10 @@ func serveRaw(c net.Conn, seen chan<- string) {
 // and a WebSocket upgrade that the upstream answers with another protocol
 // fails (502).
 func TestReverseProxyOnlyWebSocketUpgrades(t *testing.T) {
+	onEngines(t, testReverseProxyOnlyWebSocketUpgrades)
+}
+
+func testReverseProxyOnlyWebSocketUpgrades(t *testing.T) {
 	addr, seen := rawUpstream(t)
 	host, port, _ := net.SplitHostPort(addr)
 	p, _ := strconv.Atoi(port)
@@ -164,7 +168,9 @@ func TestReverseProxyOnlyWebSocketUpgrades(t *testing.T) {
 	}
 }
 
-func TestReverseProxyWebSocket(t *testing.T) {
+func TestReverseProxyWebSocket(t *testing.T) { onEngines(t, testReverseProxyWebSocket) }
+
+func testReverseProxyWebSocket(t *testing.T) {
 	uris := make(chan string, 1)
 	up := wsEchoUpstream(t, uris, nil)
 	o := upstreamOptions(t, up)
@@ -256,7 +262,9 @@ func countingUpstream(t *testing.T) *httptest.Server {
 // upstream, which answers after the first MiB, has begun its answer. The
 // second case fails without full duplex: net/http would drain the last
 // 128 KiB (the client is still holding them) before sending the answer.
-func TestReverseProxyStreamsBody(t *testing.T) {
+func TestReverseProxyStreamsBody(t *testing.T) { onEngines(t, testReverseProxyStreamsBody) }
+
+func testReverseProxyStreamsBody(t *testing.T) {
 	tests := []struct {
 		name          string
 		size, pauseAt int64
@@ -317,7 +325,9 @@ func postPaused(t *testing.T, url string, size, pauseAt int64) string {
 	return string(got)
 }
 
-func TestReverseProxyResponseStreams(t *testing.T) {
+func TestReverseProxyResponseStreams(t *testing.T) { onEngines(t, testReverseProxyResponseStreams) }
+
+func testReverseProxyResponseStreams(t *testing.T) {
 	next := make(chan struct{})
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -360,7 +370,9 @@ func TestReverseProxyResponseStreams(t *testing.T) {
 // TestReverseProxyShutdownUpgraded: Shutdown ends the WebSockets passing
 // through on both sides, and a later upgrade is answered 503; a relay that
 // ended by itself is forgotten.
-func TestReverseProxyShutdownUpgraded(t *testing.T) {
+func TestReverseProxyShutdownUpgraded(t *testing.T) { onEngines(t, testReverseProxyShutdownUpgraded) }
+
+func testReverseProxyShutdownUpgraded(t *testing.T) {
 	gone := make(chan struct{}, 3) // an upstream WebSocket ended
 	up := wsEchoUpstream(t, make(chan string, 3), gone)
 	p := mustProxy(t, upstreamOptions(t, up))
@@ -426,6 +438,10 @@ func TestReverseProxyShutdownUpgraded(t *testing.T) {
 // no read or write would end (the client half-closed, the upstream is
 // silent), and an upgrade still waiting for the upstream's answer.
 func TestReverseProxyShutdownUpgradedStuck(t *testing.T) {
+	onEngines(t, testReverseProxyShutdownUpgradedStuck)
+}
+
+func testReverseProxyShutdownUpgradedStuck(t *testing.T) {
 	tests := []struct {
 		name     string
 		answer   bool // the upstream upgrades (else it never answers)

@@ -63,10 +63,9 @@ func mustProxy(t testing.TB, o ReverseProxyOptions) *ReverseProxy {
 }
 
 // serveTree serves tree on a loopback test server and returns its address.
+// It serves on the test's engine (see onEngines).
 func serveTree(t testing.TB, tree http.Handler) string {
-	srv := httptest.NewServer(tree)
-	t.Cleanup(srv.Close)
-	return srv.Listener.Addr().String()
+	return newFront(t, tree).Listener.Addr().String()
 }
 
 // rawDo sends the raw request text to addr and reads one response.
@@ -139,7 +138,9 @@ func seen(t testing.TB, resp *http.Response, body []byte) seenRequest {
 	return s
 }
 
-func TestReverseProxyPathMapping(t *testing.T) {
+func TestReverseProxyPathMapping(t *testing.T) { onEngines(t, testReverseProxyPathMapping) }
+
+func testReverseProxyPathMapping(t *testing.T) {
 	up := echoUpstream(t)
 	tests := []struct {
 		mount, path, target, want string
@@ -182,7 +183,9 @@ func TestReverseProxyPathMapping(t *testing.T) {
 	}
 }
 
-func TestReverseProxyNestedMount(t *testing.T) {
+func TestReverseProxyNestedMount(t *testing.T) { onEngines(t, testReverseProxyNestedMount) }
+
+func testReverseProxyNestedMount(t *testing.T) {
 	up := echoUpstream(t)
 	o := upstreamOptions(t, up)
 	o.Path = "/base"
@@ -201,7 +204,9 @@ func TestReverseProxyNestedMount(t *testing.T) {
 // climbing out of Path is refused before it reaches the upstream, "..;"
 // and paths encoded twice included (F13: "/app/..;/x" reached the
 // upstream as it was); paths that only look alike go through.
-func TestReverseProxyDotSegments(t *testing.T) {
+func TestReverseProxyDotSegments(t *testing.T) { onEngines(t, testReverseProxyDotSegments) }
+
+func testReverseProxyDotSegments(t *testing.T) {
 	up := echoUpstream(t)
 	o := upstreamOptions(t, up)
 	o.Path = "/base"
@@ -257,7 +262,9 @@ func TestReverseProxyDotSegments(t *testing.T) {
 	}
 }
 
-func TestReverseProxyMethodsAndBody(t *testing.T) {
+func TestReverseProxyMethodsAndBody(t *testing.T) { onEngines(t, testReverseProxyMethodsAndBody) }
+
+func testReverseProxyMethodsAndBody(t *testing.T) {
 	up := echoUpstream(t)
 	o := upstreamOptions(t, up)
 	o.Path = "/base"
@@ -279,7 +286,9 @@ func TestReverseProxyMethodsAndBody(t *testing.T) {
 	}
 }
 
-func TestReverseProxyHeaders(t *testing.T) {
+func TestReverseProxyHeaders(t *testing.T) { onEngines(t, testReverseProxyHeaders) }
+
+func testReverseProxyHeaders(t *testing.T) {
 	for _, method := range bodilessMethods {
 		t.Run(method, func(t *testing.T) { testHeaders(t, method) })
 	}
@@ -327,6 +336,10 @@ func testHeaders(t *testing.T, method string) {
 }
 
 func TestReverseProxyForwardedOverrides(t *testing.T) {
+	onEngines(t, testReverseProxyForwardedOverrides)
+}
+
+func testReverseProxyForwardedOverrides(t *testing.T) {
 	up := echoUpstream(t)
 	o := upstreamOptions(t, up)
 	o.ForwardedPort, o.ForwardedProto = 8443, "https"
@@ -352,7 +365,9 @@ func TestReverseProxyForwardedOverrides(t *testing.T) {
 	}
 }
 
-func TestReverseProxySiblingsWin(t *testing.T) {
+func TestReverseProxySiblingsWin(t *testing.T) { onEngines(t, testReverseProxySiblingsWin) }
+
+func testReverseProxySiblingsWin(t *testing.T) {
 	up := echoUpstream(t)
 	info, err := JSON(map[string]string{"service": "info"}, JSONOptions{})
 	if err != nil {
@@ -375,7 +390,9 @@ func TestReverseProxySiblingsWin(t *testing.T) {
 	}
 }
 
-func TestReverseProxyUpstreamDown(t *testing.T) {
+func TestReverseProxyUpstreamDown(t *testing.T) { onEngines(t, testReverseProxyUpstreamDown) }
+
+func testReverseProxyUpstreamDown(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -402,7 +419,9 @@ func TestReverseProxyUpstreamDown(t *testing.T) {
 	}
 }
 
-func TestReverseProxyUpstreamBreaks(t *testing.T) {
+func TestReverseProxyUpstreamBreaks(t *testing.T) { onEngines(t, testReverseProxyUpstreamBreaks) }
+
+func testReverseProxyUpstreamBreaks(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, _, err := http.NewResponseController(w).Hijack()
 		if err == nil {
@@ -418,7 +437,9 @@ func TestReverseProxyUpstreamBreaks(t *testing.T) {
 	}
 }
 
-func TestReverseProxyUpstreamTimeout(t *testing.T) {
+func TestReverseProxyUpstreamTimeout(t *testing.T) { onEngines(t, testReverseProxyUpstreamTimeout) }
+
+func testReverseProxyUpstreamTimeout(t *testing.T) {
 	release := make(chan struct{})
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select { // hang until the proxy gives up (closing the connection) or the test ends
@@ -502,7 +523,9 @@ func TestUpstreamHost(t *testing.T) {
 	}
 }
 
-func TestReverseProxyExpectContinue(t *testing.T) {
+func TestReverseProxyExpectContinue(t *testing.T) { onEngines(t, testReverseProxyExpectContinue) }
+
+func testReverseProxyExpectContinue(t *testing.T) {
 	up := echoUpstream(t)
 	tree := NewTree()
 	mustMount(t, tree, "/", mustProxy(t, upstreamOptions(t, up)))

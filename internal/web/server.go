@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/junction-wamp/junction/internal/web/h1"
 )
 
 // Default timeouts of Server (see also DefaultBodyTimeout). There is no
@@ -48,6 +50,11 @@ type ServerOptions struct {
 	// ReadHeaderTimeout and IdleTimeout; 0 means the defaults above.
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
+	// Engine is the HTTP/1.1 server below the handlers: "" or EngineStdlib
+	// for net/http's http.Server, EngineJunction for the h1 engine
+	// (experimental: less work per request; see package h1). Both serve
+	// the same handlers with the same timeouts, TLS and shutdown.
+	Engine string
 	// BodyTimeout is the idle-read timeout of every request body: a body
 	// that sends nothing for this long fails with ErrBodyTimeout, and the
 	// connection is closed after the answer; one that keeps arriving is
@@ -55,14 +62,34 @@ type ServerOptions struct {
 	BodyTimeout time.Duration
 }
 
-// Server is one web-transport listener: an http.Server with timeouts, TLS,
-// HSTS and an access log. Serve and Shutdown may be called from different
-// goroutines; like http.Server, a Server serves once and is not reused
-// after Shutdown.
+// The engines of ServerOptions.Engine.
+const (
+	EngineStdlib   = "stdlib"
+	EngineJunction = "junction"
+)
+
+// Server is one web-transport listener: an HTTP server (net/http's or the
+// h1 engine) with timeouts, TLS, HSTS and an access log. Serve and
+// Shutdown may be called from different goroutines; like http.Server, a
+// Server serves once and is not reused after Shutdown.
 type Server struct {
-	srv *http.Server
+	srv engine
 	tls *tls.Config // nil for plain HTTP
 }
+
+// engine is what Server needs of an HTTP server: *http.Server and
+// *h1.Server both have it.
+type engine interface {
+	Serve(net.Listener) error
+	Shutdown(context.Context) error
+	Close() error
+	RegisterOnShutdown(func())
+}
+
+var (
+	_ engine = (*http.Server)(nil)
+	_ engine = (*h1.Server)(nil)
+)
 
 // NewServer checks opts, loads the TLS files if any, and returns a Server
 // ready to Serve.
@@ -82,20 +109,38 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		return nil, err
 	}
 	bt := &bodyTimeout{timeout: orDefault(opts.BodyTimeout, DefaultBodyTimeout)}
-	s := &Server{srv: &http.Server{
-		Handler:           tlsState(bt.wrap(h)), // bt outermost but tlsState: its ResponseWriter is the server's
-		ReadHeaderTimeout: orDefault(opts.ReadHeaderTimeout, DefaultReadHeaderTimeout),
-		IdleTimeout:       orDefault(opts.IdleTimeout, DefaultIdleTimeout),
-		ConnContext:       connContext,
-		ConnState:         bt.connState,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}}
+	h = tlsState(bt.wrap(h)) // bt outermost but tlsState: its ResponseWriter is the server's
+	s := &Server{}
+	switch opts.Engine {
+	case "", EngineStdlib:
+		s.srv = &http.Server{
+			Handler:           h,
+			ReadHeaderTimeout: orDefault(opts.ReadHeaderTimeout, DefaultReadHeaderTimeout),
+			IdleTimeout:       orDefault(opts.IdleTimeout, DefaultIdleTimeout),
+			ConnContext:       connContext,
+			ConnState:         bt.connState,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+		}
+	case EngineJunction:
+		s.srv = &h1.Server{
+			Handler:           h,
+			ReadHeaderTimeout: orDefault(opts.ReadHeaderTimeout, DefaultReadHeaderTimeout),
+			IdleTimeout:       orDefault(opts.IdleTimeout, DefaultIdleTimeout),
+			ConnContext:       connContext,
+			ConnState:         bt.connState,
+			Logger:            log,
+		}
+	default:
+		return nil, fmt.Errorf("%w: engine %q: must be %q or %q", ErrBadOption, opts.Engine, EngineStdlib, EngineJunction)
+	}
 	if opts.TLS != nil {
 		if s.tls, err = opts.TLS.Load(); err != nil {
 			return nil, err
 		}
 		s.tls.NextProtos = []string{"http/1.1"}
-		s.srv.TLSConfig = s.tls
+		if hs, ok := s.srv.(*http.Server); ok {
+			hs.TLSConfig = s.tls
+		}
 	}
 	return s, nil
 }

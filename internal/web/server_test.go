@@ -108,7 +108,9 @@ func httpsClient(t *testing.T, ca *x509.Certificate, client *tls.Certificate) *h
 	return c
 }
 
-func TestServerTLSStatic(t *testing.T) {
+func TestServerTLSStatic(t *testing.T) { onEngines(t, testServerTLSStatic) }
+
+func testServerTLSStatic(t *testing.T) {
 	base := staticFixture(t)
 	certs := t.TempDir()
 	srvCert := newTestCert(t, certs, "server")
@@ -116,7 +118,7 @@ func TestServerTLSStatic(t *testing.T) {
 	stranger := newTestCert(t, certs, "stranger")
 	tr := staticTree(t, base, false)
 	var logBuf syncBuffer
-	s, err := NewServer(ServerOptions{
+	s, err := NewServer(ServerOptions{Engine: testEngine(t),
 		Handler:   tr,
 		TLS:       &TLSOptions{CertFile: srvCert.certFile, KeyFile: srvCert.keyFile, ClientCAFiles: []string{clientCA.certFile}},
 		HSTS:      true,
@@ -162,8 +164,10 @@ func TestServerTLSStatic(t *testing.T) {
 	}
 }
 
-func TestServerPlainHTTPNoHSTS(t *testing.T) {
-	s, err := NewServer(ServerOptions{Handler: NewTree(), HSTS: true, HSTSMaxAge: 60})
+func TestServerPlainHTTPNoHSTS(t *testing.T) { onEngines(t, testServerPlainHTTPNoHSTS) }
+
+func testServerPlainHTTPNoHSTS(t *testing.T) {
+	s, err := NewServer(ServerOptions{Engine: testEngine(t), Handler: NewTree(), HSTS: true, HSTSMaxAge: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,14 +206,16 @@ func TestServerOptionErrors(t *testing.T) {
 }
 
 // Shutdown waits for an in-flight request, which completes normally.
-func TestServerGracefulShutdown(t *testing.T) {
+func TestServerGracefulShutdown(t *testing.T) { onEngines(t, testServerGracefulShutdown) }
+
+func testServerGracefulShutdown(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(entered)
 		<-release
 		io.WriteString(w, "finished")
 	})
-	s, err := NewServer(ServerOptions{Handler: h})
+	s, err := NewServer(ServerOptions{Engine: testEngine(t), Handler: h})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,9 +266,11 @@ func TestServerGracefulShutdown(t *testing.T) {
 }
 
 // Shutdown with an expired context reports it and closes the connection.
-func TestServerShutdownDeadline(t *testing.T) {
+func TestServerShutdownDeadline(t *testing.T) { onEngines(t, testServerShutdownDeadline) }
+
+func testServerShutdownDeadline(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
-	s, err := NewServer(ServerOptions{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s, err := NewServer(ServerOptions{Engine: testEngine(t), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(entered)
 		<-release
 	})})
@@ -297,7 +305,9 @@ func TestServerShutdownDeadline(t *testing.T) {
 }
 
 // The access-log writer keeps http.Hijacker working (WebSocket upgrades).
-func TestAccessLogHijack(t *testing.T) {
+func TestAccessLogHijack(t *testing.T) { onEngines(t, testAccessLogHijack) }
+
+func testAccessLogHijack(t *testing.T) {
 	var logBuf syncBuffer
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, rw, err := w.(http.Hijacker).Hijack()
@@ -309,7 +319,7 @@ func TestAccessLogHijack(t *testing.T) {
 		rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\nhi")
 		rw.Flush()
 	})
-	s, err := NewServer(ServerOptions{Handler: h, AccessLog: true, Logger: slog.New(slog.NewTextHandler(&logBuf, nil))})
+	s, err := NewServer(ServerOptions{Engine: testEngine(t), Handler: h, AccessLog: true, Logger: slog.New(slog.NewTextHandler(&logBuf, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

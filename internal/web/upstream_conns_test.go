@@ -267,6 +267,10 @@ func TestReverseProxyDirectPath(t *testing.T) {
 }
 
 func TestReverseProxyReusesUpstreamConnections(t *testing.T) {
+	onEngines(t, testReverseProxyReusesUpstreamConnections)
+}
+
+func testReverseProxyReusesUpstreamConnections(t *testing.T) {
 	up, conns := countedUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, r.URL.Path)
 	}))

@@ -107,13 +107,13 @@ func (b *testBackend) echo(conn net.Conn, br *bufio.Reader) {
 
 // serveProxy starts a WebSocketProxy with opts behind a test server; both
 // are closed at cleanup.
-func serveProxy(t *testing.T, opts WebSocketProxyOptions) (*WebSocketProxy, *httptest.Server) {
+func serveProxy(t *testing.T, opts WebSocketProxyOptions) (*WebSocketProxy, *front) {
 	t.Helper()
 	p, err := NewWebSocketProxy(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(p)
+	srv := newFront(t, p)
 	t.Cleanup(func() {
 		srv.Close()
 		_ = p.Shutdown(context.Background())
@@ -125,7 +125,7 @@ func serveProxy(t *testing.T, opts WebSocketProxyOptions) (*WebSocketProxy, *htt
 // handshake offering protocols (one header line each), with early written
 // right after it in the same write. It returns the client and the
 // subprotocol the handshake chose.
-func dialProxy(t *testing.T, srv *httptest.Server, protocols []string, early []byte) (*rawClient, string) {
+func dialProxy(t *testing.T, srv *front, protocols []string, early []byte) (*rawClient, string) {
 	t.Helper()
 	addr := srv.Listener.Addr().String()
 	conn, err := net.Dial("tcp", addr)
@@ -236,7 +236,9 @@ func TestNewWebSocketProxyErrors(t *testing.T) {
 	}
 }
 
-func TestWebSocketProxySubprotocols(t *testing.T) {
+func TestWebSocketProxySubprotocols(t *testing.T) { onEngines(t, testWebSocketProxySubprotocols) }
+
+func testWebSocketProxySubprotocols(t *testing.T) {
 	tests := []struct {
 		name      string
 		filter    []string // WebSocketProxyOptions.Subprotocols
@@ -276,7 +278,9 @@ type testFrame struct {
 	payload string
 }
 
-func TestWebSocketProxyRelaysFrames(t *testing.T) {
+func TestWebSocketProxyRelaysFrames(t *testing.T) { onEngines(t, testWebSocketProxyRelaysFrames) }
+
+func testWebSocketProxyRelaysFrames(t *testing.T) {
 	big := pattern(70000) // a 64-bit length, many chunks
 	tests := []struct {
 		name       string
@@ -318,7 +322,9 @@ func TestWebSocketProxyRelaysFrames(t *testing.T) {
 // TestWebSocketProxyEarlyFrames: frames that arrive with a handshake, read ahead by
 // net/http on the client's side and by gobwas on the backend's, are
 // relayed first.
-func TestWebSocketProxyEarlyFrames(t *testing.T) {
+func TestWebSocketProxyEarlyFrames(t *testing.T) { onEngines(t, testWebSocketProxyEarlyFrames) }
+
+func testWebSocketProxyEarlyFrames(t *testing.T) {
 	b := rawBackend(t, frameBytes(ws.NewTextFrame([]byte("hello"))))
 	_, srv := serveProxy(t, WebSocketProxyOptions{URL: b.url})
 	c, _ := dialProxy(t, srv, nil, clientFrame(ws.OpText, true, "early"))
@@ -329,7 +335,9 @@ func TestWebSocketProxyEarlyFrames(t *testing.T) {
 	}
 }
 
-func TestWebSocketProxyTLSBackend(t *testing.T) {
+func TestWebSocketProxyTLSBackend(t *testing.T) { onEngines(t, testWebSocketProxyTLSBackend) }
+
+func testWebSocketProxyTLSBackend(t *testing.T) {
 	b := echoBackend(t, httptest.NewTLSServer, "wamp.2.json")
 	roots := x509.NewCertPool()
 	roots.AddCert(b.srv.Certificate())
@@ -343,7 +351,9 @@ func TestWebSocketProxyTLSBackend(t *testing.T) {
 
 // TestWebSocketProxyNetDial: the backend is reached through NetDial while the URL
 // still names the handshake's host and path.
-func TestWebSocketProxyNetDial(t *testing.T) {
+func TestWebSocketProxyNetDial(t *testing.T) { onEngines(t, testWebSocketProxyNetDial) }
+
+func testWebSocketProxyNetDial(t *testing.T) {
 	b := echoBackend(t, httptest.NewServer, "wamp.2.json")
 	netDial := func(ctx context.Context, network, _ string) (net.Conn, error) {
 		var d net.Dialer
@@ -362,7 +372,9 @@ func TestWebSocketProxyNetDial(t *testing.T) {
 
 // TestWebSocketProxyCloseHandshake: a close frame from either side reaches the
 // other, and the answer comes back; then both connections end.
-func TestWebSocketProxyCloseHandshake(t *testing.T) {
+func TestWebSocketProxyCloseHandshake(t *testing.T) { onEngines(t, testWebSocketProxyCloseHandshake) }
+
+func testWebSocketProxyCloseHandshake(t *testing.T) {
 	tests := []struct {
 		name   string
 		after  []byte // the backend's frames after its handshake
@@ -501,7 +513,9 @@ func pipeRelay(t *testing.T, opts WebSocketProxyOptions) (r *relay, client, back
 	return r, c2, b2
 }
 
-func TestWebSocketProxyRefusals(t *testing.T) {
+func TestWebSocketProxyRefusals(t *testing.T) { onEngines(t, testWebSocketProxyRefusals) }
+
+func testWebSocketProxyRefusals(t *testing.T) {
 	unreachable := func(t *testing.T) string {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -557,6 +571,10 @@ func TestWebSocketProxyRefusals(t *testing.T) {
 // down gets 503, but the warning is logged once per interval, the next one
 // saying how many were held back.
 func TestWebSocketProxyUnreachableLogLimit(t *testing.T) {
+	onEngines(t, testWebSocketProxyUnreachableLogLimit)
+}
+
+func testWebSocketProxyUnreachableLogLimit(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -592,7 +610,7 @@ func silentDial(t *testing.T) func(ctx context.Context, network, addr string) (n
 // ""), or noKey to leave Sec-WebSocket-Key out instead.
 const noKey = "(no key)"
 
-func upgradeRequest(t *testing.T, srv *httptest.Server, upgrade bool, origin string) (*http.Response, string) {
+func upgradeRequest(t *testing.T, srv *front, upgrade bool, origin string) (*http.Response, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
 	if upgrade {
@@ -619,7 +637,9 @@ func upgradeRequest(t *testing.T, srv *httptest.Server, upgrade bool, origin str
 
 // TestWebSocketProxyProtocolErrors: a side that breaks the protocol gets a close
 // frame with the reason's status, the other side 1001.
-func TestWebSocketProxyProtocolErrors(t *testing.T) {
+func TestWebSocketProxyProtocolErrors(t *testing.T) { onEngines(t, testWebSocketProxyProtocolErrors) }
+
+func testWebSocketProxyProtocolErrors(t *testing.T) {
 	unmasked := frameBytes(ws.NewTextFrame([]byte("x")))
 	reserved := ws.MaskFrame(ws.NewTextFrame([]byte("x")))
 	reserved.Header.Rsv = 4
@@ -658,7 +678,9 @@ func TestWebSocketProxyProtocolErrors(t *testing.T) {
 
 // TestWebSocketProxyShutdownCloses: Shutdown ends live relays with 1001 to both
 // sides, and refuses later upgrades with 503.
-func TestWebSocketProxyShutdownCloses(t *testing.T) {
+func TestWebSocketProxyShutdownCloses(t *testing.T) { onEngines(t, testWebSocketProxyShutdownCloses) }
+
+func testWebSocketProxyShutdownCloses(t *testing.T) {
 	b := echoBackend(t, httptest.NewServer)
 	p, srv := serveProxy(t, WebSocketProxyOptions{URL: b.url})
 	var clients []*rawClient

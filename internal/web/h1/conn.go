@@ -1,0 +1,394 @@
+package h1
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// conn is one client connection, served by one goroutine (serve): the
+// handler of each request runs on it, in turn. Only the watcher (see
+// watch.go) touches the connection from another goroutine, and only
+// while it holds the connection's reading side.
+type conn struct {
+	srv *Server
+	rwc net.Conn
+	// state is the http.ConnState (low byte) and the Unix second it began.
+	state atomic.Uint64
+
+	tls        *tls.ConnectionState // nil for plain HTTP
+	remoteAddr string
+	r          *connReader
+	br         *bufio.Reader
+	bw         *bufio.Writer
+	lastMethod string
+	hijacked   bool
+	werr       error  // the first write error: the connection is done
+	wbuf       []byte // the body buffer of the answers, reused
+	watch      watcher
+}
+
+// connWriter is what the connection's bufio.Writer writes to: the
+// connection, keeping its first error.
+type connWriter struct{ c *conn }
+
+func (w connWriter) Write(p []byte) (int, error) {
+	n, err := w.c.rwc.Write(p)
+	if err != nil && w.c.werr == nil {
+		w.c.werr = err
+	}
+	return n, err
+}
+
+func (c *conn) bwErr() error { return c.werr }
+
+// aLongTimeAgo is a deadline in the past: it makes a pending read return.
+var aLongTimeAgo = time.Unix(1, 0)
+
+func (c *conn) setState(st http.ConnState) {
+	c.setStateLocked(st)
+	if hook := c.srv.ConnState; hook != nil {
+		hook(c.rwc, st)
+	}
+}
+
+// setStateLocked records st without calling the hook.
+func (c *conn) setStateLocked(st http.ConnState) {
+	c.state.Store(uint64(time.Now().Unix())<<8 | uint64(st))
+}
+
+func (c *conn) getState() (http.ConnState, time.Time) {
+	v := c.state.Load()
+	return http.ConnState(v & 0xff), time.Unix(int64(v>>8), 0)
+}
+
+// serve runs the connection's requests one after the other until it
+// closes, hijacked or not.
+func (c *conn) serve() {
+	defer c.finish()
+	c.setState(http.StateNew)
+	c.remoteAddr = c.rwc.RemoteAddr().String()
+	if !c.handshake() {
+		return
+	}
+	ctx := context.WithValue(context.Background(), http.LocalAddrContextKey, c.rwc.LocalAddr())
+	if f := c.srv.ConnContext; f != nil {
+		ctx = f(ctx, c.rwc)
+	}
+	c.r = &connReader{c: c, remain: math.MaxInt64}
+	c.br = bufio.NewReaderSize(c.r, 4096)
+	c.bw = bufio.NewWriterSize(connWriter{c}, 4096)
+	c.wbuf = make([]byte, 0, bufferBeforeChunking)
+	c.setReadDeadline(c.srv.ReadHeaderTimeout)
+	for {
+		if _, err := c.br.Peek(1); err != nil {
+			return
+		}
+		c.setState(http.StateActive)
+		if !c.serveRequest(ctx) || c.srv.shutting.Load() {
+			return
+		}
+		c.setState(http.StateIdle)
+		c.setReadDeadline(c.srv.IdleTimeout)
+		if _, err := c.br.Peek(4); err != nil {
+			return // as net/http: fewer than 4 bytes before the end are no request
+		}
+		c.setReadDeadline(c.srv.ReadHeaderTimeout)
+	}
+}
+
+// setReadDeadline sets the read deadline d from now; 0 clears it.
+func (c *conn) setReadDeadline(d time.Duration) {
+	var t time.Time
+	if d > 0 {
+		t = time.Now().Add(d)
+	}
+	_ = c.rwc.SetReadDeadline(t)
+}
+
+// handshake completes a TLS connection's handshake, within the read
+// header timeout, and records its state; false when it fails.
+func (c *conn) handshake() bool {
+	tc, ok := c.rwc.(*tls.Conn)
+	if !ok {
+		return true
+	}
+	if d := c.srv.ReadHeaderTimeout; d > 0 {
+		_ = c.rwc.SetDeadline(time.Now().Add(d))
+	}
+	if err := tc.HandshakeContext(context.Background()); err != nil {
+		c.srv.logger().Debug("http: TLS handshake error", "remote", c.remoteAddr, "error", err)
+		return false
+	}
+	_ = c.rwc.SetWriteDeadline(time.Time{})
+	cs := tc.ConnectionState()
+	c.tls = &cs
+	return true
+}
+
+// finish closes the connection unless it was hijacked, and forgets it.
+func (c *conn) finish() {
+	if c.hijacked {
+		c.srv.forget(c)
+		return
+	}
+	if c.bw != nil {
+		_ = c.bw.Flush()
+	}
+	_ = c.rwc.Close()
+	c.srv.forget(c) // before the state: Shutdown must not find it closed but still there
+	c.setState(http.StateClosed)
+}
+
+// serveRequest reads one request and runs the handler on it; false means
+// the connection is done (closed after the answer, broken or hijacked).
+func (c *conn) serveRequest(ctx context.Context) bool {
+	req, err := c.readRequest()
+	if err != nil {
+		c.refuse(err)
+		return false
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if req.Trailer == nil && len(req.TransferEncoding) > 0 {
+		// The body fills the trailer of the request it was read for, and
+		// WithContext copies the request: share one map.
+		req.Trailer = make(http.Header)
+	}
+	req = req.WithContext(ctx)
+	w := newResponse(c, req)
+	if !w.checkExpect() {
+		return false
+	}
+	c.watch.begin(c, cancel, !w.body.remains())
+	c.runHandler(w, req)
+	c.watch.end(c)
+	cancel()
+	if c.hijacked || w.panicked {
+		return false
+	}
+	w.finish()
+	_ = c.rwc.SetWriteDeadline(time.Time{})
+	return w.reusable()
+}
+
+// runHandler runs the handler; a panic is logged (but ErrAbortHandler)
+// and closes the connection, as with net/http.
+func (c *conn) runHandler(w *response, req *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			w.panicked = true
+			if v != http.ErrAbortHandler {
+				c.srv.logger().Error("http: panic serving request", "remote", c.remoteAddr, "panic", v, "stack", stack())
+			}
+		}
+	}()
+	h := c.srv.Handler
+	if req.RequestURI == "*" && req.Method == http.MethodOptions {
+		h = http.HandlerFunc(optionsStar)
+	}
+	h.ServeHTTP(w, req)
+}
+
+// optionsStar answers "OPTIONS *" as net/http does: 200, no body.
+func optionsStar(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Length", "0")
+	if r.ContentLength != 0 {
+		mb := http.MaxBytesReader(w, r.Body, 4<<10)
+		_, _ = io.Copy(io.Discard, mb)
+	}
+}
+
+// statusError is a request refused with a status and a short text.
+type statusError struct {
+	code int
+	text string
+}
+
+func (e statusError) Error() string { return fmt.Sprintf("%d %s", e.code, e.text) }
+
+var errHeadTooLarge = errors.New("h1: request head too large")
+
+// readRequest reads and checks the next request's head.
+func (c *conn) readRequest() (*http.Request, error) {
+	limit := int64(c.srv.MaxHeaderBytes)
+	if limit <= 0 {
+		limit = http.DefaultMaxHeaderBytes
+	}
+	c.r.limit(limit + 4096) // net/http's slack for the request line and bufio
+	if c.lastMethod == http.MethodPost {
+		// RFC 9112 section 2.2: tolerate the CRLF some old clients send
+		// after a POST body.
+		peek, _ := c.br.Peek(4)
+		_, _ = c.br.Discard(leadingCRLF(peek))
+	}
+	c.r.startHead(c.br)
+	req, err := http.ReadRequest(c.br)
+	head := c.r.endHead()
+	if err != nil {
+		if c.r.hit {
+			return nil, errHeadTooLarge
+		}
+		return nil, err
+	}
+	c.r.unlimit()
+	c.lastMethod = req.Method
+	if err := checkRequest(req, head); err != nil {
+		return nil, err
+	}
+	req.RemoteAddr = c.remoteAddr
+	req.TLS = c.tls
+	return req, nil
+}
+
+func leadingCRLF(b []byte) int {
+	n := 0
+	for _, x := range b {
+		if x != '\r' && x != '\n' {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// checkRequest makes the checks of net/http's server after parsing: the
+// version, Host (required in HTTP/1.1, valid), the header fields. head
+// holds the bytes the head was read from (Host is gone from the parsed
+// header).
+func checkRequest(req *http.Request, head []byte) error {
+	if req.ProtoMajor != 1 {
+		return statusError{http.StatusHTTPVersionNotSupported, "unsupported protocol version"}
+	}
+	hosts, host := hostFields(req, head)
+	if req.ProtoAtLeast(1, 1) && hosts == 0 && req.Method != http.MethodConnect {
+		return statusError{http.StatusBadRequest, "missing required Host header"}
+	}
+	if hosts == 1 && !validHost(host) {
+		return statusError{http.StatusBadRequest, "malformed Host header"}
+	}
+	for k, vv := range req.Header {
+		if !validFieldName(k) {
+			return statusError{http.StatusBadRequest, "invalid header name"}
+		}
+		for _, v := range vv {
+			if !validFieldValue(v) {
+				return statusError{http.StatusBadRequest, "invalid header value"}
+			}
+		}
+	}
+	return nil
+}
+
+// hostFields counts the request's Host fields and returns the value of
+// the first. http.ReadRequest refuses more than one and sets req.Host
+// from the only one, unless the request target is absolute (then from
+// the target): only then, or with an empty Host, is the head read again.
+func hostFields(req *http.Request, head []byte) (int, string) {
+	if req.Host != "" && req.URL.Host == "" {
+		return 1, req.Host
+	}
+	return scanHost(head)
+}
+
+// scanHost finds the Host fields of a request head the way textproto
+// reads them (names case-insensitive, the value without surrounding
+// blanks). Only called for the rare heads hostFields cannot settle.
+func scanHost(head []byte) (int, string) {
+	s := string(head)
+	_, s, _ = strings.Cut(s, "\n") // the request line
+	n, first := 0, ""
+	for s != "" {
+		var line string
+		line, s, _ = strings.Cut(s, "\n")
+		line = strings.TrimSuffix(line, "\r")
+		if line == "" {
+			break
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || !strings.EqualFold(name, "Host") {
+			continue
+		}
+		if n == 0 {
+			first = strings.Trim(value, " \t")
+		}
+		n++
+	}
+	return n, first
+}
+
+// refuse answers a request that could not be read, as net/http does, and
+// leaves the connection to close: 431 for a head too large, 501 for an
+// unknown transfer coding, nothing when the client went away, 400 (or the
+// statusError's status) with a short text otherwise.
+func (c *conn) refuse(err error) {
+	const headers = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+	var se statusError
+	switch {
+	case errors.Is(err, errHeadTooLarge):
+		const text = "431 Request Header Fields Too Large"
+		c.writeRaw("HTTP/1.1 " + text + headers + text)
+		c.closeWriteAndWait()
+	case isUnsupportedTE(err):
+		c.writeRaw("HTTP/1.1 501 Not Implemented" + headers + "Unsupported transfer encoding")
+	case isReadGone(err):
+	case errors.As(err, &se):
+		status := fmt.Sprintf("%d %s: %s", se.code, http.StatusText(se.code), se.text)
+		c.writeRaw("HTTP/1.1 " + status + headers + status)
+	default:
+		const text = "400 Bad Request"
+		c.writeRaw("HTTP/1.1 " + text + headers + text)
+	}
+}
+
+// isUnsupportedTE reports http.ReadRequest's error for a transfer coding
+// other than chunked, or more than one (its type is unexported: known by
+// its name).
+func isUnsupportedTE(err error) bool {
+	return fmt.Sprintf("%T", err) == "*http.unsupportedTEError"
+}
+
+// writeRaw writes s to the connection at once, with a short deadline:
+// the client that sent a bad request need not be read from.
+func (c *conn) writeRaw(s string) {
+	_ = c.rwc.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = io.WriteString(c.rwc, s)
+}
+
+// isReadGone reports a read error that means the client went away or
+// timed out: net/http answers those with nothing.
+func isReadGone(err error) bool {
+	if err == io.EOF {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "read"
+}
+
+// closeWriteAndWait half-closes a TCP connection after an answer and
+// gives the client a moment to read it before the close can reset it.
+func (c *conn) closeWriteAndWait() {
+	_ = c.bw.Flush()
+	if tc, ok := c.rwc.(interface{ CloseWrite() error }); ok {
+		_ = tc.CloseWrite()
+	}
+	t := time.NewTimer(500 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-c.srv.stopped():
+	}
+}

@@ -1,0 +1,26 @@
+// Package h1 is an HTTP/1.1 server engine below net/http's Server: it
+// serves an ordinary http.Handler (Hijack, Flush, the deadlines and full
+// duplex of http.ResponseController included) with a goroutine per
+// connection and less work per request than http.Server.
+//
+// Requests are parsed by http.ReadRequest, the standard library's strict
+// parser (request smuggling defences, chunked and Content-Length bodies,
+// Transfer-Encoding validation); the engine adds the checks net/http's
+// server makes after it (Host required and valid, header field names and
+// values valid, Expect, header size, protocol version) and refuses what
+// it refuses with the same status, so that a request the one server
+// refuses the other refuses too (the differential tests and
+// FuzzEngineVsStdlib hold the two side by side).
+//
+// What it saves against net/http: the per-request background read that
+// watches for the client going away (a goroutine, a 1-byte read and
+// three read deadlines) starts only for a handler still running after
+// WatchDelay, once its request body has been read (see watch.go); a
+// request answered sooner never pays for it.
+//
+// Deliberate differences from net/http: an HTTP/2 connection preface
+// ("PRI * HTTP/2.0") is refused with 505 and the connection closed (net/http
+// hands it to the handler, for h2c upgrades this server never makes); the
+// request context carries http.LocalAddrContextKey but not
+// http.ServerContextKey (there is no *http.Server); there is no HTTP/2.
+package h1
