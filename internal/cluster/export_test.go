@@ -7,3 +7,16 @@ func SkipSequence(n *Node, to Member, k uint64) {
 	defer n.sendMu.Unlock()
 	n.outLocked(n.Self(), to).seq += k
 }
+
+// Deafen makes n drop the heartbeats of the member named name (on), as a
+// cut in one direction would: n loses the member within its lease while
+// the member still hears n; or hear them again (off).
+func Deafen(n *Node, name string, on bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if on {
+		n.deaf[name] = true
+	} else {
+		delete(n.deaf, name)
+	}
+}
