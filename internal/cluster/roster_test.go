@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -228,12 +229,16 @@ func TestRosterReaperLost(t *testing.T) {
 		t.Errorf("records of the victim's sessions while the survivor is isolated: %d, %v; want them kept", n, err)
 	}
 	clustertest.Restart(t, sites[dead].node)
-	// The survivor handled a third loss at least (the reaper's earlier
-	// life, or the victim's, when it lost both at once) once the
-	// victim's records are gone.
+	heard := map[[2]any]int{}
+	watchers[survivor].until(t, leftOnce(a), heard)
+	// Nothing more of it comes (the survivor handled a third loss at
+	// least: the reaper's earlier life, or the victim's, when it lost
+	// both at once).
+	for k, n := range reaped(t, sites[survivor:survivor+1], watchers[survivor:survivor+1], 3)[0] {
+		heard[k] += n
+	}
+	exactly(t, survivor, heard, leftOnce(a))
 	reapedRecords(t, sites[survivor], victim)
-	heard := reaped(t, sites[survivor:survivor+1], watchers[survivor:survivor+1], 3)
-	exactly(t, survivor, heard[0], leftOnce(a))
 	if r := isolatedReaper.Load(); r != nil {
 		t.Errorf("%s reaped while isolated", r)
 	}
@@ -283,6 +288,10 @@ func TestIsolatedNoReap(t *testing.T) {
 	rostered(t, peer)
 	<-cluster.Flushed(peer.fabric)
 	kept := peer.node.Self()
+	interest := interestRecords(t, isolated.node, kept)
+	if len(interest) == 0 {
+		t.Fatal("no interest of the peer in the sub table")
+	}
 
 	events := make(chan cluster.MemberEvent, 64)
 	stop := isolated.node.Watch(func(ev cluster.MemberEvent) { events <- ev })
@@ -297,8 +306,8 @@ func TestIsolatedNoReap(t *testing.T) {
 	if n, err := cluster.SessionRecords(isolated.fabric, kept); n == 0 || err != nil {
 		t.Errorf("records of the peer's sessions: %d, %v; want them kept", n, err)
 	}
-	if n := interestRecords(t, isolated.node, kept); n == 0 {
-		t.Error("the peer's interest was deleted from the sub table")
+	if now := interestRecords(t, isolated.node, kept); !maps.Equal(now, interest) {
+		t.Errorf("the peer's interest in the sub table: %v, want %v untouched", now, interest)
 	}
 
 	cluster.Deafen(isolated.node, kept.Name, false)
@@ -312,9 +321,10 @@ func TestIsolatedNoReap(t *testing.T) {
 	}
 }
 
-// interestRecords returns how many records of member m the sub table
-// holds, as node reads it.
-func interestRecords(t *testing.T, node *cluster.Node, m cluster.Member) int {
+// interestRecords returns the revisions of the records of member m in
+// the sub table, by key, as node reads them: a record deleted and written
+// again has a new one.
+func interestRecords(t *testing.T, node *cluster.Node, m cluster.Member) map[string]uint64 {
 	t.Helper()
 	kv, err := node.KV(ctxFor(t), "sub")
 	if err != nil {
@@ -325,13 +335,18 @@ func interestRecords(t *testing.T, node *cluster.Node, m cluster.Member) int {
 		t.Fatalf("sub table: %v", err)
 	}
 	prefix := cluster.Token(m.Name) + "." + strconv.FormatUint(m.Epoch, 16) + "."
-	n := 0
+	revs := map[string]uint64{}
 	for _, k := range keys {
-		if strings.HasPrefix(k, prefix) {
-			n++
+		if !strings.HasPrefix(k, prefix) {
+			continue
 		}
+		e, err := kv.Get(ctxFor(t), k)
+		if err != nil {
+			t.Fatalf("sub table: %s: %v", k, err)
+		}
+		revs[k] = e.Revision()
 	}
-	return n
+	return revs
 }
 
 // TestRosterNodeFenced: a node cut off from the others fences itself and
