@@ -1,5 +1,7 @@
 package cluster
 
+import "context"
+
 // SkipSequence makes the next message from n to member to skip k numbers,
 // as if k messages had been lost on the way.
 func SkipSequence(n *Node, to Member, k uint64) {
@@ -19,4 +21,14 @@ func Deafen(n *Node, name string, on bool) {
 	} else {
 		delete(n.deaf, name)
 	}
+}
+
+// ReapLocked reports whether f's sess table holds the reap lock of member
+// m (its reaping begun and not finished).
+func ReapLocked(f *Fabric, m Member) (bool, error) {
+	s := f.sessions
+	ctx, cancel := context.WithTimeout(context.Background(), reapTimeout)
+	defer cancel()
+	all, err := s.readAll(ctx, s.table(), "reap."+memberKey(m))
+	return len(all) > 0, err
 }

@@ -190,10 +190,20 @@ func (s *sessions) takeOverReaps(ctx context.Context, r Member, left bool) {
 		return
 	}
 	self := s.node.Self()
+	live := map[Member]bool{}
+	for _, m := range s.node.Members() {
+		live[m] = true
+	}
 	for _, e := range held {
 		l, _ := decodeReapLock(e.Value())
-		if l.member == self {
-			continue // this life of this node, back: not to reap
+		if l.member == self || live[l.member] {
+			// Back (this life of this node, or a member heard again):
+			// nothing to reap. Its lock goes, so that its next loss is
+			// reaped.
+			s.retry(ctx, func(ctx context.Context) error {
+				return kv.Delete(ctx, e.Key(), jetstream.LastRevision(e.Revision()))
+			})
+			continue
 		}
 		l.reaper = self
 		err := s.retry(ctx, func(ctx context.Context) error {

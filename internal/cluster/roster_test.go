@@ -184,14 +184,19 @@ func TestRosterNodeLeft(t *testing.T) {
 
 // TestRosterReaperLost: when the node reaping a lost member dies before
 // it published anything, the last node, hearing one of three, is
-// isolated: it takes nothing over (the others may be alive). Once it
-// hears a majority again (the dead reaper restarted), it reaps the
-// reaper's earlier life and takes its reaping over: the lost member's
-// sessions' leaving is heard once.
+// isolated: it takes nothing over (the others may be alive), and the
+// lost member's records stay. When the lost member comes back (its cut
+// heals; serve: the same life), the survivor hears a majority again: it
+// reaps the dead reaper (its session's leaving is heard once) and drops
+// the dead reaper's lock on the member back, whose session's leaving is
+// never published.
 func TestRosterReaperLost(t *testing.T) {
 	// serve: the last node serves on isolated; the table keeps its
 	// quorum (the lost member is cut off, its server lives).
 	sites, watchers, a := doomed(t, "com.roster.reaped", func(_ int, c *cluster.Config) { c.OnIsolation = cluster.Serve })
+	probes := []*client.Session{sites[0].join(t), sites[1].join(t)}
+	rostered(t, sites[0])
+	rostered(t, sites[1])
 
 	victim := sites[2].node.Self()
 	started, release := make(chan cluster.Member, 1), make(chan struct{})
@@ -228,36 +233,30 @@ func TestRosterReaperLost(t *testing.T) {
 	if n, err := cluster.SessionRecords(sites[survivor].fabric, victim); n == 0 || err != nil {
 		t.Errorf("records of the victim's sessions while the survivor is isolated: %d, %v; want them kept", n, err)
 	}
-	clustertest.Restart(t, sites[dead].node)
-	heard := map[[2]any]int{}
-	watchers[survivor].until(t, leftOnce(a), heard)
-	// Nothing more of it comes (the survivor handled a third loss at
-	// least: the reaper's earlier life, or the victim's, when it lost
-	// both at once).
-	for k, n := range reaped(t, sites[survivor:survivor+1], watchers[survivor:survivor+1], 3)[0] {
-		heard[k] += n
-	}
-	exactly(t, survivor, heard, leftOnce(a))
-	reapedRecords(t, sites[survivor], victim)
-	if r := isolatedReaper.Load(); r != nil {
-		t.Errorf("%s reaped while isolated", r)
-	}
-}
 
-// reapedRecords waits until s's sess table holds no record of m's
-// sessions.
-func reapedRecords(t *testing.T, s *site, m cluster.Member) {
-	t.Helper()
-	deadline := time.Now().Add(2 * rpcWait)
+	clustertest.Heal(t, sites[2].node)
+	heard := map[[2]any]int{}
+	watchers[survivor].until(t, map[[2]any]int{{onLeave, probes[dead].ID()}: 1}, heard)
+	marker := sites[survivor].join(t)
+	marker.Close()
+	watchers[survivor].until(t, map[[2]any]int{{onLeave, marker.ID()}: 1}, heard)
+	exactly(t, survivor, heard, map[[2]any]int{
+		{onLeave, probes[dead].ID()}: 1,
+		{onLeave, a.ID()}: 0, {onUnregister, a.ID()}: 0, {onUnsubscribe, a.ID()}: 0,
+	})
+	deadline := time.Now().Add(rpcWait)
 	for {
-		n, err := cluster.SessionRecords(s.fabric, m)
-		if n == 0 && err == nil {
-			return
+		locked, err := cluster.ReapLocked(sites[survivor].fabric, victim)
+		if err == nil && !locked {
+			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("records of the sessions of %s in the sess table: %d, %v; want none", m, n, err)
+			t.Fatalf("the dead reaper's lock on the member back: %v, %v; want it dropped", locked, err)
 		}
 		<-time.After(20 * time.Millisecond) // polling the table with a deadline
+	}
+	if r := isolatedReaper.Load(); r != nil {
+		t.Errorf("%s reaped while isolated", r)
 	}
 }
 
