@@ -242,7 +242,9 @@ func TestRosterReaperLost(t *testing.T) {
 	watchers[survivor].until(t, map[[2]any]int{{onLeave, marker.ID()}: 1}, heard)
 	exactly(t, survivor, heard, map[[2]any]int{
 		{onLeave, probes[dead].ID()}: 1,
-		{onLeave, a.ID()}: 0, {onUnregister, a.ID()}: 0, {onUnsubscribe, a.ID()}: 0,
+		{onLeave, a.ID()}:            0,
+		{onUnregister, a.ID()}:       0,
+		{onUnsubscribe, a.ID()}:      0,
 	})
 	deadline := time.Now().Add(rpcWait)
 	for {
