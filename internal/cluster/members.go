@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -22,24 +23,37 @@ type MemberEvent struct {
 	Left bool
 }
 
-// peer is what the node knows of another member. Guarded by Node.mu.
-type peer struct {
-	member Member
-	heard  time.Time // its last heartbeat (or message)
-	up     bool
-	left   bool   // it said goodbye: no longer one of the members this node knows
-	hash   string // its config hash, once it differed from ours
+// Refusal is another member's word on this node, from its heartbeats:
+// it holds this node lost (Refused), not hearing it (a cut in one
+// direction, or this node's heartbeats late past its lease), and drops
+// what this node sends; or it hears this node again.
+type Refusal struct {
+	Member  Member
+	Refused bool
 }
 
-// watcher is one Watch callback.
+// peer is what the node knows of another member. Guarded by Node.mu.
+type peer struct {
+	member  Member
+	heard   time.Time // its last heartbeat (or message)
+	up      bool
+	left    bool   // it said goodbye: no longer one of the members this node knows
+	hash    string // its config hash, once it differed from ours
+	refused bool   // its last heartbeat listed this node among the members it holds lost
+}
+
+// watcher is one Watch (f) or WatchRefusals (r) callback.
 type watcher struct {
 	f       func(MemberEvent)
+	r       func(Refusal)
 	stopped atomic.Bool
 }
 
-// event is one delivery queued for the events goroutine: ev to watchers.
+// event is one delivery queued for the events goroutine: ev, or the
+// refusal ref, to watchers.
 type event struct {
 	ev       MemberEvent
+	ref      *Refusal
 	watchers []*watcher
 }
 
@@ -74,8 +88,29 @@ func (n *Node) Watch(f func(MemberEvent)) (stop func()) {
 	w := &watcher{f: f}
 	n.mu.Lock()
 	for _, m := range n.membersLocked() {
-		n.events = append(n.events, event{MemberEvent{Member: m, Up: true}, []*watcher{w}})
+		n.events = append(n.events, event{ev: MemberEvent{Member: m, Up: true}, watchers: []*watcher{w}})
 	}
+	return n.addWatcherLocked(w)
+}
+
+// WatchRefusals calls f with every change of the other members' word on
+// this node (Refusal), in order with the membership's events, on their
+// goroutine, starting with the members that refuse it now. f must not
+// block for long. After stop returns, f is not called again.
+func (n *Node) WatchRefusals(f func(Refusal)) (stop func()) {
+	w := &watcher{r: f}
+	n.mu.Lock()
+	for _, p := range n.peers {
+		if p.refused {
+			n.events = append(n.events, event{ref: &Refusal{Member: p.member, Refused: true}, watchers: []*watcher{w}})
+		}
+	}
+	return n.addWatcherLocked(w)
+}
+
+// addWatcherLocked adds w and returns its stop. Lock n.mu should be held;
+// it is released.
+func (n *Node) addWatcherLocked(w *watcher) (stop func()) {
 	n.watchers = append(n.watchers, w)
 	n.signalLocked()
 	n.mu.Unlock()
@@ -97,8 +132,38 @@ func (n *Node) emitLocked(ev MemberEvent) {
 	default:
 		n.log.Warn("cluster: member lost", "member", ev.Member.String())
 	}
-	n.events = append(n.events, event{ev, slices.Clone(n.watchers)})
+	n.events = append(n.events, event{ev: ev, watchers: n.watchersLocked(false)})
 	n.signalLocked()
+}
+
+// refusedLocked records p's word on this node, from its last heartbeat,
+// and queues a change of it for the refusal watchers. Lock n.mu should be
+// held.
+func (n *Node) refusedLocked(p *peer, refused bool) {
+	if p.refused == refused {
+		return
+	}
+	p.refused = refused
+	if refused {
+		n.log.Warn("cluster: a member holds this node lost (it does not hear it): calls with it end, and none goes to it until it hears this node again",
+			"member", p.member.String())
+	} else {
+		n.log.Info("cluster: a member hears this node again", "member", p.member.String())
+	}
+	n.events = append(n.events, event{ref: &Refusal{Member: p.member, Refused: refused}, watchers: n.watchersLocked(true)})
+	n.signalLocked()
+}
+
+// watchersLocked returns the watchers of refusals (refusals) or of the
+// membership. Lock n.mu should be held.
+func (n *Node) watchersLocked(refusals bool) []*watcher {
+	var out []*watcher
+	for _, w := range n.watchers {
+		if (w.r != nil) == refusals {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // signalLocked wakes the events goroutine. Lock n.mu should be held.
@@ -129,7 +194,11 @@ func (n *Node) runEvents() {
 			n.events = n.events[1:]
 			n.mu.Unlock()
 			for _, w := range e.watchers {
-				if !w.stopped.Load() {
+				switch {
+				case w.stopped.Load():
+				case e.ref != nil:
+					w.r(*e.ref)
+				default:
 					w.f(e.ev)
 				}
 			}
@@ -158,17 +227,32 @@ func (n *Node) runHeartbeats() {
 	}
 }
 
-// publishHeartbeat announces this member (with flags).
+// publishHeartbeat announces this member (with flags), and the members
+// it holds lost (a fenced node's flag says it holds every one lost).
 func (n *Node) publishHeartbeat(flags byte) {
 	n.mu.Lock()
 	h := heartbeat{flags: flags, member: n.self, hash: n.cfg.ConfigHash}
 	if n.fencedLocked() {
 		h.flags |= hbIsolated
+	} else if flags&hbLeave == 0 {
+		h.lost = n.heldLostLocked()
 	}
 	n.mu.Unlock()
 	if err := n.nc.Publish(n.prefix+".hb", appendHeartbeat(nil, h)); err != nil {
 		n.log.Warn("cluster: heartbeat", "error", err)
 	}
+}
+
+// heldLostLocked returns the members this node holds lost: known (not
+// left) and not live. Lock n.mu should be held.
+func (n *Node) heldLostLocked() []Member {
+	var out []Member
+	for _, p := range n.peers {
+		if !p.up && !p.left {
+			out = append(out, p.member)
+		}
+	}
+	return out
 }
 
 // expire reports lost the members not heard for a lease, then checks
@@ -205,6 +289,7 @@ func (n *Node) expire(now time.Time) {
 func (n *Node) isolateLocked(heard, known int) {
 	n.isolated = true
 	n.isolations++
+	close(n.holding)
 	if n.cfg.OnIsolation == Serve {
 		n.log.Error("cluster: isolated: hearing fewer than a majority of the members; serving on (on_isolation serve)",
 			"heard", heard, "known", known)
@@ -226,6 +311,7 @@ func (n *Node) isolateLocked(heard, known int) {
 // n.mu should be held.
 func (n *Node) rejoinLocked(now time.Time) {
 	n.isolated = false
+	n.holding = make(chan struct{})
 	if n.cfg.OnIsolation == Serve {
 		n.log.Warn("cluster: no longer isolated")
 		n.emitLocked(MemberEvent{Member: n.self, Up: true}) // the parts check what they hold against the tables
@@ -253,6 +339,29 @@ func (n *Node) isolation() (count int, isolated bool) {
 	return n.isolations, n.isolated
 }
 
+// majority returns a context of ctx that ends when this node is next
+// isolated, and false, with a context already ended, when it is isolated
+// now: what the node does for the cluster only while it hears a majority
+// (reaping a lost member) stops there. cancel releases it.
+func (n *Node) majority(ctx context.Context) (_ context.Context, cancel context.CancelFunc, ok bool) {
+	n.mu.Lock()
+	isolated, holding := n.isolated, n.holding
+	n.mu.Unlock()
+	ctx, cancel = context.WithCancel(ctx)
+	if isolated {
+		cancel()
+		return ctx, cancel, false
+	}
+	go func() {
+		select {
+		case <-holding:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel, true
+}
+
 // fencedLocked reports whether this node is isolated and fenced. Lock
 // n.mu should be held.
 func (n *Node) fencedLocked() bool { return n.isolated && n.cfg.OnIsolation == Fence }
@@ -266,6 +375,9 @@ func (n *Node) onHeartbeat(m *nats.Msg) {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.deaf[h.member.Name] {
+		return // a test's cut in one direction (Deafen)
+	}
 	if h.member.Name == n.self.Name {
 		if h.member.Epoch != n.self.Epoch {
 			n.log.Error("cluster: another live node has this node's name", "other", h.member.String())
@@ -282,6 +394,7 @@ func (n *Node) onHeartbeat(m *nats.Msg) {
 	}
 	p := n.heardLocked(h.member, time.Now())
 	n.checkHashLocked(p, h.hash)
+	n.refusedLocked(p, h.lists(n.self))
 }
 
 // heardLocked records that member is alive at now, a join when it was not
@@ -296,6 +409,7 @@ func (n *Node) heardLocked(member Member, now time.Time) *peer {
 	}
 	if p.member.Epoch != member.Epoch {
 		n.lostLocked(p.member)
+		n.refusedLocked(p, false) // its earlier life's word
 		*p = peer{member: member}
 	}
 	p.heard, p.left = now, false

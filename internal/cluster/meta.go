@@ -62,13 +62,17 @@ type sessions struct {
 	realms map[wamp.URI]*router.RealmLink
 	sub    *nats.Subscription // of queries, once started
 	will   jetstream.KeyValue // the sess table, once started
+	// postponed are the reapings of the members lost while this node was
+	// isolated, or whose reaping its isolation stopped, by member: it
+	// does them when it hears a majority again (reap.go).
+	postponed map[Member]reapLock
 }
 
 var _ router.SessionIDs = (*Fabric)(nil)
 
 func newSessions(n *Node, log *slog.Logger) *sessions {
 	s := &sessions{node: n, log: log, badWire: &lograte.Limit{Interval: time.Minute},
-		realms: map[wamp.URI]*router.RealmLink{}, stop: func() {}}
+		realms: map[wamp.URI]*router.RealmLink{}, postponed: map[Member]reapLock{}, stop: func() {}}
 	s.slot.Store(-1)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s

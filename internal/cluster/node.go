@@ -52,7 +52,9 @@ type Node struct {
 	self       Member
 	peers      map[string]*peer // the other members by name, live or lost
 	isolated   bool
-	isolations int // times this node was isolated
+	isolations int             // times this node was isolated
+	holding    chan struct{}   // closed when this node is isolated (majority)
+	deaf       map[string]bool // members whose heartbeats it drops (tests: Deafen)
 	watchers   []*watcher
 	onGap      []func(Member, uint64)
 	events     []event // queued for the events goroutine, in order
@@ -121,7 +123,7 @@ func New(cfg Config, log *slog.Logger) (*Node, error) {
 	n := &Node{
 		cfg: cfg, log: log.With("cluster", cfg.Name, "node", cfg.Node),
 		prefix: "jx." + cfg.Name, self: Member{Name: cfg.Node, Epoch: newEpoch()},
-		peers: map[string]*peer{}, wake: make(chan struct{}, 1),
+		peers: map[string]*peer{}, wake: make(chan struct{}, 1), holding: make(chan struct{}), deaf: map[string]bool{},
 		out: map[string]*outState{}, in: map[string]*sender{},
 		joined: make(chan struct{}), done: make(chan struct{}),
 	}

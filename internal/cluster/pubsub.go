@@ -227,7 +227,8 @@ func (ps *pubsub) unlink(realm wamp.URI) {
 }
 
 // onMember follows the membership: a lost member's interest goes at once
-// (and the lowest live member deletes its records); a member back under
+// (and the lowest live member deletes its records, while it hears a
+// majority: an isolated node may be the one cut off); a member back under
 // the same life (its lease had expired) has its records read again; this
 // node back under a new life (after isolation) writes its interest again
 // under it.
@@ -242,7 +243,8 @@ func (ps *pubsub) onMember(ev MemberEvent) {
 		}
 	case !ev.Up:
 		ps.lost[m] = true
-		ps.dropMemberLocked(m, ps.lowestLive())
+		_, isolated := ps.node.isolation()
+		ps.dropMemberLocked(m, !isolated && ps.lowestLive())
 		for _, ch := range ps.rewatch { // the tables' watchers may have lived on m's server
 			select {
 			case ch <- struct{}{}:

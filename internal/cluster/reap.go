@@ -28,22 +28,86 @@ import (
 // compare-and-set: the one that succeeds goes on where the reaper was.
 // A reaper that dies between publishing a session's leaving and deleting
 // its keys has it published again by the one that takes over.
+//
+// A node reaps only while it hears a majority (the rule of the fence):
+// an isolated node, fenced or serving, may be the one cut off, the
+// members it lost alive; with an external NATS it may still reach the
+// table. It postpones the reaping of the members it loses while isolated,
+// and stops a reaping under way when it finds itself isolated; once it
+// hears a majority again, it reaps those still lost (a member lost for
+// good, or an earlier life of a member that restarted).
 
 // membership reaps a member lost (publishes its sessions' leaving) or
 // left (deletes what its sessions left in the table: they published their
-// leaving as they ended), and takes over the reaping it had begun, unless
-// this node is fenced (then every other member looks lost to it, and it
-// may not act for them).
+// leaving as they ended), and takes over the reaping it had begun, while
+// this node hears a majority; it resumes the reapings postponed when this
+// node hears a majority again.
 func (s *sessions) membership(ev MemberEvent) {
-	if ev.Up || ev.Member.Name == s.node.Self().Name || s.node.Fenced() || s.ctx.Err() != nil {
-		return // (this node stops: the members that stay reap)
+	self := s.node.Self()
+	switch {
+	case s.ctx.Err() != nil:
+		return // this node stops: the members that stay reap
+	case ev.Member.Name == self.Name && ev.Up:
+		s.resume()
+	case ev.Member.Name == self.Name:
+	case ev.Up:
+		s.mu.Lock()
+		delete(s.postponed, ev.Member) // alive: nothing to reap
+		s.mu.Unlock()
+	default:
+		s.startReap(reapLock{reaper: self, member: ev.Member, publish: !ev.Left})
 	}
-	l := reapLock{reaper: s.node.Self(), member: ev.Member, publish: !ev.Left}
+}
+
+// startReap reaps l.member, and takes over the reaping it had begun, on a
+// goroutine, while this node hears a majority; it postpones it otherwise,
+// or when this node is isolated before it is done.
+func (s *sessions) startReap(l reapLock) {
+	ctx, cancel, ok := s.node.majority(s.ctx)
+	if !ok {
+		cancel()
+		s.postpone(l)
+		s.reaped.Add(1)
+		return
+	}
 	s.wg.Go(func() {
 		defer s.reaped.Add(1)
-		s.reap(l)
-		s.takeOverReaps(l.member, !l.publish)
+		defer cancel()
+		s.reap(ctx, l)
+		s.takeOverReaps(ctx, l.member, !l.publish)
+		if ctx.Err() != nil && s.ctx.Err() == nil {
+			s.postpone(l)
+		}
 	})
+}
+
+// postpone keeps l for when this node hears a majority again.
+func (s *sessions) postpone(l reapLock) {
+	s.log.Warn("cluster: a member's reaping postponed: this node is isolated; it reaps the member if still lost once it hears a majority again",
+		"member", l.member.String())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.postponed[l.member] = l
+}
+
+// resume starts the reapings postponed of the members still lost: this
+// node hears a majority again (or starts).
+func (s *sessions) resume() {
+	live := map[Member]bool{}
+	for _, m := range s.node.Members() {
+		live[m] = true
+	}
+	self := s.node.Self()
+	s.mu.Lock()
+	todo := s.postponed
+	s.postponed = map[Member]reapLock{}
+	s.mu.Unlock()
+	for m, l := range todo {
+		if !live[m] {
+			l.reaper = self // a fenced node rejoined under a new epoch
+			s.startReap(l)
+		}
+	}
 }
 
 // table returns the sess table, nil before start.
@@ -54,9 +118,9 @@ func (s *sessions) table() jetstream.KeyValue {
 }
 
 // reap reaps l.member, when this node takes its lock, the key
-// reap.<member>, first.
-func (s *sessions) reap(l reapLock) {
-	kv, ctx := s.table(), s.ctx
+// reap.<member>, first; it stops when ctx ends.
+func (s *sessions) reap(ctx context.Context, l reapLock) {
+	kv := s.table()
 	lock := "reap." + memberKey(l.member)
 	err := s.retry(ctx, func(ctx context.Context) error {
 		_, err := kv.Create(ctx, lock, appendReapLock(nil, l))
@@ -65,8 +129,8 @@ func (s *sessions) reap(l reapLock) {
 	switch {
 	case conflict(err) && !s.mine(ctx, kv, lock):
 		return // another node reaps l.member
-	case err != nil && s.ctx.Err() != nil:
-		return // this node stops: the members that stay reap l.member
+	case err != nil && ctx.Err() != nil:
+		return // this node stops, or is isolated: postponed (startReap)
 	case err != nil && !conflict(err) && !l.publish:
 		s.log.Info("cluster: the records a member that left kept in the sess table not deleted", "member", l.member.String(), "err", err)
 		return
@@ -87,6 +151,10 @@ func (s *sessions) finish(ctx context.Context, kv jetstream.KeyValue, lock strin
 		return
 	}
 	n, err := s.reapSessions(ctx, kv, l)
+	if err != nil && ctx.Err() != nil && s.ctx.Err() == nil {
+		s.log.Warn("cluster: a member's sessions not all reaped: this node is isolated", "member", l.member.String(), "reaped", n)
+		return
+	}
 	if err != nil && s.ctx.Err() != nil {
 		s.log.Info("cluster: a member's sessions not all reaped: this node stops; a member that stays takes the reaping over", "member", l.member.String(), "reaped", n)
 		return
@@ -107,12 +175,12 @@ func (s *sessions) finish(ctx context.Context, kv jetstream.KeyValue, lock strin
 
 // takeOverReaps reaps the members that member r, lost or left, had begun to
 // reap and not finished: the node whose compare-and-set of the lock
-// succeeds goes on.
-func (s *sessions) takeOverReaps(r Member, left bool) {
-	kv, ctx := s.table(), s.ctx
+// succeeds goes on. It stops when ctx ends.
+func (s *sessions) takeOverReaps(ctx context.Context, r Member, left bool) {
+	kv := s.table()
 	held, err := s.heldBy(ctx, kv, r)
 	switch {
-	case err != nil && s.ctx.Err() != nil:
+	case err != nil && ctx.Err() != nil:
 		return
 	case err != nil && left: // as when the last nodes of a cluster stop
 		s.log.Info("cluster: the reaping a member that left may have begun not taken over: the locks cannot be read", "reaper", r.String(), "err", err)
@@ -122,10 +190,20 @@ func (s *sessions) takeOverReaps(r Member, left bool) {
 		return
 	}
 	self := s.node.Self()
+	live := map[Member]bool{}
+	for _, m := range s.node.Members() {
+		live[m] = true
+	}
 	for _, e := range held {
 		l, _ := decodeReapLock(e.Value())
-		if l.member == self {
-			continue // this life of this node, back: not to reap
+		if l.member == self || live[l.member] {
+			// Back (this life of this node, or a member heard again):
+			// nothing to reap. Its lock goes, so that its next loss is
+			// reaped.
+			s.retry(ctx, func(ctx context.Context) error {
+				return kv.Delete(ctx, e.Key(), jetstream.LastRevision(e.Revision()))
+			})
+			continue
 		}
 		l.reaper = self
 		err := s.retry(ctx, func(ctx context.Context) error {
@@ -133,7 +211,7 @@ func (s *sessions) takeOverReaps(r Member, left bool) {
 			return err
 		})
 		if err != nil && !(conflict(err) && s.mine(ctx, kv, e.Key())) {
-			if !conflict(err) && s.ctx.Err() == nil {
+			if !conflict(err) && ctx.Err() == nil {
 				s.log.Error("cluster: the reaping a lost member had begun not taken over", "member", l.member.String(), "reaper", r.String(), "err", err)
 			}
 			continue // else another member took it over
@@ -259,6 +337,9 @@ func (s *sessions) reapSessions(ctx context.Context, kv jetstream.KeyValue, l re
 	lost := s.gather(entries, mk)
 	last := lastHolders(lost)
 	for done := 0; done < len(lost); {
+		if err := ctx.Err(); err != nil {
+			return done, err // this node stops, or is isolated
+		}
 		batch := lost[done:min(done+reapBatch, len(lost))]
 		for _, ls := range batch {
 			if !l.publish {

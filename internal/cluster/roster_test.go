@@ -1,6 +1,9 @@
 package cluster_test
 
 import (
+	"maps"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -180,17 +183,31 @@ func TestRosterNodeLeft(t *testing.T) {
 }
 
 // TestRosterReaperLost: when the node reaping a lost member dies before
-// it published anything, another node takes the reaping over, and the
-// lost member's sessions' leaving is heard once.
+// it published anything, the last node, hearing one of three, is
+// isolated: it takes nothing over (the others may be alive), and the
+// lost member's records stay. When the lost member comes back (its cut
+// heals; serve: the same life), the survivor hears a majority again: it
+// reaps the dead reaper (its session's leaving is heard once) and drops
+// the dead reaper's lock on the member back, whose session's leaving is
+// never published.
 func TestRosterReaperLost(t *testing.T) {
-	// serve: the last node, hearing one of three, reaps on; its table
-	// keeps its quorum (the lost member is cut off, its server lives).
+	// serve: the last node serves on isolated; the table keeps its
+	// quorum (the lost member is cut off, its server lives).
 	sites, watchers, a := doomed(t, "com.roster.reaped", func(_ int, c *cluster.Config) { c.OnIsolation = cluster.Serve })
+	probes := []*client.Session{sites[0].join(t), sites[1].join(t)}
+	rostered(t, sites[0])
+	rostered(t, sites[1])
 
 	victim := sites[2].node.Self()
 	started, release := make(chan cluster.Member, 1), make(chan struct{})
 	var first atomic.Bool
+	var isolatedReaper atomic.Value
 	cluster.OnReap(func(reaper, lost cluster.Member) bool {
+		for _, s := range sites {
+			if s.node.Self() == reaper && s.node.Isolated() {
+				isolatedReaper.Store(reaper)
+			}
+		}
 		if lost != victim || first.Swap(true) {
 			return false
 		}
@@ -212,9 +229,125 @@ func TestRosterReaperLost(t *testing.T) {
 	}
 	clustertest.Kill(sites[dead].node)
 	close(release)
-	heard := reaped(t, sites[survivor:survivor+1], watchers[survivor:survivor+1], 2)
-	exactly(t, survivor, heard[0], leftOnce(a))
-	noRecords(t, sites[survivor], victim)
+	waitReaped(t, sites[survivor], 2) // the victim's loss, then the reaper's: postponed
+	if n, err := cluster.SessionRecords(sites[survivor].fabric, victim); n == 0 || err != nil {
+		t.Errorf("records of the victim's sessions while the survivor is isolated: %d, %v; want them kept", n, err)
+	}
+
+	clustertest.Heal(t, sites[2].node)
+	heard := map[[2]any]int{}
+	watchers[survivor].until(t, map[[2]any]int{{onLeave, probes[dead].ID()}: 1}, heard)
+	marker := sites[survivor].join(t)
+	marker.Close()
+	watchers[survivor].until(t, map[[2]any]int{{onLeave, marker.ID()}: 1}, heard)
+	exactly(t, survivor, heard, map[[2]any]int{
+		{onLeave, probes[dead].ID()}: 1,
+		{onLeave, a.ID()}:            0,
+		{onUnregister, a.ID()}:       0,
+		{onUnsubscribe, a.ID()}:      0,
+	})
+	deadline := time.Now().Add(rpcWait)
+	for {
+		locked, err := cluster.ReapLocked(sites[survivor].fabric, victim)
+		if err == nil && !locked {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dead reaper's lock on the member back: %v, %v; want it dropped", locked, err)
+		}
+		<-time.After(20 * time.Millisecond) // polling the table with a deadline
+	}
+	if r := isolatedReaper.Load(); r != nil {
+		t.Errorf("%s reaped while isolated", r)
+	}
+}
+
+// waitReaped waits until s handled n losses or leaves of members.
+func waitReaped(t *testing.T, s *site, n uint64) {
+	t.Helper()
+	deadline := time.Now().Add(rpcWait)
+	for cluster.Reaped(s.fabric) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s handled %d losses, want %d", s.node.Self(), cluster.Reaped(s.fabric), n)
+		}
+		<-time.After(10 * time.Millisecond) // polling the reapers with a deadline
+	}
+}
+
+// TestIsolatedNoReap: a node isolated while it still reaches the tables
+// (it hears no heartbeat of its only peer, which hears it; serve) does
+// not reap the peer: the peer's sessions' records and its interest stay
+// in the tables, and no leaving of them is published.
+func TestIsolatedNoReap(t *testing.T) {
+	sites := startSites(t, 2, clustertest.Lease(time.Second, 200*time.Millisecond),
+		func(_ int, c *cluster.Config) { c.OnIsolation = cluster.Serve })
+	peer, isolated := sites[0], sites[1]
+	watcher := watchLeaving(t, isolated)
+	a := peer.join(t)
+	register(t, a, "com.isolated.keep", answer("node-1"), nil)
+	subscribe(t, a, "com.isolated.keep", nil)
+	rostered(t, peer)
+	<-cluster.Flushed(peer.fabric)
+	kept := peer.node.Self()
+	interest := interestRecords(t, isolated.node, kept)
+	if len(interest) == 0 {
+		t.Fatal("no interest of the peer in the sub table")
+	}
+
+	events := make(chan cluster.MemberEvent, 64)
+	stop := isolated.node.Watch(func(ev cluster.MemberEvent) { events <- ev })
+	defer stop()
+	cluster.Deafen(isolated.node, kept.Name, true)
+	waitLost(t, events, kept) // the fabric's parts handled it before this watcher
+	if !isolated.node.Isolated() {
+		t.Fatal("the node that hears none of its peers is not isolated")
+	}
+	waitReaped(t, isolated, 1)
+	<-cluster.Flushed(isolated.fabric)
+	if n, err := cluster.SessionRecords(isolated.fabric, kept); n == 0 || err != nil {
+		t.Errorf("records of the peer's sessions: %d, %v; want them kept", n, err)
+	}
+	if now := interestRecords(t, isolated.node, kept); !maps.Equal(now, interest) {
+		t.Errorf("the peer's interest in the sub table: %v, want %v untouched", now, interest)
+	}
+
+	cluster.Deafen(isolated.node, kept.Name, false)
+	callUntil(t, isolated.join(t), "com.isolated.keep", "node-1")
+	heard := map[[2]any]int{}
+	marker := isolated.join(t)
+	marker.Close()
+	watcher.until(t, map[[2]any]int{{onLeave, marker.ID()}: 1}, heard)
+	if heard[[2]any{onLeave, a.ID()}] != 0 {
+		t.Errorf("the leaving of a live peer's session was published")
+	}
+}
+
+// interestRecords returns the revisions of the records of member m in
+// the sub table, by key, as node reads them: a record deleted and written
+// again has a new one.
+func interestRecords(t *testing.T, node *cluster.Node, m cluster.Member) map[string]uint64 {
+	t.Helper()
+	kv, err := node.KV(ctxFor(t), "sub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := kv.Keys(ctxFor(t))
+	if err != nil {
+		t.Fatalf("sub table: %v", err)
+	}
+	prefix := cluster.Token(m.Name) + "." + strconv.FormatUint(m.Epoch, 16) + "."
+	revs := map[string]uint64{}
+	for _, k := range keys {
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
+		e, err := kv.Get(ctxFor(t), k)
+		if err != nil {
+			t.Fatalf("sub table: %s: %v", k, err)
+		}
+		revs[k] = e.Revision()
+	}
+	return revs
 }
 
 // TestRosterNodeFenced: a node cut off from the others fences itself and

@@ -46,7 +46,7 @@ type calls struct {
 
 	ctx     context.Context // ends at close: the watcher and table writes
 	cancel  context.CancelFunc
-	stop    func()        // of the membership watch
+	stop    func()        // of the membership's and the refusals' watches
 	rewatch chan struct{} // asks the table's watcher to watch anew
 	wg      sync.WaitGroup
 	// leaving is set when the node stops: its callees' entries are left
@@ -65,7 +65,11 @@ type calls struct {
 	// lost are the members reported lost, hidden from the dealers until
 	// they come back, each with this node's isolation count when the
 	// loss was reported (-1: it was isolated then); see dead.
-	lost    map[Member]int
+	lost map[Member]int
+	// refused are the live members that hold this node lost (a cut in
+	// one direction): hidden from the dealers, as the lost ones, until
+	// they hear this node again, but their entries stay in the table.
+	refused map[Member]bool
 	fenced  bool          // this node is isolated and fenced
 	applied uint64        // the table's revision the dealers hold
 	synced  chan struct{} // closed (and replaced) when applied grows
@@ -74,7 +78,7 @@ type calls struct {
 // newCalls makes the RPC part of node n's fabric; start opens its table.
 func newCalls(n *Node, log *slog.Logger) *calls {
 	c := &calls{node: n, log: log, cluster: n.cfg.Name, badWire: &lograte.Limit{Interval: time.Minute},
-		realms: map[wamp.URI]*callRealm{}, records: map[string]*record{}, lost: map[Member]int{},
+		realms: map[wamp.URI]*callRealm{}, records: map[string]*record{}, lost: map[Member]int{}, refused: map[Member]bool{},
 		owned: map[string]*owned{}, repairing: map[string]bool{},
 		synced: make(chan struct{}), rewatch: make(chan struct{}, 1), stop: func() {}}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
@@ -98,7 +102,12 @@ func (c *calls) start(ctx context.Context) error {
 	c.wg.Go(func() { mirror(c.ctx, kv, w, c.rewatch, c.apply, nil) })
 	c.node.Handle(kindCall, c.receive)
 	c.node.OnGap(c.gap)
-	c.stop = c.node.Watch(c.membership)
+	stopMembers := c.node.Watch(c.membership)
+	stopRefusals := c.node.WatchRefusals(c.refusal)
+	c.stop = func() {
+		stopMembers()
+		stopRefusals()
+	}
 	return nil
 }
 
@@ -308,11 +317,16 @@ func (c *calls) membership(ev MemberEvent) {
 		// this node: their state here ended with the loss, and while it
 		// was held lost, its messages were dropped (Node.liveSender),
 		// CALLs and RESULTs alike, with no gap to report. Its callers get
-		// ERROR wamp.error.canceled, not a wait for their deadline.
-		lost := c.back(ev.Member)
+		// ERROR wamp.error.canceled, not a wait for their deadline. It is
+		// told before its callees are shown again: a call routed to them
+		// reaches it after the word, and is not ended by it.
+		_, lost := c.lost[ev.Member]
 		c.mu.Unlock()
 		if lost {
 			c.tell(ev.Member)
+			c.mu.Lock()
+			c.back(ev.Member)
+			c.mu.Unlock()
 		}
 		return
 	}
@@ -367,15 +381,33 @@ func (c *calls) fence(links []*router.RealmLink, on bool) {
 	}
 }
 
-// back shows the callees of member m again, and reports whether m was
-// reported lost before. c.mu must be held.
-func (c *calls) back(m Member) bool {
-	if _, lost := c.lost[m]; !lost {
-		return false
-	}
+// back shows the callees of member m, reported lost before, again.
+// c.mu must be held.
+func (c *calls) back(m Member) {
 	delete(c.lost, m)
 	c.showMember(m)
-	return true
+}
+
+// refusal follows another member's word on this node. A member that
+// holds this node lost drops what this node sends (Node.liveSender), and
+// sends it nothing: the calls between them end (their callers get ERROR
+// wamp.error.canceled), and its callees are hidden from the dealers, as
+// a lost member's, until it hears this node again (it then tells this
+// node to end the calls between them once more: see membership). Its
+// entries stay in the table: it is alive.
+func (c *calls) refusal(r Refusal) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !r.Refused {
+		delete(c.refused, r.Member)
+		c.showMember(r.Member)
+		return
+	}
+	c.refused[r.Member] = true
+	c.showMember(r.Member) // hidden before the calls end: none goes to it after
+	for _, rl := range c.realms {
+		rl.link.DropNode(router.Node(r.Member))
+	}
 }
 
 // tell asks member m to end its calls with this node (see reset): their
@@ -388,10 +420,10 @@ func (c *calls) tell(m Member) {
 }
 
 // stale reports whether entries of member m are stale, hidden from the
-// dealers: m was lost, or it is an earlier life of this node. c.mu must
-// be held.
+// dealers: m was lost, or holds this node lost, or it is an earlier life
+// of this node. c.mu must be held.
 func (c *calls) stale(m Member) bool {
-	if _, lost := c.lost[m]; lost {
+	if _, lost := c.lost[m]; lost || c.refused[m] {
 		return true
 	}
 	return c.earlier(m)

@@ -11,6 +11,11 @@ import (
 //
 //	envelope:  1 | kind | from epoch (8) | to epoch (8) | seq (8) | uvarint len | from name | body
 //	heartbeat: 1 | flags | epoch (8) | uvarint len | name | uvarint len | config hash
+//	           [ | uvarint count | (epoch (8) | uvarint len | name) * count ]
+//
+// The heartbeat's last field, the members its sender holds lost, is there
+// only when there is one at least (count > 0): a heartbeat without it is
+// the one nodes sent before it was added.
 const wireVersion = 1
 
 // Heartbeat flags.
@@ -63,13 +68,36 @@ type heartbeat struct {
 	flags  byte
 	member Member
 	hash   string
+	// lost are the members its sender holds lost (not left): it drops
+	// what they send. A member that finds itself there while it hears the
+	// sender is cut off from it in one direction.
+	lost []Member
 }
 
 func appendHeartbeat(b []byte, h heartbeat) []byte {
 	b = append(b, wireVersion, h.flags)
 	b = binary.BigEndian.AppendUint64(b, h.member.Epoch)
 	b = appendString(b, h.member.Name)
-	return appendString(b, h.hash)
+	b = appendString(b, h.hash)
+	if len(h.lost) == 0 {
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(len(h.lost)))
+	for _, m := range h.lost {
+		b = binary.BigEndian.AppendUint64(b, m.Epoch)
+		b = appendString(b, m.Name)
+	}
+	return b
+}
+
+// lists reports whether h's sender holds m lost.
+func (h *heartbeat) lists(m Member) bool {
+	for _, l := range h.lost {
+		if l == m {
+			return true
+		}
+	}
+	return false
 }
 
 func decodeHeartbeat(b []byte) (heartbeat, error) {
@@ -84,11 +112,35 @@ func decodeHeartbeat(b []byte) (heartbeat, error) {
 		return h, err
 	}
 	hash, rest, err := readString(rest)
-	if err != nil || len(rest) != 0 || name == "" {
+	if err != nil || name == "" {
 		return h, errWire
 	}
 	h.member.Name, h.hash = name, hash
-	return h, nil
+	if len(rest) == 0 {
+		return h, nil
+	}
+	h.lost, err = readMembers(rest)
+	return h, err
+}
+
+// readMembers reads a heartbeat's list of members, which is all of b and
+// holds one at least.
+func readMembers(b []byte) ([]Member, error) {
+	r := wireReader{b: b}
+	n := r.count()
+	if n == 0 {
+		return nil, errWire // an empty list is written as none
+	}
+	ms := make([]Member, 0, n)
+	for range n {
+		m := Member{Epoch: r.uint64()}
+		m.Name = r.string()
+		ms = append(ms, m)
+	}
+	if r.err != nil || len(r.b) != 0 {
+		return nil, errWire
+	}
+	return ms, nil
 }
 
 func appendString(b []byte, s string) []byte {

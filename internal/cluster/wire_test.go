@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 )
 
@@ -66,8 +67,41 @@ func FuzzDecodeEnvelope(f *testing.F) {
 	})
 }
 
+// TestHeartbeatLost: the members a heartbeat holds lost come after its
+// config hash, only when there is one at least: a heartbeat without them
+// (as nodes sent before they were added) decodes with none, and an empty
+// list written out is malformed (a heartbeat has one encoding).
+func TestHeartbeatLost(t *testing.T) {
+	plain := heartbeat{member: Member{"node-1", 7}, hash: "abc"}
+	withLost := plain
+	withLost.lost = []Member{{"node-2", 9}, {"node-3", 1 << 60}}
+	for _, h := range []heartbeat{plain, withLost} {
+		got, err := decodeHeartbeat(appendHeartbeat(nil, h))
+		if err != nil || got.member != h.member || got.hash != h.hash || !slices.Equal(got.lost, h.lost) {
+			t.Errorf("decode(encode(%+v)) = %+v, %v", h, got, err)
+		}
+	}
+	if !withLost.lists(Member{"node-3", 1 << 60}) || withLost.lists(Member{"node-3", 1}) || plain.lists(Member{"node-2", 9}) {
+		t.Error("lists: a member is listed by name and epoch")
+	}
+	old := []byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 7, 6, 'n', 'o', 'd', 'e', '-', '1', 3, 'a', 'b', 'c'}
+	if !bytes.Equal(appendHeartbeat(nil, plain), old) {
+		t.Errorf("a heartbeat without lost members: %x, want the earlier format %x", appendHeartbeat(nil, plain), old)
+	}
+	for name, b := range map[string][]byte{
+		"empty list": append(slices.Clone(old), 0),
+		"short":      append(slices.Clone(old), 1, 0, 0),
+		"trailing":   append(appendHeartbeat(nil, withLost), 0),
+	} {
+		if _, err := decodeHeartbeat(b); err == nil {
+			t.Errorf("%s: decoded", name)
+		}
+	}
+}
+
 func FuzzDecodeHeartbeat(f *testing.F) {
 	f.Add(appendHeartbeat(nil, heartbeat{flags: hbLeave, member: Member{"node-1", 7}, hash: "abc"}))
+	f.Add(appendHeartbeat(nil, heartbeat{member: Member{"node-1", 7}, hash: "abc", lost: []Member{{"node-2", 9}, {"", 0}}}))
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		h, err := decodeHeartbeat(b)
