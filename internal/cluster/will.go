@@ -187,7 +187,14 @@ func (s *sessions) rejoined(old Member, settled <-chan struct{}) {
 		case <-s.ctx.Done():
 			return
 		}
-		s.reap(reapLock{reaper: s.node.Self(), member: old})
+		l := reapLock{reaper: s.node.Self(), member: old}
+		ctx, cancel, ok := s.node.majority(s.ctx) // reaped only with a majority, as every member
+		defer cancel()
+		if !ok {
+			s.postpone(l)
+			return
+		}
+		s.reap(ctx, l)
 	})
 }
 
