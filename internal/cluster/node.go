@@ -68,6 +68,10 @@ type Node struct {
 	in     map[string]*sender
 	closed bool
 
+	stopsMu     sync.Mutex     // guards stopsClosed, and the Add of stops; a leaf
+	stops       sync.WaitGroup // watchers' Stops left to end with the connection (stopWatcher)
+	stopsClosed bool           // the connection is closed: Stop returns at once
+
 	joining  atomic.Bool
 	joined   chan struct{} // closed by Join once joined
 	done     chan struct{}
@@ -314,6 +318,10 @@ func (n *Node) shutdown(leave bool) {
 		if n.nc != nil {
 			n.nc.Close()
 		}
+		n.stopsMu.Lock()
+		n.stopsClosed = true
+		n.stopsMu.Unlock()
+		n.stops.Wait()
 		if n.emb != nil {
 			n.emb.shutdown()
 		}
