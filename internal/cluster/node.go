@@ -312,6 +312,7 @@ func (n *Node) shutdown(leave bool) {
 		close(n.done)
 		n.wg.Wait()
 		if leave && n.nc != nil {
+			n.sayGoodbye()
 			n.publishHeartbeat(hbLeave)
 			n.nc.FlushTimeout(time.Second)
 		}
