@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -46,6 +47,9 @@ type delivery struct {
 // and reports (OnGap) the messages lost. Send fails at once when to is not
 // a live member; it never sends to this node itself.
 func (n *Node) Send(to Member, k Kind, body []byte) error {
+	if k == kindLeave {
+		return errKindReserved
+	}
 	if err := n.checkTarget(to); err != nil {
 		return err
 	}
@@ -148,10 +152,12 @@ func (n *Node) onEnvelope(m *nats.Msg) {
 	}
 }
 
-// kindLeave is the node's own kind (below 16, which its users' kinds
-// start at): a member's goodbye, the last message of its sequence to
-// this node (sayGoodbye).
-const kindLeave Kind = 1
+// kindLeave is the node's own kind, 0, that Send refuses: a member's
+// goodbye, the last message of its sequence to this node (sayGoodbye).
+const kindLeave Kind = 0
+
+// errKindReserved is Send's error for kind 0, the node's own.
+var errKindReserved = errors.New("cluster: message kind 0 is reserved")
 
 // sayGoodbye puts a goodbye into the inbox of every member this node
 // knows that has not left, after everything it sent them: the goodbye in

@@ -27,7 +27,7 @@ type Member struct {
 func (m Member) String() string { return m.Name + "." + strconv.FormatUint(m.Epoch, 16) }
 
 // Kind tells what a message of Send is; each user of the node declares its
-// own constants.
+// own constants, but 0: the node's own.
 type Kind uint8
 
 // Node is this process's member of the cluster. Safe for concurrent use.
