@@ -1,6 +1,10 @@
 package cluster
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"time"
+)
 
 // SkipSequence makes the next message from n to member to skip k numbers,
 // as if k messages had been lost on the way.
@@ -31,4 +35,30 @@ func ReapLocked(f *Fabric, m Member) (bool, error) {
 	defer cancel()
 	all, err := s.readAll(ctx, s.table(), "reap."+memberKey(m))
 	return len(all) > 0, err
+}
+
+// LeadTables makes n's server the leader of each of tables (JetStream
+// leader stepdowns that prefer it), so that once the others stop, its
+// writes wait for a quorum that never comes instead of failing at once
+// for want of a leader.
+func LeadTables(ctx context.Context, n *Node, tables ...string) error {
+	for _, t := range tables {
+		stream := "KV_jx_" + n.cfg.Name + "_" + t
+		for {
+			s, err := n.js.Stream(ctx, stream)
+			if err == nil && s.CachedInfo().Cluster != nil && s.CachedInfo().Cluster.Leader == n.emb.srv.Name() {
+				break
+			}
+			req := []byte(`{"placement":{"preferred":"` + n.emb.srv.Name() + `"}}`)
+			_, err = n.nc.RequestWithContext(ctx, "$JS.API.STREAM.LEADER.STEPDOWN."+stream, req)
+			if ctx.Err() != nil {
+				return fmt.Errorf("table %s not led by %s: %w (%v)", t, n.Self(), ctx.Err(), err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(50 * time.Millisecond): // the election, polled with ctx's deadline
+			}
+		}
+	}
+	return nil
 }

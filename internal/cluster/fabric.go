@@ -56,10 +56,11 @@ func (f *Fabric) Realm(name wamp.URI, link *router.RealmLink) router.RealmFabric
 
 // Leave tells the fabric that the node is stopping: from now on its
 // sessions' unregistrations leave the registrations table as it is, and
-// their roster records stay (the other members remove this node's
-// callees and records when it leaves), and it stops reaping (the others
-// take its reaping over), so that a node stops at once even when the
-// table cannot be written, as when the last nodes of a cluster stop.
+// their roster records and testaments stay (the other members remove
+// this node's callees and records when it leaves), and it stops reaping
+// (the others take its reaping over), so that a node stops at once even
+// when the table cannot be written, as when the last nodes of a cluster
+// stop.
 func (f *Fabric) Leave() {
 	f.calls.leaving.Store(true)
 	f.roster.stop()

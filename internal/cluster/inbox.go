@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -46,6 +47,9 @@ type delivery struct {
 // and reports (OnGap) the messages lost. Send fails at once when to is not
 // a live member; it never sends to this node itself.
 func (n *Node) Send(to Member, k Kind, body []byte) error {
+	if k == kindLeave {
+		return errKindReserved
+	}
 	if err := n.checkTarget(to); err != nil {
 		return err
 	}
@@ -129,6 +133,12 @@ func (n *Node) onEnvelope(m *nats.Msg) {
 	if !ok {
 		return
 	}
+	if e.kind == kindLeave { // after what it sent: those are queued
+		n.mu.Lock()
+		n.leftLocked(e.from)
+		n.mu.Unlock()
+		return
+	}
 	if !n.liveSender(e.from) {
 		n.counts.dropped.Add(1)
 		if e.kind == kindEvent {
@@ -140,6 +150,52 @@ func (n *Node) onEnvelope(m *nats.Msg) {
 	case s.queue <- delivery{kind: e.kind, body: e.body, lost: lost}:
 	case <-n.done:
 	}
+}
+
+// kindLeave is the node's own kind, 0, that Send refuses: a member's
+// goodbye, the last message of its sequence to this node (sayGoodbye).
+const kindLeave Kind = 0
+
+// errKindReserved is Send's error for kind 0, the node's own.
+var errKindReserved = errors.New("cluster: message kind 0 is reserved")
+
+// sayGoodbye puts a goodbye into the inbox of every member this node
+// knows that has not left, after everything it sent them: the goodbye in
+// the heartbeats travels on a subscription of its own, and could be
+// handled before the messages still in a member's inbox, which would
+// then be dropped (those of a member that left), as the meta events of
+// the sessions that left as this node stopped.
+func (n *Node) sayGoodbye() {
+	n.mu.Lock()
+	self := n.self
+	var to []Member
+	for _, p := range n.peers {
+		if !p.left {
+			to = append(to, p.member)
+		}
+	}
+	n.mu.Unlock()
+	n.sendMu.Lock()
+	defer n.sendMu.Unlock()
+	for _, m := range to {
+		o := n.outLocked(self, m)
+		o.seq++
+		n.sendBuf = appendEnvelope(n.sendBuf[:0], envelope{kind: kindLeave, from: self, toEpoch: m.Epoch, seq: o.seq})
+		if err := n.nc.Publish(o.subject, n.sendBuf); err != nil {
+			n.log.Warn("cluster: goodbye", "member", m.String(), "error", err)
+		}
+	}
+}
+
+// sentHere reports whether member has sent this life of the node a
+// message: its goodbye then comes in the inbox, after those messages,
+// and the heartbeat's is not heeded (onHeartbeat).
+func (n *Node) sentHere(member Member) bool {
+	self := n.Self()
+	n.recvMu.Lock()
+	defer n.recvMu.Unlock()
+	s := n.in[member.Name]
+	return s != nil && s.member == member && s.to == self.Epoch
 }
 
 // sequence checks e's number against its sender's and returns the

@@ -101,6 +101,32 @@ func retryable(err error) bool {
 		errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, context.DeadlineExceeded)
 }
 
+// stopWatcher stops w, waiting for it until ctx ends. A watcher's Stop
+// deletes its consumer: a request of the client's legacy JetStream API,
+// bounded by its own 5 s and no context, which lasts that long when the
+// table has no leader (its quorum lost, as when the last nodes of a
+// cluster stop one after the other). Once ctx has ended (the node
+// stops), Stop is left to end on its own, at the latest when Close closes
+// the connection (which ends the request) and waits for it.
+func (n *Node) stopWatcher(ctx context.Context, w jetstream.KeyWatcher) {
+	n.stopsMu.Lock()
+	if n.stopsClosed {
+		n.stopsMu.Unlock()
+		w.Stop() // the connection is closed: at once
+		return
+	}
+	done := make(chan struct{})
+	n.stops.Go(func() {
+		defer close(done)
+		w.Stop()
+	})
+	n.stopsMu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
 // mirror follows table kv from w (a WatchAll of it), calling apply for
 // each change in the table's order, and loaded (if not nil) once, when
 // the first watch's initial values are in, until ctx ends. A signal on
@@ -108,11 +134,11 @@ func retryable(err error) bool {
 // may have held the watcher's consumer, which would then stall for
 // seconds. A new watch starts with the latest entry of every key (a
 // deleted key's marker included), so apply must take again what it has.
-func mirror(ctx context.Context, kv jetstream.KeyValue, w jetstream.KeyWatcher, rewatch <-chan struct{},
+func (n *Node) mirror(ctx context.Context, kv jetstream.KeyValue, w jetstream.KeyWatcher, rewatch <-chan struct{},
 	apply func(jetstream.KeyValueEntry), loaded func()) {
 	for {
 		loaded = follow(ctx, w, rewatch, apply, loaded)
-		w.Stop()
+		n.stopWatcher(ctx, w)
 		for w = nil; w == nil; {
 			if ctx.Err() != nil {
 				return

@@ -373,6 +373,9 @@ func (n *Node) onHeartbeat(m *nats.Msg) {
 		n.log.Warn("cluster: malformed heartbeat", "subject", m.Subject)
 		return
 	}
+	if h.flags&hbLeave != 0 && n.sentHere(h.member) {
+		return // its goodbye comes in the inbox, after its messages (sayGoodbye)
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.deaf[h.member.Name] {

@@ -562,9 +562,10 @@ func (m metaSeen) until(t *testing.T, want map[[2]any]int, counts map[[2]any]int
 	}
 }
 
-// hearJoins waits until every watcher's interest reached every node of
-// sites: each hears a session joined on each node. The watchers must
-// watch wamp.session.on_join.
+// hearJoins waits until every watcher hears a session joined on each
+// node of sites: its interest in on_join reached them, and its events
+// come through (interestEverywhere waits for the other topics). The
+// watchers must watch wamp.session.on_join.
 func hearJoins(t *testing.T, sites []*site, watchers []metaSeen) {
 	t.Helper()
 	for _, s := range sites {
@@ -607,6 +608,7 @@ func testMetaEvents(t *testing.T, sites []*site) {
 	for _, s := range sites {
 		watchers = append(watchers, watchMeta(t, s.join(t), onJoin, onRegCreate, onRegister, onSubCreate, onSubscribe))
 	}
+	interestEverywhere(t, sites, sites, onJoin, onRegCreate, onRegister, onSubCreate, onSubscribe)
 	hearJoins(t, sites, watchers)
 	joined := sites[2].join(t)
 	r1 := sites[2].join(t)

@@ -27,7 +27,7 @@ type Member struct {
 func (m Member) String() string { return m.Name + "." + strconv.FormatUint(m.Epoch, 16) }
 
 // Kind tells what a message of Send is; each user of the node declares its
-// own constants.
+// own constants, but 0: the node's own.
 type Kind uint8
 
 // Node is this process's member of the cluster. Safe for concurrent use.
@@ -67,6 +67,10 @@ type Node struct {
 	recvMu sync.Mutex // guards in and closed: the inbox subscription's state
 	in     map[string]*sender
 	closed bool
+
+	stopsMu     sync.Mutex     // guards stopsClosed, and the Add of stops; a leaf
+	stops       sync.WaitGroup // watchers' Stops left to end with the connection (stopWatcher)
+	stopsClosed bool           // the connection is closed: Stop returns at once
 
 	joining  atomic.Bool
 	joined   chan struct{} // closed by Join once joined
@@ -308,12 +312,17 @@ func (n *Node) shutdown(leave bool) {
 		close(n.done)
 		n.wg.Wait()
 		if leave && n.nc != nil {
+			n.sayGoodbye()
 			n.publishHeartbeat(hbLeave)
 			n.nc.FlushTimeout(time.Second)
 		}
 		if n.nc != nil {
 			n.nc.Close()
 		}
+		n.stopsMu.Lock()
+		n.stopsClosed = true
+		n.stopsMu.Unlock()
+		n.stops.Wait()
 		if n.emb != nil {
 			n.emb.shutdown()
 		}

@@ -429,3 +429,50 @@ func TestJoinAfterClose(t *testing.T) {
 		t.Errorf("KV after Close: %v, want ErrClosed", err)
 	}
 }
+
+// TestGoodbyeAfterMessages: a node that sends messages and closes at
+// once has every one handled by their receiver, none dropped as from a
+// member that left: its goodbye follows them in the inbox (the one in
+// the heartbeats, on a subscription of its own, could come first). The
+// receiver sees the member left, and kind 0, the goodbye's, cannot be
+// sent.
+func TestGoodbyeAfterMessages(t *testing.T) {
+	nodes := clustertest.Start(t, 3)
+	from, to := nodes[0], nodes[1]
+	if err := from.Send(to.Self(), 0, nil); err == nil {
+		t.Error("Send of kind 0 succeeded")
+	}
+	const n = 500
+	got := make(chan struct{}, n)
+	to.Handle(7, func(cluster.Member, []byte) { got <- struct{}{} })
+	left := make(chan struct{})
+	var once sync.Once
+	stop := to.Watch(func(ev cluster.MemberEvent) {
+		if ev.Member == from.Self() && ev.Left {
+			once.Do(func() { close(left) })
+		}
+	})
+	defer stop()
+	for i := range n {
+		if err := from.Send(to.Self(), 7, []byte(fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	from.Close()
+	deadline := time.After(rpcWait)
+	for i := range n {
+		select {
+		case <-got:
+		case <-deadline:
+			t.Fatalf("%d of %d messages handled; stats %+v", i, n, to.Stats())
+		}
+	}
+	select {
+	case <-left:
+	case <-deadline:
+		t.Fatal("the member never left")
+	}
+	if s := to.Stats(); s.Dropped != 0 {
+		t.Errorf("stats %+v: messages dropped", s)
+	}
+}

@@ -148,7 +148,7 @@ func (ps *pubsub) watch(ctx context.Context, kv jetstream.KeyValue, apply func(j
 	ps.rewatch = append(ps.rewatch, rewatch)
 	ps.mu.Unlock()
 	ps.wg.Go(func() {
-		mirror(ps.ctx, kv, w, rewatch, apply, func() {
+		ps.node.mirror(ps.ctx, kv, w, rewatch, apply, func() {
 			loaded()
 			close(done)
 		})
@@ -282,12 +282,17 @@ func (ps *pubsub) reload(m Member) {
 		ps.warnf("cluster: sub table not read again", "member", m.String(), "err", err)
 		return
 	}
-	defer w.Stop()
-	for e := range w.Updates() {
-		if e == nil {
+	defer ps.node.stopWatcher(ps.ctx, w)
+	for {
+		select {
+		case <-ps.ctx.Done():
 			return
+		case e := <-w.Updates():
+			if e == nil {
+				return
+			}
+			ps.apply(e)
 		}
-		ps.apply(e)
 	}
 }
 

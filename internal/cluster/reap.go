@@ -262,18 +262,18 @@ func (s *sessions) readAll(ctx context.Context, kv jetstream.KeyValue, filter st
 	var entries []jetstream.KeyValueEntry
 	err := s.retry(ctx, func(ctx context.Context) error {
 		var err error
-		entries, err = readOnce(ctx, kv, filter)
+		entries, err = s.node.readOnce(ctx, kv, filter)
 		return err
 	})
 	return entries, err
 }
 
-func readOnce(ctx context.Context, kv jetstream.KeyValue, filter string) ([]jetstream.KeyValueEntry, error) {
+func (n *Node) readOnce(ctx context.Context, kv jetstream.KeyValue, filter string) ([]jetstream.KeyValueEntry, error) {
 	w, err := kv.Watch(ctx, filter, jetstream.IgnoreDeletes())
 	if err != nil {
 		return nil, err
 	}
-	defer w.Stop()
+	defer n.stopWatcher(ctx, w)
 	var entries []jetstream.KeyValueEntry
 	for {
 		select {

@@ -22,6 +22,7 @@ func TestReaperWithoutTheRealm(t *testing.T) {
 	const topic wamp.URI = "com.handover.will"
 	watchers := []metaSeen{watchLeaving(t, sites[1])}
 	will := listen(t, sites[1].join(t), topic)
+	interestEverywhere(t, sites[:2], sites[1:2], leavingTopics...)
 	hearJoins(t, sites[:2], watchers)
 	a := sites[0].join(t)
 	register(t, a, "com.handover.proc", answer("a"), nil)

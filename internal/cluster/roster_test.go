@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -24,10 +25,38 @@ const (
 	onSubDelete   wamp.URI = "wamp.subscription.on_delete"
 )
 
+// leavingTopics are the meta events watchLeaving watches.
+var leavingTopics = []wamp.URI{onJoin, onLeave, onUnregister, onRegDelete, onUnsubscribe, onSubDelete}
+
 // watchLeaving watches the meta events of sessions leaving (and joining,
 // for hearJoins) from a new session of s.
 func watchLeaving(t *testing.T, s *site) metaSeen {
-	return watchMeta(t, s.join(t), onJoin, onLeave, onUnregister, onRegDelete, onUnsubscribe, onSubDelete)
+	return watchMeta(t, s.join(t), leavingTopics...)
+}
+
+// interestEverywhere waits until every node of sites mirrors the
+// interest of each node of watching (but its own) in each of topics:
+// until then, a meta event another node publishes does not reach that
+// node's watcher. hearJoins proves it of on_join alone: each topic is a
+// record of its own in the sub table, each on its way on its own.
+func interestEverywhere(t *testing.T, sites, watching []*site, topics ...wamp.URI) {
+	t.Helper()
+	for _, s := range sites {
+		for _, w := range watching {
+			if s == w {
+				continue
+			}
+			watcher := w.node.Self()
+			waitUntil(t, s.node.Self().String()+" mirrors the interest of "+watcher.String(), func() bool {
+				for _, topic := range topics {
+					if !slices.Contains(cluster.Interested(s.fabric, "realm1", topic), watcher) {
+						return false
+					}
+				}
+				return true
+			})
+		}
+	}
 }
 
 // rostered waits until site's roster is written into the table.
@@ -94,6 +123,7 @@ func TestRosterNodeLost(t *testing.T) {
 	sites := startSites(t, 3, clustertest.Lease(time.Second, 200*time.Millisecond))
 	live := sites[:2]
 	watchers := []metaSeen{watchLeaving(t, sites[0]), watchLeaving(t, sites[1])}
+	interestEverywhere(t, sites, sites[:2], leavingTopics...)
 	hearJoins(t, sites, watchers)
 	a, b, other := sites[2].join(t), sites[2].join(t), sites[0].join(t)
 	register(t, a, "com.roster.single", answer("a"), nil)
@@ -147,6 +177,7 @@ func doomed(t *testing.T, uri wamp.URI, opts ...clustertest.Option) ([]*site, []
 	t.Helper()
 	sites := startSites(t, 3, append([]clustertest.Option{clustertest.Lease(time.Second, 200*time.Millisecond)}, opts...)...)
 	watchers := []metaSeen{watchLeaving(t, sites[0]), watchLeaving(t, sites[1])}
+	interestEverywhere(t, sites, sites[:2], leavingTopics...)
 	hearJoins(t, sites, watchers)
 	a := sites[2].join(t)
 	register(t, a, uri, answer("a"), nil)

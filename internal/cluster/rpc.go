@@ -99,7 +99,7 @@ func (c *calls) start(ctx context.Context) error {
 	c.kv = kv
 	c.mu.Unlock()
 	// The dealers mirror the table; a lost member makes it watch anew.
-	c.wg.Go(func() { mirror(c.ctx, kv, w, c.rewatch, c.apply, nil) })
+	c.wg.Go(func() { c.node.mirror(c.ctx, kv, w, c.rewatch, c.apply, nil) })
 	c.node.Handle(kindCall, c.receive)
 	c.node.OnGap(c.gap)
 	stopMembers := c.node.Watch(c.membership)

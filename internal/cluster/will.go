@@ -46,7 +46,12 @@ func sessionKey(kind string, m Member, realm wamp.URI, session wamp.ID) string {
 // earlier life publish the testaments its sessions held when it was cut
 // off (and this node publishes them to its own subscribers as its
 // sessions leave); those of its sessions that live on are written under
-// its new life when it rejoins (rejoined).
+// its new life when it rejoins (rejoined). Nor once this node stops
+// (Fabric.Leave, which also ends a write under way): its sessions publish
+// their testaments here as they leave, and the members that stay delete
+// what they left in the table when this node leaves (reap.go); when none
+// stays, nothing needs the records, and the table, its quorum gone,
+// would hold each session's leaving for seconds.
 func (r *realmSessions) Testaments(session wamp.ID, ts []router.Testament) error {
 	s := r.s
 	kv := s.table()
@@ -60,10 +65,10 @@ func (r *realmSessions) Testaments(session wamp.ID, ts []router.Testament) error
 	if h.gone {
 		s.wills.drop(sessionRef{r.name, session}, h)
 	}
-	if s.node.Fenced() {
+	if s.node.Fenced() || s.ctx.Err() != nil {
 		return nil
 	}
-	return s.writeWill(context.Background(), kv, s.node.Self(), r.name, session, ts)
+	return s.writeWill(s.ctx, kv, s.node.Self(), r.name, session, ts)
 }
 
 // writeWill writes the testaments ts of session of realm under this
