@@ -84,7 +84,7 @@ func (c *conn) serve() {
 	if f := c.srv.ConnContext; f != nil {
 		ctx = f(ctx, c.rwc)
 	}
-	c.r = &connReader{c: c, remain: math.MaxInt64}
+	c.r = &connReader{c: c, remain: math.MaxInt64, bodyIdle: c.srv.BodyTimeout}
 	c.br = bufio.NewReaderSize(c.r, 4096)
 	c.bw = bufio.NewWriterSize(connWriter{c}, 4096)
 	c.wbuf = make([]byte, 0, bufferBeforeChunking)
@@ -169,6 +169,9 @@ func (c *conn) serveRequest(ctx context.Context) bool {
 	if !w.checkExpect() {
 		return false
 	}
+	if w.body != nil {
+		c.r.beginBody()
+	}
 	c.watch.begin(c, cancel, !w.body.remains())
 	c.runHandler(w, req)
 	c.watch.end(c)
@@ -177,6 +180,7 @@ func (c *conn) serveRequest(ctx context.Context) bool {
 		return false
 	}
 	w.finish()
+	c.r.endBody()
 	_ = c.rwc.SetWriteDeadline(time.Time{})
 	return w.reusable()
 }

@@ -271,6 +271,7 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		_ = c.bw.Flush()
 	}
 	c.watch.end(c)
+	c.r.endBody()
 	c.hijacked = true
 	_ = c.rwc.SetDeadline(time.Time{})
 	if c.r.hasByte {
