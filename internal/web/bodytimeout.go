@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/junction-wamp/junction/internal/web/h1"
 )
 
 // DefaultBodyTimeout is how long a request body may stall (no byte
@@ -24,8 +26,10 @@ const DefaultBodyTimeout = 30 * time.Second
 // ErrBodyTimeout is what a request body's Read returns (wrapped, with the
 // connection's os.ErrDeadlineExceeded) when the client sent nothing for
 // the body timeout. Handlers may answer 408 Request Timeout; the server
-// closes the connection after the answer, whatever it is.
-var ErrBodyTimeout = errors.New("web: request body timed out")
+// closes the connection after the answer, whatever it is. It is
+// h1.ErrBodyTimeout, which the h1 engine returns: the engine bounds its
+// bodies itself, bodyTimeout below does it for net/http's server.
+var ErrBodyTimeout = h1.ErrBodyTimeout
 
 // readDeadliner is what http.ResponseController uses to set a read
 // deadline; the server's own ResponseWriter has it.
@@ -33,7 +37,8 @@ type readDeadliner interface {
 	SetReadDeadline(time.Time) error
 }
 
-// bodyTimeout bounds every request body with an idle-read timeout: the
+// bodyTimeout bounds every request body of net/http's server (the h1
+// engine does it itself: h1.Server.BodyTimeout) with an idle-read timeout: the
 // connection's read deadline is set to timeout from now when the handler
 // starts and again before each Read of the body, so a body that keeps
 // arriving is never cut, however long it takes, and one that stalls for

@@ -108,13 +108,13 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	bt := &bodyTimeout{timeout: orDefault(opts.BodyTimeout, DefaultBodyTimeout)}
-	h = tlsState(bt.wrap(h)) // bt outermost but tlsState: its ResponseWriter is the server's
+	bodyIdle := orDefault(opts.BodyTimeout, DefaultBodyTimeout)
 	s := &Server{}
 	switch opts.Engine {
 	case "", EngineStdlib:
+		bt := &bodyTimeout{timeout: bodyIdle}
 		s.srv = &http.Server{
-			Handler:           h,
+			Handler:           tlsState(bt.wrap(h)), // bt outermost but tlsState: its ResponseWriter is the server's
 			ReadHeaderTimeout: orDefault(opts.ReadHeaderTimeout, DefaultReadHeaderTimeout),
 			IdleTimeout:       orDefault(opts.IdleTimeout, DefaultIdleTimeout),
 			ConnContext:       connContext,
@@ -123,11 +123,11 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		}
 	case EngineJunction:
 		s.srv = &h1.Server{
-			Handler:           h,
+			Handler:           tlsState(h), // the engine bounds the bodies itself
 			ReadHeaderTimeout: orDefault(opts.ReadHeaderTimeout, DefaultReadHeaderTimeout),
 			IdleTimeout:       orDefault(opts.IdleTimeout, DefaultIdleTimeout),
+			BodyTimeout:       bodyIdle,
 			ConnContext:       connContext,
-			ConnState:         bt.connState,
 			Logger:            log,
 		}
 	default:

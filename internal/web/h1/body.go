@@ -1,11 +1,19 @@
 package h1
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 )
+
+// ErrBodyTimeout is what a request body's Read returns (wrapped, with the
+// connection's os.ErrDeadlineExceeded) when the client sent nothing of it
+// for Server.BodyTimeout.
+var ErrBodyTimeout = errors.New("h1: request body timed out")
 
 // maxDiscard is how much of a request body the handler left unread the
 // engine reads to keep the connection (net/http's figure, about what a
@@ -27,8 +35,9 @@ type body struct {
 	closing   bool        // a Content-Length body of a request whose connection closes after it
 	eof       atomic.Bool // src returned io.EOF (read without the lock too)
 	closed    bool
-	early     bool // closed with too much left to read: the connection cannot be reused
-	broken    bool // a read failed: what remains on the connection is no request
+	early     bool  // closed with too much left to read: the connection cannot be reused
+	broken    bool  // a read failed: what remains on the connection is no request
+	timedOut  error // the read that failed with ErrBodyTimeout: every later read fails so, at once
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -46,12 +55,19 @@ func (b *body) readLocked(p []byte) (int, error) {
 		b.expect = false
 		b.w.sendContinue()
 	}
+	if b.timedOut != nil {
+		return 0, b.timedOut // a read after a timeout must not wait as long again
+	}
 	n, err := b.src.Read(p)
 	if b.remaining > 0 {
 		b.remaining -= int64(n)
 	}
 	if err != nil && err != io.EOF {
 		b.broken = true
+		if b.w.c.r.bodyIdle > 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+			err = fmt.Errorf("%w: %w", ErrBodyTimeout, err)
+			b.timedOut = err
+		}
 	}
 	if err == io.EOF && !b.eof.Load() {
 		b.eof.Store(true)
@@ -70,8 +86,8 @@ func (b *body) Close() error {
 		return nil
 	}
 	b.closed = true
-	if b.eof.Load() || b.closing {
-		return nil // nothing to read, or no next request to read it for
+	if b.eof.Load() || b.closing || b.timedOut != nil {
+		return nil // nothing to read, no next request to read it for, or a client that stalls
 	}
 	if b.remaining > maxDiscard || b.expect {
 		b.early = true // not worth reading, or the client waits for a 100 Continue it will not get
@@ -148,8 +164,8 @@ func (b *body) discard() (keep, tooBig bool) {
 	switch {
 	case b.eof.Load():
 		return true, false
-	case b.closed:
-		return false, false // closed before its end
+	case b.closed || b.timedOut != nil:
+		return false, false // closed before its end, or stalled
 	case b.remaining >= maxDiscard:
 		return false, true
 	}

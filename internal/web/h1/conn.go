@@ -2,6 +2,7 @@ package h1
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -61,11 +62,18 @@ func (c *conn) setState(st http.ConnState) {
 	}
 }
 
-// setStateLocked records st without calling the hook.
+// setStateLocked records st without calling the hook, and the time for
+// StateNew (the only state whose age matters, to Shutdown).
 func (c *conn) setStateLocked(st http.ConnState) {
-	c.state.Store(uint64(time.Now().Unix())<<8 | uint64(st))
+	var sec uint64
+	if st == http.StateNew {
+		sec = uint64(time.Now().Unix())
+	}
+	c.state.Store(sec<<8 | uint64(st))
 }
 
+// getState returns the connection's state, and the time it began for
+// StateNew (the zero Unix time for the others).
 func (c *conn) getState() (http.ConnState, time.Time) {
 	v := c.state.Load()
 	return http.ConnState(v & 0xff), time.Unix(int64(v>>8), 0)
@@ -84,7 +92,7 @@ func (c *conn) serve() {
 	if f := c.srv.ConnContext; f != nil {
 		ctx = f(ctx, c.rwc)
 	}
-	c.r = &connReader{c: c, remain: math.MaxInt64}
+	c.r = &connReader{c: c, remain: math.MaxInt64, bodyIdle: c.srv.BodyTimeout}
 	c.br = bufio.NewReaderSize(c.r, 4096)
 	c.bw = bufio.NewWriterSize(connWriter{c}, 4096)
 	c.wbuf = make([]byte, 0, bufferBeforeChunking)
@@ -102,8 +110,20 @@ func (c *conn) serve() {
 		if _, err := c.br.Peek(4); err != nil {
 			return // as net/http: fewer than 4 bytes before the end are no request
 		}
-		c.setReadDeadline(c.srv.ReadHeaderTimeout)
+		if !c.headBuffered() {
+			c.setReadDeadline(c.srv.ReadHeaderTimeout)
+		}
 	}
+}
+
+// headBuffered reports whether the next request's head has arrived in
+// full (its blank line is in the buffer): reading it takes no read from
+// the connection, which the read header timeout would bound. A request
+// sent at once, as nearly all are, costs no deadline then.
+func (c *conn) headBuffered() bool {
+	b, _ := c.br.Peek(c.br.Buffered())
+	b = b[leadingCRLF(b):]
+	return bytes.Contains(b, []byte("\n\r\n")) || bytes.Contains(b, []byte("\n\n"))
 }
 
 // setReadDeadline sets the read deadline d from now; 0 clears it.
@@ -169,6 +189,9 @@ func (c *conn) serveRequest(ctx context.Context) bool {
 	if !w.checkExpect() {
 		return false
 	}
+	if w.body != nil {
+		c.r.beginBody()
+	}
 	c.watch.begin(c, cancel, !w.body.remains())
 	c.runHandler(w, req)
 	c.watch.end(c)
@@ -177,6 +200,7 @@ func (c *conn) serveRequest(ctx context.Context) bool {
 		return false
 	}
 	w.finish()
+	c.r.endBody()
 	_ = c.rwc.SetWriteDeadline(time.Time{})
 	return w.reusable()
 }

@@ -16,7 +16,11 @@
 // watches for the client going away (a goroutine, a 1-byte read and
 // three read deadlines) starts only for a handler still running after
 // WatchDelay, once its request body has been read (see watch.go); a
-// request answered sooner never pays for it.
+// request answered sooner never pays for it. Read deadlines are set only
+// around reads from the connection: none for a head, nor a body, that
+// arrived whole with the bytes before it, so a keep-alive request sent at
+// once costs one (the idle timeout's); the body timeout (BodyTimeout) is
+// the engine's, with no copy of the request and no middleware.
 //
 // Deliberate differences from net/http: an HTTP/2 connection preface
 // ("PRI * HTTP/2.0") is refused with 505 and the connection closed (net/http

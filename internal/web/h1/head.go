@@ -201,7 +201,9 @@ func writeStatusLine(bw *bufio.Writer, is11 bool, code int) {
 	}
 	_, _ = bw.Write(strconv.AppendInt(bw.AvailableBuffer(), int64(code), 10))
 	if text := http.StatusText(code); text != "" {
-		_, _ = bw.WriteString(" " + text + "\r\n")
+		_, _ = bw.WriteString(" ")
+		_, _ = bw.WriteString(text)
+		_, _ = bw.WriteString("\r\n")
 		return
 	}
 	_, _ = bw.WriteString(" status code " + strconv.Itoa(code) + "\r\n")

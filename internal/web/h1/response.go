@@ -22,9 +22,10 @@ const bufferBeforeChunking = 2048
 // http.ResponseController looks for: FlushError, Hijack,
 // SetReadDeadline, SetWriteDeadline, EnableFullDuplex.
 type response struct {
-	c    *conn
-	req  *http.Request
-	body *body // nil when the request has none
+	c       *conn
+	req     *http.Request
+	body    *body // nil when the request has none, else &reqBody
+	reqBody body
 
 	header   http.Header
 	snapshot http.Header // header as of WriteHeader, when Header was called after it
@@ -63,7 +64,8 @@ func newResponse(c *conn, req *http.Request) *response {
 	w.wantsClose = req.Close || hasToken(req.Header.Get("Connection"), "close")
 	w.wants10KeepAlive = req.ProtoMajor == 1 && req.ProtoMinor == 0 && hasToken(req.Header.Get("Connection"), "keep-alive")
 	if req.Body != nil && req.Body != http.NoBody {
-		w.body = &body{src: req.Body, w: w, remaining: req.ContentLength, closing: req.Close && req.ContentLength >= 0}
+		w.reqBody = body{src: req.Body, w: w, remaining: req.ContentLength, closing: req.Close && req.ContentLength >= 0}
+		w.body = &w.reqBody // one allocation for both
 		req.Body = w.body
 	}
 	return w
@@ -271,6 +273,7 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		_ = c.bw.Flush()
 	}
 	c.watch.end(c)
+	c.r.endBody()
 	c.hijacked = true
 	_ = c.rwc.SetDeadline(time.Time{})
 	if c.r.hasByte {

@@ -25,6 +25,15 @@ type Server struct {
 	// IdleTimeout bounds the wait for the next request on a kept-alive
 	// connection; 0 means no bound.
 	IdleTimeout time.Duration
+	// BodyTimeout bounds the wait for each part of a request body: a read
+	// of the body that gets nothing from the client for this long fails
+	// with an error wrapping ErrBodyTimeout and os.ErrDeadlineExceeded,
+	// and the connection is closed after the answer; a body that keeps
+	// arriving is never cut, however long it takes. It bounds what the
+	// engine reads of a body the handler left unread too. 0 means no
+	// bound. (A handler's own read deadline, set with
+	// http.ResponseController, holds until its next read of the body.)
+	BodyTimeout time.Duration
 	// MaxHeaderBytes bounds a request's head (its request line and
 	// header fields); 0 means http.DefaultMaxHeaderBytes. A larger head
 	// gets 431.

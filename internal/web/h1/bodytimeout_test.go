@@ -1,0 +1,219 @@
+package h1
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// pipeListener hands the server the ends of in-memory pipes, so that it
+// runs inside a synctest bubble (fake time for its deadlines), and counts
+// the read deadlines set on them.
+type pipeListener struct {
+	conns     chan net.Conn
+	done      chan struct{}
+	deadlines atomic.Int64
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	select {
+	case <-l.done:
+	default:
+		close(l.done)
+	}
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)} }
+
+// dial connects a client to the server; it returns the client's end.
+func (l *pipeListener) dial() (net.Conn, *bufio.Reader) {
+	client, server := net.Pipe()
+	l.conns <- &countingConn{Conn: server, n: &l.deadlines}
+	return client, bufio.NewReader(client)
+}
+
+type countingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c *countingConn) SetReadDeadline(t time.Time) error {
+	c.n.Add(1)
+	return c.Conn.SetReadDeadline(t)
+}
+
+// servePipes serves s on a pipeListener until the test ends.
+func servePipes(t *testing.T, s *Server) *pipeListener {
+	l := newPipeListener()
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(l) }()
+	t.Cleanup(func() {
+		_ = s.Close()
+		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return l
+}
+
+// bodyReader reads the whole body and answers its length, or 408 when
+// the read fails; it sends the error, and that of a read after it, on
+// errs.
+func bodyReader(errs chan<- [2]error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		var again error
+		if err != nil {
+			start := time.Now()
+			_, again = r.Body.Read(make([]byte, 1))
+			if time.Since(start) != 0 {
+				again = fmt.Errorf("the read after the timeout waited %v (%w)", time.Since(start), again)
+			}
+		}
+		errs <- [2]error{err, again}
+		if err != nil {
+			w.WriteHeader(http.StatusRequestTimeout)
+			return
+		}
+		_, _ = io.WriteString(w, strconv.Itoa(len(b)))
+	}
+}
+
+// TestBodyTimeout: a body that sends nothing for BodyTimeout fails with
+// ErrBodyTimeout (every later read too, at once), and the connection is
+// closed after the answer; one that trickles a byte a little faster
+// passes, however long it takes; without BodyTimeout, neither the body
+// nor the handler has a deadline (not the head's either).
+func TestBodyTimeout(t *testing.T) {
+	const timeout = 10 * time.Second
+	tests := []struct {
+		name        string
+		bodyTimeout time.Duration
+		gap         time.Duration
+		status      int
+		closed      bool
+	}{
+		{"stalls", timeout, timeout + time.Second, http.StatusRequestTimeout, true},
+		{"trickles", timeout, timeout - time.Second, http.StatusOK, false},
+		{"unbounded", 0, 3 * timeout, http.StatusOK, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				errs := make(chan [2]error, 1)
+				l := servePipes(t, &Server{Handler: bodyReader(errs), BodyTimeout: tt.bodyTimeout, ReadHeaderTimeout: timeout})
+				c, br := l.dial()
+				const n = 3
+				fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", n)
+				wrote := make(chan struct{})
+				defer func() { _ = c.Close(); <-wrote }()
+				go func() {
+					defer close(wrote)
+					for range n {
+						time.Sleep(tt.gap)
+						if _, err := c.Write([]byte{'x'}); err != nil {
+							return // the server gave up
+						}
+					}
+				}()
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				got := <-errs
+				if tt.status == http.StatusOK && got[0] != nil {
+					t.Errorf("read: %v", got[0])
+				}
+				if tt.status != http.StatusOK {
+					for i, err := range got {
+						if !errors.Is(err, ErrBodyTimeout) || !errors.Is(err, os.ErrDeadlineExceeded) || err.Error() != got[0].Error() {
+							t.Errorf("read %d: %v, want ErrBodyTimeout and os.ErrDeadlineExceeded", i, err)
+						}
+					}
+				}
+				synctest.Wait()
+				_ = c.SetReadDeadline(time.Now())
+				_, err = br.ReadByte()
+				if closed := errors.Is(err, io.EOF); resp.StatusCode != tt.status || closed != tt.closed {
+					t.Errorf("answer %d, closed %v; want %d, %v", resp.StatusCode, closed, tt.status, tt.closed)
+				}
+			})
+		})
+	}
+}
+
+// TestDeadlinesPerRequest: a keep-alive connection whose requests arrive
+// whole (head and body in one write, as nearly all do) costs one read
+// deadline per request (the idle timeout's), with a body timeout set and
+// the body read; a body that arrives later gets its deadline.
+func TestDeadlinesPerRequest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		errs := make(chan [2]error, 1)
+		l := servePipes(t, &Server{Handler: bodyReader(errs), BodyTimeout: time.Second, ReadHeaderTimeout: time.Second, IdleTimeout: time.Minute})
+		c, br := l.dial()
+		defer c.Close()
+		post := func(head, body string) {
+			t.Helper()
+			if _, err := io.WriteString(c, head+body); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			if got := <-errs; resp.StatusCode != http.StatusOK || got[0] != nil {
+				t.Fatalf("answer %d, read %v", resp.StatusCode, got[0])
+			}
+		}
+		const head = "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n"
+		post(head, "ab") // the first: the read header timeout from the accept
+		synctest.Wait()
+		before := l.deadlines.Load()
+		const n = 5
+		for range n {
+			post(head, "ab")
+		}
+		synctest.Wait()
+		if got := l.deadlines.Load() - before; got != n {
+			t.Errorf("%d requests sent whole: %d read deadlines, want %d", n, got, n)
+		}
+		before = l.deadlines.Load()
+		wrote := make(chan struct{})
+		go func() {
+			defer close(wrote)
+			time.Sleep(time.Millisecond)
+			_, _ = io.WriteString(c, "ab")
+		}()
+		post(head, "")
+		<-wrote
+		synctest.Wait()
+		if got := l.deadlines.Load() - before; got < 2 {
+			t.Errorf("a body sent after its head: %d read deadlines, want the idle one and the body's", got)
+		}
+	})
+}
