@@ -24,13 +24,15 @@ func clusterConfig(i int, addrs []string) obj {
 
 // clusterWarnings are the warnings a node of a cluster logs in a
 // healthy run: its NATS server's while the routes and the JetStream
-// leader are not yet there (all nodes start at once) and its snapshot
+// leader are not yet there, or its JetStream not yet current with that
+// leader (all nodes start at once), and its snapshot
 // as it stops, and, as the test's end stops the nodes one after the
 // other, the cluster's for a node whose goodbye did not reach the others
 // before its connection closed (a clean leave is "member left", info).
 var clusterWarnings = []string{
 	"Waiting for routing to be established...",
 	"JetStream has not established contact with a meta leader",
+	"JetStream is not current with the meta leader",
 	"Metalayer blocking snapshot*",
 	"cluster: member lost",
 }
