@@ -4,11 +4,10 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"net/netip"
-	"sync"
 	"sync/atomic"
 
 	"github.com/junction-wamp/junction/internal/lograte"
+	"github.com/junction-wamp/junction/internal/transport/connlimit"
 )
 
 // DefaultMaxStreams applies when a service's MaxStreams is 0: the most
@@ -44,18 +43,15 @@ func (o *StreamLimits) validate() error {
 }
 
 // streamLimit counts the streams open on a service, in all and by client
-// IP address, and refuses those over the caps (NATS's max_connections:
-// refused at once, counted, logged rate-limited). Safe for concurrent
-// use.
+// IP address (the transports' connection counter), and refuses those over
+// the caps (NATS's max_connections: refused at once, counted, logged
+// rate-limited). Safe for concurrent use.
 type streamLimit struct {
 	max, maxPerIP int
+	count         *connlimit.Counter
 	log           *slog.Logger
 	logLimit      lograte.Limit
 	refused       atomic.Uint64 // streams refused over a cap
-
-	mu    sync.Mutex // guards the fields below
-	open  int
-	perIP map[netip.Addr]int // only with maxPerIP
 }
 
 func newStreamLimit(o StreamLimits, log *slog.Logger) *streamLimit {
@@ -63,9 +59,7 @@ func newStreamLimit(o StreamLimits, log *slog.Logger) *streamLimit {
 	if l.max == 0 {
 		l.max = DefaultMaxStreams
 	}
-	if l.maxPerIP > 0 {
-		l.perIP = map[netip.Addr]int{}
-	}
+	l.count = connlimit.NewCounter(l.max, l.maxPerIP)
 	return l
 }
 
@@ -73,43 +67,16 @@ func newStreamLimit(o StreamLimits, log *slog.Logger) *streamLimit {
 // release, called once when the stream ends, uncounts it.
 func (l *streamLimit) take(r *http.Request) (release func(), err error) {
 	ip := peerAddr(r.RemoteAddr).Unmap()
-	perIP := l.perIP != nil && ip.IsValid()
-	text, limit := l.count(ip, perIP)
-	if text != "" {
-		l.refuse(r, text, limit)
-		return nil, refuse(http.StatusServiceUnavailable, "%s", text)
+	perIP := l.count.PerIP() && ip.IsValid()
+	switch l.count.Take(ip, perIP) {
+	case connlimit.AtMax:
+		l.refuse(r, textStreamsFull, l.max)
+		return nil, refuse(http.StatusServiceUnavailable, "%s", textStreamsFull)
+	case connlimit.AtMaxPerIP:
+		l.refuse(r, textStreamsFullIP, l.maxPerIP)
+		return nil, refuse(http.StatusServiceUnavailable, "%s", textStreamsFullIP)
 	}
-	return func() { l.release(ip, perIP) }, nil
-}
-
-// count takes a place for a stream from ip, or returns the refusal's text
-// and the cap reached.
-func (l *streamLimit) count(ip netip.Addr, perIP bool) (string, int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	switch {
-	case l.open >= l.max:
-		return textStreamsFull, l.max
-	case perIP && l.perIP[ip] >= l.maxPerIP:
-		return textStreamsFullIP, l.maxPerIP
-	}
-	l.open++
-	if perIP {
-		l.perIP[ip]++
-	}
-	return "", 0
-}
-
-func (l *streamLimit) release(ip netip.Addr, perIP bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.open--
-	if !perIP {
-		return
-	}
-	if l.perIP[ip]--; l.perIP[ip] <= 0 {
-		delete(l.perIP, ip)
-	}
+	return func() { l.count.Release(ip, perIP) }, nil
 }
 
 // refuse counts and logs a refusal, at most one line per slowLogInterval.

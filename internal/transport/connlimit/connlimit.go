@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -58,9 +59,9 @@ type Listener struct {
 	full      lograte.Limit // "at Max" warnings
 	fullPerIP lograte.Limit // "at MaxPerIP" warnings
 
-	mu    sync.Mutex // guards the fields below
-	stats Stats
-	perIP map[netip.Addr]int // open connections by client IP; only with MaxPerIP
+	count        *Counter
+	refused      atomic.Uint64
+	refusedPerIP atomic.Uint64
 }
 
 // New wraps l. Closing the Listener closes l.
@@ -70,9 +71,7 @@ func New(l net.Listener, opts Options) *Listener {
 	if cl.log == nil {
 		cl.log = slog.New(slog.DiscardHandler)
 	}
-	if opts.MaxPerIP > 0 {
-		cl.perIP = map[netip.Addr]int{}
-	}
+	cl.count = NewCounter(opts.Max, opts.MaxPerIP)
 	return cl
 }
 
@@ -94,28 +93,32 @@ func (l *Listener) Accept() (net.Conn, error) {
 
 // Stats returns the counts so far.
 func (l *Listener) Stats() Stats {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.stats
+	return Stats{Open: l.count.Open(), Refused: l.refused.Load(), RefusedPerIP: l.refusedPerIP.Load()}
 }
 
 // admit counts c in and returns it wrapped, or closes it and returns nil
 // when a cap is reached.
 func (l *Listener) admit(c net.Conn) net.Conn {
 	ip, perIP := l.clientIP(c)
-	refusal := l.take(ip, perIP)
-	if refusal == nil {
+	refusal := l.count.Take(ip, perIP)
+	if refusal == Admitted {
 		return &conn{Conn: c, l: l, ip: ip, perIP: perIP}
 	}
 	c.Close()
-	refusal(c.RemoteAddr())
+	if refusal == AtMax {
+		l.refused.Add(1)
+		l.refusedFull(c.RemoteAddr())
+	} else {
+		l.refusedPerIP.Add(1)
+		l.refusedOfIP(c.RemoteAddr())
+	}
 	return nil
 }
 
 // clientIP returns the IP address of c's client, and whether c counts per
 // IP.
 func (l *Listener) clientIP(c net.Conn) (netip.Addr, bool) {
-	if l.perIP == nil {
+	if !l.count.PerIP() {
 		return netip.Addr{}, false
 	}
 	a, ok := c.RemoteAddr().(*net.TCPAddr)
@@ -126,39 +129,6 @@ func (l *Listener) clientIP(c net.Conn) (netip.Addr, bool) {
 	return ip.Unmap(), ok
 }
 
-// take counts a connection from ip in, or returns the function that logs
-// its refusal.
-func (l *Listener) take(ip netip.Addr, perIP bool) func(remote net.Addr) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	switch {
-	case l.opts.Max > 0 && l.stats.Open >= l.opts.Max:
-		l.stats.Refused++
-		return l.refusedFull
-	case perIP && l.perIP[ip] >= l.opts.MaxPerIP:
-		l.stats.RefusedPerIP++
-		return l.refusedPerIP
-	}
-	l.stats.Open++
-	if perIP {
-		l.perIP[ip]++
-	}
-	return nil
-}
-
-// release counts a closed connection out.
-func (l *Listener) release(ip netip.Addr, perIP bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.stats.Open--
-	if !perIP {
-		return
-	}
-	if l.perIP[ip]--; l.perIP[ip] == 0 {
-		delete(l.perIP, ip)
-	}
-}
-
 func (l *Listener) refusedFull(remote net.Addr) {
 	if ok, held := l.full.Allow(); ok {
 		l.log.Warn("connection refused: the listener is at its connection cap",
@@ -166,7 +136,7 @@ func (l *Listener) refusedFull(remote net.Addr) {
 	}
 }
 
-func (l *Listener) refusedPerIP(remote net.Addr) {
+func (l *Listener) refusedOfIP(remote net.Addr) {
 	if ok, held := l.fullPerIP.Allow(); ok {
 		l.log.Warn("connection refused: its client IP is at its connection cap",
 			"max_connections_per_ip", l.opts.MaxPerIP, "remote", remote.String(), "refused_since_last_log", held)
@@ -185,7 +155,7 @@ type conn struct {
 // Close counts the connection out, then closes it: a client that has seen
 // its connection closed finds the slot free.
 func (c *conn) Close() error {
-	c.once.Do(func() { c.l.release(c.ip, c.perIP) })
+	c.once.Do(func() { c.l.count.Release(c.ip, c.perIP) })
 	return c.Conn.Close()
 }
 
