@@ -82,7 +82,7 @@ var rules = map[string]rule{
 	// The bridge's embedded sessions are clients on a peer the node makes,
 	// never the router itself. The codec is for its plain-JSON bodies (the
 	// Caller's and Publisher's hot path, with no reflection), not for WAMP.
-	"internal/bridge/...": {allowed: []string{"wamp", "wamp/codec", "client", "internal/auth", "internal/bridge/webhooksig", "internal/bridge/httpauth", "internal/lograte", "internal/dotsegment", "internal/meter", "internal/apiroute", "internal/transport/connlimit"}},,
+	"internal/bridge/...": {allowed: []string{"wamp", "wamp/codec", "client", "internal/auth", "internal/bridge/webhooksig", "internal/bridge/httpauth", "internal/lograte", "internal/dotsegment", "internal/meter", "internal/apiroute", "internal/transport/connlimit"}},
 	// Who an HTTP request comes from (JWT, API key, Basic): the identity
 	// is a wamp.Identity, failures are logged with lograte, JWTs verified
 	// by go-jose; it knows no session, service or router.
