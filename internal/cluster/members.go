@@ -55,6 +55,7 @@ type event struct {
 	ev       MemberEvent
 	ref      *Refusal
 	watchers []*watcher
+	then     func() // afterEvents's
 }
 
 // Members returns the live members, this node first, then by name (a
@@ -174,6 +175,17 @@ func (n *Node) signalLocked() {
 	}
 }
 
+// afterEvents calls f on the goroutine of the membership's events once
+// the events queued before it are delivered: a watcher that must see what
+// the others make of the events that follow the one it handles (a
+// rejoin's members up after this node's own) defers its work with it.
+func (n *Node) afterEvents(f func()) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.events = append(n.events, event{then: f})
+	n.signalLocked()
+}
+
 // runEvents delivers the queued events, holding no lock.
 func (n *Node) runEvents() {
 	defer n.wg.Done()
@@ -193,6 +205,9 @@ func (n *Node) runEvents() {
 			e := n.events[0]
 			n.events = n.events[1:]
 			n.mu.Unlock()
+			if e.then != nil {
+				e.then()
+			}
 			for _, w := range e.watchers {
 				switch {
 				case w.stopped.Load():

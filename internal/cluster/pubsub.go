@@ -71,7 +71,8 @@ type pubsub struct {
 	links   map[wamp.URI]*router.RealmLink
 	remote  map[wamp.URI]*uriindex.Index[*memberSet] // the others' interest, by realm
 	entries map[string]interest                      // the mirror of the table, by key
-	lost    map[Member]bool                          // their late records are ignored
+	lost    map[Member]bool                          // their records are parked
+	parked  map[string]interest                      // the records of the lost members, by key
 	own     map[string]interest                      // this node's records, by key
 	self    Member                                   // the life of this node that own is written under
 	changed chan struct{}                            // closed and replaced at every change of remote
@@ -96,7 +97,7 @@ func newPubSub(n *Node, log *slog.Logger) *pubsub {
 		warn: lograte.Limit{Interval: 10 * time.Second}, cancel: cancel, ctx: ctx,
 		retained: map[wamp.URI]map[wamp.URI]retainedRecord{}, links: map[wamp.URI]*router.RealmLink{},
 		remote: map[wamp.URI]*uriindex.Index[*memberSet]{}, entries: map[string]interest{},
-		lost: map[Member]bool{}, own: map[string]interest{},
+		lost: map[Member]bool{}, parked: map[string]interest{}, own: map[string]interest{},
 		self: n.Self(), changed: make(chan struct{}),
 	}
 }
@@ -168,7 +169,7 @@ func (ps *pubsub) close() {
 	stop := ps.stop
 	ps.mu.RUnlock()
 	if stop != nil {
-		stop() // no reload starts after it
+		stop()
 	}
 	ps.cancel()
 	ps.wg.Wait()
@@ -229,9 +230,10 @@ func (ps *pubsub) unlink(realm wamp.URI) {
 // onMember follows the membership: a lost member's interest goes at once
 // (and the lowest live member deletes its records, while it hears a
 // majority: an isolated node may be the one cut off); a member back under
-// the same life (its lease had expired) has its records read again; this
-// node back under a new life (after isolation) writes its interest again
-// under it.
+// the same life (its lease had expired) has its records shown again
+// before the next member event is handled (a reaping that follows sees
+// them); this node back under a new life (after isolation) writes its
+// interest again under it.
 func (ps *pubsub) onMember(ev MemberEvent) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -253,8 +255,12 @@ func (ps *pubsub) onMember(ev MemberEvent) {
 		}
 	case ps.lost[m]:
 		delete(ps.lost, m)
-		ps.wg.Add(1)
-		go ps.reload(m)
+		for k, in := range ps.parked {
+			if in.member == m {
+				delete(ps.parked, k)
+				ps.addLocked(k, in)
+			}
+		}
 	}
 }
 
@@ -272,30 +278,6 @@ func (ps *pubsub) rejoinedLocked(m Member) {
 	}
 }
 
-// reload reads member m's records from the table into the mirror again.
-// A member whose records another deleted, thinking it lost, writes them
-// again itself (see apply): both orders end with them in the mirror.
-func (ps *pubsub) reload(m Member) {
-	defer ps.wg.Done()
-	w, err := ps.kv.Watch(ps.ctx, Token(m.Name)+"."+strconv.FormatUint(m.Epoch, 16)+".*")
-	if err != nil {
-		ps.warnf("cluster: sub table not read again", "member", m.String(), "err", err)
-		return
-	}
-	defer ps.node.stopWatcher(ps.ctx, w)
-	for {
-		select {
-		case <-ps.ctx.Done():
-			return
-		case e := <-w.Updates():
-			if e == nil {
-				return
-			}
-			ps.apply(e)
-		}
-	}
-}
-
 // lowestLive reports whether this node has the lowest name among the live
 // members: the one that cleans up after a lost member.
 func (ps *pubsub) lowestLive() bool {
@@ -303,14 +285,16 @@ func (ps *pubsub) lowestLive() bool {
 	return len(ms) > 0 && !slices.ContainsFunc(ms, func(m Member) bool { return m.Name < ps.self.Name })
 }
 
-// dropMemberLocked removes m's records from the mirror, and from the
-// table too when purge. Lock ps.mu should be held.
+// dropMemberLocked parks m's records (out of the mirror, kept up to date
+// with the table while m is lost), and deletes them from the table too
+// when purge. Lock ps.mu should be held.
 func (ps *pubsub) dropMemberLocked(m Member, purge bool) {
 	for k, in := range ps.entries {
 		if in.member != m {
 			continue
 		}
 		ps.removeLocked(k, in)
+		ps.parked[k] = in
 		if purge {
 			ps.w.delete(k)
 		}
@@ -319,7 +303,10 @@ func (ps *pubsub) dropMemberLocked(m Member, purge bool) {
 
 // --- the mirror of the others' interest ----------------------------------
 
-// apply applies one change of the table.
+// apply applies one change of the table. A lost member's records are
+// parked: a member whose records another deleted, thinking it lost,
+// writes them again itself (see below), and they are shown once it is
+// heard again, whatever the order of the two.
 func (ps *pubsub) apply(e jetstream.KeyValueEntry) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -327,6 +314,7 @@ func (ps *pubsub) apply(e jetstream.KeyValueEntry) {
 	if old, ok := ps.entries[k]; ok {
 		ps.removeLocked(k, old)
 	}
+	delete(ps.parked, k)
 	if e.Operation() != jetstream.KeyValuePut {
 		if in, ok := ps.own[k]; ok {
 			// Another member deleted it, thinking this node lost.
@@ -335,13 +323,20 @@ func (ps *pubsub) apply(e jetstream.KeyValueEntry) {
 		return
 	}
 	in, err := decodeInterest(e.Value())
-	if err != nil {
+	switch {
+	case err != nil:
 		ps.log.Warn("cluster: malformed record in the sub table", "key", k)
-		return
+	case in.member == ps.self:
+	case ps.lost[in.member]:
+		ps.parked[k] = in
+	default:
+		ps.addLocked(k, in)
 	}
-	if in.member == ps.self || ps.lost[in.member] {
-		return
-	}
+}
+
+// addLocked puts record k of another member into the mirror. Lock ps.mu
+// should be held.
+func (ps *pubsub) addLocked(k string, in interest) {
 	ps.entries[k] = in
 	if in.member.Name == ps.self.Name {
 		return // an earlier life of this node: purged once loaded

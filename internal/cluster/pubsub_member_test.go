@@ -51,6 +51,25 @@ func waitMirror(t *testing.T, ps *pubsub, topic wamp.URI, want int) {
 	}
 }
 
+// waitParked waits until ps holds record k parked (a lost member's), or
+// not.
+func waitParked(t *testing.T, ps *pubsub, k string, parked bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ps.mu.RLock()
+		_, ok := ps.parked[k]
+		ps.mu.RUnlock()
+		if ok == parked {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("record %s parked %v, want %v", k, ok, parked)
+		}
+		<-time.After(5 * time.Millisecond) // polling the mirror, which the table's watcher fills, with a deadline
+	}
+}
+
 // waitKey waits until the table holds key k (present) or not.
 func waitKey(t *testing.T, kv jetstream.KeyValue, k string, present bool) {
 	t.Helper()
@@ -78,8 +97,12 @@ func waitKey(t *testing.T, kv jetstream.KeyValue, k string, present bool) {
 
 // TestPubSubMemberBack: a member reported lost while it was alive (its
 // lease expired, then its heartbeats came back under the same life) gets
-// its interest back: the records it still holds are read again, and a
-// record another member deleted meanwhile is written again by its owner.
+// its interest back as it is heard again, before the next member event
+// (a reaping that follows asks whether another node has a subscription):
+// the records it holds, parked while it was lost, written again by it
+// after another member deleted them. A record deleted while its member was
+// lost stays gone. A record another member deleted, thinking this node
+// lost, is written again by this node.
 func TestPubSubMemberBack(t *testing.T) {
 	ps, kv := onePubSub(t, slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -92,13 +115,38 @@ func TestPubSubMemberBack(t *testing.T) {
 	waitMirror(t, ps, "com.t", 1)
 
 	ps.onMember(MemberEvent{Member: other, Up: false})
-	waitMirror(t, ps, "com.t", 0)
+	if n := len(ps.interested("realm1", "com.t", nil)); n != 0 {
+		t.Fatalf("%d members interested in com.t after its member was lost, want 0", n)
+	}
 	waitKey(t, kv, key(in), false) // this node, the lowest live, deleted it
+	waitParked(t, ps, key(in), false)
 	if _, err := kv.Put(ctx, key(in), appendInterest(nil, in)); err != nil {
-		t.Fatal(err) // the member writes it again; this node ignores it while lost
+		t.Fatal(err) // the member writes it again; parked while it is lost
+	}
+	waitParked(t, ps, key(in), true)
+	if n := len(ps.interested("realm1", "com.t", nil)); n != 0 {
+		t.Fatalf("%d members interested in com.t while its member is lost, want 0", n)
 	}
 	ps.onMember(MemberEvent{Member: other, Up: true})
-	waitMirror(t, ps, "com.t", 1)
+	if n := len(ps.interested("realm1", "com.t", nil)); n != 1 {
+		t.Fatalf("%d members interested in com.t as its member is back, want 1", n)
+	}
+
+	// Lost again (with no purge: this node is isolated, say), and its
+	// record deleted meanwhile: it does not come back with it.
+	ps.mu.Lock()
+	ps.lost[other] = true
+	ps.dropMemberLocked(other, false)
+	ps.mu.Unlock()
+	waitParked(t, ps, key(in), true)
+	if err := kv.Delete(ctx, key(in)); err != nil {
+		t.Fatal(err)
+	}
+	waitParked(t, ps, key(in), false)
+	ps.onMember(MemberEvent{Member: other, Up: true})
+	if n := len(ps.interested("realm1", "com.t", nil)); n != 0 {
+		t.Fatalf("%d members interested in com.t, deleted while its member was lost; want 0", n)
+	}
 
 	// This node's own record, deleted by another member, comes back.
 	mine := router.Subscription{Topic: "com.mine", Match: uriindex.Prefix}

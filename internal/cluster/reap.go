@@ -48,7 +48,14 @@ func (s *sessions) membership(ev MemberEvent) {
 	case s.ctx.Err() != nil:
 		return // this node stops: the members that stay reap
 	case ev.Member.Name == self.Name && ev.Up:
-		s.resume()
+		// Once the members up again with this node are shown (a fenced
+		// node's rejoin reports them after itself): the reaping of a
+		// lost member asks whether another node has what it held.
+		s.node.afterEvents(func() {
+			if s.ctx.Err() == nil {
+				s.resume()
+			}
+		})
 	case ev.Member.Name == self.Name:
 	case ev.Up:
 		s.mu.Lock()

@@ -137,6 +137,11 @@ func TestRosterNodeLost(t *testing.T) {
 	subscribe(t, other, "com.roster.both", nil)
 	subscribe(t, a, "wamp.session.on_join", nil) // the meta API's own: no event
 	rostered(t, sites[2])
+	// Either live node may reap: each knows, before the loss, what the
+	// other still holds (a subscription or callee made elsewhere a moment
+	// before a loss may not have reached the reaper yet).
+	interestEverywhere(t, live, live[:1], "com.roster.both")
+	callBoth(t, sites[1].join(t), "com.roster.shared", "b", "other")
 
 	lost := sites[2].node.Self()
 	clustertest.Kill(sites[2].node)
