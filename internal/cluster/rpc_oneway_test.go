@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -83,9 +84,15 @@ func TestOneWayCut(t *testing.T) {
 		t.Errorf("node-2's members during the cut: %v, want all three (it hears them)", m)
 	}
 	waitRefusal(t, refusals, cluster.Refusal{Member: a.node.Self(), Refused: true})
+	if r := refusers(b.node); !slices.Equal(r, []string{a.node.Self().Name}) {
+		t.Errorf("node-2's status during the cut: %v refuse it, want node-1", r)
+	}
 
 	cluster.Deafen(a.node, b.node.Self().Name, false)
 	waitRefusal(t, refusals, cluster.Refusal{Member: a.node.Self(), Refused: false})
+	if r := refusers(b.node); len(r) != 0 {
+		t.Errorf("node-2's status after the heal: %v refuse it, want none", r)
+	}
 	callUntil(t, onB, "com.oneway.a", "node-1")
 	callUntil(t, onA, "com.oneway.b", "node-2")
 	toA = callInFlight(t, a.join(t), onB, "com.oneway.wait.healed")
@@ -97,6 +104,17 @@ func TestOneWayCut(t *testing.T) {
 		t.Errorf("the call in flight after the heal ended: %v", err)
 	default:
 	}
+}
+
+// refusers returns the members that refuse n in its status.
+func refusers(n *cluster.Node) []string {
+	var out []string
+	for _, p := range n.Status().Peers {
+		if p.Refuses {
+			out = append(out, p.Member.Name)
+		}
+	}
+	return out
 }
 
 // waitRefusal waits for refusal want among refusals.

@@ -32,6 +32,10 @@ type PeerStatus struct {
 	Up     bool
 	Left   bool          // it left cleanly
 	Heard  time.Duration // since its last heartbeat (or message)
+	// Refuses: its last heartbeat held this node lost while this node
+	// hears it (a one-way cut): the calls between the two end, and its
+	// callees are not shown here until it hears this node again.
+	Refuses bool
 }
 
 // Status returns what the node knows of its cluster now.
@@ -50,7 +54,7 @@ func (n *Node) Status() Status {
 	n.mu.Lock()
 	s.Self, s.Isolated, s.Fenced, s.Isolations = n.self, n.isolated, n.fencedLocked(), n.isolations
 	for _, p := range n.peers {
-		s.Peers = append(s.Peers, PeerStatus{Member: p.member, Up: p.up, Left: p.left, Heard: now.Sub(p.heard)})
+		s.Peers = append(s.Peers, PeerStatus{Member: p.member, Up: p.up, Left: p.left, Heard: now.Sub(p.heard), Refuses: p.refused})
 	}
 	n.mu.Unlock()
 	slices.SortFunc(s.Peers, func(a, b PeerStatus) int { return strings.Compare(a.Member.Name, b.Member.Name) })

@@ -20,14 +20,16 @@ type ClusterStats struct {
 }
 
 // ClusterPeer is another member: its name (a bounded label: the nodes
-// of the cluster) and whether it is live.
+// of the cluster), whether it is live, and whether it holds this node
+// lost while this node hears it (a one-way cut).
 type ClusterPeer struct {
-	Name string
-	Up   bool
+	Name        string
+	Up, Refuses bool
 }
 
 var (
 	descClusterUp         = desc("cluster_member_up", "1 while another member of the cluster is live as this node sees it, else 0 (lost, left, or this node isolated).", "member")
+	descClusterRefuses    = desc("cluster_member_refuses", "1 while another member holds this node lost although this node hears it (a one-way cut: no calls between the two), else 0.", "member")
 	descClusterMembers    = desc("cluster_members", "Live members of the cluster as this node sees it, itself included (0 while fenced).")
 	descClusterIsolated   = desc("cluster_isolated", "1 while this node hears fewer than a majority of the members it knows.")
 	descClusterIsolations = desc("cluster_isolations_total", "Times this node was isolated.")
@@ -49,6 +51,7 @@ func collectCluster(ch chan<- prometheus.Metric, c *ClusterStats) {
 	}
 	for _, p := range c.Peers {
 		ch <- prometheus.MustNewConstMetric(descClusterUp, prometheus.GaugeValue, boolValue(p.Up), p.Name)
+		ch <- prometheus.MustNewConstMetric(descClusterRefuses, prometheus.GaugeValue, boolValue(p.Refuses), p.Name)
 		if p.Up {
 			members++
 		}

@@ -20,12 +20,14 @@ func scrape(t *testing.T, st Stats) string {
 // link, the messages by result; no cluster metric without a cluster.
 func TestClusterMetrics(t *testing.T) {
 	body := scrape(t, Stats{Cluster: &ClusterStats{Joined: true, Isolated: true, Isolations: 2, NATSConnected: true, Routes: 2,
-		Peers: []ClusterPeer{{Name: "node-2", Up: true}, {Name: "node-3"}},
+		Peers: []ClusterPeer{{Name: "node-2", Up: true, Refuses: true}, {Name: "node-3"}},
 		Sent:  10, Received: 9, Lost: 3, Gaps: 1, Dropped: 4,
 		EventsDropped: map[string]uint64{"member_lost": 5, "send_failed": 0}}})
 	for _, want := range []string{
 		`junction_cluster_member_up{member="node-2"} 1`,
 		`junction_cluster_member_up{member="node-3"} 0`,
+		`junction_cluster_member_refuses{member="node-2"} 1`,
+		`junction_cluster_member_refuses{member="node-3"} 0`,
 		`junction_cluster_members 2`,
 		`junction_cluster_isolated 1`,
 		`junction_cluster_isolations_total 2`,

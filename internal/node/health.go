@@ -42,6 +42,9 @@ type ClusterMemberInfo struct {
 	State string `json:"state"`
 	// HeardAgo is the time since its last heartbeat, in seconds.
 	HeardAgo float64 `json:"heard_ago"`
+	// Refuses: it holds this node lost while this node hears it (a
+	// one-way cut): no calls between the two until it hears this node.
+	Refuses bool `json:"refuses,omitempty"`
 }
 
 // joiner is a component that can tell whether it is joined now (the REST
@@ -115,7 +118,7 @@ func (n *Node) clusterReadiness(r *Readiness) *ClusterReadiness {
 		case p.Left:
 			state = "left"
 		}
-		c.Members = append(c.Members, ClusterMemberInfo{Member: p.Member.String(), State: state, HeardAgo: p.Heard.Seconds()})
+		c.Members = append(c.Members, ClusterMemberInfo{Member: p.Member.String(), State: state, HeardAgo: p.Heard.Seconds(), Refuses: p.Refuses})
 	}
 	return c
 }

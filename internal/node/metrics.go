@@ -58,7 +58,7 @@ func clusterStats(s cluster.Status) *metrics.ClusterStats {
 		Sent: s.Sent, Received: s.Received, Lost: s.Lost, Gaps: s.Gaps, Dropped: s.Dropped,
 		EventsDropped: s.EventsDropped.ByReason()}
 	for _, p := range s.Peers {
-		c.Peers = append(c.Peers, metrics.ClusterPeer{Name: p.Member.Name, Up: p.Up})
+		c.Peers = append(c.Peers, metrics.ClusterPeer{Name: p.Member.Name, Up: p.Up, Refuses: p.Refuses})
 	}
 	return c
 }
