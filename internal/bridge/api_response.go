@@ -38,7 +38,7 @@ func (a *API) writeResponse(w http.ResponseWriter, res *client.Result, status in
 		h[k] = vs
 	}
 	if _, ok := resp.headers["Access-Control-Expose-Headers"]; ok && a.p.identity != nil {
-		exposeChallenge(h) // merged with the result's list
+		expose(h, exposeAuth) // merged with the result's list
 	}
 	if h.Get("Content-Type") == "" && len(resp.content) > 0 {
 		if resp.json {

@@ -36,20 +36,20 @@ func setCORS(w http.ResponseWriter, r *http.Request) {
 func (p *pipeline) cors(w http.ResponseWriter, r *http.Request) {
 	setCORS(w, r)
 	if p.identity != nil {
-		exposeChallenge(w.Header())
+		expose(w.Header(), exposeAuth)
 	}
 }
 
-// exposeChallenge adds WWW-Authenticate to h's
+// expose adds the header name of alone (a one-name list) to h's
 // Access-Control-Expose-Headers, merged with the names there already (a
 // header name is compared without case; "*" exposes every one, as there
 // are no credentials).
-func exposeChallenge(h http.Header) {
-	const name = "WWW-Authenticate"
+func expose(h http.Header, alone []string) {
+	name := alone[0]
 	const key = "Access-Control-Expose-Headers"
 	list := h[key]
 	if len(list) == 0 {
-		h[key] = exposeAuth
+		h[key] = alone
 		return
 	}
 	for _, v := range list {
@@ -66,11 +66,12 @@ func exposeChallenge(h http.Header) {
 // nothing. Each has its length as capacity: Header.Add appends to a copy.
 // Never modified in place.
 var (
-	anyOrigin  = []string{"*"}
-	varyOrigin = []string{"Origin"}
-	noStore    = []string{"no-store"}
-	jsonType   = []string{"application/json; charset=utf-8"}
-	exposeAuth = []string{"WWW-Authenticate"}
+	anyOrigin   = []string{"*"}
+	varyOrigin  = []string{"Origin"}
+	noStore     = []string{"no-store"}
+	jsonType    = []string{"application/json; charset=utf-8"}
+	exposeAuth  = []string{"WWW-Authenticate"}
+	exposeRetry = []string{"Retry-After"}
 )
 
 // preflight answers an OPTIONS request: 200, empty, with the methods.

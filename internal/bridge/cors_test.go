@@ -52,7 +52,7 @@ func TestCORSExposesChallenge(t *testing.T) {
 }
 
 // WWW-Authenticate is merged into an expose list already there.
-func TestExposeChallenge(t *testing.T) {
+func TestExpose(t *testing.T) {
 	tests := []struct {
 		have []string
 		want string
@@ -68,7 +68,7 @@ func TestExposeChallenge(t *testing.T) {
 		if tt.have != nil {
 			h["Access-Control-Expose-Headers"] = tt.have
 		}
-		exposeChallenge(h)
+		expose(h, exposeAuth)
 		if got := strings.Join(h.Values("Access-Control-Expose-Headers"), ", "); got != tt.want {
 			t.Errorf("%q: got %q, want %q", tt.have, got, tt.want)
 		}

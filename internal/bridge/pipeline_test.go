@@ -198,6 +198,8 @@ func TestCORS(t *testing.T) {
 	}
 }
 
+// TestSessionDown: with the bridge session down, every service answers
+// 503 with Retry-After, exposed to pages of other origins.
 func TestSessionDown(t *testing.T) {
 	fake := newFake(t)
 	fake.down = true
@@ -205,6 +207,9 @@ func TestSessionDown(t *testing.T) {
 		w := do(h, httpReq{body: `{"procedure":"com.example.p","topic":"com.example.t"}`})
 		if w.Code != 503 || w.Result().Header.Get("Retry-After") == "" {
 			t.Fatalf("%T: got %d %s", h, w.Code, w.Body)
+		}
+		if got := w.Result().Header.Get("Access-Control-Expose-Headers"); got != "Retry-After" {
+			t.Errorf("%T: Access-Control-Expose-Headers %q, want Retry-After (readable cross-origin)", h, got)
 		}
 	}
 	if n := len(fake.recorded()); n != 0 {

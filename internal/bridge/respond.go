@@ -81,6 +81,7 @@ func (p *pipeline) answer(w http.ResponseWriter, r *http.Request, a *answer, err
 		}
 	case http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "1")
+		expose(w.Header(), exposeRetry) // for a page on another origin
 	}
 	if p.text != nil {
 		writeText(w, a.status, *p.text)
