@@ -183,8 +183,11 @@ func (m *metaAPI) flushTestaments(caller *session, c *wamp.Call) (wamp.List, wam
 // publishTestaments publishes and forgets the testaments of a session that
 // left, "detached" ones first, as the spec asks of a router without session
 // resumption. Sessions here are never resumed, so leaving detaches and
-// destroys them at once: both scopes are published. Runs on the leaving
-// session's goroutine, with no lock held.
+// destroys them at once: both scopes are published. In a cluster, their
+// record in the cluster's table is deleted first: had this node died
+// before, the node that reaps it would publish them, and after, it would
+// publish them again. Runs on the leaving session's goroutine, with no
+// lock held.
 func (m *metaAPI) publishTestaments(id wamp.ID) {
 	m.mu.Lock()
 	ts := m.testaments[id]
@@ -196,8 +199,8 @@ func (m *metaAPI) publishTestaments(id wamp.ID) {
 	if ts == nil {
 		return
 	}
+	m.shareTestaments(id) // none left: the record goes
 	for _, t := range append(ts.detached, ts.destroyed...) {
 		m.rm.publishInternal(t.topic, t.opts, t.args, t.kwargs)
 	}
-	m.shareTestaments(id)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,13 +34,39 @@ const startTimeout = 30 * time.Second
 // it fails.
 func Start(t testing.TB, n int, opts ...Option) []*cluster.Node {
 	t.Helper()
-	addrs := freeAddrs(t, n)
 	log := &logtest.Log{}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("cluster log:\n%s", log.String())
 		}
 	})
+	var nodes []*cluster.Node
+	for attempt := 1; ; attempt++ {
+		var err error
+		if nodes, err = startAll(freeAddrs(t, n), log, opts); err == nil {
+			break
+		}
+		// A route port freed by freeAddrs may be taken meanwhile (an
+		// outgoing connection's ephemeral port): new ports, again.
+		if !strings.Contains(err.Error(), "address already in use") || attempt == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("%v: starting again on other ports", err)
+	}
+	t.Cleanup(func() {
+		closeAll(nodes)
+		for _, nd := range nodes {
+			configs.Delete(nd)
+		}
+	})
+	WaitMembers(t, nodes, nodes...)
+	return nodes
+}
+
+// startAll starts n nodes routed to each other on addrs, at once; on an
+// error, those started are closed.
+func startAll(addrs []string, log *logtest.Log, opts []Option) ([]*cluster.Node, error) {
+	n := len(addrs)
 	nodes := make([]*cluster.Node, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -50,17 +77,15 @@ func Start(t testing.TB, n int, opts ...Option) []*cluster.Node {
 	for i, err := range errs {
 		if err != nil {
 			closeAll(nodes)
-			t.Fatalf("node %d: %v", i+1, err)
+			for _, nd := range nodes {
+				if nd != nil {
+					configs.Delete(nd)
+				}
+			}
+			return nil, fmt.Errorf("node %d: %w", i+1, err)
 		}
 	}
-	t.Cleanup(func() {
-		closeAll(nodes)
-		for _, nd := range nodes {
-			configs.Delete(nd)
-		}
-	})
-	WaitMembers(t, nodes, nodes...)
-	return nodes
+	return nodes, nil
 }
 
 // configs are the configs and logs of the nodes started here, for
