@@ -82,9 +82,7 @@ func (s *sessions) startReap(l reapLock) {
 		defer cancel()
 		s.reap(ctx, l)
 		s.takeOverReaps(ctx, l.member, !l.publish)
-		if ctx.Err() != nil && s.ctx.Err() == nil {
-			s.postpone(l)
-		}
+		s.postponeCut(ctx, l)
 	})
 }
 
@@ -221,10 +219,22 @@ func (s *sessions) takeOverReaps(ctx context.Context, r Member, left bool) {
 			if !conflict(err) && ctx.Err() == nil {
 				s.log.Error("cluster: the reaping a lost member had begun not taken over", "member", l.member.String(), "reaper", r.String(), "err", err)
 			}
-			continue // else another member took it over
+			s.postponeCut(ctx, l) // its compare-and-set may have been made
+			continue              // else another member took it over
 		}
 		s.log.Warn("cluster: took over the reaping of a member from its reaper, gone before it finished", "member", l.member.String(), "reaper", r.String())
 		s.finish(ctx, kv, e.Key(), l)
+		s.postponeCut(ctx, l)
+	}
+}
+
+// postponeCut postpones the reaping of l.member that this node took over
+// when ctx ended with this node isolated: the lock names this node now,
+// and no other member takes it over while this node lives; once it hears
+// a majority again, it finds the lock its own (reap) and goes on.
+func (s *sessions) postponeCut(ctx context.Context, l reapLock) {
+	if ctx.Err() != nil && s.ctx.Err() == nil {
+		s.postpone(l)
 	}
 }
 

@@ -400,3 +400,80 @@ func TestRosterNodeFenced(t *testing.T) {
 	}
 	noRecords(t, sites[0], fenced)
 }
+
+// TestRosterTakeoverCut: a member that took over a dead reaper's lock and
+// is cut off before it finished (it finds itself isolated) goes on once
+// it hears a majority again: the lock names it, so no other member takes
+// the reaping over while it lives. Five nodes (serve), so that a majority
+// stays after the lost member and the dead reaper: the member is cut off,
+// its first reaper dies once it took the lock, a survivor takes the lock
+// over and is cut off in turn before it reaps, then heals.
+func TestRosterTakeoverCut(t *testing.T) {
+	sites := startSites(t, 5, clustertest.Lease(time.Second, 200*time.Millisecond),
+		func(_ int, c *cluster.Config) { c.OnIsolation = cluster.Serve })
+	lost := sites[4]
+	a := lost.join(t)
+	subscribe(t, a, "com.roster.takeover", nil)
+	rostered(t, lost)
+
+	victim := lost.node.Self()
+	first, takeover := make(chan cluster.Member, 1), make(chan cluster.Member, 1)
+	release := make(chan struct{})
+	var calls atomic.Int32
+	cluster.OnReap(func(reaper, m cluster.Member) bool {
+		if m != victim {
+			return false
+		}
+		switch calls.Add(1) {
+		case 1:
+			first <- reaper // dies once it took the lock
+			return true
+		case 2:
+			takeover <- reaper // goes on once it is cut off
+			<-release
+		}
+		return false
+	})
+	t.Cleanup(func() { cluster.OnReap(nil) })
+	bySelf := func(m cluster.Member) *site {
+		for _, s := range sites {
+			if s.node.Self() == m {
+				return s
+			}
+		}
+		t.Fatalf("no site is %s", m)
+		return nil
+	}
+	clustertest.Cut(t, lost.node)
+	var reaper cluster.Member
+	select {
+	case reaper = <-first:
+	case <-time.After(rpcWait):
+		t.Fatal("nobody reaps the lost member")
+	}
+	clustertest.Kill(bySelf(reaper).node)
+	var taker *site
+	select {
+	case m := <-takeover:
+		taker = bySelf(m)
+	case <-time.After(2 * rpcWait):
+		t.Fatal("nobody takes the dead reaper's lock over")
+	}
+	clustertest.Cut(t, taker.node)
+	waitUntil(t, "the member that took the lock over is isolated", taker.node.Isolated)
+	close(release) // its reaping ends there: it is isolated
+	clustertest.Heal(t, taker.node)
+	waitUntil(t, "the member that took the lock over hears a majority again", func() bool { return !taker.node.Isolated() })
+	deadline := time.Now().Add(2 * rpcWait)
+	for {
+		n, err := cluster.SessionRecords(taker.fabric, victim)
+		locked, lerr := cluster.ReapLocked(taker.fabric, victim)
+		if n == 0 && err == nil && !locked && lerr == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the lost member's records: %d, %v; its lock: %v, %v; want none, reaped", n, err, locked, lerr)
+		}
+		<-time.After(20 * time.Millisecond) // polling the table with a deadline
+	}
+}
