@@ -62,22 +62,23 @@ func (f *bridgeTarget) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // startBridgeCluster starts three bridge nodes at once; they stop at the
 // end of the test.
 func startBridgeCluster(t *testing.T, target string) []*Node {
-	addrs := clustertest.FreeAddrs(t, 3)
-	nodes := make([]*Node, 3)
-	for i := range nodes {
-		var routes []string
-		for j, a := range addrs {
-			if j != i {
-				routes = append(routes, a)
+	nodes := startCluster(t, 3, func(addrs []string) []*Node {
+		nodes := make([]*Node, 3)
+		for i := range nodes {
+			var routes []string
+			for j, a := range addrs {
+				if j != i {
+					routes = append(routes, a)
+				}
 			}
+			n, err := New(parse(t, bridgeNodeDoc(fmt.Sprintf("n%d", i+1), addrs[i], target, routes...), nil), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodes[i] = n
 		}
-		n, err := New(parse(t, bridgeNodeDoc(fmt.Sprintf("n%d", i+1), addrs[i], target, routes...), nil), Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		nodes[i] = n
-	}
-	startNodes(t, nodes...)
+		return nodes
+	})
 	members := []*cluster.Node{nodes[0].cluster, nodes[1].cluster, nodes[2].cluster}
 	clustertest.WaitMembers(t, members, members...)
 	return nodes

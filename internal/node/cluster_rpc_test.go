@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -17,16 +16,7 @@ import (
 // subscriber on the other, over RawSocket with JSON on both ends (the
 // payload passes the cluster as the caller's bytes).
 func TestClusterCall(t *testing.T) {
-	addrs := clustertest.FreeAddrs(t, 2)
-	nodes := make([]*Node, 2)
-	for i := range nodes {
-		n, err := New(parse(t, clusterNodeDoc(fmt.Sprintf("n%d", i+1), addrs[i], addrs[1-i]), nil), Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		nodes[i] = n
-	}
-	startNodes(t, nodes...)
+	nodes := startClusterNodes(t, 0)
 	members := []*cluster.Node{nodes[0].cluster, nodes[1].cluster}
 	clustertest.WaitMembers(t, members, members...)
 

@@ -32,21 +32,21 @@ func clusterNodeDoc(name, listen string, routes ...string) string {
 // (with lease, or the default), stopped at the end of the test.
 func startClusterNodes(t *testing.T, lease time.Duration) []*Node {
 	t.Helper()
-	addrs := clustertest.FreeAddrs(t, 2)
-	nodes := make([]*Node, 2)
-	for i := range nodes {
-		cfg := parse(t, clusterNodeDoc(fmt.Sprintf("n%d", i+1), addrs[i], addrs[1-i]), nil)
-		if lease != 0 {
-			cfg.Controller.Cluster.Lease = lease
+	return startCluster(t, 2, func(addrs []string) []*Node {
+		nodes := make([]*Node, 2)
+		for i := range nodes {
+			cfg := parse(t, clusterNodeDoc(fmt.Sprintf("n%d", i+1), addrs[i], addrs[1-i]), nil)
+			if lease != 0 {
+				cfg.Controller.Cluster.Lease = lease
+			}
+			n, err := New(cfg, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodes[i] = n
 		}
-		n, err := New(cfg, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		nodes[i] = n
-	}
-	startNodes(t, nodes...)
-	return nodes
+		return nodes
+	})
 }
 
 // TestClusterNodes: two nodes of one cluster start (the cluster first),

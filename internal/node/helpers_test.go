@@ -6,11 +6,13 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/internal/cluster/clustertest"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/rawsocket"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
@@ -106,6 +108,17 @@ func startNode(t testing.TB, n *Node) {
 // fails the test from its own goroutine.
 func startNodes(t testing.TB, nodes ...*Node) {
 	t.Helper()
+	for i, err := range tryStartNodes(t, nodes) {
+		if err != nil {
+			t.Fatalf("Start of node %d: %v", i, err)
+		}
+	}
+}
+
+// tryStartNodes starts nodes at once and returns each one's error; those
+// that started stop at the end of the test.
+func tryStartNodes(t testing.TB, nodes []*Node) []error {
+	t.Helper()
 	// A cluster's start waits for its tables' leader elections, which
 	// take many seconds under -race on a busy machine.
 	ctx, cancel := context.WithTimeout(t.Context(), clusterStartTimeout)
@@ -118,18 +131,41 @@ func startNodes(t testing.TB, nodes ...*Node) {
 	wg.Wait()
 	for i, n := range nodes {
 		if errs[i] == nil {
-			t.Cleanup(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-				defer cancel()
-				if err := n.Stop(ctx); err != nil {
-					t.Errorf("Stop: %v", err)
-				}
-			})
+			t.Cleanup(func() { stopBounded(t, n) })
 		}
 	}
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("Start of node %d: %v", i, err)
+	return errs
+}
+
+// stopBounded stops n, bounded by testTimeout (also at the end of a
+// test, when testCtx has ended).
+func stopBounded(t testing.TB, n *Node) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	if err := n.Stop(ctx); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+}
+
+// startCluster starts at once the n nodes that build makes for n route
+// addresses the OS just chose (each node's embedded NATS listens on
+// its own); a port freed by clustertest.FreeAddrs and taken meanwhile
+// (an outgoing connection's ephemeral port) has them built again on
+// other ports. They stop at the end of the test.
+func startCluster(t testing.TB, n int, build func(addrs []string) []*Node) []*Node {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		nodes := build(clustertest.FreeAddrs(t, n))
+		err := errors.Join(tryStartNodes(t, nodes)...)
+		if err == nil {
+			return nodes
+		}
+		if !strings.Contains(err.Error(), "address already in use") || attempt == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("%v: starting again on other ports", err)
+		for _, nd := range nodes {
+			stopBounded(t, nd) // those that started; stopping again later is a no-op
 		}
 	}
 }
