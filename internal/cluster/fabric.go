@@ -28,6 +28,8 @@ func NewFabric(n *Node, log *slog.Logger) *Fabric {
 		roster: newRoster(n, log)}
 	f.sessions.servers = f.events.membersIn
 	f.roster.onRejoin = f.sessions.rejoined
+	f.roster.onWillRemoved = f.sessions.rewriteWill
+	f.roster.willsMissing = f.sessions.willsMissing
 	return f
 }
 

@@ -45,12 +45,21 @@ type roster struct {
 	// with a channel closed once the writer's writes under way are done
 	// (sessions.rejoined).
 	onRejoin func(old Member, settled <-chan struct{})
+	// onWillRemoved is told of a session whose testaments' key another
+	// member deleted, and willsMissing of the keys of self in the table
+	// when the watch of this node's keys starts (roster_repair.go): the
+	// sessions part writes again the testaments it holds.
+	onWillRemoved func(sessionRef)
+	willsMissing  func(self Member, present map[string]bool)
+	rewarn        lograte.Limit // records written again
+	rewatch       chan struct{} // a member lost, or a new life: watch this node's keys again
 
 	mu      sync.Mutex // guards the fields below; before writer.mu
 	self    Member     // the life of this node the records are written under
 	entries map[sessionRef]*rosterEntry
-	dirty   map[sessionRef]bool // changed since handed to the writer
-	written map[sessionRef]bool // handed to the writer: a leave deletes them
+	byHash  map[string]sessionRef // the entries, by their keys' last token
+	dirty   map[sessionRef]bool   // changed since handed to the writer
+	written map[sessionRef]bool   // handed to the writer: a leave deletes them
 }
 
 // rosterMax bounds a record: a session that holds more subscriptions and
@@ -76,16 +85,21 @@ type rosterEntry struct {
 func newRoster(n *Node, log *slog.Logger) *roster {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &roster{node: n, log: log, warn: lograte.Limit{Interval: 10 * time.Second},
+		rewarn: lograte.Limit{Interval: 10 * time.Second}, rewatch: make(chan struct{}, 1),
 		w: newWriter(log, "sess"), wake: make(chan struct{}, 1), ctx: ctx, stop: cancel, done: func() {},
-		self: n.Self(), entries: map[sessionRef]*rosterEntry{}, dirty: map[sessionRef]bool{}, written: map[sessionRef]bool{}}
+		self: n.Self(), entries: map[sessionRef]*rosterEntry{}, byHash: map[string]sessionRef{},
+		dirty: map[sessionRef]bool{}, written: map[sessionRef]bool{}}
 }
 
-// start writes into the sess table kv, and rewrites the roster under
-// this node's new life when it rejoins after an isolation.
+// start writes into the sess table kv, rewrites the roster under this
+// node's new life when it rejoins after an isolation, and writes again
+// the records another member deletes while this node lives
+// (roster_repair.go).
 func (ro *roster) start(kv jetstream.KeyValue) {
 	ro.rejoined(ro.node.Self())
 	ro.w.start(ro.ctx, &ro.wg, kv)
 	ro.wg.Go(ro.run)
+	ro.wg.Go(func() { ro.watchOwn(kv) })
 	ro.done = ro.node.Watch(ro.membership)
 }
 
@@ -158,11 +172,26 @@ func (ro *roster) encode(e *rosterEntry) []byte {
 // reap it (they publish their sessions' leaving and delete them); what
 // they leave, onRejoin deletes (sessions.rejoined).
 func (ro *roster) membership(ev MemberEvent) {
-	if !ev.Up || ev.Member.Name != ro.node.Self().Name {
+	self := ev.Member.Name == ro.node.Self().Name
+	if !ev.Up && !self {
+		ro.watchAgain() // the watch of this node's keys may have lived on its server
+	}
+	if !ev.Up || !self {
 		return
 	}
-	if old, settled, ok := ro.rejoined(ev.Member); ok && ro.onRejoin != nil {
-		ro.onRejoin(old, settled)
+	if old, settled, ok := ro.rejoined(ev.Member); ok {
+		ro.watchAgain() // its keys are the new life's
+		if ro.onRejoin != nil {
+			ro.onRejoin(old, settled)
+		}
+	}
+}
+
+// watchAgain has watchOwn start its watch again.
+func (ro *roster) watchAgain() {
+	select {
+	case ro.rewatch <- struct{}{}:
+	default:
 	}
 }
 
@@ -217,8 +246,10 @@ func (r *realmRoster) Roster(c router.RosterChange) {
 	case router.RosterJoined:
 		e = &rosterEntry{realm: r.name, session: c.Session, authID: c.AuthID, authRole: c.AuthRole}
 		ro.entries[ref] = e
+		ro.byHash[sessionHash(ref)] = ref
 	case router.RosterLeft:
 		delete(ro.entries, ref)
+		delete(ro.byHash, sessionHash(ref))
 		if ro.node.Fenced() {
 			delete(ro.dirty, ref)
 			delete(ro.written, ref)

@@ -477,3 +477,46 @@ func TestRosterTakeoverCut(t *testing.T) {
 		<-time.After(20 * time.Millisecond) // polling the table with a deadline
 	}
 }
+
+// TestRosterRepairedAfterCut: a member that holds a live node lost (a cut
+// in one direction) reaps it: its sessions' leaving and testaments are
+// published, and their records deleted. The node, alive, writes the
+// records again, so that when it dies later its session's testament is
+// published again, by the member that reaps it then.
+func TestRosterRepairedAfterCut(t *testing.T) {
+	sites := startSites(t, 3, clustertest.Lease(time.Second, 200*time.Millisecond))
+	a, b, c := sites[0], sites[1], sites[2]
+	const topic wamp.URI = "com.repair.will"
+	h := listen(t, c.join(t), topic)
+	probe(t, a.join(t), topic, h)
+	probe(t, c.join(t), topic, h)
+	s := b.join(t)
+	addTestament(t, s, topic, "b-session")
+	rostered(t, b)
+	victim := b.node.Self()
+	records := func() int {
+		n, err := cluster.SessionRecords(c.fabric, victim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := records(); n != 2 {
+		t.Fatalf("records of node-2's session: %d, want its roster and its testaments", n)
+	}
+	before := cluster.Reaped(a.fabric)
+
+	cluster.Deafen(a.node, victim.Name, true)
+	if got := h.next(t); got != "b-session" {
+		t.Fatalf("testament %q, want b-session (node-1 reaps node-2, which it does not hear)", got)
+	}
+	waitUntil(t, "node-1 reaped node-2", func() bool { return cluster.Reaped(a.fabric) > before })
+	waitUntil(t, "node-2 wrote its session's records again", func() bool { return records() == 2 })
+	cluster.Deafen(a.node, victim.Name, false)
+	waitUntil(t, "node-1 hears node-2 again", func() bool { return slices.Contains(a.node.Members(), victim) })
+
+	clustertest.Kill(b.node)
+	if got := h.next(t); got != "b-session" {
+		t.Fatalf("testament %q, want b-session again (node-2 died)", got)
+	}
+}

@@ -37,7 +37,12 @@ func memberKey(m Member) string { return hashKey(m.String()) }
 // kind (w: its testaments, r: its roster entry), then m, then the
 // session, hashed.
 func sessionKey(kind string, m Member, realm wamp.URI, session wamp.ID) string {
-	return kind + "." + memberKey(m) + "." + hashKey(string(realm), strconv.FormatUint(uint64(session), 10))
+	return kind + "." + memberKey(m) + "." + sessionHash(sessionRef{realm, session})
+}
+
+// sessionHash is the last token of a session's keys.
+func sessionHash(ref sessionRef) string {
+	return hashKey(string(ref.realm), strconv.FormatUint(uint64(ref.session), 10))
 }
 
 // Testaments writes the testaments of this node's session to the sess
@@ -136,6 +141,13 @@ func (w *wills) drop(ref sessionRef, h *heldWill) {
 	if w.held[ref] == h {
 		delete(w.held, ref)
 	}
+}
+
+// get returns the testaments of ref, nil when it has none.
+func (w *wills) get(ref sessionRef) *heldWill {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.held[ref]
 }
 
 // all returns the testaments held, by session.
