@@ -37,8 +37,10 @@ func WithKeyTTLs() KVOption {
 
 // KV opens the bucket jx_<cluster>_<name>, creating it if needed: in
 // memory, with min(3, nodes configured) replicas. name is [A-Za-z0-9_-].
-// KV waits for the node to join. While JetStream is not ready yet (the cluster forming, a leader being
-// elected), KV retries until ctx ends.
+// KV waits for the node to join. While JetStream is not ready yet (the
+// cluster forming, a leader being elected), KV retries until ctx ends; it
+// returns once the bucket's stream has a leader (it answers for its
+// state), so that the first writes do not wait for its election.
 func (n *Node) KV(ctx context.Context, name string, opts ...KVOption) (jetstream.KeyValue, error) {
 	if !validName(name) {
 		return nil, fmt.Errorf("cluster: bucket name %q: want [A-Za-z0-9_-]", name)
@@ -58,6 +60,9 @@ func (n *Node) KV(ctx context.Context, name string, opts ...KVOption) (jetstream
 	backoff := 10 * time.Millisecond
 	for {
 		kv, err := n.openKV(ctx, cfg)
+		if err == nil {
+			err = led(ctx, kv)
+		}
 		if err == nil || !retryable(err) {
 			return kv, err
 		}
@@ -87,6 +92,15 @@ func (n *Node) openKV(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstr
 		return n.js.KeyValue(ctx, cfg.Bucket)
 	}
 	return kv, err
+}
+
+// led returns nil once kv's stream answers for its state: it has a
+// leader (a stream just created elects one only then).
+func led(ctx context.Context, kv jetstream.KeyValue) error {
+	ctx, cancel := context.WithTimeout(ctx, kvAttempt)
+	defer cancel()
+	_, err := kv.Status(ctx)
+	return err
 }
 
 // retryable reports whether err says JetStream is not ready yet.

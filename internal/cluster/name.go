@@ -88,11 +88,12 @@ func routeServer(ctx context.Context, u *url.URL) serverInfo {
 }
 
 // checkName asks the members this node reaches whether a live member has
-// its name: every member answers, "" or the holder, and the check ends
-// when each routed server's member has (embedded), or after a heartbeat
-// interval (external: the members are not known yet). It retries while
-// no member has the question's subscription yet (routes just made), at
-// most a lease.
+// its name: every member answers, "" or the holder, naming itself in the
+// header whoFrom, and the check ends when each routed server's member has
+// (embedded), or after a heartbeat interval (external: the members are
+// not known yet). The question is asked again every whoRepeat, since a
+// member starting at the same moment may subscribe to it only after it
+// was first asked; the check waits at most a lease.
 func (n *Node) checkName(ctx context.Context) error {
 	wait := n.cfg.Heartbeat
 	if n.emb != nil {
@@ -107,25 +108,41 @@ func (n *Node) checkName(ctx context.Context) error {
 	}
 	defer sub.Unsubscribe()
 	subject := n.prefix + ".who." + Token(n.cfg.Node)
-	if err := n.nc.PublishRequest(subject, reply, nil); err != nil {
+	ask := func() error { return n.nc.PublishRequest(subject, reply, nil) }
+	if err := ask(); err != nil {
 		return fmt.Errorf("cluster: name check: %w", err)
 	}
-	answers := 0
-	for n.emb == nil || answers < n.emb.remotes() {
-		msg, err := sub.NextMsgWithContext(ctx)
+	answered := map[string]bool{}
+	for n.emb == nil || len(answered) < n.emb.remotes() {
+		next, cancelNext := context.WithTimeout(ctx, whoRepeat)
+		msg, err := sub.NextMsgWithContext(next)
+		cancelNext()
 		switch {
-		case errors.Is(err, nats.ErrNoResponders): // no member subscribed yet
-			time.AfterFunc(20*time.Millisecond, func() { n.nc.PublishRequest(subject, reply, nil) })
-		case err != nil:
+		case ctx.Err() != nil:
 			return nil // every member reached has answered, or none is there
+		case errors.Is(err, nats.ErrNoResponders): // no member subscribed yet
+			select {
+			case <-ctx.Done():
+			case <-time.After(whoRepeat):
+				ask()
+			}
+		case err != nil: // no answer within whoRepeat
+			ask()
 		case len(msg.Data) > 0:
 			return fmt.Errorf("%w: %s is %s", ErrNameTaken, n.cfg.Node, msg.Data)
 		default:
-			answers++
+			answered[msg.Header.Get(whoFrom)] = true
 		}
 	}
 	return nil
 }
+
+// whoRepeat is how often checkName asks again; whoFrom is the header of
+// an answer that names the member answering.
+const (
+	whoRepeat = 50 * time.Millisecond
+	whoFrom   = "Junction-Member"
+)
 
 // onWho answers a starting node's name check: the live member of that
 // name, or nothing.
@@ -145,5 +162,6 @@ func (n *Node) onWho(m *nats.Msg) {
 	if holder != "" {
 		n.log.Error("cluster: a node tried to start with a live member's name", "holder", holder)
 	}
-	m.Respond([]byte(holder))
+	answer := &nats.Msg{Subject: m.Reply, Data: []byte(holder), Header: nats.Header{whoFrom: []string{n.cfg.Node}}}
+	m.RespondMsg(answer)
 }
