@@ -2,7 +2,6 @@ package web
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -188,10 +187,11 @@ func (u *upstreamConns) writeAndRead(w http.ResponseWriter, r *http.Request, c *
 }
 
 // awaitHead waits up to upstreamAbortDelay for a final answer's head to
-// arrive whole; when it has not, it arms the abort on ctx and sets the
-// read deadline of the header timeout (counted from now, the end of the
-// write), for readFinal to read the rest.
-func (c *upstreamConn) awaitHead(ctx context.Context, timeout time.Duration) error {
+// arrive whole, and returns its length then; when it has not, it arms the
+// abort on ctx, sets the read deadline of the header timeout (counted
+// from now, the end of the write), for readFinal to read the rest, and
+// returns 0.
+func (c *upstreamConn) awaitHead(ctx context.Context, timeout time.Duration) (int, error) {
 	now := time.Now()
 	var deadline time.Time
 	if timeout > 0 {
@@ -199,34 +199,20 @@ func (c *upstreamConn) awaitHead(ctx context.Context, timeout time.Duration) err
 	}
 	if c.stop == nil && (timeout <= 0 || timeout > upstreamAbortDelay) {
 		if err := c.conn.SetReadDeadline(now.Add(upstreamAbortDelay)); err != nil {
-			return err
+			return 0, err
 		}
 		_, err := c.br.Peek(1)
-		switch {
-		case err == nil && finalHeadBuffered(c.br):
-			return nil
-		case err != nil && !errors.Is(err, os.ErrDeadlineExceeded):
-			return err
+		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			return 0, err
+		}
+		if err == nil {
+			if b, _ := c.br.Peek(c.br.Buffered()); finalHeadLen(b) > 0 {
+				return finalHeadLen(b), nil
+			}
 		}
 	}
 	c.arm(ctx)
-	return c.conn.SetReadDeadline(deadline)
-}
-
-// finalHeadBuffered reports whether br holds the whole head of an answer
-// that is not informational (1xx): reading it takes no read from the
-// connection.
-func finalHeadBuffered(br *bufio.Reader) bool {
-	b, _ := br.Peek(br.Buffered())
-	line, _, ok := bytes.Cut(b, []byte("\n"))
-	if !ok {
-		return false
-	}
-	_, status, ok := bytes.Cut(line, []byte(" "))
-	if !ok || len(status) == 0 || status[0] < '2' || status[0] > '9' {
-		return false
-	}
-	return bytes.Contains(b, []byte("\n\r\n")) || bytes.Contains(b, []byte("\n\n"))
+	return 0, c.conn.SetReadDeadline(deadline)
 }
 
 // bodyBuffered reports whether resp's body is in c's buffer already, or
@@ -272,6 +258,12 @@ type upstreamConn struct {
 	nread     int64         // bytes read in the current exchange
 	limit     int64         // bytes Read may still take
 	idleSince time.Time     // when it went idle; idlePool.mu guards it
+
+	// What readSimple fills, reused by each exchange: valid until the
+	// next one (serveDirect is done with them at release).
+	resp   http.Response
+	header http.Header
+	body   fixedBody
 }
 
 // newUpstreamConn wraps a freshly dialed connection.
@@ -328,8 +320,13 @@ func (c *upstreamConn) readFinal(w http.ResponseWriter, r *http.Request, maxHdr 
 	for i := range upstreamMax1xx {
 		c.limit = maxHdr
 		if i == 0 {
-			if err := c.awaitHead(r.Context(), timeout); err != nil {
+			n, err := c.awaitHead(r.Context(), timeout)
+			if err != nil {
 				return nil, err
+			}
+			if resp := c.readSimple(r, n); resp != nil {
+				c.limit = 1<<63 - 1
+				return resp, nil
 			}
 		}
 		resp, err := http.ReadResponse(c.br, r)
