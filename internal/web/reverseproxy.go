@@ -110,10 +110,16 @@ type ReverseProxyOptions struct {
 // the answer is copied to the client, on the handler's goroutine (no
 // httputil.ReverseProxy, no http.Transport, no goroutine per connection;
 // about 10 % less CPU per request, as docs/BENCHMARKS.md measured: 37.3
-// against 41.1 µs). A pooled connection that the
-// upstream closed while it was idle is retried once on a new one. Every
-// other request goes through httputil.ReverseProxy and a pooled
-// http.Transport. Both keep up to 256 idle connections for 90 s.
+// against 41.1 µs). The answer's head is read by the proxy's own parser
+// when it has the shape of nearly every answer to a GET (HTTP/1.1, one
+// Content-Length, plain fields; see readSimple), by http.ReadResponse
+// otherwise, with the same result. A client that goes away closes the
+// upstream connection of an exchange still waiting on it (for the
+// answer, for the rest of its body); an answer that arrives whole within
+// 250 ms costs no watch on the request's context. A pooled connection
+// that the upstream closed while it was idle is retried once on a new
+// one. Every other request goes through httputil.ReverseProxy and a
+// pooled http.Transport. Both keep up to 256 idle connections for 90 s.
 //
 // An unreachable upstream (refused connection, failed DNS lookup, broken
 // connection) gives 502 (Crossbar sends 501), an upstream that does not
