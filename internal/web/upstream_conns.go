@@ -143,7 +143,7 @@ func (u *upstreamConns) try(w http.ResponseWriter, r *http.Request, c *upstreamC
 		c.arm(ctx)
 		// Body reads are not bounded by the header timeout. This fails
 		// only on a closed connection, which the body read reports.
-		_ = c.conn.SetReadDeadline(time.Time{})
+		_ = c.setReadDeadline(time.Time{})
 	}
 	if err == nil {
 		// A cancel that fired before the abort was armed is not lost.
@@ -198,8 +198,12 @@ func (c *upstreamConn) awaitHead(ctx context.Context, timeout time.Duration) (in
 		deadline = now.Add(timeout)
 	}
 	if c.stop == nil && (timeout <= 0 || timeout > upstreamAbortDelay) {
-		if err := c.conn.SetReadDeadline(now.Add(upstreamAbortDelay)); err != nil {
-			return 0, err
+		// A deadline that a recent exchange set for this wait serves
+		// again while it is between half the delay and the delay away.
+		if short := now.Add(upstreamAbortDelay); c.rd.Before(now.Add(upstreamAbortDelay/2)) || c.rd.After(short) {
+			if err := c.setReadDeadline(short); err != nil {
+				return 0, err
+			}
 		}
 		_, err := c.br.Peek(1)
 		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
@@ -212,7 +216,7 @@ func (c *upstreamConn) awaitHead(ctx context.Context, timeout time.Duration) (in
 		}
 	}
 	c.arm(ctx)
-	return 0, c.conn.SetReadDeadline(deadline)
+	return 0, c.setReadDeadline(deadline)
 }
 
 // bodyBuffered reports whether resp's body is in c's buffer already, or
@@ -258,6 +262,7 @@ type upstreamConn struct {
 	nread     int64         // bytes read in the current exchange
 	limit     int64         // bytes Read may still take
 	idleSince time.Time     // when it went idle; idlePool.mu guards it
+	rd        time.Time     // the read deadline set last (zero: none)
 
 	// What readSimple fills, reused by each exchange: valid until the
 	// next one (serveDirect is done with them at release).
@@ -272,6 +277,12 @@ func newUpstreamConn(nc net.Conn) *upstreamConn {
 	c.br = bufio.NewReaderSize(c, upstreamBufSize)
 	c.abort = func() { _ = nc.Close() }
 	return c
+}
+
+// setReadDeadline sets the connection's read deadline and records it.
+func (c *upstreamConn) setReadDeadline(t time.Time) error {
+	c.rd = t
+	return c.conn.SetReadDeadline(t)
 }
 
 // arm arms the abort on ctx, unless it is armed already.

@@ -785,3 +785,40 @@ func TestUpstreamConnsAbortArmed(t *testing.T) {
 		})
 	}
 }
+
+// deadlineConn counts the read deadlines set on it.
+type deadlineConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c deadlineConn) SetReadDeadline(t time.Time) error {
+	c.n.Add(1)
+	return c.Conn.SetReadDeadline(t)
+}
+
+// TestUpstreamConnsDeadlinesPerRequest: answers that arrive at once on a
+// reused connection share the read deadline of the wait for them (see
+// upstreamAbortDelay) while it is at least half the delay away.
+func TestUpstreamConnsDeadlinesPerRequest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var deadlines atomic.Int64
+		p, _ := pipeProxy(t, time.Minute, answerEach("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+		dial := p.conns.dial
+		p.conns.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			return deadlineConn{c, &deadlines}, err
+		}
+		for range 5 {
+			mustFetch(t, p, "GET", "/")
+		}
+		if n := deadlines.Load(); n != 1 {
+			t.Errorf("5 answers at once: %d read deadlines, want 1", n)
+		}
+		time.Sleep(upstreamAbortDelay/2 + time.Millisecond)
+		mustFetch(t, p, "GET", "/")
+		if n := deadlines.Load(); n != 2 {
+			t.Errorf("past half the delay: %d read deadlines, want 2", n)
+		}
+	})
+}
