@@ -80,59 +80,82 @@ func (c *upstreamConn) readSimple(r *http.Request, n int) *http.Response {
 // Content-Length; false when head has another shape (h is left partly
 // filled then).
 func parseSimpleHead(head []byte, h http.Header) (status string, code int, length int64, ok bool) {
-	if len(head) < 14 || string(head[:9]) != "HTTP/1.1 " || head[12] != ' ' && head[12] != '\n' && string(head[12:14]) != "\r\n" {
-		return "", 0, 0, false
-	}
-	for _, d := range head[9:12] {
-		if d < '0' || d > '9' {
-			return "", 0, 0, false
-		}
-		code = 10*code + int(d-'0')
-	}
-	if code < 200 || code == http.StatusNoContent || code == http.StatusNotModified {
+	if code, ok = simpleStatus(head); !ok {
 		return "", 0, 0, false
 	}
 	s := string(head) // one allocation for every name and value
 	status, s, _ = strings.Cut(s, "\n")
-	status = strings.TrimSuffix(status[9:], "\r")
-	values := make([]string, strings.Count(s, "\n")) // one value per line, at most
-	length = -1
+	status = strings.TrimSuffix(status[len("HTTP/1.1 "):], "\r")
+	f := simpleFields{h: h, values: make([]string, strings.Count(s, "\n")), length: -1} // one value per line, at most
 	for {
 		var line string
 		line, s, _ = strings.Cut(s, "\n")
-		line = strings.TrimSuffix(line, "\r")
-		if line == "" {
+		if line = strings.TrimSuffix(line, "\r"); line == "" {
 			break
 		}
-		name, value, found := strings.Cut(line, ":")
-		if !found || !validFieldName(name) {
-			return "", 0, 0, false // also a line that continues the one before
-		}
-		value = strings.Trim(value, " \t")
-		if !validFieldValue(value) {
+		if !f.add(line) {
 			return "", 0, 0, false
-		}
-		key := http.CanonicalHeaderKey(name) // name itself when canonical already
-		switch key {
-		case "Connection", "Transfer-Encoding", "Trailer", "Pragma":
-			return "", 0, 0, false
-		case "Content-Length":
-			if length >= 0 {
-				return "", 0, 0, false
-			}
-			if length = parseLength(value); length < 0 {
-				return "", 0, 0, false
-			}
-		}
-		if vv := h[key]; vv != nil {
-			h[key] = append(vv, value)
-		} else {
-			vv, values = values[:1:1], values[1:]
-			vv[0] = value
-			h[key] = vv
 		}
 	}
-	return status, code, length, length >= 0
+	return status, code, f.length, f.length >= 0
+}
+
+// simpleStatus returns the status code of head's status line when it is
+// "HTTP/1.1 ddd", alone or before a space, and the code is from 200 on
+// but 204 and 304.
+func simpleStatus(head []byte) (int, bool) {
+	if len(head) < 14 || string(head[:9]) != "HTTP/1.1 " || head[12] != ' ' && head[12] != '\n' && string(head[12:14]) != "\r\n" {
+		return 0, false
+	}
+	code := 0
+	for _, d := range head[9:12] {
+		if d < '0' || d > '9' {
+			return 0, false
+		}
+		code = 10*code + int(d-'0')
+	}
+	return code, code >= 200 && code != http.StatusNoContent && code != http.StatusNotModified
+}
+
+// simpleFields collects the fields of a simple head.
+type simpleFields struct {
+	h      http.Header
+	values []string // backing of the values, one slice per field name
+	length int64    // Content-Length; -1 until seen
+}
+
+// add adds the field of line; false for a line of another shape, and a
+// field that makes the head not simple.
+func (f *simpleFields) add(line string) bool {
+	name, value, found := strings.Cut(line, ":")
+	if !found || !validFieldName(name) {
+		return false // also a line that continues the one before
+	}
+	value = strings.Trim(value, " \t")
+	if !validFieldValue(value) {
+		return false
+	}
+	key := http.CanonicalHeaderKey(name) // name itself when canonical already
+	switch key {
+	case "Connection", "Transfer-Encoding", "Trailer", "Pragma":
+		return false
+	case "Content-Length":
+		if f.length >= 0 {
+			return false
+		}
+		if f.length = parseLength(value); f.length < 0 {
+			return false
+		}
+	}
+	if vv := f.h[key]; vv != nil {
+		f.h[key] = append(vv, value)
+		return true
+	}
+	var vv []string
+	vv, f.values = f.values[:1:1], f.values[1:]
+	vv[0] = value
+	f.h[key] = vv
+	return true
 }
 
 // validFieldName reports whether s is a header field name: one or more
