@@ -33,7 +33,8 @@ func (p *ReverseProxy) serveDirect(w http.ResponseWriter, r *http.Request) {
 	copyHeader(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
 	err = copyBody(w, resp)
-	p.conns.release(c, err == nil && !resp.Close)
+	trailer, reuse := resp.Trailer, err == nil && !resp.Close
+	p.conns.release(c, reuse) // resp is c's, and not to be used after this
 	if err != nil {
 		// The answer is cut short: all that can be done is to end the
 		// client's connection, so that it cannot take it for complete.
@@ -41,7 +42,7 @@ func (p *ReverseProxy) serveDirect(w http.ResponseWriter, r *http.Request) {
 			slog.String("path", r.URL.EscapedPath()), slog.String("error", err.Error()))
 		panic(http.ErrAbortHandler)
 	}
-	passTrailers(w, resp.Trailer, announced)
+	passTrailers(w, trailer, announced)
 }
 
 // headBuffers lends the buffers that request heads are made in. Safe for
@@ -137,8 +138,9 @@ func passInformational(w http.ResponseWriter, resp *http.Response) {
 // stream are flushed as they come.
 func copyBody(w http.ResponseWriter, resp *http.Response) error {
 	flush := resp.ContentLength == -1 || isEventStream(resp.Header)
-	buf := copyBuffers.Get()
-	defer copyBuffers.Put(buf)
+	bp := copyBuffers.get()
+	defer copyBuffers.put(bp)
+	buf := *bp
 	for {
 		n, err := resp.Body.Read(buf)
 		if n > 0 {

@@ -157,6 +157,28 @@ type mountInfo struct {
 
 type mountKey struct{}
 
+// mountCtx is the context of a request below a Tree: it carries the
+// request's mountInfo (as a *mountInfo, for mountKey) and holds its URL,
+// one allocation for both. Everything else is its parent's.
+type mountCtx struct {
+	context.Context
+	info mountInfo
+	url  url.URL
+}
+
+func (c *mountCtx) Value(key any) any {
+	if _, ok := key.(mountKey); ok {
+		return &c.info
+	}
+	return c.Context.Value(key)
+}
+
+// mountOf returns the mountInfo of r's context, nil outside a Tree.
+func mountOf(r *http.Request) *mountInfo {
+	info, _ := r.Context().Value(mountKey{}).(*mountInfo)
+	return info
+}
+
 // withMount returns a shallow copy of r whose URL path is rest (escaped) and
 // whose mount prefix grows by consumed. It returns nil if rest does not
 // decode (never for paths parsed by net/http).
@@ -165,32 +187,36 @@ func withMount(r *http.Request, consumed, rest string) *http.Request {
 	if err != nil {
 		return nil
 	}
-	info, ok := r.Context().Value(mountKey{}).(mountInfo)
-	if !ok {
-		info.original = r.URL.EscapedPath()
+	c := &mountCtx{Context: r.Context(), url: *r.URL}
+	if info := mountOf(r); info != nil {
+		c.info = *info
+	} else {
+		c.info.original = r.URL.EscapedPath()
 	}
-	info.prefix += consumed
-	r2 := r.WithContext(context.WithValue(r.Context(), mountKey{}, info))
-	u := *r.URL
+	c.info.prefix += consumed
+	u := &c.url
 	u.Path, u.RawPath = path, ""
 	if u.EscapedPath() != rest {
 		u.RawPath = rest // keep the encoding as received
 	}
-	r2.URL = &u
+	r2 := r.WithContext(c)
+	r2.URL = u
 	return r2
 }
 
 // MountPath returns the escaped URL prefix consumed by the Trees above the
 // service handling r ("" at the root, "/static", "/nested/static").
 func MountPath(r *http.Request) string {
-	info, _ := r.Context().Value(mountKey{}).(mountInfo)
-	return info.prefix
+	if info := mountOf(r); info != nil {
+		return info.prefix
+	}
+	return ""
 }
 
 // OriginalPath returns the escaped URL path as received by the outermost
 // Tree, or r's own path when r did not come through a Tree.
 func OriginalPath(r *http.Request) string {
-	if info, ok := r.Context().Value(mountKey{}).(mountInfo); ok {
+	if info := mountOf(r); info != nil {
 		return info.original
 	}
 	return r.URL.EscapedPath()

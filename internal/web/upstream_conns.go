@@ -9,8 +9,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -84,7 +86,8 @@ func (u *upstreamConns) closeIdle() { u.idle.closeAll() }
 // passing informational (1xx) answers on to w. A reused connection that
 // turns out to have been closed by the upstream before it answered
 // anything is replaced by a new one, once. The returned connection
-// belongs to the caller until release; it is closed when r's context ends.
+// belongs to the caller until release; it is closed when r's context ends
+// while the exchange waits on it (see upstreamAbortDelay).
 func (u *upstreamConns) exchange(w http.ResponseWriter, r *http.Request, head []byte) (*upstreamConn, *http.Response, error) {
 	ctx := r.Context()
 	c, err := u.get(ctx)
@@ -129,40 +132,98 @@ func (u *upstreamConns) dialConn(ctx context.Context) (*upstreamConn, error) {
 	return newUpstreamConn(nc), nil
 }
 
-// try runs one exchange on c, with c's abort armed on r's context until
-// release. On error c is closed.
+// try runs one exchange on c. The abort on r's context is armed only
+// when the exchange waits on the upstream (see upstreamAbortDelay) or
+// reads a body that has not arrived yet, and stays armed until release.
+// On error c is closed.
 func (u *upstreamConns) try(w http.ResponseWriter, r *http.Request, c *upstreamConn, head []byte) (*http.Response, error) {
 	ctx := r.Context()
-	c.stop = context.AfterFunc(ctx, c.abort)
 	resp, err := u.writeAndRead(w, r, c, head)
-	if err == nil {
+	if err == nil && !bodyBuffered(c, resp) {
+		c.arm(ctx)
 		// Body reads are not bounded by the header timeout. This fails
 		// only on a closed connection, which the body read reports.
-		_ = c.conn.SetReadDeadline(time.Time{})
-		// A cancel that fired before the deadline was cleared is not lost.
+		_ = c.setReadDeadline(time.Time{})
+	}
+	if err == nil {
+		// A cancel that fired before the abort was armed is not lost.
 		err = ctx.Err()
 	}
 	if err != nil {
-		c.stop()
+		c.disarm()
 		_ = c.conn.Close()
 		return nil, exchangeError(ctx, c, err)
 	}
 	return resp, nil
 }
 
+// upstreamAbortDelay is how long an exchange waits for the upstream's
+// answer before it arms the abort on the request's context (a
+// context.AfterFunc, which closes the connection when the client goes
+// away). An answer that has arrived whole by then, head and body, as
+// nearly every answer of a healthy upstream has, never pays for the
+// abort: nothing is left to wait for on the connection. A request head
+// too large to be sure the write never blocks arms it before the write.
+// The h1 engine notices a client going away only after its WatchDelay
+// (as long) anyway; on net/http's server the abort follows within this
+// delay.
+const upstreamAbortDelay = 250 * time.Millisecond
+
+// smallHead is the size of a request head whose write cannot block on a
+// connection with nothing in flight (the smallest TCP send buffer).
+const smallHead = 4 << 10
+
 // writeAndRead sends head and reads the final answer's head, within the
 // header timeout counted from the end of the write.
 func (u *upstreamConns) writeAndRead(w http.ResponseWriter, r *http.Request, c *upstreamConn, head []byte) (*http.Response, error) {
 	c.nread = 0
+	if len(head) > smallHead {
+		c.arm(r.Context())
+	}
 	if _, err := c.conn.Write(head); err != nil {
 		return nil, err
 	}
-	if u.timeout > 0 {
-		if err := c.conn.SetReadDeadline(time.Now().Add(u.timeout)); err != nil {
-			return nil, err
+	return c.readFinal(w, r, u.maxHdr, u.timeout)
+}
+
+// awaitHead waits up to upstreamAbortDelay for a final answer's head to
+// arrive whole, and returns its length then; when it has not, it arms the
+// abort on ctx, sets the read deadline of the header timeout (counted
+// from now, the end of the write), for readFinal to read the rest, and
+// returns 0.
+func (c *upstreamConn) awaitHead(ctx context.Context, timeout time.Duration) (int, error) {
+	now := time.Now()
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = now.Add(timeout)
+	}
+	if c.stop == nil && (timeout <= 0 || timeout > upstreamAbortDelay) {
+		// A deadline that a recent exchange set for this wait serves
+		// again while it is between half the delay and the delay away.
+		if short := now.Add(upstreamAbortDelay); c.rd.Before(now.Add(upstreamAbortDelay/2)) || c.rd.After(short) {
+			if err := c.setReadDeadline(short); err != nil {
+				return 0, err
+			}
+		}
+		_, err := c.br.Peek(1)
+		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			return 0, err
+		}
+		if err == nil {
+			if b, _ := c.br.Peek(c.br.Buffered()); finalHeadLen(b) > 0 {
+				return finalHeadLen(b), nil
+			}
 		}
 	}
-	return c.readFinal(w, r, u.maxHdr)
+	c.arm(ctx)
+	return 0, c.setReadDeadline(deadline)
+}
+
+// bodyBuffered reports whether resp's body is in c's buffer already, or
+// there is none: reading it takes no read from the connection.
+func bodyBuffered(c *upstreamConn, resp *http.Response) bool {
+	return resp.Body == http.NoBody ||
+		resp.ContentLength >= 0 && len(resp.TransferEncoding) == 0 && int64(c.br.Buffered()) >= resp.ContentLength
 }
 
 // exchangeError says why an exchange on c failed: the request's context
@@ -181,7 +242,7 @@ func exchangeError(ctx context.Context, c *upstreamConn, err error) error {
 // (the answer was read to its end and allows it), the request's end did
 // not abort it, and no unrequested bytes are waiting; else c is closed.
 func (u *upstreamConns) release(c *upstreamConn, reuse bool) {
-	if !c.stop() || !reuse || c.br.Buffered() > 0 {
+	if !c.disarm() || !reuse || c.br.Buffered() > 0 {
 		_ = c.conn.Close()
 		return
 	}
@@ -195,12 +256,19 @@ func (u *upstreamConns) release(c *upstreamConn, reuse bool) {
 type upstreamConn struct {
 	conn      net.Conn
 	br        *bufio.Reader // reads c through Read
-	abort     func()        // closes conn; made once, armed per exchange
-	stop      func() bool   // disarms abort: false if it fired
+	abort     func()        // closes conn; made once, armed per exchange when it waits
+	stop      func() bool   // disarms abort: false if it fired; nil when not armed
 	reused    bool          // it served an exchange before this one
 	nread     int64         // bytes read in the current exchange
 	limit     int64         // bytes Read may still take
 	idleSince time.Time     // when it went idle; idlePool.mu guards it
+	rd        time.Time     // the read deadline set last (zero: none)
+
+	// What readSimple fills, reused by each exchange: valid until the
+	// next one (serveDirect is done with them at release).
+	resp   http.Response
+	header http.Header
+	body   fixedBody
 }
 
 // newUpstreamConn wraps a freshly dialed connection.
@@ -209,6 +277,37 @@ func newUpstreamConn(nc net.Conn) *upstreamConn {
 	c.br = bufio.NewReaderSize(c, upstreamBufSize)
 	c.abort = func() { _ = nc.Close() }
 	return c
+}
+
+// setReadDeadline sets the connection's read deadline and records it.
+func (c *upstreamConn) setReadDeadline(t time.Time) error {
+	c.rd = t
+	return c.conn.SetReadDeadline(t)
+}
+
+// arm arms the abort on ctx, unless it is armed already.
+func (c *upstreamConn) arm(ctx context.Context) {
+	if c.stop == nil {
+		if f := abortArmed.Load(); f != nil {
+			(*f)()
+		}
+		c.stop = context.AfterFunc(ctx, c.abort)
+	}
+}
+
+// abortArmed, when set (by tests), is called as an exchange arms its
+// abort.
+var abortArmed atomic.Pointer[func()]
+
+// disarm disarms the abort, if it was armed, and reports whether the
+// connection is still open (the abort did not fire).
+func (c *upstreamConn) disarm() bool {
+	if c.stop == nil {
+		return true
+	}
+	ok := c.stop()
+	c.stop = nil
+	return ok
 }
 
 // Read reads from the connection within limit, counting the bytes.
@@ -226,10 +325,21 @@ func (c *upstreamConn) Read(p []byte) (int, error) {
 }
 
 // readFinal reads the final answer to r, passing informational (1xx)
-// answers on to w as they come. Each header block may take maxHdr bytes.
-func (c *upstreamConn) readFinal(w http.ResponseWriter, r *http.Request, maxHdr int64) (*http.Response, error) {
-	for range upstreamMax1xx {
+// answers on to w as they come, within the header timeout (see
+// awaitHead). Each header block may take maxHdr bytes.
+func (c *upstreamConn) readFinal(w http.ResponseWriter, r *http.Request, maxHdr int64, timeout time.Duration) (*http.Response, error) {
+	for i := range upstreamMax1xx {
 		c.limit = maxHdr
+		if i == 0 {
+			n, err := c.awaitHead(r.Context(), timeout)
+			if err != nil {
+				return nil, err
+			}
+			if resp := c.readSimple(r, n); resp != nil {
+				c.limit = 1<<63 - 1
+				return resp, nil
+			}
+		}
 		resp, err := http.ReadResponse(c.br, r)
 		if err != nil {
 			return nil, err

@@ -693,3 +693,132 @@ func TestUpstreamConnsTrailer(t *testing.T) {
 		t.Errorf("%d idle connections, want 1", n)
 	}
 }
+
+// TestUpstreamConnsAbortArmed: an exchange arms the abort on the
+// request's context (a context.AfterFunc) only when it has to wait on the
+// upstream: for an answer not there after upstreamAbortDelay, a body not
+// there with its head, the final answer after an informational one, or
+// the write of a large request head. The answer is the same either way.
+func TestUpstreamConnsAbortArmed(t *testing.T) {
+	const ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	tests := []struct {
+		name      string
+		timeout   time.Duration
+		bigHead   bool
+		serve     func(net.Conn)
+		wantArmed bool
+		wantCode  int
+		wantIdle  int
+	}{
+		{"answer at once", time.Minute, false, answerEach(ok), false, 200, 1},
+		{"no header timeout", 0, false, answerEach(ok), false, 200, 1},
+		{"answer after the delay", time.Minute, false, func(c net.Conn) {
+			br := bufio.NewReader(c)
+			if _, err := http.ReadRequest(br); err != nil {
+				return
+			}
+			time.Sleep(2 * upstreamAbortDelay)
+			_, _ = io.WriteString(c, ok)
+			_, _ = io.Copy(io.Discard, br)
+		}, true, 200, 1},
+		{"head in two parts", time.Minute, false, func(c net.Conn) {
+			br := bufio.NewReader(c)
+			if _, err := http.ReadRequest(br); err != nil {
+				return
+			}
+			_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\n")
+			time.Sleep(time.Second)
+			_, _ = io.WriteString(c, "Content-Length: 2\r\n\r\nok")
+			_, _ = io.Copy(io.Discard, br)
+		}, true, 200, 1},
+		{"body after the head", time.Minute, false, func(c net.Conn) {
+			br := bufio.NewReader(c)
+			if _, err := http.ReadRequest(br); err != nil {
+				return
+			}
+			_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n")
+			time.Sleep(time.Second)
+			_, _ = io.WriteString(c, "ok")
+			_, _ = io.Copy(io.Discard, br)
+		}, true, 200, 1},
+		{"close-delimited body", time.Minute, false, func(c net.Conn) {
+			if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nok")
+			}
+		}, true, 200, 0},
+		{"informational first", time.Minute, false, answerEach("HTTP/1.1 103 Early Hints\r\n\r\n" + ok), true, 200, 1},
+		{"large request head", time.Minute, true, answerEach(ok), true, 200, 1},
+		{"header timeout below the delay", upstreamAbortDelay / 2, false, func(c net.Conn) {
+			_, _ = io.Copy(io.Discard, c) // never answers
+		}, true, 504, 0},
+		{"header timeout above the delay", 2 * upstreamAbortDelay, false, func(c net.Conn) {
+			_, _ = io.Copy(io.Discard, c)
+		}, true, 504, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var armed atomic.Int64
+				count := func() { armed.Add(1) }
+				abortArmed.Store(&count)
+				defer abortArmed.Store(nil)
+				p, _ := pipeProxy(t, tt.timeout, tt.serve)
+				if tt.timeout == 0 {
+					p.conns.timeout = 0
+				}
+				r := httptest.NewRequest("GET", "/", nil)
+				if tt.bigHead {
+					r.Header.Set("X-Big", strings.Repeat("b", smallHead))
+				}
+				w := &answer{ResponseRecorder: httptest.NewRecorder()}
+				p.ServeHTTP(w, r)
+				if w.Code != tt.wantCode || tt.wantCode == 200 && w.Body.String() != "ok" {
+					t.Errorf("%d %q, want %d", w.Code, w.Body, tt.wantCode)
+				}
+				if got := armed.Load() > 0; got != tt.wantArmed {
+					t.Errorf("abort armed %d times, want armed %v", armed.Load(), tt.wantArmed)
+				}
+				if n := idleCount(p); n != tt.wantIdle {
+					t.Errorf("%d idle connections, want %d", n, tt.wantIdle)
+				}
+			})
+		})
+	}
+}
+
+// deadlineConn counts the read deadlines set on it.
+type deadlineConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c deadlineConn) SetReadDeadline(t time.Time) error {
+	c.n.Add(1)
+	return c.Conn.SetReadDeadline(t)
+}
+
+// TestUpstreamConnsDeadlinesPerRequest: answers that arrive at once on a
+// reused connection share the read deadline of the wait for them (see
+// upstreamAbortDelay) while it is at least half the delay away.
+func TestUpstreamConnsDeadlinesPerRequest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var deadlines atomic.Int64
+		p, _ := pipeProxy(t, time.Minute, answerEach("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+		dial := p.conns.dial
+		p.conns.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			return deadlineConn{c, &deadlines}, err
+		}
+		for range 5 {
+			mustFetch(t, p, "GET", "/")
+		}
+		if n := deadlines.Load(); n != 1 {
+			t.Errorf("5 answers at once: %d read deadlines, want 1", n)
+		}
+		time.Sleep(upstreamAbortDelay/2 + time.Millisecond)
+		mustFetch(t, p, "GET", "/")
+		if n := deadlines.Load(); n != 2 {
+			t.Errorf("past half the delay: %d read deadlines, want 2", n)
+		}
+	})
+}

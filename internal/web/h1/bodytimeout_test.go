@@ -17,11 +17,12 @@ import (
 
 // pipeListener hands the server the ends of in-memory pipes, so that it
 // runs inside a synctest bubble (fake time for its deadlines), and counts
-// the read deadlines set on them.
+// the read and write deadlines set on them.
 type pipeListener struct {
-	conns     chan net.Conn
-	done      chan struct{}
-	deadlines atomic.Int64
+	conns      chan net.Conn
+	done       chan struct{}
+	deadlines  atomic.Int64
+	wdeadlines atomic.Int64
 }
 
 func newPipeListener() *pipeListener {
@@ -51,18 +52,23 @@ func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0
 // dial connects a client to the server; it returns the client's end.
 func (l *pipeListener) dial() (net.Conn, *bufio.Reader) {
 	client, server := net.Pipe()
-	l.conns <- &countingConn{Conn: server, n: &l.deadlines}
+	l.conns <- &countingConn{Conn: server, n: &l.deadlines, w: &l.wdeadlines}
 	return client, bufio.NewReader(client)
 }
 
 type countingConn struct {
 	net.Conn
-	n *atomic.Int64
+	n, w *atomic.Int64 // read and write deadlines
 }
 
 func (c *countingConn) SetReadDeadline(t time.Time) error {
 	c.n.Add(1)
 	return c.Conn.SetReadDeadline(t)
+}
+
+func (c *countingConn) SetWriteDeadline(t time.Time) error {
+	c.w.Add(1)
+	return c.Conn.SetWriteDeadline(t)
 }
 
 // servePipes serves s on a pipeListener until the test ends.
@@ -214,6 +220,55 @@ func TestDeadlinesPerRequest(t *testing.T) {
 		synctest.Wait()
 		if got := l.deadlines.Load() - before; got < 2 {
 			t.Errorf("a body sent after its head: %d read deadlines, want the idle one and the body's", got)
+		}
+	})
+}
+
+// TestWriteDeadlinePerRequest: the engine clears a write deadline after
+// the answer of a handler that set one, so that it does not cut the next
+// answer on the connection, and sets none for the other requests.
+func TestWriteDeadlinePerRequest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := servePipes(t, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "2")
+			_, _ = io.WriteString(w, "ok")
+			if r.URL.Path == "/deadline" {
+				rc := http.NewResponseController(w)
+				if err := rc.Flush(); err != nil {
+					t.Error(err)
+				}
+				if err := rc.SetWriteDeadline(time.Unix(1, 0)); err != nil { // past: any later write fails
+					t.Error(err)
+				}
+			}
+		})})
+		c, br := l.dial()
+		defer c.Close()
+		get := func(path string) {
+			t.Helper()
+			if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("GET %s: %v", path, err)
+			}
+			if body, _ := io.ReadAll(resp.Body); string(body) != "ok" {
+				t.Fatalf("GET %s: body %q", path, body)
+			}
+		}
+		for range 3 {
+			get("/")
+		}
+		synctest.Wait()
+		if n := l.wdeadlines.Load(); n != 0 {
+			t.Errorf("%d write deadlines for 3 requests whose handlers set none, want 0", n)
+		}
+		get("/deadline")
+		get("/")
+		synctest.Wait()
+		if n := l.wdeadlines.Load(); n != 2 {
+			t.Errorf("%d write deadlines, want 2 (the handler's, the engine's clearing it)", n)
 		}
 	})
 }

@@ -36,6 +36,10 @@ type conn struct {
 	werr       error  // the first write error: the connection is done
 	wbuf       []byte // the body buffer of the answers, reused
 	watch      watcher
+	// wdeadline is set when a handler sets a write deadline (on any
+	// goroutine): it is cleared after the answer, which costs nothing for
+	// the others.
+	wdeadline atomic.Bool
 }
 
 // connWriter is what the connection's bufio.Writer writes to: the
@@ -201,7 +205,9 @@ func (c *conn) serveRequest(ctx context.Context) bool {
 	}
 	w.finish()
 	c.r.endBody()
-	_ = c.rwc.SetWriteDeadline(time.Time{})
+	if c.wdeadline.Swap(false) {
+		_ = c.rwc.SetWriteDeadline(time.Time{})
+	}
 	return w.reusable()
 }
 

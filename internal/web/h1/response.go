@@ -249,7 +249,10 @@ func (w *response) FlushError() error {
 
 func (w *response) SetReadDeadline(t time.Time) error { return w.c.rwc.SetReadDeadline(t) }
 
-func (w *response) SetWriteDeadline(t time.Time) error { return w.c.rwc.SetWriteDeadline(t) }
+func (w *response) SetWriteDeadline(t time.Time) error {
+	w.c.wdeadline.Store(true)
+	return w.c.rwc.SetWriteDeadline(t)
+}
 
 // EnableFullDuplex lets the handler read the request body after it has
 // begun its answer: the body is not read to its end before the head.

@@ -1,0 +1,243 @@
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// finalHeadLen returns the length of the head at the start of b, up to
+// and including its blank line, when b holds all of it and it is the
+// head of a final (not 1xx) answer; 0 otherwise.
+func finalHeadLen(b []byte) int {
+	line, _, ok := bytes.Cut(b, []byte("\n"))
+	if !ok {
+		return 0
+	}
+	_, status, ok := bytes.Cut(line, []byte(" "))
+	if !ok || len(status) == 0 || status[0] < '2' || status[0] > '9' {
+		return 0
+	}
+	// The head ends at its first empty line, "\n" or "\r\n" (textproto
+	// reads both).
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			return 0
+		}
+		end := i + j + 1
+		if j == 0 || j == 1 && b[i] == '\r' {
+			return end
+		}
+		i = end
+	}
+}
+
+// readSimple reads the final answer to r whose head is the first n bytes
+// of c.br (see finalHeadLen), when it has the shape of nearly every
+// answer to a GET: "HTTP/1.1", a status from 200 on but 204 and 304, one
+// Content-Length and no Transfer-Encoding, Connection, Trailer or Pragma
+// field, plain "Name: value" lines. It returns what http.ReadResponse
+// would (FuzzUpstreamHead holds it to that), in c's reused response,
+// header and body; nil, having read nothing, for any other answer, which
+// http.ReadResponse reads then.
+func (c *upstreamConn) readSimple(r *http.Request, n int) *http.Response {
+	if n == 0 || r.Method != http.MethodGet {
+		return nil
+	}
+	b, _ := c.br.Peek(n)
+	if c.header == nil {
+		c.header = make(http.Header, 8)
+	}
+	clear(c.header)
+	status, code, length, ok := parseSimpleHead(b, c.header)
+	if !ok {
+		return nil
+	}
+	_, _ = c.br.Discard(n)
+	c.resp = http.Response{
+		Status:        status,
+		StatusCode:    code,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        c.header,
+		Body:          http.NoBody,
+		ContentLength: length,
+		Request:       r,
+	}
+	if length > 0 {
+		c.body = fixedBody{br: c.br, n: length}
+		c.resp.Body = &c.body
+	}
+	return &c.resp
+}
+
+// parseSimpleHead parses head (see readSimple) into h, which it expects
+// empty, and returns the status ("200 OK"), its code and the
+// Content-Length; false when head has another shape (h is left partly
+// filled then).
+func parseSimpleHead(head []byte, h http.Header) (status string, code int, length int64, ok bool) {
+	if code, ok = simpleStatus(head); !ok {
+		return "", 0, 0, false
+	}
+	s := string(head) // one allocation for every name and value
+	status, s, _ = strings.Cut(s, "\n")
+	status = strings.TrimSuffix(status[len("HTTP/1.1 "):], "\r")
+	f := simpleFields{h: h, values: make([]string, strings.Count(s, "\n")), length: -1} // one value per line, at most
+	for {
+		var line string
+		line, s, _ = strings.Cut(s, "\n")
+		if line = strings.TrimSuffix(line, "\r"); line == "" {
+			break
+		}
+		if !f.add(line) {
+			return "", 0, 0, false
+		}
+	}
+	return status, code, f.length, f.length >= 0
+}
+
+// simpleStatus returns the status code of head's status line when it is
+// "HTTP/1.1 ddd", alone or before a space, and the code is from 200 on
+// but 204 and 304.
+func simpleStatus(head []byte) (int, bool) {
+	if len(head) < 14 || string(head[:9]) != "HTTP/1.1 " || head[12] != ' ' && head[12] != '\n' && string(head[12:14]) != "\r\n" {
+		return 0, false
+	}
+	code := 0
+	for _, d := range head[9:12] {
+		if d < '0' || d > '9' {
+			return 0, false
+		}
+		code = 10*code + int(d-'0')
+	}
+	return code, code >= 200 && code != http.StatusNoContent && code != http.StatusNotModified
+}
+
+// simpleFields collects the fields of a simple head.
+type simpleFields struct {
+	h      http.Header
+	values []string // backing of the values, one slice per field name
+	length int64    // Content-Length; -1 until seen
+}
+
+// add adds the field of line; false for a line of another shape, and a
+// field that makes the head not simple.
+func (f *simpleFields) add(line string) bool {
+	name, value, found := strings.Cut(line, ":")
+	if !found || !validFieldName(name) {
+		return false // also a line that continues the one before
+	}
+	value = strings.Trim(value, " \t")
+	if !validFieldValue(value) {
+		return false
+	}
+	key := http.CanonicalHeaderKey(name) // name itself when canonical already
+	switch key {
+	case "Connection", "Transfer-Encoding", "Trailer", "Pragma":
+		return false
+	case "Content-Length":
+		if f.length >= 0 {
+			return false
+		}
+		if f.length = parseLength(value); f.length < 0 {
+			return false
+		}
+	}
+	if vv := f.h[key]; vv != nil {
+		f.h[key] = append(vv, value)
+		return true
+	}
+	var vv []string
+	vv, f.values = f.values[:1:1], f.values[1:]
+	vv[0] = value
+	f.h[key] = vv
+	return true
+}
+
+// validFieldName reports whether s is a header field name: one or more
+// token characters (RFC 9110 section 5.6.2).
+func validFieldName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 || !tokenChar[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// tokenChar holds the token characters of RFC 9110 section 5.6.2.
+var tokenChar = func() (t [128]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// validFieldValue reports whether s holds only what textproto accepts in
+// a field value: visible characters, obs-text, spaces and tabs.
+func validFieldValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// parseLength parses a Content-Length of decimal digits (not too many to
+// overflow); -1 for anything else.
+func parseLength(s string) int64 {
+	if s == "" || len(s) > 18 {
+		return -1
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return -1
+		}
+		n = 10*n + int64(s[i]-'0')
+	}
+	return n
+}
+
+// fixedBody is a body of a known length read from br: what
+// http.ReadResponse's body does for a Content-Length answer, without
+// trailers or a close to wait for.
+type fixedBody struct {
+	br *bufio.Reader
+	n  int64 // bytes left
+}
+
+func (b *fixedBody) Read(p []byte) (int, error) {
+	if b.n <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.n {
+		p = p[:b.n]
+	}
+	k, err := b.br.Read(p)
+	b.n -= int64(k)
+	switch {
+	case b.n == 0:
+		return k, io.EOF
+	case err == io.EOF:
+		return k, io.ErrUnexpectedEOF
+	}
+	return k, err
+}
+
+func (b *fixedBody) Close() error { return nil }
