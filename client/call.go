@@ -123,14 +123,15 @@ func (s *Session) awaitCall(ctx context.Context, r *request, procedure wamp.URI,
 	}
 	var expired <-chan time.Time
 	if o.wait > 0 {
-		t := time.NewTimer(o.wait)
-		defer t.Stop()
+		t := s.timer(o.wait)
+		defer s.stopTimer(t)
 		expired = t.C
 	}
 	for {
 		select {
 		case m := <-r.reply:
 			s.runProgress(r, o)
+			s.recycle(r)
 			return callReply(m)
 		case <-progress:
 			s.runProgress(r, o)
@@ -146,6 +147,29 @@ func (s *Session) awaitCall(ctx context.Context, r *request, procedure wamp.URI,
 			return callReply(m)
 		}
 	}
+}
+
+// timer returns a timer that fires after d, one of s.timers if it
+// keeps one.
+func (s *Session) timer(d time.Duration) *time.Timer {
+	if t, ok := s.timers.Get().(*time.Timer); ok {
+		t.Reset(d)
+		return t
+	}
+	return time.NewTimer(d)
+}
+
+// stopTimer stops t and keeps it for reuse, its channel empty: a value
+// it sent unread is drained (a program built for Go before 1.23 keeps
+// the asynchronous timer channels, which Stop does not empty).
+func (s *Session) stopTimer(t *time.Timer) {
+	if !t.Stop() {
+		select {
+		case <-t.C:
+		default:
+		}
+	}
+	s.timers.Put(t)
 }
 
 func (s *Session) runProgress(r *request, o *callOptions) {

@@ -22,17 +22,40 @@ type request struct {
 // newRequest registers a request under a fresh ID, or returns the session's
 // error once it has ended.
 func (s *Session) newRequest(progress bool, onReply func(wamp.Message, bool)) (*request, error) {
-	r := &request{id: s.ids.Next(), reply: make(chan wamp.Message, 1), onReply: onReply}
+	r, _ := s.calls.Get().(*request)
+	if r == nil || progress || onReply != nil {
+		r = &request{reply: make(chan wamp.Message, 1), onReply: onReply}
+	}
+	r.id = s.ids.Next()
 	if progress {
 		r.progress = newMailbox[*wamp.Result](0)
 	}
+	if err := s.pend(r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// recycle keeps r, a plain request (no progress, no onReply) whose reply
+// its waiter has received, for a later newRequest: the reader sends a
+// reply once, after r left the pending requests, so nothing else is sent
+// on r.reply.
+func (s *Session) recycle(r *request) {
+	if r.progress == nil && r.onReply == nil {
+		s.calls.Put(r)
+	}
+}
+
+// pend registers r under its ID, or returns the session's error once it
+// has ended.
+func (s *Session) pend(r *request) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
-		return nil, s.err
+		return s.err
 	}
 	s.pending[r.id] = r
-	return r, nil
+	return nil
 }
 
 // forget removes r from the pending requests. A reply arriving later is
