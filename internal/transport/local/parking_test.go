@@ -221,3 +221,32 @@ func TestParkingPeerSlowConsumer(t *testing.T) {
 		t.Fatalf("taken %v, want requests 1-3", got)
 	}
 }
+
+// BenchmarkParkedSend sends to a parked reader, which the Send serves on
+// its own goroutine (BenchmarkSendRecv: to a reader that reads on).
+func BenchmarkParkedSend(b *testing.B) {
+	x, y := Pair(Options{Parks: true})
+	p := y.(*ParkingPeer)
+	var serve func()
+	serve = func() {
+		for {
+			_, err := p.RecvOrIdle()
+			if err == wamp.ErrIdle {
+				if p.Park(serve) {
+					return
+				}
+				continue
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+	serve()
+	m := pub(1)
+	b.ReportAllocs()
+	for b.Loop() {
+		x.Send(m)
+	}
+	x.Close()
+}
