@@ -129,8 +129,11 @@ func (s *Session) awaitCall(ctx context.Context, r *request, procedure wamp.URI,
 	}
 	for {
 		select {
-		case m := <-r.reply:
+		case m := <-r.reply: // nil when the session ended first (end)
 			s.runProgress(r, o)
+			if m == nil {
+				return nil, fmt.Errorf("client: call %s: %w", procedure, s.endErr())
+			}
 			s.recycle(r)
 			return callReply(m)
 		case <-progress:
@@ -139,12 +142,6 @@ func (s *Session) awaitCall(ctx context.Context, r *request, procedure wamp.URI,
 			return s.cancelCall(ctx.Err(), r, procedure, o)
 		case <-expired:
 			return s.cancelCall(context.DeadlineExceeded, r, procedure, o)
-		case <-s.done:
-			m, err := s.replyOrEnd(r)
-			if err != nil {
-				return nil, fmt.Errorf("client: call %s: %w", procedure, err)
-			}
-			return callReply(m)
 		}
 	}
 }
@@ -219,6 +216,9 @@ func (s *Session) cancelCall(why error, r *request, procedure wamp.URI, o *callO
 	var m wamp.Message
 	select {
 	case m = <-r.reply:
+		if m == nil { // the session ended first
+			return nil, cause
+		}
 	case <-t.C:
 		s.forget(r)
 		return nil, cause

@@ -9,7 +9,7 @@ import (
 // request is one request awaiting the router's reply.
 type request struct {
 	id    wamp.ID
-	reply chan wamp.Message // capacity 1: the final reply, sent once by the reader
+	reply chan wamp.Message // capacity 1: the final reply, sent once by the reader; nil if the session ended first
 	// progress receives progressive RESULTs; nil unless the call asked.
 	progress *mailbox[*wamp.Result]
 	// onReply, when set, runs on the reader with the final reply before the
@@ -110,7 +110,7 @@ func (s *Session) roundTrip(ctx context.Context, build func(wamp.ID) wamp.Messag
 	}
 	select {
 	case m := <-r.reply:
-		return m, nil
+		return s.replyOrErr(m)
 	case <-ctx.Done():
 		s.forget(r)
 		return nil, ctx.Err()
@@ -119,12 +119,21 @@ func (s *Session) roundTrip(ctx context.Context, build func(wamp.ID) wamp.Messag
 	}
 }
 
+// replyOrErr returns m, a request's reply, or the session's error when m
+// is nil (the session ended first).
+func (s *Session) replyOrErr(m wamp.Message) (wamp.Message, error) {
+	if m == nil {
+		return nil, s.endErr()
+	}
+	return m, nil
+}
+
 // replyOrEnd returns r's reply if it came just before the session ended,
 // else the session's error.
 func (s *Session) replyOrEnd(r *request) (wamp.Message, error) {
 	select {
 	case m := <-r.reply:
-		return m, nil
+		return s.replyOrErr(m)
 	default:
 		return nil, s.endErr()
 	}

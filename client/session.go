@@ -100,11 +100,15 @@ func (s *Session) end(err error) {
 		return
 	}
 	s.err = err
+	pending := s.pending
 	s.pending = nil
 	s.mu.Unlock()
 	s.log.Debug("client: session ended", "err", err)
 	s.cancel()
 	close(s.done)
+	for _, r := range pending {
+		r.reply <- nil // never blocks: no reply was sent to a pending request
+	}
 	s.peer.Close()
 }
 
