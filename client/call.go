@@ -123,14 +123,18 @@ func (s *Session) awaitCall(ctx context.Context, r *request, procedure wamp.URI,
 	}
 	var expired <-chan time.Time
 	if o.wait > 0 {
-		t := time.NewTimer(o.wait)
-		defer t.Stop()
+		t := s.timer(o.wait)
+		defer s.stopTimer(t)
 		expired = t.C
 	}
 	for {
 		select {
-		case m := <-r.reply:
+		case m := <-r.reply: // nil when the session ended first (end)
 			s.runProgress(r, o)
+			if m == nil {
+				return nil, fmt.Errorf("client: call %s: %w", procedure, s.endErr())
+			}
+			s.recycle(r)
 			return callReply(m)
 		case <-progress:
 			s.runProgress(r, o)
@@ -138,14 +142,31 @@ func (s *Session) awaitCall(ctx context.Context, r *request, procedure wamp.URI,
 			return s.cancelCall(ctx.Err(), r, procedure, o)
 		case <-expired:
 			return s.cancelCall(context.DeadlineExceeded, r, procedure, o)
-		case <-s.done:
-			m, err := s.replyOrEnd(r)
-			if err != nil {
-				return nil, fmt.Errorf("client: call %s: %w", procedure, err)
-			}
-			return callReply(m)
 		}
 	}
+}
+
+// timer returns a timer that fires after d, one of s.timers if it
+// keeps one.
+func (s *Session) timer(d time.Duration) *time.Timer {
+	if t, ok := s.timers.Get().(*time.Timer); ok {
+		t.Reset(d)
+		return t
+	}
+	return time.NewTimer(d)
+}
+
+// stopTimer stops t and keeps it for reuse, its channel empty: a value
+// it sent unread is drained (a program built for Go before 1.23 keeps
+// the asynchronous timer channels, which Stop does not empty).
+func (s *Session) stopTimer(t *time.Timer) {
+	if !t.Stop() {
+		select {
+		case <-t.C:
+		default:
+		}
+	}
+	s.timers.Put(t)
 }
 
 func (s *Session) runProgress(r *request, o *callOptions) {
@@ -195,6 +216,9 @@ func (s *Session) cancelCall(why error, r *request, procedure wamp.URI, o *callO
 	var m wamp.Message
 	select {
 	case m = <-r.reply:
+		if m == nil { // the session ended first
+			return nil, cause
+		}
 	case <-t.C:
 		s.forget(r)
 		return nil, cause

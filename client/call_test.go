@@ -273,3 +273,21 @@ func TestConcurrentCallsGetTheirResults(t *testing.T) {
 		}
 	}
 }
+
+// TestTimerReuse: a wait-limit timer kept for reuse after it fired unread
+// (a reply and the limit at once) does not fire early for the next call.
+func TestTimerReuse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &Session{}
+		first := s.timer(time.Second)
+		time.Sleep(2 * time.Second) // fired, unread
+		s.stopTimer(first)
+		next := s.timer(time.Minute) // first again, unless the pool dropped it (as it may under -race)
+		start := time.Now()
+		<-next.C
+		if waited := time.Since(start); waited != time.Minute {
+			t.Fatalf("reused timer fired after %v, want 1m", waited)
+		}
+		s.stopTimer(next)
+	})
+}

@@ -9,7 +9,7 @@ import (
 // request is one request awaiting the router's reply.
 type request struct {
 	id    wamp.ID
-	reply chan wamp.Message // capacity 1: the final reply, sent once by the reader
+	reply chan wamp.Message // capacity 1: the final reply, sent once by the reader; nil if the session ended first
 	// progress receives progressive RESULTs; nil unless the call asked.
 	progress *mailbox[*wamp.Result]
 	// onReply, when set, runs on the reader with the final reply before the
@@ -22,17 +22,40 @@ type request struct {
 // newRequest registers a request under a fresh ID, or returns the session's
 // error once it has ended.
 func (s *Session) newRequest(progress bool, onReply func(wamp.Message, bool)) (*request, error) {
-	r := &request{id: s.ids.Next(), reply: make(chan wamp.Message, 1), onReply: onReply}
+	r, _ := s.calls.Get().(*request)
+	if r == nil || progress || onReply != nil {
+		r = &request{reply: make(chan wamp.Message, 1), onReply: onReply}
+	}
+	r.id = s.ids.Next()
 	if progress {
 		r.progress = newMailbox[*wamp.Result](0)
 	}
+	if err := s.pend(r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// recycle keeps r, a plain request (no progress, no onReply) whose reply
+// its waiter has received, for a later newRequest: the reader sends a
+// reply once, after r left the pending requests, so nothing else is sent
+// on r.reply.
+func (s *Session) recycle(r *request) {
+	if r.progress == nil && r.onReply == nil {
+		s.calls.Put(r)
+	}
+}
+
+// pend registers r under its ID, or returns the session's error once it
+// has ended.
+func (s *Session) pend(r *request) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
-		return nil, s.err
+		return s.err
 	}
 	s.pending[r.id] = r
-	return r, nil
+	return nil
 }
 
 // forget removes r from the pending requests. A reply arriving later is
@@ -87,7 +110,7 @@ func (s *Session) roundTrip(ctx context.Context, build func(wamp.ID) wamp.Messag
 	}
 	select {
 	case m := <-r.reply:
-		return m, nil
+		return s.replyOrErr(m)
 	case <-ctx.Done():
 		s.forget(r)
 		return nil, ctx.Err()
@@ -96,12 +119,21 @@ func (s *Session) roundTrip(ctx context.Context, build func(wamp.ID) wamp.Messag
 	}
 }
 
+// replyOrErr returns m, a request's reply, or the session's error when m
+// is nil (the session ended first).
+func (s *Session) replyOrErr(m wamp.Message) (wamp.Message, error) {
+	if m == nil {
+		return nil, s.endErr()
+	}
+	return m, nil
+}
+
 // replyOrEnd returns r's reply if it came just before the session ended,
 // else the session's error.
 func (s *Session) replyOrEnd(r *request) (wamp.Message, error) {
 	select {
 	case m := <-r.reply:
-		return m, nil
+		return s.replyOrErr(m)
 	default:
 		return nil, s.endErr()
 	}

@@ -34,6 +34,12 @@ type Session struct {
 	running map[wamp.ID]*running // invocations in progress, by INVOCATION request ID
 	err     error                // why the session ended; nil while it runs
 	leaving bool                 // Leave sent GOODBYE
+
+	// calls keeps, for reuse by Call, the requests of calls that had
+	// their reply (*request, its reply channel empty), and timers the
+	// stopped wait limits (*time.Timer). Per session, not shared: channels
+	// and timers made in a testing/synctest bubble stay in it.
+	calls, timers sync.Pool
 }
 
 func newSession(p wamp.Peer, cfg Config, w *wamp.Welcome) *Session {
@@ -94,11 +100,15 @@ func (s *Session) end(err error) {
 		return
 	}
 	s.err = err
+	pending := s.pending
 	s.pending = nil
 	s.mu.Unlock()
 	s.log.Debug("client: session ended", "err", err)
 	s.cancel()
 	close(s.done)
+	for _, r := range pending {
+		r.reply <- nil // never blocks: no reply was sent to a pending request
+	}
 	s.peer.Close()
 }
 

@@ -30,12 +30,16 @@ func TestSessionEndReleasesWaiters(t *testing.T) {
 		r.recv() // every request was sent
 	}
 	r.p.Close()
+	errs := make([]error, len(waiters))
 	for i, w := range waiters {
-		if err := recvFrom(t, w); err == nil {
-			t.Errorf("waiter %d: no error", i)
-		}
+		errs[i] = recvFrom(t, w)
 	}
 	recvFrom(t, s.Done())
+	for i, err := range errs {
+		if !errors.Is(err, s.Err()) {
+			t.Errorf("waiter %d: %v, want the session's error %v", i, err, s.Err())
+		}
+	}
 	recvFrom(t, ctx.Done())
 	if s.Err() == nil || errors.Is(s.Err(), ErrClosed) {
 		t.Errorf("Err %v, want the connection's error", s.Err())

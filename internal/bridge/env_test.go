@@ -86,7 +86,8 @@ func (e *env) connect(role string, isBridge bool) *client.Client {
 			}
 		}
 		first = false
-		mine, theirs := local.Pair(local.Options{})
+		// The bridge's router end parks, as the node's does.
+		mine, theirs := local.Pair(local.Options{Parks: isBridge})
 		go gate.Attach(theirs)
 		return mine, nil
 	}

@@ -142,8 +142,21 @@ func (c *componentUnit) logStart(log *slog.Logger) {
 // an in-memory pair and attaches one end to gate on a new goroutine, which
 // ends with the session (Router.Close waits for it).
 func localDialer(gate interface{ Attach(wamp.Peer) }) client.Dialer {
+	return pairDialer(gate, local.Options{})
+}
+
+// parkingDialer is localDialer for the HTTP bridge's sessions: the
+// router's end parks (local.Options.Parks), so that the router's work for
+// a request's CALL runs on the HTTP handler's goroutine rather than being
+// handed to the session's, and an idle session holds no goroutine (the
+// one running Attach ends when the session first parks).
+func parkingDialer(gate interface{ Attach(wamp.Peer) }) client.Dialer {
+	return pairDialer(gate, local.Options{Parks: true})
+}
+
+func pairDialer(gate interface{ Attach(wamp.Peer) }, opts local.Options) client.Dialer {
 	return func(context.Context) (wamp.Peer, error) {
-		mine, theirs := local.Pair(local.Options{})
+		mine, theirs := local.Pair(opts)
 		go gate.Attach(theirs)
 		return mine, nil
 	}

@@ -197,7 +197,7 @@ func (env *pathEnv) sessionFor(path string, s *config.BridgeService, actsFor boo
 	}
 	bs := &bridgeSession{
 		path:       path,
-		dial:       localDialer(gate),
+		dial:       parkingDialer(gate),
 		cfg:        client.Config{Realm: wamp.URI(s.Realm), Logger: env.b.log.With("path", path)},
 		background: env.router.relay != nil,
 	}

@@ -58,20 +58,29 @@ func (s *session) handleCallAs(m *wamp.Call, as *wamp.Identity) error {
 // sendInvocation sends c's INVOCATION to its callee; one the callee's
 // peer refuses (too long, or not encodable) ends the call
 // (invocationRefused). A caller whose peer
-// cannot tell whether more of its messages wait (not a wamp.Parker: an
+// cannot tell whether more of its messages wait (tellsBursts: an
 // in-process session, such as the HTTP Caller's, whose many requests each
 // hand over one CALL) is taken to be in a burst while it has other calls
 // in flight: the INVOCATIONs of concurrent calls then go out in batches,
 // one write for several, and the callee reads them so, while a lone call
 // is still written at once. s's goroutine only.
 func (s *session) sendInvocation(c *call, inv *wamp.Invocation) {
-	if _, parks := s.peer.(wamp.Parker); !parks && c.concurrent {
+	if c.concurrent && !tellsBursts(s.peer) {
 		s.burst.Store(true)
 		defer s.burst.Store(false)
 	}
 	if err := c.callee.sendFrom(s, inv, wamp.TypeInvocation); unsent.Refused(err) {
 		s.realm.dealer.invocationRefused(c, err)
 	}
+}
+
+// tellsBursts reports whether p can tell that more of its client's
+// messages wait (wamp.Parker.Buffered): a socket's peer can, from what
+// its reader has read ahead; an in-process peer ("local") cannot, its
+// client's messages each come from one of its goroutines.
+func tellsBursts(p wamp.Peer) bool {
+	_, parks := p.(wamp.Parker)
+	return parks && p.Info().Transport != "local"
 }
 
 func parseCallOptions(o wamp.Dict, perm auth.Permission) (callOptions, error) {

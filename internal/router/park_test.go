@@ -234,3 +234,28 @@ func checkInvocationBatches(t *testing.T, p *nowPeer, callee, caller *client) {
 	synctest.Wait()
 	invoke(lone) // alone again
 }
+
+// localParker is a parkingPeer in the router's process, as
+// transport/local's ParkingPeer (the HTTP bridge's sessions).
+type localParker struct{ *parkingPeer }
+
+func (localParker) Info() wamp.PeerInfo { return wamp.PeerInfo{Transport: "local"} }
+
+// TestTellsBursts: only a socket's Parker can tell that more of its
+// client's messages wait; an in-process peer, parking or not, cannot, so
+// that its concurrent calls count as a burst (sendInvocation).
+func TestTellsBursts(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p    wamp.Peer
+		want bool
+	}{
+		{"not a Parker", newFakePeer(1), false},
+		{"a socket's Parker", newParkingPeer(), true},
+		{"an in-process Parker", localParker{newParkingPeer()}, false},
+	} {
+		if got := tellsBursts(c.p); got != c.want {
+			t.Errorf("%s: tellsBursts = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -19,6 +19,10 @@ type Options struct {
 	// the other's Recv; past it the pair is closed as a slow consumer.
 	// Default 4096.
 	MaxMessages int
+	// Parks makes the second end a wamp.Parker (ParkingPeer), for the
+	// router's side: while parked it holds no goroutine, and a message
+	// sent to it then is served on the sender's goroutine.
+	Parks bool
 }
 
 // Pair returns the two connected ends of an in-memory connection.
@@ -26,9 +30,12 @@ func Pair(opts Options) (wamp.Peer, wamp.Peer) {
 	if opts.MaxMessages <= 0 {
 		opts.MaxMessages = DefaultMaxMessages
 	}
-	c := &conn{max: opts.MaxMessages}
+	c := &conn{max: opts.MaxMessages, inline: [2]int{-1, -1}}
 	for i := range c.ready {
 		c.ready[i] = make(chan struct{}, 1)
+	}
+	if opts.Parks {
+		return &Peer{c: c, side: 0}, &ParkingPeer{Peer{c: c, side: 1}}
 	}
 	return &Peer{c: c, side: 0}, &Peer{c: c, side: 1}
 }
@@ -44,6 +51,12 @@ type conn struct {
 	// flushed[i] are the AfterFlush callbacks waiting for side i to take
 	// what is in queue[i].
 	flushed [2][]func()
+	// parked[i] resumes side i's reader while it is parked (a
+	// ParkingPeer), nil while it reads. inline[i] counts the messages its
+	// reader has taken since a sender's goroutine resumed it; -1 while a
+	// goroutine of its own reads.
+	parked [2]func()
+	inline [2]int
 }
 
 // Peer is one end of a Pair.
@@ -68,12 +81,19 @@ func (p *Peer) Send(msg wamp.Message) error {
 	if len(c.queue[to]) >= c.max {
 		c.closeLocked(wamp.ErrSlowConsumer)
 		c.mu.Unlock()
-		c.wake(0)
-		c.wake(1)
+		c.wakeAll()
 		return wamp.ErrSlowConsumer
 	}
 	c.queue[to] = append(c.queue[to], wamp.Unwrap(msg))
+	resume := c.parked[to]
+	if resume != nil {
+		c.parked[to], c.inline[to] = nil, 0
+	}
 	c.mu.Unlock()
+	if resume != nil {
+		resume() // served here: no hand-off to another goroutine
+		return nil
+	}
 	c.wake(to)
 	return nil
 }
@@ -96,33 +116,45 @@ func (p *Peer) Recv() (wamp.Message, error) {
 // take waits until messages are queued for p and moves them to p.pending,
 // then runs the AfterFlush callbacks that waited for them.
 func (p *Peer) take() error {
-	c := p.c
 	for {
-		c.mu.Lock()
-		if q := c.queue[p.side]; len(q) > 0 {
-			c.queue[p.side] = p.buf[:0]
-			p.buf, p.pending = q, q
-			flushed := c.flushed[p.side]
-			c.flushed[p.side] = nil
-			if c.closed != nil {
-				flushed = nil // closed first: never called
-			}
-			c.mu.Unlock()
-			for _, fn := range flushed {
-				fn()
-			}
-			return nil
+		took, err := p.takeQueued()
+		if took || err != nil {
+			return err
 		}
+		<-p.c.ready[p.side]
+	}
+}
+
+// takeQueued moves the messages queued for p to p.pending, if any, and
+// runs the AfterFlush callbacks that waited for them. Once the pair is
+// closed and nothing is queued it returns io.EOF (or why it closed).
+func (p *Peer) takeQueued() (took bool, err error) {
+	c := p.c
+	c.mu.Lock()
+	q := c.queue[p.side]
+	if len(q) == 0 {
 		err := c.closed
 		c.mu.Unlock()
 		if err == wamp.ErrClosed {
-			return io.EOF
+			return false, io.EOF
 		}
-		if err != nil {
-			return err
-		}
-		<-c.ready[p.side]
+		return false, err
 	}
+	c.queue[p.side] = p.buf[:0]
+	p.buf, p.pending = q, q
+	if c.inline[p.side] >= 0 {
+		c.inline[p.side] += len(q)
+	}
+	flushed := c.flushed[p.side]
+	c.flushed[p.side] = nil
+	if c.closed != nil {
+		flushed = nil // closed first: never called
+	}
+	c.mu.Unlock()
+	for _, fn := range flushed {
+		fn()
+	}
+	return true, nil
 }
 
 // AfterFlush calls fn once the other end's Recv has taken every message
@@ -152,8 +184,7 @@ func (p *Peer) Close() error {
 	p.c.mu.Lock()
 	p.c.closeLocked(wamp.ErrClosed)
 	p.c.mu.Unlock()
-	p.c.wake(0)
-	p.c.wake(1)
+	p.c.wakeAll()
 	return nil
 }
 
@@ -165,6 +196,23 @@ func (p *Peer) Info() wamp.PeerInfo { return wamp.PeerInfo{Transport: "local"} }
 func (c *conn) closeLocked(why error) {
 	if c.closed == nil {
 		c.closed = why
+	}
+}
+
+// wakeAll wakes both sides' readers once the pair has closed: a parked
+// one is resumed on a goroutine of its own (the closer may hold locks
+// the reader's serving takes).
+func (c *conn) wakeAll() {
+	c.mu.Lock()
+	parked := c.parked
+	c.parked = [2]func(){}
+	c.inline = [2]int{-1, -1}
+	c.mu.Unlock()
+	for side, resume := range parked {
+		if resume != nil {
+			go resume()
+		}
+		c.wake(side)
 	}
 }
 
