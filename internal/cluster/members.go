@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -172,6 +173,36 @@ func (n *Node) signalLocked() {
 	select {
 	case n.wake <- struct{}{}:
 	default:
+	}
+}
+
+// awaitLost returns once this node holds member m lost (at once when it
+// does already), or after max, or once quit is closed or the node stops.
+// The parts that follow the membership have handled the loss by then:
+// they watch it before awaitLost's watcher.
+func (n *Node) awaitLost(m Member, max time.Duration, quit <-chan struct{}) {
+	lost := make(chan struct{})
+	var once sync.Once
+	stop := n.Watch(func(ev MemberEvent) {
+		if ev.Member == m && !ev.Up {
+			once.Do(func() { close(lost) })
+		}
+	})
+	defer stop()
+	n.mu.Lock()
+	p := n.peers[m.Name]
+	live := p != nil && p.member == m && p.up
+	n.mu.Unlock()
+	if !live {
+		return
+	}
+	t := time.NewTimer(max)
+	defer t.Stop()
+	select {
+	case <-lost:
+	case <-t.C:
+	case <-quit:
+	case <-n.done:
 	}
 }
 

@@ -57,6 +57,8 @@ type sessions struct {
 	// serve is handed over to one of them (reap_handover.go).
 	servers func(wamp.URI) []Member
 	wills   wills // this node's sessions' testaments (will.go)
+	// handovers are the lost sessions handed over (reap_handover.go).
+	handovers handovers
 
 	mu     sync.Mutex // guards the fields below; a leaf
 	realms map[wamp.URI]*router.RealmLink
@@ -72,7 +74,8 @@ var _ router.SessionIDs = (*Fabric)(nil)
 
 func newSessions(n *Node, log *slog.Logger) *sessions {
 	s := &sessions{node: n, log: log, badWire: &lograte.Limit{Interval: time.Minute},
-		realms: map[wamp.URI]*router.RealmLink{}, postponed: map[Member]reapLock{}, stop: func() {}}
+		realms: map[wamp.URI]*router.RealmLink{}, postponed: map[Member]reapLock{}, stop: func() {},
+		handovers: handovers{quit: make(chan struct{})}}
 	s.slot.Store(-1)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s
@@ -106,6 +109,12 @@ func (s *sessions) start(ctx context.Context, again func(context.Context, error)
 func (s *sessions) close() {
 	s.stop()
 	s.cancel()
+	s.handovers.mu.Lock()
+	if !s.handovers.closed {
+		s.handovers.closed = true
+		close(s.handovers.quit)
+	}
+	s.handovers.mu.Unlock()
 	s.mu.Lock()
 	if s.sub != nil {
 		s.sub.Unsubscribe()

@@ -336,6 +336,7 @@ func unavailableLegacy(err error) bool {
 
 // lostSession is one session of a reaped member, gathered from its keys.
 type lostSession struct {
+	member   Member // the member reaped
 	realm    wamp.URI
 	keys     []string
 	rostered bool // its roster key was there: on_leave and the rest
@@ -351,7 +352,7 @@ func (s *sessions) reapSessions(ctx context.Context, kv jetstream.KeyValue, l re
 	if err != nil {
 		return 0, err
 	}
-	lost := s.gather(entries, mk)
+	lost := s.gather(entries, mk, l.member)
 	last := lastHolders(lost)
 	for done := 0; done < len(lost); {
 		if err := ctx.Err(); err != nil {
@@ -406,16 +407,17 @@ func (s *sessions) deleteKeys(ctx context.Context, kv jetstream.KeyValue, batch 
 	return <-errs
 }
 
-// gather groups the roster and testament keys of a member's sessions
-// (prefix "r." or "w.", then mk), by session, in the order of their IDs.
-func (s *sessions) gather(entries []jetstream.KeyValueEntry, mk string) []*lostSession {
+// gather groups the roster and testament keys of the sessions of member
+// m (prefix "r." or "w.", then mk, m's), by session, in the order of
+// their IDs.
+func (s *sessions) gather(entries []jetstream.KeyValueEntry, mk string, m Member) []*lostSession {
 	bySession := map[string]*lostSession{}
 	for _, e := range entries {
 		k := e.Key()
 		ref := strings.TrimPrefix(k[2:], mk+".")
 		ls := bySession[ref]
 		if ls == nil {
-			ls = &lostSession{}
+			ls = &lostSession{member: m}
 			bySession[ref] = ls
 		}
 		ls.keys = append(ls.keys, k)

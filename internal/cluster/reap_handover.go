@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/junction-wamp/junction/internal/router"
 	"github.com/junction-wamp/junction/wamp"
@@ -52,8 +54,8 @@ func (s *sessions) handOver(ls *lostSession) error {
 	return nil
 }
 
-// onLost publishes the leaving of a lost session another member handed
-// over, on the sender's goroutine (in the order handed over).
+// onLost queues a lost session another member handed over, whose
+// leaving runHandovers publishes.
 func (s *sessions) onLost(from Member, body []byte) {
 	ls, err := decodeLost(body)
 	if err != nil {
@@ -62,13 +64,61 @@ func (s *sessions) onLost(from Member, body []byte) {
 		}
 		return
 	}
-	link := s.realm(ls.realm)
-	if link == nil { // its realm closed here since
-		s.log.Warn("cluster: a lost session handed over for a realm this node does not serve: its leaving is not published",
-			"from", from.String(), "realm", string(ls.realm), "session", uint64(ls.s.ID))
-		return
+	s.handovers.mu.Lock()
+	defer s.handovers.mu.Unlock()
+	if s.handovers.closed {
+		return // this node stops
 	}
-	publishLost(link, ls)
+	s.handovers.q = append(s.handovers.q, handover{from, ls})
+	if !s.handovers.running {
+		s.handovers.running = true
+		s.wg.Go(s.runHandovers)
+	}
+}
+
+// handovers are the lost sessions handed over to this node, in the order
+// they came, and whether a goroutine publishes them.
+type handovers struct {
+	mu      sync.Mutex
+	q       []handover
+	running bool
+	closed  bool          // the sessions part closed: no more
+	quit    chan struct{} // closed with closed: the wait for a loss ends
+}
+
+// handover is a lost session, and the member that handed it over.
+type handover struct {
+	from Member
+	ls   *lostSession
+}
+
+// runHandovers publishes the leaving of the lost sessions handed over,
+// in order, until none is queued. It publishes each once this node holds
+// the session's member lost too (at most a lease and a second after the
+// sender: each member finds a loss on its own), so that what the lost
+// member held is gone here as well: a subscription or a procedure another
+// member still has is then told apart from the lost member's own
+// (on_delete). The wait holds up no message of the sender.
+func (s *sessions) runHandovers() {
+	for {
+		s.handovers.mu.Lock()
+		if len(s.handovers.q) == 0 {
+			s.handovers.running = false
+			s.handovers.mu.Unlock()
+			return
+		}
+		h := s.handovers.q[0]
+		s.handovers.q = s.handovers.q[1:]
+		s.handovers.mu.Unlock()
+		s.node.awaitLost(h.ls.member, s.node.cfg.Lease+time.Second, s.handovers.quit)
+		link := s.realm(h.ls.realm)
+		if link == nil { // its realm closed here since
+			s.log.Warn("cluster: a lost session handed over for a realm this node does not serve: its leaving is not published",
+				"from", h.from.String(), "realm", string(h.ls.realm), "session", uint64(h.ls.s.ID))
+			continue
+		}
+		publishLost(link, h.ls)
+	}
 }
 
 // membersIn returns the other members with subscribers in realm (their
@@ -89,13 +139,13 @@ func (ps *pubsub) membersIn(realm wamp.URI) []Member {
 // The wire format of a lost session handed over, versioned by its first
 // byte:
 //
-//	1 | rostered (0 or 1) | authid | authrole | count | subscriptions | count | registrations | will
+//	1 | rostered (0 or 1) | member | authid | authrole | count | subscriptions | count | registrations | will
 //
 // each subscription or registration: id | uri | match | last (0 or 1);
 // will: the session's realm, ID and testaments as the table keeps them
 // (will.go).
 func appendLost(b []byte, ls *lostSession) ([]byte, error) {
-	b = append(b, wireVersion, flag(ls.rostered))
+	b = appendMember(append(b, wireVersion, flag(ls.rostered)), ls.member)
 	b = appendString(b, ls.s.AuthID)
 	b = appendString(b, ls.s.AuthRole)
 	for _, l := range [][]router.RosterItem{ls.s.Subscriptions, ls.s.Registrations} {
@@ -116,7 +166,7 @@ func decodeLost(b []byte) (*lostSession, error) {
 	if r.byte() != wireVersion {
 		return nil, errWire
 	}
-	ls := &lostSession{rostered: r.flag()}
+	ls := &lostSession{rostered: r.flag(), member: r.member()}
 	ls.s.AuthID, ls.s.AuthRole = r.string(), r.string()
 	ls.s.Subscriptions, ls.s.Registrations = r.lostItems(), r.lostItems()
 	if r.err != nil {

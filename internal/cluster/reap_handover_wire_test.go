@@ -11,8 +11,8 @@ import (
 func lostSamples() []*lostSession {
 	w := willSamples()[1]
 	return []*lostSession{
-		{realm: "realm1", s: router.LostSession{ID: 1}},
-		{realm: w.realm, rostered: true, s: router.LostSession{ID: w.session, AuthID: "joe", AuthRole: "user",
+		{member: Member{Name: "node-1", Epoch: 1}, realm: "realm1", s: router.LostSession{ID: 1}},
+		{member: Member{Name: "node-2", Epoch: 0xfedcba9876543210}, realm: w.realm, rostered: true, s: router.LostSession{ID: w.session, AuthID: "joe", AuthRole: "user",
 			Subscriptions: []router.RosterItem{{ID: 7, URI: "com.t", Match: "exact", Last: true}, {ID: wamp.MaxID, URI: "com.", Match: "prefix"}},
 			Registrations: []router.RosterItem{{ID: 9, URI: "com..p", Match: "wildcard", Last: true}},
 			Testaments:    w.ts}},
