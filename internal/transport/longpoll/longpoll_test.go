@@ -205,6 +205,26 @@ func TestRequestTimeout(t *testing.T) {
 	})
 }
 
+// TestSendBeforeHold: a message queued between a receive's first look at
+// the queue and its wait (when there is no waiter to wake yet) answers it
+// at once, not after the request timeout.
+func TestSendBeforeHold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := transporttest.NewAttacher()
+		h := newHandler(t, a, Options{RequestTimeout: 5 * time.Second, SessionTimeout: -1})
+		tid := open(t, h, "wamp.2.json")
+		s := <-a.Sessions
+		defer close(s.Release)
+		hook := func() { s.Peer.Send(&wamp.Published{Request: 1, Publication: 2}) }
+		beforeHold.Store(&hook)
+		defer beforeHold.Store(nil)
+		start := time.Now()
+		if w := do(h, "POST", "/"+tid+"/receive", nil); w.Body.String() != "[17,1,2]" || time.Since(start) != 0 {
+			t.Errorf("receive: %q after %v, want the message at once", w.Body, time.Since(start))
+		}
+	})
+}
+
 // TestSupersede: a second receive answers the held one empty.
 func TestSupersede(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -3,6 +3,7 @@ package longpoll
 import (
 	"net/http"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/junction-wamp/junction/wamp"
@@ -64,6 +65,9 @@ func (t *transport) serveReceive(w http.ResponseWriter, r *http.Request) {
 	t.begin()
 	defer t.end()
 	body, ok, gone := t.take()
+	if f := beforeHold.Load(); f != nil {
+		(*f)()
+	}
 	if !ok && !gone && !t.h.isStopping() {
 		body, gone = t.hold(r)
 	}
@@ -75,10 +79,21 @@ func (t *transport) serveReceive(w http.ResponseWriter, r *http.Request) {
 	writeBody(w, t.ct, body)
 }
 
+// beforeHold, when set (by tests), runs between a receive's first take
+// and its hold.
+var beforeHold atomic.Pointer[func()]
+
 // hold waits for messages; see serveReceive.
 func (t *transport) hold(r *http.Request) ([]byte, bool) {
 	t.mu.Lock()
 	t.wakeLocked()
+	if len(t.queue) > 0 || t.err != nil {
+		// Queued (or closed) since serveReceive's take, before there was
+		// a waiter to wake: answered now, not after RequestTimeout.
+		t.mu.Unlock()
+		body, _, gone := t.take()
+		return body, gone
+	}
 	ch := make(chan struct{})
 	t.waiter = ch
 	t.mu.Unlock()
