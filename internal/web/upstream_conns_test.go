@@ -99,6 +99,21 @@ func answerEach(raw string) func(net.Conn) {
 	}
 }
 
+// answerInTwo answers the first request with first, then, a second later,
+// second (an upstream whose answer comes in two writes).
+func answerInTwo(first, second string) func(net.Conn) {
+	return func(c net.Conn) {
+		br := bufio.NewReader(c)
+		if _, err := http.ReadRequest(br); err != nil {
+			return
+		}
+		_, _ = io.WriteString(c, first)
+		time.Sleep(time.Second) // the upstream's pause, in the test's fake time
+		_, _ = io.WriteString(c, second)
+		_, _ = io.Copy(io.Discard, br)
+	}
+}
+
 // answer is what a proxy's handler answered to one request.
 type answer struct {
 	*httptest.ResponseRecorder
@@ -721,26 +736,8 @@ func TestUpstreamConnsAbortArmed(t *testing.T) {
 			_, _ = io.WriteString(c, ok)
 			_, _ = io.Copy(io.Discard, br)
 		}, true, 200, 1},
-		{"head in two parts", time.Minute, false, func(c net.Conn) {
-			br := bufio.NewReader(c)
-			if _, err := http.ReadRequest(br); err != nil {
-				return
-			}
-			_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\n")
-			time.Sleep(time.Second)
-			_, _ = io.WriteString(c, "Content-Length: 2\r\n\r\nok")
-			_, _ = io.Copy(io.Discard, br)
-		}, true, 200, 1},
-		{"body after the head", time.Minute, false, func(c net.Conn) {
-			br := bufio.NewReader(c)
-			if _, err := http.ReadRequest(br); err != nil {
-				return
-			}
-			_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n")
-			time.Sleep(time.Second)
-			_, _ = io.WriteString(c, "ok")
-			_, _ = io.Copy(io.Discard, br)
-		}, true, 200, 1},
+		{"head in two parts", time.Minute, false, answerInTwo("HTTP/1.1 200 OK\r\n", "Content-Length: 2\r\n\r\nok"), true, 200, 1},
+		{"body after the head", time.Minute, false, answerInTwo("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n", "ok"), true, 200, 1},
 		{"close-delimited body", time.Minute, false, func(c net.Conn) {
 			if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
 				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nok")

@@ -36,6 +36,19 @@ func do(h http.Handler, method, path string, body []byte) *httptest.ResponseReco
 	return w
 }
 
+// openJSON serves a handler of o and opens a JSON transport on it; it
+// returns the handler, the transport's ID and its session, released at
+// the end of the test.
+func openJSON(t *testing.T, o Options) (*Handler, string, *transporttest.Session) {
+	t.Helper()
+	a := transporttest.NewAttacher()
+	h := newHandler(t, a, o)
+	tid := open(t, h, "wamp.2.json")
+	s := <-a.Sessions
+	t.Cleanup(func() { close(s.Release) })
+	return h, tid, s
+}
+
 // open opens a transport speaking proto and returns its ID.
 func open(t *testing.T, h http.Handler, proto string) string {
 	t.Helper()
@@ -184,11 +197,7 @@ func TestSendReceive(t *testing.T) {
 // answers it at once.
 func TestRequestTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a := transporttest.NewAttacher()
-		h := newHandler(t, a, Options{RequestTimeout: 5 * time.Second, SessionTimeout: -1})
-		tid := open(t, h, "wamp.2.json")
-		s := <-a.Sessions
-		defer close(s.Release)
+		h, tid, s := openJSON(t, Options{RequestTimeout: 5 * time.Second, SessionTimeout: -1})
 		start := time.Now()
 		w := do(h, "POST", "/"+tid+"/receive", nil)
 		if w.Code != 200 || w.Body.Len() != 0 || time.Since(start) != 5*time.Second {
@@ -210,11 +219,7 @@ func TestRequestTimeout(t *testing.T) {
 // at once, not after the request timeout.
 func TestSendBeforeHold(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a := transporttest.NewAttacher()
-		h := newHandler(t, a, Options{RequestTimeout: 5 * time.Second, SessionTimeout: -1})
-		tid := open(t, h, "wamp.2.json")
-		s := <-a.Sessions
-		defer close(s.Release)
+		h, tid, s := openJSON(t, Options{RequestTimeout: 5 * time.Second, SessionTimeout: -1})
 		hook := func() { s.Peer.Send(&wamp.Published{Request: 1, Publication: 2}) }
 		beforeHold.Store(&hook)
 		defer beforeHold.Store(nil)
@@ -228,11 +233,7 @@ func TestSendBeforeHold(t *testing.T) {
 // TestSupersede: a second receive answers the held one empty.
 func TestSupersede(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a := transporttest.NewAttacher()
-		h := newHandler(t, a, Options{RequestTimeout: -1, SessionTimeout: -1})
-		tid := open(t, h, "wamp.2.json")
-		s := <-a.Sessions
-		defer close(s.Release)
+		h, tid, s := openJSON(t, Options{RequestTimeout: -1, SessionTimeout: -1})
 		first := make(chan *httptest.ResponseRecorder)
 		go func() { first <- do(h, "POST", "/"+tid+"/receive", nil) }()
 		synctest.Wait()
@@ -349,11 +350,7 @@ func TestCloseKeepsQueue(t *testing.T) {
 // TestShutdown: Shutdown answers a held receive at once.
 func TestShutdown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a := transporttest.NewAttacher()
-		h := newHandler(t, a, Options{RequestTimeout: -1})
-		tid := open(t, h, "wamp.2.json")
-		s := <-a.Sessions
-		defer close(s.Release)
+		h, tid, _ := openJSON(t, Options{RequestTimeout: -1})
 		got := make(chan int)
 		go func() { got <- do(h, "POST", "/"+tid+"/receive", nil).Code }()
 		synctest.Wait()
