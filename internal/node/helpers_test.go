@@ -6,7 +6,6 @@ import (
 	"errors"
 	"log/slog"
 	"net"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -148,26 +147,23 @@ func stopBounded(t testing.TB, n *Node) {
 }
 
 // startCluster starts at once the n nodes that build makes for n route
-// addresses the OS just chose (each node's embedded NATS listens on
-// its own); a port freed by clustertest.FreeAddrs and taken meanwhile
-// (an outgoing connection's ephemeral port) has them built again on
-// other ports. They stop at the end of the test.
+// addresses the OS just chose (each node's embedded NATS listens on its
+// own), built again on other ports when one was taken meanwhile
+// (clustertest.OnFreeAddrs). They stop at the end of the test.
 func startCluster(t testing.TB, n int, build func(addrs []string) []*Node) []*Node {
 	t.Helper()
-	for attempt := 1; ; attempt++ {
-		nodes := build(clustertest.FreeAddrs(t, n))
+	var nodes []*Node
+	clustertest.OnFreeAddrs(t, n, func(addrs []string) error {
+		nodes = build(addrs)
 		err := errors.Join(tryStartNodes(t, nodes)...)
-		if err == nil {
-			return nodes
+		if err != nil {
+			for _, nd := range nodes {
+				stopBounded(t, nd) // those that started; stopping again later is a no-op
+			}
 		}
-		if !strings.Contains(err.Error(), "address already in use") || attempt == 3 {
-			t.Fatal(err)
-		}
-		t.Logf("%v: starting again on other ports", err)
-		for _, nd := range nodes {
-			stopBounded(t, nd) // those that started; stopping again later is a no-op
-		}
-	}
+		return err
+	})
+	return nodes
 }
 
 // startLogged builds and starts the node of doc with its log in the

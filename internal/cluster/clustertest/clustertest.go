@@ -41,18 +41,10 @@ func Start(t testing.TB, n int, opts ...Option) []*cluster.Node {
 		}
 	})
 	var nodes []*cluster.Node
-	for attempt := 1; ; attempt++ {
-		var err error
-		if nodes, err = startAll(freeAddrs(t, n), log, opts); err == nil {
-			break
-		}
-		// A route port freed by freeAddrs may be taken meanwhile (an
-		// outgoing connection's ephemeral port): new ports, again.
-		if !strings.Contains(err.Error(), "address already in use") || attempt == 3 {
-			t.Fatal(err)
-		}
-		t.Logf("%v: starting again on other ports", err)
-	}
+	OnFreeAddrs(t, n, func(addrs []string) (err error) {
+		nodes, err = startAll(addrs, log, opts)
+		return err
+	})
 	t.Cleanup(func() {
 		closeAll(nodes)
 		for _, nd := range nodes {
@@ -194,6 +186,25 @@ func freeAddrs(t testing.TB, n int) []string {
 		l.Close()
 	}
 	return addrs
+}
+
+// OnFreeAddrs calls start with n loopback addresses whose ports the OS
+// just chose, the route ports of n nodes it starts. A port freed by
+// freeAddrs may be taken meanwhile (an outgoing connection's ephemeral
+// port): when start fails so, it is called again with other ports, at
+// most three times in all; any other error fails t.
+func OnFreeAddrs(t testing.TB, n int, start func(addrs []string) error) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		err := start(freeAddrs(t, n))
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "address already in use") || attempt == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("%v: starting again on other ports", err)
+	}
 }
 
 // FreeAddrs is freeAddrs, for tests that start nodes themselves.
