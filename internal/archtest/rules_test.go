@@ -109,6 +109,9 @@ var rules = map[string]rule{
 	// Captures a logger's records for the tests that check log lines: a
 	// leaf.
 	"internal/logtest": {stdOnly: true},
+	// An in-memory net.Listener for the web servers' tests in synctest
+	// bubbles: tests only.
+	"internal/pipenet": {stdOnly: true, testHelper: true},
 	// Headless Chromium for the tests that check a page in a real browser
 	// (the dashboard's, the README tour's): tests only.
 	"internal/browsertest": {testHelper: true, importers: []string{"internal/node", "docs"}},

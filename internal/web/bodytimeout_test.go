@@ -13,50 +13,12 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/junction-wamp/junction/internal/pipenet"
 )
 
-// pipeListener is a net.Listener whose connections are in-memory pipes,
-// so that a Server runs inside a synctest bubble (fake time for its
-// deadlines). Dial returns the client's end.
-type pipeListener struct {
-	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error {
-	l.once.Do(func() { close(l.done) })
-	return nil
-}
-
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-func (l *pipeListener) Dial() net.Conn {
-	client, server := net.Pipe()
-	l.conns <- server
-	return client
-}
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "pipe" }
-
-// servePipes serves h with opts on a pipeListener until the test ends.
-func servePipes(t *testing.T, h http.Handler, opts ServerOptions) *pipeListener {
+// servePipes serves h with opts on a pipenet.Listener until the test ends.
+func servePipes(t *testing.T, h http.Handler, opts ServerOptions) *pipenet.Listener {
 	t.Helper()
 	opts.Handler = h
 	opts.Engine = testEngine(t)
@@ -64,7 +26,7 @@ func servePipes(t *testing.T, h http.Handler, opts ServerOptions) *pipeListener 
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := newPipeListener()
+	l := pipenet.New()
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(l) }()
 	t.Cleanup(func() {
@@ -83,7 +45,7 @@ const testBodyTimeout = 10 * time.Second
 // trickle sends a POST to target with a body of n bytes, one byte every
 // gap, and returns the answer's status and whether the server closed the
 // connection after it (status -1: no answer, the connection was closed).
-func trickle(t *testing.T, l *pipeListener, target string, n int, gap time.Duration) (status int, closed bool) {
+func trickle(t *testing.T, l *pipenet.Listener, target string, n int, gap time.Duration) (status int, closed bool) {
 	t.Helper()
 	c := l.Dial()
 	defer c.Close()

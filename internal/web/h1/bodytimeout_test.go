@@ -9,71 +9,23 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/junction-wamp/junction/internal/pipenet"
 )
 
-// pipeListener hands the server the ends of in-memory pipes, so that it
-// runs inside a synctest bubble (fake time for its deadlines), and counts
-// the read and write deadlines set on them.
-type pipeListener struct {
-	conns      chan net.Conn
-	done       chan struct{}
-	deadlines  atomic.Int64
-	wdeadlines atomic.Int64
+// dialPipe connects a client to the server on l; it returns the client's
+// end, and a reader of it.
+func dialPipe(l *pipenet.Listener) (net.Conn, *bufio.Reader) {
+	c := l.Dial()
+	return c, bufio.NewReader(c)
 }
 
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error {
-	select {
-	case <-l.done:
-	default:
-		close(l.done)
-	}
-	return nil
-}
-
-func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)} }
-
-// dial connects a client to the server; it returns the client's end.
-func (l *pipeListener) dial() (net.Conn, *bufio.Reader) {
-	client, server := net.Pipe()
-	l.conns <- &countingConn{Conn: server, n: &l.deadlines, w: &l.wdeadlines}
-	return client, bufio.NewReader(client)
-}
-
-type countingConn struct {
-	net.Conn
-	n, w *atomic.Int64 // read and write deadlines
-}
-
-func (c *countingConn) SetReadDeadline(t time.Time) error {
-	c.n.Add(1)
-	return c.Conn.SetReadDeadline(t)
-}
-
-func (c *countingConn) SetWriteDeadline(t time.Time) error {
-	c.w.Add(1)
-	return c.Conn.SetWriteDeadline(t)
-}
-
-// servePipes serves s on a pipeListener until the test ends.
-func servePipes(t *testing.T, s *Server) *pipeListener {
-	l := newPipeListener()
+// servePipes serves s on a pipenet.Listener until the test ends.
+func servePipes(t *testing.T, s *Server) *pipenet.Listener {
+	l := pipenet.New()
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(l) }()
 	t.Cleanup(func() {
@@ -131,7 +83,7 @@ func TestBodyTimeout(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				errs := make(chan [2]error, 1)
 				l := servePipes(t, &Server{Handler: bodyReader(errs), BodyTimeout: tt.bodyTimeout, ReadHeaderTimeout: timeout})
-				c, br := l.dial()
+				c, br := dialPipe(l)
 				const n = 3
 				fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", n)
 				wrote := make(chan struct{})
@@ -180,7 +132,7 @@ func TestDeadlinesPerRequest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		errs := make(chan [2]error, 1)
 		l := servePipes(t, &Server{Handler: bodyReader(errs), BodyTimeout: time.Second, ReadHeaderTimeout: time.Second, IdleTimeout: time.Minute})
-		c, br := l.dial()
+		c, br := dialPipe(l)
 		defer c.Close()
 		post := func(head, body string) {
 			t.Helper()
@@ -199,16 +151,16 @@ func TestDeadlinesPerRequest(t *testing.T) {
 		const head = "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n"
 		post(head, "ab") // the first: the read header timeout from the accept
 		synctest.Wait()
-		before := l.deadlines.Load()
+		before := l.ReadDeadlines.Load()
 		const n = 5
 		for range n {
 			post(head, "ab")
 		}
 		synctest.Wait()
-		if got := l.deadlines.Load() - before; got != n {
+		if got := l.ReadDeadlines.Load() - before; got != n {
 			t.Errorf("%d requests sent whole: %d read deadlines, want %d", n, got, n)
 		}
-		before = l.deadlines.Load()
+		before = l.ReadDeadlines.Load()
 		wrote := make(chan struct{})
 		go func() {
 			defer close(wrote)
@@ -218,7 +170,7 @@ func TestDeadlinesPerRequest(t *testing.T) {
 		post(head, "")
 		<-wrote
 		synctest.Wait()
-		if got := l.deadlines.Load() - before; got < 2 {
+		if got := l.ReadDeadlines.Load() - before; got < 2 {
 			t.Errorf("a body sent after its head: %d read deadlines, want the idle one and the body's", got)
 		}
 	})
@@ -242,7 +194,7 @@ func TestWriteDeadlinePerRequest(t *testing.T) {
 				}
 			}
 		})})
-		c, br := l.dial()
+		c, br := dialPipe(l)
 		defer c.Close()
 		get := func(path string) {
 			t.Helper()
@@ -261,13 +213,13 @@ func TestWriteDeadlinePerRequest(t *testing.T) {
 			get("/")
 		}
 		synctest.Wait()
-		if n := l.wdeadlines.Load(); n != 0 {
+		if n := l.WriteDeadlines.Load(); n != 0 {
 			t.Errorf("%d write deadlines for 3 requests whose handlers set none, want 0", n)
 		}
 		get("/deadline")
 		get("/")
 		synctest.Wait()
-		if n := l.wdeadlines.Load(); n != 2 {
+		if n := l.WriteDeadlines.Load(); n != 2 {
 			t.Errorf("%d write deadlines, want 2 (the handler's, the engine's clearing it)", n)
 		}
 	})
