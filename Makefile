@@ -55,8 +55,9 @@ vet:
 # -race on everything; fuzz targets run their seed corpora as ordinary tests.
 unit:
 	$(GO) test -race -count=1 -timeout 8m $(PKGS)
-	# The node's tests again on the h1 HTTP engine ("http_engine": "junction").
-	JUNCTION_TEST_HTTP_ENGINE=junction $(GO) test -race -count=1 -timeout 8m ./internal/node/
+	# The node's tests again on net/http's server ("http_engine": "stdlib";
+	# the default engine is h1, "junction").
+	JUNCTION_TEST_HTTP_ENGINE=stdlib $(GO) test -race -count=1 -timeout 8m ./internal/node/
 	cd $(PUBLICAPI) && $(GO) test -race -count=1 -timeout 2m ./...
 
 # Short fuzzing of every target (not part of make test).

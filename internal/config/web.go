@@ -53,11 +53,11 @@ type WebOptions struct {
 	// post_body_limit must be within it. 0 in a hand-built Config means the
 	// default.
 	BodyBufferLimit int64
-	// HTTPEngine is "http_engine" (a Junction extension, experimental):
-	// the HTTP/1.1 server below the transport's services, HTTPEngineStdlib
-	// (Go's net/http) or HTTPEngineJunction (Junction's own, less work per
-	// request). Both serve every path service alike. Absent is "": the
-	// default, net/http.
+	// HTTPEngine is "http_engine" (a Junction extension): the HTTP/1.1
+	// server below the transport's services, HTTPEngineJunction
+	// (Junction's own, less work per request) or HTTPEngineStdlib (Go's
+	// net/http). Both serve every path service alike. Absent is "": the
+	// default, Junction's own.
 	HTTPEngine string
 }
 

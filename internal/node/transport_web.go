@@ -90,7 +90,7 @@ func (b *builder) webServerOptions(path string, ru *routerUnit, l *listenerUnit,
 		AccessLog:     t.Options.AccessLog,
 		Logger:        b.log.With("transport", l.path),
 		BodyTimeout:   t.Options.BodyTimeout, // 0 from a hand-built config: web's default, the same
-		Engine:        t.Options.HTTPEngine,  // "" from a hand-built config: net/http, the same
+		Engine:        t.Options.HTTPEngine,  // "" from a hand-built config: h1, the same
 	}
 	o.IdleTimeout, o.ReadHeaderTimeout = clientTimeouts(t.Options.ClientTimeout)
 	return o, err

@@ -50,10 +50,11 @@ type ServerOptions struct {
 	// ReadHeaderTimeout and IdleTimeout; 0 means the defaults above.
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
-	// Engine is the HTTP/1.1 server below the handlers: "" or EngineStdlib
-	// for net/http's http.Server, EngineJunction for the h1 engine
-	// (experimental: less work per request; see package h1). Both serve
-	// the same handlers with the same timeouts, TLS and shutdown.
+	// Engine is the HTTP/1.1 server below the handlers: "" or
+	// EngineJunction for the h1 engine (the default: less work per
+	// request; see package h1), EngineStdlib for net/http's http.Server.
+	// Both serve the same handlers with the same timeouts, TLS and
+	// shutdown.
 	Engine string
 	// BodyTimeout is the idle-read timeout of every request body: a body
 	// that sends nothing for this long fails with ErrBodyTimeout, and the
@@ -111,7 +112,7 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	bodyIdle := orDefault(opts.BodyTimeout, DefaultBodyTimeout)
 	s := &Server{}
 	switch opts.Engine {
-	case "", EngineStdlib:
+	case EngineStdlib:
 		bt := &bodyTimeout{timeout: bodyIdle}
 		s.srv = &http.Server{
 			Handler:           tlsState(bt.wrap(h)), // bt outermost but tlsState: its ResponseWriter is the server's
@@ -121,7 +122,7 @@ func NewServer(opts ServerOptions) (*Server, error) {
 			ConnState:         bt.connState,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		}
-	case EngineJunction:
+	case "", EngineJunction:
 		s.srv = &h1.Server{
 			Handler:           tlsState(h), // the engine bounds the bodies itself
 			ReadHeaderTimeout: orDefault(opts.ReadHeaderTimeout, DefaultReadHeaderTimeout),
