@@ -76,7 +76,9 @@ func TestExternalNATS(t *testing.T) {
 		nd.Close()
 		t.Fatal("Start with a wrong password succeeded")
 	}
-	nodes := startConfigs(t, []cluster.Config{cfg("a", password), cfg("b", password)}, nil)
+	nodes, _ := startConfigs(t, 0, func([]string) []cluster.Config {
+		return []cluster.Config{cfg("a", password), cfg("b", password)}
+	}, nil)
 	got := make(chan string, 1)
 	nodes[1].Handle(1, func(from cluster.Member, body []byte) { got <- from.Name + ":" + string(body) })
 	if err := nodes[0].Send(nodes[1].Self(), 1, []byte("hi")); err != nil {

@@ -231,8 +231,7 @@ func TestSendRefused(t *testing.T) {
 // TestNameTaken: a node whose name a live member has fails at Start,
 // whichever routes it has.
 func TestNameTaken(t *testing.T) {
-	addrs := clustertest.FreeAddrs(t, 3)
-	nodes := startNodes(t, addrs[:2], nil)
+	nodes, addrs := startNodes(t, 2, nil)
 	tests := []struct {
 		name   string
 		routes []string
@@ -267,27 +266,16 @@ func TestNameTaken(t *testing.T) {
 // their own address among the routes too.
 func TestNameTakenAtOnce(t *testing.T) {
 	for i := range 5 {
-		addrs := clustertest.FreeAddrs(t, 3)
-		cfgs := make([]cluster.Config, 3)
-		for j := range cfgs {
-			cfgs[j] = clustertest.Config(j, addrs, clustertest.Lease(time.Second, 100*time.Millisecond))
-			if j < 2 {
-				cfgs[j].Node = "twin"
-				cfgs[j].Embedded.Routes = []string{"nats://" + addrs[0], "nats://" + addrs[1], "nats://" + addrs[2]}
+		var errs []error
+		clustertest.OnFreeAddrs(t, 3, func(addrs []string) error {
+			errs = startTwins(addrs)
+			for _, err := range errs {
+				if err != nil && strings.Contains(err.Error(), "address already in use") {
+					return err
+				}
 			}
-		}
-		nodes := make([]*cluster.Node, 3)
-		errs := make([]error, 3)
-		var wg sync.WaitGroup
-		for j, cfg := range cfgs {
-			wg.Go(func() { nodes[j], errs[j] = cluster.Start(context.Background(), cfg, slog.New(slog.DiscardHandler)) })
-		}
-		wg.Wait()
-		for _, nd := range nodes {
-			if nd != nil {
-				nd.Close()
-			}
-		}
+			return nil
+		})
 		if errs[2] != nil {
 			t.Fatalf("run %d: the third node: %v", i, errs[2])
 		}
@@ -302,21 +290,65 @@ func TestNameTakenAtOnce(t *testing.T) {
 	}
 }
 
-// startNodes starts one node per address, routed to the others.
-func startNodes(t *testing.T, addrs []string, opts []clustertest.Option) []*cluster.Node {
-	t.Helper()
-	cfgs := make([]cluster.Config, len(addrs))
-	for i := range addrs {
-		cfgs[i] = clustertest.Config(i, addrs, opts...)
+// startTwins starts, at once, two nodes named twin routed to all of
+// addrs and a third node, closes those that started, and returns their
+// errors.
+func startTwins(addrs []string) []error {
+	cfgs := make([]cluster.Config, 3)
+	for j := range cfgs {
+		cfgs[j] = clustertest.Config(j, addrs, clustertest.Lease(time.Second, 100*time.Millisecond))
+		if j < 2 {
+			cfgs[j].Node = "twin"
+			cfgs[j].Embedded.Routes = []string{"nats://" + addrs[0], "nats://" + addrs[1], "nats://" + addrs[2]}
+		}
 	}
-	return startConfigs(t, cfgs, nil)
+	nodes := make([]*cluster.Node, 3)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for j, cfg := range cfgs {
+		wg.Go(func() { nodes[j], errs[j] = cluster.Start(context.Background(), cfg, slog.New(slog.DiscardHandler)) })
+	}
+	wg.Wait()
+	closeStarted(nodes)
+	return errs
 }
 
-// startConfigs starts a node of each config at once (node i logging to
-// logs[i], or nowhere), closes them at the end of the test, and waits
-// until each sees all.
-func startConfigs(t *testing.T, cfgs []cluster.Config, logs []*slog.Logger) []*cluster.Node {
+// startNodes starts n nodes routed to each other on free addresses, and
+// returns them with their route addresses.
+func startNodes(t *testing.T, n int, opts []clustertest.Option) ([]*cluster.Node, []string) {
 	t.Helper()
+	return startConfigs(t, n, func(addrs []string) []cluster.Config {
+		cfgs := make([]cluster.Config, len(addrs))
+		for i := range addrs {
+			cfgs[i] = clustertest.Config(i, addrs, opts...)
+		}
+		return cfgs
+	}, nil)
+}
+
+// startConfigs starts a node of each config that configs makes of n free
+// route addresses, at once (node i logging to logs[i], or nowhere),
+// again on other addresses if a port was taken meanwhile; closes them at
+// the end of the test, and waits until each sees all.
+func startConfigs(t *testing.T, n int, configs func(addrs []string) []cluster.Config, logs []*slog.Logger) ([]*cluster.Node, []string) {
+	t.Helper()
+	var nodes []*cluster.Node
+	var addrs []string
+	clustertest.OnFreeAddrs(t, n, func(a []string) (err error) {
+		addrs = a
+		nodes, err = startAtOnce(configs(a), logs)
+		return err
+	})
+	for _, nd := range nodes {
+		t.Cleanup(func() { nd.Close() })
+	}
+	clustertest.WaitMembers(t, nodes, nodes...)
+	return nodes, addrs
+}
+
+// startAtOnce starts a node of each config at once. On an error it
+// closes those that started and returns the first error, naming its node.
+func startAtOnce(cfgs []cluster.Config, logs []*slog.Logger) ([]*cluster.Node, error) {
 	nodes := make([]*cluster.Node, len(cfgs))
 	errs := make([]error, len(cfgs))
 	var wg sync.WaitGroup
@@ -328,16 +360,22 @@ func startConfigs(t *testing.T, cfgs []cluster.Config, logs []*slog.Logger) []*c
 		wg.Go(func() { nodes[i], errs[i] = cluster.Start(context.Background(), cfg, log) })
 	}
 	wg.Wait()
-	for i, nd := range nodes {
-		if nd != nil {
-			t.Cleanup(func() { nd.Close() })
-		}
-		if errs[i] != nil {
-			t.Fatalf("node %d: %v", i, errs[i])
+	for i, err := range errs {
+		if err != nil {
+			closeStarted(nodes)
+			return nil, fmt.Errorf("node %d: %w", i, err)
 		}
 	}
-	clustertest.WaitMembers(t, nodes, nodes...)
-	return nodes
+	return nodes, nil
+}
+
+// closeStarted closes the nodes that started (the others are nil).
+func closeStarted(nodes []*cluster.Node) {
+	for _, nd := range nodes {
+		if nd != nil {
+			nd.Close()
+		}
+	}
 }
 
 func TestStartFailsWhenListenTaken(t *testing.T) {
@@ -395,14 +433,15 @@ func TestKV(t *testing.T) {
 // TestConfigHashMismatchLogged: a member whose realm, role and auth
 // config differs (its hash) is logged at warn, when first heard.
 func TestConfigHashMismatchLogged(t *testing.T) {
-	addrs := clustertest.FreeAddrs(t, 2)
 	var logs [2]logtest.Log
-	cfgs := make([]cluster.Config, 2)
-	for i := range cfgs {
-		cfgs[i] = clustertest.Config(i, addrs, clustertest.Lease(3*time.Second, 100*time.Millisecond))
-		cfgs[i].ConfigHash = fmt.Sprintf("hash-%d", i)
-	}
-	startConfigs(t, cfgs, []*slog.Logger{logs[0].Logger(slog.LevelInfo), logs[1].Logger(slog.LevelInfo)})
+	startConfigs(t, 2, func(addrs []string) []cluster.Config {
+		cfgs := make([]cluster.Config, 2)
+		for i := range cfgs {
+			cfgs[i] = clustertest.Config(i, addrs, clustertest.Lease(3*time.Second, 100*time.Millisecond))
+			cfgs[i].ConfigHash = fmt.Sprintf("hash-%d", i)
+		}
+		return cfgs
+	}, []*slog.Logger{logs[0].Logger(slog.LevelInfo), logs[1].Logger(slog.LevelInfo)})
 	var warned []map[string]any
 	for _, r := range logs[0].Records(t) {
 		if strings.Contains(r["msg"].(string), "config differs") {
