@@ -265,7 +265,8 @@ func TestAcceptEMFILE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Handler: http.HandlerFunc(behave)}
+	var logged bytes.Buffer
+	s := &Server{Handler: http.HandlerFunc(behave), Logger: slog.New(slog.NewJSONHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	fl := &flakyListener{Listener: l, fails: 4}
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(fl) }()
@@ -278,6 +279,10 @@ func TestAcceptEMFILE(t *testing.T) {
 	}
 	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 		t.Errorf("Serve: %v", err)
+	}
+	// At debug level, as net/http's: the web transport warns itself.
+	if log := logged.String(); !strings.Contains(log, `"level":"DEBUG","msg":"http: accept error; retrying"`) || strings.Contains(log, `"level":"WARN"`) {
+		t.Errorf("accept errors logged as\n%s\nwant one debug line", log)
 	}
 }
 

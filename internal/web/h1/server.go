@@ -78,8 +78,10 @@ const WatchDelay = 250 * time.Millisecond
 // until Shutdown or Close (then it returns http.ErrServerClosed) or an
 // accept error that is not temporary. Temporary errors (EMFILE when
 // descriptors run out, ECONNABORTED) are retried after a pause that
-// doubles from 5 ms to 1 s, logged at most once a second, as http.Server
-// does: a burst of connections never stops the listener for good.
+// doubles from 5 ms to 1 s, logged at debug level at most once a second,
+// as http.Server does (whose error log package web maps to debug; the
+// web transport warns of accept errors itself): a burst of connections
+// never stops the listener for good.
 func (s *Server) Serve(l net.Listener) error {
 	if !s.trackListener(&l, true) {
 		return http.ErrServerClosed
@@ -133,7 +135,7 @@ func (s *Server) logAcceptError(err error, pause time.Duration) {
 		s.mu.Unlock()
 	}
 	if ok, held := s.acceptLog.Allow(); ok {
-		s.logger().Warn("http: accept error; retrying", "error", err, "pause", pause, "suppressed", held)
+		s.logger().Debug("http: accept error; retrying", "error", err, "pause", pause, "suppressed", held)
 	}
 }
 
