@@ -33,6 +33,17 @@ func (p Payload) Values() (List, Object, error) {
 	return p.Args, p.Kwargs, nil
 }
 
+// Fresh returns p with a Fresh Raw when it holds one, else p.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
+func (p Payload) Fresh() Payload {
+	if p.Raw != nil {
+		p.Raw = p.Raw.Fresh()
+	}
+	return p
+}
+
 // Values returns the arguments of m, a message that carries a payload,
 // decoding them if m holds them as received: the one way to read a
 // received message's arguments. See Payload.Values.
@@ -86,6 +97,16 @@ func (r *Raw) Bytes() []byte { return r.b }
 
 // Len is the number of elements: 1 (Arguments) or 2 (and ArgumentsKw).
 func (r *Raw) Len() int { return r.n }
+
+// Fresh returns a Raw of the same bytes that has decoded nothing yet: for
+// a payload kept long after its message (a retained event), so that the
+// values decoded for one delivery (to a peer of another serializer) go
+// with that delivery and are not kept with the bytes, which may be many
+// times smaller.
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
+func (r *Raw) Fresh() *Raw { return NewRaw(r.ser, r.b, r.n, r.dec) }
 
 // Values decodes the elements, the first time only.
 func (r *Raw) Values() (List, Object, error) {

@@ -176,6 +176,14 @@ func (e *outEvent) addressed(sub wamp.ID, m uriindex.Match, retained bool) *wamp
 	return &wamp.Addressed{Event: e.event(sub, m, retained), Audience: e.filter.Audience}
 }
 
+// detached is a copy of e whose raw payload, the same bytes, has decoded
+// nothing (see wamp.Raw.Fresh).
+func (e *outEvent) detached() *outEvent {
+	c := *e
+	c.payload = c.payload.Fresh()
+	return &c
+}
+
 // forSession is the EVENT of e for subscriber s: addressed when s acts
 // for others and the publication has an Audience.
 func (e *outEvent) forSession(s *session, sub wamp.ID, m uriindex.Match, retained bool) wamp.Message {

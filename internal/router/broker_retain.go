@@ -36,7 +36,11 @@ type displacedEvent struct {
 }
 
 // retainedEvent is a topic's retained event, with its estimated size and
-// its publisher's share (nil for the router's own events).
+// its publisher's share (nil for the router's own events). A raw payload
+// is kept as its bytes, which its size counts: the event is a detached
+// copy of the publication's, and each delivery of it another, so that
+// what a delivery decodes (for a subscriber of another serializer, often
+// many times the bytes) goes with the delivery.
 type retainedEvent struct {
 	e     *outEvent
 	size  int
@@ -76,7 +80,7 @@ func (b *broker) retain(pub *session, e *outEvent, size int) error {
 	if st.events == nil {
 		st.events = make(map[wamp.URI]retainedEvent)
 	}
-	st.events[e.topic] = retainedEvent{e: e, size: size, share: share}
+	st.events[e.topic] = retainedEvent{e: e.detached(), size: size, share: share}
 	return nil
 }
 
@@ -149,7 +153,7 @@ func (b *broker) keep(e *outEvent, size int) {
 	if st.events == nil {
 		st.events = make(map[wamp.URI]retainedEvent)
 	}
-	st.events[e.topic] = retainedEvent{e: e, size: size, share: share}
+	st.events[e.topic] = retainedEvent{e: e.detached(), size: size, share: share}
 }
 
 // forget drops the share of a session that left; its retained events
@@ -209,7 +213,7 @@ func (b *broker) sendRetainedNow(s *session, sub subInfo) {
 	st.mu.Lock()
 	for topic, r := range st.events {
 		if matches(&one, topic) && r.e.filter.allows(s) {
-			msgs = append(msgs, r.e.forSession(s, sub.ID, m, true))
+			msgs = append(msgs, r.e.detached().forSession(s, sub.ID, m, true))
 		}
 	}
 	st.mu.Unlock()
