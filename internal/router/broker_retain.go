@@ -208,17 +208,19 @@ func (b *broker) sendRetainedNow(s *session, sub subInfo) {
 	m, _ := uriindex.ParseMatch(sub.Match)
 	var one uriindex.Index[struct{}]
 	one.Set(string(sub.Topic), m, struct{}{})
-	var msgs []wamp.Message
+	var events []*outEvent
 	st := &b.retained
 	st.mu.Lock()
 	for topic, r := range st.events {
 		if matches(&one, topic) && r.e.filter.allows(s) {
-			msgs = append(msgs, r.e.detached().forSession(s, sub.ID, m, true))
+			events = append(events, r.e)
 		}
 	}
 	st.mu.Unlock()
-	for _, msg := range msgs {
-		s.send(msg)
+	// One EVENT at a time, each of its own copy of the payload: what its
+	// encoding decodes is garbage once it is sent.
+	for _, e := range events {
+		s.send(e.detached().forSession(s, sub.ID, m, true))
 	}
 }
 
