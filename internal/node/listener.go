@@ -56,6 +56,10 @@ type listenerUnit struct {
 	// tree serves a web transport's path tree, which a reload replaces;
 	// nil for the other transports.
 	tree *swapHandler
+	// keyFiles are the key files its path services read when built (a
+	// bearer JWT's public_key and jwks_file), by name, with what was
+	// read: a reload that finds one changed builds the paths anew.
+	keyFiles map[string]string
 
 	ln       net.Listener  // nil until started
 	done     chan struct{} // closed when Serve returns

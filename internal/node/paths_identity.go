@@ -2,7 +2,9 @@ package node
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/junction-wamp/junction/internal/bridge"
 	"github.com/junction-wamp/junction/internal/bridge/httpauth"
@@ -92,17 +94,44 @@ func (env *pathEnv) jwtOptions(jp string, j *config.JWTAuth) (*httpauth.JWTOptio
 	}
 	var err error
 	if j.PublicKey != "" {
-		if o.PublicKey, err = os.ReadFile(env.b.resolve(j.PublicKey)); err != nil {
+		if o.PublicKey, err = env.readKeyFile(j.PublicKey); err != nil {
 			return o, fieldError(jp+".public_key", err)
 		}
 	}
 	if j.JWKSFile != "" {
 		// Read here for an error at its path; read again on the refresh
-		// schedule by the resolver.
+		// schedule by the resolver, and at each reload.
 		o.JWKSFile = env.b.resolve(j.JWKSFile)
-		if o.JWKS, err = os.ReadFile(o.JWKSFile); err != nil {
+		if o.JWKS, err = env.readKeyFile(j.JWKSFile); err != nil {
 			return o, fieldError(jp+".jwks_file", err)
 		}
 	}
 	return o, nil
+}
+
+// readKeyFile reads a key file of a path service (relative to the node
+// directory) and keeps what it read with the listener, whose reload
+// compares it with the file then.
+func (env *pathEnv) readKeyFile(name string) ([]byte, error) {
+	name = env.b.resolve(name)
+	data, err := os.ReadFile(name)
+	if err == nil && env.listener != nil {
+		if env.listener.keyFiles == nil {
+			env.listener.keyFiles = map[string]string{}
+		}
+		env.listener.keyFiles[name] = string(data)
+	}
+	return data, err
+}
+
+// changedKeyFile returns a key file of l's path services that no longer
+// holds what was read when they were built (or no longer reads), or "".
+func (l *listenerUnit) changedKeyFile() string {
+	for _, name := range slices.Sorted(maps.Keys(l.keyFiles)) {
+		data, err := os.ReadFile(name)
+		if err != nil || string(data) != l.keyFiles[name] {
+			return name
+		}
+	}
+	return ""
 }

@@ -178,8 +178,9 @@ func (r *reloader) routerWorker(path string, old, w *config.RouterWorker) {
 }
 
 // transports compares the transports of a router worker; their "auth"
-// is compared apart (gates). A web transport whose paths alone changed
-// gets its new path tree (webPaths); any other change needs a restart.
+// is compared apart (gates). A web transport whose paths alone changed,
+// or a key file its paths read (listenerUnit.keyFiles), gets its new path
+// tree (webPaths); any other change needs a restart.
 func (r *reloader) transports(path string, ru *routerUnit, old, ts []config.Transport) {
 	if len(old) != len(ts) {
 		r.restart(path+".transports", "%d transports, now %d", len(old), len(ts))
@@ -188,8 +189,13 @@ func (r *reloader) transports(path string, ru *routerUnit, old, ts []config.Tran
 		tp := fmt.Sprintf("%s.transports[%d]", path, i)
 		switch {
 		case sameExcept(reflect.ValueOf(old[i]), reflect.ValueOf(ts[i]), authType):
+			if l := r.node.listenerAt(tp); l != nil && l.tree != nil {
+				if f := l.changedKeyFile(); f != "" {
+					r.webPaths(r.ctx, tp, ru, ts[i].(*config.WebTransport), "key file "+f+" changed")
+				}
+			}
 		case pathsOnly(old[i], ts[i]):
-			r.webPaths(r.ctx, tp, ru, ts[i].(*config.WebTransport))
+			r.webPaths(r.ctx, tp, ru, ts[i].(*config.WebTransport), "paths changed")
 		default:
 			r.restart(tp, "transport changed (endpoint or options)")
 		}

@@ -1,8 +1,12 @@
 package node
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -11,7 +15,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
@@ -394,4 +401,89 @@ func get(t *testing.T, url string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, strings.TrimSpace(string(b))
+}
+
+// TestReloadKeyFile: a reload with the same config reads the key files of
+// the web paths again (here a publisher's jwks_file): a key removed from
+// the file is refused at once, one added accepted; the WebSocket
+// sessions of the transport stay. A reload with the files unchanged
+// replaces nothing.
+func TestReloadKeyFile(t *testing.T) {
+	dir := t.TempDir()
+	keys := map[string]*ecdsa.PrivateKey{"a": newECKey(t), "b": newECKey(t)}
+	writeJWKS := func(kids ...string) {
+		t.Helper()
+		var set jose.JSONWebKeySet
+		for _, kid := range kids {
+			set.Keys = append(set.Keys, jose.JSONWebKey{Key: keys[kid].Public(), KeyID: kid, Algorithm: "ES256", Use: "sig"})
+		}
+		b, err := json.Marshal(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "jwks.json"), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	publisher := `"publish": {"type": "publisher", "realm": "realm2", "role": "anonymous", "options": {"auth": {"bearer": {"jwt": {
+		"algorithms": ["ES256"], "jwks_file": "jwks.json", "audience": "api", "authrole": "anonymous"}}}}}, `
+	writeJWKS("a")
+	n := start(t, reloadConfig(t, reloadDoc, "PATHS", publisher), dir)
+	addr := address(t, n, web0)
+	app := mustWS(t, "ws://"+addr+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm2"})
+	publish := func(kid string, want int) {
+		t.Helper()
+		tok := signedToken(t, keys[kid], kid, "api")
+		code, body := post(t, "http://"+addr+"/publish", `{"topic": "com.x.news", "args": [1]}`,
+			http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer " + tok}})
+		if code != want {
+			t.Errorf("POST /publish with key %s: %d %s, want %d", kid, code, body, want)
+		}
+	}
+	publish("a", http.StatusOK)
+	reloadSame := func() ReloadReport {
+		t.Helper()
+		rep, err := n.Reload(testCtx(t), reloadConfig(t, reloadDoc, "PATHS", publisher))
+		if err != nil {
+			t.Fatalf("Reload: %v", err)
+		}
+		return rep
+	}
+	if rep := reloadSame(); len(rep.Applied)+len(rep.Restart)+len(rep.Failed) != 0 {
+		t.Errorf("key file unchanged: %+v, want nothing", rep)
+	}
+	writeJWKS("b")
+	rep := reloadSame()
+	if got := paths(rep.Applied); !slices.Equal(got, []string{web0 + ".paths"}) || !strings.Contains(rep.Applied[0].What, "jwks.json changed") {
+		t.Errorf("applied %+v, want %s.paths replaced for jwks.json", rep.Applied, web0)
+	}
+	publish("a", http.StatusUnauthorized)
+	publish("b", http.StatusOK)
+	alive(t, app)
+}
+
+// newECKey is a new P-256 key.
+func newECKey(t *testing.T) *ecdsa.PrivateKey {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// signedToken is an ES256 token of alice for audience aud, signed by key
+// with key ID kid.
+func signedToken(t *testing.T, key *ecdsa.PrivateKey, kid, aud string) string {
+	t.Helper()
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: key, KeyID: kid}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := jwt.Signed(s).Claims(jwt.Claims{Subject: "alice", Audience: jwt.Audience{aud},
+		Expiry: jwt.NewNumericDate(time.Now().Add(time.Hour))}).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }

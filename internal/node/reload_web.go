@@ -29,16 +29,17 @@ func (s *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *swapHandler) swap(h http.Handler) { s.h.Store(&h) }
 
 // webPaths compares two versions of the web transport at path whose only
-// difference is in their paths: the new path tree is built for the
+// difference is in their paths, or in a key file they read (why says
+// which): the new path tree is built for the
 // running listener, its services started (the bridge services' sessions
 // join), then swapped in, then the old tree's services stopped. A tree
 // with dynamic or function authentication, before or after, needs a
 // restart, as does one whose services fail to build or start.
-func (r *reloader) webPaths(ctx context.Context, path string, ru *routerUnit, t *config.WebTransport) {
+func (r *reloader) webPaths(ctx context.Context, path string, ru *routerUnit, t *config.WebTransport, why string) {
 	l := r.node.listenerAt(path)
 	paths := path + ".paths"
 	if l == nil || l.tree == nil || ru.asksUnder(paths) || r.next.routerAt(ru.path).asksUnder(paths) {
-		r.restart(paths, "web paths changed: with dynamic or function authentication, they need a restart")
+		r.restart(paths, "%s: with dynamic or function authentication, web paths need a restart", why)
 		return
 	}
 	staged := &Node{log: r.node.log, dir: r.node.dir}
@@ -52,10 +53,11 @@ func (r *reloader) webPaths(ctx context.Context, path string, ru *routerUnit, t 
 	if err != nil {
 		ru.gates = ru.gates[:gates]
 		staged.stopServices(ctx)
-		r.restart(paths, "web paths not replaced: %v", err)
+		r.restart(paths, "%s: web paths not replaced: %v", why, err)
 		return
 	}
 	l.tree.swap(o.Handler)
+	l.keyFiles = scratch.keyFiles
 	if srv, ok := l.srv.(webServer); ok {
 		for _, f := range scratch.onShutdown {
 			srv.OnShutdown(f)
@@ -73,7 +75,7 @@ func (r *reloader) webPaths(ctx context.Context, path string, ru *routerUnit, t 
 	old := r.node.replaceServices(paths+".", staged)
 	old.stopServices(ctx)
 	scratch.logServices(r.node.log)
-	r.applied(paths, "web paths replaced")
+	r.applied(paths, "web paths replaced: %s", why)
 }
 
 // listenerAt returns the listener of the transport at path, or nil.
