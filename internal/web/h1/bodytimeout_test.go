@@ -224,3 +224,68 @@ func TestWriteDeadlinePerRequest(t *testing.T) {
 		}
 	})
 }
+
+// TestIdleDeadlinePerRequest: the idle timeout's read deadline, set for
+// the wait after one request, serves the waits after the next ones while
+// it is at most IdleTimeout/64 short; a handler that sets a read deadline
+// and a watch (which clears it) make the next wait set it again; an idle
+// connection is closed after between 63/64 of IdleTimeout and
+// IdleTimeout.
+func TestIdleDeadlinePerRequest(t *testing.T) {
+	const idle = 64 * time.Second
+	for _, last := range []string{"/deadline", "/watched", "/"} {
+		t.Run(last, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := servePipes(t, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					switch r.URL.Path {
+					case "/deadline": // cleared: the idle deadline would be gone
+						if err := http.NewResponseController(w).SetReadDeadline(time.Time{}); err != nil {
+							t.Error(err)
+						}
+					case "/watched":
+						time.Sleep(2 * WatchDelay) // fake time: the watch starts
+					}
+					_, _ = io.WriteString(w, "ok")
+				}), IdleTimeout: idle})
+				c, br := dialPipe(l)
+				defer c.Close()
+				get := func(path string) {
+					t.Helper()
+					if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+						t.Fatal(err)
+					}
+					resp, err := http.ReadResponse(br, nil)
+					if err != nil {
+						t.Fatalf("GET %s: %v", path, err)
+					}
+					if body, _ := io.ReadAll(resp.Body); string(body) != "ok" {
+						t.Fatalf("GET %s: body %q", path, body)
+					}
+					synctest.Wait() // the engine waits for the next request
+				}
+				get("/")
+				count := func(n int) {
+					t.Helper()
+					before := l.ReadDeadlines.Load()
+					get("/")
+					if got := l.ReadDeadlines.Load() - before; got != int64(n) {
+						t.Errorf("%d read deadlines, want %d", got, n)
+					}
+				}
+				count(0) // no time has passed: the deadline serves
+				time.Sleep(idle / 64)
+				count(0) // at the edge
+				time.Sleep(time.Millisecond)
+				count(1) // past it
+				get(last)
+				answered := time.Now()
+				if _, err := br.ReadByte(); err != io.EOF {
+					t.Fatalf("read on the idle connection: %v, want io.EOF", err)
+				}
+				if d := time.Since(answered); d < idle-idle/64 || d > idle {
+					t.Errorf("closed %v after the answer to %s, want %v", d, last, idle)
+				}
+			})
+		})
+	}
+}
