@@ -40,8 +40,9 @@ type conn struct {
 	// goroutine): it is cleared after the answer, which costs nothing for
 	// the others.
 	wdeadline atomic.Bool
-	// rdeadline is set when a handler sets a read deadline (on any
-	// goroutine): the idle deadline is set again after its answer.
+	// rdeadline is set when a handler, or a read of the request body,
+	// sets a read deadline (on any goroutine): the idle deadline is set
+	// again after the answer.
 	rdeadline atomic.Bool
 	// idleUntil is the read deadline that the wait for a request set
 	// last (see idleDeadline), while nothing else set one since; zero
@@ -222,20 +223,22 @@ func (c *conn) serveRequest(ctx context.Context) bool {
 		return false
 	}
 	if w.body != nil {
-		c.r.beginBody() // its reads set the read deadline
-		c.idleUntil = time.Time{}
+		c.r.beginBody()
 	}
 	c.watch.begin(c, cancel, !w.body.remains())
 	c.runHandler(w, req)
-	if c.watch.end(c) || c.rdeadline.Swap(false) {
-		c.idleUntil = time.Time{} // the watch, or the handler, set the read deadline
-	}
+	watched := c.watch.end(c)
 	cancel()
 	if c.hijacked || w.panicked {
 		return false
 	}
 	w.finish()
 	c.r.endBody()
+	if watched || c.rdeadline.Swap(false) {
+		// The watch, the body's reads or the handler set the read
+		// deadline: the wait for the next request sets it again.
+		c.idleUntil = time.Time{}
+	}
 	if c.wdeadline.Swap(false) {
 		_ = c.rwc.SetWriteDeadline(time.Time{})
 	}
