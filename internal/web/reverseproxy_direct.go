@@ -90,7 +90,7 @@ func (p *ReverseProxy) appendHead(b []byte, r *http.Request) []byte {
 func appendField(b []byte, key, value string) []byte {
 	b = append(b, key...)
 	b = append(b, ": "...)
-	if strings.ContainsAny(value, "\r\n") {
+	if strings.IndexByte(value, '\r') >= 0 || strings.IndexByte(value, '\n') >= 0 { // faster than ContainsAny
 		value = strings.NewReplacer("\r", " ", "\n", " ").Replace(value)
 	}
 	b = append(b, value...)

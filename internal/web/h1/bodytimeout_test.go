@@ -125,9 +125,11 @@ func TestBodyTimeout(t *testing.T) {
 }
 
 // TestDeadlinesPerRequest: a keep-alive connection whose requests arrive
-// whole (head and body in one write, as nearly all do) costs one read
-// deadline per request (the idle timeout's), with a body timeout set and
-// the body read; a body that arrives later gets its deadline.
+// whole (head and body in one write, as nearly all do) costs no read
+// deadline per request (the idle timeout's, set for the first wait,
+// serves: see TestIdleDeadlinePerRequest), with a body timeout set and
+// the body read; a body that arrives later gets its deadline, and the
+// wait after it the idle timeout's again.
 func TestDeadlinesPerRequest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		errs := make(chan [2]error, 1)
@@ -157,8 +159,8 @@ func TestDeadlinesPerRequest(t *testing.T) {
 			post(head, "ab")
 		}
 		synctest.Wait()
-		if got := l.ReadDeadlines.Load() - before; got != n {
-			t.Errorf("%d requests sent whole: %d read deadlines, want %d", n, got, n)
+		if got := l.ReadDeadlines.Load() - before; got != 0 {
+			t.Errorf("%d requests sent whole: %d read deadlines, want 0", n, got)
 		}
 		before = l.ReadDeadlines.Load()
 		wrote := make(chan struct{})
@@ -170,8 +172,8 @@ func TestDeadlinesPerRequest(t *testing.T) {
 		post(head, "")
 		<-wrote
 		synctest.Wait()
-		if got := l.ReadDeadlines.Load() - before; got < 2 {
-			t.Errorf("a body sent after its head: %d read deadlines, want the idle one and the body's", got)
+		if got := l.ReadDeadlines.Load() - before; got != 2 {
+			t.Errorf("a body sent after its head: %d read deadlines, want 2: the body's and the idle one", got)
 		}
 	})
 }
@@ -223,4 +225,81 @@ func TestWriteDeadlinePerRequest(t *testing.T) {
 			t.Errorf("%d write deadlines, want 2 (the handler's, the engine's clearing it)", n)
 		}
 	})
+}
+
+// TestIdleDeadlinePerRequest: the idle timeout's read deadline, set for
+// the wait after one request, serves the waits after the next ones while
+// it is at most IdleTimeout/64 short; a handler that sets a read
+// deadline, a body read with its own and a watch (which clears it) make
+// the next wait set it again; an idle connection is closed after between
+// 63/64 of IdleTimeout and IdleTimeout.
+func TestIdleDeadlinePerRequest(t *testing.T) {
+	const idle = 64 * time.Second
+	for _, last := range []string{"/deadline", "/watched", "/body", "/"} {
+		t.Run(last, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := servePipes(t, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					switch r.URL.Path {
+					case "/deadline": // cleared: the idle deadline would be gone
+						if err := http.NewResponseController(w).SetReadDeadline(time.Time{}); err != nil {
+							t.Error(err)
+						}
+					case "/watched":
+						time.Sleep(2 * WatchDelay) // fake time: the watch starts
+					case "/body": // the body arrives after its head: read with a deadline
+						if b, err := io.ReadAll(r.Body); err != nil || string(b) != "ab" {
+							t.Errorf("body %q, %v", b, err)
+						}
+					}
+					_, _ = io.WriteString(w, "ok")
+				}), IdleTimeout: idle, BodyTimeout: time.Second})
+				c, br := dialPipe(l)
+				defer c.Close()
+				get := func(path string) {
+					t.Helper()
+					if path == "/body" {
+						if _, err := io.WriteString(c, "POST /body HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n"); err != nil {
+							t.Fatal(err)
+						}
+						synctest.Wait() // the handler waits for the body
+						if _, err := io.WriteString(c, "ab"); err != nil {
+							t.Fatal(err)
+						}
+					} else if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+						t.Fatal(err)
+					}
+					resp, err := http.ReadResponse(br, nil)
+					if err != nil {
+						t.Fatalf("GET %s: %v", path, err)
+					}
+					if body, _ := io.ReadAll(resp.Body); string(body) != "ok" {
+						t.Fatalf("GET %s: body %q", path, body)
+					}
+					synctest.Wait() // the engine waits for the next request
+				}
+				get("/")
+				count := func(n int) {
+					t.Helper()
+					before := l.ReadDeadlines.Load()
+					get("/")
+					if got := l.ReadDeadlines.Load() - before; got != int64(n) {
+						t.Errorf("%d read deadlines, want %d", got, n)
+					}
+				}
+				count(0) // no time has passed: the deadline serves
+				time.Sleep(idle / 64)
+				count(0) // at the edge
+				time.Sleep(time.Millisecond)
+				count(1) // past it
+				get(last)
+				answered := time.Now()
+				if _, err := br.ReadByte(); err != io.EOF {
+					t.Fatalf("read on the idle connection: %v, want io.EOF", err)
+				}
+				if d := time.Since(answered); d < idle-idle/64 || d > idle {
+					t.Errorf("closed %v after the answer to %s, want %v", d, last, idle)
+				}
+			})
+		})
+	}
 }

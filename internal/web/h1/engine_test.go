@@ -352,6 +352,49 @@ func TestWatchKeepsPipelinedByte(t *testing.T) {
 	}
 }
 
+// TestWatchDelayPerRequest: the watch timer outlives a quick request
+// and fires while a later request's handler runs; that handler is
+// watched WatchDelay after it began, not when the timer set for the
+// earlier request fires.
+func TestWatchDelayPerRequest(t *testing.T) {
+	watching := make(chan time.Time, 1)
+	f := func() {
+		select {
+		case watching <- time.Now():
+		default:
+		}
+	}
+	watchStarted.Store(&f)
+	defer watchStarted.Store(nil)
+	began, release := make(chan time.Time, 1), make(chan struct{})
+	s := &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			began <- time.Now()
+			<-release
+		}
+		_, _ = io.WriteString(w, r.URL.Path)
+	})}
+	addr := serveEngine(t, s)
+	c, br := dial(t, addr)
+	get(t, c, br, "/quick") // sets the timer, which stays set
+	// The scenario, not a synchronisation: the slow request begins
+	// well within the delay of the quick one's timer.
+	<-time.After(WatchDelay / 2)
+	_, _ = io.WriteString(c, "GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
+	start := <-began
+	watched := <-watching
+	close(release)
+	// The handler began a little after the engine's begin: a margin.
+	if d := watched.Sub(start); d < WatchDelay-WatchDelay/10 {
+		t.Errorf("watched %v after the handler began, want %v", d, WatchDelay)
+	}
+	if resp, err := http.ReadResponse(br, nil); err != nil {
+		t.Fatal(err)
+	} else if b, _ := io.ReadAll(resp.Body); string(b) != "/slow" {
+		t.Errorf("got %q", b)
+	}
+}
+
 func TestHijackWithBufferedBytes(t *testing.T) {
 	s := &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, rw, err := http.NewResponseController(w).Hijack()

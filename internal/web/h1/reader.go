@@ -97,11 +97,13 @@ func (r *connReader) endBody() { r.inBody.Store(false) }
 // bodyDeadline sets the read deadline of a read for the request body.
 func (r *connReader) bodyDeadline() {
 	if r.bodyIdle > 0 {
+		r.c.rdeadline.Store(true)
 		_ = r.c.rwc.SetReadDeadline(time.Now().Add(r.bodyIdle))
 		return
 	}
 	if !r.cleared {
 		r.cleared = true
+		r.c.rdeadline.Store(true)
 		_ = r.c.rwc.SetReadDeadline(time.Time{})
 	}
 }

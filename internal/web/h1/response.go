@@ -247,7 +247,10 @@ func (w *response) FlushError() error {
 	return w.c.bw.Flush()
 }
 
-func (w *response) SetReadDeadline(t time.Time) error { return w.c.rwc.SetReadDeadline(t) }
+func (w *response) SetReadDeadline(t time.Time) error {
+	w.c.rdeadline.Store(true)
+	return w.c.rwc.SetReadDeadline(t)
+}
 
 func (w *response) SetWriteDeadline(t time.Time) error {
 	w.c.wdeadline.Store(true)

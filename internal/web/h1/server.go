@@ -23,7 +23,10 @@ type Server struct {
 	// end; 0 means no bound. The handler runs without a deadline.
 	ReadHeaderTimeout time.Duration
 	// IdleTimeout bounds the wait for the next request on a kept-alive
-	// connection; 0 means no bound.
+	// connection; 0 means no bound. The deadline set for one wait serves
+	// the waits that follow on the connection while it is at most
+	// IdleTimeout/64 short of IdleTimeout from then: a connection is
+	// closed after between 63/64 of IdleTimeout and IdleTimeout idle.
 	IdleTimeout time.Duration
 	// BodyTimeout bounds the wait for each part of a request body: a read
 	// of the body that gets nothing from the client for this long fails

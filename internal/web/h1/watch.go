@@ -33,11 +33,13 @@ import (
 type watcher struct {
 	mu       sync.Mutex // guards the fields below
 	timer    *time.Timer
-	running  bool // a handler runs
-	due      bool // WatchDelay has passed since it began
-	bodyDone bool // its request body has been read (or it has none)
-	started  bool // the read goroutine runs
-	aborted  bool // the read was ended by end or hijack
+	pending  bool      // the timer is set
+	began    time.Time // when the running handler began
+	running  bool      // a handler runs
+	due      bool      // WatchDelay has passed since it began
+	bodyDone bool      // its request body has been read (or it has none)
+	started  bool      // the read goroutine runs
+	aborted  bool      // the read was ended by end or hijack
 	cancel   context.CancelFunc
 	done     chan struct{} // closed when the read goroutine returns
 }
@@ -46,24 +48,42 @@ type watcher struct {
 var watchStarted atomic.Pointer[func()]
 
 // begin arms the watch of a request whose handler starts now.
+//
+// The timer is not stopped when a handler returns, nor set again for the
+// next request while it is set: on a connection whose requests follow
+// each other, it fires once per WatchDelay or so, and sets itself again
+// for what remains of the delay of the handler running then (see fire).
+// Setting and stopping a timer for every request cost about 1 % of the
+// reverse proxy's CPU per request.
 func (w *watcher) begin(c *conn, cancel context.CancelFunc, bodyDone bool) {
+	now := time.Now()
 	w.mu.Lock()
 	w.running, w.due, w.bodyDone, w.started, w.aborted = true, false, bodyDone, false, false
-	w.cancel = cancel
-	if w.timer == nil {
+	w.cancel, w.began = cancel, now
+	switch {
+	case w.timer == nil:
 		w.timer = time.AfterFunc(WatchDelay, func() { w.fire(c) })
-	} else {
+	case !w.pending:
 		w.timer.Reset(WatchDelay)
 	}
+	w.pending = true
 	w.mu.Unlock()
 }
 
-// fire runs when WatchDelay has passed (possibly late, for a request
-// already answered: then nothing happens).
+// fire runs when the timer fires: WatchDelay after the running handler
+// began, the watch starts; sooner, the timer is set for the rest of the
+// delay; with no handler running, nothing happens (the next begin sets
+// the timer).
 func (w *watcher) fire(c *conn) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.pending = false
 	if !w.running {
+		return
+	}
+	if left := WatchDelay - time.Since(w.began); left > 0 {
+		w.timer.Reset(left)
+		w.pending = true
 		return
 	}
 	w.due = true
@@ -119,12 +139,10 @@ func (w *watcher) read(c *conn, cancel context.CancelFunc, done chan struct{}) {
 }
 
 // end stops the watch when the handler has returned, and waits for its
-// read to end, so that the connection's reader is the engine's again.
-func (w *watcher) end(c *conn) {
+// read to end, so that the connection's reader is the engine's again. It
+// reports whether the read had started (it set the read deadline).
+func (w *watcher) end(c *conn) bool {
 	w.mu.Lock()
-	if w.timer != nil {
-		w.timer.Stop()
-	}
 	w.running = false
 	started, done := w.started, w.done
 	w.started, w.aborted = false, true
@@ -134,4 +152,16 @@ func (w *watcher) end(c *conn) {
 		<-done
 		_ = c.rwc.SetReadDeadline(time.Time{})
 	}
+	return started
+}
+
+// stop stops the timer when the connection is done: it would keep the
+// connection from being collected until it fires.
+func (w *watcher) stop() {
+	w.mu.Lock()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.pending = false
+	w.mu.Unlock()
 }
