@@ -75,20 +75,17 @@ func WithCancelMode(mode string) CallOption {
 // if the router does not answer.
 func (s *Session) Call(ctx context.Context, procedure wamp.URI, args wamp.List, kwargs wamp.Object,
 	opts ...CallOption) (*Result, error) {
-	var o callOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	r, err := s.newRequest(o.progress != nil, nil)
+	r, err := s.newCallRequest(opts)
 	if err != nil {
 		return nil, fmt.Errorf("client: call %s: %w", procedure, err)
 	}
-	m := &wamp.Call{Request: r.id, Options: s.callOptions(ctx, &o), Procedure: procedure, Args: args, Kwargs: kwargs}
+	o := &r.opts
+	m := &wamp.Call{Request: r.id, Options: s.callOptions(ctx, o), Procedure: procedure, Args: args, Kwargs: kwargs}
 	if err := s.peer.Send(acting(ctx, m)); err != nil {
 		s.forget(r)
 		return nil, fmt.Errorf("client: call %s: %w", procedure, err)
 	}
-	return s.awaitCall(ctx, r, procedure, &o)
+	return s.awaitCall(ctx, r, procedure, o)
 }
 
 // callOptions builds the CALL options; nil when there are none.

@@ -85,6 +85,14 @@ type running struct {
 	interrupted bool
 }
 
+// started is an invocation's running state and what its handler gets, in
+// one allocation: the handler may keep its *Invocation, which then keeps
+// the few bytes of running with it.
+type started struct {
+	run running
+	inv Invocation
+}
+
 // Register registers procedure with handler h. opts are the REGISTER
 // options (match, invoke, ...); nil for none.
 func (s *Session) Register(ctx context.Context, procedure wamp.URI, h InvocationHandler, opts wamp.Dict) (*Registration, error) {
@@ -179,11 +187,11 @@ func (s *Session) handleInvocation(m *wamp.Invocation) {
 		return
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	run := &running{cancel: cancel}
+	st := &started{run: running{cancel: cancel}, inv: Invocation{Args: args, Kwargs: kwargs, Details: m.Details,
+		Procedure: reg.procedure, s: s, request: m.Request}}
+	run, inv := &st.run, &st.inv
 	s.running[m.Request] = run
 	s.mu.Unlock()
-	inv := &Invocation{Args: args, Kwargs: kwargs, Details: m.Details, Procedure: reg.procedure,
-		s: s, request: m.Request}
 	if p, ok := m.Details[wamp.OptProcedure].(string); ok {
 		inv.Procedure = wamp.URI(p)
 	}
@@ -252,7 +260,8 @@ func (s *Session) invoke(ctx context.Context, run *running, h InvocationHandler,
 	if res == nil {
 		res = &Result{}
 	}
-	s.sendAnswer(inv.request, &wamp.Yield{Request: inv.request, Options: wamp.Dict{}, Args: res.Args, Kwargs: res.Kwargs})
+	// Options nil: written as {} (wamp.Writer); a router reads them only.
+	s.sendAnswer(inv.request, &wamp.Yield{Request: inv.request, Args: res.Args, Kwargs: res.Kwargs})
 }
 
 // sendAnswer sends the YIELD or ERROR m answering INVOCATION req. One

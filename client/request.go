@@ -17,18 +17,39 @@ type request struct {
 	// INVOCATION); abandoned says the waiter has given up.
 	onReply   func(m wamp.Message, abandoned bool)
 	abandoned bool // s.mu must be held
+	// opts are a call's options (newCallRequest), kept here so that a
+	// reused request carries them without an allocation of their own;
+	// only the caller's goroutine reads them.
+	opts callOptions
 }
 
 // newRequest registers a request under a fresh ID, or returns the session's
 // error once it has ended.
-func (s *Session) newRequest(progress bool, onReply func(wamp.Message, bool)) (*request, error) {
+func (s *Session) newRequest(onReply func(wamp.Message, bool)) (*request, error) {
 	r, _ := s.calls.Get().(*request)
-	if r == nil || progress || onReply != nil {
+	if r == nil || onReply != nil {
 		r = &request{reply: make(chan wamp.Message, 1), onReply: onReply}
 	}
 	r.id = s.ids.Next()
-	if progress {
-		r.progress = newMailbox[*wamp.Result](0)
+	if err := s.pend(r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// newCallRequest registers the request of a call with options opts, or
+// returns the session's error once it has ended.
+func (s *Session) newCallRequest(opts []CallOption) (*request, error) {
+	r, _ := s.calls.Get().(*request)
+	if r == nil {
+		r = &request{reply: make(chan wamp.Message, 1)}
+	}
+	for _, opt := range opts {
+		opt(&r.opts)
+	}
+	r.id = s.ids.Next()
+	if r.opts.progress != nil {
+		r.progress = newMailbox[*wamp.Result](0) // not recycled
 	}
 	if err := s.pend(r); err != nil {
 		return nil, err
@@ -42,6 +63,7 @@ func (s *Session) newRequest(progress bool, onReply func(wamp.Message, bool)) (*
 // on r.reply.
 func (s *Session) recycle(r *request) {
 	if r.progress == nil && r.onReply == nil {
+		r.opts = callOptions{}
 		s.calls.Put(r)
 	}
 }
@@ -100,7 +122,7 @@ func (s *Session) endErr() error {
 // given to onReply (as abandoned).
 func (s *Session) roundTrip(ctx context.Context, build func(wamp.ID) wamp.Message,
 	onReply func(wamp.Message, bool)) (wamp.Message, error) {
-	r, err := s.newRequest(false, onReply)
+	r, err := s.newRequest(onReply)
 	if err != nil {
 		return nil, err
 	}

@@ -215,9 +215,9 @@ func DecodeRaw(l []any, raw *Raw) (Message, error) {
 	if n < dec.min || n > dec.max {
 		return nil, fmt.Errorf("%w: %s has %d elements, want %d to %d", ErrProtocol, d.t, n, dec.min, dec.max)
 	}
-	m := dec.fn(&d)
-	if d.err != nil {
-		return nil, d.err
+	m, err := dec.fn(d)
+	if err != nil {
+		return nil, err
 	}
 	if raw != nil {
 		setRaw(m, raw)
@@ -235,70 +235,108 @@ func setRaw(m Message, r *Raw) {
 
 type decodeFunc struct {
 	min, max int
-	fn       func(d *decoder) Message
+	// fn takes the decoder by value: through a function value, a pointer
+	// would make every decoder escape to the heap.
+	fn func(d decoder) (Message, error)
 }
 
 var decoders = map[MessageType]decodeFunc{
-	TypeHello: {3, 3, func(d *decoder) Message { return &Hello{Realm: d.uri(1), Details: d.dict(2)} }},
-	TypeWelcome: {3, 3, func(d *decoder) Message {
-		return &Welcome{Session: d.id(1), Details: d.dict(2)}
+	TypeHello: {3, 3, func(d decoder) (Message, error) {
+		m := &Hello{Realm: d.uri(1), Details: d.dict(2)}
+		return m, d.err
 	}},
-	TypeAbort: {3, 5, func(d *decoder) Message { return &Abort{Details: d.dict(1), Reason: d.uri(2)} }},
-	TypeChallenge: {3, 3, func(d *decoder) Message {
-		return &Challenge{AuthMethod: d.str(1), Extra: d.dict(2)}
+	TypeWelcome: {3, 3, func(d decoder) (Message, error) {
+		m := &Welcome{Session: d.id(1), Details: d.dict(2)}
+		return m, d.err
 	}},
-	TypeAuthenticate: {3, 3, func(d *decoder) Message {
-		return &Authenticate{Signature: d.str(1), Extra: d.dict(2)}
+	TypeAbort: {3, 5, func(d decoder) (Message, error) {
+		m := &Abort{Details: d.dict(1), Reason: d.uri(2)}
+		return m, d.err
 	}},
-	TypeGoodbye: {3, 5, func(d *decoder) Message { return &Goodbye{Details: d.dict(1), Reason: d.uri(2)} }},
-	TypeError: {5, 7, func(d *decoder) Message {
-		return &Error{RequestType: MessageType(d.id(1)), Request: d.id(2), Details: d.dict(3),
+	TypeChallenge: {3, 3, func(d decoder) (Message, error) {
+		m := &Challenge{AuthMethod: d.str(1), Extra: d.dict(2)}
+		return m, d.err
+	}},
+	TypeAuthenticate: {3, 3, func(d decoder) (Message, error) {
+		m := &Authenticate{Signature: d.str(1), Extra: d.dict(2)}
+		return m, d.err
+	}},
+	TypeGoodbye: {3, 5, func(d decoder) (Message, error) {
+		m := &Goodbye{Details: d.dict(1), Reason: d.uri(2)}
+		return m, d.err
+	}},
+	TypeError: {5, 7, func(d decoder) (Message, error) {
+		m := &Error{RequestType: MessageType(d.id(1)), Request: d.id(2), Details: d.dict(3),
 			Error: d.uri(4), Args: d.args(5), Kwargs: d.kwargs(6)}
+		return m, d.err
 	}},
-	TypePublish: {4, 6, func(d *decoder) Message {
-		return &Publish{Request: d.id(1), Options: d.dict(2), Topic: d.uri(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+	TypePublish: {4, 6, func(d decoder) (Message, error) {
+		m := &Publish{Request: d.id(1), Options: d.dict(2), Topic: d.uri(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+		return m, d.err
 	}},
-	TypePublished: {3, 3, func(d *decoder) Message { return &Published{Request: d.id(1), Publication: d.id(2)} }},
-	TypeSubscribe: {4, 4, func(d *decoder) Message {
-		return &Subscribe{Request: d.id(1), Options: d.dict(2), Topic: d.uri(3)}
+	TypePublished: {3, 3, func(d decoder) (Message, error) {
+		m := &Published{Request: d.id(1), Publication: d.id(2)}
+		return m, d.err
 	}},
-	TypeSubscribed: {3, 3, func(d *decoder) Message {
-		return &Subscribed{Request: d.id(1), Subscription: d.id(2)}
+	TypeSubscribe: {4, 4, func(d decoder) (Message, error) {
+		m := &Subscribe{Request: d.id(1), Options: d.dict(2), Topic: d.uri(3)}
+		return m, d.err
 	}},
-	TypeUnsubscribe: {3, 3, func(d *decoder) Message {
-		return &Unsubscribe{Request: d.id(1), Subscription: d.id(2)}
+	TypeSubscribed: {3, 3, func(d decoder) (Message, error) {
+		m := &Subscribed{Request: d.id(1), Subscription: d.id(2)}
+		return m, d.err
 	}},
-	TypeUnsubscribed: {2, 3, func(d *decoder) Message {
-		return &Unsubscribed{Request: d.id0(1), Details: d.optDict(2)}
+	TypeUnsubscribe: {3, 3, func(d decoder) (Message, error) {
+		m := &Unsubscribe{Request: d.id(1), Subscription: d.id(2)}
+		return m, d.err
 	}},
-	TypeEvent: {4, 6, func(d *decoder) Message {
-		return &Event{Subscription: d.id(1), Publication: d.id(2), Details: d.dict(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+	TypeUnsubscribed: {2, 3, func(d decoder) (Message, error) {
+		m := &Unsubscribed{Request: d.id0(1), Details: d.optDict(2)}
+		return m, d.err
 	}},
-	TypeCall: {4, 6, func(d *decoder) Message {
-		return &Call{Request: d.id(1), Options: d.dict(2), Procedure: d.uri(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+	TypeEvent: {4, 6, func(d decoder) (Message, error) {
+		m := &Event{Subscription: d.id(1), Publication: d.id(2), Details: d.dict(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+		return m, d.err
 	}},
-	TypeCancel: {3, 3, func(d *decoder) Message { return &Cancel{Request: d.id(1), Options: d.dict(2)} }},
-	TypeResult: {3, 5, func(d *decoder) Message {
-		return &Result{Request: d.id(1), Details: d.dict(2), Args: d.args(3), Kwargs: d.kwargs(4)}
+	TypeCall: {4, 6, func(d decoder) (Message, error) {
+		m := &Call{Request: d.id(1), Options: d.dict(2), Procedure: d.uri(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+		return m, d.err
 	}},
-	TypeRegister: {4, 4, func(d *decoder) Message {
-		return &Register{Request: d.id(1), Options: d.dict(2), Procedure: d.uri(3)}
+	TypeCancel: {3, 3, func(d decoder) (Message, error) {
+		m := &Cancel{Request: d.id(1), Options: d.dict(2)}
+		return m, d.err
 	}},
-	TypeRegistered: {3, 3, func(d *decoder) Message {
-		return &Registered{Request: d.id(1), Registration: d.id(2)}
+	TypeResult: {3, 5, func(d decoder) (Message, error) {
+		m := &Result{Request: d.id(1), Details: d.dict(2), Args: d.args(3), Kwargs: d.kwargs(4)}
+		return m, d.err
 	}},
-	TypeUnregister: {3, 3, func(d *decoder) Message {
-		return &Unregister{Request: d.id(1), Registration: d.id(2)}
+	TypeRegister: {4, 4, func(d decoder) (Message, error) {
+		m := &Register{Request: d.id(1), Options: d.dict(2), Procedure: d.uri(3)}
+		return m, d.err
 	}},
-	TypeUnregistered: {2, 3, func(d *decoder) Message {
-		return &Unregistered{Request: d.id0(1), Details: d.optDict(2)}
+	TypeRegistered: {3, 3, func(d decoder) (Message, error) {
+		m := &Registered{Request: d.id(1), Registration: d.id(2)}
+		return m, d.err
 	}},
-	TypeInvocation: {4, 6, func(d *decoder) Message {
-		return &Invocation{Request: d.id(1), Registration: d.id(2), Details: d.dict(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+	TypeUnregister: {3, 3, func(d decoder) (Message, error) {
+		m := &Unregister{Request: d.id(1), Registration: d.id(2)}
+		return m, d.err
 	}},
-	TypeInterrupt: {3, 3, func(d *decoder) Message { return &Interrupt{Request: d.id(1), Options: d.dict(2)} }},
-	TypeYield: {3, 5, func(d *decoder) Message {
-		return &Yield{Request: d.id(1), Options: d.dict(2), Args: d.args(3), Kwargs: d.kwargs(4)}
+	TypeUnregistered: {2, 3, func(d decoder) (Message, error) {
+		m := &Unregistered{Request: d.id0(1), Details: d.optDict(2)}
+		return m, d.err
+	}},
+	TypeInvocation: {4, 6, func(d decoder) (Message, error) {
+		m := &Invocation{Request: d.id(1), Registration: d.id(2), Details: d.dict(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+		return m, d.err
+	}},
+	TypeInterrupt: {3, 3, func(d decoder) (Message, error) {
+		m := &Interrupt{Request: d.id(1), Options: d.dict(2)}
+		return m, d.err
+	}},
+	TypeYield: {3, 5, func(d decoder) (Message, error) {
+		m := &Yield{Request: d.id(1), Options: d.dict(2), Args: d.args(3), Kwargs: d.kwargs(4)}
+		return m, d.err
 	}},
 }
 

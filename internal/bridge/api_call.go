@@ -149,7 +149,8 @@ func (a *API) writeResult(w http.ResponseWriter, res *client.Result, status int)
 	}
 	switch {
 	case len(res.Kwargs) > 0 || len(res.Args) > 1:
-		a.p.writeJSON(w, status, resultOf(res))
+		rb := resultOf(res)
+		a.p.writeJSON(w, status, &rb)
 	case len(res.Args) == 1:
 		a.p.writeJSON(w, status, plainJSON{res.Args[0]})
 	default:

@@ -87,8 +87,11 @@ func (c *Caller) call(w http.ResponseWriter, r *http.Request, req *request) erro
 	if err != nil {
 		return wampError(r, timeout, err)
 	}
-	c.p.accepted(r, "procedure", cr.procedure)
-	c.p.writeJSON(w, http.StatusOK, resultOf(res))
+	if c.p.debug { // the attributes cost an allocation
+		c.p.accepted(r, "procedure", cr.procedure)
+	}
+	req.result = resultOf(res)
+	c.p.writeJSON(w, http.StatusOK, &req.result)
 	return nil
 }
 
@@ -139,14 +142,14 @@ type resultBody struct {
 // resultOf shapes a result as Crossbar does: {"args":[x,...]} without
 // kwargs, {"args":[null]} for an empty result, {"kwargs":{...}} without
 // args, and both when both are there.
-func resultOf(res *client.Result) *resultBody {
+func resultOf(res *client.Result) resultBody {
 	if len(res.Kwargs) > 0 {
-		return &resultBody{Args: res.Args, Kwargs: res.Kwargs}
+		return resultBody{Args: res.Args, Kwargs: res.Kwargs}
 	}
 	if len(res.Args) == 0 {
-		return &resultBody{Args: wamp.List{nil}}
+		return resultBody{Args: wamp.List{nil}}
 	}
-	return &resultBody{Args: res.Args}
+	return resultBody{Args: res.Args}
 }
 
 // appendJSON writes the result; an empty member is left out (omitempty).
@@ -154,7 +157,7 @@ func (rb *resultBody) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	var err error
 	if len(rb.Args) > 0 {
-		if b, err = codec.AppendPlainJSON(append(b, `"args":`...), rb.Args); err != nil {
+		if b, err = codec.AppendPlainJSONList(append(b, `"args":`...), rb.Args); err != nil {
 			return b, err
 		}
 	}
@@ -162,7 +165,7 @@ func (rb *resultBody) appendJSON(b []byte) ([]byte, error) {
 		if len(rb.Args) > 0 {
 			b = append(b, ',')
 		}
-		if b, err = codec.AppendPlainJSON(append(b, `"kwargs":`...), rb.Kwargs); err != nil {
+		if b, err = codec.AppendPlainJSONObject(append(b, `"kwargs":`...), rb.Kwargs); err != nil {
 			return b, err
 		}
 	}

@@ -52,7 +52,8 @@ func (c *Caller) stream(w http.ResponseWriter, r *http.Request, req *request, cr
 		}
 		return nil
 	}
-	cs.write(eventResult, resultOf(res))
+	rb := resultOf(res)
+	cs.write(eventResult, &rb)
 	return nil
 }
 

@@ -15,17 +15,19 @@ func checkContentType(h http.Header) error {
 	if !ok || len(v) == 0 {
 		return nil
 	}
-	pieces := strings.Split(v[0], ";")
-	if mt := strings.ToLower(strings.TrimSpace(pieces[0])); mt != "application/json" {
+	mt, params, _ := strings.Cut(v[0], ";")
+	if mt = strings.ToLower(strings.TrimSpace(mt)); mt != "application/json" {
 		return badRequest(textContentType, echo(mt))
 	}
-	return checkCharset(pieces[1:])
+	return checkCharset(params)
 }
 
-// checkCharset checks the parameters of a Content-Type.
-func checkCharset(params []string) error {
-	seen := make(map[string]bool, len(params))
-	for _, p := range params {
+// checkCharset checks the parameters of a Content-Type, separated by ';'.
+func checkCharset(params string) error {
+	seen := map[string]bool{}
+	for more := params != ""; more; {
+		var p string
+		p, params, more = strings.Cut(params, ";")
 		name, value, ok := strings.Cut(p, "=")
 		if !ok {
 			continue

@@ -63,6 +63,9 @@ type request struct {
 	held int64          // reserved from the pipeline's buffer: the body's bytes, or its decoded value's estimate if more
 	obj  wamp.Object    // the decoded body (JSON services), its members in order
 	as   *wamp.Identity // who the request comes from (pipeline.identity); nil: the session itself
+	// result is the Caller's answer, kept here so that it costs no
+	// allocation of its own; written before p.done.
+	result resultBody
 }
 
 // context is the context the request's WAMP actions run in: r's, acting

@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/base64"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -46,13 +47,35 @@ func decodeJSONMessage(b []byte, from int) ([]any, error) {
 // Lower level, for Junction's transports and router: not covered by
 // the stability note of the package documentation.
 func DecodePlainJSON(b []byte) (any, error) {
-	d := jsonDecoder{b: b, stack: make([]any, 0, 8), payloadState: newPayloadState(0)}
+	d := plainDecoders.Get().(*jsonDecoder)
+	defer putPlainDecoder(d)
+	*d = jsonDecoder{b: b, stack: d.stack, fields: d.fields, payloadState: newPayloadState(0)}
 	d.space()
 	v := d.value(1)
 	if err := d.end(); err != nil {
 		return nil, err
 	}
 	return v, nil
+}
+
+// plainDecoders keeps DecodePlainJSON's decoders for their scratch
+// stacks, which would otherwise be allocated, and grown, per decode.
+// Every list and object is copied off the stacks when it ends, so a
+// decoder put back holds nothing of what it decoded (putPlainDecoder
+// clears what an error left on them).
+var plainDecoders = sync.Pool{New: func() any { return &jsonDecoder{stack: make([]any, 0, 8)} }}
+
+// maxPooledStack bounds the scratch stacks a pooled decoder keeps.
+const maxPooledStack = 1024
+
+func putPlainDecoder(d *jsonDecoder) {
+	if cap(d.stack) > maxPooledStack || cap(d.fields) > maxPooledStack {
+		return
+	}
+	clear(d.stack)
+	clear(d.fields)
+	*d = jsonDecoder{stack: d.stack[:0], fields: d.fields[:0]}
+	plainDecoders.Put(d)
 }
 
 func finish(d *jsonDecoder, v any) ([]any, error) {

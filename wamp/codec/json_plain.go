@@ -34,6 +34,32 @@ func AppendPlainJSON(dst []byte, v any) ([]byte, error) {
 	return b, nil
 }
 
+// AppendPlainJSONList is AppendPlainJSON(dst, l) without boxing l in an
+// interface value (which costs an allocation).
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
+func AppendPlainJSONList(dst []byte, l wamp.List) ([]byte, error) {
+	b, err := appendPlainList(dst, l, 1)
+	if err != nil {
+		return dst, err
+	}
+	return b, nil
+}
+
+// AppendPlainJSONObject is AppendPlainJSON(dst, o) without boxing o in an
+// interface value (which costs an allocation).
+//
+// Lower level, for Junction's transports and router: not covered by
+// the stability note of the package documentation.
+func AppendPlainJSONObject(dst []byte, o wamp.Object) ([]byte, error) {
+	b, err := appendPlainObject(dst, o, 1)
+	if err != nil {
+		return dst, err
+	}
+	return b, nil
+}
+
 // appendPlain appends v, a value at nesting level depth.
 func appendPlain(b []byte, v any, depth int) ([]byte, error) {
 	switch x := v.(type) {
