@@ -6,13 +6,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"strconv"
 	"testing"
 
 	"github.com/junction-wamp/junction/client"
-	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
 )
 
@@ -29,19 +27,8 @@ func BenchmarkHTTPCaller(b *testing.B) {
 		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
 		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
 			"paths": {"ws": {"type": "websocket"}, "call": {"type": "caller", "realm": "realm1", "role": "anonymous"}}}]}]}`
-	cfg, _, err := config.Loader{}.Parse([]byte(doc), config.JSON)
-	if err != nil {
-		b.Fatal(err)
-	}
-	n, err := New(cfg, Options{Dir: b.TempDir(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		b.Fatal(err)
-	}
+	n := benchNode(b, doc)
 	ctx := context.Background()
-	if err := n.Start(ctx); err != nil {
-		b.Fatal(err)
-	}
-	defer n.Stop(ctx)
 	addr := n.Listeners()[0].Address
 	p, err := websocket.Dial(ctx, "ws://"+addr+"/ws", websocket.DialOptions{Subprotocols: []string{"wamp.2.msgpack"}})
 	if err != nil {

@@ -104,7 +104,14 @@ func TestIdentityEndToEnd(t *testing.T) {
 
 // identityToken is alice's HS256 token for audience aud.
 func identityToken(t *testing.T, aud string) string {
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: []byte(identitySecret)}, nil)
+	return aliceToken(t, jose.SigningKey{Algorithm: jose.HS256, Key: []byte(identitySecret)}, aud)
+}
+
+// aliceToken is a token of alice for audience aud, valid for an hour,
+// signed with key.
+func aliceToken(t *testing.T, key jose.SigningKey, aud string) string {
+	t.Helper()
+	s, err := jose.NewSigner(key, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
@@ -476,14 +474,5 @@ func newECKey(t *testing.T) *ecdsa.PrivateKey {
 // with key ID kid.
 func signedToken(t *testing.T, key *ecdsa.PrivateKey, kid, aud string) string {
 	t.Helper()
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: key, KeyID: kid}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := jwt.Signed(s).Claims(jwt.Claims{Subject: "alice", Audience: jwt.Audience{aud},
-		Expiry: jwt.NewNumericDate(time.Now().Add(time.Hour))}).Serialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	return aliceToken(t, jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: key, KeyID: kid}}, aud)
 }

@@ -27,19 +27,8 @@ func BenchmarkMQTTPublish(b *testing.B) {
 			{"type": "mqtt", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
 			 "options": {"realm": "realm1", "payload_mapping": {"": {"type": "native", "serializer": "json"}}}},
 			{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {"ws": {"type": "websocket"}}}]}]}`
-	cfg, _, err := config.Loader{}.Parse([]byte(doc), config.JSON)
-	if err != nil {
-		b.Fatal(err)
-	}
-	n, err := New(cfg, Options{Dir: b.TempDir(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		b.Fatal(err)
-	}
+	n := benchNode(b, doc)
 	ctx := context.Background()
-	if err := n.Start(ctx); err != nil {
-		b.Fatal(err)
-	}
-	defer n.Stop(ctx)
 	addrs := map[string]string{}
 	for _, l := range n.Listeners() {
 		addrs[l.Transport] = l.Address
@@ -92,4 +81,23 @@ func benchJoin(b *testing.B, ctx context.Context, kind, addr string) *client.Ses
 		b.Fatal(err)
 	}
 	return s
+}
+
+// benchNode starts a node of the JSON config doc, quiet, stopped when
+// the benchmark ends.
+func benchNode(b *testing.B, doc string) *Node {
+	b.Helper()
+	cfg, _, err := config.Loader{}.Parse([]byte(doc), config.JSON)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, err := New(cfg, Options{Dir: b.TempDir(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := n.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { n.Stop(context.Background()) })
+	return n
 }
