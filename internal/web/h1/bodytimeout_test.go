@@ -203,13 +203,7 @@ func TestWriteDeadlinePerRequest(t *testing.T) {
 			if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
 				t.Fatal(err)
 			}
-			resp, err := http.ReadResponse(br, nil)
-			if err != nil {
-				t.Fatalf("GET %s: %v", path, err)
-			}
-			if body, _ := io.ReadAll(resp.Body); string(body) != "ok" {
-				t.Fatalf("GET %s: body %q", path, body)
-			}
+			answeredOK(t, br, path)
 		}
 		for range 3 {
 			get("/")
@@ -268,13 +262,7 @@ func TestIdleDeadlinePerRequest(t *testing.T) {
 					} else if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
 						t.Fatal(err)
 					}
-					resp, err := http.ReadResponse(br, nil)
-					if err != nil {
-						t.Fatalf("GET %s: %v", path, err)
-					}
-					if body, _ := io.ReadAll(resp.Body); string(body) != "ok" {
-						t.Fatalf("GET %s: body %q", path, body)
-					}
+					answeredOK(t, br, path)
 					synctest.Wait() // the engine waits for the next request
 				}
 				get("/")
@@ -301,5 +289,18 @@ func TestIdleDeadlinePerRequest(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// answeredOK reads the answer to the request for path from br and checks
+// that its body is "ok".
+func answeredOK(t *testing.T, br *bufio.Reader, path string) {
+	t.Helper()
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if body, _ := io.ReadAll(resp.Body); string(body) != "ok" {
+		t.Fatalf("%s: body %q", path, body)
 	}
 }
