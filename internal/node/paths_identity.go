@@ -110,8 +110,8 @@ func (env *pathEnv) jwtOptions(jp string, j *config.JWTAuth) (*httpauth.JWTOptio
 }
 
 // readKeyFile reads a key file of a path service (relative to the node
-// directory) and keeps what it read with the listener, whose reload
-// compares it with the file then.
+// directory) and keeps what it read with the listener: a reload compares
+// it with what the next config's build read.
 func (env *pathEnv) readKeyFile(name string) ([]byte, error) {
 	name = env.b.resolve(name)
 	data, err := os.ReadFile(name)
@@ -124,12 +124,11 @@ func (env *pathEnv) readKeyFile(name string) ([]byte, error) {
 	return data, err
 }
 
-// changedKeyFile returns a key file of l's path services that no longer
-// holds what was read when they were built (or no longer reads), or "".
-func (l *listenerUnit) changedKeyFile() string {
-	for _, name := range slices.Sorted(maps.Keys(l.keyFiles)) {
-		data, err := os.ReadFile(name)
-		if err != nil || string(data) != l.keyFiles[name] {
+// changedKeyFile returns a key file that holds in now (a build of the
+// next config) other than it held in was, or "".
+func changedKeyFile(was, now map[string]string) string {
+	for _, name := range slices.Sorted(maps.Keys(now)) {
+		if old, ok := was[name]; !ok || old != now[name] {
 			return name
 		}
 	}

@@ -189,8 +189,8 @@ func (r *reloader) transports(path string, ru *routerUnit, old, ts []config.Tran
 		tp := fmt.Sprintf("%s.transports[%d]", path, i)
 		switch {
 		case sameExcept(reflect.ValueOf(old[i]), reflect.ValueOf(ts[i]), authType):
-			if l := r.node.listenerAt(tp); l != nil && l.tree != nil {
-				if f := l.changedKeyFile(); f != "" {
+			if l, next := r.node.listenerAt(tp), r.next.listenerAt(tp); l != nil && l.tree != nil && next != nil {
+				if f := changedKeyFile(l.keyFiles, next.keyFiles); f != "" {
 					r.webPaths(r.ctx, tp, ru, ts[i].(*config.WebTransport), "key file "+f+" changed")
 				}
 			}
