@@ -293,13 +293,17 @@ func sameMaps(a, b reflect.Value, skip reflect.Type) bool {
 	return true
 }
 
-// certificates reads every listener's TLS certificate again, the config
-// changed or not (a renewed certificate keeps its file names). One that
-// fails to load stays as it was, reported in Failed.
+// certificates reads every listener's TLS certificate and client CAs
+// again, the config changed or not (a renewed certificate keeps its file
+// names). One that fails to load stays as it was, reported in Failed.
 func (r *reloader) certificates() {
 	for _, o := range r.node.certs {
 		if err := o.Reload(); err != nil {
 			r.report.Failed = append(r.report.Failed, Change{o.CertFile, err.Error()})
+			continue
+		}
+		if len(o.ClientCAFiles) > 0 {
+			r.applied(o.CertFile, "TLS certificate and client CAs read again")
 			continue
 		}
 		r.applied(o.CertFile, "TLS certificate read again")

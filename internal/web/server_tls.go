@@ -30,6 +30,10 @@ type TLSOptions struct {
 	// cert is the certificate the config of Load serves, which Reload
 	// replaces; nil before Load.
 	cert atomic.Pointer[tls.Certificate]
+	// clientCAs is the pool of ClientCAFiles that handshakes verify
+	// client certificates against, which Reload replaces when the files'
+	// certificates changed; nil without ClientCAFiles.
+	clientCAs atomic.Pointer[x509.CertPool]
 }
 
 // Load reads the files into a tls.Config for a listener (TLS 1.2 or
@@ -48,12 +52,15 @@ func (o *TLSOptions) Load() (*tls.Config, error) {
 // NewServer that come from its TLS files.
 var ErrTLS = errors.New("web: tls")
 
-// Reload reads the certificate, key and chain files again: the
-// handshakes that start afterwards, on the configs Load returned, present
-// the new certificate (tls.Config.GetCertificate), and connections
-// already open keep theirs. On an error (a file missing, a key that does
-// not match) the certificate in use stays and the error names the file.
-// Safe for concurrent use with handshakes; no-op before Load.
+// Reload reads the certificate, key, chain and client CA files again:
+// the handshakes that start afterwards, on the configs Load returned,
+// present the new certificate (tls.Config.GetCertificate) and verify
+// client certificates against the new CAs (tls.Config.GetConfigForClient),
+// and connections already open keep what they were verified with. On an
+// error (a file missing, a key that does not match, a CA file without a
+// certificate) the certificate and the CAs in use both stay, and the
+// error names the file. Safe for concurrent use with handshakes; no-op
+// before Load.
 func (o *TLSOptions) Reload() error {
 	if o.cert.Load() == nil {
 		return nil
@@ -62,7 +69,16 @@ func (o *TLSOptions) Reload() error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrTLS, err)
 	}
+	var pool *x509.CertPool
+	if len(o.ClientCAFiles) > 0 {
+		if pool, err = LoadCAs(o.ClientCAFiles); err != nil {
+			return fmt.Errorf("%w: %w", ErrTLS, err)
+		}
+	}
 	o.cert.Store(cert)
+	if pool != nil && !pool.Equal(o.clientCAs.Load()) {
+		o.clientCAs.Store(pool)
+	}
 	return nil
 }
 
@@ -96,10 +112,35 @@ func (o *TLSOptions) load() (*tls.Config, error) {
 		if err != nil {
 			return nil, err
 		}
+		o.clientCAs.Store(pool)
 		cfg.ClientCAs = pool
 		cfg.ClientAuth = tls.VerifyClientCertIfGiven
+		cfg.GetConfigForClient = o.reloadedCAs(cfg)
 	}
 	return cfg, nil
+}
+
+// reloadedCAs is the GetConfigForClient of base, a config of Load with
+// client CAs: nil (base as it is) while the CAs are those of base, else
+// a copy of base with the CAs Reload read last. The copy is made at the
+// first handshake after a Reload changed the CAs, and so has what was
+// added to base after Load (Server's ALPN protocol).
+func (o *TLSOptions) reloadedCAs(base *tls.Config) func(*tls.ClientHelloInfo) (*tls.Config, error) {
+	var reloaded atomic.Pointer[tls.Config]
+	return func(*tls.ClientHelloInfo) (*tls.Config, error) {
+		pool := o.clientCAs.Load()
+		if pool == base.ClientCAs {
+			return nil, nil
+		}
+		if c := reloaded.Load(); c != nil && c.ClientCAs == pool {
+			return c, nil
+		}
+		c := base.Clone()
+		c.ClientCAs = pool
+		c.GetConfigForClient = nil
+		reloaded.Store(c)
+		return c, nil
+	}
 }
 
 // LoadKeyPair reads a PEM certificate (and its chain) and its private
