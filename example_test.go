@@ -75,6 +75,45 @@ func ExampleRouterConfig() {
 	// Output: hello, world anonymous
 }
 
+// A backend session that lasts: Connect's Client joins again, and
+// registers its procedure again, whenever the router ends its session
+// (wamp.session.kill, a reload that changed its realm).
+func ExampleNode_Connect() {
+	ctx := context.Background()
+	node, err := junction.Start(ctx, junction.RouterConfig("realm1"), junction.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer node.Stop(ctx)
+	add := func(ctx context.Context, inv *client.Invocation) (*client.Result, error) {
+		a, _ := wamp.AsInt(inv.Args[0])
+		b, _ := wamp.AsInt(inv.Args[1])
+		return &client.Result{Args: wamp.List{a + b}}, nil
+	}
+
+	backend, err := node.Connect(ctx, "", client.Config{Realm: "realm1", AuthID: "backend"},
+		client.ReconnectOptions{OnJoin: func(s *client.Session) { log.Print("joined as ", s.ID()) }})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer backend.Close()
+	_, err = backend.Register(ctx, "com.example.add", add, nil) // renewed on every rejoin
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	caller, err := node.Join(ctx, client.Config{Realm: "realm1"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := caller.Call(ctx, "com.example.add", wamp.List{2, 3}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Args[0])
+	// Output: 5
+}
+
 // A program that runs a node from its configuration file until SIGINT or
 // SIGTERM, as "junction start" does.
 func ExampleRun() {

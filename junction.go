@@ -9,6 +9,7 @@ import (
 
 	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/node"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // DefaultStopTimeout bounds the graceful stop of Run, and of a node that
@@ -16,7 +17,8 @@ import (
 // start" after SIGTERM.
 const DefaultStopTimeout = 10 * time.Second
 
-// ErrNotRunning is returned by Node.Join after the node has stopped.
+// ErrNotRunning is returned by Node.Join, JoinAs and Connect after the
+// node has stopped (Connect: once it began to stop).
 var ErrNotRunning = errors.New("junction: the node is not running")
 
 // Options configure a node. The zero value logs nothing, resolves
@@ -52,6 +54,8 @@ type Node struct {
 	once        sync.Once
 	done        chan struct{} // closed once the node has stopped
 	err         error         // why; set before done is closed
+	stopOnce    sync.Once
+	stopping    chan struct{} // closed when the node begins to stop: the Clients of Connect close
 }
 
 // Listener is a listening transport of a node, with its real address (the
@@ -85,7 +89,7 @@ func Start(ctx context.Context, cfg *Config, opts Options) (*Node, error) {
 	if err := n.Start(ctx); err != nil {
 		return nil, err
 	}
-	nd := &Node{n: n, stopTimeout: opts.stopTimeout(), done: make(chan struct{})}
+	nd := &Node{n: n, stopTimeout: opts.stopTimeout(), done: make(chan struct{}), stopping: make(chan struct{})}
 	go nd.watch(n.ShutdownRequested(), n.ShutdownErr)
 	return nd, nil
 }
@@ -118,6 +122,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) error {
 // waiting and Stop returns ctx's error. A second Stop waits for the first
 // and returns nil.
 func (n *Node) Stop(ctx context.Context) error {
+	n.beginStop()
 	err := n.n.Stop(ctx)
 	n.finish(nil)
 	return err
@@ -143,6 +148,7 @@ func (n *Node) Err() error {
 func (n *Node) watch(requested <-chan struct{}, why func() error) {
 	select {
 	case <-requested:
+		n.beginStop()
 		ctx, cancel := context.WithTimeout(context.Background(), n.stopTimeout)
 		err := n.n.Stop(ctx)
 		cancel()
@@ -150,6 +156,9 @@ func (n *Node) watch(requested <-chan struct{}, why func() error) {
 	case <-n.done:
 	}
 }
+
+// beginStop closes stopping, the first time.
+func (n *Node) beginStop() { n.stopOnce.Do(func() { close(n.stopping) }) }
 
 // finish records why the node stopped and closes done, the first time.
 func (n *Node) finish(err error) {
@@ -196,7 +205,8 @@ func (n *Node) Listeners() []Listener {
 // *wamp.RequestError wamp.error.no_such_realm, a role the realm lacks an
 // error wrapping one with wamp.error.no_such_role, and a node that has
 // stopped ErrNotRunning. ctx bounds the join only.
-// The session is the caller's to Leave or Close; it does not reconnect.
+// The session is the caller's to Leave or Close; it does not rejoin when
+// it ends (Connect's does).
 func (n *Node) Join(ctx context.Context, cfg client.Config) (*client.Session, error) {
 	return n.JoinAs(ctx, "anonymous", cfg)
 }
@@ -210,8 +220,52 @@ func (n *Node) JoinAs(ctx context.Context, role string, cfg client.Config) (*cli
 		role = "anonymous"
 	}
 	s, err := n.n.Join(ctx, role, cfg)
-	if errors.Is(err, node.ErrNotRunning) {
-		return nil, ErrNotRunning
+	return s, notRunning(err)
+}
+
+// Connect is JoinAs (role "" is "anonymous") for a session that lasts: a
+// client.Client over in-process connections which, whenever its session
+// ends other than by the Client's Close or Leave (killed with
+// wamp.session.kill, its realm removed by a reload, every session of its
+// authid or role killed), joins again after opts's backoff and renews its
+// registrations and subscriptions, as a Client over a socket does after a
+// connection loss (see client.Connect; opts.OnJoin and OnLeave apply).
+// The Client closes when the node begins to stop: its session ends then
+// without GOODBYE, and it does not rejoin. ctx bounds the first join
+// only, which fails as JoinAs does (with opts.RetryFirst, it is retried
+// with backoff until it succeeds or ctx ends); after the node began to
+// stop, Connect returns ErrNotRunning.
+func (n *Node) Connect(ctx context.Context, role string, cfg client.Config, opts client.ReconnectOptions) (*client.Client, error) {
+	if role == "" {
+		role = "anonymous"
 	}
-	return s, err
+	select {
+	case <-n.stopping:
+		return nil, ErrNotRunning
+	default:
+	}
+	dial := func(context.Context) (wamp.Peer, error) {
+		p, err := n.n.Dial(role, cfg)
+		return p, notRunning(err)
+	}
+	c, err := client.Connect(ctx, dial, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		select {
+		case <-n.stopping:
+			c.Close()
+		case <-c.Done():
+		}
+	}()
+	return c, nil
+}
+
+// notRunning is err, or ErrNotRunning for the internal node's.
+func notRunning(err error) error {
+	if errors.Is(err, node.ErrNotRunning) {
+		return ErrNotRunning
+	}
+	return err
 }

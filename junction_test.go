@@ -3,13 +3,16 @@ package junction_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/junction-wamp/junction"
 	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/internal/logtest"
 	"github.com/junction-wamp/junction/internal/transport/rawsocket"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
 	"github.com/junction-wamp/junction/wamp"
@@ -289,5 +292,65 @@ func TestJoinDuringStop(t *testing.T) {
 		if err := <-errs; err == nil {
 			t.Error("a join failed without an error")
 		}
+	}
+}
+
+// TestConnect: Connect's in-process session joins again when the router
+// kills it, with its registration renewed, and its Client closes when
+// the node stops, without logging a failed redial; Connect fails as Join
+// does for a realm the node lacks, and after the stop.
+func TestConnect(t *testing.T) {
+	n := startSockets(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	var log logtest.Log
+	cfg := client.Config{Realm: "realm1", AuthID: "backend", Logger: log.Logger(slog.LevelInfo)}
+	joins := make(chan *client.Session, 4)
+	c, err := n.Connect(t.Context(), "", cfg, client.ReconnectOptions{MinBackoff: time.Millisecond,
+		OnJoin: func(s *client.Session) { joins <- s }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo := func(_ context.Context, inv *client.Invocation) (*client.Result, error) {
+		return &client.Result{Args: inv.Args}, nil
+	}
+	if _, err := c.Register(t.Context(), "com.example.echo", echo, nil); err != nil {
+		t.Fatal(err)
+	}
+	first := next(ctx, t, joins)
+	if d := first.Details(); d["authid"] != "backend" || d["authrole"] != "anonymous" {
+		t.Errorf("details %v, want authid backend, authrole anonymous", d)
+	}
+
+	admin := joined(t)(n.JoinAs(t.Context(), "trusted", client.Config{Realm: "realm1"}))
+	if _, err := admin.Call(t.Context(), "wamp.session.kill", wamp.List{first.ID()}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if second := next(ctx, t, joins); second.ID() == first.ID() {
+		t.Fatal("OnJoin again with the killed session")
+	}
+	caller := joinWS(t, n)
+	if r, err := caller.Call(t.Context(), "com.example.echo", wamp.List{"hi"}, nil); err != nil || len(r.Args) != 1 || r.Args[0] != "hi" {
+		t.Errorf("call after the rejoin: %v, %v", r, err)
+	}
+
+	var re *wamp.RequestError
+	if _, err := n.Connect(t.Context(), "", client.Config{Realm: "realm2"}, client.ReconnectOptions{}); !errors.As(err, &re) || re.URI != wamp.ErrNoSuchRealm {
+		t.Errorf("Connect to a realm the node lacks: %v, want %s", err, wamp.ErrNoSuchRealm)
+	}
+
+	if err := n.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.Done():
+	case <-ctx.Done():
+		t.Fatal("the Client did not close when the node stopped")
+	}
+	if lines := log.Lines(t, "client: connect failed"); len(lines) != 0 {
+		t.Errorf("redials after the stop: %v", lines)
+	}
+	if _, err := n.Connect(t.Context(), "", cfg, client.ReconnectOptions{}); !errors.Is(err, junction.ErrNotRunning) {
+		t.Errorf("Connect after Stop: %v, want ErrNotRunning", err)
 	}
 }

@@ -86,13 +86,14 @@ func TestJoinUnencodable(t *testing.T) {
 }
 
 // next returns the next value on ch, or fails t when ctx ends first.
-func next(ctx context.Context, t *testing.T, ch <-chan any) any {
+func next[T any](ctx context.Context, t *testing.T, ch <-chan T) T {
 	t.Helper()
 	select {
 	case v := <-ch:
 		return v
 	case <-ctx.Done():
-		t.Fatal("no event")
-		return nil
+		t.Fatalf("nothing on a %T channel", ch)
+		var zero T
+		return zero
 	}
 }

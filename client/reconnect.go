@@ -252,6 +252,9 @@ func (c *Client) session(ctx context.Context) (*Session, error) {
 	}
 }
 
+// Done is closed once the client has stopped: after Close or Leave.
+func (c *Client) Done() <-chan struct{} { return c.stopped }
+
 // Close stops reconnecting and closes the current session (without
 // GOODBYE); requests waiting for a session return ErrClosed.
 func (c *Client) Close() error {

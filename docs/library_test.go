@@ -42,10 +42,37 @@ func showsFile(t *testing.T, page, file string) {
 	}
 }
 
-// TestLibraryRunSnippet: the page's "run a node from a file" snippet is
-// the body of the root package's ExampleRun, which go vet and go test
-// compile.
-func TestLibraryRunSnippet(t *testing.T) {
+// TestLibrarySnippets: the page's snippets are parts of the root
+// package's examples, which go vet and go test compile (and run, for one
+// with an Output comment): "run a node from a file" is ExampleRun's body,
+// the lasting backend session the lines of ExampleNode_Connect from its
+// Connect to its Register's check.
+func TestLibrarySnippets(t *testing.T) {
+	for _, tt := range []struct{ example, from, to string }{
+		{"ExampleRun", "", ""},
+		{"ExampleNode_Connect", "backend, err := node.Connect", "\n\n"},
+	} {
+		t.Run(tt.example, func(t *testing.T) {
+			snippet := exampleBody(t, tt.example)
+			if tt.from != "" {
+				_, rest, ok := strings.Cut(snippet, tt.from)
+				part, _, ok2 := strings.Cut(rest, tt.to)
+				if !ok || !ok2 {
+					t.Fatalf("%s has no lines from %q to %q", tt.example, tt.from, tt.to)
+				}
+				snippet = tt.from + part + "\n"
+			}
+			if !strings.Contains(readPage(t, library), "```go\n"+snippet+"```\n") {
+				t.Errorf("%s does not show %s's lines:\n%s", library, tt.example, snippet)
+			}
+		})
+	}
+}
+
+// exampleBody returns the body of the root package's example function
+// name, unindented once.
+func exampleBody(t *testing.T, name string) string {
+	t.Helper()
 	const file = "../example_test.go"
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, file, nil, 0)
@@ -58,10 +85,10 @@ func TestLibraryRunSnippet(t *testing.T) {
 	}
 	i := slices.IndexFunc(f.Decls, func(d ast.Decl) bool {
 		fn, ok := d.(*ast.FuncDecl)
-		return ok && fn.Name.Name == "ExampleRun"
+		return ok && fn.Name.Name == name
 	})
 	if i < 0 {
-		t.Fatalf("%s has no ExampleRun", file)
+		t.Fatalf("%s has no %s", file, name)
 	}
 	body := f.Decls[i].(*ast.FuncDecl).Body
 	code := string(src[fset.Position(body.Lbrace).Offset+2 : fset.Position(body.Rbrace).Offset])
@@ -69,9 +96,7 @@ func TestLibraryRunSnippet(t *testing.T) {
 	for line := range strings.Lines(code) {
 		snippet.WriteString(strings.TrimPrefix(line, "\t"))
 	}
-	if !strings.Contains(readPage(t, library), "```go\n"+snippet.String()+"```\n") {
-		t.Errorf("%s does not show ExampleRun's body:\n%s", library, snippet.String())
-	}
+	return snippet.String()
 }
 
 // TestLibraryStableNames: the page's list of what is stable names every

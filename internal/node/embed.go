@@ -24,13 +24,25 @@ import (
 // router worker serves fails with wamp.error.no_such_realm; a role the
 // realm does not define with wamp.error.no_such_role.
 func (n *Node) Join(ctx context.Context, role string, cfg client.Config) (*client.Session, error) {
+	p, err := n.Dial(role, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return client.Join(ctx, p, cfg)
+}
+
+// Dial is Join's connection: an in-memory peer attached to the router
+// worker that serves cfg.Realm, on which a join of cfg.Realm as Join
+// describes succeeds. It fails as Join does when the node does not run or
+// no router worker serves the realm.
+func (n *Node) Dial(role string, cfg client.Config) (wamp.Peer, error) {
 	ru, err := n.routerOf(string(cfg.Realm))
 	if err != nil {
 		return nil, err
 	}
 	anon := auth.NewAnonymous(auth.AnonymousOptions{Role: role, AuthID: cfg.AuthID})
 	gate := ru.router.NewGate(router.GateOptions{Auths: []auth.Authenticator{anon}, JoinTimeout: -1})
-	return client.Join(ctx, embeddedPeer(gate), cfg)
+	return embeddedPeer(gate), nil
 }
 
 // embeddedPeer makes an in-memory pair, attaches one end to gate on a
