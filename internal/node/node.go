@@ -51,6 +51,7 @@ type Node struct {
 	proxies    []proxyUnit       // the reverse proxies and WebSocket reverse proxies
 	services   []serviceUnit     // the bridge path services and proxies, for Stats
 	archives   []*archiveUnit    // the archive path services, opened at start
+	longPolls  []*longPollUnit   // the long-poll path services
 	shutdown   *shutdownPolicy   // when a worker's exit stops the node
 	guests     []*guestUnit      // the guest workers, in config order
 	warnings   []config.Warning  // of the build; see Warnings

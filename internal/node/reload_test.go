@@ -19,6 +19,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/transport/longpoll"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
 	"github.com/junction-wamp/junction/wamp"
 )
@@ -475,4 +476,55 @@ func newECKey(t *testing.T) *ecdsa.PrivateKey {
 func signedToken(t *testing.T, key *ecdsa.PrivateKey, kid, aud string) string {
 	t.Helper()
 	return aliceToken(t, jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: key, KeyID: kid}}, aud)
+}
+
+// TestReloadKeepsLongPoll: a reload that builds a web transport's paths
+// anew keeps the sessions of a long-poll service it did not change (the
+// client's next requests reach the same transport through the new tree);
+// one that changes the service's options ends them.
+func TestReloadKeepsLongPoll(t *testing.T) {
+	const lp = `"lp": {"type": "longpoll"}, `
+	n := start(t, reloadConfig(t, reloadDoc, "PATHS", lp), t.TempDir())
+	base := "http://" + address(t, n, web0)
+	p, err := longpoll.Dial(testCtx(t), base+"/lp", "wamp.2.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := client.Join(testCtx(t), p, client.Config{Realm: "realm1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	events := make(chan *client.Event, 1)
+	if _, err := s.Subscribe(testCtx(t), "com.lp.topic", func(ev *client.Event) { events <- ev }, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	rep := reload(t, n, "PATHS", lp+`"info": {"type": "json", "value": 1}, `)
+	if got := paths(rep.Applied); !slices.Equal(got, []string{web0 + ".paths"}) {
+		t.Fatalf("applied %v, want %s.paths", got, web0)
+	}
+	alive(t, s)
+	if u := n.longPollAt(web0 + ".paths.lp"); u == nil || u.h.Stopping() {
+		t.Error("the long-poll handler taken over was shut down with the old tree")
+	}
+	ws := mustWS(t, "ws://"+address(t, n, web0)+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
+	if _, err := ws.Publish(testCtx(t), "com.lp.topic", wamp.List{"after"}, nil, wamp.Dict{"acknowledge": true}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-events:
+		if len(ev.Args) != 1 || ev.Args[0] != "after" {
+			t.Errorf("event %v", ev.Args)
+		}
+	case <-testCtx(t).Done():
+		t.Fatal("the long-poll session got no event after the reload")
+	}
+
+	reload(t, n, "PATHS", `"lp": {"type": "longpoll", "options": {"request_timeout": 5}}, `)
+	select {
+	case <-s.Done():
+	case <-testCtx(t).Done():
+		t.Fatal("the long-poll session outlived a change of its service")
+	}
 }

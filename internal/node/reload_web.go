@@ -65,8 +65,10 @@ func (r *reloader) webPaths(ctx context.Context, path string, ru *routerUnit, t 
 	}
 	// The old tree's long requests end now, not when their clients leave:
 	// dashboard streams (the page reconnects, to the new tree) and held
-	// long-poll receives. Its functions stay registered with the server,
-	// which calls them again at its shutdown, harmlessly.
+	// long-poll receives, but for the long-poll services the new tree took
+	// over. Its functions stay registered with the server, which calls
+	// them again at its shutdown, harmlessly.
+	r.node.handOverLongPolls(paths+".", staged)
 	oldShutdown := l.onShutdown
 	l.onShutdown = scratch.onShutdown
 	for _, f := range oldShutdown {
@@ -140,8 +142,10 @@ func (n *Node) replaceServices(prefix string, staged *Node) *Node {
 	services, _ := split(n.services, func(s serviceUnit) bool { return under(s.path) })
 	n.proxies, old.proxies = split(n.proxies, func(p proxyUnit) bool { return under(p.path) })
 	n.archives, old.archives = split(n.archives, func(a *archiveUnit) bool { return under(a.path) })
+	n.longPolls, _ = split(n.longPolls, func(u *longPollUnit) bool { return under(u.path) })
 	n.proxies = append(n.proxies, staged.proxies...)
 	n.archives = append(n.archives, staged.archives...)
+	n.longPolls = append(n.longPolls, staged.longPolls...)
 	old.sessions = oldSessions
 	n.mu.Lock() // Readiness and Stats read these at any time (live)
 	n.sessions = append(sessions, staged.sessions...)

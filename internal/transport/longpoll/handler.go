@@ -257,7 +257,9 @@ func (h *Handler) Shutdown() {
 	}
 }
 
-func (h *Handler) isStopping() bool {
+// Stopping reports whether Shutdown was called: receives are no longer
+// held.
+func (h *Handler) Stopping() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.stopping

@@ -68,7 +68,7 @@ func (t *transport) serveReceive(w http.ResponseWriter, r *http.Request) {
 	if f := beforeHold.Load(); f != nil {
 		(*f)()
 	}
-	if !ok && !gone && !t.h.isStopping() {
+	if !ok && !gone && !t.h.Stopping() {
 		body, gone = t.hold(r)
 	}
 	if gone {
