@@ -1,6 +1,8 @@
 package docs
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -35,12 +37,19 @@ func TestClusterWalkthrough(t *testing.T) {
 		rewrite(t, cfg)
 		cfgs[i] = cfg
 	}
-	nodes := make([]*node.Node, 3)
+	// The nodes start together (each waits for the cluster's table),
+	// within the bound the node package's cluster tests give.
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	nodes, errs := make([]*node.Node, 3), make([]error, 3)
 	var wg sync.WaitGroup
 	for i, cfg := range cfgs {
-		wg.Go(func() { nodes[i] = startNode(t, cfg) })
+		wg.Go(func() { nodes[i], errs[i] = launch(t, ctx, cfg) })
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
 	for i, n := range nodes {
 		deadline := time.Now().Add(testTimeout)
 		r := n.Readiness()

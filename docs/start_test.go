@@ -3,6 +3,7 @@ package docs
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -64,19 +65,30 @@ func startExample(t *testing.T, name string, edits ...func(*config.Config)) *run
 // startNode starts cfg and stops it at the end of the test.
 func startNode(t *testing.T, cfg *config.Config) *node.Node {
 	t.Helper()
+	n, err := launch(t, testCtx(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// launch builds and starts cfg within ctx, to be stopped at the end of
+// the test; unlike startNode, it may run on another goroutine than the
+// test's.
+func launch(t *testing.T, ctx context.Context, cfg *config.Config) (*node.Node, error) {
 	n, err := node.New(cfg, node.Options{Dir: t.TempDir(), Logger: testLogger(t)})
 	if err != nil {
-		t.Fatalf("node.New: %v", err)
+		return nil, fmt.Errorf("node.New: %w", err)
 	}
-	if err := n.Start(testCtx(t)); err != nil {
-		t.Fatalf("Start: %v", err)
+	if err := n.Start(ctx); err != nil {
+		return nil, fmt.Errorf("Start: %w", err)
 	}
 	t.Cleanup(func() {
 		if err := n.Stop(context.Background()); err != nil {
 			t.Errorf("Stop: %v", err)
 		}
 	})
-	return n
+	return n, nil
 }
 
 // splitWorkers returns cfg's router workers and, when it has any, its
