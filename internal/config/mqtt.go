@@ -19,8 +19,8 @@ type MQTTOptions struct {
 	// Realm is "realm" (required): the realm every session joins.
 	Realm string
 	// Auth is "auth", as Crossbar 26 has it (21.3.1 refuses the key):
-	// username and password as ticket, anonymous otherwise. Default
-	// anonymous with Role.
+	// username and password as ticket, else a TLS client certificate as
+	// tls, anonymous otherwise. Default anonymous with Role.
 	Auth Auth
 	// Role is "role" (default "anonymous"): the anonymous role when
 	// "auth" is not given.
