@@ -140,6 +140,9 @@ func (d *decoder) realm(path string, v any) *Realm {
 	})
 	r.Options = d.realmOptions(o)
 	r.Store = d.store(o)
+	if r.Store != nil && len(r.Store.EventHistory) > 0 && !r.Options.EnableMetaAPI {
+		d.warnf(path+".store.event-history", "the realm's meta API is off (options.enable_meta_api): nobody can read these events (wamp.subscription.get_events is a meta procedure)")
+	}
 	r.Stats = d.realmStats(o)
 	r.RLinks = d.rlinks(o)
 	o.ignored("trace", ": Crossbar does not use it either")

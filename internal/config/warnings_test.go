@@ -85,6 +85,9 @@ var warningTests = []ruleTest{
 	{"chunk size", realmOptionsDoc(`"event_dispatching_chunk_size": 100`), r0 + ".options.event_dispatching_chunk_size", "ignored: each receiver has its own outbound queue"},
 	{"bridge_meta_api", realmOptionsDoc(`"bridge_meta_api": true`), r0 + ".options.bridge_meta_api", "ignored: router links do not forward the meta API"},
 	{"bridge_meta_api false", realmOptionsDoc(`"bridge_meta_api": false`), "", ""},
+	{"history without meta API", top(`{"type": "router", "realms": [{"name": "r", "options": {"enable_meta_api": false},
+		"store": {"type": "memory", "event-history": [{"uri": "com.x"}]}}]}`), r0 + ".store.event-history", "nobody can read these events"},
+	{"history with meta API", storeDoc(`{"type": "memory", "event-history": [{"uri": "com.x"}]}`), "", ""},
 	{"realm trace", top(`{"type": "router", "realms": [{"name": "r", "trace": true}]}`), r0 + ".trace", "ignored: Crossbar does not use it either"},
 	{"permission cache", perm(`{"uri": "a", "cache": true}`), "", ""},
 
