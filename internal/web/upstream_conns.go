@@ -266,9 +266,10 @@ type upstreamConn struct {
 
 	// What readSimple fills, reused by each exchange: valid until the
 	// next one (serveDirect is done with them at release).
-	resp   http.Response
-	header http.Header
-	body   fixedBody
+	resp     http.Response
+	header   http.Header
+	body     fixedBody
+	inClient bool // resp.Header is the client's answer header (see readSimple)
 }
 
 // newUpstreamConn wraps a freshly dialed connection.
@@ -328,6 +329,7 @@ func (c *upstreamConn) Read(p []byte) (int, error) {
 // answers on to w as they come, within the header timeout (see
 // awaitHead). Each header block may take maxHdr bytes.
 func (c *upstreamConn) readFinal(w http.ResponseWriter, r *http.Request, maxHdr int64, timeout time.Duration) (*http.Response, error) {
+	c.inClient = false
 	for i := range upstreamMax1xx {
 		c.limit = maxHdr
 		if i == 0 {
@@ -335,7 +337,7 @@ func (c *upstreamConn) readFinal(w http.ResponseWriter, r *http.Request, maxHdr 
 			if err != nil {
 				return nil, err
 			}
-			if resp := c.readSimple(r, n); resp != nil {
+			if resp := c.readSimple(r, n, w.Header()); resp != nil {
 				c.limit = 1<<63 - 1
 				return resp, nil
 			}
