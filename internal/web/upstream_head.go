@@ -142,7 +142,7 @@ func (f *simpleFields) add(line string) bool {
 	if !found || !validFieldName(name) {
 		return false // also a line that continues the one before
 	}
-	value = strings.Trim(value, " \t")
+	value = trimBlanks(value)
 	if !validFieldValue(value) {
 		return false
 	}
@@ -167,6 +167,18 @@ func (f *simpleFields) add(line string) bool {
 	vv[0] = value
 	f.h[key] = vv
 	return true
+}
+
+// trimBlanks is strings.Trim(s, " \t"), without building the set of
+// the characters to trim at each call.
+func trimBlanks(s string) string {
+	for s != "" && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 // validFieldName reports whether s is a header field name: one or more

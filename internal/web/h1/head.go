@@ -194,6 +194,10 @@ func (x *extra) write(bw *bufio.Writer) {
 
 // writeStatusLine writes "HTTP/1.x code text".
 func writeStatusLine(bw *bufio.Writer, is11 bool, code int) {
+	if is11 && code == http.StatusOK { // nearly every answer's
+		_, _ = bw.WriteString("HTTP/1.1 200 OK\r\n")
+		return
+	}
 	if is11 {
 		_, _ = bw.WriteString("HTTP/1.1 ")
 	} else {
@@ -229,7 +233,7 @@ func writeField(bw *bufio.Writer, k, v string) {
 	if strings.IndexByte(v, '\r') >= 0 || strings.IndexByte(v, '\n') >= 0 { // faster than ContainsAny
 		v = newlineToSpace.Replace(v)
 	}
-	v = strings.Trim(v, " \t")
+	v = trimBlanks(v)
 	_, _ = bw.WriteString(k)
 	_, _ = bw.WriteString(": ")
 	_, _ = bw.WriteString(v)
