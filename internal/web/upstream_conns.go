@@ -152,6 +152,10 @@ func (u *upstreamConns) try(w http.ResponseWriter, r *http.Request, c *upstreamC
 		err = ctx.Err()
 	}
 	if err != nil {
+		if c.inClient {
+			clear(w.Header()) // empty before the answer's fields went in (see readSimple)
+			c.inClient = false
+		}
 		c.disarm()
 		_ = c.conn.Close()
 		return nil, exchangeError(ctx, c, err)

@@ -854,3 +854,16 @@ func TestReverseProxyDirectHeaderInPlace(t *testing.T) {
 		})
 	}
 }
+
+// TestReverseProxyDirectHeaderInPlaceFailed: an exchange that fails after
+// the answer's fields went into the client's header (the client went
+// away as the answer arrived) leaves none of them in the error answer.
+func TestReverseProxyDirectHeaderInPlaceFailed(t *testing.T) {
+	p, _ := pipeProxy(t, time.Minute, answerOnce("HTTP/1.1 200 OK\r\nSet-Cookie: s=1\r\nContent-Length: 2\r\n\r\nhi"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	a := fetch(ctx, p, "GET", "/")
+	if a.Code != http.StatusBadGateway || a.Header().Get("Set-Cookie") != "" {
+		t.Fatalf("%d, header %v; want 502 without the upstream's fields", a.Code, a.Header())
+	}
+}
