@@ -112,8 +112,9 @@ type ReverseProxyOptions struct {
 // about 10 % less CPU per request, as docs/BENCHMARKS.md measured: 37.3
 // against 41.1 µs). The answer's head is read by the proxy's own parser
 // when it has the shape of nearly every answer to a GET (HTTP/1.1, one
-// Content-Length, plain fields; see readSimple), by http.ReadResponse
-// otherwise, with the same result. A client that goes away closes the
+// Content-Length, plain end-to-end fields; see readSimple), straight into
+// the client's answer header when nothing is in it yet, by
+// http.ReadResponse otherwise, with the same result. A client that goes away closes the
 // upstream connection of an exchange still waiting on it (for the
 // answer, for the rest of its body); an answer that arrives whole within
 // 250 ms costs no watch on the request's context. A pooled connection

@@ -30,7 +30,9 @@ func (p *ReverseProxy) serveDirect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	announced := announceTrailers(w.Header(), resp.Trailer)
-	copyHeader(w.Header(), resp.Header)
+	if !c.inClient { // else the fields are in w's header already
+		copyHeader(w.Header(), resp.Header)
+	}
 	w.WriteHeader(resp.StatusCode)
 	err = copyBody(w, resp)
 	trailer, reuse := resp.Trailer, err == nil && !resp.Close

@@ -116,7 +116,9 @@ func isStaleConnErr(err error) bool {
 
 // get takes an idle connection, or dials one.
 func (u *upstreamConns) get(ctx context.Context) (*upstreamConn, error) {
-	if c := u.idle.get(time.Now()); c != nil {
+	now := time.Now()
+	if c := u.idle.get(now); c != nil {
+		c.taken = now
 		return c, nil
 	}
 	return u.dialConn(ctx)
@@ -150,6 +152,10 @@ func (u *upstreamConns) try(w http.ResponseWriter, r *http.Request, c *upstreamC
 		err = ctx.Err()
 	}
 	if err != nil {
+		if c.inClient {
+			clear(w.Header()) // empty before the answer's fields went in (see readSimple)
+			c.inClient = false
+		}
 		c.disarm()
 		_ = c.conn.Close()
 		return nil, exchangeError(ctx, c, err)
@@ -179,6 +185,7 @@ func (u *upstreamConns) writeAndRead(w http.ResponseWriter, r *http.Request, c *
 	c.nread = 0
 	if len(head) > smallHead {
 		c.arm(r.Context())
+		c.taken = time.Time{} // the write may take a while: awaitHead reads the clock after it
 	}
 	if _, err := c.conn.Write(head); err != nil {
 		return nil, err
@@ -190,9 +197,13 @@ func (u *upstreamConns) writeAndRead(w http.ResponseWriter, r *http.Request, c *
 // arrive whole, and returns its length then; when it has not, it arms the
 // abort on ctx, sets the read deadline of the header timeout (counted
 // from now, the end of the write), for readFinal to read the rest, and
-// returns 0.
+// returns 0. For a connection taken from the pool just before a write
+// that cannot block, now is when it was taken (one clock read less).
 func (c *upstreamConn) awaitHead(ctx context.Context, timeout time.Duration) (int, error) {
-	now := time.Now()
+	now := c.taken
+	if c.taken = (time.Time{}); now.IsZero() {
+		now = time.Now()
+	}
 	var deadline time.Time
 	if timeout > 0 {
 		deadline = now.Add(timeout)
@@ -263,12 +274,14 @@ type upstreamConn struct {
 	limit     int64         // bytes Read may still take
 	idleSince time.Time     // when it went idle; idlePool.mu guards it
 	rd        time.Time     // the read deadline set last (zero: none)
+	taken     time.Time     // when an exchange took it from the pool; zero once awaitHead used it
 
 	// What readSimple fills, reused by each exchange: valid until the
 	// next one (serveDirect is done with them at release).
-	resp   http.Response
-	header http.Header
-	body   fixedBody
+	resp     http.Response
+	header   http.Header
+	body     fixedBody
+	inClient bool // resp.Header is the client's answer header (see readSimple)
 }
 
 // newUpstreamConn wraps a freshly dialed connection.
@@ -328,6 +341,7 @@ func (c *upstreamConn) Read(p []byte) (int, error) {
 // answers on to w as they come, within the header timeout (see
 // awaitHead). Each header block may take maxHdr bytes.
 func (c *upstreamConn) readFinal(w http.ResponseWriter, r *http.Request, maxHdr int64, timeout time.Duration) (*http.Response, error) {
+	c.inClient = false
 	for i := range upstreamMax1xx {
 		c.limit = maxHdr
 		if i == 0 {
@@ -335,7 +349,7 @@ func (c *upstreamConn) readFinal(w http.ResponseWriter, r *http.Request, maxHdr 
 			if err != nil {
 				return nil, err
 			}
-			if resp := c.readSimple(r, n); resp != nil {
+			if resp := c.readSimple(r, n, w.Header()); resp != nil {
 				c.limit = 1<<63 - 1
 				return resp, nil
 			}

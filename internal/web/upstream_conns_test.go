@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -818,4 +820,50 @@ func TestUpstreamConnsDeadlinesPerRequest(t *testing.T) {
 			t.Errorf("past half the delay: %d read deadlines, want 2", n)
 		}
 	})
+}
+
+// TestReverseProxyDirectHeaderInPlace: a simple answer's fields go into
+// the client's answer header as they are, once each, whether that header
+// was empty (parsed into it in place) or already had fields of the
+// handlers in front of the proxy (copied then); hop-by-hop fields never.
+func TestReverseProxyDirectHeaderInPlace(t *testing.T) {
+	const simple = "HTTP/1.1 200 OK\r\nX-Up: a\r\nx-up: b\r\nContent-Length: 2\r\n\r\nhi"
+	tests := []struct {
+		name, raw string
+		before    http.Header // set by a handler in front
+		want      http.Header
+	}{
+		{"simple, empty header", simple, nil,
+			http.Header{"X-Up": {"a", "b"}, "Content-Length": {"2"}}},
+		{"simple, header with fields", simple, http.Header{"X-Up": {"front"}, "X-Front": {"1"}},
+			http.Header{"X-Up": {"front", "a", "b"}, "X-Front": {"1"}, "Content-Length": {"2"}}},
+		{"hop-by-hop, empty header", "HTTP/1.1 200 OK\r\nKeep-Alive: timeout=5\r\nUpgrade: h2c\r\nX-Up: a\r\nContent-Length: 2\r\n\r\nhi", nil,
+			http.Header{"X-Up": {"a"}, "Content-Length": {"2"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, _ := pipeProxy(t, time.Minute, answerEach(tt.raw))
+			for i := range 2 { // a new connection, then the same one again
+				a := &answer{ResponseRecorder: httptest.NewRecorder()}
+				maps.Copy(a.Header(), tt.before.Clone())
+				fetchTo(context.Background(), p, "GET", "/", a)
+				if a.Code != http.StatusOK || a.Body.String() != "hi" || !reflect.DeepEqual(a.Result().Header, tt.want) {
+					t.Fatalf("exchange %d: %d %q %v; want 200 \"hi\" %v", i, a.Code, a.Body, a.Result().Header, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestReverseProxyDirectHeaderInPlaceFailed: an exchange that fails after
+// the answer's fields went into the client's header (the client went
+// away as the answer arrived) leaves none of them in the error answer.
+func TestReverseProxyDirectHeaderInPlaceFailed(t *testing.T) {
+	p, _ := pipeProxy(t, time.Minute, answerOnce("HTTP/1.1 200 OK\r\nSet-Cookie: s=1\r\nContent-Length: 2\r\n\r\nhi"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	a := fetch(ctx, p, "GET", "/")
+	if a.Code != http.StatusBadGateway || a.Header().Get("Set-Cookie") != "" {
+		t.Fatalf("%d, header %v; want 502 without the upstream's fields", a.Code, a.Header())
+	}
 }

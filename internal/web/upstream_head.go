@@ -39,23 +39,34 @@ func finalHeadLen(b []byte) int {
 // of c.br (see finalHeadLen), when it has the shape of nearly every
 // answer to a GET: "HTTP/1.1", a status from 200 on but 204 and 304, one
 // Content-Length and no Transfer-Encoding, Connection, Trailer or Pragma
-// field, plain "Name: value" lines. It returns what http.ReadResponse
-// would (FuzzUpstreamHead holds it to that), in c's reused response,
-// header and body; nil, having read nothing, for any other answer, which
-// http.ReadResponse reads then.
-func (c *upstreamConn) readSimple(r *http.Request, n int) *http.Response {
+// field nor any other hop-by-hop one, plain "Name: value" lines. It
+// returns what http.ReadResponse would (FuzzUpstreamHead holds it to
+// that), in c's reused response and body; nil, having read nothing, for
+// any other answer, which http.ReadResponse reads then.
+//
+// The fields go straight into client, the header of the client's answer,
+// when it is empty: they are all end-to-end, so that copyHeader would
+// copy every one of them as it is (c.inClient says so); into c's own
+// reused map otherwise.
+func (c *upstreamConn) readSimple(r *http.Request, n int, client http.Header) *http.Response {
 	if n == 0 || r.Method != http.MethodGet {
 		return nil
 	}
 	b, _ := c.br.Peek(n)
-	if c.header == nil {
-		c.header = make(http.Header, 8)
+	inClient, h := len(client) == 0, client
+	if !inClient {
+		if c.header == nil {
+			c.header = make(http.Header, 8)
+		}
+		clear(c.header)
+		h = c.header
 	}
-	clear(c.header)
-	status, code, length, ok := parseSimpleHead(b, c.header)
+	status, code, length, ok := parseSimpleHead(b, h)
 	if !ok {
+		clear(h) // client was empty before, c.header is c's own
 		return nil
 	}
+	c.inClient = inClient
 	_, _ = c.br.Discard(n)
 	c.resp = http.Response{
 		Status:        status,
@@ -63,7 +74,7 @@ func (c *upstreamConn) readSimple(r *http.Request, n int) *http.Response {
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        c.header,
+		Header:        h,
 		Body:          http.NoBody,
 		ContentLength: length,
 		Request:       r,
@@ -131,15 +142,15 @@ func (f *simpleFields) add(line string) bool {
 	if !found || !validFieldName(name) {
 		return false // also a line that continues the one before
 	}
-	value = strings.Trim(value, " \t")
+	value = trimBlanks(value)
 	if !validFieldValue(value) {
 		return false
 	}
 	key := http.CanonicalHeaderKey(name) // name itself when canonical already
-	switch key {
-	case "Connection", "Transfer-Encoding", "Trailer", "Pragma":
+	if hopByHop(key, nil) || key == "Pragma" {
 		return false
-	case "Content-Length":
+	}
+	if key == "Content-Length" {
 		if f.length >= 0 {
 			return false
 		}
@@ -156,6 +167,18 @@ func (f *simpleFields) add(line string) bool {
 	vv[0] = value
 	f.h[key] = vv
 	return true
+}
+
+// trimBlanks is strings.Trim(s, " \t"), without building the set of
+// the characters to trim at each call.
+func trimBlanks(s string) string {
+	for s != "" && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 // validFieldName reports whether s is a header field name: one or more

@@ -37,6 +37,11 @@ func TestParseSimpleHead(t *testing.T) {
 		{"connection", "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 5" + body, false},
 		{"trailer", "HTTP/1.1 200 OK\r\nTrailer: X-T\r\nContent-Length: 5" + body, false},
 		{"pragma", "HTTP/1.1 200 OK\r\nPragma: no-cache\r\nContent-Length: 5" + body, false},
+		{"keep-alive", "HTTP/1.1 200 OK\r\nKeep-Alive: timeout=5\r\nContent-Length: 5" + body, false},
+		{"upgrade", "HTTP/1.1 200 OK\r\nupgrade: h2c\r\nContent-Length: 5" + body, false},
+		{"proxy-authenticate", "HTTP/1.1 200 OK\r\nProxy-Authenticate: Basic\r\nContent-Length: 5" + body, false},
+		{"proxy-connection", "HTTP/1.1 200 OK\r\nProxy-Connection: close\r\nContent-Length: 5" + body, false},
+		{"te", "HTTP/1.1 200 OK\r\nTE: trailers\r\nContent-Length: 5" + body, false},
 		{"folded line", "HTTP/1.1 200 OK\r\nX-A: 1\r\n 2\r\nContent-Length: 5" + body, false},
 		{"space before colon", "HTTP/1.1 200 OK\r\nX-A : 1\r\nContent-Length: 5" + body, false},
 		{"control in value", "HTTP/1.1 200 OK\r\nX-A: 1\x002\r\nContent-Length: 5" + body, false},
@@ -64,6 +69,7 @@ func FuzzUpstreamHead(f *testing.F) {
 		"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello",
 		"HTTP/1.1 200 OK\r\nX-A: 1\r\n 2\r\nContent-Length: 5\r\n\r\nhello",
 		"HTTP/1.1 103 Early Hints\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nKeep-Alive: timeout=5\r\nContent-Length: 0\r\n\r\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -95,6 +101,11 @@ func checkSimpleHead(t *testing.T, raw []byte) bool {
 		t.Fatalf("%q: readSimple %q %d %d %v, http.ReadResponse %q %d %d %v",
 			raw, status, code, length, h, want.Status, want.StatusCode, want.ContentLength, want.Header)
 	}
+	for k := range h {
+		if hopByHop(k, nil) {
+			t.Fatalf("%q: readSimple takes the hop-by-hop field %s", raw, k)
+		}
+	}
 	if want.Close || want.TransferEncoding != nil || want.Trailer != nil {
 		t.Fatalf("%q: http.ReadResponse reads close %v, transfer encoding %v, trailer %v", raw, want.Close, want.TransferEncoding, want.Trailer)
 	}
@@ -107,4 +118,12 @@ func checkSimpleHead(t *testing.T, raw []byte) bool {
 		t.Fatalf("status %q", status)
 	}
 	return true
+}
+
+func TestTrimBlanks(t *testing.T) {
+	for _, s := range []string{"", " ", "\t \t", "a", " a", "a\t", " \ta b\t ", "\ta\r\n", "\xa0a\xa0"} {
+		if got, want := trimBlanks(s), strings.Trim(s, " \t"); got != want {
+			t.Errorf("trimBlanks(%q) = %q, want %q", s, got, want)
+		}
+	}
 }

@@ -33,8 +33,9 @@ type conn struct {
 	bw         *bufio.Writer
 	lastMethod string
 	hijacked   bool
-	werr       error  // the first write error: the connection is done
-	wbuf       []byte // the body buffer of the answers, reused
+	werr       error       // the first write error: the connection is done
+	wbuf       []byte      // the body buffer of the answers, reused
+	header     http.Header // the answers' header map, reused (see reuseHeader)
 	watch      watcher
 	// wdeadline is set when a handler sets a write deadline (on any
 	// goroutine): it is cleared after the answer, which costs nothing for
@@ -233,6 +234,7 @@ func (c *conn) serveRequest(ctx context.Context) bool {
 		return false
 	}
 	w.finish()
+	c.reuseHeader(w)
 	c.r.endBody()
 	if watched || c.rdeadline.Swap(false) {
 		// The watch, the body's reads or the handler set the read
@@ -243,6 +245,25 @@ func (c *conn) serveRequest(ctx context.Context) bool {
 		_ = c.rwc.SetWriteDeadline(time.Time{})
 	}
 	return w.reusable()
+}
+
+// maxReusedHeader is the most fields an answer's header map may have
+// held to serve the next answer: clearing a map costs what it has grown
+// to.
+const maxReusedHeader = 16
+
+// reuseHeader keeps the header map of w, whose answer is finished and
+// whose handler has returned, for the next answer on the connection,
+// cleared: what the handler put in it is not used after ServeHTTP
+// returns, as the http.ResponseWriter contract says. Not called after a
+// hijack or a panic (the connection is done then).
+func (c *conn) reuseHeader(w *response) {
+	if len(w.header) > maxReusedHeader {
+		return
+	}
+	clear(w.header)
+	c.header = w.header
+	w.header = nil
 }
 
 // runHandler runs the handler; a panic is logged (but ErrAbortHandler)

@@ -20,7 +20,11 @@
 // around reads from the connection: none for a head, nor a body, that
 // arrived whole with the bytes before it, so a keep-alive request sent at
 // once costs one (the idle timeout's); the body timeout (BodyTimeout) is
-// the engine's, with no copy of the request and no middleware.
+// the engine's, with no copy of the request and no middleware. The
+// header map of a finished answer (its handler returned, the connection
+// not hijacked) serves the next answer on the connection, cleared: a
+// handler must not use w.Header() after ServeHTTP returns, as the
+// http.ResponseWriter contract says.
 //
 // Deliberate differences from net/http: an HTTP/2 connection preface
 // ("PRI * HTTP/2.0") is refused with 505 and the connection closed (net/http

@@ -519,3 +519,37 @@ func TestRequestFields(t *testing.T) {
 		t.Errorf("got %q", body)
 	}
 }
+
+// TestHeaderPerRequest: the header map of a finished answer serves the
+// next answer on the connection, empty: nothing of one answer's header
+// reaches the next, nor a header of over maxReusedHeader fields.
+func TestHeaderPerRequest(t *testing.T) {
+	var seen []int // the header's length as each handler begins
+	s := &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = append(seen, len(w.Header()))
+		n := 1
+		if r.URL.Path == "/many" {
+			n = maxReusedHeader + 1
+		}
+		for i := range n {
+			w.Header().Set(fmt.Sprintf("X-%s-%d", strings.Trim(r.URL.Path, "/"), i), "v")
+		}
+		_, _ = io.WriteString(w, "ok")
+	})}
+	c, br := dial(t, serveEngine(t, s))
+	for _, path := range []string{"/a", "/b", "/many", "/c"} {
+		resp, body := get(t, c, br, path)
+		want := http.CanonicalHeaderKey(fmt.Sprintf("X-%s-0", path[1:]))
+		if body != "ok" || resp.Header.Get(want) != "v" {
+			t.Fatalf("%s: %q, header %v; want ok and %s", path, body, resp.Header, want)
+		}
+		for k := range resp.Header {
+			if strings.HasPrefix(k, "X-") && !strings.HasPrefix(k, want[:len(want)-1]) {
+				t.Errorf("%s: answer has %s, of another request", path, k)
+			}
+		}
+	}
+	if fmt.Sprint(seen) != "[0 0 0 0]" {
+		t.Errorf("header lengths as the handlers began: %v, want all 0", seen)
+	}
+}

@@ -61,9 +61,9 @@ func (w *response) writeHead(p []byte) {
 	var drop skip
 	isHEAD := w.req.Method == http.MethodHead
 	trailers := w.declareTrailers(h)
-	te := h.Get("Transfer-Encoding")
+	te := firstValue(h, "Transfer-Encoding")
 	hasTE := te != ""
-	if w.handlerDone && !trailers && !hasTE && bodyAllowed(w.status) && h.Get("Content-Length") == "" && (!isHEAD || len(p) > 0) {
+	if w.handlerDone && !trailers && !hasTE && bodyAllowed(w.status) && firstValue(h, "Content-Length") == "" && (!isHEAD || len(p) > 0) {
 		w.contentLength = int64(len(p))
 		x.contentLength = int64(len(p))
 	}
@@ -72,7 +72,7 @@ func (w *response) writeHead(p []byte) {
 		w.discardBody(&x, &drop)
 	}
 	if bodyAllowed(w.status) {
-		if _, ok := h["Content-Type"]; !ok && h.Get("Content-Encoding") == "" && !hasTE && len(p) > 0 {
+		if _, ok := h["Content-Type"]; !ok && firstValue(h, "Content-Encoding") == "" && !hasTE && len(p) > 0 {
 			x.contentType = http.DetectContentType(p)
 		}
 	} else {
@@ -94,7 +94,7 @@ func (w *response) writeHead(p []byte) {
 		drop |= skipContentLength
 		x.contentLength = -1
 	}
-	if w.closeAfter && (w.c.srv.shutting.Load() || !hasToken(h.Get("Connection"), "close")) && !isProtocolSwitch(w.status, h) {
+	if w.closeAfter && (w.c.srv.shutting.Load() || !hasToken(firstValue(h, "Connection"), "close")) && !isProtocolSwitch(w.status, h) {
 		drop |= skipConnection
 		x.connection = ""
 		if w.req.ProtoAtLeast(1, 1) {
@@ -113,7 +113,7 @@ func (w *response) writeHead(p []byte) {
 // from the request's wishes and the handler's Connection field.
 func (w *response) decideClose(h http.Header, isHEAD bool, x *extra) {
 	keepAlives := !w.c.srv.shutting.Load()
-	if w.wants10KeepAlive && keepAlives && h.Get("Content-Length") != "" && h.Get("Connection") == "keep-alive" {
+	if w.wants10KeepAlive && keepAlives && firstValue(h, "Content-Length") != "" && firstValue(h, "Connection") == "keep-alive" {
 		w.closeAfter = false
 	}
 	hasCL := w.contentLength != -1
@@ -124,7 +124,7 @@ func (w *response) decideClose(h http.Header, isHEAD bool, x *extra) {
 	} else if !w.req.ProtoAtLeast(1, 1) || w.wantsClose {
 		w.closeAfter = true
 	}
-	if h.Get("Connection") == "close" || !keepAlives {
+	if firstValue(h, "Connection") == "close" || !keepAlives {
 		w.closeAfter = true
 	}
 	if w.body != nil && w.body.waitsForContinue() {
@@ -194,6 +194,10 @@ func (x *extra) write(bw *bufio.Writer) {
 
 // writeStatusLine writes "HTTP/1.x code text".
 func writeStatusLine(bw *bufio.Writer, is11 bool, code int) {
+	if is11 && code == http.StatusOK { // nearly every answer's
+		_, _ = bw.WriteString("HTTP/1.1 200 OK\r\n")
+		return
+	}
 	if is11 {
 		_, _ = bw.WriteString("HTTP/1.1 ")
 	} else {
@@ -229,7 +233,7 @@ func writeField(bw *bufio.Writer, k, v string) {
 	if strings.IndexByte(v, '\r') >= 0 || strings.IndexByte(v, '\n') >= 0 { // faster than ContainsAny
 		v = newlineToSpace.Replace(v)
 	}
-	v = strings.Trim(v, " \t")
+	v = trimBlanks(v)
 	_, _ = bw.WriteString(k)
 	_, _ = bw.WriteString(": ")
 	_, _ = bw.WriteString(v)
@@ -296,7 +300,7 @@ func bodyAllowed(status int) bool {
 
 // isProtocolSwitch reports a 101 answer that switches protocols.
 func isProtocolSwitch(status int, h http.Header) bool {
-	if status != http.StatusSwitchingProtocols || h.Get("Upgrade") == "" {
+	if status != http.StatusSwitchingProtocols || firstValue(h, "Upgrade") == "" {
 		return false
 	}
 	for _, v := range h["Connection"] {
@@ -364,4 +368,13 @@ func appendDate(dst []byte) []byte {
 		dateCache.b = now.UTC().AppendFormat(dateCache.b[:0], http.TimeFormat)
 	}
 	return append(dst, dateCache.b...)
+}
+
+// firstValue is h.Get(k) for a canonical k, which it does not canonicalize
+// again: the first value, "" when there is none.
+func firstValue(h http.Header, k string) string {
+	if v := h[k]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }

@@ -59,10 +59,15 @@ var (
 )
 
 func newResponse(c *conn, req *http.Request) *response {
-	w := &response{c: c, req: req, header: make(http.Header), contentLength: -1}
+	w := &response{c: c, req: req, header: c.header, contentLength: -1}
+	c.header = nil // w's until the answer is finished (see reuseHeader)
+	if w.header == nil {
+		w.header = make(http.Header)
+	}
 	w.buf = c.wbuf[:0]
-	w.wantsClose = req.Close || hasToken(req.Header.Get("Connection"), "close")
-	w.wants10KeepAlive = req.ProtoMajor == 1 && req.ProtoMinor == 0 && hasToken(req.Header.Get("Connection"), "keep-alive")
+	connection := firstValue(req.Header, "Connection")
+	w.wantsClose = req.Close || hasToken(connection, "close")
+	w.wants10KeepAlive = req.ProtoMajor == 1 && req.ProtoMinor == 0 && hasToken(connection, "keep-alive")
 	if req.Body != nil && req.Body != http.NoBody {
 		w.reqBody = body{src: req.Body, w: w, remaining: req.ContentLength, closing: req.Close && req.ContentLength >= 0}
 		w.body = &w.reqBody // one allocation for both
@@ -74,7 +79,7 @@ func newResponse(c *conn, req *http.Request) *response {
 // checkExpect answers an Expect header: 100-continue is sent at the
 // body's first read; any other expectation gets 417 and false.
 func (w *response) checkExpect() bool {
-	exp := w.req.Header.Get("Expect")
+	exp := firstValue(w.req.Header, "Expect")
 	if exp == "" {
 		return true
 	}
@@ -137,7 +142,7 @@ func (w *response) WriteHeader(code int) {
 		return
 	}
 	w.wroteHeader, w.status = true, code
-	if cl := w.header.Get("Content-Length"); cl != "" {
+	if cl := firstValue(w.header, "Content-Length"); cl != "" {
 		v, err := strconv.ParseInt(cl, 10, 64)
 		if err == nil && v >= 0 {
 			w.contentLength = v

@@ -63,3 +63,15 @@ func isHostByte(b byte) bool {
 	}
 	return false
 }
+
+// trimBlanks is strings.Trim(s, " \t"), without building the set of the
+// characters to trim at each call.
+func trimBlanks(s string) string {
+	for s != "" && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
