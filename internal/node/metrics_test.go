@@ -110,7 +110,22 @@ func TestMetricsAfterWorkload(t *testing.T) {
 	defer target.Close()
 	n := start(t, parse(t, metricsDoc(target.URL), nil), t.TempDir())
 	base := "http://" + address(t, n, web0)
-	before := scrape(t, base+"/metrics")
+	// The node's own sessions joined, registered and subscribed before
+	// Start returned, but a message is counted once sent, which may be
+	// just after its receiver saw it: take the counts before the workload
+	// once each of their WELCOMEs, REGISTEREDs and SUBSCRIBEDs is.
+	var before series
+	eventually(t, func() []string {
+		before = scrape(t, base+"/metrics")
+		var bad []string
+		for msg, gauge := range map[string]string{"WELCOME": "sessions", "REGISTERED": "registrations", "SUBSCRIBED": "subscriptions"} {
+			sent, live := before[`junction_messages_sent_total{type="`+msg+`"}`], before[`junction_`+gauge+`{realm="realm1"}`]
+			if sent < live {
+				bad = append(bad, fmt.Sprintf("%s sent %v, %s %v", msg, sent, gauge, live))
+			}
+		}
+		return bad
+	})
 
 	ws := base[len("http"):]
 	ws = "ws" + ws + "/ws"
