@@ -1,6 +1,7 @@
 package node
 
 import (
+	"slices"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
@@ -16,6 +17,17 @@ func (b *builder) cookieStore(path string, ru *routerUnit, c *config.CookieTrack
 	if c == nil {
 		return nil, nil
 	}
+	// A reload that builds the path anew (its transport's paths changed)
+	// keeps the store of unchanged settings: the browsers' cookies go on
+	// authenticating. ru is the running router's unit then.
+	for _, u := range slices.Backward(ru.cookies) {
+		if u.path == path {
+			if u.cfg == *c {
+				return u.store, nil
+			}
+			break
+		}
+	}
 	o := auth.CookieOptions{Name: c.Name, Length: c.Length, MaxAge: c.MaxAge, Secure: c.Secure, HTTPOnly: c.HTTPOnly,
 		SameSite: c.SameSite, PurgeOnStartup: c.Store.PurgeOnStartup, Logger: b.log.With("cookie", path)}
 	if c.Store.Type == "file" {
@@ -25,8 +37,16 @@ func (b *builder) cookieStore(path string, ru *routerUnit, c *config.CookieTrack
 	if err != nil {
 		return nil, fieldError(path+".store", err)
 	}
-	ru.cookies = append(ru.cookies, s)
+	ru.cookies = append(ru.cookies, cookieUnit{path: path, cfg: *c, store: s})
 	return s, nil
+}
+
+// cookieUnit is a router's cookie store, with the JSON path and the
+// settings it was opened for.
+type cookieUnit struct {
+	path  string
+	cfg   config.CookieTracking
+	store *auth.CookieStore
 }
 
 // cookieTracker is store as the WebSocket handler's tracker (nil: none).

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/transport/websocket"
 	"github.com/junction-wamp/junction/wamp"
 )
@@ -166,5 +167,36 @@ func TestCookieLogout(t *testing.T) {
 	_, err = joinWS(t, url, jar.dial(), client.Config{Realm: "realm1", Auth: []client.Authenticator{cookieMethod{}}})
 	if wampURIOf(err) != wamp.ErrNoAuthMethod {
 		t.Errorf("cookie after logout: %v, want %s", err, wamp.ErrNoAuthMethod)
+	}
+}
+
+// TestReloadKeepsCookies: a reload that builds the web transport's paths
+// anew (a path added) keeps a WebSocket path's cookie store when its
+// cookie settings did not change: a cookie authenticated before still
+// logs in by itself after. One whose settings changed starts a new store.
+func TestReloadKeepsCookies(t *testing.T) {
+	doc := func(extra, maxAge string) *config.Config {
+		d := strings.Replace(cookieDoc(`{"type": "memory"}`), `"name": "sid",`, `"name": "sid", `+maxAge, 1)
+		return parse(t, strings.Replace(d, `"paths": {`, `"paths": {`+extra, 1), nil)
+	}
+	n := start(t, doc("", ""), t.TempDir())
+	url := "ws://" + address(t, n, web0) + "/ws"
+	jar := &cookieJar{}
+	loginAgain(t, url, jar)
+	byCookie := client.Config{Realm: "realm1", Auth: []client.Authenticator{cookieMethod{}}}
+
+	rep, err := n.Reload(testCtx(t), doc(`"info": {"type": "json", "value": 1}, `, ""))
+	if err != nil || len(rep.Applied) != 1 {
+		t.Fatalf("reload: %+v, %v", rep, err)
+	}
+	if d := mustWS(t, url, jar.dial(), byCookie).Details(); d["authid"] != "alice" || d["authprovider"] != "cookie" {
+		t.Errorf("after a reload of other paths: %v", d)
+	}
+
+	if _, err := n.Reload(testCtx(t), doc(`"info": {"type": "json", "value": 1}, `, `"max_age": 3600,`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := joinWS(t, url, jar.dial(), byCookie); wampURIOf(err) == "" {
+		t.Error("a cookie of the store before a change of its settings still logs in")
 	}
 }

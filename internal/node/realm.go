@@ -30,7 +30,7 @@ type routerUnit struct {
 	dyn    *dynamicCalls  // its dynamic authenticators' and authorizers' sessions
 	fn     *functionAuths // its function authenticators
 	// cookies are its WebSocket transports' cookie stores, closed with it.
-	cookies []*auth.CookieStore
+	cookies []cookieUnit
 	// gates are the entries of its transports' outside clients, in build
 	// order, which a reload gives new authenticators (reload_auth.go).
 	gates []*clientGateUnit
@@ -92,7 +92,7 @@ func (r *routerUnit) close(ctx context.Context) error {
 		err = r.router.Shutdown(ctx)
 	}
 	for _, c := range r.cookies {
-		c.Close()
+		c.store.Close()
 	}
 	if err != nil {
 		return pathError(r.path, fmt.Errorf("node: closing sessions: %w", err))

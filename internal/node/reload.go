@@ -114,7 +114,7 @@ func (n *Node) Reload(ctx context.Context, cfg *config.Config) (ReloadReport, er
 func (n *Node) discard() {
 	for _, ru := range n.routers {
 		for _, c := range ru.cookies {
-			c.Close()
+			c.store.Close()
 		}
 	}
 }
