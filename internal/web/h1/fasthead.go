@@ -68,12 +68,45 @@ func parseRequestLine(req *http.Request, line string) bool {
 			return false
 		}
 	}
-	u, err := url.ParseRequestURI(target)
-	if err != nil || u.Host != "" {
-		return false
+	req.URL = plainURL(target)
+	if req.URL == nil {
+		u, err := url.ParseRequestURI(target)
+		if err != nil || u.Host != "" {
+			return false
+		}
+		req.URL = u
 	}
-	req.URL = u
 	return true
+}
+
+// plainURL returns the URL url.ParseRequestURI gives for a target whose
+// path has only bytes that need no escape (see isPlainPathByte) and
+// whose query, if any, has no '#': the path as it is, the query raw; nil
+// for another target.
+func plainURL(target string) *url.URL {
+	path, query, hasQuery := strings.Cut(target, "?")
+	for i := 0; i < len(path); i++ {
+		if !isPlainPathByte(path[i]) {
+			return nil
+		}
+	}
+	if strings.IndexByte(query, '#') >= 0 {
+		return nil
+	}
+	return &url.URL{Path: path, RawQuery: query, ForceQuery: hasQuery && query == ""}
+}
+
+// isPlainPathByte reports a byte that url.URL.EscapedPath leaves as it
+// is in a path: unreserved, and the sub-delimiters it does not escape.
+func isPlainPathByte(b byte) bool {
+	if b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' {
+		return true
+	}
+	switch b {
+	case '-', '_', '.', '~', '/', '$', '&', '+', ',', ':', ';', '=', '@':
+		return true
+	}
+	return false
 }
 
 func commonMethod(m string) bool {
@@ -89,11 +122,14 @@ func commonMethod(m string) bool {
 // ContentLength, the Cache-Control of a "Pragma: no-cache". False for a
 // field out of the common kind, or one net/http would refuse.
 func parseFields(req *http.Request, fields string) bool {
-	n := strings.Count(fields, "\n")
+	n := strings.Count(fields, "\n") - 1 // the fields but Host, when the head is of the common kind
+	if n < 0 {
+		return false
+	}
 	h := make(http.Header, n)
 	values := make([]string, n)
-	hosts, lengths := 0, 0
-	for i := 0; fields != ""; i++ {
+	hosts, lengths, i := 0, 0, 0
+	for fields != "" {
 		nl := strings.IndexByte(fields, '\n')
 		if nl < 1 || fields[nl-1] != '\r' {
 			return false
@@ -122,11 +158,12 @@ func parseFields(req *http.Request, fields string) bool {
 		case "Transfer-Encoding", "Trailer":
 			return false
 		}
-		if vv := h[key]; vv != nil {
+		if vv := h[key]; vv != nil || i == n {
 			h[key] = append(vv, value)
 		} else {
 			values[i] = value
 			h[key] = values[i : i+1 : i+1]
+			i++
 		}
 	}
 	if hosts != 1 || !validHost(req.Host) || lengths > 1 {
