@@ -18,7 +18,8 @@ import (
 // two side by side); anything else, a head not yet whole in the buffer
 // included, is left to them. It costs one string for the head (names and
 // values are substrings of it), one backing array for the values, the
-// header map, the URL and the request.
+// header map, the URL and the request. A handler that keeps a name or a
+// value keeps the head's string with it (at most the 4 KiB buffer).
 
 // headEnd is the blank line that ends a head.
 var headEnd = []byte("\r\n\r\n")
