@@ -5,9 +5,10 @@
 //
 // The common request head (a plain method such as GET or POST, a target
 // that begins with "/", HTTP/1.1 or 1.0, simple field lines, one valid
-// Host, no Transfer-Encoding, at most one Content-Length of digits) is
-// parsed by the engine's own parser (fasthead.go), from the bytes already
-// buffered, when the whole head is there: it gives the request that
+// Host, no Transfer-Encoding nor Trailer, at most one Content-Length of
+// digits) is parsed by the engine's own parser (fasthead.go), from the
+// bytes already buffered, when the whole head is there: it gives the
+// request that
 // http.ReadRequest and the engine's checks would, with fewer allocations
 // (FuzzRequestHead holds the two equal, field by field, body and the
 // bytes after it included). Every other head, and one not yet whole in

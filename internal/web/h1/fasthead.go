@@ -12,7 +12,7 @@ import (
 
 // The engine's own parser for the common request head: a plain method,
 // an origin-form target, HTTP/1.1 or 1.0, simple field lines, one valid
-// Host, no Transfer-Encoding, at most one Content-Length. It reads the
+// Host, no Transfer-Encoding nor Trailer, at most one Content-Length. It reads the
 // head from the bytes already buffered and gives the request that
 // http.ReadRequest and checkRequest would give (FuzzRequestHead holds the
 // two side by side); anything else, a head not yet whole in the buffer
@@ -129,7 +129,8 @@ func parseFields(req *http.Request, fields string) bool {
 	}
 	h := make(http.Header, n)
 	values := make([]string, n)
-	hosts, lengths, i := 0, 0, 0
+	var seen seenFields
+	i := 0
 	for fields != "" {
 		nl := strings.IndexByte(fields, '\n')
 		if nl < 1 || fields[nl-1] != '\r' {
@@ -146,18 +147,12 @@ func parseFields(req *http.Request, fields string) bool {
 		if !validFieldValue(value) {
 			return false
 		}
-		switch key {
-		case "Host": // http.ReadRequest moves it to req.Host
-			hosts++
-			req.Host = value
-			continue
-		case "Content-Length":
-			lengths++
-			if req.ContentLength = plainLength(value); req.ContentLength < 0 {
-				return false
-			}
-		case "Transfer-Encoding", "Trailer":
+		inHeader, ok := seen.take(req, key, value)
+		if !ok {
 			return false
+		}
+		if !inHeader {
+			continue
 		}
 		if vv := h[key]; vv != nil || i == n {
 			h[key] = append(vv, value)
@@ -167,13 +162,36 @@ func parseFields(req *http.Request, fields string) bool {
 			i++
 		}
 	}
-	if hosts != 1 || !validHost(req.Host) || lengths > 1 {
+	if seen.hosts != 1 || !validHost(req.Host) {
 		return false
 	}
 	req.Header = h
 	fixPragma(h)
 	req.Close = wantsClose(req.ProtoMinor, h["Connection"])
 	return true
+}
+
+// seenFields counts the fields a common head has at most one of.
+type seenFields struct{ hosts, lengths int }
+
+// take sets what http.ReadRequest derives from the field key (Host,
+// which it keeps out of the header, and Content-Length); false for a
+// field out of the common kind: a second Content-Length, one not of
+// plain digits, Transfer-Encoding, Trailer.
+func (s *seenFields) take(req *http.Request, key, value string) (inHeader, ok bool) {
+	switch key {
+	case "Host":
+		s.hosts++
+		req.Host = value
+		return false, true
+	case "Content-Length":
+		s.lengths++
+		req.ContentLength = plainLength(value)
+		return true, s.lengths == 1 && req.ContentLength >= 0
+	case "Transfer-Encoding", "Trailer":
+		return false, false
+	}
+	return true, true
 }
 
 // fieldKey returns the canonical form of a field name, as
