@@ -49,6 +49,10 @@ type conn struct {
 	// last (see idleDeadline), while nothing else set one since; zero
 	// otherwise.
 	idleUntil time.Time
+	// head is the request the engine's parser fills (see fasthead.go),
+	// zero between requests: serveRequest's WithContext copies it, the
+	// one request allocated.
+	head http.Request
 }
 
 // connWriter is what the connection's bufio.Writer writes to: the
@@ -218,7 +222,8 @@ func (c *conn) serveRequest(ctx context.Context) bool {
 		// WithContext copies the request: share one map.
 		req.Trailer = make(http.Header)
 	}
-	req = req.WithContext(ctx)
+	req = req.WithContext(ctx) // a copy: c.head, when it was parsed there, is free again
+	c.head = http.Request{}
 	w := newResponse(c, req)
 	if !w.checkExpect() {
 		return false
@@ -303,7 +308,9 @@ func (e statusError) Error() string { return fmt.Sprintf("%d %s", e.code, e.text
 
 var errHeadTooLarge = errors.New("h1: request head too large")
 
-// readRequest reads and checks the next request's head.
+// readRequest reads and checks the next request's head: the common kind
+// with the engine's own parser (see fasthead.go), any other with
+// http.ReadRequest.
 func (c *conn) readRequest() (*http.Request, error) {
 	limit := int64(c.srv.MaxHeaderBytes)
 	if limit <= 0 {
@@ -316,6 +323,17 @@ func (c *conn) readRequest() (*http.Request, error) {
 		peek, _ := c.br.Peek(4)
 		_, _ = c.br.Discard(leadingCRLF(peek))
 	}
+	if parseCommonHead(c.br, &c.head) {
+		return c.accept(&c.head), nil
+	}
+	c.head = http.Request{}
+	return c.readAnyRequest()
+}
+
+// readAnyRequest reads the next request's head with http.ReadRequest,
+// within the limit readRequest set, and checks it as net/http's server
+// does: for the heads parseCommonHead leaves.
+func (c *conn) readAnyRequest() (*http.Request, error) {
 	c.r.startHead(c.br)
 	req, err := http.ReadRequest(c.br)
 	head := c.r.endHead()
@@ -325,14 +343,19 @@ func (c *conn) readRequest() (*http.Request, error) {
 		}
 		return nil, err
 	}
-	c.r.unlimit()
-	c.lastMethod = req.Method
 	if err := checkRequest(req, head); err != nil {
 		return nil, err
 	}
+	return c.accept(req), nil
+}
+
+// accept completes a request read and checked.
+func (c *conn) accept(req *http.Request) *http.Request {
+	c.r.unlimit()
+	c.lastMethod = req.Method
 	req.RemoteAddr = c.remoteAddr
 	req.TLS = c.tls
-	return req, nil
+	return req
 }
 
 func leadingCRLF(b []byte) int {

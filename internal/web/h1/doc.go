@@ -3,14 +3,25 @@
 // duplex of http.ResponseController included) with a goroutine per
 // connection and less work per request than http.Server.
 //
-// Requests are parsed by http.ReadRequest, the standard library's strict
+// The common request head (a plain method such as GET or POST, a target
+// that begins with "/", HTTP/1.1 or 1.0, simple field lines, one valid
+// Host, no Transfer-Encoding nor Trailer, at most one Content-Length of
+// digits) is parsed by the engine's own parser (fasthead.go), from the
+// bytes already buffered, when the whole head is there: it gives the
+// request that
+// http.ReadRequest and the engine's checks would, with fewer allocations
+// (FuzzRequestHead holds the two equal, field by field, body and the
+// bytes after it included). Every other head, and one not yet whole in
+// the buffer, goes to http.ReadRequest, the standard library's strict
 // parser (request smuggling defences, chunked and Content-Length bodies,
 // Transfer-Encoding validation); the engine adds the checks net/http's
 // server makes after it (Host required and valid, header field names and
 // values valid, Expect, header size, protocol version) and refuses what
 // it refuses with the same status, so that a request the one server
 // refuses the other refuses too (the differential tests and
-// FuzzEngineVsStdlib hold the two side by side).
+// FuzzEngineVsStdlib hold the two side by side). The engine's parser
+// refuses nothing: what it does not accept is left, unread, to
+// http.ReadRequest.
 //
 // What it saves against net/http: the per-request background read that
 // watches for the client going away (a goroutine, a 1-byte read and
