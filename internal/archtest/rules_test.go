@@ -122,11 +122,15 @@ var rules = map[string]rule{
 	// The web transport serves HTTP paths with handlers the node gives it
 	// (the WebSocket and bridge services included); nothing that routes.
 	// h1 is its HTTP/1.1 engine below the handlers (ServerOptions.Engine).
-	"internal/web": {allowed: []string{"wamp", "internal/lograte", "internal/wsupgrade", "internal/dotsegment", "internal/transport/tlsconn", "internal/web/h1"}},
+	"internal/web": {allowed: []string{"wamp", "internal/lograte", "internal/wsupgrade", "internal/dotsegment", "internal/transport/tlsconn", "internal/web/h1", "internal/httpsyntax"}},
 	// The HTTP/1.1 server engine under the web transport: net/http's
 	// parser and types, rate-limited accept warnings; only web serves
 	// with it.
-	"internal/web/h1": {allowed: []string{"internal/lograte"}, importers: []string{"internal/web"}},
+	"internal/web/h1": {allowed: []string{"internal/lograte", "internal/httpsyntax"}, importers: []string{"internal/web"}},
+	// HTTP/1.1 field syntax (tokens, field values, blanks, a plain
+	// Content-Length) that the engine's request parser and the proxy's
+	// answer parser both check: a leaf.
+	"internal/httpsyntax": {stdOnly: true, importers: []string{"internal/web", "internal/web/h1"}},
 	// The WebSocket opening handshake as the WAMP endpoint (transport) and
 	// the proxies (web) both read it: a leaf.
 	"internal/wsupgrade": {stdOnly: true},

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/junction-wamp/junction/internal/httpsyntax"
 )
 
 // finalHeadLen returns the length of the head at the start of b, up to
@@ -139,11 +141,11 @@ type simpleFields struct {
 // field that makes the head not simple.
 func (f *simpleFields) add(line string) bool {
 	name, value, found := strings.Cut(line, ":")
-	if !found || !validFieldName(name) {
+	if !found || !httpsyntax.ValidFieldName(name) {
 		return false // also a line that continues the one before
 	}
-	value = trimBlanks(value)
-	if !validFieldValue(value) {
+	value = httpsyntax.TrimBlanks(value)
+	if !httpsyntax.ValidFieldValue(value) {
 		return false
 	}
 	key := http.CanonicalHeaderKey(name) // name itself when canonical already
@@ -154,7 +156,7 @@ func (f *simpleFields) add(line string) bool {
 		if f.length >= 0 {
 			return false
 		}
-		if f.length = parseLength(value); f.length < 0 {
+		if f.length = httpsyntax.PlainLength(value); f.length < 0 {
 			return false
 		}
 	}
@@ -167,74 +169,6 @@ func (f *simpleFields) add(line string) bool {
 	vv[0] = value
 	f.h[key] = vv
 	return true
-}
-
-// trimBlanks is strings.Trim(s, " \t"), without building the set of
-// the characters to trim at each call.
-func trimBlanks(s string) string {
-	for s != "" && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
-// validFieldName reports whether s is a header field name: one or more
-// token characters (RFC 9110 section 5.6.2).
-func validFieldName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 || !tokenChar[c] {
-			return false
-		}
-	}
-	return true
-}
-
-// tokenChar holds the token characters of RFC 9110 section 5.6.2.
-var tokenChar = func() (t [128]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c], t[c-'a'+'A'] = true, true
-	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
-		t[c] = true
-	}
-	return t
-}()
-
-// validFieldValue reports whether s holds only what textproto accepts in
-// a field value: visible characters, obs-text, spaces and tabs.
-func validFieldValue(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < ' ' && c != '\t' || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// parseLength parses a Content-Length of decimal digits (not too many to
-// overflow); -1 for anything else.
-func parseLength(s string) int64 {
-	if s == "" || len(s) > 18 {
-		return -1
-	}
-	var n int64
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return -1
-		}
-		n = 10*n + int64(s[i]-'0')
-	}
-	return n
 }
 
 // fixedBody is a body of a known length read from br: what

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/junction-wamp/junction/internal/httpsyntax"
 )
 
 // conn is one client connection, served by one goroutine (serve): the
@@ -385,11 +387,11 @@ func checkRequest(req *http.Request, head []byte) error {
 		return statusError{http.StatusBadRequest, "malformed Host header"}
 	}
 	for k, vv := range req.Header {
-		if !validFieldName(k) {
+		if !httpsyntax.ValidFieldName(k) {
 			return statusError{http.StatusBadRequest, "invalid header name"}
 		}
 		for _, v := range vv {
-			if !validFieldValue(v) {
+			if !httpsyntax.ValidFieldValue(v) {
 				return statusError{http.StatusBadRequest, "invalid header value"}
 			}
 		}

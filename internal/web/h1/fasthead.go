@@ -6,8 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
+
+	"github.com/junction-wamp/junction/internal/httpsyntax"
 )
 
 // The engine's own parser for the common request head: a plain method,
@@ -143,8 +144,8 @@ func parseFields(req *http.Request, fields string) bool {
 		if !ok || len(name) == len(line) {
 			return false
 		}
-		value = strings.Trim(value, " \t")
-		if !validFieldValue(value) {
+		value = httpsyntax.TrimBlanks(value)
+		if !httpsyntax.ValidFieldValue(value) {
 			return false
 		}
 		inHeader, ok := seen.take(req, key, value)
@@ -186,7 +187,7 @@ func (s *seenFields) take(req *http.Request, key, value string) (inHeader, ok bo
 		return false, true
 	case "Content-Length":
 		s.lengths++
-		req.ContentLength = plainLength(value)
+		req.ContentLength = httpsyntax.PlainLength(value)
 		return true, s.lengths == 1 && req.ContentLength >= 0
 	case "Transfer-Encoding", "Trailer":
 		return false, false
@@ -204,7 +205,7 @@ func fieldKey(name string) (string, bool) {
 	upper, canonical := true, true
 	for i := 0; i < len(name); i++ {
 		b := name[i]
-		if !isTokenByte(b) {
+		if !httpsyntax.IsTokenByte(b) {
 			return "", false
 		}
 		if upper && 'a' <= b && b <= 'z' || !upper && 'A' <= b && b <= 'Z' {
@@ -216,23 +217,6 @@ func fieldKey(name string) (string, bool) {
 		return name, true
 	}
 	return http.CanonicalHeaderKey(name), true
-}
-
-// plainLength parses a Content-Length of plain digits; -1 for another.
-func plainLength(v string) int64 {
-	if v == "" || len(v) > 18 {
-		return -1
-	}
-	for i := 0; i < len(v); i++ {
-		if v[i] < '0' || v[i] > '9' {
-			return -1
-		}
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return -1
-	}
-	return n
 }
 
 // fixPragma adds "Cache-Control: no-cache" for "Pragma: no-cache" without

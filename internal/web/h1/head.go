@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/junction-wamp/junction/internal/httpsyntax"
 )
 
 // skip is a set of the header fields the engine decides itself, left out
@@ -218,7 +220,7 @@ func writeStatusLine(bw *bufio.Writer, is11 bool, code int) {
 // breaks in values become spaces, as net/http does.
 func writeFields(bw *bufio.Writer, h http.Header, drop skip) {
 	for k, vv := range h {
-		if drop != 0 && fieldSkip(k)&drop != 0 || strings.HasPrefix(k, http.TrailerPrefix) || !validFieldName(k) {
+		if drop != 0 && fieldSkip(k)&drop != 0 || strings.HasPrefix(k, http.TrailerPrefix) || !httpsyntax.ValidFieldName(k) {
 			continue
 		}
 		for _, v := range vv {
@@ -233,7 +235,7 @@ func writeField(bw *bufio.Writer, k, v string) {
 	if strings.IndexByte(v, '\r') >= 0 || strings.IndexByte(v, '\n') >= 0 { // faster than ContainsAny
 		v = newlineToSpace.Replace(v)
 	}
-	v = trimBlanks(v)
+	v = httpsyntax.TrimBlanks(v)
 	_, _ = bw.WriteString(k)
 	_, _ = bw.WriteString(": ")
 	_, _ = bw.WriteString(v)
@@ -271,7 +273,7 @@ func validTrailer(k string) bool {
 		"Realm", "Te", "Trailer", "Transfer-Encoding", "Www-Authenticate":
 		return false
 	}
-	return validFieldName(k)
+	return httpsyntax.ValidFieldName(k)
 }
 
 // writeTrailers writes the trailer fields after the last chunk: the
@@ -280,7 +282,7 @@ func validTrailer(k string) bool {
 func (w *response) writeTrailers() {
 	bw := w.c.bw
 	for k, vv := range w.header {
-		if name, ok := strings.CutPrefix(k, http.TrailerPrefix); ok && validFieldName(name) {
+		if name, ok := strings.CutPrefix(k, http.TrailerPrefix); ok && httpsyntax.ValidFieldName(name) {
 			for _, v := range vv {
 				writeField(bw, name, v)
 			}

@@ -1,0 +1,72 @@
+// Package httpsyntax holds the HTTP/1.1 field syntax that the web
+// transport's two parsers of their own check, as net/http does: the h1
+// engine's request heads and the reverse proxy's upstream answers (RFC
+// 9110 section 5). A leaf: the standard library only.
+package httpsyntax
+
+// IsTokenByte reports whether b may appear in a token (RFC 9110 section
+// 5.6.2).
+func IsTokenByte(b byte) bool {
+	if b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' {
+		return true
+	}
+	switch b {
+	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
+		return true
+	}
+	return false
+}
+
+// ValidFieldName reports whether s is a header field name: one or more
+// token characters.
+func ValidFieldName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !IsTokenByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidFieldValue reports whether s is a header field value as textproto
+// accepts it: no control character but HTAB (obs-text, bytes 0x80 and
+// up, is allowed).
+func ValidFieldValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b < ' ' && b != '\t' || b == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// TrimBlanks is strings.Trim(s, " \t"), without building the set of the
+// characters to trim at each call.
+func TrimBlanks(s string) string {
+	for s != "" && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// PlainLength parses a Content-Length of decimal digits only, not so
+// many that they could overflow; -1 for anything else.
+func PlainLength(s string) int64 {
+	if s == "" || len(s) > 18 {
+		return -1
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return -1
+		}
+		n = 10*n + int64(s[i]-'0')
+	}
+	return n
+}
