@@ -127,3 +127,36 @@ func ExampleRun() {
 		log.Fatal(err)
 	}
 }
+
+// A program that runs a node from its configuration file and applies the
+// file again on SIGHUP, as "junction start" does.
+func ExampleNode_Reload() {
+	const file = ".crossbar/config.yaml"
+	cfg, err := junction.LoadConfig(file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	node, err := junction.Start(ctx, cfg, junction.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer node.Stop(ctx)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	for range hup {
+		cfg, err := junction.LoadConfig(file)
+		if err != nil {
+			log.Print(err) // the node keeps running what it runs
+			continue
+		}
+		rep, err := node.Reload(ctx, cfg)
+		if err != nil {
+			log.Print(err)
+			continue
+		}
+		for _, c := range rep.Restart {
+			log.Printf("%s: %s (needs a restart)", c.Path, c.What)
+		}
+	}
+}

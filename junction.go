@@ -17,8 +17,8 @@ import (
 // start" after SIGTERM.
 const DefaultStopTimeout = 10 * time.Second
 
-// ErrNotRunning is returned by Node.Join, JoinAs and Connect after the
-// node has stopped (Connect: once it began to stop).
+// ErrNotRunning is returned by Node.Join, JoinAs, Connect and Reload
+// after the node has stopped (Connect: once it began to stop).
 var ErrNotRunning = errors.New("junction: the node is not running")
 
 // Options configure a node. The zero value logs nothing, resolves
@@ -166,6 +166,68 @@ func (n *Node) finish(err error) {
 		n.err = err
 		close(n.done)
 	})
+}
+
+// ReloadReport is what Node.Reload did, each change at the JSON path of
+// what changed, in configuration order.
+type ReloadReport struct {
+	// Applied are the changes made live.
+	Applied []Change
+	// Restart are the changes that take effect only after a restart: left
+	// as they run.
+	Restart []Change
+	// Failed are what could not be applied: a TLS certificate that no
+	// longer loads (the old one stays), a component or guest worker that
+	// did not start again (it is stopped).
+	Failed []Change
+}
+
+// Change is one difference between the running configuration and the
+// new one.
+type Change struct {
+	Path string // "workers[0].realms[1]"
+	What string // "realm \"realm2\" added"
+}
+
+// Reload applies cfg to the running node without a restart, as SIGHUP
+// does for "junction start": realms and roles, web paths (their services
+// built anew and swapped in at once), components and guest workers are
+// changed live, the sessions on what did not change are not touched, and
+// the TLS certificates, client CAs and key files are read again;
+// docs/operations.md lists what needs a restart instead (a transport's
+// endpoint, say), which Reload reports and leaves as it runs. cfg's
+// relative paths resolve against the node's directory, as Start's did. A
+// cfg with problems, or one the node cannot build (a TLS file that does
+// not load), gives its *ConfigError and changes nothing. ctx bounds the
+// start and stop of the services Reload replaces. Reloads are
+// serialized, and Stop waits for the one under way; once the node has
+// stopped, Reload returns ErrNotRunning.
+func (n *Node) Reload(ctx context.Context, cfg *Config) (ReloadReport, error) {
+	if cfg == nil || cfg.cfg == nil && cfg.err == nil {
+		return ReloadReport{}, errors.New("junction: Reload with no configuration")
+	}
+	if cfg.err != nil {
+		return ReloadReport{}, cfg.err
+	}
+	rep, err := n.n.Reload(ctx, cfg.cfg)
+	if err != nil {
+		if errors.Is(err, node.ErrNotRunning) {
+			return ReloadReport{}, ErrNotRunning
+		}
+		return ReloadReport{}, configError(cfg.file, err)
+	}
+	return ReloadReport{Applied: changes(rep.Applied), Restart: changes(rep.Restart), Failed: changes(rep.Failed)}, nil
+}
+
+func changes(cs []node.Change) []Change {
+	if cs == nil {
+		return nil
+	}
+	out := make([]Change, len(cs))
+	for i, c := range cs {
+		out[i] = Change{Path: c.Path, What: c.What}
+	}
+	return out
 }
 
 // Listeners returns the node's listening transports with their real

@@ -3,10 +3,13 @@ package junction_test
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -353,4 +356,87 @@ func TestConnect(t *testing.T) {
 	if _, err := n.Connect(t.Context(), "", cfg, client.ReconnectOptions{}); !errors.Is(err, junction.ErrNotRunning) {
 		t.Errorf("Connect after Stop: %v, want ErrNotRunning", err)
 	}
+}
+
+// TestReload: Reload changes a web path live and reports it, reports a
+// change that needs a restart and leaves it, refuses a configuration
+// with problems (changing nothing), and fails after Stop.
+func TestReload(t *testing.T) {
+	doc := func(value, port string) *junction.Config {
+		cfg, err := junction.ParseConfig([]byte(`{"version": 2, "workers": [{"type": "router",
+			"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}]}],
+			"transports": [
+				{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+					"paths": {"info": {"type": "json", "value": "` + value + `"}}},
+				{"type": "rawsocket", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": ` + port + `}}]}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	n := start(t, doc("one", "0"))
+	get := func() string {
+		t.Helper()
+		resp, err := http.Get("http://" + address(t, n, "workers[0].transports[0]") + "/info")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return strings.TrimSpace(string(b))
+	}
+
+	rep, err := n.Reload(t.Context(), doc("two", "0"))
+	if err != nil || len(rep.Applied) != 1 || rep.Applied[0].Path != "workers[0].transports[0].paths" || len(rep.Restart) != 0 {
+		t.Fatalf("Reload: %+v, %v; want the paths applied", rep, err)
+	}
+	if got := get(); got != `"two"` {
+		t.Errorf("GET /info after the reload: %s", got)
+	}
+
+	port := strings.TrimPrefix(address(t, n, "workers[0].transports[1]"), "127.0.0.1:")
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := strings.TrimPrefix(free.Addr().String(), "127.0.0.1:")
+	free.Close()
+	if rep, err = n.Reload(t.Context(), doc("two", other)); err != nil || len(rep.Restart) != 1 || rep.Restart[0].Path != "workers[0].transports[1]" {
+		t.Errorf("Reload of an endpoint: %+v, %v; want it in Restart", rep, err)
+	}
+	if got := address(t, n, "workers[0].transports[1]"); !strings.HasSuffix(got, ":"+port) {
+		t.Errorf("RawSocket moved to %s by a change that needs a restart", got)
+	}
+
+	if _, err := n.Reload(t.Context(), nil); err == nil {
+		t.Error("Reload with no configuration: no error")
+	}
+	missing := doc("three", "0")
+	var ce *junction.ConfigError
+	if _, err := n.Reload(t.Context(), tlsMissing(t)); !errors.As(err, &ce) || len(ce.Problems) == 0 {
+		t.Errorf("Reload with a TLS file that does not load: %v, want a *ConfigError", err)
+	}
+	if got := get(); got != `"two"` {
+		t.Errorf("GET /info after refused reloads: %s", got)
+	}
+
+	if err := n.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.Reload(t.Context(), missing); !errors.Is(err, junction.ErrNotRunning) {
+		t.Errorf("Reload after Stop: %v, want ErrNotRunning", err)
+	}
+}
+
+// tlsMissing is a configuration whose web transport's TLS files do not
+// exist: it parses, and the node cannot build it.
+func tlsMissing(t *testing.T) *junction.Config {
+	t.Helper()
+	cfg, err := junction.ParseConfig([]byte(`{"version": 2, "workers": [{"type": "router", "realms": [{"name": "realm1"}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0,
+			"tls": {"key": "/nonexistent/server.key", "certificate": "/nonexistent/server.crt"}}, "paths": {"/": {"type": "nodeinfo"}}}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

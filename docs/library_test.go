@@ -46,11 +46,12 @@ func showsFile(t *testing.T, page, file string) {
 // package's examples, which go vet and go test compile (and run, for one
 // with an Output comment): "run a node from a file" is ExampleRun's body,
 // the lasting backend session the lines of ExampleNode_Connect from its
-// Connect to its Register's check.
+// Connect to its Register's check, the reload ExampleNode_Reload's loop.
 func TestLibrarySnippets(t *testing.T) {
 	for _, tt := range []struct{ example, from, to string }{
 		{"ExampleRun", "", ""},
 		{"ExampleNode_Connect", "backend, err := node.Connect", "\n\n"},
+		{"ExampleNode_Reload", "for range hup {", "\n}\n"},
 	} {
 		t.Run(tt.example, func(t *testing.T) {
 			snippet := exampleBody(t, tt.example)
@@ -60,7 +61,7 @@ func TestLibrarySnippets(t *testing.T) {
 				if !ok || !ok2 {
 					t.Fatalf("%s has no lines from %q to %q", tt.example, tt.from, tt.to)
 				}
-				snippet = tt.from + part + "\n"
+				snippet = tt.from + part + strings.TrimRight(tt.to, "\n") + "\n" // to ends the snippet: its last line is kept
 			}
 			if !strings.Contains(readPage(t, library), "```go\n"+snippet+"```\n") {
 				t.Errorf("%s does not show %s's lines:\n%s", library, tt.example, snippet)
