@@ -81,7 +81,8 @@ var ErrNotRunning = errors.New("node: not running")
 // proxy worker's transports but their "auth",
 // router, proxy and testee workers added or removed, worker options and
 // the Python components of a worker whose options changed, realm
-// options, dynamic authenticators and authorizers, router links) is
+// options but their limits, dynamic authenticators and authorizers,
+// router links) is
 // reported in Restart and left as it runs.
 // Sessions on what did not change are not touched. Reloads are
 // serialized, and Stop waits for the one under way; ctx bounds the start

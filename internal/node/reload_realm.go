@@ -126,9 +126,11 @@ func (r *reloader) removeRealm(path string, ru *routerUnit, rm *config.Realm) bo
 func (r *reloader) changeRealm(path string, ru *routerUnit, old, rm *config.Realm) {
 	a, b := *old, *rm
 	a.Roles, b.Roles = nil, nil
+	a.Options.Limits, b.Options.Limits = config.RealmLimits{}, config.RealmLimits{}
 	if !same(a, b) {
 		r.restart(path, "options of realm %q changed", rm.Name)
 	}
+	r.changeLimits(path, ru, old, rm)
 	if same(old.Roles, rm.Roles) {
 		return
 	}
@@ -144,4 +146,22 @@ func (r *reloader) changeRealm(path string, ru *routerUnit, old, rm *config.Real
 	}
 	r.applied(path+".roles", "roles and permissions of realm %q replaced: %d sessions closed, %d registrations and %d subscriptions revoked",
 		rm.Name, res.Closed, res.Unregistered, res.Unsubscribed)
+}
+
+// changeLimits applies a change of a realm's "options.limits" live: the
+// requests admitted from then on are held to the new limits.
+func (r *reloader) changeLimits(path string, ru *routerUnit, old, rm *config.Realm) {
+	if old.Options.Limits == rm.Options.Limits {
+		return
+	}
+	path += ".options.limits"
+	if ru.router == nil {
+		r.restart(path, "limits of realm %q changed", rm.Name)
+		return
+	}
+	if err := ru.router.SetRealmLimits(wamp.URI(rm.Name), routerLimits(rm.Options.Limits)); err != nil {
+		r.restart(path, "limits of realm %q not changed: %v", rm.Name, err)
+		return
+	}
+	r.applied(path, "limits of realm %q replaced", rm.Name)
 }

@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -526,5 +527,40 @@ func TestReloadKeepsLongPoll(t *testing.T) {
 	case <-s.Done():
 	case <-testCtx(t).Done():
 		t.Fatal("the long-poll session outlived a change of its service")
+	}
+}
+
+// TestReloadRealmLimits: a change of a realm's options.limits applies
+// live: a subscription refused under the old limit is admitted under the
+// new one, by the same session; nothing needs a restart.
+func TestReloadRealmLimits(t *testing.T) {
+	doc := func(max int) *config.Config {
+		return parse(t, fmt.Sprintf(`{"version": 2, "workers": [{"type": "router",
+			"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true}],
+				"options": {"limits": {"subscriptions_per_session": %d}}}],
+			"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
+				"paths": {"ws": {"type": "websocket"}}}]}]}`, max), nil)
+	}
+	n := start(t, doc(1), t.TempDir())
+	s := mustWS(t, "ws://"+address(t, n, web0)+"/ws", websocket.DialOptions{}, client.Config{Realm: "realm1"})
+	subscribe := func(topic wamp.URI) error {
+		_, err := s.Subscribe(testCtx(t), topic, func(*client.Event) {}, nil)
+		return err
+	}
+	if err := subscribe("com.a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := subscribe("com.b"); wampURIOf(err) != wamp.ErrLimitExceeded {
+		t.Fatalf("a second subscription under a limit of 1: %v", err)
+	}
+	rep, err := n.Reload(testCtx(t), doc(2))
+	if err != nil || !slices.Equal(paths(rep.Applied), []string{"workers[0].realms[0].options.limits"}) || len(rep.Restart) != 0 {
+		t.Fatalf("reload: %+v, %v; want the limits applied", rep, err)
+	}
+	if err := subscribe("com.b"); err != nil {
+		t.Errorf("a second subscription under a limit of 2: %v", err)
+	}
+	if err := subscribe("com.c"); wampURIOf(err) != wamp.ErrLimitExceeded {
+		t.Errorf("a third subscription under a limit of 2: %v", err)
 	}
 }

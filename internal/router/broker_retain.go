@@ -55,7 +55,7 @@ type retainedEvent struct {
 // own events. The publication is refused as a whole, never delivered
 // without its retain: the caller delivers only once this returned nil.
 func (b *broker) retain(pub *session, e *outEvent, size int) error {
-	lim, st := b.realm.limits, &b.retained
+	lim, st := b.realm.limits.now(), &b.retained
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	old, replaced := st.events[e.topic]

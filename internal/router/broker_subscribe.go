@@ -63,7 +63,7 @@ func (b *broker) subscribe(s *session, req wamp.ID, topic wamp.URI, m uriindex.M
 	defer b.mu.Unlock()
 	sub, ok := b.index.Get(string(topic), m)
 	if !ok || s.subs.m[sub.id] == nil {
-		if err := b.realm.limits.subs.admit(s, s.subWeight, b.holders.weight, w, growth(w, ok)); err != nil {
+		if err := b.realm.limits.now().subs.admit(s, s.subWeight, b.holders.weight, w, growth(w, ok)); err != nil {
 			return subInfo{}, false, false, err
 		}
 	}

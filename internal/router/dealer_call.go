@@ -114,7 +114,7 @@ func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.
 	if s.calls.m[m.Request] != nil {
 		return nil, nil, nil, violation("CALL request ID %d is already in flight", m.Request)
 	}
-	if err := d.realm.limits.calls.admit(s, len(s.calls.m), d.inFlight, 1, 1); err != nil {
+	if err := d.realm.limits.now().calls.admit(s, len(s.calls.m), d.inFlight, 1, 1); err != nil {
 		return nil, nil, nil, err
 	}
 	_, _, reg, ok := d.index.Best(string(m.Procedure))

@@ -73,7 +73,7 @@ func (d *dealer) register(s *session, procedure wamp.URI, m uriindex.Match, poli
 	if ok && (policy == wamp.InvokeSingle || reg.policy != policy || s.regs.m[reg.id] != nil) {
 		return info, nil, false, wamp.Errorf(wamp.ErrProcedureAlreadyExists, "procedure %q is already registered", procedure)
 	}
-	if err := d.realm.limits.regs.admit(s, s.regWeight, d.holders.weight, w, growth(w, ok)); err != nil {
+	if err := d.realm.limits.now().regs.admit(s, s.regWeight, d.holders.weight, w, growth(w, ok)); err != nil {
 		return info, nil, false, err
 	}
 	if !ok {

@@ -140,6 +140,14 @@ func historyItem(realm wamp.URI, pub *session, e *outEvent, args wamp.List, kwar
 	return item
 }
 
+// setBudget replaces the limit on the bytes of every history: events
+// added from now on are held to it.
+func (st *historyStore) setBudget(n int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.budget = n
+}
+
 // add appends ev to h, dropping h's oldest events past its limit or past
 // the realm's bytes; it returns the limitError that refuses ev when the
 // realm cannot hold it even then. Takes st.mu.

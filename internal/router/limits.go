@@ -139,11 +139,19 @@ const (
 // lines of a realm.
 const limitLogEvery = 10 * time.Second
 
-// realmLimits are a realm's Limits, resolved (every limit > 0,
-// math.MaxInt for none), with the count and the log of refusals.
-// Read-only after newRealmLimits but for the counters, which are safe for
-// concurrent use.
+// realmLimits are a realm's Limits, resolved (see limitValues), which
+// SetRealmLimits replaces, with the count and the log of refusals. Safe
+// for concurrent use.
 type realmLimits struct {
+	v       atomic.Pointer[limitValues]
+	log     *slog.Logger
+	rate    lograte.Limit
+	refused atomic.Uint64
+}
+
+// limitValues are a realm's Limits resolved: every limit > 0, math.MaxInt
+// for none. Read-only.
+type limitValues struct {
 	subs, regs, calls countLimit
 	uriBytes          int
 	retainedRealm     budget
@@ -151,15 +159,21 @@ type realmLimits struct {
 	testamentRealm    budget
 	testamentSession  budget
 	historyBytes      int
-
-	log     *slog.Logger
-	rate    lograte.Limit
-	refused atomic.Uint64
 }
 
 // newRealmLimits resolves o; refusals are logged to log.
 func newRealmLimits(o Limits, log *slog.Logger) *realmLimits {
-	return &realmLimits{
+	l := &realmLimits{log: log, rate: lograte.Limit{Interval: limitLogEvery}}
+	l.v.Store(resolveLimits(o))
+	return l
+}
+
+// now returns the limits in force.
+func (l *realmLimits) now() *limitValues { return l.v.Load() }
+
+// resolveLimits resolves o, its zero fields to the defaults.
+func resolveLimits(o Limits) *limitValues {
+	return &limitValues{
 		subs: countLimit{"subscriptions",
 			resolve(o.SubscriptionsPerSession, DefaultSubscriptionsPerSession),
 			resolve(o.SubscriptionsPerRealm, DefaultSubscriptionsPerRealm)},
@@ -183,9 +197,24 @@ func newRealmLimits(o Limits, log *slog.Logger) *realmLimits {
 			resolve(o.TestamentsPerSession, DefaultTestamentsPerSession),
 			resolve(o.TestamentBytesPerSession, DefaultTestamentBytesPerSession)},
 		historyBytes: resolve(o.HistoryBytesPerRealm, DefaultHistoryBytesPerRealm),
-		log:          log,
-		rate:         lograte.Limit{Interval: limitLogEvery},
 	}
+}
+
+// SetRealmLimits replaces the limits of realm name (a configuration
+// reload): the requests admitted from now on are held to them. What the
+// realm's sessions hold already stays, also above a limit lowered (a
+// retained event, a testament or a history's events are then refused or
+// dropped as others are added; a count limit refuses new items until the
+// holdings fall below it).
+func (r *Router) SetRealmLimits(name wamp.URI, o Limits) error {
+	rm := r.realm(name)
+	if rm == nil {
+		return fmt.Errorf("router: no realm %q", name)
+	}
+	v := resolveLimits(o)
+	rm.limits.v.Store(v)
+	rm.broker.histories.setBudget(v.historyBytes)
+	return nil
 }
 
 // resolve turns a Limits field into a limit: 0 is def, negative none.
@@ -249,10 +278,11 @@ func (c countLimit) admit(s *session, own, all, w, grow int) error {
 // register (what) a URI longer than the realm allows, or nil. The
 // sessions of an Internal gate are never refused.
 func (l *realmLimits) admitURI(s *session, uri wamp.URI, what string) error {
-	if s.gate.opts.Internal || len(uri) <= l.uriBytes {
+	max := l.now().uriBytes
+	if s.gate.opts.Internal || len(uri) <= max {
 		return nil
 	}
-	return &limitError{what: "bytes of URI per " + what, max: l.uriBytes}
+	return &limitError{what: "bytes of URI per " + what, max: max}
 }
 
 // budget is a limit on a count and on bytes together.

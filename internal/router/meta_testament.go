@@ -70,7 +70,7 @@ func (m *metaAPI) addTestament(caller *session, c *wamp.Call) (wamp.List, wamp.D
 // keep adds t to the testaments of session id in scope, or returns the
 // limitError that refuses it. m.mu must be held.
 func (m *metaAPI) keep(id wamp.ID, scope string, t testament) error {
-	lim := m.rm.limits
+	lim := m.rm.limits.now()
 	ts := m.testaments[id]
 	if ts == nil {
 		ts = &testaments{}

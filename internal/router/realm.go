@@ -101,7 +101,7 @@ func newRealm(r *Router, o RealmOptions) *realm {
 	if rm.fabric != nil {
 		rm.broker.events = rm.fabric // before the histories: their IDs
 	}
-	rm.broker.addHistories(o.EventHistory, rm.limits.historyBytes)
+	rm.broker.addHistories(o.EventHistory, rm.limits.now().historyBytes)
 	if !o.DisableMetaAPI {
 		rm.enableMetaAPI()
 	}
