@@ -561,3 +561,33 @@ func TestRetainedTestamentOverLimit(t *testing.T) {
 		checkRefusals(t, r, logs, 1)
 	})
 }
+
+// TestSetRealmLimits: new limits hold the requests admitted from then
+// on, the URI length and the counts of the sessions already joined
+// included; an unknown realm is an error.
+func TestSetRealmLimits(t *testing.T) {
+	logs := &recordHandler{}
+	bubble(t, limitRealm(Limits{SubscriptionsPerSession: 1}, logs), func(t *testing.T, r *Router) {
+		c := join(t, r.Gate(), "realm1", nil)
+		subscribe := func(topic string) wamp.ID {
+			req := c.nextReq()
+			c.send(&wamp.Subscribe{Request: req, Options: wamp.Dict{}, Topic: wamp.URI(topic)})
+			return req
+		}
+		subscribe("com.a")
+		expect[*wamp.Subscribed](c)
+		c.expectRefused(wamp.TypeSubscribe, subscribe("com.b"))
+
+		if err := r.SetRealmLimits("realm1", Limits{SubscriptionsPerSession: 2, URIBytesPerPattern: 8}); err != nil {
+			t.Fatal(err)
+		}
+		c.expectRefused(wamp.TypeSubscribe, subscribe("com.longer")) // 10 bytes
+		subscribe("com.b")
+		expect[*wamp.Subscribed](c)
+		c.expectRefused(wamp.TypeSubscribe, subscribe("com.c"))
+		c.quiet()
+		if err := r.SetRealmLimits("realm2", Limits{}); err == nil {
+			t.Error("SetRealmLimits of an unknown realm: no error")
+		}
+	})
+}
