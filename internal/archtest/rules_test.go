@@ -127,9 +127,9 @@ var rules = map[string]rule{
 	// parser and types, rate-limited accept warnings; only web serves
 	// with it.
 	"internal/web/h1": {allowed: []string{"internal/lograte", "internal/httpsyntax"}, importers: []string{"internal/web"}},
-	// HTTP/1.1 field syntax (tokens, field values, blanks, a plain
-	// Content-Length) that the engine's request parser and the proxy's
-	// answer parser both check: a leaf.
+	// HTTP/1.1 message syntax (tokens, field values, blanks, a plain
+	// Content-Length, a body of that length) that the engine's request
+	// parser and the proxy's answer parser both read: a leaf.
 	"internal/httpsyntax": {stdOnly: true, importers: []string{"internal/web", "internal/web/h1"}},
 	// The WebSocket opening handshake as the WAMP endpoint (transport) and
 	// the proxies (web) both read it: a leaf.

@@ -1,8 +1,14 @@
-// Package httpsyntax holds the HTTP/1.1 field syntax that the web
-// transport's two parsers of their own check, as net/http does: the h1
-// engine's request heads and the reverse proxy's upstream answers (RFC
-// 9110 section 5). A leaf: the standard library only.
+// Package httpsyntax holds the HTTP/1.1 message syntax that the web
+// transport's two parsers of their own read as net/http does, the h1
+// engine's request heads and the reverse proxy's upstream answers: field
+// names and values (RFC 9110 section 5), a plain Content-Length, and a
+// body of that length. A leaf: the standard library only.
 package httpsyntax
+
+import (
+	"bufio"
+	"io"
+)
 
 // IsTokenByte reports whether b may appear in a token (RFC 9110 section
 // 5.6.2).
@@ -70,3 +76,39 @@ func PlainLength(s string) int64 {
 	}
 	return n
 }
+
+// LengthBody is a message body of N bytes read from R, the connection's
+// buffered reader, as net/http's body reads one: io.EOF with its last
+// bytes, io.ErrUnexpectedEOF when R ends first, and io.EOF from then on.
+// Close does nothing: the caller reads or discards what is left.
+type LengthBody struct {
+	R      *bufio.Reader
+	N      int64 // bytes left
+	sawEOF bool
+}
+
+func (b *LengthBody) Read(p []byte) (int, error) {
+	if b.sawEOF || b.N <= 0 {
+		b.sawEOF = true
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.N {
+		p = p[:b.N]
+	}
+	n, err := b.R.Read(p)
+	b.N -= int64(n)
+	switch {
+	case err == io.EOF:
+		b.sawEOF = true
+		if b.N > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+	case err == nil && n > 0 && b.N == 0:
+		b.sawEOF = true
+		err = io.EOF
+	}
+	return n, err
+}
+
+// Close does nothing.
+func (b *LengthBody) Close() error { return nil }

@@ -1,6 +1,8 @@
 package httpsyntax
 
 import (
+	"bufio"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,5 +53,31 @@ func TestPlainLength(t *testing.T) {
 		if n, err := strconv.ParseInt(tt.in, 10, 64); tt.want >= 0 && (err != nil || n != tt.want) {
 			t.Errorf("PlainLength(%q) = %d, strconv %d %v", tt.in, tt.want, n, err)
 		}
+	}
+}
+
+// TestLengthBody: a body of N bytes ends with io.EOF at its last byte,
+// leaves what follows it in the reader, and ends with
+// io.ErrUnexpectedEOF, then io.EOF, when the reader ends first.
+func TestLengthBody(t *testing.T) {
+	r := bufio.NewReader(strings.NewReader("hello, next"))
+	b := &LengthBody{R: r, N: 5}
+	got, err := io.ReadAll(b)
+	if string(got) != "hello" || err != nil {
+		t.Fatalf("ReadAll = %q, %v; want hello", got, err)
+	}
+	if rest, _ := io.ReadAll(r); string(rest) != ", next" {
+		t.Errorf("left in the reader: %q", rest)
+	}
+	short := &LengthBody{R: bufio.NewReader(strings.NewReader("hel")), N: 5}
+	got, err = io.ReadAll(short)
+	if string(got) != "hel" || err != io.ErrUnexpectedEOF {
+		t.Errorf("short body: %q, %v; want hel and io.ErrUnexpectedEOF", got, err)
+	}
+	if n, err := short.Read(make([]byte, 4)); n != 0 || err != io.EOF {
+		t.Errorf("after the short end: %d, %v; want io.EOF", n, err)
+	}
+	if n, err := (&LengthBody{R: r}).Read(make([]byte, 4)); n != 0 || err != io.EOF {
+		t.Errorf("an empty body: %d, %v; want io.EOF", n, err)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/junction-wamp/junction/internal/httpsyntax"
 )
 
 // Settings of a proxy's upstream connections, shared by its direct path
@@ -280,7 +282,7 @@ type upstreamConn struct {
 	// next one (serveDirect is done with them at release).
 	resp     http.Response
 	header   http.Header
-	body     fixedBody
+	body     httpsyntax.LengthBody
 	inClient bool // resp.Header is the client's answer header (see readSimple)
 }
 

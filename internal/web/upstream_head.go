@@ -1,9 +1,7 @@
 package web
 
 import (
-	"bufio"
 	"bytes"
-	"io"
 	"net/http"
 	"strings"
 
@@ -82,7 +80,7 @@ func (c *upstreamConn) readSimple(r *http.Request, n int, client http.Header) *h
 		Request:       r,
 	}
 	if length > 0 {
-		c.body = fixedBody{br: c.br, n: length}
+		c.body = httpsyntax.LengthBody{R: c.br, N: length}
 		c.resp.Body = &c.body
 	}
 	return &c.resp
@@ -170,31 +168,3 @@ func (f *simpleFields) add(line string) bool {
 	f.h[key] = vv
 	return true
 }
-
-// fixedBody is a body of a known length read from br: what
-// http.ReadResponse's body does for a Content-Length answer, without
-// trailers or a close to wait for.
-type fixedBody struct {
-	br *bufio.Reader
-	n  int64 // bytes left
-}
-
-func (b *fixedBody) Read(p []byte) (int, error) {
-	if b.n <= 0 {
-		return 0, io.EOF
-	}
-	if int64(len(p)) > b.n {
-		p = p[:b.n]
-	}
-	k, err := b.br.Read(p)
-	b.n -= int64(k)
-	switch {
-	case b.n == 0:
-		return k, io.EOF
-	case err == io.EOF:
-		return k, io.ErrUnexpectedEOF
-	}
-	return k, err
-}
-
-func (b *fixedBody) Close() error { return nil }

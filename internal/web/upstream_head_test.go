@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/junction-wamp/junction/internal/httpsyntax"
 )
 
 func TestParseSimpleHead(t *testing.T) {
@@ -110,7 +112,7 @@ func checkSimpleHead(t *testing.T, raw []byte) bool {
 		t.Fatalf("%q: http.ReadResponse reads close %v, transfer encoding %v, trailer %v", raw, want.Close, want.TransferEncoding, want.Trailer)
 	}
 	wantBody, wantErr := io.ReadAll(want.Body)
-	gotBody, gotErr := io.ReadAll(&fixedBody{br: bufio.NewReader(bytes.NewReader(raw[n:])), n: length})
+	gotBody, gotErr := io.ReadAll(&httpsyntax.LengthBody{R: bufio.NewReader(bytes.NewReader(raw[n:])), N: length})
 	if !bytes.Equal(gotBody, wantBody) || !errors.Is(gotErr, wantErr) && (gotErr == nil || wantErr == nil || gotErr.Error() != wantErr.Error()) {
 		t.Fatalf("%q: body %q (%v), http.ReadResponse's %q (%v)", raw, gotBody, gotErr, wantBody, wantErr)
 	}

@@ -3,7 +3,6 @@ package h1
 import (
 	"bufio"
 	"bytes"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -41,7 +40,7 @@ func parseCommonHead(br *bufio.Reader, req *http.Request) bool {
 		return false
 	}
 	if req.ContentLength > 0 {
-		req.Body = &lengthBody{r: br, n: req.ContentLength}
+		req.Body = &httpsyntax.LengthBody{R: br, N: req.ContentLength}
 	} else {
 		req.Body = http.NoBody
 	}
@@ -253,37 +252,3 @@ func listHasToken(values []string, token string) bool {
 	}
 	return false
 }
-
-// lengthBody is a Content-Length request body read from the connection's
-// buffered reader, as net/http reads one: io.EOF with its last bytes,
-// io.ErrUnexpectedEOF when the connection ends before it does.
-type lengthBody struct {
-	r      *bufio.Reader
-	n      int64 // bytes left
-	sawEOF bool
-}
-
-func (b *lengthBody) Read(p []byte) (int, error) {
-	if b.sawEOF || b.n <= 0 {
-		b.sawEOF = true
-		return 0, io.EOF
-	}
-	if int64(len(p)) > b.n {
-		p = p[:b.n]
-	}
-	n, err := b.r.Read(p)
-	b.n -= int64(n)
-	switch {
-	case err == io.EOF:
-		b.sawEOF = true
-		if b.n > 0 {
-			err = io.ErrUnexpectedEOF
-		}
-	case err == nil && n > 0 && b.n == 0:
-		b.sawEOF = true
-		err = io.EOF
-	}
-	return n, err
-}
-
-func (b *lengthBody) Close() error { return nil }
