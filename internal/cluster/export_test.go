@@ -37,6 +37,10 @@ func ReapLocked(f *Fabric, m Member) (bool, error) {
 	return len(all) > 0, err
 }
 
+// stepdownWait bounds one leader stepdown request; one that is lost is
+// asked again.
+const stepdownWait = 2 * time.Second
+
 // LeadTables makes n's server the leader of each of tables (JetStream
 // leader stepdowns that prefer it), so that once the others stop, its
 // writes wait for a quorum that never comes instead of failing at once
@@ -45,12 +49,22 @@ func LeadTables(ctx context.Context, n *Node, tables ...string) error {
 	for _, t := range tables {
 		stream := "KV_jx_" + n.cfg.Name + "_" + t
 		for {
+			// A stepdown is asked only of a stream that has a leader and
+			// it is another server: during an election nobody answers the
+			// request, which would then wait out ctx.
 			s, err := n.js.Stream(ctx, stream)
-			if err == nil && s.CachedInfo().Cluster != nil && s.CachedInfo().Cluster.Leader == n.emb.srv.Name() {
-				break
+			if err == nil && s.CachedInfo().Cluster != nil {
+				leader := s.CachedInfo().Cluster.Leader
+				if leader == n.emb.srv.Name() {
+					break
+				}
+				if leader != "" {
+					req := []byte(`{"placement":{"preferred":"` + n.emb.srv.Name() + `"}}`)
+					rctx, cancel := context.WithTimeout(ctx, stepdownWait)
+					_, err = n.nc.RequestWithContext(rctx, "$JS.API.STREAM.LEADER.STEPDOWN."+stream, req)
+					cancel()
+				}
 			}
-			req := []byte(`{"placement":{"preferred":"` + n.emb.srv.Name() + `"}}`)
-			_, err = n.nc.RequestWithContext(ctx, "$JS.API.STREAM.LEADER.STEPDOWN."+stream, req)
 			if ctx.Err() != nil {
 				return fmt.Errorf("table %s not led by %s: %w (%v)", t, n.Self(), ctx.Err(), err)
 			}
