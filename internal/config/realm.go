@@ -1,6 +1,9 @@
 package config
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Realm is an item of a router's "realms".
 type Realm struct {
@@ -130,7 +133,8 @@ func (d *decoder) realm(path string, v any) *Realm {
 		return nil
 	}
 	r := &Realm{ID: d.id(o), Name: o.reqStr("name")}
-	if r.Name != "" && !looseURI(r.Name) {
+	placeholder := templatePlaceholder(r.Name)
+	if r.Name != "" && !looseURI(r.Name) && !placeholder {
 		d.errorf(o.at("name"), "invalid realm URI %q", r.Name)
 	}
 	o.list("roles", func(p string, v any) {
@@ -147,7 +151,21 @@ func (d *decoder) realm(path string, v any) *Realm {
 	r.RLinks = d.rlinks(o)
 	o.ignored("trace", ": Crossbar does not use it either")
 	o.done()
+	if placeholder {
+		d.warnf(o.at("name"), "%q is a template placeholder, not a realm URI: the node runs without this realm (no client could join it; Crossbar starts it, and no client can join it there either)", r.Name)
+		return nil
+	}
 	return r
+}
+
+// templatePlaceholder reports whether a realm name is a Jinja placeholder
+// left in the file, such as "{{ realm }}" in the configurations of
+// Crossbar's retired "crossbar init --template" (Crossbar accepts any
+// realm name in a configuration; no client can join one that is not a
+// URI). Any other name that is not a URI is a configuration error.
+func templatePlaceholder(name string) bool {
+	open := strings.Index(name, "{{")
+	return open >= 0 && strings.Contains(name[open:], "}}")
 }
 
 func (d *decoder) realmOptions(o *object) RealmOptions {
