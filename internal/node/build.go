@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"github.com/junction-wamp/junction/internal/auth"
 	"log/slog"
 	"path/filepath"
 
@@ -26,6 +27,9 @@ type builder struct {
 	keyLoader func() (ed25519.PrivateKey, error)
 	errs      config.Errors    // the problems found so far
 	warns     []config.Warning // what was built with a warning
+	// cookies are the cookie stores the units built use, opened or kept
+	// (see cookieStore); a reload of web paths closes the others.
+	cookies map[*auth.CookieStore]bool
 }
 
 // build adds a unit for every enabled worker, transport and component. An

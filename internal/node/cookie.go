@@ -2,6 +2,7 @@ package node
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
@@ -23,6 +24,7 @@ func (b *builder) cookieStore(path string, ru *routerUnit, c *config.CookieTrack
 	for _, u := range slices.Backward(ru.cookies) {
 		if u.path == path {
 			if u.cfg == *c {
+				b.usesCookies(u.store)
 				return u.store, nil
 			}
 			break
@@ -38,7 +40,53 @@ func (b *builder) cookieStore(path string, ru *routerUnit, c *config.CookieTrack
 		return nil, fieldError(path+".store", err)
 	}
 	ru.cookies = append(ru.cookies, cookieUnit{path: path, cfg: *c, store: s})
+	b.usesCookies(s)
 	return s, nil
+}
+
+// usesCookies records that a unit built uses store.
+func (b *builder) usesCookies(store *auth.CookieStore) {
+	if b.cookies == nil {
+		b.cookies = make(map[*auth.CookieStore]bool)
+	}
+	b.cookies[store] = true
+}
+
+// replacedPaths forgets the gates and cookie stores of the paths under
+// prefix that a new path tree replaced: of the units from before it
+// (ru.gates[:gates], ru.cookies[:cookies]), the gates under prefix, and
+// the cookie stores under prefix that the new tree (whose build recorded
+// used) does not use, which it closes. Without it, every reload of a web
+// transport's paths would add its gates and changed stores to those ru
+// holds until the node stops.
+func (ru *routerUnit) replacedPaths(prefix string, gates, cookies int, used map[*auth.CookieStore]bool) {
+	var kept []*clientGateUnit
+	for i, g := range ru.gates {
+		if i >= gates || !strings.HasPrefix(g.path, prefix) {
+			kept = append(kept, g)
+		}
+	}
+	ru.gates = kept
+	var keptCookies []cookieUnit
+	for i, c := range ru.cookies {
+		if i < cookies && strings.HasPrefix(c.path, prefix) && !used[c.store] {
+			c.store.Close()
+			continue
+		}
+		keptCookies = append(keptCookies, c)
+	}
+	ru.cookies = keptCookies
+}
+
+// failedPaths forgets the gates and closes the cookie stores that a path
+// tree that failed to build or start added from ru.gates[gates] and
+// ru.cookies[cookies] on.
+func (ru *routerUnit) failedPaths(gates, cookies int) {
+	ru.gates = ru.gates[:gates]
+	for _, c := range ru.cookies[cookies:] {
+		c.store.Close()
+	}
+	ru.cookies = ru.cookies[:cookies]
 }
 
 // cookieUnit is a router's cookie store, with the JSON path and the

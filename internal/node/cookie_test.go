@@ -199,4 +199,10 @@ func TestReloadKeepsCookies(t *testing.T) {
 	if _, err := joinWS(t, url, jar.dial(), byCookie); wampURIOf(err) == "" {
 		t.Error("a cookie of the store before a change of its settings still logs in")
 	}
+	// Each reload replaced the paths' gates and the changed store: the
+	// router holds those of the paths now, no more.
+	ru := n.routers[0]
+	if len(ru.gates) != 2 || len(ru.cookies) != 2 {
+		t.Errorf("after two reloads: %d gates and %d cookie stores, want 2 and 2 (ws and anon)", len(ru.gates), len(ru.cookies))
+	}
 }

@@ -45,13 +45,13 @@ func (r *reloader) webPaths(ctx context.Context, path string, ru *routerUnit, t 
 	staged := &Node{log: r.node.log, dir: r.node.dir}
 	b := &builder{node: staged, owner: r.node, dir: r.node.dir, log: r.node.log}
 	scratch := &listenerUnit{path: path, kind: "web"}
-	gates := len(ru.gates)
+	gates, cookies := len(ru.gates), len(ru.cookies)
 	o, err := b.webServerOptions(path, ru, scratch, t)
 	if err == nil {
 		err = staged.startServices(ctx)
 	}
 	if err != nil {
-		ru.gates = ru.gates[:gates]
+		ru.failedPaths(gates, cookies)
 		staged.stopServices(ctx)
 		r.restart(paths, "%s: web paths not replaced: %v", why, err)
 		return
@@ -76,6 +76,7 @@ func (r *reloader) webPaths(ctx context.Context, path string, ru *routerUnit, t 
 	}
 	old := r.node.replaceServices(paths+".", staged)
 	old.stopServices(ctx)
+	ru.replacedPaths(paths+".", gates, cookies, b.cookies)
 	scratch.logServices(r.node.log)
 	r.applied(paths, "web paths replaced: %s", why)
 }
