@@ -51,6 +51,7 @@ type Node struct {
 	proxies    []proxyUnit       // the reverse proxies and WebSocket reverse proxies
 	services   []serviceUnit     // the bridge path services and proxies, for Stats
 	archives   []*archiveUnit    // the archive path services, opened at start
+	pyWebs     []*pyWebUnit      // the wsgi and resource path services' Python processes
 	longPolls  []*longPollUnit   // the long-poll path services
 	shutdown   *shutdownPolicy   // when a worker's exit stops the node
 	guests     []*guestUnit      // the guest workers, in config order
@@ -196,6 +197,11 @@ func (n *Node) startAll(ctx context.Context) error {
 			return err
 		}
 	}
+	for _, u := range n.pyWebs {
+		if err := u.start(ctx); err != nil {
+			return err
+		}
+	}
 	if err := n.startComponents(ctx, true); err != nil {
 		return err
 	}
@@ -308,6 +314,9 @@ func (n *Node) stopAll(ctx context.Context) error {
 	}
 	for _, a := range n.archives {
 		errs = append(errs, a.stop())
+	}
+	for _, u := range n.pyWebs {
+		errs = append(errs, u.stop(ctx))
 	}
 	errs = append(errs, closeUnits(ctx, n.relays)...)
 	errs = append(errs, closeUnits(ctx, n.routers)...)

@@ -101,7 +101,8 @@ func (r *routerUnit) asksUnder(prefix string) bool {
 }
 
 // startServices starts the path services' units of a staged node: the
-// bridge services' sessions and the archives.
+// bridge services' sessions, the archives and the Python web paths'
+// processes.
 func (n *Node) startServices(ctx context.Context) error {
 	for _, s := range n.sessions {
 		if err := s.start(ctx); err != nil {
@@ -110,6 +111,11 @@ func (n *Node) startServices(ctx context.Context) error {
 	}
 	for _, a := range n.archives {
 		if err := a.start(ctx); err != nil {
+			return err
+		}
+	}
+	for _, u := range n.pyWebs {
+		if err := u.start(ctx); err != nil {
 			return err
 		}
 	}
@@ -128,6 +134,9 @@ func (n *Node) stopServices(ctx context.Context) error {
 	for _, a := range n.archives {
 		errs = append(errs, a.stop())
 	}
+	for _, u := range n.pyWebs {
+		errs = append(errs, u.stop(ctx))
+	}
 	return errors.Join(errs...)
 }
 
@@ -142,9 +151,11 @@ func (n *Node) replaceServices(prefix string, staged *Node) *Node {
 	services, _ := split(n.services, func(s serviceUnit) bool { return under(s.path) })
 	n.proxies, old.proxies = split(n.proxies, func(p proxyUnit) bool { return under(p.path) })
 	n.archives, old.archives = split(n.archives, func(a *archiveUnit) bool { return under(a.path) })
+	n.pyWebs, old.pyWebs = split(n.pyWebs, func(u *pyWebUnit) bool { return under(u.path) })
 	n.longPolls, _ = split(n.longPolls, func(u *longPollUnit) bool { return under(u.path) })
 	n.proxies = append(n.proxies, staged.proxies...)
 	n.archives = append(n.archives, staged.archives...)
+	n.pyWebs = append(n.pyWebs, staged.pyWebs...)
 	n.longPolls = append(n.longPolls, staged.longPolls...)
 	old.sessions = oldSessions
 	n.mu.Lock() // Readiness and Stats read these at any time (live)
