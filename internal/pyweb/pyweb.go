@@ -150,6 +150,9 @@ func (s *Socket) Close() error {
 	return nil
 }
 
+// exitedGrace bounds the read of the pipe once the process has exited.
+const exitedGrace = time.Second
+
 // maxReadyLine bounds the process's one line (a long traceback fits).
 const maxReadyLine = 1 << 20
 
@@ -174,8 +177,9 @@ func WaitReady(ctx context.Context, r *os.File, exited <-chan struct{}) error {
 		return err
 	case <-exited:
 		// What it wrote before exiting is in the pipe: read it, but do not
-		// wait for a descriptor a child of the process may still hold.
-		_ = r.SetReadDeadline(time.Now())
+		// wait long for a descriptor a child of the process may still
+		// hold (without one, the pipe ends at once).
+		_ = r.SetReadDeadline(time.Now().Add(exitedGrace))
 		if err := <-got; !errors.Is(err, os.ErrDeadlineExceeded) {
 			return err
 		}
