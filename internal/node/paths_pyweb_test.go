@@ -438,3 +438,57 @@ func TestPyWebCheckImportsNothing(t *testing.T) {
 		t.Errorf("New with no interpreter: %v", err)
 	}
 }
+
+// TestPyWebReload: a reload that changes the paths starts the new tree's
+// processes, then stops the old ones; one whose module does not import
+// leaves the old tree serving.
+func TestPyWebReload(t *testing.T) {
+	const root = `"/": {"type": "wsgi", "module": "webapp", "object": "app"}`
+	n, base := pyWebNode(t, `{`+root+`}`, nil)
+	old := n.pyWebs[0].proc
+	rep, err := n.Reload(testCtx(t), zeroPorts(parse(t, pyWebDoc(`{`+root+`, "sub": {"type": "wsgi", "module": "webapp", "object": "app"}}`), nil)))
+	if err != nil || len(rep.Applied) != 1 || rep.Applied[0].Path != "workers[0].transports[0].paths" {
+		t.Fatalf("Reload: %+v %v", rep, err)
+	}
+	select {
+	case <-old.Done():
+	case <-testCtx(t).Done():
+		t.Fatal("the old tree's process still runs")
+	}
+	status, body := httpGet(t, base+"/sub/x")
+	if status != http.StatusOK || !strings.Contains(body, `"SCRIPT_NAME": "/sub"`) {
+		t.Errorf("new path: %d %q", status, body)
+	}
+	rep, err = n.Reload(testCtx(t), zeroPorts(parse(t, pyWebDoc(`{"/": {"type": "wsgi", "module": "nomodule", "object": "app"}}`), nil)))
+	if err != nil || len(rep.Restart) != 1 || !strings.Contains(rep.Restart[0].What, `WSGI app module "nomodule" import failed`) {
+		t.Fatalf("Reload: %+v %v", rep, err)
+	}
+	if status, body := httpGet(t, base+"/sub/x"); status != http.StatusOK {
+		t.Errorf("after the failed reload: %d %q, want the old tree", status, body)
+	}
+}
+
+// TestUnderPaths: a reload replaces the services of a transport's paths,
+// the root's ("/", quoted in its JSON path) too, and no other
+// transport's.
+func TestUnderPaths(t *testing.T) {
+	const paths = "workers[0].transports[1].paths"
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{paths + ".app", true},
+		{paths + `["/"]`, true},
+		{paths + `["/"].paths.x`, true},
+		{paths + ".api.paths.v1", true},
+		{paths, false},
+		{"workers[0].transports[1].pathsx.app", false},
+		{"workers[0].transports[11].paths.app", false},
+		{"workers[0].transports[1].web.paths.app", false},
+	}
+	for _, tt := range tests {
+		if got := underPaths(paths, tt.path); got != tt.want {
+			t.Errorf("underPaths(%q) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}

@@ -68,13 +68,13 @@ func (r *reloader) webPaths(ctx context.Context, path string, ru *routerUnit, t 
 	// long-poll receives, but for the long-poll services the new tree took
 	// over. Its functions stay registered with the server, which calls
 	// them again at its shutdown, harmlessly.
-	r.node.handOverLongPolls(paths+".", staged)
+	r.node.handOverLongPolls(paths, staged)
 	oldShutdown := l.onShutdown
 	l.onShutdown = scratch.onShutdown
 	for _, f := range oldShutdown {
 		f()
 	}
-	old := r.node.replaceServices(paths+".", staged)
+	old := r.node.replaceServices(paths, staged)
 	old.stopServices(ctx)
 	scratch.logServices(r.node.log)
 	r.applied(paths, "web paths replaced: %s", why)
@@ -141,12 +141,12 @@ func (n *Node) stopServices(ctx context.Context) error {
 }
 
 // replaceServices takes the path services' units under the JSON path
-// prefix out of n, adds those of staged in their place, and returns the
-// units taken out, in a node of their own. Reload only (Stop waits for
-// it).
-func (n *Node) replaceServices(prefix string, staged *Node) *Node {
+// paths (a transport's "paths") out of n, adds those of staged in their
+// place, and returns the units taken out, in a node of their own. Reload
+// only (Stop waits for it).
+func (n *Node) replaceServices(paths string, staged *Node) *Node {
 	old := &Node{}
-	under := func(path string) bool { return strings.HasPrefix(path, prefix) }
+	under := func(path string) bool { return underPaths(paths, path) }
 	sessions, oldSessions := split(n.sessions, func(s *bridgeSession) bool { return under(s.path) })
 	services, _ := split(n.services, func(s serviceUnit) bool { return under(s.path) })
 	n.proxies, old.proxies = split(n.proxies, func(p proxyUnit) bool { return under(p.path) })
@@ -163,6 +163,13 @@ func (n *Node) replaceServices(prefix string, staged *Node) *Node {
 	n.services = append(services, staged.services...)
 	n.mu.Unlock()
 	return old
+}
+
+// underPaths reports whether the JSON path is that of a service in paths
+// (a transport's "paths"): paths.key, or paths["/"] and other quoted keys.
+func underPaths(paths, path string) bool {
+	rest, ok := strings.CutPrefix(path, paths)
+	return ok && rest != "" && (rest[0] == '.' || rest[0] == '[')
 }
 
 // split returns the elements of s that out rejects, then those it takes.
