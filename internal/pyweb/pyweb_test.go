@@ -182,4 +182,3 @@ func TestArgs(t *testing.T) {
 		t.Error("Args with an extra that is not JSON: no error")
 	}
 }
-
