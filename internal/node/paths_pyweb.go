@@ -107,6 +107,7 @@ func (u *pyWebUnit) start(ctx context.Context) error {
 	proc, err := u.run(ctx)
 	if err != nil {
 		u.cancel()
+		u.cancel = nil // nothing left for stop
 		u.sock.Close()
 		return err
 	}

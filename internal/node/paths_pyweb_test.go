@@ -159,11 +159,11 @@ func TestPyWebWSGI(t *testing.T) {
 // keep their requests; it gets the rest.
 func TestPyWebOtherPathsFirst(t *testing.T) {
 	_, base := pyWebNode(t, pyWebPaths, nil)
-	status, body := httpGet(t, base+"/info")
+	status, body := get(t, base+"/info")
 	if status != http.StatusOK || !strings.Contains(body, `"service":"info"`) {
 		t.Errorf("/info: %d %q, want the json service", status, body)
 	}
-	status, body = httpGet(t, base+"/infox")
+	status, body = get(t, base+"/infox")
 	if status != http.StatusOK || !strings.Contains(body, `"PATH_INFO": "/infox"`) {
 		t.Errorf("/infox: %d %q, want the wsgi application", status, body)
 	}
@@ -183,30 +183,14 @@ func TestPyWebStreamAndErrors(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || string(b) != "part 0\npart 1\npart 2\n" || len(resp.TransferEncoding) == 0 {
 		t.Errorf("stream: %d %v %q, want the three parts chunked", resp.StatusCode, resp.TransferEncoding, b)
 	}
-	status, body := httpGet(t, base+"/sub/raise")
+	status, body := get(t, base+"/sub/raise")
 	if status != http.StatusInternalServerError || !strings.Contains(body, `"error":"internal server error"`) {
 		t.Errorf("raise: %d %q, want 500 with a JSON body", status, body)
 	}
-	status, body = httpGet(t, base+"/sub/%2e%2e/secret")
+	status, body = get(t, base+"/sub/%2e%2e/secret")
 	if status != http.StatusBadRequest || !strings.Contains(body, "dot segment") {
 		t.Errorf("dot segment: %d %q, want 400", status, body)
 	}
-}
-
-// httpGet GETs url and returns the status and body.
-func httpGet(t *testing.T, url string) (int, string) {
-	t.Helper()
-	req, err := http.NewRequestWithContext(testCtx(t), "GET", url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
 }
 
 // TestPyWebMaxThreads: with "maxthreads": 2, a third request waits
@@ -278,7 +262,7 @@ func TestPyWebMaxThreads(t *testing.T) {
 // at its path.
 func TestPyWebResource(t *testing.T) {
 	_, base := pyWebNode(t, pyWebPaths, nil)
-	status, body := httpGet(t, base+"/res/a/b")
+	status, body := get(t, base+"/res/a/b")
 	var got struct {
 		Extra    map[string]any `json:"extra"`
 		Method   string         `json:"method"`
@@ -360,7 +344,7 @@ func TestPyWebRestart(t *testing.T) {
 	}
 	startNode(t, n)
 	base := "http://" + n.Listeners()[0].Address
-	if status, _ := httpGet(t, base+"/"); status != http.StatusOK {
+	if status, _ := get(t, base+"/"); status != http.StatusOK {
 		t.Fatalf("before: %d", status)
 	}
 	u.mu.Lock()
@@ -372,7 +356,7 @@ func TestPyWebRestart(t *testing.T) {
 	if d := <-waiting; d != 0 {
 		t.Errorf("first restart delay %v, want 0", d)
 	}
-	status, body := httpGet(t, base+"/x")
+	status, body := get(t, base+"/x")
 	if status != http.StatusBadGateway || !strings.Contains(body, `"error":"bad gateway"`) {
 		t.Errorf("while down: %d %q, want 502 with a JSON body", status, body)
 	}
@@ -384,7 +368,7 @@ func TestPyWebRestart(t *testing.T) {
 			t.Fatalf("not served again: %d %q", status, body)
 		default:
 		}
-		status, body = httpGet(t, base+"/x")
+		status, body = get(t, base+"/x")
 		if status != http.StatusOK && status != http.StatusBadGateway {
 			t.Fatalf("after restart: %d %q", status, body)
 		}
@@ -455,7 +439,7 @@ func TestPyWebReload(t *testing.T) {
 	case <-testCtx(t).Done():
 		t.Fatal("the old tree's process still runs")
 	}
-	status, body := httpGet(t, base+"/sub/x")
+	status, body := get(t, base+"/sub/x")
 	if status != http.StatusOK || !strings.Contains(body, `"SCRIPT_NAME": "/sub"`) {
 		t.Errorf("new path: %d %q", status, body)
 	}
@@ -463,7 +447,7 @@ func TestPyWebReload(t *testing.T) {
 	if err != nil || len(rep.Restart) != 1 || !strings.Contains(rep.Restart[0].What, `WSGI app module "nomodule" import failed`) {
 		t.Fatalf("Reload: %+v %v", rep, err)
 	}
-	if status, body := httpGet(t, base+"/sub/x"); status != http.StatusOK {
+	if status, body := get(t, base+"/sub/x"); status != http.StatusOK {
 		t.Errorf("after the failed reload: %d %q, want the old tree", status, body)
 	}
 }
