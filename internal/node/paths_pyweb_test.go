@@ -170,8 +170,8 @@ func TestPyWebOtherPathsFirst(t *testing.T) {
 }
 
 // TestPyWebStreamAndErrors: an answer of unknown length streams
-// (chunked), an application that raises gives 500, a dot segment never
-// reaches it.
+// (chunked), one of one piece has its length, an application that raises
+// gives 500, a dot segment never reaches it.
 func TestPyWebStreamAndErrors(t *testing.T) {
 	_, base := pyWebNode(t, pyWebPaths, nil)
 	resp, err := http.Get(base + "/stream")
@@ -182,6 +182,15 @@ func TestPyWebStreamAndErrors(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || string(b) != "part 0\npart 1\npart 2\n" || len(resp.TransferEncoding) == 0 {
 		t.Errorf("stream: %d %v %q, want the three parts chunked", resp.StatusCode, resp.TransferEncoding, b)
+	}
+	resp, err = http.Get(base + "/one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "one piece" || resp.ContentLength != 9 || len(resp.TransferEncoding) != 0 {
+		t.Errorf("one piece: %q, length %d %v, want it with its Content-Length", b, resp.ContentLength, resp.TransferEncoding)
 	}
 	status, body := get(t, base+"/sub/raise")
 	if status != http.StatusInternalServerError || !strings.Contains(body, `"error":"internal server error"`) {

@@ -286,6 +286,8 @@ def wsgi_handler(app, s, slots):
             with slots:
                 try:
                     result = app(self.environ(body), out.start_response)
+                    if isinstance(result, (list, tuple)) and len(result) == 1:
+                        out.length = len(result[0])  # as wsgiref: no chunks for one piece
                     try:
                         for data in result:
                             out.write(data)
@@ -293,6 +295,8 @@ def wsgi_handler(app, s, slots):
                         if hasattr(result, "close"):
                             result.close()
                     out.finish()
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client went away: the proxy closed its connection
                 except Exception:
                     traceback.print_exc()
                     out.fail()
@@ -313,6 +317,7 @@ class Response(object):
         self.sent = False
         self.chunked = False
         self.left = None  # bytes still due of a Content-Length
+        self.length = None  # the body's length when known without the header
 
     def start_response(self, status, headers, exc_info=None):
         if exc_info is not None:
@@ -339,6 +344,9 @@ class Response(object):
             if lk == "content-length":
                 length = int(v)
             lines.append("%s: %s" % (k, v))
+        if length is None and self.length is not None and code >= 200 and code not in (204, 304):
+            length = self.length
+            lines.append("Content-Length: %d" % length)
         bodiless = self.h.command == "HEAD" or code in (204, 304) or code < 200
         if length is not None:
             self.left = 0 if bodiless else length

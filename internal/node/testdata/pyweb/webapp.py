@@ -18,6 +18,9 @@ def app(environ, start_response):
         return stream(start_response)
     if path.endswith("/hold"):
         return hold(environ, start_response)
+    if path.endswith("/one"):
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"one piece"]
     if path.endswith("/raise"):
         raise RuntimeError("the application failed")
     body = environ["wsgi.input"].read()
