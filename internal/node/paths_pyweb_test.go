@@ -267,6 +267,36 @@ func TestPyWebMaxThreads(t *testing.T) {
 	}
 }
 
+// TestPyWebClientGone: a client that goes away in the middle of an
+// endless answer ends it in the application, which frees its thread
+// (maxthreads 1: the next request runs) without a traceback.
+func TestPyWebClientGone(t *testing.T) {
+	var log logtest.Log
+	_, base := pyWebNode(t, `{"/": {"type": "wsgi", "module": "webapp", "object": "app", "maxthreads": 1}}`, &log)
+	ctx, cancel := context.WithCancel(testCtx(t))
+	req, err := http.NewRequestWithContext(ctx, "GET", base+"/forever", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(resp.Body, make([]byte, 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	resp.Body.Close()
+	if status, body := get(t, base+"/after"); status != http.StatusOK || !strings.Contains(body, `"PATH_INFO": "/after"`) {
+		t.Errorf("next request: %d %q", status, body)
+	}
+	for _, r := range log.Records(t) {
+		if r["stream"] == "stderr" {
+			t.Errorf("the process wrote to stderr: %v", r["msg"])
+		}
+	}
+}
+
 // TestPyWebResource: a Twisted Web resource, made with "extra", mounted
 // at its path.
 func TestPyWebResource(t *testing.T) {

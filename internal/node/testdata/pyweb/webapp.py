@@ -18,6 +18,8 @@ def app(environ, start_response):
         return stream(start_response)
     if path.endswith("/hold"):
         return hold(environ, start_response)
+    if path.endswith("/forever"):
+        return forever(start_response)
     if path.endswith("/one"):
         start_response("200 OK", [("Content-Type", "text/plain")])
         return [b"one piece"]
@@ -36,6 +38,13 @@ def stream(start_response):
     start_response("200 OK", [("Content-Type", "text/plain")])
     for i in range(3):
         yield b"part %d\n" % i
+
+
+def forever(start_response):
+    """Streams until the client goes away."""
+    start_response("200 OK", [("Content-Type", "application/octet-stream")])
+    while True:
+        yield b"x" * 65536
 
 
 def hold(environ, start_response):
