@@ -12,34 +12,36 @@ func pywebDoc(members string) string { return web(`{"svc": {` + members + `}}`) 
 
 const svcPath = t0 + ".paths.svc"
 
+// pythonWebRuleTests are the wsgi and resource paths' rules, with the
+// path and a substring of the one error each gives.
+var pythonWebRuleTests = []ruleTest{
+	{"wsgi module missing", pywebDoc(`"type": "wsgi", "object": "app"`), svcPath + ".module", "required"},
+	{"wsgi object missing", pywebDoc(`"type": "wsgi", "module": "app"`), svcPath + ".object", "required"},
+	{"wsgi module type", pywebDoc(`"type": "wsgi", "module": 1, "object": "app"`), svcPath + ".module", "must be a string"},
+	{"wsgi module name", pywebDoc(`"type": "wsgi", "module": "my-app", "object": "app"`), svcPath + `.module`, `invalid Python module name "my-app"`},
+	{"wsgi module dots", pywebDoc(`"type": "wsgi", "module": "a..b", "object": "app"`), svcPath + `.module`, `invalid Python module name "a..b"`},
+	{"wsgi object name", pywebDoc(`"type": "wsgi", "module": "m", "object": "a.b"`), svcPath + `.object`, `invalid Python name "a.b"`},
+	{"wsgi maxthreads zero", pywebDoc(`"type": "wsgi", "module": "m", "object": "app", "maxthreads": 0`), svcPath + ".maxthreads", "must be in 1..2147483647, not 0"},
+	{"wsgi maxthreads type", pywebDoc(`"type": "wsgi", "module": "m", "object": "app", "maxthreads": "4"`), svcPath + ".maxthreads", "must be an integer"},
+	{"wsgi minthreads negative", pywebDoc(`"type": "wsgi", "module": "m", "object": "app", "minthreads": -1`), svcPath + ".minthreads", "must be in 0..2147483647, not -1"},
+	{"wsgi min over max", pywebDoc(`"type": "wsgi", "module": "m", "object": "app", "minthreads": 5, "maxthreads": 4`), svcPath + ".minthreads", "must be <= maxthreads (4), not 5"},
+	{"wsgi min over default max", pywebDoc(`"type": "wsgi", "module": "m", "object": "app", "minthreads": 21`), svcPath + ".minthreads", "must be <= maxthreads (20), not 21"},
+	{"wsgi unknown key", pywebDoc(`"type": "wsgi", "module": "m", "object": "app", "maxthread": 4`), svcPath + `.maxthread`, `unknown key (did you mean "maxthreads"?)`},
+	{"wsgi id", pywebDoc(`"type": "wsgi", "module": "m", "object": "app", "id": "X"`), svcPath + `.id`, `invalid id "X"`},
+	{"resource classname missing", pywebDoc(`"type": "resource"`), svcPath + ".classname", "required"},
+	{"resource classname one name", pywebDoc(`"type": "resource", "classname": "MyResource"`), svcPath + `.classname`, `invalid Python class name "MyResource" (want package.module.Class)`},
+	{"resource classname type", pywebDoc(`"type": "resource", "classname": ["a.B"]`), svcPath + ".classname", "must be a string"},
+	{"resource unknown key", pywebDoc(`"type": "resource", "classname": "a.B", "extras": {}`), svcPath + `.extras`, `unknown key (did you mean "extra"?)`},
+	{"resource extra variable", pywebDoc(`"type": "resource", "classname": "a.B", "extra": {"k": ["${JUNCTION_TEST_UNSET_VARIABLE}"]}`), svcPath + `.extra.k[0]`, `environment variable JUNCTION_TEST_UNSET_VARIABLE is not set`},
+	{"wap still refused", pywebDoc(`"type": "wap", "templates": "t"`), svcPath + `.type`, `not supported: path type "wap"`},
+}
+
 func TestPythonWebRules(t *testing.T) {
-	tests := []ruleTest{
-		{"wsgi module missing", pywebDoc(`"type": "wsgi", "object": "app"`), "", svcPath + ".module: required"},
-		{"wsgi object missing", pywebDoc(`"type": "wsgi", "module": "app"`), "", svcPath + ".object: required"},
-		{"wsgi module type", pywebDoc(`"type": "wsgi", "module": 1, "object": "app"`), "", svcPath + ".module: must be a string"},
-		{"wsgi module name", pywebDoc(`"type": "wsgi", "module": "my-app", "object": "app"`), "", svcPath + `.module: invalid Python module name "my-app"`},
-		{"wsgi module dots", pywebDoc(`"type": "wsgi", "module": "a..b", "object": "app"`), "", svcPath + `.module: invalid Python module name "a..b"`},
-		{"wsgi object name", pywebDoc(`"type": "wsgi", "module": "m", "object": "a.b"`), "", svcPath + `.object: invalid Python name "a.b"`},
-		{"wsgi maxthreads zero", pywebDoc(`"type": "wsgi", "module": "m", "object": "app", "maxthreads": 0`), "", svcPath + ".maxthreads: must be in 1..2147483647, not 0"},
-		{"wsgi maxthreads type", pywebDoc(`"type": "wsgi", "module": "m", "object": "app", "maxthreads": "4"`), "", svcPath + ".maxthreads: must be an integer"},
-		{"wsgi minthreads negative", pywebDoc(`"type": "wsgi", "module": "m", "object": "app", "minthreads": -1`), "", svcPath + ".minthreads: must be in 0..2147483647, not -1"},
-		{"wsgi min over max", pywebDoc(`"type": "wsgi", "module": "m", "object": "app", "minthreads": 5, "maxthreads": 4`), "", svcPath + ".minthreads: must be <= maxthreads (4), not 5"},
-		{"wsgi min over default max", pywebDoc(`"type": "wsgi", "module": "m", "object": "app", "minthreads": 21`), "", svcPath + ".minthreads: must be <= maxthreads (20), not 21"},
-		{"wsgi unknown key", pywebDoc(`"type": "wsgi", "module": "m", "object": "app", "maxthread": 4`), "", svcPath + `.maxthread: unknown key (did you mean "maxthreads"?)`},
-		{"wsgi id", pywebDoc(`"type": "wsgi", "module": "m", "object": "app", "id": "X"`), "", svcPath + `.id: invalid id "X"`},
-		{"resource classname missing", pywebDoc(`"type": "resource"`), "", svcPath + ".classname: required"},
-		{"resource classname one name", pywebDoc(`"type": "resource", "classname": "MyResource"`), "", svcPath + `.classname: invalid Python class name "MyResource" (want package.module.Class)`},
-		{"resource classname type", pywebDoc(`"type": "resource", "classname": ["a.B"]`), "", svcPath + ".classname: must be a string"},
-		{"resource unknown key", pywebDoc(`"type": "resource", "classname": "a.B", "extras": {}`), "", svcPath + `.extras: unknown key (did you mean "extra"?)`},
-		{"resource extra variable", pywebDoc(`"type": "resource", "classname": "a.B", "extra": {"k": ["${JUNCTION_TEST_UNSET_VARIABLE}"]}`), "",
-			svcPath + `.extra.k[0]: environment variable JUNCTION_TEST_UNSET_VARIABLE is not set`},
-		{"wap still refused", pywebDoc(`"type": "wap", "templates": "t"`), "", svcPath + `.type: not supported: path type "wap"`},
-	}
-	for _, tt := range tests {
+	for _, tt := range pythonWebRuleTests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, errs := parseTest(t, tt.doc, JSON)
-			if len(errs) != 1 || !strings.Contains(errs[0].Error(), tt.msg) {
-				t.Errorf("got %v, want one error: ...%s...", errs, tt.msg)
+			if len(errs) != 1 || errs[0].Path != tt.path || !strings.Contains(errs[0].Msg, tt.msg) {
+				t.Errorf("got %v, want one error at %s: ...%s...", errs, tt.path, tt.msg)
 			}
 		})
 	}
