@@ -118,7 +118,9 @@ func (n *Node) Warnings() []config.Warning { return n.warnings }
 // Start joins the cluster first (controller.cluster: its embedded NATS
 // server's route port bound, its name checked), then starts the routers
 // and realms, then joins the embedded sessions
-// of the HTTP bridge services, then starts the router components (the
+// of the HTTP bridge services, then opens the archives and starts the
+// Python processes of the wsgi and resource paths (waiting until each
+// serves: a module that does not import fails the start), then starts the router components (the
 // bridge components, and the Python runner of each router worker that has
 // Python components, which starts them one by one), then binds and serves
 // the listeners, then starts joining the proxy workers' own sessions (in
@@ -265,7 +267,8 @@ func (n *Node) startComponents(ctx context.Context, router bool) error {
 // finish), then the embedded sessions of the HTTP bridge services
 // (GOODBYE), the reverse proxies' idle upstream connections and the
 // connections passing through them after an upgrade, and the WebSockets
-// relayed by WebSocket reverse proxies (close 1001), then the proxy
+// relayed by WebSocket reverse proxies (close 1001), the archives and
+// the Python processes of the wsgi and resource paths, then the proxy
 // workers' sessions (GOODBYE wamp.close.system_shutdown to the client and
 // the backend), then routers (GOODBYE wamp.close.system_shutdown to every session; the
 // routers and their sessions close concurrently), then the
