@@ -187,10 +187,12 @@ class Body(object):
         return out
 
     def readline(self, size=-1):
+        if size is None:
+            size = -1
         while b"\n" not in self.buf and (size < 0 or len(self.buf) < size) and self._fill(8192):
             pass
         end = self.buf.find(b"\n") + 1 or len(self.buf)
-        if size is not None and size >= 0:
+        if size >= 0:
             end = min(end, size)
         out, self.buf = self.buf[:end], self.buf[end:]
         return out
