@@ -146,6 +146,10 @@ var rules = map[string]rule{
 	// node starts the runner with process) and no package but the node
 	// uses it.
 	"internal/pyrunner": {stdOnly: true, importers: []string{"internal/node"}},
+	// The Python web server's program (embedded) for the "wsgi" and
+	// "resource" paths, and the node's ends of its socket and ready pipe:
+	// the standard library only, spawning nothing, used by the node alone.
+	"internal/pyweb": {stdOnly: true, importers: []string{"internal/node"}},
 	// The cluster's links between nodes over NATS (the only package that
 	// imports it): it implements the router's Fabric, so it may reach the
 	// router and the message model, never the config, a transport or the

@@ -206,7 +206,7 @@ func TestWarnings(t *testing.T) {
 	want := strings.Join([]string{
 		`workers[0].manhole: ignored: Python-only`,
 		`workers[0].options.cpu_affinity: ignored: Python-only`,
-		`workers[0].options.env: ignored: the worker has no Python component or function authenticator to run`,
+		`workers[0].options.env: ignored: the worker has no Python component, function authenticator or Python web path to run`,
 		`workers[0].realms[0].roles[0].permissions[0].validate: ignored: payload validation`,
 		`workers[0].transports[0].paths.api.paths.ws.auth.anonymous.role: role "anonymous" is not defined in any realm of this router`,
 		`workers[0].transports[0].paths.ws.auth.ticket.principals.joe.role: role "ghost" is not defined in any realm of this router`,

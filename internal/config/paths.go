@@ -16,8 +16,8 @@ type Paths map[string]PathService
 // *CallerService, *PublisherService, *WebhookService, *EventStreamService,
 // *APIService,
 // *ReverseProxyService, *WebSocketProxyService, *LongPollService,
-// *ArchiveService, *MetricsService, *HealthService, *ReadyService or
-// *PathTree.
+// *ArchiveService, *MetricsService, *HealthService, *ReadyService,
+// *WSGIService, *ResourceService or *PathTree.
 type PathService interface {
 	// PathType is the service's "type".
 	PathType() string
@@ -44,6 +44,8 @@ var pathTypes = map[string]func(d *decoder, o *object) PathService{
 	"metrics":      func(d *decoder, o *object) PathService { return d.metricsService(o) },
 	"health":       func(*decoder, *object) PathService { return &HealthService{} },
 	"ready":        func(*decoder, *object) PathService { return &ReadyService{} },
+	"wsgi":         func(d *decoder, o *object) PathService { return d.wsgiService(o) },
+	"resource":     func(d *decoder, o *object) PathService { return d.resourceService(o) },
 	"websocket-reverseproxy": func(d *decoder, o *object) PathService {
 		return d.webSocketProxyService(o)
 	},
@@ -51,8 +53,6 @@ var pathTypes = map[string]func(d *decoder, o *object) PathService{
 
 // pathTypesUnsupported are Crossbar's other path types, with what they are.
 var pathTypesUnsupported = map[string]string{
-	"wsgi":       "Python web code, a WSGI application: serve it with a WSGI server such as gunicorn, as a guest worker, and mount it here with a \"reverseproxy\" path",
-	"resource":   "Python web code, a Twisted Web resource: serve it from a Python web server, as a guest worker, and mount it here with a \"reverseproxy\" path",
 	"cgi":        "CGI scripts",
 	"fileupload": "file uploads",
 	"upload":     "file uploads",

@@ -81,7 +81,8 @@ func (d *decoder) proxyWorker(o *object) *ProxyWorker {
 		}
 	})
 	w.Routes = d.proxyRoutes(o, w.Connections)
-	d.pythonOptionsUsed(o, nil, slices.ContainsFunc(w.Transports, hasFunctionAuth))
+	d.pythonOptionsUsed(o, nil, slices.ContainsFunc(w.Transports, hasFunctionAuth) ||
+		slices.ContainsFunc(w.Transports, hasPythonWebPath))
 	o.done()
 	return w
 }

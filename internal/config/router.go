@@ -51,7 +51,8 @@ func (d *decoder) routerWorker(o *object) *RouterWorker {
 			w.Components = append(w.Components, c)
 		}
 	})
-	d.pythonOptionsUsed(o, w.Components, slices.ContainsFunc(w.Transports, hasFunctionAuth))
+	d.pythonOptionsUsed(o, w.Components, slices.ContainsFunc(w.Transports, hasFunctionAuth) ||
+		slices.ContainsFunc(w.Transports, hasPythonWebPath))
 	o.unsupported("connections", databaseConnections)
 	o.ignored("manhole", pythonOnly)
 	o.done()

@@ -19,13 +19,13 @@ func TestTestdata(t *testing.T) {
 		{"auth_rawsocket.json", []string{
 			`controller.id: ignored: Junction has no separate controller to name`,
 			`controller.options.title: ignored: the process title is not set`,
-			`workers[0].options.pythonpath: ignored: the worker has no Python component or function authenticator to run`,
+			`workers[0].options.pythonpath: ignored: the worker has no Python component, function authenticator or Python web path to run`,
 			`workers[0].options.title: ignored: workers run in-process; logs name a worker by its JSON path`,
 			`workers[0].transports[1].endpoint.tls.dhparam: ignored: Go chooses its own key exchange`,
 			`workers[0].transports[1].url: ignored: the transport serves every URL path`,
 		}},
 		{"container_bridge.json", []string{
-			`workers[1].options.pythonpath: ignored: the worker has no Python component or function authenticator to run`,
+			`workers[1].options.pythonpath: ignored: the worker has no Python component, function authenticator or Python web path to run`,
 		}},
 	}
 	for _, tt := range tests {

@@ -74,9 +74,13 @@ var warningTests = []ruleTest{
 	{"container python restart", pyContainer(`"restart": "restart-on-failed", "shutdown": "shutdown-on-last-component-stopped"`), "", ""},
 
 	// The Python runner's options: used with a Python component only.
-	{"python unused", top(router(`"options": {"python": "/usr/bin/python3"}`)), w0 + ".options.python", "ignored: the worker has no Python component or function authenticator to run"},
-	{"pythonpath unused", top(router(`"options": {"pythonpath": [".."]}`)), w0 + ".options.pythonpath", "ignored: the worker has no Python component or function authenticator to run"},
-	{"env unused", top(router(`"options": {"env": {"inherit": false}}`)), w0 + ".options.env", "ignored: the worker has no Python component or function authenticator to run"},
+	{"python unused", top(router(`"options": {"python": "/usr/bin/python3"}`)), w0 + ".options.python", "ignored: the worker has no Python component, function authenticator or Python web path to run"},
+	{"pythonpath unused", top(router(`"options": {"pythonpath": [".."]}`)), w0 + ".options.pythonpath", "ignored: the worker has no Python component, function authenticator or Python web path to run"},
+	{"env unused", top(router(`"options": {"env": {"inherit": false}}`)), w0 + ".options.env", "ignored: the worker has no Python component, function authenticator or Python web path to run"},
+	{"python options used by a wsgi path", top(router(`"options": {"python": "python3", "pythonpath": [".."], "env": {"inherit": true}}, "transports": [{"type": "web", "endpoint": {"type": "tcp", "port": 80},
+		"paths": {"app": {"type": "path", "paths": {"/": {"type": "wsgi", "module": "myapp", "object": "app"}}}}}]`)), "", ""},
+	{"python options used by a resource path", top(router(`"options": {"pythonpath": [".."]}, "transports": [{"type": "universal", "endpoint": {"type": "tcp", "port": 80},
+		"web": {"paths": {"r": {"type": "resource", "classname": "a.B"}}}}]`)), "", ""},
 	{"python options used", top(router(`"options": {"python": "python3", "pythonpath": [".."], "env": {"inherit": ["HOME"], "vars": {"A": "1"}}}, "components": [` + pyComponent + `]`)), "", ""},
 	{"python options in container", pyContainer(`"python": "/usr/bin/python3", "pythonpath": [".."]`), "", ""},
 	{"worker extra", top(router(`"options": {"extra": {"a": 1}}`)), w0 + ".options.extra", "ignored: no worker code reads it"},

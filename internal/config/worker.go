@@ -124,16 +124,16 @@ func pythonCommand(s string) bool {
 }
 
 // pythonOptionsUsed warns about the Python runner's options of a worker
-// that has no Python component (nor function authenticator: functions),
-// so no runner.
-func (d *decoder) pythonOptionsUsed(o *object, comps []*Component, functions bool) {
-	if functions || slices.ContainsFunc(comps, (*Component).Python) {
+// that has no Python component (nor function authenticator or Python web
+// path: otherPython), so no Python process.
+func (d *decoder) pythonOptionsUsed(o *object, comps []*Component, otherPython bool) {
+	if otherPython || slices.ContainsFunc(comps, (*Component).Python) {
 		return
 	}
 	om, _ := o.m["options"].(map[string]any)
 	for _, k := range []string{"env", "python", "pythonpath"} {
 		if om[k] != nil {
-			d.warnf(childPath(o.at("options"), k), "ignored: the worker has no Python component or function authenticator to run")
+			d.warnf(childPath(o.at("options"), k), "ignored: the worker has no Python component, function authenticator or Python web path to run")
 		}
 	}
 }

@@ -145,7 +145,8 @@ func (b *builder) routerWorker(path string, w *config.RouterWorker) {
 		b.fail(fieldError(path+".realms", err))
 		return
 	}
-	ru := &routerUnit{path: path, router: r, names: realmNamesOf(w.Realms), dyn: dyn, fn: newFunctionAuths(b.log.With("worker", path))}
+	ru := &routerUnit{path: path, router: r, names: realmNamesOf(w.Realms), dyn: dyn, fn: newFunctionAuths(b.log.With("worker", path)),
+		opts: w.Options}
 	dyn.unit = ru
 	b.node.routers = append(b.node.routers, ru)
 	for i, t := range w.Transports {

@@ -2,7 +2,6 @@ package node
 
 import (
 	"net/http"
-	"strings"
 	"sync/atomic"
 
 	"github.com/junction-wamp/junction/internal/config"
@@ -82,11 +81,12 @@ func (n *Node) longPollAt(path string) *longPollUnit {
 }
 
 // handOverLongPolls marks the long-poll services of n under the JSON path
-// prefix whose handler staged's tree took over, once that tree serves:
-// the old tree's shutdown then leaves their sessions be.
-func (n *Node) handOverLongPolls(prefix string, staged *Node) {
+// paths (a transport's "paths") whose handler staged's tree took over,
+// once that tree serves: the old tree's shutdown then leaves their
+// sessions be.
+func (n *Node) handOverLongPolls(paths string, staged *Node) {
 	for _, u := range n.longPolls {
-		if next := staged.longPollAt(u.path); strings.HasPrefix(u.path, prefix) && next != nil && next.h == u.h {
+		if next := staged.longPollAt(u.path); underPaths(paths, u.path) && next != nil && next.h == u.h {
 			u.handedOver.Store(true)
 		}
 	}

@@ -51,6 +51,7 @@ type Node struct {
 	proxies    []proxyUnit       // the reverse proxies and WebSocket reverse proxies
 	services   []serviceUnit     // the bridge path services and proxies, for Stats
 	archives   []*archiveUnit    // the archive path services, opened at start
+	pyWebs     []*pyWebUnit      // the wsgi and resource path services' Python processes
 	longPolls  []*longPollUnit   // the long-poll path services
 	shutdown   *shutdownPolicy   // when a worker's exit stops the node
 	guests     []*guestUnit      // the guest workers, in config order
@@ -117,7 +118,9 @@ func (n *Node) Warnings() []config.Warning { return n.warnings }
 // Start joins the cluster first (controller.cluster: its embedded NATS
 // server's route port bound, its name checked), then starts the routers
 // and realms, then joins the embedded sessions
-// of the HTTP bridge services, then starts the router components (the
+// of the HTTP bridge services, then opens the archives and starts the
+// Python processes of the wsgi and resource paths (waiting until each
+// serves: a module that does not import fails the start), then starts the router components (the
 // bridge components, and the Python runner of each router worker that has
 // Python components, which starts them one by one), then binds and serves
 // the listeners, then starts joining the proxy workers' own sessions (in
@@ -196,6 +199,11 @@ func (n *Node) startAll(ctx context.Context) error {
 			return err
 		}
 	}
+	for _, u := range n.pyWebs {
+		if err := u.start(ctx); err != nil {
+			return err
+		}
+	}
 	if err := n.startComponents(ctx, true); err != nil {
 		return err
 	}
@@ -259,7 +267,8 @@ func (n *Node) startComponents(ctx context.Context, router bool) error {
 // finish), then the embedded sessions of the HTTP bridge services
 // (GOODBYE), the reverse proxies' idle upstream connections and the
 // connections passing through them after an upgrade, and the WebSockets
-// relayed by WebSocket reverse proxies (close 1001), then the proxy
+// relayed by WebSocket reverse proxies (close 1001), the archives and
+// the Python processes of the wsgi and resource paths, then the proxy
 // workers' sessions (GOODBYE wamp.close.system_shutdown to the client and
 // the backend), then routers (GOODBYE wamp.close.system_shutdown to every session; the
 // routers and their sessions close concurrently), then the
@@ -308,6 +317,9 @@ func (n *Node) stopAll(ctx context.Context) error {
 	}
 	for _, a := range n.archives {
 		errs = append(errs, a.stop())
+	}
+	for _, u := range n.pyWebs {
+		errs = append(errs, u.stop(ctx))
 	}
 	errs = append(errs, closeUnits(ctx, n.relays)...)
 	errs = append(errs, closeUnits(ctx, n.routers)...)

@@ -55,6 +55,8 @@ var pathTypes = map[string]pathBuilder{
 	"metrics":                buildMetrics,
 	"health":                 buildHealth,
 	"ready":                  buildReady,
+	"wsgi":                   buildWSGI,
+	"resource":               buildResource,
 }
 
 // tree builds the web.Tree of paths, mounted at URL prefix url. The tree

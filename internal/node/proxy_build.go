@@ -26,7 +26,7 @@ func (b *builder) proxyWorker(path string, w *config.ProxyWorker) {
 	routed := w.RoutedRealms()
 	realms := slices.Collect(maps.Values(routed))
 	ru := &routerUnit{path: path, relay: proxy.New(proxy.Options{Routes: routes, Logger: b.log.With("worker", path)}),
-		dyn: newDynamicCalls(b, realms), fn: newFunctionAuths(b.log.With("worker", path))}
+		dyn: newDynamicCalls(b, realms), fn: newFunctionAuths(b.log.With("worker", path)), opts: w.Options}
 	ru.dyn.unit = ru
 	for _, name := range slices.Sorted(maps.Keys(routed)) {
 		ru.names = append(ru.names, name)

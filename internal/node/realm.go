@@ -29,6 +29,9 @@ type routerUnit struct {
 	relay  *proxy.Relay   // a proxy worker's
 	dyn    *dynamicCalls  // its dynamic authenticators' and authorizers' sessions
 	fn     *functionAuths // its function authenticators
+	// opts are its worker's options: the interpreter, search path and
+	// environment of its Python web paths' processes.
+	opts config.WorkerOptions
 	// cookies are its WebSocket transports' cookie stores, closed with it.
 	cookies []cookieUnit
 	// gates are the entries of its transports' outside clients, in build

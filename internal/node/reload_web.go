@@ -68,13 +68,13 @@ func (r *reloader) webPaths(ctx context.Context, path string, ru *routerUnit, t 
 	// long-poll receives, but for the long-poll services the new tree took
 	// over. Its functions stay registered with the server, which calls
 	// them again at its shutdown, harmlessly.
-	r.node.handOverLongPolls(paths+".", staged)
+	r.node.handOverLongPolls(paths, staged)
 	oldShutdown := l.onShutdown
 	l.onShutdown = scratch.onShutdown
 	for _, f := range oldShutdown {
 		f()
 	}
-	old := r.node.replaceServices(paths+".", staged)
+	old := r.node.replaceServices(paths, staged)
 	old.stopServices(ctx)
 	ru.replacedPaths(paths+".", gates, cookies, b.cookies)
 	scratch.logServices(r.node.log)
@@ -102,7 +102,8 @@ func (r *routerUnit) asksUnder(prefix string) bool {
 }
 
 // startServices starts the path services' units of a staged node: the
-// bridge services' sessions and the archives.
+// bridge services' sessions, the archives and the Python web paths'
+// processes.
 func (n *Node) startServices(ctx context.Context) error {
 	for _, s := range n.sessions {
 		if err := s.start(ctx); err != nil {
@@ -111,6 +112,11 @@ func (n *Node) startServices(ctx context.Context) error {
 	}
 	for _, a := range n.archives {
 		if err := a.start(ctx); err != nil {
+			return err
+		}
+	}
+	for _, u := range n.pyWebs {
+		if err := u.start(ctx); err != nil {
 			return err
 		}
 	}
@@ -129,23 +135,28 @@ func (n *Node) stopServices(ctx context.Context) error {
 	for _, a := range n.archives {
 		errs = append(errs, a.stop())
 	}
+	for _, u := range n.pyWebs {
+		errs = append(errs, u.stop(ctx))
+	}
 	return errors.Join(errs...)
 }
 
 // replaceServices takes the path services' units under the JSON path
-// prefix out of n, adds those of staged in their place, and returns the
-// units taken out, in a node of their own. Reload only (Stop waits for
-// it).
-func (n *Node) replaceServices(prefix string, staged *Node) *Node {
+// paths (a transport's "paths") out of n, adds those of staged in their
+// place, and returns the units taken out, in a node of their own. Reload
+// only (Stop waits for it).
+func (n *Node) replaceServices(paths string, staged *Node) *Node {
 	old := &Node{}
-	under := func(path string) bool { return strings.HasPrefix(path, prefix) }
+	under := func(path string) bool { return underPaths(paths, path) }
 	sessions, oldSessions := split(n.sessions, func(s *bridgeSession) bool { return under(s.path) })
 	services, _ := split(n.services, func(s serviceUnit) bool { return under(s.path) })
 	n.proxies, old.proxies = split(n.proxies, func(p proxyUnit) bool { return under(p.path) })
 	n.archives, old.archives = split(n.archives, func(a *archiveUnit) bool { return under(a.path) })
+	n.pyWebs, old.pyWebs = split(n.pyWebs, func(u *pyWebUnit) bool { return under(u.path) })
 	n.longPolls, _ = split(n.longPolls, func(u *longPollUnit) bool { return under(u.path) })
 	n.proxies = append(n.proxies, staged.proxies...)
 	n.archives = append(n.archives, staged.archives...)
+	n.pyWebs = append(n.pyWebs, staged.pyWebs...)
 	n.longPolls = append(n.longPolls, staged.longPolls...)
 	old.sessions = oldSessions
 	n.mu.Lock() // Readiness and Stats read these at any time (live)
@@ -153,6 +164,13 @@ func (n *Node) replaceServices(prefix string, staged *Node) *Node {
 	n.services = append(services, staged.services...)
 	n.mu.Unlock()
 	return old
+}
+
+// underPaths reports whether the JSON path is that of a service in paths
+// (a transport's "paths"): paths.key, or paths["/"] and other quoted keys.
+func underPaths(paths, path string) bool {
+	rest, ok := strings.CutPrefix(path, paths)
+	return ok && rest != "" && (rest[0] == '.' || rest[0] == '[')
 }
 
 // split returns the elements of s that out rejects, then those it takes.

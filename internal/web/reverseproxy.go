@@ -60,6 +60,13 @@ type ReverseProxyOptions struct {
 	// httputil.ReverseProxy; nil means the proxy's own connections (see
 	// ReverseProxy).
 	Transport http.RoundTripper
+	// Dial, when set, makes the proxy's own upstream connections instead
+	// of a TCP dial to Host and Port (which then only name the upstream in
+	// its Host header): an upstream on a Unix socket, for one. Its error
+	// should be a *net.OpError whose Op is "dial" when the upstream cannot
+	// be reached, so that the client gets 502 "upstream unreachable".
+	// Unused with Transport set.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Logger receives upstream failures; nil discards them.
 	Logger *slog.Logger
 }
@@ -170,18 +177,21 @@ func NewReverseProxy(o ReverseProxyOptions) (*ReverseProxy, error) {
 		p.log = slog.New(slog.DiscardHandler)
 	}
 	p.log = p.log.With("upstream", upstream)
-	p.proxy = p.httputilProxy(o.Transport, timeout)
+	p.proxy = p.httputilProxy(o.Transport, o.Dial, timeout)
 	return p, nil
 }
 
 // httputilProxy returns the httputil.ReverseProxy of the requests that do
 // not take the direct path, sending them with transport; with transport
-// nil, it makes the proxy's own connections: those of the direct path and
-// an http.Transport.
-func (p *ReverseProxy) httputilProxy(transport http.RoundTripper, timeout time.Duration) *httputil.ReverseProxy {
+// nil, it makes the proxy's own connections, dialed by dial (nil: TCP):
+// those of the direct path and an http.Transport.
+func (p *ReverseProxy) httputilProxy(transport http.RoundTripper, dial dialFunc, timeout time.Duration) *httputil.ReverseProxy {
 	if transport == nil {
-		p.conns = newUpstreamConns(p.upstream, timeout)
-		p.transport = newUpstreamTransport(timeout)
+		if dial == nil {
+			dial = newUpstreamDialer().DialContext
+		}
+		p.conns = newUpstreamConns(p.upstream, dial, timeout)
+		p.transport = newUpstreamTransport(dial, timeout)
 		transport = p.transport
 	}
 	return &httputil.ReverseProxy{
@@ -248,14 +258,15 @@ func forwardedOverrides(o ReverseProxyOptions) (port, proto string, err error) {
 }
 
 // newUpstreamTransport returns the pooled http.Transport of one proxy, for
-// the requests that do not take the direct path (bodies, upgrades). It
+// the requests that do not take the direct path (bodies, upgrades),
+// making its connections with dial. It
 // never adds Accept-Encoding (the client's passes through) and keeps more
 // idle connections per host than http.DefaultTransport, since all its
 // requests go to one host.
-func newUpstreamTransport(timeout time.Duration) *http.Transport {
+func newUpstreamTransport(dial dialFunc, timeout time.Duration) *http.Transport {
 	return &http.Transport{
 		Proxy:                 nil, // never an environment proxy
-		DialContext:           newUpstreamDialer().DialContext,
+		DialContext:           dial,
 		MaxIdleConns:          upstreamMaxIdle,
 		MaxIdleConnsPerHost:   upstreamMaxIdle,
 		IdleConnTimeout:       upstreamIdleTimeout,

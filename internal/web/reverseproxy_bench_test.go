@@ -32,7 +32,7 @@ func BenchmarkReverseProxy(b *testing.B) {
 			b.Run("GET_"+strconv.Itoa(size>>10)+"KiB/"+via, func(b *testing.B) {
 				var transport http.RoundTripper
 				if via != "direct" {
-					transport = newUpstreamTransport(time.Minute)
+					transport = newUpstreamTransport(newUpstreamDialer().DialContext, time.Minute)
 				}
 				benchProxy(b, size, transport)
 			})

@@ -35,7 +35,12 @@ const (
 	upstreamBufSize = 4 << 10
 )
 
-// newUpstreamDialer returns the dialer of a proxy's upstream connections.
+// dialFunc makes a connection to an upstream (net.Dialer.DialContext's
+// shape).
+type dialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// newUpstreamDialer returns the TCP dialer of a proxy's upstream
+// connections.
 func newUpstreamDialer() *net.Dialer {
 	return &net.Dialer{Timeout: reverseProxyDialTimeout, KeepAlive: upstreamKeepAlive}
 }
@@ -52,19 +57,19 @@ type upstreamConns struct {
 	addr    string        // host:port dialed
 	timeout time.Duration // response header timeout; 0 means none
 	maxHdr  int64         // bytes a response header block may take
-	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
+	dial    dialFunc
 	idle    idlePool
 }
 
 // newUpstreamConns returns the connections to upstream (a URL host, as
-// upstreamHost returns it) whose response headers must arrive within
-// timeout.
-func newUpstreamConns(upstream string, timeout time.Duration) *upstreamConns {
+// upstreamHost returns it), made by dial, whose response headers must
+// arrive within timeout.
+func newUpstreamConns(upstream string, dial dialFunc, timeout time.Duration) *upstreamConns {
 	return &upstreamConns{
 		addr:    dialAddr(upstream),
 		timeout: timeout,
 		maxHdr:  upstreamMaxHeaderBytes,
-		dial:    newUpstreamDialer().DialContext,
+		dial:    dial,
 		idle:    idlePool{max: upstreamMaxIdle, timeout: upstreamIdleTimeout},
 	}
 }

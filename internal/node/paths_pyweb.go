@@ -1,0 +1,248 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/process"
+	"github.com/junction-wamp/junction/internal/pyweb"
+	"github.com/junction-wamp/junction/internal/web"
+)
+
+// buildWSGI builds a "wsgi" path: a reverse proxy to the Python process
+// that serves the application (see pyWebUnit).
+func buildWSGI(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
+	s := svc.(*config.WSGIService)
+	return env.pyWeb(path, url, pyweb.Settings{Kind: pyweb.KindWSGI, Module: s.Module, Object: s.Object,
+		MaxThreads: s.MaxThreads})
+}
+
+// buildResource builds a "resource" path: a reverse proxy to the Python
+// process that serves the Twisted Web resource (see pyWebUnit).
+func buildResource(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
+	s := svc.(*config.ResourceService)
+	return env.pyWeb(path, url, pyweb.Settings{Kind: pyweb.KindResource, Classname: s.Classname, Extra: s.Extra})
+}
+
+// pyWeb makes the unit of a Python web path at path (URL path url) and
+// the proxy that serves it. Nothing is imported or started here (junction
+// check stops at the build, as Crossbar's check imports nothing): only
+// the worker's interpreter is looked up.
+func (env *pathEnv) pyWeb(path, url string, s pyweb.Settings) (http.Handler, error) {
+	b, opts := env.b, env.router.opts
+	python, err := resolvePython(opts.Python)
+	if err != nil {
+		return nil, fieldError(env.router.path+".options.python", fmt.Errorf("node: Python interpreter %q: %w", opts.Python, err))
+	}
+	s.Path, s.Prefix = path, strings.TrimSuffix(url, "/")
+	if s.StartDir, err = os.Getwd(); err != nil {
+		s.StartDir = b.resolve(".")
+	}
+	args, err := pyweb.Args(s)
+	if err != nil {
+		return nil, fieldError(path, err)
+	}
+	u := &pyWebUnit{path: path, url: url, kind: s.Kind, python: python, log: b.log.With("path", path, "url", url), wait: waitCtx,
+		spec: process.Spec{Name: path, Path: python, Dir: b.resolve("."), Args: args, Stdin: pyweb.Source, Logger: b.log,
+			Env: withPythonPath(processEnviron(opts.Env, os.Environ()), b.pythonPaths(opts.PythonPath))}}
+	p, err := web.NewReverseProxy(web.ReverseProxyOptions{Host: "localhost", Path: s.Prefix, Dial: u.dial,
+		Logger: b.log.With("url", url)})
+	if err != nil {
+		return nil, fieldError(path, err)
+	}
+	b.node.pyWebs = append(b.node.pyWebs, u)
+	env.addProxy(path, p)
+	return env.meterProxy(path, url, p), nil
+}
+
+// pyWebUnit is the Python process of a "wsgi" or "resource" path: started
+// with the node (Start waits until it serves; a module or class that does
+// not import fails the start, in Python's words), restarted with backoff
+// when it dies (its path answers 502 meanwhile), stopped with the node.
+// Its socket is a Unix socket in a directory of mode 0700: only the
+// node's user reaches the application, through the node's proxy.
+//
+// start and stop are called by the Node, one at a time, start first;
+// supervise owns the process between them.
+type pyWebUnit struct {
+	path, url string
+	kind      string // pyweb.KindWSGI or KindResource
+	python    string
+	spec      process.Spec // but the descriptors, new for each process
+	log       *slog.Logger
+	// wait waits d or until ctx ends, reporting whether d passed: the
+	// delay before a restart. Tests replace it.
+	wait func(ctx context.Context, d time.Duration) bool
+
+	sock   pyweb.Socket // opened by start
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // supervise
+
+	mu   sync.Mutex       // guards proc
+	proc *process.Process // the latest process
+}
+
+// dial is the proxy's: the socket, once a process serves it.
+func (u *pyWebUnit) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	return u.sock.Dial(ctx, network, addr)
+}
+
+// start makes the socket's directory and starts the process, waiting
+// until it serves.
+func (u *pyWebUnit) start(ctx context.Context) error {
+	if err := u.sock.Open(); err != nil {
+		return pathError(u.path, err)
+	}
+	u.ctx, u.cancel = context.WithCancel(context.Background())
+	proc, err := u.run(ctx)
+	if err != nil {
+		u.cancel()
+		u.cancel = nil // nothing left for stop
+		u.sock.Close()
+		return err
+	}
+	u.wg.Go(func() { u.supervise(proc, time.Now()) })
+	return nil
+}
+
+// run starts a process on a new listening socket and waits until it
+// serves, or stops it again. Its error names the path (the module or
+// class at their keys).
+func (u *pyWebUnit) run(ctx context.Context) (*process.Process, error) {
+	ln, err := u.sock.Listen()
+	if err != nil {
+		return nil, pathError(u.path, err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		ln.Close()
+		return nil, pathError(u.path, err)
+	}
+	spec := u.spec
+	spec.ExtraFiles = []*os.File{ln, w}
+	proc, err := process.Start(spec)
+	ln.Close()
+	w.Close()
+	if err != nil {
+		r.Close()
+		return nil, pathError(u.path, fmt.Errorf("node: Python web process: %w", err))
+	}
+	u.mu.Lock()
+	u.proc = proc
+	u.mu.Unlock()
+	if err := pyweb.WaitReady(ctx, r, proc.Done()); err != nil {
+		proc.Stop(context.Background())
+		return nil, u.startError(err, proc)
+	}
+	u.sock.SetServing(true)
+	u.log.Info("Python web path serving", "type", u.kind, "pid", proc.PID(), "python", u.python)
+	return proc, nil
+}
+
+// startError words why a process did not serve.
+func (u *pyWebUnit) startError(err error, proc *process.Process) error {
+	var se *pyweb.StartError
+	switch {
+	case errors.As(err, &se):
+		if se.Traceback != "" {
+			u.log.Error("Python web path failed to start", "err", se.Message, "traceback", se.Traceback)
+		}
+		path := u.path
+		if se.Key != "" {
+			path += "." + se.Key
+		}
+		return fieldError(path, fmt.Errorf("node: %s (%s)", se.Message, u.python))
+	case errors.Is(err, pyweb.ErrEnded):
+		return pathError(u.path, fmt.Errorf("node: the Python web process (%s) ended before it was ready: %s", u.python, exitStatus(proc)))
+	}
+	return pathError(u.path, fmt.Errorf("node: Python web process (%s): %w", u.python, err))
+}
+
+// supervise waits for the process's end and starts another, after
+// restartDelay (as a container restarts a component: at once the first
+// time, then backing off while each run ends within restartResetAfter),
+// until the unit stops. A start that fails counts as a quick end.
+func (u *pyWebUnit) supervise(proc *process.Process, started time.Time) {
+	quick := 0
+	for {
+		if proc != nil {
+			select {
+			case <-proc.Done():
+			case <-u.ctx.Done():
+				return
+			}
+			u.sock.SetServing(false)
+			u.log.Error("Python web process exited: the path answers 502 until it serves again", "err", exitStatus(proc))
+		}
+		if proc == nil || time.Since(started) < restartResetAfter {
+			quick++
+		} else {
+			quick = 0
+		}
+		delay := restartDelay(quick)
+		u.log.Info("restarting the Python web process", "in", delay)
+		if !u.wait(u.ctx, delay) {
+			return
+		}
+		started = time.Now()
+		var err error
+		if proc, err = u.run(u.ctx); err != nil {
+			if u.ctx.Err() != nil {
+				return
+			}
+			u.log.Error("Python web process did not start again", "err", err)
+		}
+	}
+}
+
+// stop stops the process (SIGTERM, then SIGKILL after its grace or when
+// ctx ends) and removes the socket's directory. Safe on a unit that never
+// started.
+func (u *pyWebUnit) stop(ctx context.Context) error {
+	if u.cancel == nil {
+		return nil
+	}
+	u.cancel()
+	u.mu.Lock()
+	proc := u.proc
+	u.mu.Unlock()
+	var err error
+	if proc != nil {
+		err = proc.Stop(ctx)
+	}
+	u.wg.Wait() // a process it was starting is stopped by run
+	if proc != nil {
+		u.log.Info("Python web process stopped", "pid", proc.PID())
+	}
+	return errors.Join(pathErrorOrNil(u.path, err), pathErrorOrNil(u.path, u.sock.Close()))
+}
+
+// waitCtx waits d, or until ctx ends; it reports whether d passed.
+func waitCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// pathErrorOrNil is pathError for an error that may be nil.
+func pathErrorOrNil(path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return pathError(path, err)
+}
