@@ -2,7 +2,6 @@ package node
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/junction-wamp/junction/internal/auth"
@@ -52,24 +51,25 @@ func (b *builder) usesCookies(store *auth.CookieStore) {
 	b.cookies[store] = true
 }
 
-// replacedPaths forgets the gates and cookie stores of the paths under
-// prefix that a new path tree replaced: of the units from before it
-// (ru.gates[:gates], ru.cookies[:cookies]), the gates under prefix, and
-// the cookie stores under prefix that the new tree (whose build recorded
-// used) does not use, which it closes. Without it, every reload of a web
+// replacedPaths forgets the gates and cookie stores of the services in
+// paths (a transport's JSON path + ".paths") that a new path tree
+// replaced: of the units from before it (ru.gates[:gates],
+// ru.cookies[:cookies]), the gates in paths, and the cookie stores in
+// paths that the new tree (whose build recorded used) does not use, which
+// it closes. Without it, every reload of a web
 // transport's paths would add its gates and changed stores to those ru
 // holds until the node stops.
-func (ru *routerUnit) replacedPaths(prefix string, gates, cookies int, used map[*auth.CookieStore]bool) {
+func (ru *routerUnit) replacedPaths(paths string, gates, cookies int, used map[*auth.CookieStore]bool) {
 	var kept []*clientGateUnit
 	for i, g := range ru.gates {
-		if i >= gates || !strings.HasPrefix(g.path, prefix) {
+		if i >= gates || !underPaths(paths, g.path) {
 			kept = append(kept, g)
 		}
 	}
 	ru.gates = kept
 	var keptCookies []cookieUnit
 	for i, c := range ru.cookies {
-		if i < cookies && strings.HasPrefix(c.path, prefix) && !used[c.store] {
+		if i < cookies && underPaths(paths, c.path) && !used[c.store] {
 			c.store.Close()
 			continue
 		}

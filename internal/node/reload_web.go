@@ -76,7 +76,7 @@ func (r *reloader) webPaths(ctx context.Context, path string, ru *routerUnit, t 
 	}
 	old := r.node.replaceServices(paths, staged)
 	old.stopServices(ctx)
-	ru.replacedPaths(paths+".", gates, cookies, b.cookies)
+	ru.replacedPaths(paths, gates, cookies, b.cookies)
 	scratch.logServices(r.node.log)
 	r.applied(paths, "web paths replaced: %s", why)
 }
