@@ -20,8 +20,6 @@ func TestRefusalsSayWhy(t *testing.T) {
 		{"no version", `{"workers": []}`, "version",
 			[]string{"required", "Crossbar's old format (version 1)", `"crossbar upgrade"`, `add "version": 2`}},
 		{"version 1", `{"version": 1, "workers": []}`, "version", []string{"too old (version 1)", `"crossbar upgrade"`}},
-		{"path wap", web(`{"x": {"type": "wap", "templates": "t", "routes": {}}}`), t0 + ".paths.x.type",
-			[]string{"Python web code", "Jinja", `"reverseproxy" path`, "call WAMP from the browser"}},
 		{"router connections", top(router(`"connections": [{"id": "db", "type": "postgres"}]`)), w0 + ".connections",
 			[]string{"database connections", "PostgreSQL connection pool", "open the database from the component"}},
 		{"container connections", top(`{"type": "container", "connections": []}`), w0 + ".connections",
