@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -132,5 +134,82 @@ func TestWAP(t *testing.T) {
 		}
 	default:
 		t.Error("com.example.product was not called")
+	}
+}
+
+// TestWAPPackageTemplates: "templates" as a package's resource.
+func TestWAPPackageTemplates(t *testing.T) {
+	_, base := pyWebNode(t, `{"ws": {"type": "websocket"}, "/": {"type": "wap", "templates": {"package": "wappages", "resource": "pages"},
+		"routes": [{"path": "/hello/<name>", "method": "GET", "call": "com.example.greeting", "render": "hello.html"}],
+		"wamp": {"realm": "realm1"}}}`, nil)
+	wapCallee(t, base)
+	if status, body := get(t, base+"/hello/pkg"); status != http.StatusOK || body != "<p>from the package: pkg</p>" {
+		t.Errorf("%d %q", status, body)
+	}
+}
+
+// TestWAPStartErrors: templates that do not load, and a rule werkzeug
+// refuses, fail the start at their keys.
+func TestWAPStartErrors(t *testing.T) {
+	const p = `workers[0].transports[0].paths.app`
+	route := func(path, render string) string {
+		return `"routes": [{"path": "/", "render": "static.html"}, {"path": "` + path + `", "render": "` + render + `"}], "wamp": {"realm": "realm1"}`
+	}
+	tests := []struct{ name, members, want string }{
+		{"no templates directory", `"templates": "../nowhere", ` + route("/x", "static.html"),
+			p + `.templates: node: templates directory "`},
+		{"no template", `"templates": "../templates", ` + route("/x", "nothing.html"),
+			p + `.routes[1].render: node: template "nothing.html" not found in `},
+		{"template does not load", `"templates": "../templates", ` + route("/x", "broken.html"),
+			p + `.routes[1].render: node: template "broken.html" does not load: jinja2.exceptions.TemplateSyntaxError: `},
+		{"bad rule", `"templates": "../templates", ` + route("/x/<int:>", "static.html"),
+			p + `.routes[1].path: node: route "/x/<int:>": `},
+		{"no package", `"templates": {"package": "nopackage", "resource": "pages"}, ` + route("/x", "static.html"),
+			p + `.templates.package: node: Could not import resource pages from package nopackage: ModuleNotFoundError: No module named 'nopackage'`},
+		{"no resource", `"templates": {"package": "wappages", "resource": "nothing"}, ` + route("/x", "static.html"),
+			p + `.templates.resource: node: templates directory "`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := New(zeroPorts(parse(t, pyWebDoc(`{"app": {"type": "wap", `+tt.members+`}}`), nil)), Options{Dir: pyWebProject(t)})
+			if err != nil {
+				t.Fatalf("New: %v (the build loads no template)", err)
+			}
+			err = n.Start(testCtx(t))
+			if err == nil {
+				n.Stop(testCtx(t))
+				t.Fatal("Start succeeded")
+			}
+			if !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("got  %v\nwant %s...", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestWAPCallSocket: the node answers the process's calls on a socket
+// beside its own, in the directory only the node's user may enter; both
+// go at stop.
+func TestWAPCallSocket(t *testing.T) {
+	n, err := New(zeroPorts(parse(t, pyWebDoc(`{"/": {"type": "wap", "templates": "../templates",
+		"routes": [{"path": "/", "render": "static.html"}], "wamp": {"realm": "realm1"}}}`), nil)), Options{Dir: pyWebProject(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(n.pyWebs[0].sock.Path())
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("socket directory: %v %v, want mode 0700", fi.Mode(), err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "call.sock")); err != nil || fi.Mode().Type() != os.ModeSocket {
+		t.Errorf("call socket: %v", err)
+	}
+	if err := n.Stop(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("socket directory after stop: %v", err)
 	}
 }
