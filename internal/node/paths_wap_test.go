@@ -213,3 +213,27 @@ func TestWAPCallSocket(t *testing.T) {
 		t.Errorf("socket directory after stop: %v", err)
 	}
 }
+
+// TestWAPAuthRole: the calls are made as wamp.authrole, whose
+// permissions apply: a role that may not call gets the router's
+// wamp.error.not_authorized in the page; one that may, the page.
+func TestWAPAuthRole(t *testing.T) {
+	doc := `{"version": 2, "workers": [{"type": "router", "options": {"python": "` + python + `"},
+		"realms": [{"name": "realm1", "roles": [{"name": "anonymous", "allow-by-default": true},
+			{"name": "viewer", "permissions": [{"uri": "com.example.greeting", "allow": {"call": true}}]}]}],
+		"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0}, "paths": {
+			"ws": {"type": "websocket"},
+			"v": {"type": "wap", "templates": "../templates", "wamp": {"realm": "realm1", "authrole": "viewer"}, "routes": [
+				{"path": "/greeting/<name>", "call": "com.example.greeting", "render": "greeting.html"},
+				{"path": "/product/<int:product_id>/<report>", "call": "com.example.product", "render": "product.html"}]}}}]}]}`
+	n := startWith(t, zeroPorts(parse(t, doc, nil)), Options{Dir: pyWebProject(t)})
+	base := "http://" + n.Listeners()[0].Address
+	wapCallee(t, base)
+	if status, body := get(t, base+"/v/greeting/ok"); status != http.StatusOK || !strings.HasPrefix(body, "<p>Hello ok! ") {
+		t.Errorf("allowed: %d %q", status, body)
+	}
+	if status, body := get(t, base+"/v/product/1/r"); status != http.StatusInternalServerError ||
+		!strings.Contains(body, "<pre>wamp.error.not_authorized</pre>") {
+		t.Errorf("not allowed: %d %q, want 500 with wamp.error.not_authorized", status, body)
+	}
+}

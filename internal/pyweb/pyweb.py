@@ -512,20 +512,26 @@ class Caller(object):
             raise WAMPError("junction.error.unavailable", "the node did not answer the call: %s" % exception_line(e))
         finally:
             conn.close()
-        try:
-            out = json.loads(data.decode("utf-8"))
-        except ValueError:
-            out = None
-        if not isinstance(out, dict):
-            raise WAMPError("junction.error.internal", "the node answered %d %r" % (resp.status, data[:200]))
-        if "error" in out:
-            raise WAMPError(out["error"])
-        args, kwargs = out.get("args") or [], out.get("kwargs") or {}
-        if kwargs and not args:
-            return kwargs
-        if kwargs or len(args) > 1:
-            return CallResult(args, kwargs)
-        return args[0] if args else None
+        return call_result(resp.status, data)
+
+
+def call_result(status, data):
+    """The result of the node's answer (status, body), as Caller.call
+    says, or the WAMPError it reports."""
+    try:
+        out = json.loads(data.decode("utf-8"))
+    except ValueError:
+        out = None
+    if not isinstance(out, dict):
+        raise WAMPError("junction.error.internal", "the node answered %d %r" % (status, data[:200]))
+    if "error" in out:
+        raise WAMPError(str(out["error"]))
+    args, kwargs = out.get("args") or [], out.get("kwargs") or {}
+    if kwargs and not args:
+        return kwargs
+    if kwargs or len(args) > 1:
+        return CallResult(args, kwargs)
+    return args[0] if args else None
 
 
 class UnixHTTPConnection(http.client.HTTPConnection):
