@@ -237,3 +237,30 @@ func TestWAPAuthRole(t *testing.T) {
 		t.Errorf("not allowed: %d %q, want 500 with wamp.error.not_authorized", status, body)
 	}
 }
+
+// TestWAPReload: a reload that changes a wap path's routes starts a new
+// process, whose calls a new session makes; the old one stops.
+func TestWAPReload(t *testing.T) {
+	paths := func(routes string) string {
+		return `{"ws": {"type": "websocket"}, "r": {"type": "wap", "templates": "../templates", "wamp": {"realm": "realm1"}, "routes": [` + routes + `]}}`
+	}
+	const greeting = `{"path": "/greeting/<name>", "call": "com.example.greeting", "render": "greeting.html"}`
+	n, base := pyWebNode(t, paths(greeting), nil)
+	wapCallee(t, base)
+	old := n.pyWebs[0].proc
+	rep, err := n.Reload(testCtx(t), zeroPorts(parse(t, pyWebDoc(paths(greeting+`, {"path": "/static", "render": "static.html"}`)), nil)))
+	if err != nil || len(rep.Applied) != 1 {
+		t.Fatalf("Reload: %+v %v", rep, err)
+	}
+	select {
+	case <-old.Done():
+	case <-testCtx(t).Done():
+		t.Fatal("the old tree's process still runs")
+	}
+	if status, body := get(t, base+"/r/static"); status != http.StatusOK || body != "<p>static 2</p>" {
+		t.Errorf("new route: %d %q", status, body)
+	}
+	if status, body := get(t, base+"/r/greeting/again"); status != http.StatusOK || !strings.HasPrefix(body, "<p>Hello again! ") {
+		t.Errorf("call after the reload: %d %q", status, body)
+	}
+}
