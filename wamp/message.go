@@ -117,18 +117,20 @@ type Error struct {
 	Error       URI
 	Args        List
 	Kwargs      Object
-	Raw         *Raw // the payload as received; Args and Kwargs are nil when set
+	Raw         *Raw   // the payload as received; Args and Kwargs are nil when set
+	Passthru    []byte // a passthru payload (see Payload.Passthru); the others are then nil
 }
 
 // Publish is [PUBLISH, Request|id, Options|dict, Topic|uri, Arguments|list,
 // ArgumentsKw|dict].
 type Publish struct {
-	Request ID
-	Options Dict
-	Topic   URI
-	Args    List
-	Kwargs  Object
-	Raw     *Raw // the payload as received; Args and Kwargs are nil when set
+	Request  ID
+	Options  Dict
+	Topic    URI
+	Args     List
+	Kwargs   Object
+	Raw      *Raw   // the payload as received; Args and Kwargs are nil when set
+	Passthru []byte // a passthru payload (see Payload.Passthru); the others are then nil
 }
 
 // Published is [PUBLISHED, PUBLISH.Request|id, Publication|id].
@@ -171,7 +173,8 @@ type Event struct {
 	Details      Dict
 	Args         List
 	Kwargs       Object
-	Raw          *Raw // the payload as received; Args and Kwargs are nil when set
+	Raw          *Raw   // the payload as received; Args and Kwargs are nil when set
+	Passthru     []byte // a passthru payload (see Payload.Passthru); the others are then nil
 }
 
 // Call is [CALL, Request|id, Options|dict, Procedure|uri, Arguments|list,
@@ -182,7 +185,8 @@ type Call struct {
 	Procedure URI
 	Args      List
 	Kwargs    Object
-	Raw       *Raw // the payload as received; Args and Kwargs are nil when set
+	Raw       *Raw   // the payload as received; Args and Kwargs are nil when set
+	Passthru  []byte // a passthru payload (see Payload.Passthru); the others are then nil
 }
 
 // Cancel is [CANCEL, CALL.Request|id, Options|dict].
@@ -194,11 +198,12 @@ type Cancel struct {
 // Result is [RESULT, CALL.Request|id, Details|dict, YIELD.Arguments|list,
 // YIELD.ArgumentsKw|dict].
 type Result struct {
-	Request ID
-	Details Dict
-	Args    List
-	Kwargs  Object
-	Raw     *Raw // the payload as received; Args and Kwargs are nil when set
+	Request  ID
+	Details  Dict
+	Args     List
+	Kwargs   Object
+	Raw      *Raw   // the payload as received; Args and Kwargs are nil when set
+	Passthru []byte // a passthru payload (see Payload.Passthru); the others are then nil
 }
 
 // Register is [REGISTER, Request|id, Options|dict, Procedure|uri].
@@ -235,7 +240,8 @@ type Invocation struct {
 	Details      Dict
 	Args         List
 	Kwargs       Object
-	Raw          *Raw // the payload as received; Args and Kwargs are nil when set
+	Raw          *Raw   // the payload as received; Args and Kwargs are nil when set
+	Passthru     []byte // a passthru payload (see Payload.Passthru); the others are then nil
 }
 
 // Interrupt is [INTERRUPT, INVOCATION.Request|id, Options|dict].
@@ -247,11 +253,12 @@ type Interrupt struct {
 // Yield is [YIELD, INVOCATION.Request|id, Options|dict, Arguments|list,
 // ArgumentsKw|dict].
 type Yield struct {
-	Request ID
-	Options Dict
-	Args    List
-	Kwargs  Object
-	Raw     *Raw // the payload as received; Args and Kwargs are nil when set
+	Request  ID
+	Options  Dict
+	Args     List
+	Kwargs   Object
+	Raw      *Raw   // the payload as received; Args and Kwargs are nil when set
+	Passthru []byte // a passthru payload (see Payload.Passthru); the others are then nil
 }
 
 // Type returns TypeHello.
@@ -327,17 +334,31 @@ func (*Interrupt) Type() MessageType { return TypeInterrupt }
 func (*Yield) Type() MessageType { return TypeYield }
 
 // payloadFields is implemented by the messages that carry a payload: it
-// gives their Args, Kwargs and Raw fields, so that the code reading or
+// gives their Args, Kwargs, Raw and Passthru fields, so that the code reading or
 // setting a payload lists those messages once (here).
 type payloadFields interface {
 	Message
-	fields() (*List, *Object, **Raw)
+	fields() (*List, *Object, **Raw, *[]byte)
 }
 
-func (m *Error) fields() (*List, *Object, **Raw)      { return &m.Args, &m.Kwargs, &m.Raw }
-func (m *Publish) fields() (*List, *Object, **Raw)    { return &m.Args, &m.Kwargs, &m.Raw }
-func (m *Event) fields() (*List, *Object, **Raw)      { return &m.Args, &m.Kwargs, &m.Raw }
-func (m *Call) fields() (*List, *Object, **Raw)       { return &m.Args, &m.Kwargs, &m.Raw }
-func (m *Result) fields() (*List, *Object, **Raw)     { return &m.Args, &m.Kwargs, &m.Raw }
-func (m *Invocation) fields() (*List, *Object, **Raw) { return &m.Args, &m.Kwargs, &m.Raw }
-func (m *Yield) fields() (*List, *Object, **Raw)      { return &m.Args, &m.Kwargs, &m.Raw }
+func (m *Error) fields() (*List, *Object, **Raw, *[]byte) {
+	return &m.Args, &m.Kwargs, &m.Raw, &m.Passthru
+}
+func (m *Publish) fields() (*List, *Object, **Raw, *[]byte) {
+	return &m.Args, &m.Kwargs, &m.Raw, &m.Passthru
+}
+func (m *Event) fields() (*List, *Object, **Raw, *[]byte) {
+	return &m.Args, &m.Kwargs, &m.Raw, &m.Passthru
+}
+func (m *Call) fields() (*List, *Object, **Raw, *[]byte) {
+	return &m.Args, &m.Kwargs, &m.Raw, &m.Passthru
+}
+func (m *Result) fields() (*List, *Object, **Raw, *[]byte) {
+	return &m.Args, &m.Kwargs, &m.Raw, &m.Passthru
+}
+func (m *Invocation) fields() (*List, *Object, **Raw, *[]byte) {
+	return &m.Args, &m.Kwargs, &m.Raw, &m.Passthru
+}
+func (m *Yield) fields() (*List, *Object, **Raw, *[]byte) {
+	return &m.Args, &m.Kwargs, &m.Raw, &m.Passthru
+}

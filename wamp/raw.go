@@ -1,16 +1,31 @@
 package wamp
 
-import "sync"
+import (
+	"errors"
+	"sync"
+)
 
 // Payload is what a message carries as arguments: values (Args, Kwargs),
 // or, when Raw is set, the Arguments and ArgumentsKw elements as they were
-// received, not decoded yet (Args and Kwargs are then nil). Read it with
-// Values; copy it whole from one message to the next to forward it.
+// received, not decoded yet (Args and Kwargs are then nil), or, when
+// Passthru is set, a passthru payload (the others are then nil). Read it
+// with Values; copy it whole from one message to the next to forward it.
 type Payload struct {
 	Args   List
 	Kwargs Object
 	Raw    *Raw
+	// Passthru is a payload in passthru mode (payload transparency) as
+	// Crossbar.io and autobahn send it: opaque bytes that stand in the
+	// message's Arguments position themselves, with no ArgumentsKw, and
+	// that the options enc_algo, enc_key and enc_serializer describe
+	// (OptEncAlgo). A router forwards them untouched; only the peers
+	// that share the encoding read them.
+	Passthru []byte
 }
+
+// ErrPassthru is the error of Values for a passthru payload: it holds
+// opaque bytes, not arguments.
+var ErrPassthru = errors.New("wamp: payload in passthru mode (opaque bytes, no arguments)")
 
 // PayloadOf returns the payload of m (a Shared is looked through); the
 // zero Payload for a message that carries none.
@@ -19,14 +34,18 @@ func PayloadOf(m Message) Payload {
 	if !ok {
 		return Payload{}
 	}
-	args, kwargs, raw := f.fields()
-	return Payload{*args, *kwargs, *raw}
+	args, kwargs, raw, passthru := f.fields()
+	return Payload{*args, *kwargs, *raw, *passthru}
 }
 
 // Values returns the payload's values: Args and Kwargs, or Raw decoded
 // (once, whoever asks first). The values are shared: not to be modified.
-// The error, from a raw payload only, wraps ErrProtocol.
+// The error, from a raw payload, wraps ErrProtocol; a passthru payload
+// has no values: its error is ErrPassthru.
 func (p Payload) Values() (List, Object, error) {
+	if p.Passthru != nil {
+		return nil, nil, ErrPassthru
+	}
 	if p.Raw != nil {
 		return p.Raw.Values()
 	}
@@ -157,7 +176,7 @@ func withValues[T any, P interface {
 }](m P, args List, kwargs Object) Message {
 	c := P(new(T))
 	*c = *m
-	a, k, r := c.fields()
+	a, k, r, _ := c.fields()
 	*a, *k, *r = args, kwargs, nil
 	return c
 }

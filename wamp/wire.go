@@ -24,6 +24,7 @@ type Writer interface {
 	Dict(d Dict)     // a dictionary; nil is written as {}
 	Object(o Object) // a payload dictionary, keys in order; nil is written as {}
 	Raw(r *Raw)      // a payload as received: its r.Len() elements
+	Binary(b []byte) // a binary (a passthru payload)
 	List(l List)     // a list; nil is written as []
 }
 
@@ -64,18 +65,18 @@ func Encode(m Message, w Writer) {
 		w.Dict(m.Details)
 		w.String(string(m.Reason))
 	case *Error:
-		w.Array(5 + payloadLen(m.Args, m.Kwargs, m.Raw))
+		w.Array(5 + payloadLen(m))
 		w.Uint(uint64(TypeError))
 		w.Uint(uint64(m.RequestType))
 		w.Uint(uint64(m.Request))
 		w.Dict(m.Details)
 		w.String(string(m.Error))
-		payload(w, m.Args, m.Kwargs, m.Raw)
+		payload(w, m)
 	case *Publish:
-		head(w, TypePublish, 4+payloadLen(m.Args, m.Kwargs, m.Raw), m.Request)
+		head(w, TypePublish, 4+payloadLen(m), m.Request)
 		w.Dict(m.Options)
 		w.String(string(m.Topic))
-		payload(w, m.Args, m.Kwargs, m.Raw)
+		payload(w, m)
 	case *Published:
 		head(w, TypePublished, 3, m.Request)
 		w.Uint(uint64(m.Publication))
@@ -92,22 +93,22 @@ func Encode(m Message, w Writer) {
 	case *Unsubscribed:
 		encodeRevocable(w, TypeUnsubscribed, m.Request, m.Details)
 	case *Event:
-		head(w, TypeEvent, 4+payloadLen(m.Args, m.Kwargs, m.Raw), m.Subscription)
+		head(w, TypeEvent, 4+payloadLen(m), m.Subscription)
 		w.Uint(uint64(m.Publication))
 		w.Dict(m.Details)
-		payload(w, m.Args, m.Kwargs, m.Raw)
+		payload(w, m)
 	case *Call:
-		head(w, TypeCall, 4+payloadLen(m.Args, m.Kwargs, m.Raw), m.Request)
+		head(w, TypeCall, 4+payloadLen(m), m.Request)
 		w.Dict(m.Options)
 		w.String(string(m.Procedure))
-		payload(w, m.Args, m.Kwargs, m.Raw)
+		payload(w, m)
 	case *Cancel:
 		head(w, TypeCancel, 3, m.Request)
 		w.Dict(m.Options)
 	case *Result:
-		head(w, TypeResult, 3+payloadLen(m.Args, m.Kwargs, m.Raw), m.Request)
+		head(w, TypeResult, 3+payloadLen(m), m.Request)
 		w.Dict(m.Details)
-		payload(w, m.Args, m.Kwargs, m.Raw)
+		payload(w, m)
 	case *Register:
 		head(w, TypeRegister, 4, m.Request)
 		w.Dict(m.Options)
@@ -121,17 +122,17 @@ func Encode(m Message, w Writer) {
 	case *Unregistered:
 		encodeRevocable(w, TypeUnregistered, m.Request, m.Details)
 	case *Invocation:
-		head(w, TypeInvocation, 4+payloadLen(m.Args, m.Kwargs, m.Raw), m.Request)
+		head(w, TypeInvocation, 4+payloadLen(m), m.Request)
 		w.Uint(uint64(m.Registration))
 		w.Dict(m.Details)
-		payload(w, m.Args, m.Kwargs, m.Raw)
+		payload(w, m)
 	case *Interrupt:
 		head(w, TypeInterrupt, 3, m.Request)
 		w.Dict(m.Options)
 	case *Yield:
-		head(w, TypeYield, 3+payloadLen(m.Args, m.Kwargs, m.Raw), m.Request)
+		head(w, TypeYield, 3+payloadLen(m), m.Request)
 		w.Dict(m.Options)
-		payload(w, m.Args, m.Kwargs, m.Raw)
+		payload(w, m)
 	default:
 		panic(fmt.Sprintf("wamp: Encode of unknown message %T", m))
 	}
@@ -152,29 +153,35 @@ func encodeRevocable(w Writer, t MessageType, req ID, details Dict) {
 	w.Dict(details)
 }
 
-func payloadLen(args List, kwargs Object, raw *Raw) int {
+// payloadLen is the number of payload elements m has on the wire.
+func payloadLen(m payloadFields) int {
+	args, kwargs, raw, passthru := m.fields()
 	switch {
-	case raw != nil:
-		return raw.Len()
-	case len(kwargs) > 0:
+	case *passthru != nil:
+		return 1
+	case *raw != nil:
+		return (*raw).Len()
+	case len(*kwargs) > 0:
 		return 2
-	case len(args) > 0:
+	case len(*args) > 0:
 		return 1
 	}
 	return 0
 }
 
-func payload(w Writer, args List, kwargs Object, raw *Raw) {
-	if raw != nil {
-		w.Raw(raw)
-		return
-	}
-	switch payloadLen(args, kwargs, nil) {
-	case 2:
-		w.List(args)
-		w.Object(kwargs)
-	case 1:
-		w.List(args)
+// payload writes m's payload elements: a passthru payload as one binary.
+func payload(w Writer, m payloadFields) {
+	args, kwargs, raw, passthru := m.fields()
+	switch {
+	case *passthru != nil:
+		w.Binary(*passthru)
+	case *raw != nil:
+		w.Raw(*raw)
+	case len(*kwargs) > 0:
+		w.List(*args)
+		w.Object(*kwargs)
+	case len(*args) > 0:
+		w.List(*args)
 	}
 }
 
@@ -228,7 +235,7 @@ func DecodeRaw(l []any, raw *Raw) (Message, error) {
 // setRaw gives m, a message with a payload, the raw payload r.
 func setRaw(m Message, r *Raw) {
 	if f, ok := m.(payloadFields); ok {
-		_, _, raw := f.fields()
+		_, _, raw, _ := f.fields()
 		*raw = r
 	}
 }
@@ -267,11 +274,13 @@ var decoders = map[MessageType]decodeFunc{
 	}},
 	TypeError: {5, 7, func(d decoder) (Message, error) {
 		m := &Error{RequestType: MessageType(d.id(1)), Request: d.id(2), Details: d.dict(3),
-			Error: d.uri(4), Args: d.args(5), Kwargs: d.kwargs(6)}
+			Error: d.uri(4)}
+		d.payload(m, 5)
 		return m, d.err
 	}},
 	TypePublish: {4, 6, func(d decoder) (Message, error) {
-		m := &Publish{Request: d.id(1), Options: d.dict(2), Topic: d.uri(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+		m := &Publish{Request: d.id(1), Options: d.dict(2), Topic: d.uri(3)}
+		d.payload(m, 4)
 		return m, d.err
 	}},
 	TypePublished: {3, 3, func(d decoder) (Message, error) {
@@ -295,11 +304,13 @@ var decoders = map[MessageType]decodeFunc{
 		return m, d.err
 	}},
 	TypeEvent: {4, 6, func(d decoder) (Message, error) {
-		m := &Event{Subscription: d.id(1), Publication: d.id(2), Details: d.dict(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+		m := &Event{Subscription: d.id(1), Publication: d.id(2), Details: d.dict(3)}
+		d.payload(m, 4)
 		return m, d.err
 	}},
 	TypeCall: {4, 6, func(d decoder) (Message, error) {
-		m := &Call{Request: d.id(1), Options: d.dict(2), Procedure: d.uri(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+		m := &Call{Request: d.id(1), Options: d.dict(2), Procedure: d.uri(3)}
+		d.payload(m, 4)
 		return m, d.err
 	}},
 	TypeCancel: {3, 3, func(d decoder) (Message, error) {
@@ -307,7 +318,8 @@ var decoders = map[MessageType]decodeFunc{
 		return m, d.err
 	}},
 	TypeResult: {3, 5, func(d decoder) (Message, error) {
-		m := &Result{Request: d.id(1), Details: d.dict(2), Args: d.args(3), Kwargs: d.kwargs(4)}
+		m := &Result{Request: d.id(1), Details: d.dict(2)}
+		d.payload(m, 3)
 		return m, d.err
 	}},
 	TypeRegister: {4, 4, func(d decoder) (Message, error) {
@@ -327,7 +339,8 @@ var decoders = map[MessageType]decodeFunc{
 		return m, d.err
 	}},
 	TypeInvocation: {4, 6, func(d decoder) (Message, error) {
-		m := &Invocation{Request: d.id(1), Registration: d.id(2), Details: d.dict(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+		m := &Invocation{Request: d.id(1), Registration: d.id(2), Details: d.dict(3)}
+		d.payload(m, 4)
 		return m, d.err
 	}},
 	TypeInterrupt: {3, 3, func(d decoder) (Message, error) {
@@ -335,7 +348,8 @@ var decoders = map[MessageType]decodeFunc{
 		return m, d.err
 	}},
 	TypeYield: {3, 5, func(d decoder) (Message, error) {
-		m := &Yield{Request: d.id(1), Options: d.dict(2), Args: d.args(3), Kwargs: d.kwargs(4)}
+		m := &Yield{Request: d.id(1), Options: d.dict(2)}
+		d.payload(m, 3)
 		return m, d.err
 	}},
 }
@@ -404,6 +418,26 @@ func (d *decoder) args(i int) List {
 		d.fail(i, "a list")
 	}
 	return l
+}
+
+// payload reads the payload elements, from element i on, into m's
+// fields: Arguments and ArgumentsKw, or a passthru payload, a binary in
+// the Arguments position, which no ArgumentsKw may follow.
+func (d *decoder) payload(m payloadFields, i int) {
+	args, kwargs, _, passthru := m.fields()
+	if i < len(d.l) {
+		if b, ok := d.l[i].([]byte); ok {
+			if i+1 < len(d.l) && d.err == nil {
+				d.err = fmt.Errorf("%w: %s: ArgumentsKw after a passthru payload (binary Arguments)", ErrProtocol, d.t)
+			}
+			if b == nil {
+				b = []byte{}
+			}
+			*passthru = b
+			return
+		}
+	}
+	*args, *kwargs = d.args(i), d.kwargs(i+1)
 }
 
 // kwargs reads ArgumentsKw, which the codecs decode as an Object.

@@ -34,6 +34,7 @@ func (w *listWriter) Raw(r *Raw) {
 		w.Object(kwargs)
 	}
 }
+func (w *listWriter) Binary(b []byte) { w.out = append(w.out, b) }
 func (w *listWriter) List(l List) {
 	if l == nil {
 		l = List{}
@@ -83,6 +84,13 @@ func everyMessage() []Message {
 		&Invocation{Request: 1, Registration: 2, Details: d, Kwargs: ObjectOf(Dict{"a": nil})},
 		&Interrupt{Request: 1, Options: d},
 		&Yield{Request: 1, Options: d},
+		&Publish{Request: 1, Options: d, Topic: "t", Passthru: []byte{1, 2}},
+		&Event{Subscription: 1, Publication: 2, Details: d, Passthru: []byte{}},
+		&Call{Request: 1, Options: d, Procedure: "p", Passthru: []byte("x")},
+		&Invocation{Request: 1, Registration: 2, Details: d, Passthru: []byte("x")},
+		&Yield{Request: 1, Options: d, Passthru: []byte("y")},
+		&Result{Request: 1, Details: d, Passthru: []byte("y")},
+		&Error{RequestType: TypeCall, Request: 3, Details: d, Error: "app.err", Passthru: []byte("z")},
 	}
 }
 
@@ -141,6 +149,9 @@ func TestDecodeErrors(t *testing.T) {
 		{"id negative", []any{uint64(TypeCall), int64(-3), Dict{}, "p"}},
 		{"args not list", []any{uint64(TypeCall), uint64(1), Dict{}, "p", Dict{}}},
 		{"kwargs not dict", []any{uint64(TypeCall), uint64(1), Dict{}, "p", List{}, List{}}},
+		{"args a string", []any{uint64(TypeCall), uint64(1), Dict{}, "p", "payload"}},
+		{"kwargs after passthru", []any{uint64(TypeCall), uint64(1), Dict{}, "p", []byte{1}, Object{}}},
+		{"passthru in an ERROR with kwargs", []any{uint64(TypeError), uint64(TypeCall), uint64(1), Dict{}, "e", []byte{1}, Object{}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,6 +160,25 @@ func TestDecodeErrors(t *testing.T) {
 				t.Fatalf("Decode(%v) = %v, %v; want an ErrProtocol", tt.in, m, err)
 			}
 		})
+	}
+}
+
+// TestPassthruPayload: a binary in the Arguments position is a passthru
+// payload, which Values refuses to read as arguments.
+func TestPassthruPayload(t *testing.T) {
+	m, err := Decode([]any{uint64(TypePublish), uint64(1), Dict{"enc_algo": "mqtt"}, "t", []byte(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := PayloadOf(m)
+	if p.Passthru == nil || len(p.Passthru) != 0 || p.Args != nil || p.Raw != nil {
+		t.Fatalf("payload of an empty binary = %#v, want an empty non-nil Passthru", p)
+	}
+	if _, _, err := Values(m); !errors.Is(err, ErrPassthru) {
+		t.Fatalf("Values = %v, want ErrPassthru", err)
+	}
+	if l := toList(t, m); len(l) != 5 {
+		t.Fatalf("encoded as %v, want 5 elements", l)
 	}
 }
 

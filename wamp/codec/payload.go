@@ -8,8 +8,9 @@ import (
 
 // PayloadBytes returns p as bytes for another process, which makes it a
 // payload again with Payload: a raw payload's elements as received, in
-// their serializer; values encoded with MessagePack. n is the number of
-// elements, 0 for an empty payload (b is then nil). Errors wrap ErrEncode.
+// their serializer; values, and a passthru payload's binary, encoded with
+// MessagePack. n is the number of elements, 0 for an empty payload (b is
+// then nil). Errors wrap ErrEncode.
 //
 // Lower level, for Junction's transports and router: not covered by
 // the stability note of the package documentation.
@@ -18,6 +19,11 @@ func PayloadBytes(p wamp.Payload) (ser wamp.Serializer, b []byte, n int, err err
 		return p.Raw.Serializer(), p.Raw.Bytes(), p.Raw.Len(), nil
 	}
 	f := Msgpack.(*format)
+	if p.Passthru != nil {
+		s := f.sink()
+		s.bin(p.Passthru)
+		return f.ser, append([]byte(nil), s.bytes()...), 1, nil
+	}
 	switch {
 	case len(p.Kwargs) > 0:
 		n = 2
@@ -87,6 +93,8 @@ func payloadCount(p wamp.Payload) int {
 	switch {
 	case p.Raw != nil:
 		return p.Raw.Len()
+	case p.Passthru != nil:
+		return 1
 	case p.Kwargs != nil:
 		return 2
 	case p.Args != nil:
