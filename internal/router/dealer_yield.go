@@ -1,6 +1,8 @@
 package router
 
 import (
+	"errors"
+
 	"github.com/junction-wamp/junction/internal/unsent"
 	"github.com/junction-wamp/junction/wamp"
 )
@@ -12,7 +14,13 @@ import (
 // level), since the callee was not offered receive_progress. A RESULT
 // the caller's peer refuses (too long, or not encodable) ends the call
 // with an ERROR (resultRefused).
+//
+// A YIELD whose payload passthru options are invalid ends the call: its
+// caller gets wamp.error.invalid_argument, as from Crossbar.
 func (s *session) handleYield(m *wamp.Yield) error {
+	if _, err := s.checkPassthruFrom(pptCallee, m.Options, wamp.PayloadOf(m)); err != nil {
+		return s.realm.dealer.answerRefused(s, m.Request, err)
+	}
 	c, res := s.realm.dealer.yield(s, m)
 	if c != nil {
 		if err := c.caller.sendFrom(s, res, wamp.TypeResult); unsent.Refused(err) {
@@ -35,7 +43,8 @@ func (d *dealer) yield(s *session, m *wamp.Yield) (*call, *wamp.Result) {
 	if c == nil {
 		return nil, nil
 	}
-	res := &wamp.Result{Request: c.request, Details: wamp.Dict{}, Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw}
+	res := &wamp.Result{Request: c.request, Details: wamp.Dict{}, Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw, Passthru: m.Passthru}
+	copyPassthru(res.Details, m.Options)
 	if progress {
 		if !c.progress {
 			return nil, res
@@ -45,4 +54,25 @@ func (d *dealer) yield(s *session, m *wamp.Yield) (*call, *wamp.Result) {
 	}
 	d.finish(c)
 	return c, res
+}
+
+// answerRefused ends the call of s's invocation req, whose YIELD or ERROR
+// the router refused with err (invalid passthru options): the caller gets
+// err, a wamp.error.invalid_argument, as the call's ERROR. A protocol
+// violation is returned, to end s's session.
+func (d *dealer) answerRefused(s *session, req wamp.ID, err error) error {
+	var re *wamp.RequestError
+	if !errors.As(err, &re) {
+		return err
+	}
+	d.mu.Lock()
+	c := s.invs.m[req]
+	if c != nil {
+		d.finish(c)
+	}
+	d.mu.Unlock()
+	if c != nil {
+		c.caller.sendFrom(s, wamp.ErrorFor(wamp.TypeCall, c.request, wamp.Errorf(re.URI, "the callee's answer: %s", re.Error())), wamp.TypeError)
+	}
+	return nil
 }

@@ -103,9 +103,10 @@ func (b *broker) record(pub *session, e *outEvent, ts []target) {
 		if ev.item == nil {
 			// The history holds values: a raw payload is decoded (it was
 			// checked when received: an error leaves the item without).
+			// A passthru payload is kept as its bytes, with its options.
 			args, kwargs, _ := e.payload.Values()
-			ev = storedEvent{item: historyItem(b.realm.name, pub, e, args, kwargs),
-				size: wamp.PayloadSize(e.topic, wamp.Payload{Args: args, Kwargs: kwargs}, nil)}
+			p := wamp.Payload{Args: args, Kwargs: kwargs, Passthru: e.payload.Passthru}
+			ev = storedEvent{item: historyItem(b.realm.name, pub, e, p), size: wamp.PayloadSize(e.topic, p, nil)}
 		}
 		if err := b.histories.add(t.hist, ev); err != nil {
 			b.realm.limits.note(pub, err)
@@ -116,7 +117,7 @@ func (b *broker) record(pub *session, e *outEvent, ts []target) {
 // historyItem is e as get_events returns it, Crossbar's shape: the
 // publisher is always given (the history is read by whom the
 // configuration allows, not by the event's subscribers).
-func historyItem(realm wamp.URI, pub *session, e *outEvent, args wamp.List, kwargs wamp.Object) wamp.Dict {
+func historyItem(realm wamp.URI, pub *session, e *outEvent, p wamp.Payload) wamp.Dict {
 	item := wamp.Dict{
 		"time_ns":     time.Now().UnixNano(),
 		"realm":       string(realm),
@@ -131,11 +132,15 @@ func historyItem(realm wamp.URI, pub *session, e *outEvent, args wamp.List, kwar
 	if pub != nil {
 		item["session_id"], item["authid"], item["authrole"] = uint64(pub.id), pub.ident.AuthID, pub.ident.AuthRole
 	}
-	if args != nil {
-		item["args"] = args
+	if p.Args != nil {
+		item["args"] = p.Args
 	}
-	if kwargs != nil {
-		item["kwargs"] = kwargs
+	if p.Kwargs != nil {
+		item["kwargs"] = p.Kwargs
+	}
+	if p.Passthru != nil {
+		item["payload"] = p.Passthru
+		copyPassthru(item, e.details)
 	}
 	return item
 }

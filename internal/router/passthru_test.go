@@ -1,0 +1,248 @@
+package router
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/junction-wamp/junction/wamp"
+)
+
+// pptRoles are HELLO details announcing payload_passthru_mode for every
+// role (and call_canceling, as clientRoles).
+func pptHello() wamp.Dict {
+	f := map[string]any{"features": map[string]any{"payload_passthru_mode": true, "call_canceling": true}}
+	return wamp.Dict{"roles": map[string]any{"caller": f, "callee": f, "publisher": f, "subscriber": f}}
+}
+
+var secret = []byte{0, 1, 2, 0xff}
+
+func encOpts() wamp.Dict {
+	return wamp.Dict{"enc_algo": "cryptobox", "enc_key": "k1", "enc_serializer": "json"}
+}
+
+func pptOpts() wamp.Dict {
+	return wamp.Dict{"ppt_scheme": "wamp", "ppt_serializer": "cbor", "ppt_cipher": "xsalsa20poly1305", "ppt_keyid": "0xab"}
+}
+
+// hasOpts reports whether d holds every entry of want.
+func hasOpts(d, want wamp.Dict) bool {
+	for k, v := range want {
+		if d[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestPassthruPublish: a passthru payload reaches the subscriber as it
+// came, in both forms, with its options as EVENT details; so does a
+// retained one.
+func TestPassthruPublish(t *testing.T) {
+	tests := []struct {
+		name string
+		opts wamp.Dict
+		p    wamp.Payload
+	}{
+		{"crossbar form", encOpts(), wamp.Payload{Passthru: secret}},
+		{"mqtt, no key", wamp.Dict{"enc_algo": "mqtt"}, wamp.Payload{Passthru: []byte{}}},
+		{"spec form", pptOpts(), wamp.Payload{Args: wamp.List{secret}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bubble(t, Options{}, func(t *testing.T, r *Router) {
+				sub := join(t, r.Gate(), "realm1", pptHello())
+				sid := sub.subscribe("com.t", nil)
+				pub := join(t, r.Gate(), "realm1", pptHello())
+				opts := wamp.Dict{"acknowledge": true, "retain": true}
+				for k, v := range tt.opts {
+					opts[k] = v
+				}
+				pub.send(&wamp.Publish{Request: pub.nextReq(), Options: opts, Topic: "com.t", Args: tt.p.Args, Passthru: tt.p.Passthru})
+				expect[*wamp.Published](pub)
+				checkPassthruEvent(t, expect[*wamp.Event](sub), sid, tt.opts, tt.p)
+				late := join(t, r.Gate(), "realm1", pptHello())
+				lid := late.subscribe("com.t", wamp.Dict{"get_retained": true})
+				checkPassthruEvent(t, expect[*wamp.Event](late), lid, tt.opts, tt.p)
+			})
+		})
+	}
+}
+
+func checkPassthruEvent(t *testing.T, ev *wamp.Event, sub wamp.ID, opts wamp.Dict, p wamp.Payload) {
+	t.Helper()
+	if ev.Subscription != sub || !hasOpts(ev.Details, opts) {
+		t.Errorf("EVENT %+v, want details holding %v", ev, opts)
+	}
+	got := wamp.PayloadOf(ev)
+	if p.Passthru != nil && (got.Passthru == nil || !bytes.Equal(got.Passthru, p.Passthru) || got.Args != nil) {
+		t.Errorf("EVENT payload %+v, want passthru %x", got, p.Passthru)
+	}
+	if p.Args != nil && (len(got.Args) != 1 || !bytes.Equal(got.Args[0].([]byte), p.Args[0].([]byte))) {
+		t.Errorf("EVENT payload %+v, want %v", got, p.Args)
+	}
+}
+
+// TestPassthruCall: CALL -> INVOCATION -> YIELD -> RESULT, and a callee's
+// ERROR, carry passthru payloads and their options.
+func TestPassthruCall(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		callee := join(t, r.Gate(), "realm1", pptHello())
+		callee.register("com.p", nil)
+		caller := join(t, r.Gate(), "realm1", pptHello())
+		req := caller.nextReq()
+		caller.send(&wamp.Call{Request: req, Options: encOpts(), Procedure: "com.p", Passthru: secret})
+		inv := expect[*wamp.Invocation](callee)
+		if !bytes.Equal(inv.Passthru, secret) || !hasOpts(inv.Details, encOpts()) {
+			t.Errorf("INVOCATION %+v", inv)
+		}
+		callee.send(&wamp.Yield{Request: inv.Request, Options: wamp.Dict{"enc_algo": "xbr"}, Passthru: []byte("r")})
+		res := expect[*wamp.Result](caller)
+		if res.Request != req || string(res.Passthru) != "r" || res.Details["enc_algo"] != "xbr" {
+			t.Errorf("RESULT %+v", res)
+		}
+
+		req = caller.nextReq()
+		caller.send(&wamp.Call{Request: req, Options: pptOpts(), Procedure: "com.p", Args: wamp.List{secret}})
+		inv = expect[*wamp.Invocation](callee)
+		if !hasOpts(inv.Details, pptOpts()) || len(inv.Args) != 1 {
+			t.Errorf("INVOCATION %+v", inv)
+		}
+		callee.send(&wamp.Error{RequestType: wamp.TypeInvocation, Request: inv.Request, Details: pptOpts(), Error: "com.err", Args: wamp.List{[]byte("e")}})
+		e := caller.expectError("com.err")
+		if e.Request != req || !hasOpts(e.Details, pptOpts()) || len(e.Args) != 1 {
+			t.Errorf("ERROR %+v", e)
+		}
+	})
+}
+
+// TestPassthruInvalid: invalid combinations of options and payload get
+// ERROR wamp.error.invalid_argument (the CALL, the acknowledged PUBLISH;
+// the caller, for a callee's YIELD or ERROR).
+func TestPassthruInvalid(t *testing.T) {
+	tests := []struct {
+		name string
+		opts wamp.Dict
+		p    wamp.Payload
+	}{
+		{"enc_algo with arguments", wamp.Dict{"enc_algo": "mqtt"}, wamp.Payload{Args: wamp.List{1}}},
+		{"enc_key alone", wamp.Dict{"enc_key": "k"}, wamp.Payload{}},
+		{"binary without enc_algo", wamp.Dict{}, wamp.Payload{Passthru: secret}},
+		{"unknown enc_algo", wamp.Dict{"enc_algo": "rot13"}, wamp.Payload{Passthru: secret}},
+		{"custom enc_algo too short", wamp.Dict{"enc_algo": "x_a"}, wamp.Payload{Passthru: secret}},
+		{"enc_algo not a string", wamp.Dict{"enc_algo": 1}, wamp.Payload{Passthru: secret}},
+		{"enc_key not a string", wamp.Dict{"enc_algo": "mqtt", "enc_key": 1}, wamp.Payload{Passthru: secret}},
+		{"unknown enc_serializer", wamp.Dict{"enc_algo": "mqtt", "enc_serializer": "xml"}, wamp.Payload{Passthru: secret}},
+		{"forms mixed", wamp.Dict{"enc_algo": "mqtt", "ppt_scheme": "mqtt"}, wamp.Payload{Passthru: secret}},
+		{"ppt_scheme with a binary payload", wamp.Dict{"ppt_scheme": "mqtt"}, wamp.Payload{Passthru: secret}},
+		{"ppt_scheme empty", wamp.Dict{"ppt_scheme": ""}, wamp.Payload{Args: wamp.List{secret}}},
+		{"ppt_cipher alone", wamp.Dict{"ppt_cipher": "aes256gcm"}, wamp.Payload{Args: wamp.List{secret}}},
+		{"ppt_keyid not a string", wamp.Dict{"ppt_scheme": "wamp", "ppt_keyid": 3}, wamp.Payload{Args: wamp.List{secret}}},
+		{"ppt with two arguments", wamp.Dict{"ppt_scheme": "mqtt"}, wamp.Payload{Args: wamp.List{secret, secret}}},
+		{"ppt with a string", wamp.Dict{"ppt_scheme": "mqtt"}, wamp.Payload{Args: wamp.List{"s"}}},
+		{"ppt with kwargs", wamp.Dict{"ppt_scheme": "mqtt"}, wamp.Payload{Args: wamp.List{secret}, Kwargs: wamp.ObjectOf(wamp.Dict{"a": 1})}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bubble(t, Options{}, func(t *testing.T, r *Router) {
+				callee := join(t, r.Gate(), "realm1", pptHello())
+				callee.register("com.p", nil)
+				c := join(t, r.Gate(), "realm1", pptHello())
+				opts := wamp.Dict{"acknowledge": true}
+				for k, v := range tt.opts {
+					opts[k] = v
+				}
+				c.send(&wamp.Publish{Request: c.nextReq(), Options: opts, Topic: "com.t", Args: tt.p.Args, Kwargs: tt.p.Kwargs, Passthru: tt.p.Passthru})
+				c.expectError(wamp.ErrInvalidArgument)
+				c.send(&wamp.Call{Request: c.nextReq(), Options: tt.opts, Procedure: "com.p", Args: tt.p.Args, Kwargs: tt.p.Kwargs, Passthru: tt.p.Passthru})
+				c.expectError(wamp.ErrInvalidArgument)
+				for _, answer := range []func(req wamp.ID) wamp.Message{
+					func(req wamp.ID) wamp.Message {
+						return &wamp.Yield{Request: req, Options: tt.opts, Args: tt.p.Args, Kwargs: tt.p.Kwargs, Passthru: tt.p.Passthru}
+					},
+					func(req wamp.ID) wamp.Message {
+						return &wamp.Error{RequestType: wamp.TypeInvocation, Request: req, Details: tt.opts, Error: "com.e", Args: tt.p.Args, Kwargs: tt.p.Kwargs, Passthru: tt.p.Passthru}
+					},
+				} {
+					req := c.call("com.p", nil)
+					inv := expect[*wamp.Invocation](callee)
+					callee.send(answer(inv.Request))
+					if e := c.expectError(wamp.ErrInvalidArgument); e.Request != req {
+						t.Errorf("ERROR %+v for call %d", e, req)
+					}
+				}
+				c.quiet()
+				callee.quiet()
+			})
+		})
+	}
+}
+
+// TestPassthruAnnouncement: the specification's form needs the feature
+// payload_passthru_mode: from a client that did not announce it, a
+// protocol violation; to a callee that did not, feature_not_supported.
+// Crossbar's form needs nothing (Crossbar checks nothing).
+func TestPassthruAnnouncement(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		plain := join(t, r.Gate(), "realm1", nil)
+		plain.register("com.p", nil)
+		c := join(t, r.Gate(), "realm1", pptHello())
+		c.send(&wamp.Call{Request: c.nextReq(), Options: pptOpts(), Procedure: "com.p", Args: wamp.List{secret}})
+		c.expectError(wamp.ErrFeatureNotSupported)
+		c.send(&wamp.Call{Request: c.nextReq(), Options: encOpts(), Procedure: "com.p", Passthru: secret})
+		if inv := expect[*wamp.Invocation](plain); !bytes.Equal(inv.Passthru, secret) {
+			t.Errorf("INVOCATION %+v", inv)
+		}
+		for _, m := range []wamp.Message{
+			&wamp.Publish{Request: 1, Options: pptOpts(), Topic: "com.t", Args: wamp.List{secret}},
+			&wamp.Call{Request: 2, Options: pptOpts(), Procedure: "com.p", Args: wamp.List{secret}},
+		} {
+			u := join(t, r.Gate(), "realm1", nil)
+			u.send(m)
+			u.expectAbort(wamp.ErrProtocolViolation)
+		}
+	})
+}
+
+// TestWelcomeAnnouncesPassthru: both names of the feature, for the
+// broker and the dealer.
+func TestWelcomeAnnouncesPassthru(t *testing.T) {
+	bubble(t, Options{}, func(t *testing.T, r *Router) {
+		c := join(t, r.Gate(), "realm1", nil)
+		roles := c.wel.Details["roles"].(wamp.Dict)
+		for _, role := range []string{"broker", "dealer"} {
+			f := roles[role].(wamp.Dict)["features"].(wamp.Dict)
+			if f["payload_transparency"] != true || f["payload_passthru_mode"] != true {
+				t.Errorf("%s features %v", role, f)
+			}
+		}
+	})
+}
+
+func TestEncName(t *testing.T) {
+	for s, want := range map[string]bool{
+		"mqtt": true, "cryptobox": true, "xbr": true, "x_": true, "x_my_algo2": true, "x_ab": true,
+		"": false, "x_a": false, "x_A1": false, "x_1a": false, "x_my-algo": false, "MQTT": false, "y_ab": false,
+	} {
+		if got := encName(s, encAlgos); got != want {
+			t.Errorf("encName(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestPassthruHistory: the event history keeps a passthru payload as its
+// bytes ("payload") with its options.
+func TestPassthruHistory(t *testing.T) {
+	bubble(t, historyRealm(Limits{}, EventHistory{Topic: "com.h", Limit: 3}), func(t *testing.T, r *Router) {
+		a := ticketJoin(t, r.Gate(ticketAuth{role: "user"}), "realm1", "alice")
+		sub := a.lookup("com.h", "exact")
+		opts := encOpts()
+		opts["acknowledge"] = true
+		a.send(&wamp.Publish{Request: a.nextReq(), Options: opts, Topic: "com.h", Passthru: secret})
+		expect[*wamp.Published](a)
+		items := a.result("wamp.subscription.get_events", wamp.List{sub, 1}, nil).(wamp.List)
+		item := items[0].(wamp.Dict)
+		if !bytes.Equal(item["payload"].([]byte), secret) || !hasOpts(item, encOpts()) || item["args"] != nil {
+			t.Errorf("history item %v", item)
+		}
+	})
+}
