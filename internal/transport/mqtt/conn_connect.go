@@ -114,15 +114,21 @@ func (c *Conn) awaitWelcome() error {
 	}
 }
 
+// errWillPassthru: a will on a topic of payload type passthrough.
+var errWillPassthru = errors.New("mqtt: the topic's payload type is passthrough, and a testament (wamp.session.add_testament) carries arguments, not a passthru payload")
+
 // addTestament asks the router to publish the will when the session
 // ends, with wamp.session.add_testament, as Crossbar does. A will that
-// cannot be mapped is logged and dropped.
+// cannot be mapped is logged and dropped, so is one on a passthrough
+// topic (Crossbar would publish it without its payload).
 func (c *Conn) addTestament(w *will) {
 	u, err := topicToURI(w.topic)
-	var args wamp.List
-	var kwargs wamp.Object
+	var pl wamp.Payload
 	if err == nil {
-		args, kwargs, _, err = c.h.mapper.decode(c.ctx, c.h.opts.Realm, u, w.topic, w.message)
+		pl, _, err = c.h.mapper.decode(c.ctx, c.h.opts.Realm, u, w.topic, w.message)
+	}
+	if err == nil && pl.Passthru != nil {
+		err = errWillPassthru
 	}
 	if err != nil {
 		c.log.Warn("mqtt: will dropped", "topic", w.topic, "err", err)
@@ -130,5 +136,5 @@ func (c *Conn) addTestament(w *will) {
 	}
 	c.will = true
 	c.push(&wamp.Call{Request: c.nextID(), Options: wamp.Dict{}, Procedure: "wamp.session.add_testament",
-		Args: wamp.List{string(u), orList(args), orDict(kwargs)}, Kwargs: wamp.Object{{Key: "publish_options", Value: wamp.Dict{wamp.OptRetain: w.retain}}}})
+		Args: wamp.List{string(u), orList(pl.Args), orDict(pl.Kwargs)}, Kwargs: wamp.Object{{Key: "publish_options", Value: wamp.Dict{wamp.OptRetain: w.retain}}}})
 }
