@@ -23,15 +23,12 @@ func (s *Session) Publish(ctx context.Context, topic wamp.URI, args wamp.List, k
 // "x_..." name) and may hold wamp.OptEncKey and wamp.OptEncSerializer.
 // Subscribers get the bytes as Event.Passthru. Otherwise as Publish.
 func (s *Session) PublishPassthru(ctx context.Context, topic wamp.URI, payload []byte, opts wamp.Dict) (wamp.ID, error) {
-	if payload == nil {
-		payload = []byte{}
-	}
-	return s.publish(ctx, topic, wamp.Payload{Passthru: payload}, opts)
+	return s.publish(ctx, topic, wamp.Payload{Raw: wamp.NewPassthru(payload)}, opts)
 }
 
 func (s *Session) publish(ctx context.Context, topic wamp.URI, p wamp.Payload, opts wamp.Dict) (wamp.ID, error) {
 	build := func(id wamp.ID) wamp.Message {
-		return acting(ctx, &wamp.Publish{Request: id, Options: opts, Topic: topic, Args: p.Args, Kwargs: p.Kwargs, Passthru: p.Passthru})
+		return acting(ctx, &wamp.Publish{Request: id, Options: opts, Topic: topic, Args: p.Args, Kwargs: p.Kwargs, Raw: p.Raw})
 	}
 	if ack, _ := opts[wamp.OptAcknowledge].(bool); !ack {
 		if err := s.Err(); err != nil {

@@ -238,13 +238,13 @@ func TestPassthru(t *testing.T) {
 		return err
 	})
 	m := expect[*wamp.Publish](r)
-	if string(m.Passthru) != "\x00\x01" || m.Args != nil || m.Options[wamp.OptEncAlgo] != "mqtt" {
+	if string(wamp.PayloadOf(m).Passthru()) != "\x00\x01" || m.Args != nil || m.Options[wamp.OptEncAlgo] != "mqtt" {
 		t.Errorf("PUBLISH %+v", m)
 	}
 	if err := recvFrom(t, done); err != nil {
 		t.Fatal(err)
 	}
-	r.send(&wamp.Event{Subscription: 10, Publication: 3, Details: wamp.Dict{wamp.OptEncAlgo: "mqtt"}, Passthru: []byte("raw")})
+	r.send(&wamp.Event{Subscription: 10, Publication: 3, Details: wamp.Dict{wamp.OptEncAlgo: "mqtt"}, Raw: wamp.NewPassthru([]byte("raw"))})
 	if ev := recvFrom(t, events); string(ev.Passthru) != "raw" || ev.Args != nil || ev.Details[wamp.OptEncAlgo] != "mqtt" {
 		t.Errorf("event %+v", ev)
 	}

@@ -117,20 +117,18 @@ type Error struct {
 	Error       URI
 	Args        List
 	Kwargs      Object
-	Raw         *Raw   // the payload as received; Args and Kwargs are nil when set
-	Passthru    []byte // a passthru payload (see Payload.Passthru); the others are then nil
+	Raw         *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Publish is [PUBLISH, Request|id, Options|dict, Topic|uri, Arguments|list,
 // ArgumentsKw|dict].
 type Publish struct {
-	Request  ID
-	Options  Dict
-	Topic    URI
-	Args     List
-	Kwargs   Object
-	Raw      *Raw   // the payload as received; Args and Kwargs are nil when set
-	Passthru []byte // a passthru payload (see Payload.Passthru); the others are then nil
+	Request ID
+	Options Dict
+	Topic   URI
+	Args    List
+	Kwargs  Object
+	Raw     *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Published is [PUBLISHED, PUBLISH.Request|id, Publication|id].
@@ -173,8 +171,7 @@ type Event struct {
 	Details      Dict
 	Args         List
 	Kwargs       Object
-	Raw          *Raw   // the payload as received; Args and Kwargs are nil when set
-	Passthru     []byte // a passthru payload (see Payload.Passthru); the others are then nil
+	Raw          *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Call is [CALL, Request|id, Options|dict, Procedure|uri, Arguments|list,
@@ -185,8 +182,7 @@ type Call struct {
 	Procedure URI
 	Args      List
 	Kwargs    Object
-	Raw       *Raw   // the payload as received; Args and Kwargs are nil when set
-	Passthru  []byte // a passthru payload (see Payload.Passthru); the others are then nil
+	Raw       *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Cancel is [CANCEL, CALL.Request|id, Options|dict].
@@ -198,12 +194,11 @@ type Cancel struct {
 // Result is [RESULT, CALL.Request|id, Details|dict, YIELD.Arguments|list,
 // YIELD.ArgumentsKw|dict].
 type Result struct {
-	Request  ID
-	Details  Dict
-	Args     List
-	Kwargs   Object
-	Raw      *Raw   // the payload as received; Args and Kwargs are nil when set
-	Passthru []byte // a passthru payload (see Payload.Passthru); the others are then nil
+	Request ID
+	Details Dict
+	Args    List
+	Kwargs  Object
+	Raw     *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Register is [REGISTER, Request|id, Options|dict, Procedure|uri].
@@ -240,8 +235,7 @@ type Invocation struct {
 	Details      Dict
 	Args         List
 	Kwargs       Object
-	Raw          *Raw   // the payload as received; Args and Kwargs are nil when set
-	Passthru     []byte // a passthru payload (see Payload.Passthru); the others are then nil
+	Raw          *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Interrupt is [INTERRUPT, INVOCATION.Request|id, Options|dict].
@@ -253,12 +247,11 @@ type Interrupt struct {
 // Yield is [YIELD, INVOCATION.Request|id, Options|dict, Arguments|list,
 // ArgumentsKw|dict].
 type Yield struct {
-	Request  ID
-	Options  Dict
-	Args     List
-	Kwargs   Object
-	Raw      *Raw   // the payload as received; Args and Kwargs are nil when set
-	Passthru []byte // a passthru payload (see Payload.Passthru); the others are then nil
+	Request ID
+	Options Dict
+	Args    List
+	Kwargs  Object
+	Raw     *Raw // the payload as received; Args and Kwargs are nil when set
 }
 
 // Type returns TypeHello.
@@ -334,31 +327,17 @@ func (*Interrupt) Type() MessageType { return TypeInterrupt }
 func (*Yield) Type() MessageType { return TypeYield }
 
 // payloadFields is implemented by the messages that carry a payload: it
-// gives their Args, Kwargs, Raw and Passthru fields, so that the code reading or
+// gives their Args, Kwargs and Raw fields, so that the code reading or
 // setting a payload lists those messages once (here).
 type payloadFields interface {
 	Message
-	fields() (*List, *Object, **Raw, *[]byte)
+	fields() (*List, *Object, **Raw)
 }
 
-func (m *Error) fields() (*List, *Object, **Raw, *[]byte) {
-	return &m.Args, &m.Kwargs, &m.Raw, &m.Passthru
-}
-func (m *Publish) fields() (*List, *Object, **Raw, *[]byte) {
-	return &m.Args, &m.Kwargs, &m.Raw, &m.Passthru
-}
-func (m *Event) fields() (*List, *Object, **Raw, *[]byte) {
-	return &m.Args, &m.Kwargs, &m.Raw, &m.Passthru
-}
-func (m *Call) fields() (*List, *Object, **Raw, *[]byte) {
-	return &m.Args, &m.Kwargs, &m.Raw, &m.Passthru
-}
-func (m *Result) fields() (*List, *Object, **Raw, *[]byte) {
-	return &m.Args, &m.Kwargs, &m.Raw, &m.Passthru
-}
-func (m *Invocation) fields() (*List, *Object, **Raw, *[]byte) {
-	return &m.Args, &m.Kwargs, &m.Raw, &m.Passthru
-}
-func (m *Yield) fields() (*List, *Object, **Raw, *[]byte) {
-	return &m.Args, &m.Kwargs, &m.Raw, &m.Passthru
-}
+func (m *Error) fields() (*List, *Object, **Raw)      { return &m.Args, &m.Kwargs, &m.Raw }
+func (m *Publish) fields() (*List, *Object, **Raw)    { return &m.Args, &m.Kwargs, &m.Raw }
+func (m *Event) fields() (*List, *Object, **Raw)      { return &m.Args, &m.Kwargs, &m.Raw }
+func (m *Call) fields() (*List, *Object, **Raw)       { return &m.Args, &m.Kwargs, &m.Raw }
+func (m *Result) fields() (*List, *Object, **Raw)     { return &m.Args, &m.Kwargs, &m.Raw }
+func (m *Invocation) fields() (*List, *Object, **Raw) { return &m.Args, &m.Kwargs, &m.Raw }
+func (m *Yield) fields() (*List, *Object, **Raw)      { return &m.Args, &m.Kwargs, &m.Raw }

@@ -37,9 +37,6 @@ func PayloadSize(uri URI, p Payload, opts Dict) int {
 	if p.Raw != nil {
 		return n + len(p.Raw.Bytes())
 	}
-	if p.Passthru != nil {
-		return n + len(p.Passthru)
-	}
 	return n + ListSize(p.Args) + ObjectSize(p.Kwargs)
 }
 

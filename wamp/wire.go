@@ -23,8 +23,7 @@ type Writer interface {
 	String(s string) // a URI or a string field
 	Dict(d Dict)     // a dictionary; nil is written as {}
 	Object(o Object) // a payload dictionary, keys in order; nil is written as {}
-	Raw(r *Raw)      // a payload as received: its r.Len() elements
-	Binary(b []byte) // a binary (a passthru payload)
+	Raw(r *Raw)      // a payload as received: its r.Len() elements; or a passthru payload, one binary
 	List(l List)     // a list; nil is written as []
 }
 
@@ -65,18 +64,18 @@ func Encode(m Message, w Writer) {
 		w.Dict(m.Details)
 		w.String(string(m.Reason))
 	case *Error:
-		w.Array(5 + payloadLen(m))
+		w.Array(5 + payloadLen(m.Args, m.Kwargs, m.Raw))
 		w.Uint(uint64(TypeError))
 		w.Uint(uint64(m.RequestType))
 		w.Uint(uint64(m.Request))
 		w.Dict(m.Details)
 		w.String(string(m.Error))
-		payload(w, m)
+		payload(w, m.Args, m.Kwargs, m.Raw)
 	case *Publish:
-		head(w, TypePublish, 4+payloadLen(m), m.Request)
+		head(w, TypePublish, 4+payloadLen(m.Args, m.Kwargs, m.Raw), m.Request)
 		w.Dict(m.Options)
 		w.String(string(m.Topic))
-		payload(w, m)
+		payload(w, m.Args, m.Kwargs, m.Raw)
 	case *Published:
 		head(w, TypePublished, 3, m.Request)
 		w.Uint(uint64(m.Publication))
@@ -93,22 +92,22 @@ func Encode(m Message, w Writer) {
 	case *Unsubscribed:
 		encodeRevocable(w, TypeUnsubscribed, m.Request, m.Details)
 	case *Event:
-		head(w, TypeEvent, 4+payloadLen(m), m.Subscription)
+		head(w, TypeEvent, 4+payloadLen(m.Args, m.Kwargs, m.Raw), m.Subscription)
 		w.Uint(uint64(m.Publication))
 		w.Dict(m.Details)
-		payload(w, m)
+		payload(w, m.Args, m.Kwargs, m.Raw)
 	case *Call:
-		head(w, TypeCall, 4+payloadLen(m), m.Request)
+		head(w, TypeCall, 4+payloadLen(m.Args, m.Kwargs, m.Raw), m.Request)
 		w.Dict(m.Options)
 		w.String(string(m.Procedure))
-		payload(w, m)
+		payload(w, m.Args, m.Kwargs, m.Raw)
 	case *Cancel:
 		head(w, TypeCancel, 3, m.Request)
 		w.Dict(m.Options)
 	case *Result:
-		head(w, TypeResult, 3+payloadLen(m), m.Request)
+		head(w, TypeResult, 3+payloadLen(m.Args, m.Kwargs, m.Raw), m.Request)
 		w.Dict(m.Details)
-		payload(w, m)
+		payload(w, m.Args, m.Kwargs, m.Raw)
 	case *Register:
 		head(w, TypeRegister, 4, m.Request)
 		w.Dict(m.Options)
@@ -122,17 +121,17 @@ func Encode(m Message, w Writer) {
 	case *Unregistered:
 		encodeRevocable(w, TypeUnregistered, m.Request, m.Details)
 	case *Invocation:
-		head(w, TypeInvocation, 4+payloadLen(m), m.Request)
+		head(w, TypeInvocation, 4+payloadLen(m.Args, m.Kwargs, m.Raw), m.Request)
 		w.Uint(uint64(m.Registration))
 		w.Dict(m.Details)
-		payload(w, m)
+		payload(w, m.Args, m.Kwargs, m.Raw)
 	case *Interrupt:
 		head(w, TypeInterrupt, 3, m.Request)
 		w.Dict(m.Options)
 	case *Yield:
-		head(w, TypeYield, 3+payloadLen(m), m.Request)
+		head(w, TypeYield, 3+payloadLen(m.Args, m.Kwargs, m.Raw), m.Request)
 		w.Dict(m.Options)
-		payload(w, m)
+		payload(w, m.Args, m.Kwargs, m.Raw)
 	default:
 		panic(fmt.Sprintf("wamp: Encode of unknown message %T", m))
 	}
@@ -153,35 +152,29 @@ func encodeRevocable(w Writer, t MessageType, req ID, details Dict) {
 	w.Dict(details)
 }
 
-// payloadLen is the number of payload elements m has on the wire.
-func payloadLen(m payloadFields) int {
-	args, kwargs, raw, passthru := m.fields()
+func payloadLen(args List, kwargs Object, raw *Raw) int {
 	switch {
-	case *passthru != nil:
-		return 1
-	case *raw != nil:
-		return (*raw).Len()
-	case len(*kwargs) > 0:
+	case raw != nil:
+		return raw.Len()
+	case len(kwargs) > 0:
 		return 2
-	case len(*args) > 0:
+	case len(args) > 0:
 		return 1
 	}
 	return 0
 }
 
-// payload writes m's payload elements: a passthru payload as one binary.
-func payload(w Writer, m payloadFields) {
-	args, kwargs, raw, passthru := m.fields()
-	switch {
-	case *passthru != nil:
-		w.Binary(*passthru)
-	case *raw != nil:
-		w.Raw(*raw)
-	case len(*kwargs) > 0:
-		w.List(*args)
-		w.Object(*kwargs)
-	case len(*args) > 0:
-		w.List(*args)
+func payload(w Writer, args List, kwargs Object, raw *Raw) {
+	if raw != nil {
+		w.Raw(raw)
+		return
+	}
+	switch payloadLen(args, kwargs, nil) {
+	case 2:
+		w.List(args)
+		w.Object(kwargs)
+	case 1:
+		w.List(args)
 	}
 }
 
@@ -235,7 +228,7 @@ func DecodeRaw(l []any, raw *Raw) (Message, error) {
 // setRaw gives m, a message with a payload, the raw payload r.
 func setRaw(m Message, r *Raw) {
 	if f, ok := m.(payloadFields); ok {
-		_, _, raw, _ := f.fields()
+		_, _, raw := f.fields()
 		*raw = r
 	}
 }
@@ -424,16 +417,13 @@ func (d *decoder) args(i int) List {
 // fields: Arguments and ArgumentsKw, or a passthru payload, a binary in
 // the Arguments position, which no ArgumentsKw may follow.
 func (d *decoder) payload(m payloadFields, i int) {
-	args, kwargs, _, passthru := m.fields()
+	args, kwargs, raw := m.fields()
 	if i < len(d.l) {
 		if b, ok := d.l[i].([]byte); ok {
 			if i+1 < len(d.l) && d.err == nil {
 				d.err = fmt.Errorf("%w: %s: ArgumentsKw after a passthru payload (binary Arguments)", ErrProtocol, d.t)
 			}
-			if b == nil {
-				b = []byte{}
-			}
-			*passthru = b
+			*raw = NewPassthru(b)
 			return
 		}
 	}

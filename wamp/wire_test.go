@@ -28,13 +28,16 @@ func (w *listWriter) Object(o Object) {
 	w.out = append(w.out, o)
 }
 func (w *listWriter) Raw(r *Raw) {
+	if r.IsPassthru() {
+		w.out = append(w.out, r.Bytes())
+		return
+	}
 	args, kwargs, _ := r.Values()
 	w.List(args)
 	if r.Len() == 2 {
 		w.Object(kwargs)
 	}
 }
-func (w *listWriter) Binary(b []byte) { w.out = append(w.out, b) }
 func (w *listWriter) List(l List) {
 	if l == nil {
 		l = List{}
@@ -84,13 +87,13 @@ func everyMessage() []Message {
 		&Invocation{Request: 1, Registration: 2, Details: d, Kwargs: ObjectOf(Dict{"a": nil})},
 		&Interrupt{Request: 1, Options: d},
 		&Yield{Request: 1, Options: d},
-		&Publish{Request: 1, Options: d, Topic: "t", Passthru: []byte{1, 2}},
-		&Event{Subscription: 1, Publication: 2, Details: d, Passthru: []byte{}},
-		&Call{Request: 1, Options: d, Procedure: "p", Passthru: []byte("x")},
-		&Invocation{Request: 1, Registration: 2, Details: d, Passthru: []byte("x")},
-		&Yield{Request: 1, Options: d, Passthru: []byte("y")},
-		&Result{Request: 1, Details: d, Passthru: []byte("y")},
-		&Error{RequestType: TypeCall, Request: 3, Details: d, Error: "app.err", Passthru: []byte("z")},
+		&Publish{Request: 1, Options: d, Topic: "t", Raw: NewPassthru([]byte{1, 2})},
+		&Event{Subscription: 1, Publication: 2, Details: d, Raw: NewPassthru([]byte{})},
+		&Call{Request: 1, Options: d, Procedure: "p", Raw: NewPassthru([]byte("x"))},
+		&Invocation{Request: 1, Registration: 2, Details: d, Raw: NewPassthru([]byte("x"))},
+		&Yield{Request: 1, Options: d, Raw: NewPassthru([]byte("y"))},
+		&Result{Request: 1, Details: d, Raw: NewPassthru([]byte("y"))},
+		&Error{RequestType: TypeCall, Request: 3, Details: d, Error: "app.err", Raw: NewPassthru([]byte("z"))},
 	}
 }
 
@@ -171,8 +174,11 @@ func TestPassthruPayload(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := PayloadOf(m)
-	if p.Passthru == nil || len(p.Passthru) != 0 || p.Args != nil || p.Raw != nil {
-		t.Fatalf("payload of an empty binary = %#v, want an empty non-nil Passthru", p)
+	if b := p.Passthru(); b == nil || len(b) != 0 || p.Args != nil || !p.Raw.IsPassthru() || p.Raw.Fresh() != p.Raw {
+		t.Fatalf("payload of an empty binary = %#v, want an empty passthru payload", p)
+	}
+	if d, err := Decoded(m); d != m || err != nil {
+		t.Fatalf("Decoded = %v, %v; want the message itself", d, err)
 	}
 	if _, _, err := Values(m); !errors.Is(err, ErrPassthru) {
 		t.Fatalf("Values = %v, want ErrPassthru", err)

@@ -216,7 +216,7 @@ func (e *outEvent) event(sub wamp.ID, m uriindex.Match, retained bool) *wamp.Eve
 		}
 	}
 	return &wamp.Event{Subscription: sub, Publication: e.publication, Details: d,
-		Args: e.payload.Args, Kwargs: e.payload.Kwargs, Raw: e.payload.Raw, Passthru: e.payload.Passthru}
+		Args: e.payload.Args, Kwargs: e.payload.Kwargs, Raw: e.payload.Raw}
 }
 
 // passthru checks the payload passthru options of the publication (of

@@ -143,7 +143,7 @@ func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.
 	to.invs.put(c.invocation, c)
 	d.inFlight++
 	inv := &wamp.Invocation{Request: c.invocation, Registration: reg.id,
-		Details: invocationDetails(s, m.Procedure, reg.match, opts), Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw, Passthru: m.Passthru}
+		Details: invocationDetails(s, m.Procedure, reg.match, opts), Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw}
 	return c, inv, picked.announced, nil
 }
 

@@ -34,5 +34,5 @@ func (d *dealer) calleeError(s *session, m *wamp.Error) (*session, *wamp.Error) 
 		details = wamp.Dict{}
 	}
 	return c.caller, &wamp.Error{RequestType: wamp.TypeCall, Request: c.request, Details: details,
-		Error: m.Error, Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw, Passthru: m.Passthru}
+		Error: m.Error, Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw}
 }

@@ -289,7 +289,7 @@ func (d *dealer) remoteInvocation(from Node, callee wamp.ID, inv *wamp.Invocatio
 	// has others in flight, their INVOCATIONs go out in batches, as an
 	// in-process caller's (sendInvocation).
 	pc.sendInvocation(c, &wamp.Invocation{Request: c.invocation, Registration: inv.Registration,
-		Details: inv.Details, Args: inv.Args, Kwargs: inv.Kwargs, Raw: inv.Raw, Passthru: inv.Passthru})
+		Details: inv.Details, Args: inv.Args, Kwargs: inv.Kwargs, Raw: inv.Raw})
 }
 
 // refuse answers node from's INVOCATION request for a local callee that
@@ -348,7 +348,7 @@ func (d *dealer) remoteResult(from Node, callee wamp.ID, m *wamp.Result) {
 	if s == nil {
 		return
 	}
-	y := &wamp.Yield{Request: m.Request, Options: wamp.Dict{}, Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw, Passthru: m.Passthru}
+	y := &wamp.Yield{Request: m.Request, Options: wamp.Dict{}, Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw}
 	copyPassthru(y.Options, m.Details)
 	if progress, _ := optBool(m.Details, wamp.OptProgress, false); progress {
 		y.Options[wamp.OptProgress] = true
@@ -365,7 +365,7 @@ func (d *dealer) remoteError(from Node, callee wamp.ID, m *wamp.Error) {
 		return
 	}
 	s.handleError(&wamp.Error{RequestType: wamp.TypeInvocation, Request: m.Request, Details: m.Details,
-		Error: m.Error, Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw, Passthru: m.Passthru})
+		Error: m.Error, Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw})
 	d.collectCallee(s)
 }
 

@@ -43,7 +43,7 @@ func (d *dealer) yield(s *session, m *wamp.Yield) (*call, *wamp.Result) {
 	if c == nil {
 		return nil, nil
 	}
-	res := &wamp.Result{Request: c.request, Details: wamp.Dict{}, Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw, Passthru: m.Passthru}
+	res := &wamp.Result{Request: c.request, Details: wamp.Dict{}, Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw}
 	copyPassthru(res.Details, m.Options)
 	if progress {
 		if !c.progress {

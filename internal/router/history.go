@@ -105,7 +105,10 @@ func (b *broker) record(pub *session, e *outEvent, ts []target) {
 			// checked when received: an error leaves the item without).
 			// A passthru payload is kept as its bytes, with its options.
 			args, kwargs, _ := e.payload.Values()
-			p := wamp.Payload{Args: args, Kwargs: kwargs, Passthru: e.payload.Passthru}
+			p := wamp.Payload{Args: args, Kwargs: kwargs}
+			if e.payload.Passthru() != nil {
+				p.Raw = e.payload.Raw
+			}
 			ev = storedEvent{item: historyItem(b.realm.name, pub, e, p), size: wamp.PayloadSize(e.topic, p, nil)}
 		}
 		if err := b.histories.add(t.hist, ev); err != nil {
@@ -138,8 +141,8 @@ func historyItem(realm wamp.URI, pub *session, e *outEvent, p wamp.Payload) wamp
 	if p.Kwargs != nil {
 		item["kwargs"] = p.Kwargs
 	}
-	if p.Passthru != nil {
-		item["payload"] = p.Passthru
+	if b := p.Passthru(); b != nil {
+		item["payload"] = b
 		copyPassthru(item, e.details)
 	}
 	return item

@@ -12,7 +12,7 @@ import (
 // copies into the details of EVENT, INVOCATION, RESULT and ERROR. Two
 // forms: Crossbar.io's and autobahn's, the options enc_algo, enc_key and
 // enc_serializer with the payload a binary in place of Arguments
-// (wamp.Payload.Passthru); and the WAMP specification's, the options
+// (wamp.NewPassthru); and the WAMP specification's, the options
 // ppt_scheme, ppt_serializer, ppt_cipher and ppt_keyid with Arguments a
 // list of one binary and no ArgumentsKw.
 var (
@@ -39,14 +39,14 @@ const (
 // without a passthru payload or the reverse, the two forms mixed, a value
 // of the wrong type or, for enc_algo and enc_serializer, an unknown name.
 func checkPassthru(opts wamp.Dict, p wamp.Payload) (passthruForm, error) {
-	if len(opts) == 0 && p.Passthru == nil {
+	if len(opts) == 0 && p.Raw == nil {
 		return noPassthru, nil
 	}
 	enc, ppt := hasOption(opts, encKeys[:]), hasOption(opts, pptKeys[:])
 	switch {
 	case enc && ppt:
 		return noPassthru, wamp.Errorf(wamp.ErrInvalidArgument, "payload passthru: options enc_* and ppt_* are two forms, not to be mixed")
-	case enc || p.Passthru != nil:
+	case enc || p.Passthru() != nil:
 		return encPassthru, checkEnc(opts, p)
 	case ppt:
 		return pptPassthru, checkPPT(opts, p)
@@ -67,7 +67,7 @@ func hasOption(opts wamp.Dict, keys []string) bool {
 // checkEnc checks Crossbar's form: a binary payload with enc_algo, as
 // autobahn checks it.
 func checkEnc(opts wamp.Dict, p wamp.Payload) error {
-	if p.Passthru == nil {
+	if p.Passthru() == nil {
 		return wamp.Errorf(wamp.ErrInvalidArgument, "payload passthru: option enc_algo needs the payload as a binary in place of Arguments")
 	}
 	algo, err := optString(opts, wamp.OptEncAlgo, "")

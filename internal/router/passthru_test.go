@@ -43,8 +43,8 @@ func TestPassthruPublish(t *testing.T) {
 		opts wamp.Dict
 		p    wamp.Payload
 	}{
-		{"crossbar form", encOpts(), wamp.Payload{Passthru: secret}},
-		{"mqtt, no key", wamp.Dict{"enc_algo": "mqtt"}, wamp.Payload{Passthru: []byte{}}},
+		{"crossbar form", encOpts(), wamp.Payload{Raw: wamp.NewPassthru(secret)}},
+		{"mqtt, no key", wamp.Dict{"enc_algo": "mqtt"}, wamp.Payload{Raw: wamp.NewPassthru([]byte{})}},
 		{"spec form", pptOpts(), wamp.Payload{Args: wamp.List{secret}}},
 	}
 	for _, tt := range tests {
@@ -57,7 +57,7 @@ func TestPassthruPublish(t *testing.T) {
 				for k, v := range tt.opts {
 					opts[k] = v
 				}
-				pub.send(&wamp.Publish{Request: pub.nextReq(), Options: opts, Topic: "com.t", Args: tt.p.Args, Passthru: tt.p.Passthru})
+				pub.send(&wamp.Publish{Request: pub.nextReq(), Options: opts, Topic: "com.t", Args: tt.p.Args, Raw: tt.p.Raw})
 				expect[*wamp.Published](pub)
 				checkPassthruEvent(t, expect[*wamp.Event](sub), sid, tt.opts, tt.p)
 				late := join(t, r.Gate(), "realm1", pptHello())
@@ -74,8 +74,8 @@ func checkPassthruEvent(t *testing.T, ev *wamp.Event, sub wamp.ID, opts wamp.Dic
 		t.Errorf("EVENT %+v, want details holding %v", ev, opts)
 	}
 	got := wamp.PayloadOf(ev)
-	if p.Passthru != nil && (got.Passthru == nil || !bytes.Equal(got.Passthru, p.Passthru) || got.Args != nil) {
-		t.Errorf("EVENT payload %+v, want passthru %x", got, p.Passthru)
+	if want := p.Passthru(); want != nil && (got.Passthru() == nil || !bytes.Equal(got.Passthru(), want) || got.Args != nil) {
+		t.Errorf("EVENT payload %+v, want passthru %x", got, want)
 	}
 	if p.Args != nil && (len(got.Args) != 1 || !bytes.Equal(got.Args[0].([]byte), p.Args[0].([]byte))) {
 		t.Errorf("EVENT payload %+v, want %v", got, p.Args)
@@ -90,14 +90,14 @@ func TestPassthruCall(t *testing.T) {
 		callee.register("com.p", nil)
 		caller := join(t, r.Gate(), "realm1", pptHello())
 		req := caller.nextReq()
-		caller.send(&wamp.Call{Request: req, Options: encOpts(), Procedure: "com.p", Passthru: secret})
+		caller.send(&wamp.Call{Request: req, Options: encOpts(), Procedure: "com.p", Raw: wamp.NewPassthru(secret)})
 		inv := expect[*wamp.Invocation](callee)
-		if !bytes.Equal(inv.Passthru, secret) || !hasOpts(inv.Details, encOpts()) {
+		if !bytes.Equal(wamp.PayloadOf(inv).Passthru(), secret) || !hasOpts(inv.Details, encOpts()) {
 			t.Errorf("INVOCATION %+v", inv)
 		}
-		callee.send(&wamp.Yield{Request: inv.Request, Options: wamp.Dict{"enc_algo": "xbr"}, Passthru: []byte("r")})
+		callee.send(&wamp.Yield{Request: inv.Request, Options: wamp.Dict{"enc_algo": "xbr"}, Raw: wamp.NewPassthru([]byte("r"))})
 		res := expect[*wamp.Result](caller)
-		if res.Request != req || string(res.Passthru) != "r" || res.Details["enc_algo"] != "xbr" {
+		if res.Request != req || string(wamp.PayloadOf(res).Passthru()) != "r" || res.Details["enc_algo"] != "xbr" {
 			t.Errorf("RESULT %+v", res)
 		}
 
@@ -126,14 +126,14 @@ func TestPassthruInvalid(t *testing.T) {
 	}{
 		{"enc_algo with arguments", wamp.Dict{"enc_algo": "mqtt"}, wamp.Payload{Args: wamp.List{1}}},
 		{"enc_key alone", wamp.Dict{"enc_key": "k"}, wamp.Payload{}},
-		{"binary without enc_algo", wamp.Dict{}, wamp.Payload{Passthru: secret}},
-		{"unknown enc_algo", wamp.Dict{"enc_algo": "rot13"}, wamp.Payload{Passthru: secret}},
-		{"custom enc_algo too short", wamp.Dict{"enc_algo": "x_a"}, wamp.Payload{Passthru: secret}},
-		{"enc_algo not a string", wamp.Dict{"enc_algo": 1}, wamp.Payload{Passthru: secret}},
-		{"enc_key not a string", wamp.Dict{"enc_algo": "mqtt", "enc_key": 1}, wamp.Payload{Passthru: secret}},
-		{"unknown enc_serializer", wamp.Dict{"enc_algo": "mqtt", "enc_serializer": "xml"}, wamp.Payload{Passthru: secret}},
-		{"forms mixed", wamp.Dict{"enc_algo": "mqtt", "ppt_scheme": "mqtt"}, wamp.Payload{Passthru: secret}},
-		{"ppt_scheme with a binary payload", wamp.Dict{"ppt_scheme": "mqtt"}, wamp.Payload{Passthru: secret}},
+		{"binary without enc_algo", wamp.Dict{}, wamp.Payload{Raw: wamp.NewPassthru(secret)}},
+		{"unknown enc_algo", wamp.Dict{"enc_algo": "rot13"}, wamp.Payload{Raw: wamp.NewPassthru(secret)}},
+		{"custom enc_algo too short", wamp.Dict{"enc_algo": "x_a"}, wamp.Payload{Raw: wamp.NewPassthru(secret)}},
+		{"enc_algo not a string", wamp.Dict{"enc_algo": 1}, wamp.Payload{Raw: wamp.NewPassthru(secret)}},
+		{"enc_key not a string", wamp.Dict{"enc_algo": "mqtt", "enc_key": 1}, wamp.Payload{Raw: wamp.NewPassthru(secret)}},
+		{"unknown enc_serializer", wamp.Dict{"enc_algo": "mqtt", "enc_serializer": "xml"}, wamp.Payload{Raw: wamp.NewPassthru(secret)}},
+		{"forms mixed", wamp.Dict{"enc_algo": "mqtt", "ppt_scheme": "mqtt"}, wamp.Payload{Raw: wamp.NewPassthru(secret)}},
+		{"ppt_scheme with a binary payload", wamp.Dict{"ppt_scheme": "mqtt"}, wamp.Payload{Raw: wamp.NewPassthru(secret)}},
 		{"ppt_scheme empty", wamp.Dict{"ppt_scheme": ""}, wamp.Payload{Args: wamp.List{secret}}},
 		{"ppt_cipher alone", wamp.Dict{"ppt_cipher": "aes256gcm"}, wamp.Payload{Args: wamp.List{secret}}},
 		{"ppt_keyid not a string", wamp.Dict{"ppt_scheme": "wamp", "ppt_keyid": 3}, wamp.Payload{Args: wamp.List{secret}}},
@@ -151,16 +151,16 @@ func TestPassthruInvalid(t *testing.T) {
 				for k, v := range tt.opts {
 					opts[k] = v
 				}
-				c.send(&wamp.Publish{Request: c.nextReq(), Options: opts, Topic: "com.t", Args: tt.p.Args, Kwargs: tt.p.Kwargs, Passthru: tt.p.Passthru})
+				c.send(&wamp.Publish{Request: c.nextReq(), Options: opts, Topic: "com.t", Args: tt.p.Args, Kwargs: tt.p.Kwargs, Raw: tt.p.Raw})
 				c.expectError(wamp.ErrInvalidArgument)
-				c.send(&wamp.Call{Request: c.nextReq(), Options: tt.opts, Procedure: "com.p", Args: tt.p.Args, Kwargs: tt.p.Kwargs, Passthru: tt.p.Passthru})
+				c.send(&wamp.Call{Request: c.nextReq(), Options: tt.opts, Procedure: "com.p", Args: tt.p.Args, Kwargs: tt.p.Kwargs, Raw: tt.p.Raw})
 				c.expectError(wamp.ErrInvalidArgument)
 				for _, answer := range []func(req wamp.ID) wamp.Message{
 					func(req wamp.ID) wamp.Message {
-						return &wamp.Yield{Request: req, Options: tt.opts, Args: tt.p.Args, Kwargs: tt.p.Kwargs, Passthru: tt.p.Passthru}
+						return &wamp.Yield{Request: req, Options: tt.opts, Args: tt.p.Args, Kwargs: tt.p.Kwargs, Raw: tt.p.Raw}
 					},
 					func(req wamp.ID) wamp.Message {
-						return &wamp.Error{RequestType: wamp.TypeInvocation, Request: req, Details: tt.opts, Error: "com.e", Args: tt.p.Args, Kwargs: tt.p.Kwargs, Passthru: tt.p.Passthru}
+						return &wamp.Error{RequestType: wamp.TypeInvocation, Request: req, Details: tt.opts, Error: "com.e", Args: tt.p.Args, Kwargs: tt.p.Kwargs, Raw: tt.p.Raw}
 					},
 				} {
 					req := c.call("com.p", nil)
@@ -188,8 +188,8 @@ func TestPassthruAnnouncement(t *testing.T) {
 		c := join(t, r.Gate(), "realm1", pptHello())
 		c.send(&wamp.Call{Request: c.nextReq(), Options: pptOpts(), Procedure: "com.p", Args: wamp.List{secret}})
 		c.expectError(wamp.ErrFeatureNotSupported)
-		c.send(&wamp.Call{Request: c.nextReq(), Options: encOpts(), Procedure: "com.p", Passthru: secret})
-		if inv := expect[*wamp.Invocation](plain); !bytes.Equal(inv.Passthru, secret) {
+		c.send(&wamp.Call{Request: c.nextReq(), Options: encOpts(), Procedure: "com.p", Raw: wamp.NewPassthru(secret)})
+		if inv := expect[*wamp.Invocation](plain); !bytes.Equal(wamp.PayloadOf(inv).Passthru(), secret) {
 			t.Errorf("INVOCATION %+v", inv)
 		}
 		for _, m := range []wamp.Message{
@@ -237,7 +237,7 @@ func TestPassthruHistory(t *testing.T) {
 		sub := a.lookup("com.h", "exact")
 		opts := encOpts()
 		opts["acknowledge"] = true
-		a.send(&wamp.Publish{Request: a.nextReq(), Options: opts, Topic: "com.h", Passthru: secret})
+		a.send(&wamp.Publish{Request: a.nextReq(), Options: opts, Topic: "com.h", Raw: wamp.NewPassthru(secret)})
 		expect[*wamp.Published](a)
 		items := a.result("wamp.subscription.get_events", wamp.List{sub, 1}, nil).(wamp.List)
 		item := items[0].(wamp.Dict)

@@ -85,7 +85,7 @@ func fuzzRaw(f *testing.F, c Codec, seeds ...string) {
 			t.Fatalf("%q: raw payload decodes to\n%#v, %v\nfull decode\n%#v", b, got, err, full)
 		}
 		p := wamp.PayloadOf(raw)
-		if p.Raw == nil {
+		if p.Raw == nil || p.Raw.IsPassthru() { // a passthru payload is decoded bytes
 			return
 		}
 		again, err := c.Encode(raw)

@@ -15,14 +15,14 @@ import (
 // Lower level, for Junction's transports and router: not covered by
 // the stability note of the package documentation.
 func PayloadBytes(p wamp.Payload) (ser wamp.Serializer, b []byte, n int, err error) {
+	f := Msgpack.(*format)
+	if b := p.Passthru(); b != nil {
+		s := f.sink()
+		s.bin(b)
+		return f.ser, append([]byte(nil), s.bytes()...), 1, nil
+	}
 	if p.Raw != nil {
 		return p.Raw.Serializer(), p.Raw.Bytes(), p.Raw.Len(), nil
-	}
-	f := Msgpack.(*format)
-	if p.Passthru != nil {
-		s := f.sink()
-		s.bin(p.Passthru)
-		return f.ser, append([]byte(nil), s.bytes()...), 1, nil
 	}
 	switch {
 	case len(p.Kwargs) > 0:
@@ -93,8 +93,6 @@ func payloadCount(p wamp.Payload) int {
 	switch {
 	case p.Raw != nil:
 		return p.Raw.Len()
-	case p.Passthru != nil:
-		return 1
 	case p.Kwargs != nil:
 		return 2
 	case p.Args != nil:

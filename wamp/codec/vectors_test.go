@@ -34,7 +34,7 @@ func TestKnownVectors(t *testing.T) {
 			&wamp.Event{Subscription: 1, Publication: 2, Details: wamp.Dict{"a": int64(2)}, Args: wamp.List{nil, true, false}}},
 
 		{"autobahn passthru PUBLISH", JSON, `[16,7,{"enc_algo":"mqtt"},"t","\u0000AQI="]`,
-			&wamp.Publish{Request: 7, Options: wamp.Dict{"enc_algo": "mqtt"}, Topic: "t", Passthru: []byte{1, 2}}},
+			&wamp.Publish{Request: 7, Options: wamp.Dict{"enc_algo": "mqtt"}, Topic: "t", Raw: wamp.NewPassthru([]byte{1, 2})}},
 
 		{"spec HELLO", Msgpack, "\x93\x01\xa9somerealm\x81\xa5roles\x82\xa9publisher\x80\xaasubscriber\x80", hello()},
 		{"ext 0 is nil", Msgpack, "\x95\x24\x01\x02\x81\xaaexclude_me\xd4\x00\x00\x92\xc7\x03\x05abc\xd8\x01" + strings.Repeat("x", 16),
@@ -77,7 +77,7 @@ func event2(args ...any) *wamp.Event {
 }
 
 func passthru(b []byte) *wamp.Event {
-	return &wamp.Event{Subscription: 1, Publication: 2, Details: wamp.Dict{}, Passthru: b}
+	return &wamp.Event{Subscription: 1, Publication: 2, Details: wamp.Dict{}, Raw: wamp.NewPassthru(b)}
 }
 
 // TestEncodedForm pins the bytes of the JSON encoder and of binaries in

@@ -127,7 +127,7 @@ func (c *Conn) addTestament(w *will) {
 	if err == nil {
 		pl, _, err = c.h.mapper.decode(c.ctx, c.h.opts.Realm, u, w.topic, w.message)
 	}
-	if err == nil && pl.Passthru != nil {
+	if err == nil && pl.Passthru() != nil {
 		err = errWillPassthru
 	}
 	if err != nil {

@@ -37,7 +37,7 @@ func (c *Conn) handlePublish(p packet) error {
 		c.pubs[id] = m.packetID
 		c.mu.Unlock()
 	}
-	c.push(&wamp.Publish{Request: id, Options: opts, Topic: u, Args: pl.Args, Kwargs: pl.Kwargs, Passthru: pl.Passthru})
+	c.push(&wamp.Publish{Request: id, Options: opts, Topic: u, Args: pl.Args, Kwargs: pl.Kwargs, Raw: pl.Raw})
 	return nil
 }
 

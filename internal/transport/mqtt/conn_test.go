@@ -131,7 +131,7 @@ func TestPassthrough(t *testing.T) {
 		go cl.Write([]byte{0x30, 8, 0, 3, 'a', '/', 'b', 0, 0xff, 'x'})
 		m, err := s.Peer.Recv()
 		pub, ok := m.(*wamp.Publish)
-		if err != nil || !ok || pub.Topic != "a.b" || string(pub.Passthru) != "\x00\xffx" || pub.Args != nil || pub.Options["enc_algo"] != "mqtt" {
+		if err != nil || !ok || pub.Topic != "a.b" || string(wamp.PayloadOf(pub).Passthru()) != "\x00\xffx" || pub.Args != nil || pub.Options["enc_algo"] != "mqtt" {
 			t.Fatalf("publish %#v %v", m, err)
 		}
 		details := wamp.Dict{wamp.OptTopic: "a.b", "enc_algo": "mqtt"}
@@ -139,7 +139,7 @@ func TestPassthrough(t *testing.T) {
 		if ee, ok := errors.AsType[*wamp.EncodeError](err); !ok || !errors.Is(err, errNoPassthru) || ee.Type != wamp.TypeEvent {
 			t.Fatalf("Send of an event without passthru payload = %v, want a *wamp.EncodeError", err)
 		}
-		go s.Peer.Send(&wamp.Event{Subscription: 1, Publication: 2, Details: details, Passthru: []byte{0, 1}})
+		go s.Peer.Send(&wamp.Event{Subscription: 1, Publication: 2, Details: details, Raw: wamp.NewPassthru([]byte{0, 1})})
 		b := make([]byte, 9)
 		if _, err := io.ReadFull(cl, b); err != nil || string(b) != "\x30\x07\x00\x03a/b\x00\x01" {
 			t.Fatalf("publish %q %v", b, err)

@@ -15,7 +15,7 @@ import (
 // (dynamic), is set.
 type Mapping struct {
 	// Passthrough: the MQTT payload passes through WAMP untouched, as a
-	// passthru payload (wamp.Payload.Passthru) with the option enc_algo
+	// passthru payload (wamp.NewPassthru) with the option enc_algo
 	// "mqtt", as Crossbar.io sends it; an event on the topic is sent to
 	// MQTT subscribers only if it carries a passthru payload.
 	Passthrough bool
@@ -129,7 +129,7 @@ func (m *mapper) decode(ctx context.Context, realm string, u wamp.URI, topic str
 	switch {
 	case pm.Passthrough:
 		b := append([]byte{}, payload...) // not nil: an empty payload passes too
-		return wamp.Payload{Passthru: b}, wamp.Dict{wamp.OptEncAlgo: encAlgoMQTT}, nil
+		return wamp.Payload{Raw: wamp.NewPassthru(b)}, wamp.Dict{wamp.OptEncAlgo: encAlgoMQTT}, nil
 	case pm.dynamic():
 		v, err = m.call(ctx, orRealm(pm.Realm, realm), pm.Decoder, wamp.List{string(u), topic, payload})
 	default:
@@ -179,10 +179,11 @@ func (m *mapper) encode(ctx context.Context, realm string, u wamp.URI, topic str
 	}
 	pm := m.maps[p]
 	if pm.Passthrough {
-		if pl.Passthru == nil {
+		b := pl.Passthru()
+		if b == nil {
 			return nil, errNoPassthru
 		}
-		return pl.Passthru, nil
+		return b, nil
 	}
 	args, kwargs, err := pl.Values()
 	if err != nil {

@@ -81,17 +81,17 @@ func TestMapperPassthrough(t *testing.T) {
 	}
 	for _, in := range [][]byte{{1, 2}, nil} {
 		pl, opts, err := m.decode(context.Background(), "r", "raw.x", "raw/x", in)
-		if err != nil || pl.Passthru == nil || string(pl.Passthru) != string(in) || opts["enc_algo"] != "mqtt" {
+		if err != nil || pl.Passthru() == nil || string(pl.Passthru()) != string(in) || opts["enc_algo"] != "mqtt" {
 			t.Fatalf("decode %q: %+v %v %v", in, pl, opts, err)
 		}
 	}
-	if b, err := m.encode(context.Background(), "r", "raw.x", "raw/x", wamp.Payload{Passthru: []byte{3}}); err != nil || string(b) != "\x03" {
+	if b, err := m.encode(context.Background(), "r", "raw.x", "raw/x", wamp.Payload{Raw: wamp.NewPassthru([]byte{3})}); err != nil || string(b) != "\x03" {
 		t.Fatalf("encode: %q %v", b, err)
 	}
 	if _, err := m.encode(context.Background(), "r", "raw.x", "raw/x", wamp.Payload{Args: wamp.List{1}}); !errors.Is(err, errNoPassthru) {
 		t.Fatalf("encode of arguments: %v", err)
 	}
-	if _, err := m.encode(context.Background(), "r", "json.x", "json/x", wamp.Payload{Passthru: []byte{3}}); !errors.Is(err, wamp.ErrPassthru) {
+	if _, err := m.encode(context.Background(), "r", "json.x", "json/x", wamp.Payload{Raw: wamp.NewPassthru([]byte{3})}); !errors.Is(err, wamp.ErrPassthru) {
 		t.Fatalf("encode of a passthru payload on a native topic: %v", err)
 	}
 }
