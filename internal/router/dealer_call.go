@@ -135,7 +135,7 @@ func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.
 		return nil, nil, nil, noSuchProcedure(m.Procedure)
 	}
 	if opts.passthru == pptPassthru && to.ppt&pptCallee == 0 && remoteOf(to) == nil {
-		return nil, nil, nil, wamp.Errorf(wamp.ErrFeatureNotSupported, "payload passthru: the callee of %q did not announce payload_passthru_mode", m.Procedure)
+		return nil, nil, nil, errPPTCallee(m.Procedure)
 	}
 	c := &call{caller: s, request: m.Request, callee: to, invocation: to.invIDs.Next(), progress: opts.progress,
 		concurrent: len(s.calls.m) > 0, start: since()}

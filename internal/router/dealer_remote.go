@@ -271,6 +271,11 @@ func (d *dealer) remoteInvocation(from Node, callee wamp.ID, inv *wamp.Invocatio
 		d.refuse(from, callee, inv.Request, s == nil)
 		return
 	}
+	if _, ppt := option(inv.Details, wamp.OptPPTScheme); ppt && s.ppt&pptCallee == 0 {
+		d.mu.Unlock()
+		d.realm.fabric.Send(from, callee, wamp.ErrorFor(wamp.TypeCall, inv.Request, errPPTCallee(reg.procedure)))
+		return
+	}
 	pc := d.remote.caller(from, callee, true)
 	if pc.calls.m[inv.Request] != nil {
 		d.mu.Unlock()

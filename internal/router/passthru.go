@@ -159,6 +159,12 @@ func copyPassthru(d, opts wamp.Dict) {
 	}
 }
 
+// errPPTCallee is the error of a call in the specification's form to a
+// callee that did not announce payload_passthru_mode.
+func errPPTCallee(proc wamp.URI) *wamp.RequestError {
+	return wamp.Errorf(wamp.ErrFeatureNotSupported, "payload passthru: the callee of %q did not announce payload_passthru_mode", proc)
+}
+
 // pptRoles are the roles for which a client announced the feature
 // payload_passthru_mode, one bit each.
 type pptRoles uint8

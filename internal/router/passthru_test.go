@@ -246,3 +246,48 @@ func TestPassthruHistory(t *testing.T) {
 		}
 	})
 }
+
+// TestFabricPassthru: in a cluster, passthru payloads and their options
+// cross nodes: an event (retained too), CALL -> INVOCATION -> YIELD ->
+// RESULT and a callee's ERROR; a call in the specification's form to a
+// callee on another node that did not announce the feature gets
+// feature_not_supported.
+func TestFabricPassthru(t *testing.T) {
+	cluster(t, 2, Options{}, func(t *testing.T, rs []*Router, ns []*evNode) {
+		sub := join(t, rs[1].Gate(), "realm1", pptHello())
+		sid := sub.subscribe("com.t", nil)
+		pub := join(t, rs[0].Gate(), "realm1", pptHello())
+		opts := encOpts()
+		opts["retain"] = true
+		pub.send(&wamp.Publish{Request: pub.nextReq(), Options: opts, Topic: "com.t", Raw: wamp.NewPassthru(secret)})
+		p := wamp.Payload{Raw: wamp.NewPassthru(secret)}
+		checkPassthruEvent(t, expect[*wamp.Event](sub), sid, encOpts(), p)
+		late := join(t, rs[1].Gate(), "realm1", nil)
+		lid := late.subscribe("com.t", wamp.Dict{"get_retained": true})
+		checkPassthruEvent(t, expect[*wamp.Event](late), lid, encOpts(), p)
+	})
+	linked(t, func(t *testing.T, c *fakeCluster, r1, r2 *Router) {
+		callee := join(t, r1.Gate(), "realm1", nil)
+		callee.register("com.p", nil)
+		caller := join(t, r2.Gate(), "realm1", pptHello())
+		req := caller.nextReq()
+		caller.send(&wamp.Call{Request: req, Options: encOpts(), Procedure: "com.p", Raw: wamp.NewPassthru(secret)})
+		inv := expect[*wamp.Invocation](callee)
+		if !bytes.Equal(wamp.PayloadOf(inv).Passthru(), secret) || !hasOpts(inv.Details, encOpts()) {
+			t.Errorf("INVOCATION %+v", inv)
+		}
+		callee.send(&wamp.Yield{Request: inv.Request, Options: encOpts(), Raw: wamp.NewPassthru([]byte("r"))})
+		if res := expect[*wamp.Result](caller); res.Request != req || string(wamp.PayloadOf(res).Passthru()) != "r" || !hasOpts(res.Details, encOpts()) {
+			t.Errorf("RESULT %+v", res)
+		}
+		req = caller.call("com.p", nil)
+		inv = expect[*wamp.Invocation](callee)
+		callee.send(&wamp.Error{RequestType: wamp.TypeInvocation, Request: inv.Request, Details: encOpts(), Error: "com.e", Raw: wamp.NewPassthru([]byte("e"))})
+		if e := caller.expectError("com.e"); e.Request != req || string(wamp.PayloadOf(e).Passthru()) != "e" || !hasOpts(e.Details, encOpts()) {
+			t.Errorf("ERROR %+v", e)
+		}
+		caller.send(&wamp.Call{Request: caller.nextReq(), Options: pptOpts(), Procedure: "com.p", Args: wamp.List{secret}})
+		caller.expectError(wamp.ErrFeatureNotSupported)
+		callee.quiet()
+	})
+}

@@ -264,22 +264,30 @@ func TestPassthru(t *testing.T) {
 		tr := []string{"websocket", "rawsocket"}[i%2]
 		t.Run("python/"+tr+"/"+ser+"-"+other, func(t *testing.T) {
 			t.Parallel()
-			callee := argsFor(n.url(tr, anonymous), ser, anonymous)
-			caller := argsFor(n.url("websocket", anonymous), other, anonymous)
-			callee.payloadCodec, caller.payloadCodec = true, true
-			callee.role, callee.prefix = "callee", "com.interop.passthru"+ser
-			caller.role, caller.prefix = "caller", callee.prefix
-			p := start(t, pyClient, callee)
-			p.waitReady(t)
-			rc := run(t, pyClient, caller)
-			r := p.wait(t)
-			if !maps.Equal(r.Invocations, wantInvocations) || r.Decoded != 4 || rc.Decoded != 6 {
-				t.Errorf("callee invocations %v, decoded %d (want %v, 4); caller decoded %d (want 6)", r.Invocations, r.Decoded, wantInvocations, rc.Decoded)
-			}
-			checkGoodbye(t, r)
-			checkGoodbye(t, rc)
+			runPassthruPair(t, "com.interop.passthru"+ser,
+				argsFor(n.url(tr, anonymous), ser, anonymous), argsFor(n.url("websocket", anonymous), other, anonymous))
 		})
 	}
+}
+
+// runPassthruPair is runPair for two autobahn-python sessions in
+// passthru mode (--payload-codec), each of whose codecs must have
+// decoded every payload it got: the callee 3 invocations and the event,
+// the caller 2 results, 3 progressive ones and the error.
+func runPassthruPair(t *testing.T, prefix string, callee, caller scenarioArgs) {
+	t.Helper()
+	callee.payloadCodec, caller.payloadCodec = true, true
+	callee.role, callee.prefix = "callee", prefix
+	caller.role, caller.prefix = "caller", prefix
+	p := start(t, pyClient, callee)
+	p.waitReady(t)
+	rc := run(t, pyClient, caller)
+	r := p.wait(t)
+	if !maps.Equal(r.Invocations, wantInvocations) || r.Decoded != 4 || rc.Decoded != 6 {
+		t.Errorf("callee invocations %v, decoded %d (want %v, 4); caller decoded %d (want 6)", r.Invocations, r.Decoded, wantInvocations, rc.Decoded)
+	}
+	checkGoodbye(t, r)
+	checkGoodbye(t, rc)
 }
 
 // runPair runs the scenario split in two under prefix: callee (role
