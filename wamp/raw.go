@@ -91,8 +91,8 @@ type Raw struct {
 	b        []byte
 	n        int
 	ser      Serializer
-	dec      PayloadDecoder
 	passthru bool // b is a passthru payload, not encoded elements
+	dec      PayloadDecoder
 
 	once   sync.Once
 	args   List
@@ -130,7 +130,8 @@ func (r *Raw) IsPassthru() bool { return r.passthru }
 // which has none.
 func (r *Raw) Serializer() Serializer { return r.ser }
 
-// Bytes returns the encoded elements, as received; not to be modified.
+// Bytes returns the encoded elements, as received, or a passthru
+// payload's bytes; not to be modified.
 func (r *Raw) Bytes() []byte { return r.b }
 
 // Len is the number of elements: 1 (Arguments) or 2 (and ArgumentsKw).

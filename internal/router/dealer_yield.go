@@ -2,6 +2,7 @@ package router
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/junction-wamp/junction/internal/unsent"
 	"github.com/junction-wamp/junction/wamp"
@@ -72,7 +73,8 @@ func (d *dealer) answerRefused(s *session, req wamp.ID, err error) error {
 	}
 	d.mu.Unlock()
 	if c != nil {
-		c.caller.sendFrom(s, wamp.ErrorFor(wamp.TypeCall, c.request, wamp.Errorf(re.URI, "the callee's answer: %s", re.Error())), wamp.TypeError)
+		e := wamp.Errorf(re.URI, "the callee's answer: %s", fmt.Sprint(re.Args...))
+		c.caller.sendFrom(s, wamp.ErrorFor(wamp.TypeCall, c.request, e), wamp.TypeError)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package router
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/junction-wamp/junction/wamp"
@@ -166,7 +167,8 @@ func TestPassthruInvalid(t *testing.T) {
 					req := c.call("com.p", nil)
 					inv := expect[*wamp.Invocation](callee)
 					callee.send(answer(inv.Request))
-					if e := c.expectError(wamp.ErrInvalidArgument); e.Request != req {
+					if e := c.expectError(wamp.ErrInvalidArgument); e.Request != req || len(e.Args) != 1 ||
+						!strings.HasPrefix(e.Args[0].(string), "the callee's answer: ") {
 						t.Errorf("ERROR %+v for call %d", e, req)
 					}
 				}
