@@ -11,7 +11,7 @@ func (s *session) handleError(m *wamp.Error) error {
 	if m.RequestType != wamp.TypeInvocation {
 		return violation("ERROR for a %s request", m.RequestType)
 	}
-	if _, err := s.checkPassthruFrom(pptCallee, m.Details, wamp.PayloadOf(m)); err != nil {
+	if err := s.checkAnswer(m.Request, m.Details, wamp.PayloadOf(m)); err != nil {
 		return s.realm.dealer.answerRefused(s, m.Request, err)
 	}
 	caller, e := s.realm.dealer.calleeError(s, m)

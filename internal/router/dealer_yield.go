@@ -17,9 +17,11 @@ import (
 // with an ERROR (resultRefused).
 //
 // A YIELD whose payload passthru options are invalid ends the call: its
-// caller gets wamp.error.invalid_argument, as from Crossbar.
+// caller gets wamp.error.invalid_argument, as from Crossbar (or
+// wamp.error.feature_not_supported, for the specification's form to a
+// caller that did not announce it: see checkAnswer).
 func (s *session) handleYield(m *wamp.Yield) error {
-	if _, err := s.checkPassthruFrom(pptCallee, m.Options, wamp.PayloadOf(m)); err != nil {
+	if err := s.checkAnswer(m.Request, m.Options, wamp.PayloadOf(m)); err != nil {
 		return s.realm.dealer.answerRefused(s, m.Request, err)
 	}
 	c, res := s.realm.dealer.yield(s, m)
@@ -57,10 +59,32 @@ func (d *dealer) yield(s *session, m *wamp.Yield) (*call, *wamp.Result) {
 	return c, res
 }
 
+// checkAnswer checks the passthru options of s's YIELD or ERROR for its
+// invocation req: checkPassthruFrom, and, in the specification's form,
+// that the caller announced payload_passthru_mode (the specification has
+// the router answer the callee with feature_not_supported; clients do not
+// expect an ERROR for a YIELD, so the caller gets it, and the call ends).
+// A caller on another node of a cluster is not checked.
+func (s *session) checkAnswer(req wamp.ID, opts wamp.Dict, p wamp.Payload) error {
+	form, err := s.checkPassthruFrom(pptCallee, opts, p)
+	if err != nil || form != pptPassthru {
+		return err
+	}
+	d := s.realm.dealer
+	d.mu.Lock()
+	c := s.invs.m[req]
+	refuse := c != nil && c.caller.ppt&pptCaller == 0 && remoteOf(c.caller) == nil
+	d.mu.Unlock()
+	if refuse {
+		return wamp.Errorf(wamp.ErrFeatureNotSupported, "payload passthru: the caller did not announce payload_passthru_mode")
+	}
+	return nil
+}
+
 // answerRefused ends the call of s's invocation req, whose YIELD or ERROR
-// the router refused with err (invalid passthru options): the caller gets
-// err, a wamp.error.invalid_argument, as the call's ERROR. A protocol
-// violation is returned, to end s's session.
+// the router refused with err (its passthru options): the caller gets
+// err's URI and message as the call's ERROR. A protocol violation is
+// returned, to end s's session.
 func (d *dealer) answerRefused(s *session, req wamp.ID, err error) error {
 	var re *wamp.RequestError
 	if !errors.As(err, &re) {

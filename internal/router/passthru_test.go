@@ -194,6 +194,26 @@ func TestPassthruAnnouncement(t *testing.T) {
 		if inv := expect[*wamp.Invocation](plain); !bytes.Equal(wamp.PayloadOf(inv).Passthru(), secret) {
 			t.Errorf("INVOCATION %+v", inv)
 		}
+		// A callee's answer in the specification's form to a caller that
+		// did not announce the feature: feature_not_supported, for the
+		// caller.
+		callee := join(t, r.Gate(), "realm1", pptHello())
+		callee.register("com.q", nil)
+		u := join(t, r.Gate(), "realm1", nil)
+		for _, answer := range []func(req wamp.ID) wamp.Message{
+			func(req wamp.ID) wamp.Message {
+				return &wamp.Yield{Request: req, Options: pptOpts(), Args: wamp.List{secret}}
+			},
+			func(req wamp.ID) wamp.Message {
+				return &wamp.Error{RequestType: wamp.TypeInvocation, Request: req, Details: pptOpts(), Error: "com.e", Args: wamp.List{secret}}
+			},
+		} {
+			req := u.call("com.q", nil)
+			callee.send(answer(expect[*wamp.Invocation](callee).Request))
+			if e := u.expectError(wamp.ErrFeatureNotSupported); e.Request != req {
+				t.Errorf("ERROR %+v for call %d", e, req)
+			}
+		}
 		for _, m := range []wamp.Message{
 			&wamp.Publish{Request: 1, Options: pptOpts(), Topic: "com.t", Args: wamp.List{secret}},
 			&wamp.Call{Request: 2, Options: pptOpts(), Procedure: "com.p", Args: wamp.List{secret}},
