@@ -2,7 +2,7 @@ package router
 
 import (
 	"errors"
-	"fmt"
+	"strings"
 
 	"github.com/junction-wamp/junction/internal/unsent"
 	"github.com/junction-wamp/junction/wamp"
@@ -97,7 +97,7 @@ func (d *dealer) answerRefused(s *session, req wamp.ID, err error) error {
 	}
 	d.mu.Unlock()
 	if c != nil {
-		e := wamp.Errorf(re.URI, "the callee's answer: %s", fmt.Sprint(re.Args...))
+		e := wamp.Errorf(re.URI, "the callee's answer: %s", strings.TrimPrefix(re.Error(), string(re.URI)+": "))
 		c.caller.sendFrom(s, wamp.ErrorFor(wamp.TypeCall, c.request, e), wamp.TypeError)
 	}
 	return nil

@@ -109,7 +109,7 @@ func (b *broker) record(pub *session, e *outEvent, ts []target) {
 			if e.payload.Passthru() != nil {
 				p.Raw = e.payload.Raw
 			}
-			ev = storedEvent{item: historyItem(b.realm.name, pub, e, p), size: wamp.PayloadSize(e.topic, p, nil)}
+			ev = storedEvent{item: historyItem(b.realm.name, pub, e, args, kwargs), size: wamp.PayloadSize(e.topic, p, nil)}
 		}
 		if err := b.histories.add(t.hist, ev); err != nil {
 			b.realm.limits.note(pub, err)
@@ -120,7 +120,7 @@ func (b *broker) record(pub *session, e *outEvent, ts []target) {
 // historyItem is e as get_events returns it, Crossbar's shape: the
 // publisher is always given (the history is read by whom the
 // configuration allows, not by the event's subscribers).
-func historyItem(realm wamp.URI, pub *session, e *outEvent, p wamp.Payload) wamp.Dict {
+func historyItem(realm wamp.URI, pub *session, e *outEvent, args wamp.List, kwargs wamp.Object) wamp.Dict {
 	item := wamp.Dict{
 		"time_ns":     time.Now().UnixNano(),
 		"realm":       string(realm),
@@ -135,13 +135,13 @@ func historyItem(realm wamp.URI, pub *session, e *outEvent, p wamp.Payload) wamp
 	if pub != nil {
 		item["session_id"], item["authid"], item["authrole"] = uint64(pub.id), pub.ident.AuthID, pub.ident.AuthRole
 	}
-	if p.Args != nil {
-		item["args"] = p.Args
+	if args != nil {
+		item["args"] = args
 	}
-	if p.Kwargs != nil {
-		item["kwargs"] = p.Kwargs
+	if kwargs != nil {
+		item["kwargs"] = kwargs
 	}
-	if b := p.Passthru(); b != nil {
+	if b := e.payload.Passthru(); b != nil {
 		item["payload"] = b
 		copyPassthru(item, e.details)
 	}

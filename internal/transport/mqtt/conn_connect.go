@@ -127,8 +127,12 @@ func (c *Conn) addTestament(w *will) {
 	if err == nil {
 		pl, _, err = c.h.mapper.decode(c.ctx, c.h.opts.Realm, u, w.topic, w.message)
 	}
-	if err == nil && pl.Passthru() != nil {
-		err = errWillPassthru
+	var args wamp.List
+	var kwargs wamp.Object
+	if err == nil {
+		if args, kwargs, err = pl.Values(); errors.Is(err, wamp.ErrPassthru) {
+			err = errWillPassthru
+		}
 	}
 	if err != nil {
 		c.log.Warn("mqtt: will dropped", "topic", w.topic, "err", err)
@@ -136,5 +140,5 @@ func (c *Conn) addTestament(w *will) {
 	}
 	c.will = true
 	c.push(&wamp.Call{Request: c.nextID(), Options: wamp.Dict{}, Procedure: "wamp.session.add_testament",
-		Args: wamp.List{string(u), orList(pl.Args), orDict(pl.Kwargs)}, Kwargs: wamp.Object{{Key: "publish_options", Value: wamp.Dict{wamp.OptRetain: w.retain}}}})
+		Args: wamp.List{string(u), orList(args), orDict(kwargs)}, Kwargs: wamp.Object{{Key: "publish_options", Value: wamp.Dict{wamp.OptRetain: w.retain}}}})
 }

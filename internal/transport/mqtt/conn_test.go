@@ -3,6 +3,7 @@ package mqtt
 import (
 	"errors"
 	"io"
+	"log/slog"
 	"math"
 	"net"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/logtest"
 	"github.com/junction-wamp/junction/internal/transport/transporttest"
 	"github.com/junction-wamp/junction/wamp"
 )
@@ -143,6 +145,42 @@ func TestPassthrough(t *testing.T) {
 		b := make([]byte, 9)
 		if _, err := io.ReadFull(cl, b); err != nil || string(b) != "\x30\x07\x00\x03a/b\x00\x01" {
 			t.Fatalf("publish %q %v", b, err)
+		}
+	})
+}
+
+// TestWillOnPassthroughTopic: a will on a topic of payload type
+// passthrough is not made a testament (a testament carries arguments):
+// it is dropped with a warning, and the connection goes on.
+func TestWillOnPassthroughTopic(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log logtest.Log
+		a := transporttest.NewAttacher()
+		h, err := NewHandler(Options{Attacher: a, Realm: "realm1", Logger: log.Logger(slog.LevelInfo),
+			PayloadMapping: map[string]Mapping{"": {Passthrough: true}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, cl := net.Pipe()
+		go h.ServeConn(srv)
+		// CONNECT, clean session and a QoS 0 will "x" on a/b, client ID "c".
+		go cl.Write([]byte{0x10, 21, 0, 4, 'M', 'Q', 'T', 'T', 4, 0x06, 0, 0, 0, 1, 'c', 0, 3, 'a', '/', 'b', 0, 1, 'x'})
+		s := <-a.Sessions
+		defer close(s.Release)
+		if m, err := s.Peer.Recv(); err != nil || m.Type() != wamp.TypeHello {
+			t.Fatalf("hello %#v %v", m, err)
+		}
+		s.Peer.Send(&wamp.Welcome{Session: 1, Details: wamp.Dict{}})
+		b := make([]byte, 4)
+		if _, err := io.ReadFull(cl, b); err != nil || string(b) != "\x20\x02\x00\x00" {
+			t.Fatalf("connack %x %v", b, err)
+		}
+		go cl.Write([]byte{0x30, 6, 0, 3, 'a', '/', 'b', 'y'})
+		if m, err := s.Peer.Recv(); err != nil || m.Type() != wamp.TypePublish {
+			t.Fatalf("after CONNECT: %#v %v, want the PUBLISH (no add_testament call)", m, err)
+		}
+		if lines := log.Lines(t, "mqtt: will dropped"); len(lines) != 1 || !strings.Contains(lines[0]["err"].(string), "passthrough") {
+			t.Errorf("log: %s", log.String())
 		}
 	})
 }
