@@ -39,7 +39,7 @@ const (
 // without a passthru payload or the reverse, the two forms mixed, a value
 // of the wrong type or, for enc_algo and enc_serializer, an unknown name.
 func checkPassthru(opts wamp.Dict, p wamp.Payload) (passthruForm, error) {
-	if len(opts) == 0 && p.Raw == nil {
+	if len(opts) == 0 && p.Passthru() == nil {
 		return noPassthru, nil
 	}
 	enc, ppt := hasOption(opts, encKeys[:]), hasOption(opts, pptKeys[:])
