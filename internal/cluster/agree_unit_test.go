@@ -176,6 +176,24 @@ func TestAgreeLoss(t *testing.T) {
 	}
 }
 
+// TestHeartbeatAfterGoodbye: a heartbeat that a member sent before its
+// goodbye, and that comes after it (the goodbye goes on another subject),
+// does not bring the member back: that life is over.
+func TestHeartbeatAfterGoodbye(t *testing.T) {
+	n := agreeNode(t)
+	b := Member{"node-2", 2}
+	beat(n, b, 0, nil, nil)
+	beat(n, b, hbLeave, nil, nil)
+	beat(n, b, 0, nil, nil)
+	if m := n.Members(); !slices.Equal(m, []Member{n.Self()}) {
+		t.Errorf("members %v, want this node alone", m)
+	}
+	beat(n, Member{"node-2", 3}, 0, nil, nil)
+	if m := n.Members(); len(m) != 2 {
+		t.Errorf("members %v, want this node and node-2's new life", m)
+	}
+}
+
 // TestHeartbeatHeard: a heartbeat lists the members its node hears and
 // those it holds lost; a fenced node's lists neither.
 func TestHeartbeatHeard(t *testing.T) {

@@ -494,9 +494,13 @@ func (n *Node) onHeartbeat(m *nats.Msg) {
 		}
 		return
 	}
-	switch {
+	switch p := n.peers[h.member.Name]; {
 	case h.flags&hbLeave != 0:
 		n.leftLocked(h.member)
+		return
+	case p != nil && p.member == h.member && p.left:
+		// Sent before its goodbye, which came first on another subject
+		// (the inbox): that life is over.
 		return
 	case h.flags&hbIsolated != 0:
 		n.lostLocked(h.member) // it rejoins with a new epoch

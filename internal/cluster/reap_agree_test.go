@@ -154,3 +154,43 @@ func TestRosterStarvedNode(t *testing.T) {
 	dead.Store(true) // the reapings from here on are the death's
 	killedOnce(t, sites, h, watcher, s, topic)
 }
+
+// TestAgreeTwoNodesRestart: in a cluster of two (serve), the node that
+// loses the other is isolated: it agrees on no loss (it reaps nothing).
+// When the other restarts (a new epoch), its earlier life is over by its
+// own word: the loss is agreed on at once, while the node is still
+// isolated (its reaping is postponed until it hears a majority again, a
+// moment later, as every reaping agreed on while isolated: reap.go).
+func TestAgreeTwoNodesRestart(t *testing.T) {
+	nodes := clustertest.Start(t, 2, clustertest.Lease(agreeLease, agreeLease/5),
+		func(_ int, c *cluster.Config) { c.OnIsolation = cluster.Serve })
+	a := nodes[0]
+	agreed := make(chan cluster.Member, 8)
+	stop := cluster.WatchAgreed(a, func(m cluster.Member) { agreed <- m })
+	defer stop()
+	events := make(chan cluster.MemberEvent, 64)
+	stopEvents := a.Watch(func(ev cluster.MemberEvent) { events <- ev })
+	defer stopEvents()
+
+	dead := nodes[1].Self()
+	clustertest.Kill(nodes[1])
+	waitLost(t, events, dead) // the check that reports it isolates the node, and agrees on nothing
+	if !a.Isolated() || cluster.LossAgreed(a, dead) {
+		t.Fatalf("isolated %v, loss agreed %v; want isolated, not agreed", a.Isolated(), cluster.LossAgreed(a, dead))
+	}
+	clustertest.Restart(t, nodes[1])
+	select {
+	case m := <-agreed:
+		if m != dead {
+			t.Fatalf("agreed on the loss of %v, want %v", m, dead)
+		}
+	case <-time.After(rpcWait):
+		t.Fatal("the earlier life of the restarted node is not agreed on")
+	}
+	waitUntil(t, "no longer isolated", func() bool { return !a.Isolated() })
+	select {
+	case m := <-agreed:
+		t.Errorf("agreed on the loss of %v too", m)
+	default:
+	}
+}
