@@ -30,6 +30,16 @@ func (c *Client) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kw
 	return s.Publish(ctx, topic, args, kwargs, opts)
 }
 
+// PublishPassthru publishes a passthru payload on the current session
+// (waiting for one if disconnected); see Session.PublishPassthru.
+func (c *Client) PublishPassthru(ctx context.Context, topic wamp.URI, payload []byte, opts wamp.Dict) (wamp.ID, error) {
+	s, err := c.session(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("client: publish %s: %w", topic, err)
+	}
+	return s.PublishPassthru(ctx, topic, payload, opts)
+}
+
 // Register registers procedure on the current session (waiting for one if
 // disconnected) and again on every later session, until Unregister.
 func (c *Client) Register(ctx context.Context, procedure wamp.URI, h InvocationHandler, opts wamp.Dict) (*Registration, error) {

@@ -31,12 +31,13 @@ func (s *Session) handleEvent(m *wamp.Event, aud *wamp.Audience) *wamp.RequestEr
 	if t, ok := m.Details[wamp.OptTopic].(string); ok {
 		topic = wamp.URI(t)
 	}
-	args, kwargs, err := wamp.Values(m)
-	if err != nil {
+	p := wamp.PayloadOf(m)
+	args, kwargs, err := p.Values()
+	if err != nil && p.Passthru() == nil {
 		s.log.Warn("client: event dropped", "subscription", m.Subscription, "err", err)
 		return nil
 	}
-	ev := &Event{Args: args, Kwargs: kwargs, Details: m.Details, Topic: topic, Publication: m.Publication, Audience: aud}
+	ev := &Event{Args: args, Kwargs: kwargs, Passthru: p.Passthru(), Details: m.Details, Topic: topic, Publication: m.Publication, Audience: aud}
 	if !s.events.push(delivery{ev: ev, handlers: handlers}) {
 		s.log.Error("client: event queue full, closing the session", "limit", s.cfg.eventQueue())
 		s.end(ErrSlowConsumer)

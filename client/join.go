@@ -170,7 +170,10 @@ func helloDetails(cfg *Config) wamp.Dict {
 }
 
 // clientRoles announces the four client roles and the features this package
-// implements.
+// implements. Payload passthru mode: a publisher's ppt_* options and
+// binary argument go out as given, a subscriber gets them so (and
+// Crossbar's form as Event.Passthru); a caller's and callee's
+// passthru payloads are not read (Values: wamp.ErrPassthru).
 func clientRoles() wamp.Dict {
 	role := func(features ...string) wamp.Dict {
 		f := wamp.Dict{}
@@ -186,8 +189,8 @@ func clientRoles() wamp.Dict {
 			"caller_identification", "pattern_based_registration", "shared_registration",
 			"registration_revocation"),
 		"publisher": role("publisher_identification", "subscriber_blackwhite_listing",
-			"publisher_exclusion"),
+			"publisher_exclusion", "payload_passthru_mode"),
 		"subscriber": role("publisher_identification", "pattern_based_subscription",
-			"subscription_revocation"),
+			"subscription_revocation", "payload_passthru_mode"),
 	}
 }

@@ -15,11 +15,17 @@ type EventHandler func(ev *Event)
 
 // Event is one EVENT.
 type Event struct {
-	Args        wamp.List   // positional arguments; nil for none
-	Kwargs      wamp.Object // keyword arguments, in received order; nil for none
-	Details     wamp.Dict   // EVENT.Details (publisher, topic, retained, ...)
-	Topic       wamp.URI    // details.topic (pattern subscriptions), else the subscribed topic
-	Publication wamp.ID     // the router's publication ID
+	Args   wamp.List   // positional arguments; nil for none
+	Kwargs wamp.Object // keyword arguments, in received order; nil for none
+	// Passthru is a payload in passthru mode (payload transparency), as
+	// autobahn, Crossbar.io and the MQTT transport's "passthrough"
+	// payloads send it: opaque bytes that Details describe
+	// (wamp.OptEncAlgo, ...); Args and Kwargs are then nil. Nil for an
+	// event with arguments.
+	Passthru    []byte
+	Details     wamp.Dict // EVENT.Details (publisher, topic, retained, ...)
+	Topic       wamp.URI  // details.topic (pattern subscriptions), else the subscribed topic
+	Publication wamp.ID   // the router's publication ID
 	// Audience is who the event is for by authid and authrole, on a
 	// session of the node's own that acts for others (see
 	// wamp.Addressed); nil otherwise. The session has applied it already:

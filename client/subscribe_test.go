@@ -226,3 +226,26 @@ func TestRetainedGoToTheirSubscription(t *testing.T) {
 		t.Error("a stray retained event was not delivered to the other handlers")
 	}
 }
+
+// TestPassthru: PublishPassthru sends a passthru payload with its
+// options; an EVENT with one reaches the handler as Event.Passthru.
+func TestPassthru(t *testing.T) {
+	s, r := joined(t, Config{})
+	events := make(chan *Event, 1)
+	subscribe(t, s, r, "com.t", 10, func(ev *Event) { events <- ev }, nil)
+	done := async(func() error {
+		_, err := s.PublishPassthru(context.Background(), "com.t", []byte{0, 1}, wamp.Dict{wamp.OptEncAlgo: "mqtt"})
+		return err
+	})
+	m := expect[*wamp.Publish](r)
+	if string(wamp.PayloadOf(m).Passthru()) != "\x00\x01" || m.Args != nil || m.Options[wamp.OptEncAlgo] != "mqtt" {
+		t.Errorf("PUBLISH %+v", m)
+	}
+	if err := recvFrom(t, done); err != nil {
+		t.Fatal(err)
+	}
+	r.send(&wamp.Event{Subscription: 10, Publication: 3, Details: wamp.Dict{wamp.OptEncAlgo: "mqtt"}, Raw: wamp.NewPassthru([]byte("raw"))})
+	if ev := recvFrom(t, events); string(ev.Passthru) != "raw" || ev.Args != nil || ev.Details[wamp.OptEncAlgo] != "mqtt" {
+		t.Errorf("event %+v", ev)
+	}
+}

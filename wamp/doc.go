@@ -7,7 +7,11 @@
 // router reads (options, details) are Dicts; payloads are Lists (Args)
 // and Objects (Kwargs, keys in received order). A received message may
 // keep its payload raw, as it came from the wire: read a payload with
-// Values, never from the Args and Kwargs fields directly. A router's
+// Values, never from the Args and Kwargs fields directly. A payload in
+// passthru mode (payload transparency: opaque bytes in place of the
+// arguments, with the option OptEncAlgo, as autobahn and Crossbar.io send
+// it) is made with NewPassthru and read with Payload.Passthru; Values
+// refuses it with ErrPassthru. A router's
 // refusal is a *RequestError, whose URI is one of the Err* URIs or the
 // application's own; errors.Is matches it on the URI alone.
 //

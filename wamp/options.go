@@ -50,6 +50,19 @@ const (
 	OptCaller          = "caller"
 	OptCallerAuthID    = "caller_authid"
 	OptCallerAuthRole  = "caller_authrole"
+
+	// Payload passthru mode (payload transparency): options of PUBLISH,
+	// CALL, YIELD and ERROR that the router forwards into the details of
+	// EVENT, INVOCATION, RESULT and ERROR. Crossbar.io's and autobahn's
+	// form (the payload is a binary in place of Arguments: Payload.Passthru)
+	// and the WAMP specification's (Arguments is a list of one binary).
+	OptEncAlgo       = "enc_algo"
+	OptEncKey        = "enc_key"
+	OptEncSerializer = "enc_serializer"
+	OptPPTScheme     = "ppt_scheme"
+	OptPPTSerializer = "ppt_serializer"
+	OptPPTCipher     = "ppt_cipher"
+	OptPPTKeyID      = "ppt_keyid"
 )
 
 // Invocation policies for shared registrations.

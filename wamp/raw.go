@@ -1,15 +1,32 @@
 package wamp
 
-import "sync"
+import (
+	"errors"
+	"sync"
+)
 
 // Payload is what a message carries as arguments: values (Args, Kwargs),
 // or, when Raw is set, the Arguments and ArgumentsKw elements as they were
-// received, not decoded yet (Args and Kwargs are then nil). Read it with
-// Values; copy it whole from one message to the next to forward it.
+// received, not decoded yet, or a passthru payload (Args and Kwargs are
+// then nil). Read it with Values (and Passthru); copy it whole from one
+// message to the next to forward it.
 type Payload struct {
 	Args   List
 	Kwargs Object
 	Raw    *Raw
+}
+
+// ErrPassthru is the error of Values for a passthru payload: it holds
+// opaque bytes, not arguments.
+var ErrPassthru = errors.New("wamp: payload in passthru mode (opaque bytes, no arguments)")
+
+// Passthru returns the bytes of a passthru payload (see NewPassthru); nil
+// when p is none.
+func (p Payload) Passthru() []byte {
+	if p.Raw == nil || !p.Raw.passthru {
+		return nil
+	}
+	return p.Raw.b
 }
 
 // PayloadOf returns the payload of m (a Shared is looked through); the
@@ -25,7 +42,8 @@ func PayloadOf(m Message) Payload {
 
 // Values returns the payload's values: Args and Kwargs, or Raw decoded
 // (once, whoever asks first). The values are shared: not to be modified.
-// The error, from a raw payload only, wraps ErrProtocol.
+// The error, from a raw payload, wraps ErrProtocol; a passthru payload
+// has no values: its error is ErrPassthru.
 func (p Payload) Values() (List, Object, error) {
 	if p.Raw != nil {
 		return p.Raw.Values()
@@ -63,16 +81,18 @@ type PayloadDecoder interface {
 // ArgumentsKw elements in the serializer they came in, checked by the
 // decoder to be exactly what it would accept. An encoder of the same
 // serializer writes the bytes unchanged; any other decodes them (once) and
-// encodes the values. Safe for concurrent use; the bytes must not be
-// modified.
+// encodes the values. Or it is a passthru payload (NewPassthru), opaque
+// bytes that every encoder writes as one binary. Safe for concurrent use;
+// the bytes must not be modified.
 //
 // Lower level, for Junction's transports and router: not covered by
 // the stability note of the package documentation.
 type Raw struct {
-	b   []byte
-	n   int
-	ser Serializer
-	dec PayloadDecoder
+	b        []byte
+	n        int
+	ser      Serializer
+	passthru bool // b is a passthru payload, not encoded elements
+	dec      PayloadDecoder
 
 	once   sync.Once
 	args   List
@@ -89,10 +109,29 @@ func NewRaw(ser Serializer, b []byte, n int, dec PayloadDecoder) *Raw {
 	return &Raw{b: b, n: n, ser: ser, dec: dec}
 }
 
-// Serializer is the serialization of the bytes.
+// NewPassthru makes a payload in passthru mode (payload transparency) of
+// b, as Crossbar.io and autobahn send it: opaque bytes that stand in the
+// message's Arguments position themselves, as a binary, with no
+// ArgumentsKw, described by the options enc_algo, enc_key and
+// enc_serializer (OptEncAlgo). A router forwards them untouched; only the
+// peers that share the encoding read them. The Raw keeps b (nil is taken
+// as empty). Read it back with Payload.Passthru; Values gives ErrPassthru.
+func NewPassthru(b []byte) *Raw {
+	if b == nil {
+		b = []byte{}
+	}
+	return &Raw{b: b, n: 1, passthru: true}
+}
+
+// IsPassthru reports whether r is a passthru payload (NewPassthru).
+func (r *Raw) IsPassthru() bool { return r.passthru }
+
+// Serializer is the serialization of the bytes; 0 for a passthru payload,
+// which has none.
 func (r *Raw) Serializer() Serializer { return r.ser }
 
-// Bytes returns the encoded elements, as received; not to be modified.
+// Bytes returns the encoded elements, as received, or a passthru
+// payload's bytes; not to be modified.
 func (r *Raw) Bytes() []byte { return r.b }
 
 // Len is the number of elements: 1 (Arguments) or 2 (and ArgumentsKw).
@@ -106,10 +145,19 @@ func (r *Raw) Len() int { return r.n }
 //
 // Lower level, for Junction's transports and router: not covered by
 // the stability note of the package documentation.
-func (r *Raw) Fresh() *Raw { return NewRaw(r.ser, r.b, r.n, r.dec) }
+func (r *Raw) Fresh() *Raw {
+	if r.passthru {
+		return r // it decodes nothing
+	}
+	return NewRaw(r.ser, r.b, r.n, r.dec)
+}
 
-// Values decodes the elements, the first time only.
+// Values decodes the elements, the first time only; ErrPassthru for a
+// passthru payload.
 func (r *Raw) Values() (List, Object, error) {
+	if r.passthru {
+		return nil, nil, ErrPassthru
+	}
 	r.once.Do(func() { r.args, r.kwargs, r.err = r.dec.DecodePayload(r.b, r.n) })
 	return r.args, r.kwargs, r.err
 }
@@ -124,7 +172,7 @@ func (r *Raw) Values() (List, Object, error) {
 // the stability note of the package documentation.
 func Decoded(m Message) (Message, error) {
 	p := PayloadOf(m)
-	if p.Raw == nil {
+	if p.Raw == nil || p.Raw.passthru {
 		return m, nil
 	}
 	args, kwargs, err := p.Raw.Values()

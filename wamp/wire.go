@@ -23,7 +23,7 @@ type Writer interface {
 	String(s string) // a URI or a string field
 	Dict(d Dict)     // a dictionary; nil is written as {}
 	Object(o Object) // a payload dictionary, keys in order; nil is written as {}
-	Raw(r *Raw)      // a payload as received: its r.Len() elements
+	Raw(r *Raw)      // a payload as received: its r.Len() elements; or a passthru payload, one binary
 	List(l List)     // a list; nil is written as []
 }
 
@@ -267,11 +267,13 @@ var decoders = map[MessageType]decodeFunc{
 	}},
 	TypeError: {5, 7, func(d decoder) (Message, error) {
 		m := &Error{RequestType: MessageType(d.id(1)), Request: d.id(2), Details: d.dict(3),
-			Error: d.uri(4), Args: d.args(5), Kwargs: d.kwargs(6)}
+			Error: d.uri(4)}
+		d.payload(m, 5)
 		return m, d.err
 	}},
 	TypePublish: {4, 6, func(d decoder) (Message, error) {
-		m := &Publish{Request: d.id(1), Options: d.dict(2), Topic: d.uri(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+		m := &Publish{Request: d.id(1), Options: d.dict(2), Topic: d.uri(3)}
+		d.payload(m, 4)
 		return m, d.err
 	}},
 	TypePublished: {3, 3, func(d decoder) (Message, error) {
@@ -295,11 +297,13 @@ var decoders = map[MessageType]decodeFunc{
 		return m, d.err
 	}},
 	TypeEvent: {4, 6, func(d decoder) (Message, error) {
-		m := &Event{Subscription: d.id(1), Publication: d.id(2), Details: d.dict(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+		m := &Event{Subscription: d.id(1), Publication: d.id(2), Details: d.dict(3)}
+		d.payload(m, 4)
 		return m, d.err
 	}},
 	TypeCall: {4, 6, func(d decoder) (Message, error) {
-		m := &Call{Request: d.id(1), Options: d.dict(2), Procedure: d.uri(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+		m := &Call{Request: d.id(1), Options: d.dict(2), Procedure: d.uri(3)}
+		d.payload(m, 4)
 		return m, d.err
 	}},
 	TypeCancel: {3, 3, func(d decoder) (Message, error) {
@@ -307,7 +311,8 @@ var decoders = map[MessageType]decodeFunc{
 		return m, d.err
 	}},
 	TypeResult: {3, 5, func(d decoder) (Message, error) {
-		m := &Result{Request: d.id(1), Details: d.dict(2), Args: d.args(3), Kwargs: d.kwargs(4)}
+		m := &Result{Request: d.id(1), Details: d.dict(2)}
+		d.payload(m, 3)
 		return m, d.err
 	}},
 	TypeRegister: {4, 4, func(d decoder) (Message, error) {
@@ -327,7 +332,8 @@ var decoders = map[MessageType]decodeFunc{
 		return m, d.err
 	}},
 	TypeInvocation: {4, 6, func(d decoder) (Message, error) {
-		m := &Invocation{Request: d.id(1), Registration: d.id(2), Details: d.dict(3), Args: d.args(4), Kwargs: d.kwargs(5)}
+		m := &Invocation{Request: d.id(1), Registration: d.id(2), Details: d.dict(3)}
+		d.payload(m, 4)
 		return m, d.err
 	}},
 	TypeInterrupt: {3, 3, func(d decoder) (Message, error) {
@@ -335,7 +341,8 @@ var decoders = map[MessageType]decodeFunc{
 		return m, d.err
 	}},
 	TypeYield: {3, 5, func(d decoder) (Message, error) {
-		m := &Yield{Request: d.id(1), Options: d.dict(2), Args: d.args(3), Kwargs: d.kwargs(4)}
+		m := &Yield{Request: d.id(1), Options: d.dict(2)}
+		d.payload(m, 3)
 		return m, d.err
 	}},
 }
@@ -404,6 +411,23 @@ func (d *decoder) args(i int) List {
 		d.fail(i, "a list")
 	}
 	return l
+}
+
+// payload reads the payload elements, from element i on, into m's
+// fields: Arguments and ArgumentsKw, or a passthru payload, a binary in
+// the Arguments position, which no ArgumentsKw may follow.
+func (d *decoder) payload(m payloadFields, i int) {
+	args, kwargs, raw := m.fields()
+	if i < len(d.l) {
+		if b, ok := d.l[i].([]byte); ok {
+			if i+1 < len(d.l) && d.err == nil {
+				d.err = fmt.Errorf("%w: %s: ArgumentsKw after a passthru payload (binary Arguments)", ErrProtocol, d.t)
+			}
+			*raw = NewPassthru(b)
+			return
+		}
+	}
+	*args, *kwargs = d.args(i), d.kwargs(i+1)
 }
 
 // kwargs reads ArgumentsKw, which the codecs decode as an Object.

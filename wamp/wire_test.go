@@ -28,6 +28,10 @@ func (w *listWriter) Object(o Object) {
 	w.out = append(w.out, o)
 }
 func (w *listWriter) Raw(r *Raw) {
+	if r.IsPassthru() {
+		w.out = append(w.out, r.Bytes())
+		return
+	}
 	args, kwargs, _ := r.Values()
 	w.List(args)
 	if r.Len() == 2 {
@@ -83,6 +87,13 @@ func everyMessage() []Message {
 		&Invocation{Request: 1, Registration: 2, Details: d, Kwargs: ObjectOf(Dict{"a": nil})},
 		&Interrupt{Request: 1, Options: d},
 		&Yield{Request: 1, Options: d},
+		&Publish{Request: 1, Options: d, Topic: "t", Raw: NewPassthru([]byte{1, 2})},
+		&Event{Subscription: 1, Publication: 2, Details: d, Raw: NewPassthru([]byte{})},
+		&Call{Request: 1, Options: d, Procedure: "p", Raw: NewPassthru([]byte("x"))},
+		&Invocation{Request: 1, Registration: 2, Details: d, Raw: NewPassthru([]byte("x"))},
+		&Yield{Request: 1, Options: d, Raw: NewPassthru([]byte("y"))},
+		&Result{Request: 1, Details: d, Raw: NewPassthru([]byte("y"))},
+		&Error{RequestType: TypeCall, Request: 3, Details: d, Error: "app.err", Raw: NewPassthru([]byte("z"))},
 	}
 }
 
@@ -141,6 +152,9 @@ func TestDecodeErrors(t *testing.T) {
 		{"id negative", []any{uint64(TypeCall), int64(-3), Dict{}, "p"}},
 		{"args not list", []any{uint64(TypeCall), uint64(1), Dict{}, "p", Dict{}}},
 		{"kwargs not dict", []any{uint64(TypeCall), uint64(1), Dict{}, "p", List{}, List{}}},
+		{"args a string", []any{uint64(TypeCall), uint64(1), Dict{}, "p", "payload"}},
+		{"kwargs after passthru", []any{uint64(TypeCall), uint64(1), Dict{}, "p", []byte{1}, Object{}}},
+		{"passthru in an ERROR with kwargs", []any{uint64(TypeError), uint64(TypeCall), uint64(1), Dict{}, "e", []byte{1}, Object{}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,6 +163,28 @@ func TestDecodeErrors(t *testing.T) {
 				t.Fatalf("Decode(%v) = %v, %v; want an ErrProtocol", tt.in, m, err)
 			}
 		})
+	}
+}
+
+// TestPassthruPayload: a binary in the Arguments position is a passthru
+// payload, which Values refuses to read as arguments.
+func TestPassthruPayload(t *testing.T) {
+	m, err := Decode([]any{uint64(TypePublish), uint64(1), Dict{"enc_algo": "mqtt"}, "t", []byte(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := PayloadOf(m)
+	if b := p.Passthru(); b == nil || len(b) != 0 || p.Args != nil || !p.Raw.IsPassthru() || p.Raw.Fresh() != p.Raw {
+		t.Fatalf("payload of an empty binary = %#v, want an empty passthru payload", p)
+	}
+	if d, err := Decoded(m); d != m || err != nil {
+		t.Fatalf("Decoded = %v, %v; want the message itself", d, err)
+	}
+	if _, _, err := Values(m); !errors.Is(err, ErrPassthru) {
+		t.Fatalf("Values = %v, want ErrPassthru", err)
+	}
+	if l := toList(t, m); len(l) != 5 {
+		t.Fatalf("encoded as %v, want 5 elements", l)
 	}
 }
 

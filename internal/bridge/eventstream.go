@@ -273,8 +273,13 @@ func (c *frameCache) of(ev *client.Event, log *slog.Logger) []byte {
 }
 
 // eventFrame encodes ev as an SSE event; nil (logged) when its payload
-// has a value JSON cannot hold (a NaN from a MessagePack publisher).
+// has a value JSON cannot hold (a NaN from a MessagePack publisher) or is
+// a passthru payload.
 func eventFrame(ev *client.Event, log *slog.Logger) []byte {
+	if ev.Passthru != nil {
+		log.Warn("bridge: event not sent to event streams: its payload is in passthru mode (opaque bytes, no arguments)", "topic", ev.Topic, "publication", ev.Publication)
+		return nil
+	}
 	b, err := appendEvent(nil, strconv.FormatUint(uint64(ev.Publication), 10), string(ev.Topic), payloadBody{ev.Args, ev.Kwargs})
 	if err != nil {
 		log.Warn("bridge: event not sent to event streams: its payload is not JSON", "topic", ev.Topic, "publication", ev.Publication, "err", err)

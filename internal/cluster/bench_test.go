@@ -280,35 +280,34 @@ func BenchmarkRegisterChurn(b *testing.B) {
 
 // BenchmarkDetectDeadNode: each operation kills a node of three (as
 // SIGKILL would: no goodbye) with the default lease and heartbeat, and
-// measures until both survivors have lost it; the node is then
-// restarted, outside the timer. Reports the median and the largest
-// detection time over the kills (run it with -benchtime=Nx).
+// measures until both survivors have lost it, then until both agree on
+// its loss (agree.go: its sessions are reaped then); the node is then
+// restarted, outside the timer. Reports the median and the largest of
+// each over the kills (run it with -benchtime=Nx).
 func BenchmarkDetectDeadNode(b *testing.B) {
 	nodes := clustertest.Start(b, 3)
-	var times []time.Duration
+	var lostAfter, agreedAfter []time.Duration
 	b.ResetTimer()
 	for range b.N {
 		victim := nodes[2].Self()
-		lost := make(chan struct{}, 2)
+		lost, agreed := make(chan struct{}, 2), make(chan struct{}, 2)
 		var stops []func()
 		for _, nd := range nodes[:2] {
-			var once sync.Once
+			var onceLost, onceAgreed sync.Once
 			stops = append(stops, nd.Watch(func(ev cluster.MemberEvent) {
 				if ev.Member == victim && !ev.Up {
-					once.Do(func() { lost <- struct{}{} })
+					onceLost.Do(func() { lost <- struct{}{} })
+				}
+			}), cluster.WatchAgreed(nd, func(m cluster.Member) {
+				if m == victim {
+					onceAgreed.Do(func() { agreed <- struct{}{} })
 				}
 			}))
 		}
 		start := time.Now()
 		clustertest.Kill(nodes[2])
-		for range 2 {
-			select {
-			case <-lost:
-			case <-time.After(rpcWait):
-				b.Fatalf("%s not lost after %s", victim, rpcWait)
-			}
-		}
-		times = append(times, time.Since(start))
+		lostAfter = append(lostAfter, waitTwice(b, lost, start, victim))
+		agreedAfter = append(agreedAfter, waitTwice(b, agreed, start, victim))
 		b.StopTimer()
 		for _, stop := range stops {
 			stop()
@@ -317,7 +316,23 @@ func BenchmarkDetectDeadNode(b *testing.B) {
 		clustertest.WaitMembers(b, nodes, nodes...)
 		b.StartTimer()
 	}
-	slices.Sort(times)
-	b.ReportMetric(float64(times[len(times)/2].Milliseconds()), "median-ms")
-	b.ReportMetric(float64(times[len(times)-1].Milliseconds()), "max-ms")
+	slices.Sort(lostAfter)
+	slices.Sort(agreedAfter)
+	b.ReportMetric(float64(lostAfter[len(lostAfter)/2].Milliseconds()), "median-ms")
+	b.ReportMetric(float64(lostAfter[len(lostAfter)-1].Milliseconds()), "max-ms")
+	b.ReportMetric(float64(agreedAfter[len(agreedAfter)/2].Milliseconds()), "agreed-median-ms")
+	b.ReportMetric(float64(agreedAfter[len(agreedAfter)-1].Milliseconds()), "agreed-max-ms")
+}
+
+// waitTwice waits for two signals on ch (one of each survivor) and
+// returns the time since start.
+func waitTwice(b *testing.B, ch <-chan struct{}, start time.Time, victim cluster.Member) time.Duration {
+	for range 2 {
+		select {
+		case <-ch:
+		case <-time.After(rpcWait):
+			b.Fatalf("%s: no word of both survivors after %s", victim, rpcWait)
+		}
+	}
+	return time.Since(start)
 }

@@ -76,3 +76,24 @@ func LeadTables(ctx context.Context, n *Node, tables ...string) error {
 	}
 	return nil
 }
+
+// WatchAgreed calls f with each member whose loss n and the members it
+// hears agree on (agree.go).
+func WatchAgreed(n *Node, f func(Member)) (stop func()) { return n.watchAgreed(f) }
+
+// LossAgreed reports whether n agreed on the loss of member m.
+func LossAgreed(n *Node, m Member) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	p := n.peers[m.Name]
+	return p != nil && p.member == m && p.agreed
+}
+
+// HeardSince reports whether n had a heartbeat of member m after t: the
+// losses n agrees on were weighed against m's word then.
+func HeardSince(n *Node, m Member, t time.Time) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	p := n.peers[m.Name]
+	return p != nil && p.member == m && p.said.After(t)
+}

@@ -103,13 +103,21 @@ func led(ctx context.Context, kv jetstream.KeyValue) error {
 	return err
 }
 
-// retryable reports whether err says JetStream is not ready yet.
+// retryable reports whether err says JetStream is not ready yet. A
+// stream (a bucket's) not found is one of those: it is asked of a bucket
+// that exists, just created by this node or another, and a server that
+// has not yet applied its creation (the meta leader's entry) answers
+// that it knows no such stream.
 func retryable(err error) bool {
 	var api *jetstream.APIError
 	if errors.As(err, &api) {
 		// 10008: JetStream temporarily unavailable; 10005: no suitable
-		// peers (not all are up yet); 503: no leader yet.
-		return api.ErrorCode == 10008 || api.ErrorCode == 10005 || api.Code == 503
+		// peers (not all are up yet); 10059: stream not found (above);
+		// 503: no leader yet.
+		return api.ErrorCode == 10008 || api.ErrorCode == 10005 || api.ErrorCode == jetstream.JSErrCodeStreamNotFound || api.Code == 503
+	}
+	if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrBucketNotFound) {
+		return true
 	}
 	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, context.DeadlineExceeded)

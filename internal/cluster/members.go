@@ -38,23 +38,49 @@ type peer struct {
 	member  Member
 	heard   time.Time // its last heartbeat (or message)
 	up      bool
-	left    bool   // it said goodbye: no longer one of the members this node knows
-	hash    string // its config hash, once it differed from ours
-	refused bool   // its last heartbeat listed this node among the members it holds lost
+	left    bool      // it said goodbye: no longer one of the members this node knows
+	hash    string    // its config hash, once it differed from ours
+	refused bool      // its last heartbeat listed this node among the members it holds lost
+	hears   []Member  // the members its last heartbeat said it hears (agree.go)
+	said    time.Time // when its last heartbeat came
+	first   time.Time // when this node first heard this life of it
+	agreed  bool      // lost, and its loss agreed on and announced (agree.go)
 }
 
-// watcher is one Watch (f) or WatchRefusals (r) callback.
+// watcher is one Watch (f), WatchRefusals (r) or watchAgreed (a)
+// callback.
 type watcher struct {
 	f       func(MemberEvent)
 	r       func(Refusal)
+	a       func(Member)
 	stopped atomic.Bool
 }
 
-// event is one delivery queued for the events goroutine: ev, or the
-// refusal ref, to watchers.
+// watchKind tells a watcher's callback.
+type watchKind int
+
+const (
+	watchMembers watchKind = iota
+	watchRefusals
+	watchAgreed
+)
+
+func (w *watcher) kind() watchKind {
+	switch {
+	case w.r != nil:
+		return watchRefusals
+	case w.a != nil:
+		return watchAgreed
+	}
+	return watchMembers
+}
+
+// event is one delivery queued for the events goroutine: ev, the
+// refusal ref, or the agreed loss of member agreed, to watchers.
 type event struct {
 	ev       MemberEvent
 	ref      *Refusal
+	agreed   *Member
 	watchers []*watcher
 	then     func() // afterEvents's
 }
@@ -134,8 +160,24 @@ func (n *Node) emitLocked(ev MemberEvent) {
 	default:
 		n.log.Warn("cluster: member lost", "member", ev.Member.String())
 	}
-	n.events = append(n.events, event{ev: ev, watchers: n.watchersLocked(false)})
+	n.events = append(n.events, event{ev: ev, watchers: n.watchersLocked(watchMembers)})
 	n.signalLocked()
+	if !ev.Left {
+		// The others learn at once what this node hears now (agree.go):
+		// a member lost is reaped once the members agree. (A goodbye is
+		// not hurried: the members that heard it delete what the member
+		// left before one that did not hear it agrees on its loss.)
+		n.beatSoonLocked()
+	}
+}
+
+// beatSoonLocked has the heartbeats' goroutine send one now. Lock n.mu
+// should be held.
+func (n *Node) beatSoonLocked() {
+	select {
+	case n.beatNow <- struct{}{}:
+	default:
+	}
 }
 
 // refusedLocked records p's word on this node, from its last heartbeat,
@@ -152,16 +194,16 @@ func (n *Node) refusedLocked(p *peer, refused bool) {
 	} else {
 		n.log.Info("cluster: a member hears this node again", "member", p.member.String())
 	}
-	n.events = append(n.events, event{ref: &Refusal{Member: p.member, Refused: refused}, watchers: n.watchersLocked(true)})
+	n.events = append(n.events, event{ref: &Refusal{Member: p.member, Refused: refused}, watchers: n.watchersLocked(watchRefusals)})
 	n.signalLocked()
 }
 
-// watchersLocked returns the watchers of refusals (refusals) or of the
-// membership. Lock n.mu should be held.
-func (n *Node) watchersLocked(refusals bool) []*watcher {
+// watchersLocked returns the watchers of kind k. Lock n.mu should be
+// held.
+func (n *Node) watchersLocked(k watchKind) []*watcher {
 	var out []*watcher
 	for _, w := range n.watchers {
-		if (w.r != nil) == refusals {
+		if w.kind() == k {
 			out = append(out, w)
 		}
 	}
@@ -244,6 +286,8 @@ func (n *Node) runEvents() {
 				case w.stopped.Load():
 				case e.ref != nil:
 					w.r(*e.ref)
+				case e.agreed != nil:
+					w.a(*e.agreed)
 				default:
 					w.f(e.ev)
 				}
@@ -267,21 +311,24 @@ func (n *Node) runHeartbeats() {
 			return
 		case <-beat.C:
 			n.publishHeartbeat(0)
+		case <-n.beatNow:
+			n.publishHeartbeat(0)
 		case now := <-check.C:
 			n.expire(now)
 		}
 	}
 }
 
-// publishHeartbeat announces this member (with flags), and the members
-// it holds lost (a fenced node's flag says it holds every one lost).
+// publishHeartbeat announces this member (with flags), the members it
+// holds lost and those it hears (a fenced node's flag says it holds every
+// one lost).
 func (n *Node) publishHeartbeat(flags byte) {
 	n.mu.Lock()
 	h := heartbeat{flags: flags, member: n.self, hash: n.cfg.ConfigHash}
 	if n.fencedLocked() {
 		h.flags |= hbIsolated
 	} else if flags&hbLeave == 0 {
-		h.lost = n.heldLostLocked()
+		h.lost, h.heard = n.heldLostLocked(), n.hearsLocked()
 	}
 	n.mu.Unlock()
 	if err := n.nc.Publish(n.prefix+".hb", appendHeartbeat(nil, h)); err != nil {
@@ -301,8 +348,21 @@ func (n *Node) heldLostLocked() []Member {
 	return out
 }
 
+// hearsLocked returns the other members this node hears (live). Lock n.mu
+// should be held.
+func (n *Node) hearsLocked() []Member {
+	var out []Member
+	for _, p := range n.peers {
+		if p.up {
+			out = append(out, p.member)
+		}
+	}
+	return out
+}
+
 // expire reports lost the members not heard for a lease, then checks
-// whether this node is isolated, or no longer.
+// whether this node is isolated, or no longer, then which losses the
+// members it hears agree on.
 func (n *Node) expire(now time.Time) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -327,6 +387,7 @@ func (n *Node) expire(now time.Time) {
 	case n.isolated && heard >= majority:
 		n.rejoinLocked(now)
 	}
+	n.agreeLocked(now)
 }
 
 // isolateLocked isolates this node: it hears heard of the known members
@@ -368,7 +429,7 @@ func (n *Node) rejoinLocked(now time.Time) {
 	n.emitLocked(MemberEvent{Member: n.self, Up: true})
 	for _, p := range n.peers {
 		if !p.left && now.Sub(p.heard) <= n.cfg.Lease {
-			p.up = true
+			p.up, p.agreed = true, false
 			n.emitLocked(MemberEvent{Member: p.member, Up: true})
 		}
 	}
@@ -433,17 +494,25 @@ func (n *Node) onHeartbeat(m *nats.Msg) {
 		}
 		return
 	}
-	switch {
+	switch p := n.peers[h.member.Name]; {
 	case h.flags&hbLeave != 0:
 		n.leftLocked(h.member)
 		return
+	case p != nil && p.member == h.member && p.left:
+		// Sent before its goodbye, which came first on another subject
+		// (the inbox): that life is over.
+		return
 	case h.flags&hbIsolated != 0:
 		n.lostLocked(h.member) // it rejoins with a new epoch
+		n.overLocked(h.member)
 		return
 	}
-	p := n.heardLocked(h.member, time.Now())
+	now := time.Now()
+	p := n.heardLocked(h.member, now)
 	n.checkHashLocked(p, h.hash)
 	n.refusedLocked(p, h.lists(n.self))
+	p.hears, p.said = h.heard, now
+	n.agreeLocked(now)
 }
 
 // heardLocked records that member is alive at now, a join when it was not
@@ -458,12 +527,16 @@ func (n *Node) heardLocked(member Member, now time.Time) *peer {
 	}
 	if p.member.Epoch != member.Epoch {
 		n.lostLocked(p.member)
+		n.overLocked(p.member)
 		n.refusedLocked(p, false) // its earlier life's word
 		*p = peer{member: member}
 	}
+	if p.first.IsZero() {
+		p.first = now
+	}
 	p.heard, p.left = now, false
 	if !p.up && !n.fencedLocked() {
-		p.up = true
+		p.up, p.agreed = true, false
 		n.emitLocked(MemberEvent{Member: member, Up: true})
 	}
 	return p

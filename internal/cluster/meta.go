@@ -64,9 +64,11 @@ type sessions struct {
 	realms map[wamp.URI]*router.RealmLink
 	sub    *nats.Subscription // of queries, once started
 	will   jetstream.KeyValue // the sess table, once started
-	// postponed are the reapings of the members lost while this node was
-	// isolated, or whose reaping its isolation stopped, by member: it
-	// does them when it hears a majority again (reap.go).
+	// postponed are the reapings agreed on that this node could not
+	// start (it was isolated), or that its isolation stopped, by member:
+	// it does them when it hears a majority again (reap.go). A loss this
+	// node saw while isolated is not agreed on yet: the members agree on
+	// it (or not) once it hears a majority again (agree.go).
 	postponed map[Member]reapLock
 }
 
@@ -102,7 +104,12 @@ func (s *sessions) start(ctx context.Context, again func(context.Context, error)
 	s.mu.Lock()
 	s.sub, s.will = sub, kv
 	s.mu.Unlock()
-	s.stop = s.node.Watch(s.membership)
+	stopMembers := s.node.Watch(s.membership)
+	stopAgreed := s.node.watchAgreed(s.agreed)
+	s.stop = func() {
+		stopAgreed()
+		stopMembers()
+	}
 	return nil
 }
 

@@ -59,6 +59,7 @@ type Node struct {
 	onGap      []func(Member, uint64)
 	events     []event // queued for the events goroutine, in order
 	wake       chan struct{}
+	beatNow    chan struct{} // a heartbeat to send now (beatSoonLocked)
 
 	sendMu  sync.Mutex // guards out and sendBuf; held across the publish
 	out     map[string]*outState
@@ -127,7 +128,7 @@ func New(cfg Config, log *slog.Logger) (*Node, error) {
 	n := &Node{
 		cfg: cfg, log: log.With("cluster", cfg.Name, "node", cfg.Node),
 		prefix: "jx." + cfg.Name, self: Member{Name: cfg.Node, Epoch: newEpoch()},
-		peers: map[string]*peer{}, wake: make(chan struct{}, 1), holding: make(chan struct{}), deaf: map[string]bool{},
+		peers: map[string]*peer{}, wake: make(chan struct{}, 1), beatNow: make(chan struct{}, 1), holding: make(chan struct{}), deaf: map[string]bool{},
 		out: map[string]*outState{}, in: map[string]*sender{},
 		joined: make(chan struct{}), done: make(chan struct{}),
 	}

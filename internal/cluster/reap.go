@@ -17,31 +17,34 @@ import (
 	"github.com/junction-wamp/junction/wamp"
 )
 
-// Reaping a member: when a member is lost, the live node that creates the
-// key reap.<member> of the sess table first publishes, for each of the
-// member's sessions (its roster keys, roster.go, and testaments, will.go),
-// what the member would have published had the session left, then deletes
-// their keys and the lock. When a member leaves cleanly, its sessions
-// published their leaving as they ended: the reaper only deletes what
-// they left in the table. When a reaper is lost, or leaves, before it
-// finished, every live node tries to take each lock it held over, by
-// compare-and-set: the one that succeeds goes on where the reaper was.
-// A reaper that dies between publishing a session's leaving and deleting
-// its keys has it published again by the one that takes over.
+// Reaping a member: when a member is lost, and the members agree on it
+// (agree.go: no member this node hears still hears it), the live node
+// that creates the key reap.<member> of the sess table first publishes,
+// for each of the member's sessions (its roster keys, roster.go, and
+// testaments, will.go), what the member would have published had the
+// session left, then deletes their keys and the lock. When a member
+// leaves cleanly, its sessions published their leaving as they ended: the
+// reaper only deletes what they left in the table. When a reaper is lost,
+// or leaves, before it finished, every live node tries to take each lock
+// it held over, by compare-and-set: the one that succeeds goes on where
+// the reaper was. A reaper that dies between publishing a session's
+// leaving and deleting its keys has it published again by the one that
+// takes over.
 //
 // A node reaps only while it hears a majority (the rule of the fence):
 // an isolated node, fenced or serving, may be the one cut off, the
 // members it lost alive; with an external NATS it may still reach the
 // table. It postpones the reaping of the members it loses while isolated,
 // and stops a reaping under way when it finds itself isolated; once it
-// hears a majority again, it reaps those still lost (a member lost for
-// good, or an earlier life of a member that restarted).
+// hears a majority again, it reaps those still lost once the members
+// agree on it (a member lost for good, or an earlier life of a member
+// that restarted).
 
-// membership reaps a member lost (publishes its sessions' leaving) or
-// left (deletes what its sessions left in the table: they published their
-// leaving as they ended), and takes over the reaping it had begun, while
-// this node hears a majority; it resumes the reapings postponed when this
-// node hears a majority again.
+// membership reaps a member that left (deletes what its sessions left in
+// the table: they published their leaving as they ended), and takes over
+// the reaping it had begun, while this node hears a majority; it resumes
+// the reapings postponed when this node hears a majority again. A member
+// lost is reaped once the members agree on it (agreed).
 func (s *sessions) membership(ev MemberEvent) {
 	self := s.node.Self()
 	switch {
@@ -61,8 +64,29 @@ func (s *sessions) membership(ev MemberEvent) {
 		s.mu.Lock()
 		delete(s.postponed, ev.Member) // alive: nothing to reap
 		s.mu.Unlock()
+	case ev.Left:
+		s.startReap(reapLock{reaper: self, member: ev.Member})
 	default:
-		s.startReap(reapLock{reaper: self, member: ev.Member, publish: !ev.Left})
+		s.lost(ev.Member)
+	}
+}
+
+// lost notes the loss of member m, which is reaped once the members
+// agree on it (agreed). This node agrees on nothing while it is
+// isolated: it says so, as it says of a reaping it postpones.
+func (s *sessions) lost(m Member) {
+	if _, isolated := s.node.isolation(); isolated {
+		s.warnPostponed(m)
+		s.reaped.Add(1)
+	}
+}
+
+// agreed reaps member m, lost, whose loss the members agree on (or whose
+// life is over by its own word), and takes over the reaping it had
+// begun, while this node hears a majority; it postpones it otherwise.
+func (s *sessions) agreed(m Member) {
+	if s.ctx.Err() == nil {
+		s.startReap(reapLock{reaper: s.node.Self(), member: m, publish: true})
 	}
 }
 
@@ -88,11 +112,15 @@ func (s *sessions) startReap(l reapLock) {
 
 // postpone keeps l for when this node hears a majority again.
 func (s *sessions) postpone(l reapLock) {
-	s.log.Warn("cluster: a member's reaping postponed: this node is isolated; it reaps the member if still lost once it hears a majority again",
-		"member", l.member.String())
+	s.warnPostponed(l.member)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.postponed[l.member] = l
+}
+
+func (s *sessions) warnPostponed(m Member) {
+	s.log.Warn("cluster: a member's reaping postponed: this node is isolated; it reaps the member if still lost once it hears a majority again",
+		"member", m.String())
 }
 
 // resume starts the reapings postponed of the members still lost: this

@@ -9,10 +9,11 @@ import (
 )
 
 // This node's records in the sess table, written again when another
-// member deletes them while this node lives: a member that held this node
-// lost (a cut in one direction, or heartbeats late past the lease) reaped
-// it, publishing its sessions' leaving and deleting their roster records
-// and testaments. Without them, this node's later loss would publish
+// member deletes them while this node lives: the members that hear a
+// majority all held this node lost (a cut in one direction from each of
+// them, or heartbeats late past the lease: agree.go) and one reaped it,
+// publishing its sessions' leaving and deleting their roster records and
+// testaments. Without them, this node's later loss would publish
 // nothing of its sessions, and their testaments would be lost. As the
 // sub table's interest and the reg table's callees, the records are
 // repaired by their owner: it watches its own keys (metadata only) and

@@ -125,8 +125,10 @@ func (c *calls) table() (jetstream.KeyValue, error) {
 
 // openTable opens bucket name, each attempt with a deadline of its own:
 // a JetStream request made while the servers still elect their meta
-// leader may get no answer at all, and would wait for ctx's end. opts
-// apply when the bucket is created.
+// leader may get no answer at all, and would wait for ctx's end; one
+// that JetStream not being ready explains (retryable: a server that has
+// not yet applied the bucket's creation knows no such stream) is made
+// again too. opts apply when the bucket is created.
 func openTable(ctx context.Context, n *Node, name string, opts ...KVOption) (jetstream.KeyValue, error) {
 	for {
 		attempt, cancel := context.WithTimeout(ctx, openAttempt)
@@ -135,8 +137,13 @@ func openTable(ctx context.Context, n *Node, name string, opts ...KVOption) (jet
 			kv, err = leaderReads(attempt, n, kv)
 		}
 		cancel()
-		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+		if err == nil || ctx.Err() != nil || !retryable(err) {
 			return kv, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(retryPause):
 		}
 	}
 }

@@ -18,11 +18,12 @@ import (
 // the testaments of every node's sessions, one key per session
 // (w.<member>.<realm and session>, hashed), written on the session's
 // goroutine as they change and deleted once the session's own node
-// published them. When a member is lost, the live node that creates the
-// key reap.<member> first (the lock of that member) publishes its
-// sessions' leaving from their roster keys and testaments (reap.go)
-// and deletes them; when the reaper is itself lost, or leaves, before it
-// finished, another member takes the lock over.
+// published them. When a member is lost (and the members agree on it:
+// agree.go), the live node that creates the key reap.<member> first (the
+// lock of that member) publishes its sessions' leaving from their roster
+// keys and testaments (reap.go) and deletes them; when the reaper is
+// itself lost, or leaves, before it finished, another member takes the
+// lock over.
 
 // will is one session's testaments as the table keeps them.
 type will struct {

@@ -3,6 +3,7 @@ package cluster
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 
 	"github.com/junction-wamp/junction/wamp"
 )
@@ -11,11 +12,12 @@ import (
 //
 //	envelope:  1 | kind | from epoch (8) | to epoch (8) | seq (8) | uvarint len | from name | body
 //	heartbeat: 1 | flags | epoch (8) | uvarint len | name | uvarint len | config hash
-//	           [ | uvarint count | (epoch (8) | uvarint len | name) * count ]
+//	           [ | members lost | members heard ]
+//	members:   uvarint count | (epoch (8) | uvarint len | name) * count
 //
-// The heartbeat's last field, the members its sender holds lost, is there
-// only when there is one at least (count > 0): a heartbeat without it is
-// the one nodes sent before it was added.
+// The heartbeat's two lists, the members its sender holds lost and those
+// it hears, are there only when one of them holds a member at least: a
+// heartbeat has one encoding.
 const wireVersion = 1
 
 // Heartbeat flags.
@@ -72,6 +74,10 @@ type heartbeat struct {
 	// what they send. A member that finds itself there while it hears the
 	// sender is cut off from it in one direction.
 	lost []Member
+	// heard are the members its sender hears (live to it), itself left
+	// out: a member lost to another is reaped only once no member that
+	// other hears still hears it (agree.go).
+	heard []Member
 }
 
 func appendHeartbeat(b []byte, h heartbeat) []byte {
@@ -79,11 +85,16 @@ func appendHeartbeat(b []byte, h heartbeat) []byte {
 	b = binary.BigEndian.AppendUint64(b, h.member.Epoch)
 	b = appendString(b, h.member.Name)
 	b = appendString(b, h.hash)
-	if len(h.lost) == 0 {
+	if len(h.lost) == 0 && len(h.heard) == 0 {
 		return b
 	}
-	b = binary.AppendUvarint(b, uint64(len(h.lost)))
-	for _, m := range h.lost {
+	return appendMembers(appendMembers(b, h.lost), h.heard)
+}
+
+// appendMembers appends a heartbeat's list of members to b.
+func appendMembers(b []byte, ms []Member) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ms)))
+	for _, m := range ms {
 		b = binary.BigEndian.AppendUint64(b, m.Epoch)
 		b = appendString(b, m.Name)
 	}
@@ -91,14 +102,7 @@ func appendHeartbeat(b []byte, h heartbeat) []byte {
 }
 
 // lists reports whether h's sender holds m lost.
-func (h *heartbeat) lists(m Member) bool {
-	for _, l := range h.lost {
-		if l == m {
-			return true
-		}
-	}
-	return false
-}
+func (h *heartbeat) lists(m Member) bool { return slices.Contains(h.lost, m) }
 
 func decodeHeartbeat(b []byte) (heartbeat, error) {
 	var h heartbeat
@@ -119,17 +123,19 @@ func decodeHeartbeat(b []byte) (heartbeat, error) {
 	if len(rest) == 0 {
 		return h, nil
 	}
-	h.lost, err = readMembers(rest)
-	return h, err
+	r := wireReader{b: rest}
+	h.lost, h.heard = r.members(), r.members()
+	if r.err != nil || len(r.b) != 0 || len(h.lost)+len(h.heard) == 0 {
+		return heartbeat{}, errWire // two empty lists are written as none
+	}
+	return h, nil
 }
 
-// readMembers reads a heartbeat's list of members, which is all of b and
-// holds one at least.
-func readMembers(b []byte) ([]Member, error) {
-	r := wireReader{b: b}
+// members reads a heartbeat's list of members; an empty one is nil.
+func (r *wireReader) members() []Member {
 	n := r.count()
 	if n == 0 {
-		return nil, errWire // an empty list is written as none
+		return nil
 	}
 	ms := make([]Member, 0, n)
 	for range n {
@@ -137,10 +143,7 @@ func readMembers(b []byte) ([]Member, error) {
 		m.Name = r.string()
 		ms = append(ms, m)
 	}
-	if r.err != nil || len(r.b) != 0 {
-		return nil, errWire
-	}
-	return ms, nil
+	return ms
 }
 
 func appendString(b []byte, s string) []byte {

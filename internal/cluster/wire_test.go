@@ -67,17 +67,22 @@ func FuzzDecodeEnvelope(f *testing.F) {
 	})
 }
 
-// TestHeartbeatLost: the members a heartbeat holds lost come after its
-// config hash, only when there is one at least: a heartbeat without them
-// (as nodes sent before they were added) decodes with none, and an empty
-// list written out is malformed (a heartbeat has one encoding).
-func TestHeartbeatLost(t *testing.T) {
+// TestHeartbeatLists: the members a heartbeat holds lost, then those it
+// hears, come after its config hash, only when one list holds a member
+// at least: a heartbeat without them decodes with none, and two empty
+// lists written out are malformed (a heartbeat has one encoding), as is
+// the lost list alone of the release before the heard one was added.
+func TestHeartbeatLists(t *testing.T) {
 	plain := heartbeat{member: Member{"node-1", 7}, hash: "abc"}
 	withLost := plain
 	withLost.lost = []Member{{"node-2", 9}, {"node-3", 1 << 60}}
-	for _, h := range []heartbeat{plain, withLost} {
+	withHeard := plain
+	withHeard.heard = []Member{{"node-4", 3}}
+	both := withLost
+	both.heard = withHeard.heard
+	for _, h := range []heartbeat{plain, withLost, withHeard, both} {
 		got, err := decodeHeartbeat(appendHeartbeat(nil, h))
-		if err != nil || got.member != h.member || got.hash != h.hash || !slices.Equal(got.lost, h.lost) {
+		if err != nil || got.member != h.member || got.hash != h.hash || !slices.Equal(got.lost, h.lost) || !slices.Equal(got.heard, h.heard) {
 			t.Errorf("decode(encode(%+v)) = %+v, %v", h, got, err)
 		}
 	}
@@ -86,22 +91,29 @@ func TestHeartbeatLost(t *testing.T) {
 	}
 	old := []byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 7, 6, 'n', 'o', 'd', 'e', '-', '1', 3, 'a', 'b', 'c'}
 	if !bytes.Equal(appendHeartbeat(nil, plain), old) {
-		t.Errorf("a heartbeat without lost members: %x, want the earlier format %x", appendHeartbeat(nil, plain), old)
+		t.Errorf("a heartbeat without lists: %x, want %x", appendHeartbeat(nil, plain), old)
 	}
+	lostOnly := append(slices.Clone(old), 1, 0, 0, 0, 0, 0, 0, 0, 9, 1, 'x')
 	for name, b := range map[string][]byte{
-		"empty list": append(slices.Clone(old), 0),
-		"short":      append(slices.Clone(old), 1, 0, 0),
-		"trailing":   append(appendHeartbeat(nil, withLost), 0),
+		"empty lists": append(slices.Clone(old), 0, 0),
+		"one list":    append(slices.Clone(old), 0),
+		"lost only":   lostOnly,
+		"short":       append(slices.Clone(old), 1, 0, 0),
+		"trailing":    append(appendHeartbeat(nil, both), 0),
 	} {
 		if _, err := decodeHeartbeat(b); err == nil {
 			t.Errorf("%s: decoded", name)
 		}
+	}
+	if _, err := decodeHeartbeat(append(lostOnly, 0)); err != nil {
+		t.Errorf("a lost list and an empty heard list: %v", err)
 	}
 }
 
 func FuzzDecodeHeartbeat(f *testing.F) {
 	f.Add(appendHeartbeat(nil, heartbeat{flags: hbLeave, member: Member{"node-1", 7}, hash: "abc"}))
 	f.Add(appendHeartbeat(nil, heartbeat{member: Member{"node-1", 7}, hash: "abc", lost: []Member{{"node-2", 9}, {"", 0}}}))
+	f.Add(appendHeartbeat(nil, heartbeat{member: Member{"node-1", 7}, hash: "abc", heard: []Member{{"node-3", 2}}}))
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		h, err := decodeHeartbeat(b)

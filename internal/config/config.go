@@ -103,7 +103,7 @@ func (d *decoder) controller(path string, v any) Controller {
 	}
 	o.ignored("extra", ": the controller runs no user code")
 	o.ignored("manhole", pythonOnly)
-	o.unsupported("connections", databaseConnections)
+	o.ignored("connections", databaseConnections)
 	o.unsupported("fabric", " (Crossbar.io FX fabric)")
 	o.unsupported("enable_docker", " (Docker control)")
 	o.unsupported("blockchain", " (XBR)")

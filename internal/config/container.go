@@ -83,7 +83,7 @@ func (d *decoder) containerWorker(o *object) *ContainerWorker {
 	})
 	d.bridgeOnlyModes(o, w)
 	d.pythonOptionsUsed(o, w.Components, false)
-	o.unsupported("connections", databaseConnections)
+	o.ignored("connections", databaseConnections)
 	o.ignored("manhole", pythonOnly)
 	o.done()
 	return w

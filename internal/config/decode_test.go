@@ -198,12 +198,14 @@ func TestEnvDefaultIsProcessEnvironment(t *testing.T) {
 func TestWarnings(t *testing.T) {
 	doc := top(
 		`{"type": "router", "options": {"cpu_affinity": [0], "env": {"inherit": true}}, "manhole": {},
+		  "connections": [{"id": "db", "type": "postgresql.connection", "host": "localhost"}],
 		  "realms": [{"name": "realm1", "roles": [{"name": "x", "permissions": [{"uri": "a", "validate": {"call": "int"}}]}]}],
 		  "transports": [{"type": "web", "endpoint": {"type": "tcp", "port": 1}, "paths": {
 		     "ws": {"type": "websocket", "auth": {"ticket": {"type": "static", "principals": {"joe": {"ticket": "t", "role": "ghost"}}}}},
 		     "api": {"type": "path", "paths": {"ws": {"type": "websocket"}}}}}]}`)
 	_, warns := mustParse(t, doc)
 	want := strings.Join([]string{
+		`workers[0].connections: ignored: database connections, which Crossbar 21.3.1 checks and never opens either; a component or guest worker that needs a database opens it itself`,
 		`workers[0].manhole: ignored: Python-only`,
 		`workers[0].options.cpu_affinity: ignored: Python-only`,
 		`workers[0].options.env: ignored: the worker has no Python component, function authenticator or Python web path to run`,

@@ -31,7 +31,9 @@ type MQTTOptions struct {
 
 // MQTTPayloadMapping is an entry of "payload_mapping".
 type MQTTPayloadMapping struct {
-	// Type is "type": "native" or "dynamic" ("passthrough" is refused).
+	// Type is "type": "native", "dynamic" or "passthrough" (the MQTT
+	// payload passes through WAMP untouched, as a passthru payload with
+	// enc_algo "mqtt").
 	Type string
 	// Serializer is "serializer" (native; required): json, msgpack,
 	// cbor or ubjson.
@@ -95,12 +97,10 @@ func (d *decoder) mqttPayloadMapping(o *object) MQTTPayloadMapping {
 		m.Encoder = o.reqValidStr("encoder", looseURI, "invalid procedure URI %q")
 		m.Decoder = o.reqValidStr("decoder", looseURI, "invalid procedure URI %q")
 		m.Realm = o.validStr("realm", "", emptyOr(looseURI), "invalid realm URI %q")
-	case "passthrough":
-		d.errorf(o.at("type"), "not supported: payload type \"passthrough\" carries the MQTT payload through WAMP untouched (payload passthru), which Junction does not have; use \"native\" or \"dynamic\"")
-		o.skip()
+	case "passthrough": // the MQTT payload as a WAMP passthru payload: no other key
 	case "":
 	default:
-		d.errorf(o.at("type"), "unknown payload type %q (want native, dynamic)", m.Type)
+		d.errorf(o.at("type"), "unknown payload type %q (want native, dynamic, passthrough)", m.Type)
 		o.skip()
 	}
 	return m

@@ -48,6 +48,15 @@ func TestMQTTAuthTicket(t *testing.T) {
 	}
 }
 
+// TestMQTTPassthrough: the payload type passthrough is accepted alone.
+func TestMQTTPassthrough(t *testing.T) {
+	c, _ := mustParse(t, mqttDoc(`{"realm": "realm1", "payload_mapping": {"": {"type": "passthrough"}}}`))
+	m := c.Workers[0].(*RouterWorker).Transports[0].(*MQTTTransport)
+	if pm := m.Options.PayloadMapping[""]; pm != (MQTTPayloadMapping{Type: "passthrough"}) {
+		t.Fatalf("mapping %+v", pm)
+	}
+}
+
 // TestMQTTChecks: each rule, at its path.
 func TestMQTTChecks(t *testing.T) {
 	const o = t0 + ".options"
@@ -58,7 +67,7 @@ func TestMQTTChecks(t *testing.T) {
 		{"no realm", `{"payload_mapping": {}}`, o + ".realm", "required", false},
 		{"bad realm", `{"realm": "a b", "payload_mapping": {}}`, o + ".realm", "invalid realm URI", false},
 		{"unknown key", `{"realm": "realm1", "payload_mapping": {}, "qos": 2}`, o + ".qos", "unknown key", false},
-		{"passthrough", `{"realm": "realm1", "payload_mapping": {"": {"type": "passthrough"}}}`, o + `.payload_mapping[""].type`, "payload passthru", false},
+		{"passthrough with a serializer", `{"realm": "realm1", "payload_mapping": {"": {"type": "passthrough", "serializer": "json"}}}`, o + `.payload_mapping[""].serializer`, "unknown key", false},
 		{"unknown type", `{"realm": "realm1", "payload_mapping": {"": {"type": "xml"}}}`, o + `.payload_mapping[""].type`, "unknown payload type", false},
 		{"no serializer", `{"realm": "realm1", "payload_mapping": {"": {"type": "native"}}}`, o + `.payload_mapping[""].serializer`, "required", false},
 		{"bad serializer", `{"realm": "realm1", "payload_mapping": {"": {"type": "native", "serializer": "xml"}}}`, o + `.payload_mapping[""].serializer`, "unknown serializer", false},

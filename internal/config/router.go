@@ -53,7 +53,7 @@ func (d *decoder) routerWorker(o *object) *RouterWorker {
 	})
 	d.pythonOptionsUsed(o, w.Components, slices.ContainsFunc(w.Transports, hasFunctionAuth) ||
 		slices.ContainsFunc(w.Transports, hasPythonWebPath))
-	o.unsupported("connections", databaseConnections)
+	o.ignored("connections", databaseConnections)
 	o.ignored("manhole", pythonOnly)
 	o.done()
 	return w

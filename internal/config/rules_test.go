@@ -43,7 +43,6 @@ var ruleTests = []ruleTest{
 	{"worker type missing", top(`{}`), w0 + ".type", "required"},
 	{"worker type unknown", top(`{"type": "routr"}`), w0 + ".type", `unknown worker type "routr" (want router, container, guest, proxy, websocket-testee)`},
 	{"worker id", top(`{"type": "router", "id": "R1"}`), w0 + ".id", `invalid id "R1"`},
-	{"router connections", top(router(`"connections": []`)), w0 + ".connections", "not supported"},
 	{"router unknown key", top(router(`"transport": []`)), w0 + ".transport", `did you mean "transports"?`},
 	{"router option unknown", top(router(`"options": {"titel": "x"}`)), w0 + ".options.titel", `did you mean "title"?`},
 	{"router option type", top(router(`"options": {"disabled": "yes"}`)), w0 + ".options.disabled", "must be a boolean, not a string"},

@@ -3,11 +3,13 @@ package config
 // What Junction refuses of Crossbar's configuration, with what each thing
 // is and what to do instead: the messages of those errors.
 
-// databaseConnections is the message of a worker's or the controller's
-// "connections": Crossbar's PostgreSQL connection pools, which its Python
-// components reach through the worker.
-const databaseConnections = " (database connections: a PostgreSQL connection pool that Crossbar's Python code uses; " +
-	"open the database from the component or guest worker that needs it)"
+// databaseConnections is the warning of a worker's or the controller's
+// "connections": Crossbar's PostgreSQL connection pools. Crossbar 21.3.1
+// checks them and never opens them (its node starts the connections of
+// proxy workers alone, which are another thing), so Junction does not
+// either.
+const databaseConnections = ": database connections, which Crossbar 21.3.1 checks and never opens either; " +
+	"a component or guest worker that needs a database opens it itself"
 
 // unsupportedTransports are the listening transport types Junction does
 // not have, with why.

@@ -20,12 +20,6 @@ func TestRefusalsSayWhy(t *testing.T) {
 		{"no version", `{"workers": []}`, "version",
 			[]string{"required", "Crossbar's old format (version 1)", `"crossbar upgrade"`, `add "version": 2`}},
 		{"version 1", `{"version": 1, "workers": []}`, "version", []string{"too old (version 1)", `"crossbar upgrade"`}},
-		{"router connections", top(router(`"connections": [{"id": "db", "type": "postgres"}]`)), w0 + ".connections",
-			[]string{"database connections", "PostgreSQL connection pool", "open the database from the component"}},
-		{"container connections", top(`{"type": "container", "connections": []}`), w0 + ".connections",
-			[]string{"PostgreSQL connection pool"}},
-		{"controller connections", `{"version": 2, "controller": {"connections": []}}`, "controller.connections",
-			[]string{"PostgreSQL connection pool"}},
 		{"websocket.testee", transports(`{"type": "websocket.testee"}`), t0 + ".type", []string{"Autobahn test suite", "use a websocket-testee worker"}},
 		{"stream.testee", transports(`{"type": "stream.testee"}`), t0 + ".type", []string{"TCP echo server", "guest worker"}},
 		{"rawsocket url scheme", componentWith(`{"type": "rawsocket", "serializer": "json", "url": "ws://127.0.0.1:8080",
@@ -73,5 +67,25 @@ func TestRawSocketComponentURL(t *testing.T) {
 		"endpoint": {"type": "tcp", "host": "127.0.0.1", "port": 8080}}`))
 	if len(warns) != 1 || warns[0].Path != "workers[0].components[0].transport.debug" || !strings.Contains(warns[0].Msg, "--loglevel debug") {
 		t.Errorf("debug: warnings %s", warningsText(warns))
+	}
+}
+
+// TestDatabaseConnectionsIgnored: a worker's or the controller's
+// database "connections" load with a warning at their path, as Crossbar
+// 21.3.1 checks them and never opens them.
+func TestDatabaseConnectionsIgnored(t *testing.T) {
+	const pool = `[{"id": "pgpool1", "type": "postgresql.connection", "host": "localhost", "port": 5432}]`
+	tests := []struct{ name, doc, path string }{
+		{"router", top(router(`"connections": ` + pool)), "workers[0].connections"},
+		{"container", top(`{"type": "container", "connections": ` + pool + `}`), "workers[0].connections"},
+		{"controller", `{"version": 2, "controller": {"connections": ` + pool + `}}`, "controller.connections"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, warns := mustParse(t, tt.doc)
+			if len(warns) != 1 || warns[0].Path != tt.path || !strings.Contains(warns[0].Msg, "never opens") {
+				t.Errorf("warnings:\n%s\nwant one at %s", warningsText(warns), tt.path)
+			}
+		})
 	}
 }

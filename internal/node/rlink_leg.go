@@ -331,8 +331,25 @@ func (g *rlinkLeg) forwardEvent(ev *client.Event) {
 	if len(g.exclude) > 0 {
 		opts[wamp.OptExcludeAuthID] = g.exclude
 	}
-	if _, err := g.this.Publish(g.link.ctx, ev.Topic, ev.Args, ev.Kwargs, opts); err != nil {
+	passthruOptions(opts, ev.Details)
+	if ev.Passthru != nil {
+		_, err = g.this.PublishPassthru(g.link.ctx, ev.Topic, ev.Passthru, opts)
+	} else {
+		_, err = g.this.Publish(g.link.ctx, ev.Topic, ev.Args, ev.Kwargs, opts)
+	}
+	if err != nil {
 		g.warnf("router link: forwarding an event failed", "topic", ev.Topic, "err", err)
+	}
+}
+
+// passthruOptions copies the options of a passthru payload (both forms)
+// from an event's details into opts.
+func passthruOptions(opts, details wamp.Dict) {
+	for _, k := range []string{wamp.OptEncAlgo, wamp.OptEncKey, wamp.OptEncSerializer,
+		wamp.OptPPTScheme, wamp.OptPPTSerializer, wamp.OptPPTCipher, wamp.OptPPTKeyID} {
+		if v, ok := details[k]; ok {
+			opts[k] = v
+		}
 	}
 }
 

@@ -47,7 +47,8 @@ func (b *builder) mqttHandler(path string, ru *routerUnit, o config.MQTTOptions)
 	maps := map[string]mqtt.Mapping{}
 	sessions := map[string]*bridgeSession{}
 	for prefix, pm := range o.PayloadMapping {
-		m := mqtt.Mapping{Serializer: pm.Serializer, Encoder: wamp.URI(pm.Encoder), Decoder: wamp.URI(pm.Decoder), Realm: pm.Realm}
+		m := mqtt.Mapping{Passthrough: pm.Type == "passthrough", Serializer: pm.Serializer,
+			Encoder: wamp.URI(pm.Encoder), Decoder: wamp.URI(pm.Decoder), Realm: pm.Realm}
 		maps[prefix] = m
 		if pm.Type != "dynamic" {
 			continue

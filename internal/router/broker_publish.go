@@ -24,6 +24,9 @@ func (s *session) handlePublishAs(m *wamp.Publish, as *wamp.Identity) error {
 	}
 	pub, err := s.realm.broker.publishAs(s, as, m.Topic, m.Options, wamp.PayloadOf(m))
 	if !ack {
+		if err != nil && isViolation(err) {
+			return err
+		}
 		s.dropped(err)
 		return nil
 	}
@@ -47,6 +50,9 @@ func (b *broker) publish(pub *session, topic wamp.URI, opts wamp.Dict, p wamp.Pa
 func (b *broker) publishAs(pub *session, as *wamp.Identity, topic wamp.URI, opts wamp.Dict, p wamp.Payload) (wamp.ID, error) {
 	e, err := b.prepare(pub, as, topic, opts)
 	if err != nil {
+		return 0, err
+	}
+	if err := e.passthru(pub, opts, p); err != nil {
 		return 0, err
 	}
 	e.payload = p
@@ -211,6 +217,22 @@ func (e *outEvent) event(sub wamp.ID, m uriindex.Match, retained bool) *wamp.Eve
 	}
 	return &wamp.Event{Subscription: sub, Publication: e.publication, Details: d,
 		Args: e.payload.Args, Kwargs: e.payload.Kwargs, Raw: e.payload.Raw}
+}
+
+// passthru checks the payload passthru options of the publication (of
+// pub; nil: the router) and copies them into e's details.
+func (e *outEvent) passthru(pub *session, opts wamp.Dict, p wamp.Payload) error {
+	var form passthruForm
+	var err error
+	if pub != nil {
+		form, err = pub.checkPassthruFrom(pptPublisher, opts, p)
+	} else {
+		form, err = checkPassthru(opts, p)
+	}
+	if form != noPassthru && err == nil {
+		copyPassthru(e.details, opts)
+	}
+	return err
 }
 
 // publisherDetails are the EVENT details that disclose the publisher (the

@@ -16,6 +16,8 @@ type callOptions struct {
 	disclose bool           // disclose_me, or the role's permission
 	forward  forwardFor     // forward_for of a call from a router link
 	as       *wamp.Identity // who the caller acts for (wamp.Acting); nil: itself
+	passthru passthruForm   // the payload's passthru form
+	ppt      wamp.Dict      // the options that hold its passthru options (nil: none)
 }
 
 // handleCall routes a call to the best-matching registration's callee, or
@@ -40,6 +42,12 @@ func (s *session) handleCallAs(m *wamp.Call, as *wamp.Identity) error {
 		return err
 	}
 	opts.as = as
+	if opts.passthru, err = s.checkPassthruFrom(pptCaller, m.Options, wamp.PayloadOf(m)); err != nil {
+		return err
+	}
+	if opts.passthru != noPassthru {
+		opts.ppt = m.Options
+	}
 	c, inv, announced, err := rm.dealer.call(s, m, opts)
 	if err != nil && rm.fabric != nil {
 		c, inv, announced, err = rm.callAfterSync(s, m, opts, err)
@@ -126,6 +134,9 @@ func (d *dealer) call(s *session, m *wamp.Call, opts callOptions) (*call, *wamp.
 	if restricted(m.Procedure) && !to.trusted() {
 		return nil, nil, nil, noSuchProcedure(m.Procedure)
 	}
+	if opts.passthru == pptPassthru && to.ppt&pptCallee == 0 && remoteOf(to) == nil {
+		return nil, nil, nil, errPPTCallee(m.Procedure)
+	}
 	c := &call{caller: s, request: m.Request, callee: to, invocation: to.invIDs.Next(), progress: opts.progress,
 		concurrent: len(s.calls.m) > 0, start: since()}
 	s.calls.put(c.request, c)
@@ -141,8 +152,8 @@ func noSuchProcedure(proc wamp.URI) error {
 }
 
 // invocationDetails are INVOCATION.Details: the procedure for pattern
-// registrations, receive_progress, the timeout, and the caller if
-// disclosed.
+// registrations, receive_progress, the timeout, the caller if disclosed,
+// and the payload's passthru options.
 func invocationDetails(caller *session, proc wamp.URI, m uriindex.Match, opts callOptions) wamp.Dict {
 	d := wamp.Dict{}
 	if m != uriindex.Exact {
@@ -157,6 +168,7 @@ func invocationDetails(caller *session, proc wamp.URI, m uriindex.Match, opts ca
 	if opts.disclose {
 		opts.forward.disclose(d, caller, opts.as, callerKeys)
 	}
+	copyPassthru(d, opts.ppt)
 	return d
 }
 

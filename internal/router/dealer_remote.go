@@ -271,6 +271,11 @@ func (d *dealer) remoteInvocation(from Node, callee wamp.ID, inv *wamp.Invocatio
 		d.refuse(from, callee, inv.Request, s == nil)
 		return
 	}
+	if _, ppt := option(inv.Details, wamp.OptPPTScheme); ppt && s.ppt&pptCallee == 0 {
+		d.mu.Unlock()
+		d.realm.fabric.Send(from, callee, wamp.ErrorFor(wamp.TypeCall, inv.Request, errPPTCallee(reg.procedure)))
+		return
+	}
 	pc := d.remote.caller(from, callee, true)
 	if pc.calls.m[inv.Request] != nil {
 		d.mu.Unlock()
@@ -349,6 +354,7 @@ func (d *dealer) remoteResult(from Node, callee wamp.ID, m *wamp.Result) {
 		return
 	}
 	y := &wamp.Yield{Request: m.Request, Options: wamp.Dict{}, Args: m.Args, Kwargs: m.Kwargs, Raw: m.Raw}
+	copyPassthru(y.Options, m.Details)
 	if progress, _ := optBool(m.Details, wamp.OptProgress, false); progress {
 		y.Options[wamp.OptProgress] = true
 	}

@@ -17,6 +17,12 @@ func violation(format string, a ...any) error {
 	return &protocolError{msg: fmt.Sprintf(format, a...)}
 }
 
+// isViolation reports whether err is a protocolError.
+func isViolation(err error) bool {
+	var pe *protocolError
+	return errors.As(err, &pe)
+}
+
 // dispatch hands m to its handler and maps the handler's error to the wire:
 // a *wamp.RequestError becomes ERROR for the request, a protocolError ends
 // the session. It returns false when the session is over.

@@ -26,6 +26,10 @@ func FuzzSession(f *testing.F) {
 		`[[48,1,{},"wamp.session.add_testament",["com.t",["x"],{}],{"scope":"detached","publish_options":{"exclude":[1]}}]]`,
 		`[[48,1,{},"wamp.subscription.match",["com.t"]],[48,2,{},"wamp.registration.lookup",["com.p",{"match":"prefix"}]]]`,
 		`[[48,1,{},"wamp.session.list",[["anonymous"]]],[48,2,{},"wamp.registration.get",[1]],[48,3,{},"wamp.session.flush_testaments"]]`,
+		// Payload passthru ("\u0000..." strings are binaries, see binaries).
+		`[[16,1,{"acknowledge":true,"retain":true,"enc_algo":"mqtt"},"com.t","\u0000raw"],[16,2,{"acknowledge":true,"enc_key":"k"},"com.t",[1]]]`,
+		`[[48,1,{"enc_algo":"x_ab","enc_serializer":"cbor"},"com.p.x","\u0000raw"],[48,2,{"ppt_scheme":"mqtt"},"com.p.y",["\u0000raw"],{"k":1}]]`,
+		`[[70,1,{"enc_algo":"xbr"},"\u0000r"],[8,68,1,{"ppt_scheme":"wamp"},"x.y",["\u0000e"]],[16,3,{"ppt_scheme":"x","enc_algo":"mqtt"},"com.t","\u0000"]]`,
 	}
 	for _, s := range seeds {
 		f.Add(s)
@@ -43,7 +47,7 @@ func FuzzSession(f *testing.F) {
 		sub.subscribe("com.t", nil)
 		c := join(t, r.Gate(), "realm1", nil)
 		for _, l := range raw {
-			m, err := wamp.Decode(l)
+			m, err := wamp.Decode(binaries(l))
 			if err != nil {
 				c.send(err)
 				continue
@@ -60,6 +64,22 @@ func FuzzSession(f *testing.F) {
 			}
 		}
 	})
+}
+
+// binaries turns the strings of l that start with NUL into binaries, as
+// the JSON codec reads them, so that the seeds can hold passthru payloads.
+func binaries(l []any) []any {
+	for i, v := range l {
+		switch v := v.(type) {
+		case string:
+			if rest, ok := strings.CutPrefix(v, "\x00"); ok {
+				l[i] = []byte(rest)
+			}
+		case []any:
+			l[i] = binaries(v)
+		}
+	}
+	return l
 }
 
 // fuzzRouter is a router on which sessions may not kill one another: the

@@ -47,6 +47,7 @@ func (s *session) handshake() *realm {
 	s.canCancel = roleFeature(hello.Details, "callee", "call_canceling")
 	s.revokeRegs = roleFeature(hello.Details, "callee", "registration_revocation")
 	s.revokeSubs = roleFeature(hello.Details, "subscriber", "subscription_revocation")
+	s.ppt = announcedPPT(hello.Details)
 	if err := rm.join(s); err != nil {
 		s.abortWith(err)
 		return nil

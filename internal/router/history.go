@@ -103,9 +103,13 @@ func (b *broker) record(pub *session, e *outEvent, ts []target) {
 		if ev.item == nil {
 			// The history holds values: a raw payload is decoded (it was
 			// checked when received: an error leaves the item without).
+			// A passthru payload is kept as its bytes, with its options.
 			args, kwargs, _ := e.payload.Values()
-			ev = storedEvent{item: historyItem(b.realm.name, pub, e, args, kwargs),
-				size: wamp.PayloadSize(e.topic, wamp.Payload{Args: args, Kwargs: kwargs}, nil)}
+			p := wamp.Payload{Args: args, Kwargs: kwargs}
+			if e.payload.Passthru() != nil {
+				p.Raw = e.payload.Raw
+			}
+			ev = storedEvent{item: historyItem(b.realm.name, pub, e, args, kwargs), size: wamp.PayloadSize(e.topic, p, nil)}
 		}
 		if err := b.histories.add(t.hist, ev); err != nil {
 			b.realm.limits.note(pub, err)
@@ -136,6 +140,10 @@ func historyItem(realm wamp.URI, pub *session, e *outEvent, args wamp.List, kwar
 	}
 	if kwargs != nil {
 		item["kwargs"] = kwargs
+	}
+	if b := e.payload.Passthru(); b != nil {
+		item["payload"] = b
+		copyPassthru(item, e.details)
 	}
 	return item
 }

@@ -42,6 +42,9 @@ type session struct {
 	// registration or subscription was revoked (UpdateRealm).
 	// (The booleans side by side: the struct fits a smaller size class.)
 	revokeRegs, revokeSubs bool
+	// ppt: the roles for which the client announced the feature
+	// payload_passthru_mode (passthru.go).
+	ppt pptRoles
 	// burst: more of the client's messages wait in its peer's buffer
 	// (wamp.Parker), so what s sends goes to writers that batch it rather
 	// than straight to the socket (see sendPeer). Set by s's goroutine.

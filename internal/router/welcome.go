@@ -15,6 +15,8 @@ var (
 		"pattern_based_subscription",
 		"event_retention",
 		"subscription_revocation",
+		"payload_transparency",  // Crossbar's name (enc_algo)
+		"payload_passthru_mode", // the specification's (ppt_scheme)
 	}
 	dealerFeatures = []string{
 		"call_canceling",
@@ -24,6 +26,8 @@ var (
 		"pattern_based_registration",
 		"shared_registration",
 		"registration_revocation",
+		"payload_transparency",
+		"payload_passthru_mode",
 	}
 	// The session meta API is announced by both roles, as the spec asks.
 	brokerMetaFeatures = []string{"session_meta_api", "subscription_meta_api"}

@@ -1,6 +1,7 @@
 package corpus_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -9,6 +10,8 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/internal/transport/websocket"
 	"github.com/junction-wamp/junction/test/internal/nodeproc"
 	"github.com/junction-wamp/junction/wamp"
 )
@@ -122,6 +125,63 @@ func mqttDynamic(t *testing.T, r *nodeRun) {
 	if got := nextMessage(t, commands, "the encoded MQTT message"); got != "topic=devices.d7.command\nargs=reboot,5\nforce=True" {
 		t.Errorf("encoded payload %q", got)
 	}
+}
+
+// mqttPassthrough bridges MQTT and WAMP with the payload type
+// passthrough, both ways, on the MQTT transport and inside the universal
+// one: the bytes pass untouched, with enc_algo "mqtt".
+func mqttPassthrough(t *testing.T, r *nodeRun) {
+	universal := r.node.Addr(nodeproc.Transport(0, 1))
+	m1 := mqttConnect(t, r.addr, "sensor-1")
+	m2 := mqttConnect(t, universal, "display-1")
+	js := joinGo(t, "ws://"+universal+"/ws", "realm1")
+	mp := joinWith(t, "ws://"+universal+"/ws", "realm1", func(ctx context.Context) (wamp.Peer, error) {
+		return websocket.Dial(ctx, "ws://"+universal+"/ws", websocket.DialOptions{Subprotocols: []string{"wamp.2.msgpack"}})
+	})
+	const raw = "\x00\x01\xfe\xff not UTF-8: \xc3"
+	jsEvents, mpEvents := passthruEvents(t, js, "com.example.raw"), passthruEvents(t, mp, "com.example.raw")
+	toDisplay := mqttMessages(t, m2, "com/example/raw")
+	if err := mqttWait(m1.Publish("com/example/raw", 1, false, raw)); err != nil {
+		t.Fatalf("MQTT publish (QoS 1): %v", err)
+	}
+	for name, ch := range map[string]<-chan *client.Event{"JSON": jsEvents, "MessagePack": mpEvents} {
+		select {
+		case ev := <-ch:
+			if string(ev.Passthru) != raw || ev.Args != nil || ev.Details[wamp.OptEncAlgo] != "mqtt" {
+				t.Errorf("%s subscriber: event payload %q args %v details %v, want the MQTT bytes with enc_algo mqtt", name, ev.Passthru, ev.Args, ev.Details)
+			}
+		case <-time.After(goTimeout):
+			t.Fatalf("%s subscriber: no event within %s", name, goTimeout)
+		}
+	}
+	if got := nextMessage(t, toDisplay, "the MQTT message on the universal transport"); got != raw {
+		t.Errorf("MQTT payload %q, want %q", got, raw)
+	}
+	toSensor := mqttMessages(t, m1, "com/example/+/command")
+	if _, err := mp.PublishPassthru(t.Context(), "com.example.heater.command", []byte("\x07on"),
+		wamp.Dict{wamp.OptAcknowledge: true, wamp.OptEncAlgo: "mqtt"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := nextMessage(t, toSensor, "the MQTT message of a WAMP passthru publication"); got != "\x07on" {
+		t.Errorf("MQTT payload %q, want %q", got, "\x07on")
+	}
+}
+
+// passthruEvents subscribes s to topic; its events come on the channel.
+func passthruEvents(t *testing.T, s *client.Session, topic wamp.URI) <-chan *client.Event {
+	t.Helper()
+	ch := make(chan *client.Event, 4)
+	ctx, cancel := context.WithTimeout(t.Context(), goTimeout)
+	defer cancel()
+	if _, err := s.Subscribe(ctx, topic, func(ev *client.Event) {
+		select {
+		case ch <- ev:
+		default:
+		}
+	}, nil); err != nil {
+		t.Fatalf("subscribe %s: %v", topic, err)
+	}
+	return ch
 }
 
 // sortedJSON is the JSON text doc with its object keys sorted, so that

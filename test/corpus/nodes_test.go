@@ -358,6 +358,12 @@ var corpus = []corpusNode{
 		static: staticFile{"/", "index.html"},
 		check:  mqttDynamic,
 	},
+	{
+		name: "mqtt-passthrough",
+		proves: "the MQTT payload type passthrough: MQTT payloads (any bytes) reach WAMP subscribers (JSON, MessagePack) " +
+			"as passthru payloads with enc_algo mqtt, and a WAMP passthru publication reaches MQTT subscribers byte for byte",
+		check: mqttPassthrough,
+	},
 }
 
 // joinRefused is the warning a node logs for every login it refuses

@@ -137,3 +137,47 @@ func TestManySubscribersOrdered(t *testing.T) {
 		}
 	})
 }
+
+// TestPassthruPayloads: payloads in passthru mode (payload transparency)
+// reach the subscriber byte for byte with their options, over every
+// transport and serializer: Crossbar's form (a binary in place of
+// Arguments, enc_algo), retained too, and the specification's (one
+// binary argument, ppt_scheme).
+func TestPassthruPayloads(t *testing.T) {
+	raw := []byte("\x00\x01\xfe\xff not UTF-8: \xc3")
+	forEachTransport(t, func(t *testing.T, e *env) {
+		sub, pub := e.anon(), e.anon()
+		events := subscribe(t, sub, "com.example.raw", nil)
+		enc := wamp.Dict{"enc_algo": "cryptobox", "enc_key": "k1", "enc_serializer": "cbor"}
+		opts := wamp.Dict{"acknowledge": true, "retain": true}
+		for k, v := range enc {
+			opts[k] = v
+		}
+		if _, err := pub.PublishPassthru(ctx(t), "com.example.raw", raw, opts); err != nil {
+			t.Fatal(err)
+		}
+		checkPassthru := func(ev *client.Event, what string) {
+			t.Helper()
+			if !reflect.DeepEqual(ev.Passthru, raw) || ev.Args != nil {
+				t.Errorf("%s: payload %q args %v, want %q", what, ev.Passthru, ev.Args, raw)
+			}
+			for k, v := range enc {
+				if ev.Details[k] != v {
+					t.Errorf("%s: details %v, want %s %v", what, ev.Details, k, v)
+				}
+			}
+		}
+		checkPassthru(<-events, "event")
+		late := subscribe(t, e.anon(), "com.example.raw", wamp.Dict{"get_retained": true})
+		checkPassthru(<-late, "retained event")
+
+		ppt := wamp.Dict{"acknowledge": true, "ppt_scheme": "x_mine", "ppt_serializer": "native"}
+		if _, err := pub.Publish(ctx(t), "com.example.raw", wamp.List{raw}, nil, ppt); err != nil {
+			t.Fatal(err)
+		}
+		ev := <-events
+		if len(ev.Args) != 1 || !reflect.DeepEqual(ev.Args[0], raw) || ev.Details["ppt_scheme"] != "x_mine" || ev.Details["ppt_serializer"] != "native" {
+			t.Errorf("ppt event %#v", ev)
+		}
+	})
+}

@@ -58,6 +58,9 @@ type scenarioArgs struct {
 	role       string // "" means "all"
 	prefix     string // "" lets the script choose a unique one
 	expectFail bool
+	// payloadCodec: send and receive every payload in passthru mode
+	// (autobahn-python's --payload-codec).
+	payloadCodec bool
 }
 
 func (a scenarioArgs) argv() []string {
@@ -74,6 +77,9 @@ func (a scenarioArgs) argv() []string {
 	add("--prefix", a.prefix)
 	if a.expectFail {
 		args = append(args, "--expect-fail")
+	}
+	if a.payloadCodec {
+		args = append(args, "--payload-codec")
 	}
 	return args
 }
@@ -93,6 +99,7 @@ type result struct {
 	Invocations map[string]int `json:"invocations"`
 	Goodbye     string         `json:"goodbye"`    // the reason of the router's GOODBYE reply
 	Everything  string         `json:"everything"` // role everything: "subscribed" or the refusal's URI
+	Decoded     int            `json:"decoded"`    // with a payload codec: the passthru payloads it decoded
 }
 
 // process is a running scenario script.

@@ -69,7 +69,10 @@ func startCluster(t *testing.T, n int) []*node {
 // acknowledged, a subscription once its interest has reached the
 // publisher's node (docs/cluster.md, "The interest window": a few
 // milliseconds at most, against the caller's start-up of a new Node.js
-// or Python process and its three calls before it publishes).
+// or Python process and its three calls before it publishes). The last
+// case does it in passthru mode (two autobahn-python sessions with a
+// payload codec): the passthru payloads and their options cross the
+// cluster's envelopes.
 func TestCluster(t *testing.T) {
 	harness.RequireDeps(t)
 	nodes := startCluster(t, 3)
@@ -101,4 +104,9 @@ func TestCluster(t *testing.T) {
 			runPair(t, "com.interop.cluster"+string(rune('a'+i)), tc.callee, tc.calleeArgs, tc.caller, tc.callerArgs)
 		})
 	}
+	t.Run("python-passthru-node3/python-passthru-node2", func(t *testing.T) {
+		t.Parallel()
+		runPassthruPair(t, "com.interop.clusterpassthru",
+			argsFor(nodes[2].url("websocket", anonymous), "msgpack", anonymous), argsFor(nodes[1].url("rawsocket", anonymous), "json", anonymous))
+	})
 }

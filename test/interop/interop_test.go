@@ -248,6 +248,48 @@ func TestCrossClient(t *testing.T) {
 	}
 }
 
+// TestPassthru: two autobahn-python sessions (py/scenario.py
+// --payload-codec), callee and caller, send every payload in payload
+// transparency mode (passthru: opaque bytes with enc_algo, as autobahn
+// and Crossbar send them), each with another serializer, over WebSocket
+// and RawSocket: calls, progressive results, the callee's error and the
+// event come through intact, and each session's codec decoded what it got
+// (the callee 3 invocations and the event; the caller 2 results, 3
+// progressive ones and the error).
+func TestPassthru(t *testing.T) {
+	harness.RequireDeps(t)
+	n := startNode(t)
+	for i, ser := range serializers {
+		other := serializers[(i+1)%len(serializers)]
+		tr := []string{"websocket", "rawsocket"}[i%2]
+		t.Run("python/"+tr+"/"+ser+"-"+other, func(t *testing.T) {
+			t.Parallel()
+			runPassthruPair(t, "com.interop.passthru"+ser,
+				argsFor(n.url(tr, anonymous), ser, anonymous), argsFor(n.url("websocket", anonymous), other, anonymous))
+		})
+	}
+}
+
+// runPassthruPair is runPair for two autobahn-python sessions in
+// passthru mode (--payload-codec), each of whose codecs must have
+// decoded every payload it got: the callee 3 invocations and the event,
+// the caller 2 results, 3 progressive ones and the error.
+func runPassthruPair(t *testing.T, prefix string, callee, caller scenarioArgs) {
+	t.Helper()
+	callee.payloadCodec, caller.payloadCodec = true, true
+	callee.role, callee.prefix = "callee", prefix
+	caller.role, caller.prefix = "caller", prefix
+	p := start(t, pyClient, callee)
+	p.waitReady(t)
+	rc := run(t, pyClient, caller)
+	r := p.wait(t)
+	if !maps.Equal(r.Invocations, wantInvocations) || r.Decoded != 4 || rc.Decoded != 6 {
+		t.Errorf("callee invocations %v, decoded %d (want %v, 4); caller decoded %d (want 6)", r.Invocations, r.Decoded, wantInvocations, rc.Decoded)
+	}
+	checkGoodbye(t, r)
+	checkGoodbye(t, rc)
+}
+
 // runPair runs the scenario split in two under prefix: callee (role
 // callee: registers and subscribes) until it is ready, then caller (role
 // caller: calls and publishes); both must succeed and leave with the

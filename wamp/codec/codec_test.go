@@ -62,8 +62,19 @@ func allMessages() []wamp.Message {
 		&wamp.Invocation{Request: 10, Registration: 8, Details: d(), Args: args, Kwargs: wamp.ObjectOf(kw)},
 		&wamp.Interrupt{Request: 10, Options: d()},
 		&wamp.Yield{Request: 10, Options: d(), Args: args, Kwargs: wamp.ObjectOf(kw)},
+		// Passthru payloads (autobahn's and Crossbar's payload transparency).
+		&wamp.Publish{Request: 1, Options: enc(), Topic: "com.a", Raw: wamp.NewPassthru([]byte{0, 1, 0xff})},
+		&wamp.Event{Subscription: 4, Publication: 9, Details: enc(), Raw: wamp.NewPassthru([]byte("mqtt bytes"))},
+		&wamp.Call{Request: 6, Options: enc(), Procedure: "com.add", Raw: wamp.NewPassthru([]byte{})},
+		&wamp.Invocation{Request: 10, Registration: 8, Details: enc(), Raw: wamp.NewPassthru([]byte{0})},
+		&wamp.Yield{Request: 10, Options: enc(), Raw: wamp.NewPassthru([]byte("result"))},
+		&wamp.Result{Request: 6, Details: enc(), Raw: wamp.NewPassthru([]byte("result"))},
+		&wamp.Error{RequestType: wamp.TypeInvocation, Request: 10, Details: enc(), Error: "com.err", Raw: wamp.NewPassthru([]byte("why"))},
 	}
 }
+
+// enc returns the options of a passthru payload.
+func enc() wamp.Dict { return wamp.Dict{"enc_algo": "x_test", "enc_serializer": "json"} }
 
 // equal compares decoded messages like reflect.DeepEqual, except that NaN
 // equals NaN and that an Object equals a Dict or an Object of the same

@@ -85,7 +85,7 @@ func fuzzRaw(f *testing.F, c Codec, seeds ...string) {
 			t.Fatalf("%q: raw payload decodes to\n%#v, %v\nfull decode\n%#v", b, got, err, full)
 		}
 		p := wamp.PayloadOf(raw)
-		if p.Raw == nil {
+		if p.Raw == nil || p.Raw.IsPassthru() { // a passthru payload is decoded bytes
 			return
 		}
 		again, err := c.Encode(raw)
@@ -97,7 +97,8 @@ func fuzzRaw(f *testing.F, c Codec, seeds ...string) {
 
 func FuzzRawJSON(f *testing.F) {
 	fuzzRaw(f, JSON, `[36,1,2,{},["\u0000AAEC/w==",1e5,-0,1.50,"\ud83d\ude00"] , {"b":1,"a":{"x":[]},"b":2}]`,
-		`[48,1,{},"p",[1e400]]`, `[48,1,{},"p",["\u0000!"]]`, `[48,1,{},"p",{}]`, `[48,1,{},"p",[],[]]`, `[48,1,{},"p",[],{},1]`)
+		`[48,1,{},"p",[1e400]]`, `[48,1,{},"p",["\u0000!"]]`, `[48,1,{},"p",{}]`, `[48,1,{},"p",[],[]]`, `[48,1,{},"p",[],{},1]`,
+		`[16,1,{"enc_algo":"mqtt"},"t","\u0000AQI="]`, `[16,1,{},"t","\u0000AQI=",{}]`, `[16,1,{},"t","text"]`)
 }
 
 func FuzzRawMsgpack(f *testing.F) {

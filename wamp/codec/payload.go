@@ -8,16 +8,22 @@ import (
 
 // PayloadBytes returns p as bytes for another process, which makes it a
 // payload again with Payload: a raw payload's elements as received, in
-// their serializer; values encoded with MessagePack. n is the number of
-// elements, 0 for an empty payload (b is then nil). Errors wrap ErrEncode.
+// their serializer; values, and a passthru payload's binary, encoded with
+// MessagePack. n is the number of elements, 0 for an empty payload (b is
+// then nil). Errors wrap ErrEncode.
 //
 // Lower level, for Junction's transports and router: not covered by
 // the stability note of the package documentation.
 func PayloadBytes(p wamp.Payload) (ser wamp.Serializer, b []byte, n int, err error) {
+	f := Msgpack.(*format)
+	if b := p.Passthru(); b != nil {
+		s := f.sink()
+		s.bin(b)
+		return f.ser, append([]byte(nil), s.bytes()...), 1, nil
+	}
 	if p.Raw != nil {
 		return p.Raw.Serializer(), p.Raw.Bytes(), p.Raw.Len(), nil
 	}
-	f := Msgpack.(*format)
 	switch {
 	case len(p.Kwargs) > 0:
 		n = 2

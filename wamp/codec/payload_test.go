@@ -127,3 +127,35 @@ func FuzzPayload(f *testing.F) {
 		}
 	})
 }
+
+// TestPayloadPassthru: a passthru payload made bytes by PayloadBytes (a
+// MessagePack binary, one element) is a passthru payload again, with the
+// same bytes, whatever serializer it came in: what the cluster's
+// envelopes carry.
+func TestPayloadPassthru(t *testing.T) {
+	for _, in := range []struct {
+		c   Codec
+		msg string
+	}{
+		{JSON, `[16,1,{"enc_algo":"mqtt"},"t","\u0000AP8="]`},
+		{Msgpack, "\x95\x10\x01\x81\xa8enc_algo\xa4mqtt\xa1t\xc4\x02\x00\xff"},
+		{CBOR, "\x85\x10\x01\xa1\x68enc_algo\x64mqtt\x61t\x42\x00\xff"},
+		{UBJSON, "[U\x10U\x01{U\x08enc_algoSU\x04mqtt}SU\x01t[$U#U\x02\x00\xff]"},
+	} {
+		m, err := in.c.Decode([]byte(in.msg))
+		if err != nil {
+			t.Fatalf("%s: %v", in.c.Name(), err)
+		}
+		if got := wamp.PayloadOf(m).Passthru(); string(got) != "\x00\xff" {
+			t.Fatalf("%s: decoded passthru %q", in.c.Name(), got)
+		}
+		ser, b, n, err := PayloadBytes(wamp.PayloadOf(m))
+		if err != nil || ser != wamp.SerializerMsgpack || n != 1 {
+			t.Fatalf("%s: PayloadBytes = %d, %q, %d, %v", in.c.Name(), ser, b, n, err)
+		}
+		p, err := Payload(ser, b, n)
+		if err != nil || string(p.Passthru()) != "\x00\xff" || p.Args != nil {
+			t.Errorf("%s: payload %+v, %v; want the passthru bytes", in.c.Name(), p, err)
+		}
+	}
+}

@@ -75,8 +75,14 @@ func (w *msgWriter) List(l wamp.List) { w.next(); writeList(w.s, l, 2) }
 func (w *msgWriter) Object(o wamp.Object) { w.next(); writeObject(w.s, o, 2) }
 
 // Raw writes a payload as received: its bytes when they are in the sink's
-// format, else its values, decoded (once for every encoder of r).
+// format, else its values, decoded (once for every encoder of r); a
+// passthru payload as one binary.
 func (w *msgWriter) Raw(r *wamp.Raw) {
+	if r.IsPassthru() {
+		w.next()
+		w.s.bin(r.Bytes())
+		return
+	}
 	if r.Serializer() == w.ser {
 		w.next()
 		w.s.raw(r.Bytes())

@@ -33,6 +33,9 @@ func TestKnownVectors(t *testing.T) {
 		{"literals and duplicate key", JSON, `[36,1,2,{"a":1,"a":2},[null,true,false]]`,
 			&wamp.Event{Subscription: 1, Publication: 2, Details: wamp.Dict{"a": int64(2)}, Args: wamp.List{nil, true, false}}},
 
+		{"autobahn passthru PUBLISH", JSON, `[16,7,{"enc_algo":"mqtt"},"t","\u0000AQI="]`,
+			&wamp.Publish{Request: 7, Options: wamp.Dict{"enc_algo": "mqtt"}, Topic: "t", Raw: wamp.NewPassthru([]byte{1, 2})}},
+
 		{"spec HELLO", Msgpack, "\x93\x01\xa9somerealm\x81\xa5roles\x82\xa9publisher\x80\xaasubscriber\x80", hello()},
 		{"ext 0 is nil", Msgpack, "\x95\x24\x01\x02\x81\xaaexclude_me\xd4\x00\x00\x92\xc7\x03\x05abc\xd8\x01" + strings.Repeat("x", 16),
 			&wamp.Event{Subscription: 1, Publication: 2, Details: wamp.Dict{"exclude_me": nil}, Args: wamp.List{nil, nil}}},
@@ -73,6 +76,10 @@ func event2(args ...any) *wamp.Event {
 	return &wamp.Event{Subscription: 1, Publication: 2, Details: wamp.Dict{}, Args: args}
 }
 
+func passthru(b []byte) *wamp.Event {
+	return &wamp.Event{Subscription: 1, Publication: 2, Details: wamp.Dict{}, Raw: wamp.NewPassthru(b)}
+}
+
 // TestEncodedForm pins the bytes of the JSON encoder and of binaries in
 // every format.
 func TestEncodedForm(t *testing.T) {
@@ -85,6 +92,11 @@ func TestEncodedForm(t *testing.T) {
 		{Msgpack, event2([]byte{7}), "\x95\x24\x01\x02\x80\x91\xc4\x01\x07"},
 		{CBOR, event2([]byte{7}), "\x85\x18\x24\x01\x02\xa0\x81\x41\x07"},
 		{UBJSON, event2([]byte{7}, uint64(math.MaxUint64)), "[U$U\x01U\x02{}[[$U#U\x01\x07HU\x1418446744073709551615]]"},
+		// A passthru payload stands in the Arguments position itself.
+		{JSON, passthru([]byte{1, 2}), `[36,1,2,{},"\u0000AQI="]`},
+		{Msgpack, passthru([]byte{7}), "\x95\x24\x01\x02\x80\xc4\x01\x07"},
+		{CBOR, passthru([]byte{7}), "\x85\x18\x24\x01\x02\xa0\x41\x07"},
+		{UBJSON, passthru([]byte{7}), "[U$U\x01U\x02{}[$U#U\x01\x07]"},
 	}
 	for _, tt := range tests {
 		b, err := tt.c.Encode(tt.m)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/junction-wamp/junction/client"
 	"github.com/junction-wamp/junction/internal/lograte"
+	"github.com/junction-wamp/junction/wamp"
 )
 
 // forwarder delivers one subscription's events in order: push (on the
@@ -78,6 +79,10 @@ func (f *forwarder) drain() {
 
 // deliver sends ev, retrying with backoff, and counts the outcome.
 func (f *forwarder) deliver(ctx context.Context, ev *client.Event) {
+	if ev.Passthru != nil {
+		f.drop(ev, wamp.ErrPassthru) // opaque bytes: no args and kwargs to post
+		return
+	}
 	body, err := eventBody(ev.Args, ev.Kwargs)
 	if err != nil {
 		f.drop(ev, err)

@@ -364,3 +364,22 @@ func TestSubscriberNeverBlocksDispatch(t *testing.T) {
 		t.Errorf("stats = %+v, want about 198 events dropped as queue full", st)
 	}
 }
+
+// TestSubscriberDropsPassthru: an event with a passthru payload (opaque
+// bytes, no arguments) is not posted: it is counted as dropped, and the
+// next event goes out.
+func TestSubscriberDropsPassthru(t *testing.T) {
+	rc, url := sink(t)
+	s, pub := subscriberEnv(t, SubscriberOptions{Subscriptions: []Subscription{{Topic: "com.example.p", URL: url}}})
+	opts := wamp.Dict{wamp.OptAcknowledge: true, wamp.OptEncAlgo: "mqtt"}
+	if _, err := pub.PublishPassthru(testCtx(t), "com.example.p", []byte{1}, opts); err != nil {
+		t.Fatal(err)
+	}
+	publish(t, pub, "com.example.p", wamp.List{"after"}, nil)
+	if got := recv(t, testCtx(t), rc.ch); got.body != `{"args":["after"],"kwargs":{}}` {
+		t.Errorf("body = %s, want the second event's", got.body)
+	}
+	if st := s.Stats(); st.Dropped != 1 {
+		t.Errorf("stats = %+v, want the passthru event dropped", st)
+	}
+}

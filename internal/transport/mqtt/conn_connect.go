@@ -114,15 +114,25 @@ func (c *Conn) awaitWelcome() error {
 	}
 }
 
+// errWillPassthru: a will on a topic of payload type passthrough.
+var errWillPassthru = errors.New("mqtt: the topic's payload type is passthrough, and a testament (wamp.session.add_testament) carries arguments, not a passthru payload")
+
 // addTestament asks the router to publish the will when the session
 // ends, with wamp.session.add_testament, as Crossbar does. A will that
-// cannot be mapped is logged and dropped.
+// cannot be mapped is logged and dropped, so is one on a passthrough
+// topic (Crossbar would publish it without its payload).
 func (c *Conn) addTestament(w *will) {
 	u, err := topicToURI(w.topic)
+	var pl wamp.Payload
+	if err == nil {
+		pl, _, err = c.h.mapper.decode(c.ctx, c.h.opts.Realm, u, w.topic, w.message)
+	}
 	var args wamp.List
 	var kwargs wamp.Object
 	if err == nil {
-		args, kwargs, _, err = c.h.mapper.decode(c.ctx, c.h.opts.Realm, u, w.topic, w.message)
+		if args, kwargs, err = pl.Values(); errors.Is(err, wamp.ErrPassthru) {
+			err = errWillPassthru
+		}
 	}
 	if err != nil {
 		c.log.Warn("mqtt: will dropped", "topic", w.topic, "err", err)

@@ -24,7 +24,7 @@ func (c *Conn) handlePublish(p packet) error {
 	if err != nil {
 		return c.refusePublish(m, err)
 	}
-	args, kwargs, opts, err := c.h.mapper.decode(c.ctx, c.h.opts.Realm, u, m.topic, m.payload)
+	pl, opts, err := c.h.mapper.decode(c.ctx, c.h.opts.Realm, u, m.topic, m.payload)
 	if err != nil {
 		return c.refusePublish(m, err)
 	}
@@ -37,7 +37,7 @@ func (c *Conn) handlePublish(p packet) error {
 		c.pubs[id] = m.packetID
 		c.mu.Unlock()
 	}
-	c.push(&wamp.Publish{Request: id, Options: opts, Topic: u, Args: args, Kwargs: kwargs})
+	c.push(&wamp.Publish{Request: id, Options: opts, Topic: u, Args: pl.Args, Kwargs: pl.Kwargs, Raw: pl.Raw})
 	return nil
 }
 

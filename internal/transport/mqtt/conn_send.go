@@ -136,11 +136,7 @@ func (c *Conn) encodeLoop() {
 func (c *Conn) deliver(ev *wamp.Event) error {
 	u := c.eventTopic(ev)
 	topic := uriToTopic(u)
-	args, kwargs, err := wamp.Values(ev)
-	var payload []byte
-	if err == nil {
-		payload, err = c.h.mapper.encode(c.ctx, c.h.opts.Realm, u, topic, args, kwargs)
-	}
+	payload, err := c.h.mapper.encode(c.ctx, c.h.opts.Realm, u, topic, wamp.PayloadOf(ev))
 	if err != nil {
 		return &wamp.EncodeError{Type: wamp.TypeEvent, Err: fmt.Errorf("mqtt topic %q: %w", topic, err)}
 	}

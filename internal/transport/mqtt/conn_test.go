@@ -3,6 +3,7 @@ package mqtt
 import (
 	"errors"
 	"io"
+	"log/slog"
 	"math"
 	"net"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/logtest"
 	"github.com/junction-wamp/junction/internal/transport/transporttest"
 	"github.com/junction-wamp/junction/wamp"
 )
@@ -18,8 +20,14 @@ import (
 // (with keepAlive seconds) and the router's WELCOME, and the session.
 func connected(t *testing.T, keepAlive byte) (net.Conn, *transporttest.Session) {
 	t.Helper()
+	return connectedWith(t, keepAlive, map[string]Mapping{"": {Serializer: "json"}})
+}
+
+// connectedWith is connected with the payload mappings maps.
+func connectedWith(t *testing.T, keepAlive byte, maps map[string]Mapping) (net.Conn, *transporttest.Session) {
+	t.Helper()
 	a := transporttest.NewAttacher()
-	h, err := NewHandler(Options{Attacher: a, Realm: "realm1", PayloadMapping: map[string]Mapping{"": {Serializer: "json"}}})
+	h, err := NewHandler(Options{Attacher: a, Realm: "realm1", PayloadMapping: maps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,6 +118,69 @@ func TestEventUnencodable(t *testing.T) {
 		rest := make([]byte, b[1])
 		if _, err := io.ReadFull(cl, rest); err != nil || !strings.HasPrefix(string(rest), "\x00\x03a/b") {
 			t.Fatalf("publish %q %v, want topic a/b", rest, err)
+		}
+	})
+}
+
+// TestPassthrough: on a topic of payload type passthrough, an MQTT
+// payload becomes a passthru payload with enc_algo "mqtt", and an event's
+// passthru payload the MQTT payload; an event without one is not sent
+// (a *wamp.EncodeError for the router to count and log).
+func TestPassthrough(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cl, s := connectedWith(t, 0, map[string]Mapping{"": {Passthrough: true}})
+		defer close(s.Release)
+		go cl.Write([]byte{0x30, 8, 0, 3, 'a', '/', 'b', 0, 0xff, 'x'})
+		m, err := s.Peer.Recv()
+		pub, ok := m.(*wamp.Publish)
+		if err != nil || !ok || pub.Topic != "a.b" || string(wamp.PayloadOf(pub).Passthru()) != "\x00\xffx" || pub.Args != nil || pub.Options["enc_algo"] != "mqtt" {
+			t.Fatalf("publish %#v %v", m, err)
+		}
+		details := wamp.Dict{wamp.OptTopic: "a.b", "enc_algo": "mqtt"}
+		err = s.Peer.Send(&wamp.Event{Subscription: 1, Publication: 1, Details: wamp.Dict{wamp.OptTopic: "a.b"}, Args: wamp.List{1}})
+		if ee, ok := errors.AsType[*wamp.EncodeError](err); !ok || !errors.Is(err, errNoPassthru) || ee.Type != wamp.TypeEvent {
+			t.Fatalf("Send of an event without passthru payload = %v, want a *wamp.EncodeError", err)
+		}
+		go s.Peer.Send(&wamp.Event{Subscription: 1, Publication: 2, Details: details, Raw: wamp.NewPassthru([]byte{0, 1})})
+		b := make([]byte, 9)
+		if _, err := io.ReadFull(cl, b); err != nil || string(b) != "\x30\x07\x00\x03a/b\x00\x01" {
+			t.Fatalf("publish %q %v", b, err)
+		}
+	})
+}
+
+// TestWillOnPassthroughTopic: a will on a topic of payload type
+// passthrough is not made a testament (a testament carries arguments):
+// it is dropped with a warning, and the connection goes on.
+func TestWillOnPassthroughTopic(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log logtest.Log
+		a := transporttest.NewAttacher()
+		h, err := NewHandler(Options{Attacher: a, Realm: "realm1", Logger: log.Logger(slog.LevelInfo),
+			PayloadMapping: map[string]Mapping{"": {Passthrough: true}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, cl := net.Pipe()
+		go h.ServeConn(srv)
+		// CONNECT, clean session and a QoS 0 will "x" on a/b, client ID "c".
+		go cl.Write([]byte{0x10, 21, 0, 4, 'M', 'Q', 'T', 'T', 4, 0x06, 0, 0, 0, 1, 'c', 0, 3, 'a', '/', 'b', 0, 1, 'x'})
+		s := <-a.Sessions
+		defer close(s.Release)
+		if m, err := s.Peer.Recv(); err != nil || m.Type() != wamp.TypeHello {
+			t.Fatalf("hello %#v %v", m, err)
+		}
+		s.Peer.Send(&wamp.Welcome{Session: 1, Details: wamp.Dict{}})
+		b := make([]byte, 4)
+		if _, err := io.ReadFull(cl, b); err != nil || string(b) != "\x20\x02\x00\x00" {
+			t.Fatalf("connack %x %v", b, err)
+		}
+		go cl.Write([]byte{0x30, 6, 0, 3, 'a', '/', 'b', 'y'})
+		if m, err := s.Peer.Recv(); err != nil || m.Type() != wamp.TypePublish {
+			t.Fatalf("after CONNECT: %#v %v, want the PUBLISH (no add_testament call)", m, err)
+		}
+		if lines := log.Lines(t, "mqtt: will dropped"); len(lines) != 1 || !strings.Contains(lines[0]["err"].(string), "passthrough") {
+			t.Errorf("log: %s", log.String())
 		}
 	})
 }

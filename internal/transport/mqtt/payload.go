@@ -11,8 +11,14 @@ import (
 )
 
 // Mapping says how MQTT payloads under a WAMP URI prefix are translated.
-// Exactly one of Serializer (native) and Encoder/Decoder (dynamic) is set.
+// Passthrough, or exactly one of Serializer (native) and Encoder/Decoder
+// (dynamic), is set.
 type Mapping struct {
+	// Passthrough: the MQTT payload passes through WAMP untouched, as a
+	// passthru payload (wamp.NewPassthru) with the option enc_algo
+	// "mqtt", as Crossbar.io sends it; an event on the topic is sent to
+	// MQTT subscribers only if it carries a passthru payload.
+	Passthrough bool
 	// Serializer, for a native mapping: the payload is a dict {args,
 	// kwargs, exclude, eligible, ...} in this format ("json", "msgpack",
 	// "cbor" or "ubjson").
@@ -26,7 +32,7 @@ type Mapping struct {
 	Realm string
 }
 
-func (m Mapping) dynamic() bool { return m.Serializer == "" }
+func (m Mapping) dynamic() bool { return !m.Passthrough && m.Serializer == "" }
 
 // errUnmapped: no payload_mapping prefix matches the topic.
 var errUnmapped = errors.New("mqtt: no payload_mapping for the topic")
@@ -62,6 +68,12 @@ func newMapper(maps map[string]Mapping, call CallFunc) (*mapper, error) {
 }
 
 func (m *mapper) check(prefix string, pm Mapping) error {
+	if pm.Passthrough {
+		if pm.Serializer != "" || pm.Encoder != "" || pm.Decoder != "" {
+			return fmt.Errorf("mqtt: payload_mapping %q: a passthrough mapping takes no serializer, encoder or decoder", prefix)
+		}
+		return nil
+	}
 	if pm.dynamic() {
 		if pm.Encoder == "" || pm.Decoder == "" || m.call == nil {
 			return fmt.Errorf("mqtt: payload_mapping %q: a dynamic mapping needs an encoder, a decoder and Options.Call", prefix)
@@ -105,25 +117,37 @@ func (m *mapper) needsCalls() bool {
 	return false
 }
 
-// decode turns an MQTT payload on topic (WAMP URI u) into the args, kwargs
+// decode turns an MQTT payload on topic (WAMP URI u) into the payload
 // and options of a WAMP PUBLISH.
-func (m *mapper) decode(ctx context.Context, realm string, u wamp.URI, topic string, payload []byte) (wamp.List, wamp.Object, wamp.Dict, error) {
+func (m *mapper) decode(ctx context.Context, realm string, u wamp.URI, topic string, payload []byte) (wamp.Payload, wamp.Dict, error) {
 	p, err := m.lookup(u)
 	if err != nil {
-		return nil, nil, nil, err
+		return wamp.Payload{}, nil, err
 	}
 	var v any
 	pm := m.maps[p]
-	if pm.dynamic() {
+	switch {
+	case pm.Passthrough:
+		b := append([]byte{}, payload...) // not nil: an empty payload passes too
+		return wamp.Payload{Raw: wamp.NewPassthru(b)}, wamp.Dict{wamp.OptEncAlgo: encAlgoMQTT}, nil
+	case pm.dynamic():
 		v, err = m.call(ctx, orRealm(pm.Realm, realm), pm.Decoder, wamp.List{string(u), topic, payload})
-	} else {
+	default:
 		v, err = codec.DecodeValue(m.codecs[p], payload)
 	}
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("mqtt: payload on %q: %w", topic, err)
+		return wamp.Payload{}, nil, fmt.Errorf("mqtt: payload on %q: %w", topic, err)
 	}
-	return publishParts(v)
+	args, kwargs, opts, err := publishParts(v)
+	return wamp.Payload{Args: args, Kwargs: kwargs}, opts, err
 }
+
+// encAlgoMQTT is the enc_algo of an MQTT payload passed through.
+const encAlgoMQTT = "mqtt"
+
+// errNoPassthru: an event without a passthru payload on a passthrough
+// topic.
+var errNoPassthru = errors.New("mqtt: the topic's payload type is passthrough, and the event carries no passthru payload (enc_algo) to pass on")
 
 // publishParts takes args, kwargs and the publish options from a decoded
 // payload or a decoder's result.
@@ -146,13 +170,25 @@ func publishParts(v any) (wamp.List, wamp.Object, wamp.Dict, error) {
 	return args, kwargs, opts, nil
 }
 
-// encode turns an event on u (MQTT topic) into an MQTT payload.
-func (m *mapper) encode(ctx context.Context, realm string, u wamp.URI, topic string, args wamp.List, kwargs wamp.Object) ([]byte, error) {
+// encode turns an event on u (MQTT topic) with payload pl into an MQTT
+// payload.
+func (m *mapper) encode(ctx context.Context, realm string, u wamp.URI, topic string, pl wamp.Payload) ([]byte, error) {
 	p, err := m.lookup(u)
 	if err != nil {
 		return nil, err
 	}
 	pm := m.maps[p]
+	if pm.Passthrough {
+		b := pl.Passthru()
+		if b == nil {
+			return nil, errNoPassthru
+		}
+		return b, nil
+	}
+	args, kwargs, err := pl.Values()
+	if err != nil {
+		return nil, err
+	}
 	if !pm.dynamic() {
 		return codec.EncodeValue(m.codecs[p], nativePayload(args, kwargs))
 	}

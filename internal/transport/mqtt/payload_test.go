@@ -26,19 +26,21 @@ func TestMapperLongestPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args, _, opts, err := m.decode(context.Background(), "r", "a.b.c", "a/b/c", []byte("ignored"))
+	pl, opts, err := m.decode(context.Background(), "r", "a.b.c", "a/b/c", []byte("ignored"))
+	args := pl.Args
 	if err != nil || !reflect.DeepEqual(args, wamp.List{"decoded"}) || !reflect.DeepEqual(opts, wamp.Dict{"exclude": wamp.List{int64(1)}}) || calls != 1 {
 		t.Fatalf("dynamic: %v %v %v (calls %d)", args, opts, err, calls)
 	}
-	args, kwargs, _, err := m.decode(context.Background(), "r", "z", "z", []byte(`{"args":[1],"kwargs":{"k":"v"}}`))
+	pl, _, err = m.decode(context.Background(), "r", "z", "z", []byte(`{"args":[1],"kwargs":{"k":"v"}}`))
+	args, kwargs := pl.Args, pl.Kwargs
 	if err != nil || !reflect.DeepEqual(args, wamp.List{int64(1)}) || kwargs.Dict()["k"] != "v" {
 		t.Fatalf("native json: %v %v %v", args, kwargs, err)
 	}
-	b, err := m.encode(context.Background(), "r", "a.b.xy", "a/b/xy", wamp.List{"x"}, nil)
+	b, err := m.encode(context.Background(), "r", "a.b.xy", "a/b/xy", wamp.Payload{Args: wamp.List{"x"}})
 	if err != nil || string(b) != "\x81\xa4args\x91\xa1x" {
 		t.Fatalf("native msgpack: %q %v", b, err)
 	}
-	if _, _, _, err := m.decode(context.Background(), "r", "z", "z", []byte(`[1]`)); err == nil {
+	if _, _, err := m.decode(context.Background(), "r", "z", "z", []byte(`[1]`)); err == nil {
 		t.Fatal("a payload that is not a dict was accepted")
 	}
 }
@@ -48,10 +50,10 @@ func TestMapperUnmapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := m.decode(context.Background(), "r", "org.x", "org/x", nil); !errors.Is(err, errUnmapped) {
+	if _, _, err := m.decode(context.Background(), "r", "org.x", "org/x", nil); !errors.Is(err, errUnmapped) {
 		t.Fatalf("decode: %v", err)
 	}
-	if _, err := m.encode(context.Background(), "r", "org.x", "org/x", nil, nil); !errors.Is(err, errUnmapped) {
+	if _, err := m.encode(context.Background(), "r", "org.x", "org/x", wamp.Payload{}); !errors.Is(err, errUnmapped) {
 		t.Fatalf("encode: %v", err)
 	}
 }
@@ -61,9 +63,35 @@ func TestMapperRefusesBadMappings(t *testing.T) {
 		{"": {Serializer: "xml"}},
 		{"": {Encoder: "e"}},
 		{"": {Encoder: "e", Decoder: "d"}}, // no Call
+		{"": {Passthrough: true, Serializer: "json"}},
 	} {
 		if _, err := newMapper(maps, nil); err == nil {
 			t.Errorf("%v accepted", maps)
 		}
+	}
+}
+
+// TestMapperPassthrough: a passthrough topic takes the MQTT payload as
+// a passthru payload (empty too) and gives back an event's; a passthru
+// payload on a native topic is refused.
+func TestMapperPassthrough(t *testing.T) {
+	m, err := newMapper(map[string]Mapping{"raw.": {Passthrough: true}, "": {Serializer: "json"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range [][]byte{{1, 2}, nil} {
+		pl, opts, err := m.decode(context.Background(), "r", "raw.x", "raw/x", in)
+		if err != nil || pl.Passthru() == nil || string(pl.Passthru()) != string(in) || opts["enc_algo"] != "mqtt" {
+			t.Fatalf("decode %q: %+v %v %v", in, pl, opts, err)
+		}
+	}
+	if b, err := m.encode(context.Background(), "r", "raw.x", "raw/x", wamp.Payload{Raw: wamp.NewPassthru([]byte{3})}); err != nil || string(b) != "\x03" {
+		t.Fatalf("encode: %q %v", b, err)
+	}
+	if _, err := m.encode(context.Background(), "r", "raw.x", "raw/x", wamp.Payload{Args: wamp.List{1}}); !errors.Is(err, errNoPassthru) {
+		t.Fatalf("encode of arguments: %v", err)
+	}
+	if _, err := m.encode(context.Background(), "r", "json.x", "json/x", wamp.Payload{Raw: wamp.NewPassthru([]byte{3})}); !errors.Is(err, wamp.ErrPassthru) {
+		t.Fatalf("encode of a passthru payload on a native topic: %v", err)
 	}
 }

@@ -10,7 +10,7 @@ written to stderr). Run by test/interop/interop_test.go with /usr/bin/python3
         [--serializer json|msgpack|cbor] \
         [--authmethod anonymous|ticket|wampcra|cryptosign] \
         [--authid ID] [--secret S] [--expect-fail] [--role all|callee|caller|history|everything] \
-        [--prefix com.interop.UNIQUE] [--timeout SECONDS]
+        [--prefix com.interop.UNIQUE] [--timeout SECONDS] [--payload-codec]
 
 With --authmethod cryptosign (which needs PyNaCl, Debian's python3-nacl),
 --secret is the Ed25519 private key's seed (64 hex digits); its public key is
@@ -28,6 +28,12 @@ histories and reads them back with wamp.subscription.get_events.
 it gets events on two topics under --prefix, with the topic in the details;
 the result's "everything" is "subscribed", or the error URI of a refused
 SUBSCRIBE.
+
+With --payload-codec the session sends and receives every payload in
+payload transparency mode (passthru): autobahn's payload codec (PassthruCodec)
+turns args and kwargs into opaque bytes (enc_algo "x_interop"), which the
+router forwards untouched, and back; the result's "decoded" counts the
+payloads the codec decoded, each proof that one came through in that mode.
 """
 
 import argparse
@@ -58,7 +64,14 @@ from autobahn.wamp.serializer import (  # noqa: E402
     JsonSerializer,
     MsgPackSerializer,
 )
-from autobahn.wamp.types import CallOptions, PublishOptions, RegisterOptions, SubscribeOptions  # noqa: E402
+from autobahn.wamp.interfaces import IPayloadCodec  # noqa: E402
+from autobahn.wamp.types import (  # noqa: E402
+    CallOptions,
+    EncodedPayload,
+    PublishOptions,
+    RegisterOptions,
+    SubscribeOptions,
+)
 
 ERROR_URI = "com.interop.error"
 EVENT_ARGS = ["hello", 1]
@@ -76,6 +89,31 @@ HISTORY_LIMIT = 3
 HISTORY_PREFIX = "com.interop.history.sensor."
 
 SERIALIZERS = {"json": JsonSerializer, "msgpack": MsgPackSerializer, "cbor": CBORSerializer}
+
+
+class PassthruCodec(IPayloadCodec):
+    """A payload codec of our own for payload transparency (passthru): the
+    URI, args and kwargs as JSON, each byte XORed with 0x5a, so that the
+    router sees opaque bytes, with enc_algo "x_interop", enc_serializer
+    "json" and enc_key "k1". Counts what it decodes."""
+
+    MASK = 0x5A
+
+    def __init__(self):
+        self.decoded = 0
+
+    def encode(self, is_originating, uri, args=None, kwargs=None):
+        b = json.dumps({"uri": uri, "args": args, "kwargs": kwargs}).encode("utf8")
+        return EncodedPayload(bytes(x ^ self.MASK for x in b), "x_interop", enc_serializer="json", enc_key="k1")
+
+    def decode(self, is_originating, uri, encoded_payload):
+        e = encoded_payload
+        check(isinstance(e.payload, bytes), "passthru payload of type %s" % type(e.payload).__name__)
+        check((e.enc_algo, e.enc_serializer, e.enc_key) == ("x_interop", "json", "k1"),
+              "passthru options %r" % ((e.enc_algo, e.enc_serializer, e.enc_key),))
+        obj = json.loads(bytes(x ^ self.MASK for x in e.payload).decode("utf8"))
+        self.decoded += 1
+        return obj["uri"], obj["args"], obj["kwargs"]
 
 
 class CheckError(Exception):
@@ -110,6 +148,7 @@ def parse_args(argv):
     p.add_argument("--role", choices=["all", "callee", "caller", "history", "everything"], default="all")
     p.add_argument("--prefix", default="com.interop.py%d_%d" % (os.getpid(), int(time.time() * 1000)))
     p.add_argument("--timeout", type=float, default=20.0)
+    p.add_argument("--payload-codec", action="store_true")
     opts = p.parse_args(argv)
     if not (opts.url.startswith("ws://") or opts.url.startswith("rs://")):
         p.error("--url must start with ws:// or rs://")
@@ -404,8 +443,14 @@ class Scenario(ApplicationSession):
             outcome.fail("joined as %s/%s, want the join refused" % (details.authid, details.authrole))
             self.leave()
             return
+        codec = None
+        if opts.payload_codec:
+            codec = PassthruCodec()
+            self.set_payload_codec(codec)
         try:
             extra = yield run_scenario(opts, self)
+            if codec is not None:
+                extra["decoded"] = codec.decoded
         except Exception as e:
             outcome.fail("%s: %s" % (type(e).__name__, e))
         else:
