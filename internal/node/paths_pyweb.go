@@ -24,14 +24,14 @@ import (
 func buildWSGI(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.WSGIService)
 	return env.pyWeb(path, url, pyweb.Settings{Kind: pyweb.KindWSGI, Module: s.Module, Object: s.Object,
-		MaxThreads: s.MaxThreads})
+		MaxThreads: s.MaxThreads}, nil)
 }
 
 // buildResource builds a "resource" path: a reverse proxy to the Python
 // process that serves the Twisted Web resource (see pyWebUnit).
 func buildResource(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.ResourceService)
-	return env.pyWeb(path, url, pyweb.Settings{Kind: pyweb.KindResource, Classname: s.Classname, Extra: s.Extra})
+	return env.pyWeb(path, url, pyweb.Settings{Kind: pyweb.KindResource, Classname: s.Classname, Extra: s.Extra}, nil)
 }
 
 // wapMaxThreads bounds the requests a wap process serves at once: each
@@ -57,18 +57,15 @@ func buildWAP(env *pathEnv, path, url string, svc config.PathService) (http.Hand
 	for _, r := range s.Routes {
 		set.Routes = append(set.Routes, pyweb.WAPRoute{Path: r.Path, Method: r.Method, Call: r.Call, Render: r.Render})
 	}
-	h, err := env.pyWeb(path, url, set)
-	if err == nil {
-		env.b.node.pyWebs[len(env.b.node.pyWebs)-1].calls = calls
-	}
-	return h, err
+	return env.pyWeb(path, url, set, calls)
 }
 
 // pyWeb makes the unit of a Python web path at path (URL path url) and
-// the proxy that serves it. Nothing is imported or started here (junction
-// check stops at the build, as Crossbar's check imports nothing): only
-// the worker's interpreter is looked up.
-func (env *pathEnv) pyWeb(path, url string, s pyweb.Settings) (http.Handler, error) {
+// the proxy that serves it; calls, when not nil, serves a wap process's
+// calls. Nothing is imported or started here (junction check stops at
+// the build, as Crossbar's check imports nothing): only the worker's
+// interpreter is looked up.
+func (env *pathEnv) pyWeb(path, url string, s pyweb.Settings, calls http.Handler) (http.Handler, error) {
 	b, opts := env.b, env.router.opts
 	python, err := resolvePython(opts.Python)
 	if err != nil {
@@ -82,7 +79,8 @@ func (env *pathEnv) pyWeb(path, url string, s pyweb.Settings) (http.Handler, err
 	if err != nil {
 		return nil, fieldError(path, err)
 	}
-	u := &pyWebUnit{path: path, url: url, kind: s.Kind, python: python, log: b.log.With("path", path, "url", url), wait: waitCtx,
+	u := &pyWebUnit{path: path, url: url, kind: s.Kind, python: python, calls: calls,
+		log: b.log.With("path", path, "url", url), wait: waitCtx,
 		spec: process.Spec{Name: path, Path: python, Dir: b.resolve("."), Args: args, Stdin: pyweb.Source, Logger: b.log,
 			Env: withPythonPath(processEnviron(opts.Env, os.Environ()), b.pythonPaths(opts.PythonPath))}}
 	p, err := web.NewReverseProxy(web.ReverseProxyOptions{Host: "localhost", Path: s.Prefix, Dial: u.dial,
