@@ -130,7 +130,7 @@ var featureConfigs = map[string]string{
 	"`archive` path":                          onWeb(`{"type": "archive", "archive": "web.zip", "origin": "https://example.com/web.zip", "download": true, "default_object": "index.html", "hashes": ["` + strings.Repeat("0", 64) + `"]}`),
 	"`wsgi` path":                             onWeb(`{"type": "wsgi", "module": "app", "object": "app"}`),
 	"`resource` path":                         onWeb(`{"type": "resource", "classname": "myapp.Resource"}`),
-	"`wap` path":                              onWeb(`{"type": "wap", "templates": "templates"}`),
+	"`wap` path":                              onWeb(`{"type": "wap", "templates": "templates", "routes": [{"path": "/<name>", "method": "GET", "call": "com.example.page", "render": "page.html"}], "wamp": {"realm": "realm1"}}`),
 	"`cgi` path":                              onWeb(`{"type": "cgi", "directory": "cgi-bin", "processor": "/usr/bin/python3"}`),
 	"`upload` and `fileupload` paths":         onWeb(`{"type": "path", "paths": {"a": {"type": "upload"}, "b": {"type": "fileupload"}}}`),
 	"`none` path":                             onWeb(`{"type": "none"}`),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # install-test-deps.sh installs what test/interop and test/e2e need, and
 # the Python components' tests (internal/node, cmd/junction, docs: the
-# Python runner under /usr/bin/python3 with Twisted and Autobahn):
+# Python runner under /usr/bin/python3 with Twisted and Autobahn; the wap
+# web path's Python process with Jinja2 and werkzeug):
 # autobahn-python and its serializers for /usr/bin/python3 (Debian packages),
 # Node.js, curl and Chromium when they are missing (Debian packages; the
 # dashboard's browser test in internal/node drives headless Chromium), and autobahn-js
@@ -30,8 +31,8 @@ esac
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 js_dir="$repo_root/test/interop/js"
 python=/usr/bin/python3
-py_modules='import autobahn, twisted, msgpack, cbor2, ubjson, nacl, argon2, passlib'
-py_packages=(python3-autobahn python3-twisted python3-msgpack python3-cbor2 python3-ubjson python3-nacl python3-argon2 python3-passlib)
+py_modules='import autobahn, twisted, msgpack, cbor2, ubjson, nacl, argon2, passlib, jinja2, werkzeug'
+py_packages=(python3-autobahn python3-twisted python3-msgpack python3-cbor2 python3-ubjson python3-nacl python3-argon2 python3-passlib python3-jinja2 python3-werkzeug)
 node_packages=(nodejs npm)
 curl_packages=(curl)
 chromium_packages=(chromium)

@@ -8,10 +8,10 @@ import (
 	"testing"
 )
 
-// wapConfig loads but for a web path Junction refuses ("not supported").
-const wapConfig = `{"version": 2, "workers": [{"type": "router", "realms": [{"name": "realm1"}],
+// cgiConfig loads but for a web path Junction refuses ("not supported").
+const cgiConfig = `{"version": 2, "workers": [{"type": "router", "realms": [{"name": "realm1"}],
 	"transports": [{"type": "web", "endpoint": {"type": "tcp", "interface": "127.0.0.1", "port": 0},
-		"paths": {"app": {"type": "wap", "templates": "t", "routes": {}}}}]}]}`
+		"paths": {"app": {"type": "cgi", "directory": "cgi-bin", "processor": "/usr/bin/python3"}}}]}]}`
 
 // twoProblems has two errors: an unknown key and a port out of range.
 const twoProblems = `{"version": 2, "workers": [{"type": "router", "realms": [{"name": "realm1"}], "bogus": 1,
@@ -25,7 +25,7 @@ const emptyConfig = `{"version": 2, "workers": []}`
 //
 //	a/.crossbar/config.json                        goodConfig: loads, with a warning
 //	b/.crossbar/config.yaml, config_w1.json        load; key.pub, config.json.bak are not configs
-//	c/deep/.crossbar-node1/config.json             refused: wap
+//	c/deep/.crossbar-node1/config.json             refused: cgi
 //	c/deep/.crossbar-node1/sub/.crossbar/config.json  refused: two problems
 //	d/config.json                                  not in a .crossbar directory
 //	e/.crossbar/config.json                        refused: not JSON
@@ -40,7 +40,7 @@ func fleetTree(t *testing.T) (string, []string) {
 		"b/.crossbar/config_w1.json":                       emptyConfig,
 		"b/.crossbar/key.pub":                              "not a config",
 		"b/.crossbar/config.json.bak":                      "{",
-		"c/deep/.crossbar-node1/config.json":               wapConfig,
+		"c/deep/.crossbar-node1/config.json":               cgiConfig,
 		"c/deep/.crossbar-node1/sub/.crossbar/config.json": twoProblems,
 		"d/config.json":                                    "{",
 		"e/.crossbar/config.json":                          "{",
@@ -71,7 +71,7 @@ func TestCheckFleet(t *testing.T) {
 	root, found := fleetTree(t)
 	at := func(i int) string { return filepath.Join(root, filepath.FromSlash(found[i])) }
 	asDir := filepath.Join(root, "b", ".crossbar") // a directory given as a file
-	const wapMsg = `workers[0].transports[0].paths.app.type: not supported: path type "wap" (Python web code rendering Jinja templates with the results of WAMP calls: render the pages in a web application behind a "reverseproxy" path, or serve static pages that call WAMP from the browser)`
+	const cgiMsg = `workers[0].transports[0].paths.app.type: not supported: path type "cgi" (CGI scripts)`
 	tests := []struct {
 		name  string
 		args  []string
@@ -92,7 +92,7 @@ func TestCheckFleet(t *testing.T) {
 			"ok: " + at(0),
 			"ok: " + at(1),
 			"ok: " + at(2),
-			"refused: " + at(3) + ": " + wapMsg,
+			"refused: " + at(3) + ": " + cgiMsg,
 			"refused: " + at(4) + ": workers[0].bogus: unknown key (and 1 more)",
 			"refused: " + at(5) + ": config: ",
 			"checked 6 configs: 3 load, 3 refused"}},
@@ -105,7 +105,7 @@ func TestCheckFleet(t *testing.T) {
 			"ok: " + at(2),
 			"checked 2 configs: 2 load, 0 refused"}},
 		{"file argument and duplicates", []string{"--summary", at(3), filepath.Join(root, "c"), "--config", at(3)}, 1, []string{
-			"refused: " + at(3) + ": " + wapMsg,
+			"refused: " + at(3) + ": " + cgiMsg,
 			"refused: " + at(4) + ": ",
 			"checked 2 configs: 0 load, 2 refused"}},
 		{"several --cbdir", []string{"--summary", "--cbdir", filepath.Join(root, "a", ".crossbar"), "--cbdir", asDir}, 0, []string{
@@ -135,7 +135,7 @@ func TestCheckFleet(t *testing.T) {
 			"checked 6 configs: 3 load, 3 refused",
 			"refused for (configs per reason; a config may have several):",
 			"     1  bogus: unknown key",
-			"     1  not supported: path type \"wap\" (Python web code rendering Jinja templates with the results of WAMP calls: render the pages in a web application behind a \"reverseproxy\" path, or serve static pages that call WAMP from the browser)",
+			"     1  not supported: path type \"cgi\" (CGI scripts)",
 			"     1  port: must be in 0..65535",
 			"     1  the document does not parse"}},
 		{"after --", []string{"--summary", "--", at(1)}, 0, []string{

@@ -6,7 +6,7 @@ import (
 )
 
 // checkBridgePaths reports each caller, publisher, webhook, event
-// stream and api of a web transport's paths whose realm the router does not
+// stream, api and wap of a web transport's paths whose realm the router does not
 // define, or whose role that realm does not define (its session would be
 // refused at join), and warns about a body limit over the transport's
 // body buffer (bound, < 0: none).
@@ -32,6 +32,10 @@ func checkBridgeTree(d *decoder, pp string, top, ps Paths, realms map[string]*Re
 			bs, a = &s.BridgeService, &Access{Auth: s.Auth}
 		case *APIService:
 			bs, a = &s.BridgeService, &s.Access
+		case *WAPService:
+			if s.Realm != "" {
+				s.checkRefs(d, sp, realms)
+			}
 		case *PathTree:
 			checkBridgeTree(d, sp+".paths", top, s.Paths, realms, bound)
 		}

@@ -29,6 +29,9 @@ func FuzzParse(f *testing.F) {
 	for _, tt := range pythonWebRuleTests {
 		f.Add([]byte(tt.doc), false)
 	}
+	for _, tt := range wapRuleTests {
+		f.Add([]byte(tt.doc), false)
+	}
 	f.Add([]byte("a: &a [*a, *a]\nb: *a"), true)
 	f.Add([]byte("version: 2\nworkers: [{type: router, realms: [{name: !!binary aGk=}]}]"), true)
 	f.Add([]byte(`{"version": 2e400}`), false)

@@ -17,7 +17,7 @@ type Paths map[string]PathService
 // *APIService,
 // *ReverseProxyService, *WebSocketProxyService, *LongPollService,
 // *ArchiveService, *MetricsService, *HealthService, *ReadyService,
-// *WSGIService, *ResourceService or *PathTree.
+// *WSGIService, *ResourceService, *WAPService or *PathTree.
 type PathService interface {
 	// PathType is the service's "type".
 	PathType() string
@@ -46,6 +46,7 @@ var pathTypes = map[string]func(d *decoder, o *object) PathService{
 	"ready":        func(*decoder, *object) PathService { return &ReadyService{} },
 	"wsgi":         func(d *decoder, o *object) PathService { return d.wsgiService(o) },
 	"resource":     func(d *decoder, o *object) PathService { return d.resourceService(o) },
+	"wap":          func(d *decoder, o *object) PathService { return d.wapService(o) },
 	"websocket-reverseproxy": func(d *decoder, o *object) PathService {
 		return d.webSocketProxyService(o)
 	},
@@ -57,7 +58,6 @@ var pathTypesUnsupported = map[string]string{
 	"fileupload": "file uploads",
 	"upload":     "file uploads",
 	"schemadoc":  "WAMP API schema documentation",
-	"wap":        "Python web code rendering Jinja templates with the results of WAMP calls: render the pages in a web application behind a \"reverseproxy\" path, or serve static pages that call WAMP from the browser",
 	"mqtt":       "the MQTT bridge",
 	"none":       "a path that answers 404 to everything: leave the path out, or serve an empty \"static\" directory there",
 }

@@ -78,7 +78,7 @@ func pythonModuleName(s string) bool {
 	return pythonIdentifier(s) || pythonClassname(s)
 }
 
-// hasPythonWebPath reports whether t serves a "wsgi" or "resource" path,
+// hasPythonWebPath reports whether t serves a "wsgi", "resource" or "wap" path,
 // which runs in a Python process of the worker's interpreter.
 func hasPythonWebPath(t Transport) bool {
 	switch t := t.(type) {
@@ -93,7 +93,7 @@ func hasPythonWebPath(t Transport) bool {
 func pathsHavePython(ps Paths) bool {
 	for _, p := range ps {
 		switch s := p.(type) {
-		case *WSGIService, *ResourceService:
+		case *WSGIService, *ResourceService, *WAPService:
 			return true
 		case *PathTree:
 			if pathsHavePython(s.Paths) {

@@ -33,7 +33,6 @@ var pythonWebRuleTests = []ruleTest{
 	{"resource classname type", pywebDoc(`"type": "resource", "classname": ["a.B"]`), svcPath + ".classname", "must be a string"},
 	{"resource unknown key", pywebDoc(`"type": "resource", "classname": "a.B", "extras": {}`), svcPath + `.extras`, `unknown key (did you mean "extra"?)`},
 	{"resource extra variable", pywebDoc(`"type": "resource", "classname": "a.B", "extra": {"k": ["${JUNCTION_TEST_UNSET_VARIABLE}"]}`), svcPath + `.extra.k[0]`, `environment variable JUNCTION_TEST_UNSET_VARIABLE is not set`},
-	{"wap still refused", pywebDoc(`"type": "wap", "templates": "t"`), svcPath + `.type`, `not supported: path type "wap"`},
 }
 
 func TestPythonWebRules(t *testing.T) {

@@ -194,7 +194,7 @@ var ruleTests = []ruleTest{
 	{"path key empty", web(`{"": {"type": "nodeinfo"}}`), t0 + `.paths[""]`, "empty path key"},
 	{"path key nested slash", web(`{"api": {"type": "path", "paths": {"v1/x": {"type": "nodeinfo"}}}}`), t0 + `.paths.api.paths["v1/x"]`, "must be one URL segment"},
 	{"path type missing", web(`{"x": {}}`), t0 + ".paths.x.type", "required"},
-	{"path type unknown", web(`{"x": {"type": "statc"}}`), t0 + ".paths.x.type", `unknown path type "statc" (want api, archive, caller, dashboard, eventstream, health, json, longpoll, metrics, nodeinfo, path, publisher, ready, redirect, resource, reverseproxy, static, webhook, websocket, websocket-reverseproxy, wsgi)`},
+	{"path type unknown", web(`{"x": {"type": "statc"}}`), t0 + ".paths.x.type", `unknown path type "statc" (want api, archive, caller, dashboard, eventstream, health, json, longpoll, metrics, nodeinfo, path, publisher, ready, redirect, resource, reverseproxy, static, wap, webhook, websocket, websocket-reverseproxy, wsgi)`},
 	{"path wsgi object missing", web(`{"x": {"type": "wsgi", "module": "app"}}`), t0 + ".paths.x.object", "required"},
 	{"websocket-reverseproxy backend missing", web(`{"x": {"type": "websocket-reverseproxy"}}`), t0 + ".paths.x.backend", "required"},
 	{"websocket-reverseproxy backend type", web(`{"x": {"type": "websocket-reverseproxy", "backend": {"type": "rawsocket"}}}`), t0 + ".paths.x.backend.type", `unknown backend type "rawsocket" (want websocket)`},

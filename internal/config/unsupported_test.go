@@ -20,8 +20,6 @@ func TestRefusalsSayWhy(t *testing.T) {
 		{"no version", `{"workers": []}`, "version",
 			[]string{"required", "Crossbar's old format (version 1)", `"crossbar upgrade"`, `add "version": 2`}},
 		{"version 1", `{"version": 1, "workers": []}`, "version", []string{"too old (version 1)", `"crossbar upgrade"`}},
-		{"path wap", web(`{"x": {"type": "wap", "templates": "t", "routes": {}}}`), t0 + ".paths.x.type",
-			[]string{"Python web code", "Jinja", `"reverseproxy" path`, "call WAMP from the browser"}},
 		{"websocket.testee", transports(`{"type": "websocket.testee"}`), t0 + ".type", []string{"Autobahn test suite", "use a websocket-testee worker"}},
 		{"stream.testee", transports(`{"type": "stream.testee"}`), t0 + ".type", []string{"TCP echo server", "guest worker"}},
 		{"rawsocket url scheme", componentWith(`{"type": "rawsocket", "serializer": "json", "url": "ws://127.0.0.1:8080",

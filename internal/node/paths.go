@@ -56,6 +56,7 @@ var pathTypes = map[string]pathBuilder{
 	"health":                 buildHealth,
 	"ready":                  buildReady,
 	"wsgi":                   buildWSGI,
+	"wap":                    buildWAP,
 	"resource":               buildResource,
 }
 

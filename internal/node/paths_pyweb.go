@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/bridge"
 	"github.com/junction-wamp/junction/internal/config"
 	"github.com/junction-wamp/junction/internal/process"
 	"github.com/junction-wamp/junction/internal/pyweb"
@@ -23,21 +24,48 @@ import (
 func buildWSGI(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.WSGIService)
 	return env.pyWeb(path, url, pyweb.Settings{Kind: pyweb.KindWSGI, Module: s.Module, Object: s.Object,
-		MaxThreads: s.MaxThreads})
+		MaxThreads: s.MaxThreads}, nil)
 }
 
 // buildResource builds a "resource" path: a reverse proxy to the Python
 // process that serves the Twisted Web resource (see pyWebUnit).
 func buildResource(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
 	s := svc.(*config.ResourceService)
-	return env.pyWeb(path, url, pyweb.Settings{Kind: pyweb.KindResource, Classname: s.Classname, Extra: s.Extra})
+	return env.pyWeb(path, url, pyweb.Settings{Kind: pyweb.KindResource, Classname: s.Classname, Extra: s.Extra}, nil)
+}
+
+// wapMaxThreads bounds the requests a wap process serves at once: each
+// waits for its call (bounded by the Caller's default call timeout).
+const wapMaxThreads = 64
+
+// buildWAP builds a "wap" path: a reverse proxy to the Python process
+// that renders the pages, and the Caller service, on an embedded session
+// joined to wamp.realm as wamp.authrole, that answers the process's calls
+// on a second socket in the same private directory (see pyWebUnit).
+func buildWAP(env *pathEnv, path, url string, svc config.PathService) (http.Handler, error) {
+	s := svc.(*config.WAPService)
+	calls, err := bridge.NewCaller(env.sessionFor(path, &config.BridgeService{Realm: s.Realm, Role: s.AuthRole}, false),
+		bridge.CallerOptions{Common: bridge.Common{Logger: env.b.log.With("url", url)}})
+	if err != nil {
+		return nil, fieldError(path, err)
+	}
+	set := pyweb.Settings{Kind: pyweb.KindWAP, MaxThreads: wapMaxThreads, Sandbox: s.Sandbox,
+		TemplatesPackage: s.Templates.Package, TemplatesResource: s.Templates.Resource}
+	if s.Templates.Dir != "" {
+		set.Templates = env.b.resolve(s.Templates.Dir)
+	}
+	for _, r := range s.Routes {
+		set.Routes = append(set.Routes, pyweb.WAPRoute{Path: r.Path, Method: r.Method, Call: r.Call, Render: r.Render})
+	}
+	return env.pyWeb(path, url, set, calls)
 }
 
 // pyWeb makes the unit of a Python web path at path (URL path url) and
-// the proxy that serves it. Nothing is imported or started here (junction
-// check stops at the build, as Crossbar's check imports nothing): only
-// the worker's interpreter is looked up.
-func (env *pathEnv) pyWeb(path, url string, s pyweb.Settings) (http.Handler, error) {
+// the proxy that serves it; calls, when not nil, serves a wap process's
+// calls. Nothing is imported or started here (junction check stops at
+// the build, as Crossbar's check imports nothing): only the worker's
+// interpreter is looked up.
+func (env *pathEnv) pyWeb(path, url string, s pyweb.Settings, calls http.Handler) (http.Handler, error) {
 	b, opts := env.b, env.router.opts
 	python, err := resolvePython(opts.Python)
 	if err != nil {
@@ -51,7 +79,8 @@ func (env *pathEnv) pyWeb(path, url string, s pyweb.Settings) (http.Handler, err
 	if err != nil {
 		return nil, fieldError(path, err)
 	}
-	u := &pyWebUnit{path: path, url: url, kind: s.Kind, python: python, log: b.log.With("path", path, "url", url), wait: waitCtx,
+	u := &pyWebUnit{path: path, url: url, kind: s.Kind, python: python, calls: calls,
+		log: b.log.With("path", path, "url", url), wait: waitCtx,
 		spec: process.Spec{Name: path, Path: python, Dir: b.resolve("."), Args: args, Stdin: pyweb.Source, Logger: b.log,
 			Env: withPythonPath(processEnviron(opts.Env, os.Environ()), b.pythonPaths(opts.PythonPath))}}
 	p, err := web.NewReverseProxy(web.ReverseProxyOptions{Host: "localhost", Path: s.Prefix, Dial: u.dial,
@@ -64,12 +93,14 @@ func (env *pathEnv) pyWeb(path, url string, s pyweb.Settings) (http.Handler, err
 	return env.meterProxy(path, url, p), nil
 }
 
-// pyWebUnit is the Python process of a "wsgi" or "resource" path: started
+// pyWebUnit is the Python process of a "wsgi", "resource" or "wap" path: started
 // with the node (Start waits until it serves; a module or class that does
 // not import fails the start, in Python's words), restarted with backoff
 // when it dies (its path answers 502 meanwhile), stopped with the node.
 // Its socket is a Unix socket in a directory of mode 0700: only the
-// node's user reaches the application, through the node's proxy.
+// node's user reaches the application, through the node's proxy. A wap
+// path's unit also serves calls, the Caller that makes the process's WAMP
+// calls, on a second socket in that directory, from start to stop.
 //
 // start and stop are called by the Node, one at a time, start first;
 // supervise owns the process between them.
@@ -83,10 +114,13 @@ type pyWebUnit struct {
 	// delay before a restart. Tests replace it.
 	wait func(ctx context.Context, d time.Duration) bool
 
-	sock   pyweb.Socket // opened by start
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup // supervise
+	calls http.Handler // a wap path's Caller; nil for the others
+
+	sock    pyweb.Socket // opened by start
+	callSrv *http.Server // serves calls, from start to stop
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup // supervise
 
 	mu   sync.Mutex       // guards proc
 	proc *process.Process // the latest process
@@ -103,16 +137,43 @@ func (u *pyWebUnit) start(ctx context.Context) error {
 	if err := u.sock.Open(); err != nil {
 		return pathError(u.path, err)
 	}
+	if err := u.serveCalls(); err != nil {
+		u.sock.Close()
+		return pathError(u.path, err)
+	}
 	u.ctx, u.cancel = context.WithCancel(context.Background())
 	proc, err := u.run(ctx)
 	if err != nil {
 		u.cancel()
 		u.cancel = nil // nothing left for stop
+		u.closeCalls()
 		u.sock.Close()
 		return err
 	}
 	u.wg.Go(func() { u.supervise(proc, time.Now()) })
 	return nil
+}
+
+// serveCalls serves a wap path's calls on their socket.
+func (u *pyWebUnit) serveCalls() error {
+	if u.calls == nil {
+		return nil
+	}
+	ln, err := u.sock.ListenCalls()
+	if err != nil {
+		return err
+	}
+	u.callSrv = &http.Server{Handler: u.calls, ReadHeaderTimeout: time.Minute, ErrorLog: slog.NewLogLogger(u.log.Handler(), slog.LevelWarn)}
+	u.wg.Go(func() { _ = u.callSrv.Serve(ln) })
+	return nil
+}
+
+// closeCalls stops serving calls: the calls under way end (the process
+// is stopped first).
+func (u *pyWebUnit) closeCalls() {
+	if u.callSrv != nil {
+		u.callSrv.Close()
+	}
 }
 
 // run starts a process on a new listening socket and waits until it
@@ -220,6 +281,7 @@ func (u *pyWebUnit) stop(ctx context.Context) error {
 	if proc != nil {
 		err = proc.Stop(ctx)
 	}
+	u.closeCalls()
 	u.wg.Wait() // a process it was starting is stopped by run
 	if proc != nil {
 		u.log.Info("Python web process stopped", "pid", proc.PID())

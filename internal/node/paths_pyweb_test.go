@@ -18,19 +18,15 @@ import (
 )
 
 // pyWebProject makes a project directory holding testdata/pyweb's
-// modules and returns its node directory (project/.crossbar), where
-// "pythonpath": [".."] finds them, as in Crossbar's wsgi example.
+// modules and templates and returns its node directory
+// (project/.crossbar), where "pythonpath": [".."] finds them, as in
+// Crossbar's wsgi example, and "templates": "../templates" the templates,
+// as in its wap example.
 func pyWebProject(t *testing.T) string {
 	t.Helper()
 	project := t.TempDir()
-	for _, name := range []string{"webapp.py", "resource.py", "broken.py"} {
-		src, err := os.ReadFile(filepath.Join("testdata", "pyweb", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(project, name), src, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.CopyFS(project, os.DirFS(filepath.Join("testdata", "pyweb"))); err != nil {
+		t.Fatal(err)
 	}
 	cbdir := filepath.Join(project, ".crossbar")
 	if err := os.Mkdir(cbdir, 0o755); err != nil {

@@ -24,6 +24,7 @@ var Source []byte
 const (
 	KindWSGI     = "wsgi"
 	KindResource = "resource"
+	KindWAP      = "wap"
 )
 
 // Settings are what a process is told at start (its last argument).
@@ -38,13 +39,30 @@ type Settings struct {
 	// StartDir is the directory the node was started from, absolute: the
 	// program's sys.path[0], as a Crossbar worker's.
 	StartDir string `json:"startdir"`
-	// Module, Object and MaxThreads are a WSGI application's.
+	// Module and Object are a WSGI application's; MaxThreads is its, and
+	// a wap's, bound on the requests served at once.
 	Module     string `json:"module,omitempty"`
 	Object     string `json:"object,omitempty"`
 	MaxThreads int    `json:"maxthreads,omitempty"`
 	// Classname and Extra are a resource's: Class(extra).
 	Classname string `json:"classname,omitempty"`
 	Extra     any    `json:"extra,omitempty"`
+	// Templates (a directory, absolute) or TemplatesPackage and
+	// TemplatesResource, Sandbox and Routes are a wap's.
+	Templates         string     `json:"templates,omitempty"`
+	TemplatesPackage  string     `json:"templates_package,omitempty"`
+	TemplatesResource string     `json:"templates_resource,omitempty"`
+	Sandbox           bool       `json:"sandbox,omitempty"`
+	Routes            []WAPRoute `json:"routes,omitempty"`
+}
+
+// WAPRoute is a wap's route: a werkzeug rule, its method, the procedure
+// called ("" for none) and the template rendered.
+type WAPRoute struct {
+	Path   string `json:"path"`
+	Method string `json:"method"`
+	Call   string `json:"call"`
+	Render string `json:"render"`
 }
 
 // Args are the interpreter's arguments for a process with settings s:
@@ -85,8 +103,13 @@ type Socket struct {
 	serving atomic.Bool
 }
 
-// socketName is the socket's name in its directory.
-const socketName = "http.sock"
+// socketName is the socket's name in its directory; callSocketName is
+// the socket's, beside it, where the node answers a wap process's WAMP
+// calls (the process finds it beside the one it was given).
+const (
+	socketName     = "http.sock"
+	callSocketName = "call.sock"
+)
 
 // Open makes the private directory, in the system's temporary one.
 func (s *Socket) Open() error {
@@ -122,6 +145,16 @@ func (s *Socket) Listen() (*os.File, error) {
 		return nil, fmt.Errorf("pyweb: %w", err)
 	}
 	return f, nil
+}
+
+// ListenCalls listens on the socket where the node answers a wap
+// process's WAMP calls, beside Path (so in the same private directory).
+func (s *Socket) ListenCalls() (net.Listener, error) {
+	ln, err := net.Listen("unix", filepath.Join(s.dir, callSocketName))
+	if err != nil {
+		return nil, fmt.Errorf("pyweb: %w", err)
+	}
+	return ln, nil
 }
 
 // SetServing says whether a process serves the socket: until it does,

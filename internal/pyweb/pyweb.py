@@ -1,5 +1,6 @@
-# Junction's Python web server: it serves one "wsgi" or "resource" web
-# path of a node's web transport, as a Crossbar.io router worker serves it.
+# Junction's Python web server: it serves one "wsgi", "resource" or "wap"
+# web path of a node's web transport, as a Crossbar.io router worker
+# serves it.
 #
 # This program is part of Junction: the junction binary embeds it (package
 # internal/pyweb) and starts it once per such path, as
@@ -18,11 +19,15 @@
 #                                                cannot serve; exit 2 (K is
 #                                                the config key at fault:
 #                                                "module", "object",
-#                                                "classname" or "")
+#                                                "classname", "templates",
+#                                                "routes[i].render" ... or "")
 #
 # Settings: {"path": JSON path, "kind": "wsgi" or "resource", "prefix":
 # the mount path ("" at the root, "/a/b"), "startdir", and for "wsgi"
-# "module", "object", "maxthreads", for "resource" "classname", "extra"}.
+# "module", "object", "maxthreads", for "resource" "classname", "extra",
+# for "wap" "templates" (a directory) or "templates_package" and
+# "templates_resource", "sandbox", "routes" ([{"path", "method", "call",
+# "render"}]) and "maxthreads"}.
 #
 # The proxy sends the full request path (the mount path, then the rest)
 # and these headers, which it sets itself (replacing any the client sent):
@@ -36,8 +41,13 @@
 #
 # "wsgi" uses the standard library only: a thread per connection, and at
 # most "maxthreads" requests in the application at once (Crossbar's thread
-# pool bound). "resource" needs Twisted.
+# pool bound). "resource" needs Twisted. "wap" is a WSGI application of
+# this program's, served the same way; it needs Jinja2 and werkzeug, and
+# makes its WAMP calls by HTTP on the Unix socket "call.sock" beside the
+# listening one, where the node answers them as its Caller service does
+# (POST {"procedure", "kwargs"}: {"args", "kwargs"} or {"error", ...}).
 
+import http.client
 import importlib
 import json
 import os
@@ -397,10 +407,11 @@ class Response(object):
         self.sent = True
 
 
-def serve_wsgi(s):
+def serve_wsgi(s, app=None):
     import socketserver
 
-    app = load_wsgi(s)
+    if app is None:
+        app = load_wsgi(s)
     slots = threading.BoundedSemaphore(s["maxthreads"])
 
     class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
@@ -416,6 +427,208 @@ def serve_wsgi(s):
     server.socket.set_inheritable(False)
     tell_node({"ready": True})
     server.serve_forever()
+
+
+# --- wap --------------------------------------------------------------------
+
+def wap_templates_dir(s):
+    """The templates' directory: the one configured (absolute), or the
+    package's resource, as Crossbar resolves it."""
+    if s.get("templates"):
+        d = s["templates"]
+        if not os.path.isdir(d):
+            raise StartError('templates directory "%s" does not exist' % d, "templates")
+        return d
+    pkg, res = s["templates_package"], s["templates_resource"]
+    try:
+        mod = importlib.import_module(pkg)
+    except Exception as e:
+        raise StartError("Could not import resource %s from package %s: %s" % (res, pkg, exception_line(e)),
+                         "templates.package")
+    base = os.path.dirname(mod.__file__) if getattr(mod, "__file__", None) else list(mod.__path__)[0]
+    d = os.path.abspath(os.path.join(base, res))
+    if not os.path.isdir(d):
+        raise StartError('templates directory "%s" (resource %s of package %s) does not exist' % (d, res, pkg),
+                         "templates.resource")
+    return d
+
+
+def load_wap(s):
+    """The WAMP Application Page application: its routes bound, each with
+    its template loaded, or why not."""
+    try:
+        from jinja2 import Environment, FileSystemLoader, TemplateNotFound
+        from jinja2.sandbox import SandboxedEnvironment
+        from werkzeug.routing import Map, Rule
+    except Exception as e:
+        raise StartError("cannot import Jinja2 and werkzeug: %s (install them for this interpreter, e.g. apt install "
+                         "python3-jinja2 python3-werkzeug, or set the worker's options.python)" % exception_line(e))
+    tdir = wap_templates_dir(s)
+    env = (SandboxedEnvironment if s.get("sandbox") else Environment)(loader=FileSystemLoader(tdir), autoescape=True)
+    url_map = Map(strict_slashes=False, merge_slashes=False)
+    for i, r in enumerate(s.get("routes") or []):
+        key = "routes[%d]" % i
+        try:
+            template = env.get_template(r["render"])
+        except TemplateNotFound:
+            raise StartError('template "%s" not found in %s' % (r["render"], tdir), key + ".render")
+        except Exception as e:
+            raise StartError('template "%s" does not load: %s' % (r["render"], exception_line(e)), key + ".render")
+        path = r["path"] if r["path"].startswith("/") else "/" + r["path"]
+        try:
+            url_map.add(Rule(path, methods=[r["method"]], endpoint=(r["call"], template)))
+        except Exception as e:
+            raise StartError('route "%s": %s' % (r["path"], exception_line(e)), key + ".path")
+    return WAP(url_map.bind("localhost"), Caller(call_socket_path()))
+
+
+def call_socket_path():
+    """The node's call socket: "call.sock" beside the listening one."""
+    ln = socket.socket(fileno=os.dup(LISTEN_FD))
+    try:
+        return os.path.join(os.path.dirname(ln.getsockname()), "call.sock")
+    finally:
+        ln.close()
+
+
+class Caller(object):
+    """The node's end of the WAMP calls: HTTP on its Unix socket."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def call(self, procedure, kwargs):
+        """The call's result as an Autobahn session's call gives it: the
+        one positional result, the keyword results when there are no
+        positional ones (a CallResult in Crossbar), a CallResult for more,
+        None for none. A WAMP error raises WAMPError."""
+        conn = UnixHTTPConnection(self.path)
+        try:
+            body = json.dumps({"procedure": procedure, "kwargs": kwargs}).encode("utf-8")
+            conn.request("POST", "/", body, {"Content-Type": "application/json"})
+            resp = conn.getresponse()
+            data = resp.read()
+        except (OSError, http.client.HTTPException) as e:
+            raise WAMPError("junction.error.unavailable", "the node did not answer the call: %s" % exception_line(e))
+        finally:
+            conn.close()
+        return call_result(resp.status, data)
+
+
+def call_result(status, data):
+    """The result of the node's answer (status, body), as Caller.call
+    says, or the WAMPError it reports."""
+    try:
+        out = json.loads(data.decode("utf-8"))
+    except ValueError:
+        out = None
+    if not isinstance(out, dict):
+        raise WAMPError("junction.error.internal", "the node answered %d %r" % (status, data[:200]))
+    if "error" in out:
+        raise WAMPError(str(out["error"]))
+    args, kwargs = out.get("args") or [], out.get("kwargs") or {}
+    if kwargs and not args:
+        return kwargs
+    if kwargs or len(args) > 1:
+        return CallResult(args, kwargs)
+    return args[0] if args else None
+
+
+class UnixHTTPConnection(http.client.HTTPConnection):
+    """An HTTP connection to a Unix socket."""
+
+    def __init__(self, path):
+        http.client.HTTPConnection.__init__(self, "localhost")
+        self.unix_path = path
+
+    def connect(self):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(self.unix_path)
+        except BaseException:
+            sock.close()
+            raise
+        self.sock = sock
+
+
+class WAMPError(Exception):
+    """A call's error: its URI."""
+
+    def __init__(self, uri, detail=""):
+        Exception.__init__(self, uri)
+        self.uri = uri
+        self.detail = detail
+
+
+class CallResult(object):
+    """A result of several values, as Autobahn's: no template context."""
+
+    def __init__(self, args, kwargs):
+        self.results = args
+        self.kwresults = kwargs
+
+    def __repr__(self):
+        return "CallResult(results=%r, kwresults=%r)" % (self.results, self.kwresults)
+
+
+def error_page(message):
+    """Crossbar's error page, with message escaped."""
+    import html
+
+    return ("""
+            <html>
+                <title>API Error</title>
+                <body>
+                    <h3 style="color: #f00">Crossbar WAMP Application Page Error</h3>
+                    <pre>%s</pre>
+                </body>
+            </html>
+        """ % html.escape(message)).encode("utf-8")
+
+
+class WAP(object):
+    """The WSGI application of a wap path: match, call, render."""
+
+    def __init__(self, adapter, caller):
+        self.adapter = adapter
+        self.caller = caller
+
+    def __call__(self, environ, start_response):
+        from werkzeug.exceptions import MethodNotAllowed, NotFound
+
+        full = environ["SCRIPT_NAME"] + environ["PATH_INFO"]
+        path = environ["PATH_INFO"] or "/"
+        try:
+            (procedure, template), kwargs = self.adapter.match(path, method=environ["REQUEST_METHOD"])
+        except NotFound:
+            return self.page(start_response, "404 Not Found",
+                             'Path "%s" not found [werkzeug.routing.MapAdapter.match]' % full)
+        except MethodNotAllowed as e:
+            return self.page(start_response, "405 Method Not Allowed",
+                             'Method not allowed on path "%s" [werkzeug.routing.MapAdapter.match]' % full,
+                             [("Allow", ", ".join(sorted(e.valid_methods or [])))])
+        result = {}
+        if procedure:
+            try:
+                result = self.caller.call(procedure, kwargs)
+            except WAMPError as e:
+                if e.detail:
+                    sys.stderr.write("wap: call %s: %s: %s\n" % (procedure, e.uri, e.detail))
+                return self.page(start_response, "500 Internal Server Error", e.uri)
+        try:
+            html = template.render(result).encode("utf-8")
+        except Exception as e:
+            msg = 'render error for WAMP result of type "%s": %s' % (type(result), e)
+            return self.page(start_response, "500 Internal Server Error", msg)
+        start_response("200 OK", [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(html)))])
+        return [html]
+
+    @staticmethod
+    def page(start_response, status, message, headers=()):
+        body = error_page(message)
+        start_response(status, [("Content-Type", "text/html; charset=utf-8"),
+                                ("Content-Length", str(len(body)))] + list(headers))
+        return [body]
 
 
 # --- resource ---------------------------------------------------------------
@@ -481,6 +694,8 @@ def main():
     try:
         if s["kind"] == "wsgi":
             serve_wsgi(s)
+        elif s["kind"] == "wap":
+            serve_wsgi(s, load_wap(s))
         else:
             serve_resource(s)
     except StartError as e:

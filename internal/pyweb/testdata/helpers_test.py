@@ -1,6 +1,7 @@
 # Tests of pyweb.py's parts that need no socket: the request body reader
 # (a length, or chunks with extensions and trailers), the split of the
-# path at the mount point, and what the proxy's headers say. Run by
+# path at the mount point, what the proxy's headers say, and a wap call's
+# result and error page. Run by
 # TestPythonHelpers as: python3 helpers_test.py PATH_TO_PYWEB_PY
 import importlib.util
 import io
@@ -77,6 +78,35 @@ def test_forwarded():
         ("example.com:8443", "example.com", "8443", "https", "10.0.0.1")
     assert pyweb.forwarded({"X-Forwarded-Host": "[::1]:8080"})[1] == "::1"
     assert pyweb.forwarded({"Host": "localhost"}) == ("localhost", "localhost", "80", "http", "")
+
+
+def raises_uri(status, data):
+    try:
+        pyweb.call_result(status, data)
+    except pyweb.WAMPError as e:
+        return e.uri
+    raise AssertionError("no WAMPError from %r" % data)
+
+
+def test_call_result():
+    assert pyweb.call_result(200, b'{"args": [{"a": 1}], "kwargs": {}}') == {"a": 1}
+    assert pyweb.call_result(200, b'{"args": ["s"]}') == "s"
+    assert pyweb.call_result(200, b'{"args": [], "kwargs": {"k": 2}}') == {"k": 2}
+    assert pyweb.call_result(200, b'{"args": [], "kwargs": {}}') is None
+    several = pyweb.call_result(200, b'{"args": [1, 2], "kwargs": {}}')
+    assert isinstance(several, pyweb.CallResult) and several.results == [1, 2]
+    both = pyweb.call_result(200, b'{"args": [1], "kwargs": {"k": 2}}')
+    assert isinstance(both, pyweb.CallResult) and both.kwresults == {"k": 2}
+    assert raises_uri(404, b'{"error": "wamp.error.no_such_procedure", "args": [], "kwargs": {}}') == \
+        "wamp.error.no_such_procedure"
+    assert raises_uri(502, b"<html>bad gateway</html>") == "junction.error.internal"
+    assert raises_uri(200, b"[1]") == "junction.error.internal"
+
+
+def test_error_page():
+    page = pyweb.error_page('Path "/<x>" not found').decode("utf-8")
+    assert "<pre>Path &quot;/&lt;x&gt;&quot; not found</pre>" in page, page
+    assert "Crossbar WAMP Application Page Error" in page
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+# A package holding templates, for a wap path's "templates": {"package", "resource"}.
