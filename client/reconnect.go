@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/junction-wamp/junction/internal/ctxwait"
 	"github.com/junction-wamp/junction/wamp"
 )
 
@@ -162,7 +163,7 @@ func (c *Client) logEnded(s *Session, ours bool) {
 // returns nil). wait says to sleep before the first attempt.
 func (c *Client) redial(ctx context.Context, b *backoff, wait bool) *Session {
 	for {
-		if wait && !sleep(ctx, b.delay()) {
+		if wait && !ctxwait.Sleep(ctx, b.delay()) {
 			return nil
 		}
 		wait = true
@@ -175,18 +176,6 @@ func (c *Client) redial(ctx context.Context, b *backoff, wait bool) *Session {
 			return nil
 		}
 		c.log.Warn("client: connect failed", "err", err)
-	}
-}
-
-// sleep waits d, or returns false when ctx ends first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 

@@ -78,11 +78,11 @@ var rules = map[string]rule{
 	// makes one from a URL with the network transports (their client
 	// halves; neither imports client, so nothing cycles). auth signs its
 	// challenges. Never the router: embedded sessions get a peer pair.
-	"client": {allowed: []string{"wamp", "internal/auth", "internal/transport/websocket", "internal/transport/rawsocket", "internal/transport/longpoll"}},
+	"client": {allowed: []string{"wamp", "internal/auth", "internal/ctxwait", "internal/transport/websocket", "internal/transport/rawsocket", "internal/transport/longpoll"}},
 	// The bridge's embedded sessions are clients on a peer the node makes,
 	// never the router itself. The codec is for its plain-JSON bodies (the
 	// Caller's and Publisher's hot path, with no reflection), not for WAMP.
-	"internal/bridge/...": {allowed: []string{"wamp", "wamp/codec", "client", "internal/auth", "internal/bridge/webhooksig", "internal/bridge/httpauth", "internal/lograte", "internal/dotsegment", "internal/meter", "internal/apiroute", "internal/transport/connlimit"}},
+	"internal/bridge/...": {allowed: []string{"wamp", "wamp/codec", "client", "internal/ctxwait", "internal/auth", "internal/bridge/webhooksig", "internal/bridge/httpauth", "internal/lograte", "internal/dotsegment", "internal/meter", "internal/apiroute", "internal/transport/connlimit"}},
 	// Who an HTTP request comes from (JWT, API key, Basic): the identity
 	// is a wamp.Identity, failures are logged with lograte, JWTs verified
 	// by go-jose; it knows no session, service or router.
@@ -138,6 +138,8 @@ var rules = map[string]rule{
 	// Callee (bridge/rest) and the reverse proxy (web) both check it: a
 	// leaf.
 	"internal/dotsegment": {stdOnly: true},
+	// A wait that a context ends, the pause of retry loops: a leaf.
+	"internal/ctxwait": {stdOnly: true},
 	// Child processes (guest workers, the Python runner): the standard
 	// library only, and the node alone starts them.
 	"internal/process": {stdOnly: true, importers: []string{"internal/node"}},

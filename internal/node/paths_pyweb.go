@@ -14,6 +14,7 @@ import (
 
 	"github.com/junction-wamp/junction/internal/bridge"
 	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/ctxwait"
 	"github.com/junction-wamp/junction/internal/process"
 	"github.com/junction-wamp/junction/internal/pyweb"
 	"github.com/junction-wamp/junction/internal/web"
@@ -80,7 +81,7 @@ func (env *pathEnv) pyWeb(path, url string, s pyweb.Settings, calls http.Handler
 		return nil, fieldError(path, err)
 	}
 	u := &pyWebUnit{path: path, url: url, kind: s.Kind, python: python, calls: calls,
-		log: b.log.With("path", path, "url", url), wait: waitCtx,
+		log: b.log.With("path", path, "url", url), wait: ctxwait.Sleep,
 		spec: process.Spec{Name: path, Path: python, Dir: b.resolve("."), Args: args, Stdin: pyweb.Source, Logger: b.log,
 			Env: withPythonPath(processEnviron(opts.Env, os.Environ()), b.pythonPaths(opts.PythonPath))}}
 	p, err := web.NewReverseProxy(web.ReverseProxyOptions{Host: "localhost", Path: s.Prefix, Dial: u.dial,
@@ -287,18 +288,6 @@ func (u *pyWebUnit) stop(ctx context.Context) error {
 		u.log.Info("Python web process stopped", "pid", proc.PID())
 	}
 	return errors.Join(pathErrorOrNil(u.path, err), pathErrorOrNil(u.path, u.sock.Close()))
-}
-
-// waitCtx waits d, or until ctx ends; it reports whether d passed.
-func waitCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // pathErrorOrNil is pathError for an error that may be nil.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/junction-wamp/junction/client"
+	"github.com/junction-wamp/junction/internal/ctxwait"
 	"github.com/junction-wamp/junction/internal/lograte"
 	"github.com/junction-wamp/junction/wamp"
 )
@@ -106,7 +107,7 @@ func (f *forwarder) deliver(ctx context.Context, ev *client.Event) {
 		}
 		f.s.stats.retried.Add(1)
 		f.log.Debug("rest: subscriber delivery failed, retrying", "publication", ev.Publication, "err", err, "in", delay)
-		if !sleep(ctx, delay) {
+		if !ctxwait.Sleep(ctx, delay) {
 			f.drop(ev, ctx.Err())
 			return
 		}
@@ -119,17 +120,5 @@ func (f *forwarder) drop(ev *client.Event, err error) {
 	f.s.stats.dropped.Add(1)
 	if ok, held := f.failed.Allow(); ok {
 		f.log.Warn("rest: subscriber dropped an event", "publication", ev.Publication, "err", err, "dropped_since_last_log", held)
-	}
-}
-
-// sleep waits d, or returns false when ctx ends first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
