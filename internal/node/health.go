@@ -57,9 +57,9 @@ type joiner interface {
 // started (every listener up) and is not stopping, it has joined its
 // cluster (controller.cluster) and is not fenced, and every embedded
 // session of the bridge services, every component (REST and Python) and
-// every router link is joined now: one that is away (restarting,
-// reconnecting, or stopped for good) makes the node not ready. Safe for
-// concurrent use at any time.
+// every router link is joined now, and every Python web path's process
+// serves: one that is away (restarting, reconnecting, or stopped for
+// good) makes the node not ready. Safe for concurrent use at any time.
 func (n *Node) Readiness() Readiness {
 	n.mu.Lock()
 	st, bound := n.state, len(n.bound)
@@ -82,6 +82,11 @@ func (n *Node) Readiness() Readiness {
 	for _, c := range components {
 		if j, ok := c.comp.(joiner); ok && !j.Joined() {
 			r.NotReady = append(r.NotReady, c.path+": "+c.kind()+" not joined")
+		}
+	}
+	for _, u := range n.snapshotPyWebs() {
+		if !u.sock.Serving() {
+			r.NotReady = append(r.NotReady, u.path+": Python web process not serving")
 		}
 	}
 	for _, w := range n.snapshotRunners() {

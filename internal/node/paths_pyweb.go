@@ -127,6 +127,14 @@ type pyWebUnit struct {
 	proc *process.Process // the latest process
 }
 
+// snapshotPyWebs returns the Python web paths' units, under n.mu (a
+// reload replaces the slice, never changing it in place).
+func (n *Node) snapshotPyWebs() []*pyWebUnit {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.pyWebs
+}
+
 // dial is the proxy's: the socket, once a process serves it.
 func (u *pyWebUnit) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	return u.sock.Dial(ctx, network, addr)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -395,6 +396,9 @@ func TestPyWebRestart(t *testing.T) {
 	if status != http.StatusBadGateway || !strings.Contains(body, `"error":"bad gateway"`) {
 		t.Errorf("while down: %d %q, want 502 with a JSON body", status, body)
 	}
+	if r := n.Readiness(); r.Ready || !slices.Contains(r.NotReady, u.path+": Python web process not serving") {
+		t.Errorf("readiness while down: %+v, want not ready for %s", r, u.path)
+	}
 	close(release)
 	for status != http.StatusOK {
 		ctx := testCtx(t)
@@ -407,6 +411,9 @@ func TestPyWebRestart(t *testing.T) {
 		if status != http.StatusOK && status != http.StatusBadGateway {
 			t.Fatalf("after restart: %d %q", status, body)
 		}
+	}
+	if r := n.Readiness(); !r.Ready {
+		t.Errorf("readiness once served again: %+v", r)
 	}
 	if lines := log.Lines(t, "Python web process exited: the path answers 502 until it serves again"); len(lines) != 1 ||
 		!strings.Contains(lines[0]["err"].(string), "killed") {

@@ -152,16 +152,16 @@ func (n *Node) replaceServices(paths string, staged *Node) *Node {
 	services, _ := split(n.services, func(s serviceUnit) bool { return under(s.path) })
 	n.proxies, old.proxies = split(n.proxies, func(p proxyUnit) bool { return under(p.path) })
 	n.archives, old.archives = split(n.archives, func(a *archiveUnit) bool { return under(a.path) })
-	n.pyWebs, old.pyWebs = split(n.pyWebs, func(u *pyWebUnit) bool { return under(u.path) })
+	pyWebs, oldPyWebs := split(n.pyWebs, func(u *pyWebUnit) bool { return under(u.path) })
 	n.longPolls, _ = split(n.longPolls, func(u *longPollUnit) bool { return under(u.path) })
 	n.proxies = append(n.proxies, staged.proxies...)
 	n.archives = append(n.archives, staged.archives...)
-	n.pyWebs = append(n.pyWebs, staged.pyWebs...)
 	n.longPolls = append(n.longPolls, staged.longPolls...)
-	old.sessions = oldSessions
+	old.sessions, old.pyWebs = oldSessions, oldPyWebs
 	n.mu.Lock() // Readiness and Stats read these at any time (live)
 	n.sessions = append(sessions, staged.sessions...)
 	n.services = append(services, staged.services...)
+	n.pyWebs = append(pyWebs, staged.pyWebs...)
 	n.mu.Unlock()
 	return old
 }

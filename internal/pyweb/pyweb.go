@@ -161,6 +161,9 @@ func (s *Socket) ListenCalls() (net.Listener, error) {
 // Dial fails at once.
 func (s *Socket) SetServing(on bool) { s.serving.Store(on) }
 
+// Serving reports whether a process serves the socket now.
+func (s *Socket) Serving() bool { return s.serving.Load() }
+
 // Dial connects to the socket (network and addr are ignored), or fails
 // with a *net.OpError whose Op is "dial" while no process serves it.
 func (s *Socket) Dial(ctx context.Context, _, _ string) (net.Conn, error) {
