@@ -336,20 +336,26 @@ func TestPyWebStartErrors(t *testing.T) {
 			p + `.classname: node: Failed to import class 'resource.Broken' - ValueError: no database: pg`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			n, err := New(zeroPorts(parse(t, pyWebDoc(`{"app": `+tt.svc+`}`), nil)), Options{Dir: pyWebProject(t)})
-			if err != nil {
-				t.Fatalf("New: %v (the build imports nothing)", err)
-			}
-			err = n.Start(testCtx(t))
-			if err == nil {
-				n.Stop(testCtx(t))
-				t.Fatal("Start succeeded")
-			}
-			if !strings.HasPrefix(err.Error(), tt.want) {
-				t.Errorf("got  %v\nwant %s...", err, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { pyWebStartFails(t, `{"app": `+tt.svc+`}`, tt.want) })
+	}
+}
+
+// pyWebStartFails checks that a node whose web paths are paths builds
+// (nothing is imported or loaded then) and fails to start with an error
+// beginning with want.
+func pyWebStartFails(t *testing.T, paths, want string) {
+	t.Helper()
+	n, err := New(zeroPorts(parse(t, pyWebDoc(paths), nil)), Options{Dir: pyWebProject(t)})
+	if err != nil {
+		t.Fatalf("New: %v (the build imports and loads nothing)", err)
+	}
+	err = n.Start(testCtx(t))
+	if err == nil {
+		n.Stop(testCtx(t))
+		t.Fatal("Start succeeded")
+	}
+	if !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got  %v\nwant %s...", err, want)
 	}
 }
 

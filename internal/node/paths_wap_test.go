@@ -170,20 +170,7 @@ func TestWAPStartErrors(t *testing.T) {
 			p + `.templates.resource: node: templates directory "`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			n, err := New(zeroPorts(parse(t, pyWebDoc(`{"app": {"type": "wap", `+tt.members+`}}`), nil)), Options{Dir: pyWebProject(t)})
-			if err != nil {
-				t.Fatalf("New: %v (the build loads no template)", err)
-			}
-			err = n.Start(testCtx(t))
-			if err == nil {
-				n.Stop(testCtx(t))
-				t.Fatal("Start succeeded")
-			}
-			if !strings.HasPrefix(err.Error(), tt.want) {
-				t.Errorf("got  %v\nwant %s...", err, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { pyWebStartFails(t, `{"app": {"type": "wap", `+tt.members+`}}`, tt.want) })
 	}
 }
 
