@@ -214,3 +214,28 @@ func TestHeartbeatHeard(t *testing.T) {
 		t.Error("no heartbeat asked for at once on a loss")
 	}
 }
+
+// TestWhoHolds: a starting node's name check is answered with the live
+// member of that name, but for the asker itself (its question came after
+// its first heartbeat).
+func TestWhoHolds(t *testing.T) {
+	n := agreeNode(t)
+	two := Member{Name: "node-2", Epoch: 7}
+	beat(n, two, 0, nil, nil)
+	tests := []struct {
+		name, token, asker, want string
+	}{
+		{"a live member's name", Token("node-2"), "", two.String()},
+		{"its other life asks", Token("node-2"), Member{Name: "node-2", Epoch: 8}.String(), two.String()},
+		{"the member itself asks", Token("node-2"), two.String(), ""},
+		{"this node's name", Token("node-1"), "", n.Self().String()},
+		{"nobody's", Token("node-9"), "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := n.whoHolds(tt.token, tt.asker); got != tt.want {
+				t.Errorf("whoHolds = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -108,7 +108,8 @@ func (n *Node) checkName(ctx context.Context) error {
 	}
 	defer sub.Unsubscribe()
 	subject := n.prefix + ".who." + Token(n.cfg.Node)
-	ask := func() error { return n.nc.PublishRequest(subject, reply, nil) }
+	question := &nats.Msg{Subject: subject, Reply: reply, Header: nats.Header{whoAsker: []string{n.Self().String()}}}
+	ask := func() error { return n.nc.PublishMsg(question) }
 	if err := ask(); err != nil {
 		return fmt.Errorf("cluster: name check: %w", err)
 	}
@@ -138,16 +139,31 @@ func (n *Node) checkName(ctx context.Context) error {
 }
 
 // whoRepeat is how often checkName asks again; whoFrom is the header of
-// an answer that names the member answering.
+// an answer that names the member answering, whoAsker that of a question
+// that names the member asking (its name and epoch).
 const (
 	whoRepeat = 50 * time.Millisecond
 	whoFrom   = "Junction-Member"
+	whoAsker  = "Junction-Asker"
 )
 
 // onWho answers a starting node's name check: the live member of that
-// name, or nothing.
+// name, or nothing. A holder that is the asker itself is nothing: its
+// question, asked again every whoRepeat, came after its check had ended
+// and its first heartbeat had arrived here.
 func (n *Node) onWho(m *nats.Msg) {
-	token := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
+	holder := n.whoHolds(m.Subject[strings.LastIndexByte(m.Subject, '.')+1:], m.Header.Get(whoAsker))
+	if holder != "" {
+		n.log.Error("cluster: a node tried to start with a live member's name", "holder", holder)
+	}
+	answer := &nats.Msg{Subject: m.Reply, Data: []byte(holder), Header: nats.Header{whoFrom: []string{n.cfg.Node}}}
+	m.RespondMsg(answer)
+}
+
+// whoHolds returns the live member whose name's token is token, as this
+// node knows it ("" for none), unless it is asker (a member's name and
+// epoch; "" from a node that does not say).
+func (n *Node) whoHolds(token, asker string) string {
 	holder := ""
 	n.mu.Lock()
 	if Token(n.self.Name) == token {
@@ -159,9 +175,8 @@ func (n *Node) onWho(m *nats.Msg) {
 		}
 	}
 	n.mu.Unlock()
-	if holder != "" {
-		n.log.Error("cluster: a node tried to start with a live member's name", "holder", holder)
+	if holder == asker {
+		return ""
 	}
-	answer := &nats.Msg{Subject: m.Reply, Data: []byte(holder), Header: nats.Header{whoFrom: []string{n.cfg.Node}}}
-	m.RespondMsg(answer)
+	return holder
 }
