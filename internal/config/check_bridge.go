@@ -123,12 +123,19 @@ func (s *BridgeService) checkBodyBound(d *decoder, sp string, bound int64) {
 }
 
 func (s *BridgeService) checkRefs(d *decoder, sp string, realms map[string]*Realm) {
-	r := realms[s.Realm]
+	checkRealmRole(d, realms, s.Realm, s.Role, sp+".realm", sp+".role")
+}
+
+// checkRealmRole reports, at realmPath, a realm that realms lacks, or, at
+// rolePath, a role other than "trusted" that the realm lacks: the session
+// of a service that names them would be refused at join.
+func checkRealmRole(d *decoder, realms map[string]*Realm, realm, role, realmPath, rolePath string) {
+	r := realms[realm]
 	if r == nil {
-		d.errorf(sp+".realm", "realm %q is not defined in this router", s.Realm)
+		d.errorf(realmPath, "realm %q is not defined in this router", realm)
 		return
 	}
-	if s.Role != "trusted" && !slices.ContainsFunc(r.Roles, func(role *Role) bool { return role.Name == s.Role }) {
-		d.errorf(sp+".role", "role %q is not defined in realm %q", s.Role, s.Realm)
+	if role != "trusted" && !r.hasRole(role) {
+		d.errorf(rolePath, "role %q is not defined in realm %q", role, realm)
 	}
 }

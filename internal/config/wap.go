@@ -130,12 +130,5 @@ func wapMethod(s string) bool { return slices.Contains(wapMethods, strings.ToUpp
 // checkRefs reports a realm the router does not define, or a role that
 // realm does not define (the calls' session would be refused at join).
 func (s *WAPService) checkRefs(d *decoder, sp string, realms map[string]*Realm) {
-	r := realms[s.Realm]
-	if r == nil {
-		d.errorf(sp+".wamp.realm", "realm %q is not defined in this router", s.Realm)
-		return
-	}
-	if s.AuthRole != "trusted" && !slices.ContainsFunc(r.Roles, func(role *Role) bool { return role.Name == s.AuthRole }) {
-		d.errorf(sp+".wamp.authrole", "role %q is not defined in realm %q", s.AuthRole, s.Realm)
-	}
+	checkRealmRole(d, realms, s.Realm, s.AuthRole, sp+".wamp.realm", sp+".wamp.authrole")
 }
