@@ -2,6 +2,8 @@ package docs
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -75,4 +77,20 @@ func firstArg(res *client.Result) any {
 		return nil
 	}
 	return res.Args[0]
+}
+
+// getPage GETs url: the status and the body.
+func getPage(t *testing.T, url string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(testCtx(t), "GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }

@@ -1,7 +1,6 @@
 package docs
 
 import (
-	"io"
 	"net/http"
 	"testing"
 )
@@ -23,18 +22,8 @@ func TestPythonWebExample(t *testing.T) {
 		{"/hello/a/b", http.StatusOK, "Hello from Twisted, below /hello: 'a/b'\n"},
 	}
 	for _, tt := range tests {
-		req, err := http.NewRequestWithContext(testCtx(t), "GET", base+tt.path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != tt.status || string(b) != tt.body {
-			t.Errorf("GET %s: %d %q, want %d %q", tt.path, resp.StatusCode, b, tt.status, tt.body)
+		if status, body := getPage(t, base+tt.path); status != tt.status || body != tt.body {
+			t.Errorf("GET %s: %d %q, want %d %q", tt.path, status, body, tt.status, tt.body)
 		}
 	}
 }
