@@ -9,12 +9,54 @@ import (
 )
 
 // Result is a call's result (or one progressive result), and what an
-// InvocationHandler returns (only Args and Kwargs are sent).
+// InvocationHandler returns (Args and Kwargs are sent, or Passthru).
 type Result struct {
 	Args     wamp.List   // positional results; nil for none
 	Kwargs   wamp.Object // keyword results, in received order; nil for none
 	Details  wamp.Dict   // RESULT.Details as received
 	Progress bool        // a progressive result; more follow
+	// Passthru is a result in payload passthru mode (payload
+	// transparency, Crossbar's form): opaque bytes in place of Args and
+	// Kwargs, which are then nil, described by the enc_algo, enc_key and
+	// enc_serializer of Details. Received from a callee that yields so;
+	// returned by an InvocationHandler (or given to SendProgress), it is
+	// sent so, with those three keys of Details as the YIELD's options
+	// (enc_algo is required: the router refuses the result without it).
+	Passthru []byte
+}
+
+// resultOf returns the Result of a RESULT: its values, or its passthru
+// payload.
+func resultOf(m *wamp.Result) (*Result, error) {
+	p := wamp.PayloadOf(m)
+	if b := p.Passthru(); b != nil {
+		return &Result{Details: m.Details, Passthru: b}, nil
+	}
+	args, kwargs, err := p.Values()
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Args: args, Kwargs: kwargs, Details: m.Details}, nil
+}
+
+// yieldOf returns the YIELD of res answering invocation req, with
+// options opts (nil: none) and, for a passthru result, its payload
+// options.
+func yieldOf(req wamp.ID, res *Result, opts wamp.Dict) *wamp.Yield {
+	y := &wamp.Yield{Request: req, Options: opts, Args: res.Args, Kwargs: res.Kwargs}
+	if res.Passthru == nil {
+		return y
+	}
+	y.Args, y.Kwargs, y.Raw = nil, nil, wamp.NewPassthru(res.Passthru)
+	for _, k := range [...]string{wamp.OptEncAlgo, wamp.OptEncKey, wamp.OptEncSerializer} {
+		if v, ok := res.Details[k]; ok {
+			if y.Options == nil {
+				y.Options = wamp.Dict{}
+			}
+			y.Options[k] = v
+		}
+	}
+	return y
 }
 
 // CallOption adjusts one call.
@@ -81,6 +123,39 @@ func (s *Session) Call(ctx context.Context, procedure wamp.URI, args wamp.List, 
 	}
 	o := &r.opts
 	m := &wamp.Call{Request: r.id, Options: s.callOptions(ctx, o), Procedure: procedure, Args: args, Kwargs: kwargs}
+	return s.sendCall(ctx, r, m)
+}
+
+// CallPassthru calls procedure with payload in payload passthru mode
+// (payload transparency), as autobahn and Crossbar.io send it: opaque
+// bytes that the router forwards untouched, described by passthru, which
+// must hold wamp.OptEncAlgo ("mqtt", "cryptobox", "xbr" or a custom
+// "x_..." name) and may hold wamp.OptEncKey and wamp.OptEncSerializer;
+// they go out with the CALL's other options. The callee gets the bytes as
+// Invocation.Passthru. Otherwise as Call; a passthru result comes back as
+// Result.Passthru.
+func (s *Session) CallPassthru(ctx context.Context, procedure wamp.URI, payload []byte, passthru wamp.Dict,
+	opts ...CallOption) (*Result, error) {
+	r, err := s.newCallRequest(opts)
+	if err != nil {
+		return nil, fmt.Errorf("client: call %s: %w", procedure, err)
+	}
+	o := &r.opts
+	options := s.callOptions(ctx, o)
+	merged := make(wamp.Dict, len(options)+len(passthru))
+	for k, v := range options {
+		merged[k] = v
+	}
+	for k, v := range passthru {
+		merged[k] = v
+	}
+	m := &wamp.Call{Request: r.id, Options: merged, Procedure: procedure, Raw: wamp.NewPassthru(payload)}
+	return s.sendCall(ctx, r, m)
+}
+
+// sendCall sends m, the CALL of request r, and waits for its result.
+func (s *Session) sendCall(ctx context.Context, r *request, m *wamp.Call) (*Result, error) {
+	procedure, o := m.Procedure, &r.opts
 	if err := s.peer.Send(acting(ctx, m)); err != nil {
 		s.forget(r)
 		return nil, fmt.Errorf("client: call %s: %w", procedure, err)
@@ -171,12 +246,13 @@ func (s *Session) runProgress(r *request, o *callOptions) {
 		return
 	}
 	for _, m := range r.progress.take() {
-		args, kwargs, err := wamp.Values(m)
+		res, err := resultOf(m)
 		if err != nil {
 			s.log.Warn("client: progressive result dropped", "err", err)
 			continue
 		}
-		o.progress(&Result{Args: args, Kwargs: kwargs, Details: m.Details, Progress: true})
+		res.Progress = true
+		o.progress(res)
 	}
 }
 
@@ -184,11 +260,11 @@ func (s *Session) runProgress(r *request, o *callOptions) {
 func callReply(m wamp.Message) (*Result, error) {
 	switch m := m.(type) {
 	case *wamp.Result:
-		args, kwargs, err := wamp.Values(m)
+		res, err := resultOf(m)
 		if err != nil {
 			return nil, fmt.Errorf("client: result: %w", err)
 		}
-		return &Result{Args: args, Kwargs: kwargs, Details: m.Details}, nil
+		return res, nil
 	case *wamp.Error:
 		return nil, requestError(m)
 	}

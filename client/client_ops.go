@@ -20,6 +20,17 @@ func (c *Client) Call(ctx context.Context, procedure wamp.URI, args wamp.List, k
 	return s.Call(ctx, procedure, args, kwargs, opts...)
 }
 
+// CallPassthru calls procedure with a passthru payload on the current
+// session, waiting for one if disconnected; see Session.CallPassthru.
+func (c *Client) CallPassthru(ctx context.Context, procedure wamp.URI, payload []byte, passthru wamp.Dict,
+	opts ...CallOption) (*Result, error) {
+	s, err := c.session(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("client: call %s: %w", procedure, err)
+	}
+	return s.CallPassthru(ctx, procedure, payload, passthru, opts...)
+}
+
 // Publish publishes on the current session, waiting for one if
 // disconnected; see Session.Publish.
 func (c *Client) Publish(ctx context.Context, topic wamp.URI, args wamp.List, kwargs wamp.Object, opts wamp.Dict) (wamp.ID, error) {

@@ -170,10 +170,12 @@ func helloDetails(cfg *Config) wamp.Dict {
 }
 
 // clientRoles announces the four client roles and the features this package
-// implements. Payload passthru mode: a publisher's ppt_* options and
-// binary argument go out as given, a subscriber gets them so (and
-// Crossbar's form as Event.Passthru); a caller's and callee's
-// passthru payloads are not read (Values: wamp.ErrPassthru).
+// implements. Payload passthru mode, in every role: the specification's
+// form (ppt_* options, one binary argument) goes out as given and comes
+// in so; Crossbar's form (enc_* options, the bytes in place of Arguments)
+// is sent by PublishPassthru, CallPassthru and a Result's or
+// RequestError's Passthru, and read as Event.Passthru,
+// Invocation.Passthru, Result.Passthru and RequestError.Passthru.
 func clientRoles() wamp.Dict {
 	role := func(features ...string) wamp.Dict {
 		f := wamp.Dict{}
@@ -184,10 +186,10 @@ func clientRoles() wamp.Dict {
 	}
 	return wamp.Dict{
 		"caller": role("progressive_call_results", "call_canceling", "call_timeout",
-			"caller_identification"),
+			"caller_identification", "payload_passthru_mode"),
 		"callee": role("progressive_call_results", "call_canceling", "call_timeout",
 			"caller_identification", "pattern_based_registration", "shared_registration",
-			"registration_revocation"),
+			"registration_revocation", "payload_passthru_mode"),
 		"publisher": role("publisher_identification", "subscriber_blackwhite_listing",
 			"publisher_exclusion", "payload_passthru_mode"),
 		"subscriber": role("publisher_identification", "pattern_based_subscription",

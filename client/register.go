@@ -29,6 +29,11 @@ type Invocation struct {
 	Kwargs    wamp.Object // keyword arguments, in received order; nil for none
 	Details   wamp.Dict   // INVOCATION.Details (caller, procedure, receive_progress, ...)
 	Procedure wamp.URI    // details.procedure for a pattern registration, else the registered URI
+	// Passthru is an argument payload in passthru mode (payload
+	// transparency, Crossbar's form): opaque bytes in place of Args and
+	// Kwargs, which are then nil, described by Details' enc_algo,
+	// enc_key and enc_serializer. See Session.CallPassthru.
+	Passthru []byte
 
 	s               *Session
 	request         wamp.ID
@@ -42,8 +47,7 @@ func (inv *Invocation) SendProgress(r *Result) error {
 	if !inv.receiveProgress {
 		return ErrProgressNotRequested
 	}
-	return inv.s.peer.Send(&wamp.Yield{Request: inv.request, Options: wamp.Dict{wamp.OptProgress: true},
-		Args: r.Args, Kwargs: r.Kwargs})
+	return inv.s.peer.Send(yieldOf(inv.request, r, wamp.Dict{wamp.OptProgress: true}))
 }
 
 // Registration is a procedure registered by a Session, or remembered by a
@@ -172,8 +176,10 @@ func (s *Session) handleUnregistered(m *wamp.Unregistered) {
 
 // handleInvocation starts the handler of an INVOCATION; it runs on the reader.
 func (s *Session) handleInvocation(m *wamp.Invocation) {
-	args, kwargs, err := wamp.Values(m)
-	if err != nil {
+	p := wamp.PayloadOf(m)
+	passthru := p.Passthru()
+	args, kwargs, err := p.Values()
+	if err != nil && passthru == nil {
 		e := wamp.Errorf(wamp.ErrInvalidArgument, "undecodable arguments: %v", err)
 		_ = s.peer.Send(wamp.ErrorFor(wamp.TypeInvocation, m.Request, e))
 		return
@@ -188,7 +194,7 @@ func (s *Session) handleInvocation(m *wamp.Invocation) {
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	st := &started{run: running{cancel: cancel}, inv: Invocation{Args: args, Kwargs: kwargs, Details: m.Details,
-		Procedure: reg.procedure, s: s, request: m.Request}}
+		Procedure: reg.procedure, Passthru: passthru, s: s, request: m.Request}}
 	run, inv := &st.run, &st.inv
 	s.running[m.Request] = run
 	s.mu.Unlock()
@@ -261,7 +267,7 @@ func (s *Session) invoke(ctx context.Context, run *running, h InvocationHandler,
 		res = &Result{}
 	}
 	// Options nil: written as {} (wamp.Writer); a router reads them only.
-	s.sendAnswer(inv.request, &wamp.Yield{Request: inv.request, Args: res.Args, Kwargs: res.Kwargs})
+	s.sendAnswer(inv.request, yieldOf(inv.request, res, nil))
 }
 
 // sendAnswer sends the YIELD or ERROR m answering INVOCATION req. One

@@ -166,7 +166,8 @@ func (s *Session) replyOrEnd(r *request) (wamp.Message, error) {
 // matters.
 func requestError(e *wamp.Error) *wamp.RequestError {
 	args, kwargs, _ := wamp.Values(e)
-	return &wamp.RequestError{URI: e.Error, Details: e.Details, Args: args, Kwargs: kwargs}
+	return &wamp.RequestError{URI: e.Error, Details: e.Details, Args: args, Kwargs: kwargs,
+		Passthru: wamp.PayloadOf(e).Passthru()}
 }
 
 // unexpected is the error for a reply of the wrong type.

@@ -79,6 +79,11 @@ type RequestError struct {
 	Details Dict
 	Args    List
 	Kwargs  Object
+	// Passthru, when non-nil, is a payload in passthru mode (payload
+	// transparency, Crossbar's form: the bytes in place of Arguments,
+	// described by Details' enc_algo, enc_key and enc_serializer); Args
+	// and Kwargs are then nil. See NewPassthru.
+	Passthru []byte
 }
 
 // Errorf returns a RequestError whose first argument is a formatted message,
@@ -105,11 +110,16 @@ func (e *RequestError) Is(target error) bool {
 	return ok && t.URI == e.URI
 }
 
-// ErrorFor builds the ERROR message answering request req of type t.
+// ErrorFor builds the ERROR message answering request req of type t, with
+// e's passthru payload if it has one.
 func ErrorFor(t MessageType, req ID, e *RequestError) *Error {
 	details := e.Details
 	if details == nil {
 		details = Dict{}
 	}
-	return &Error{RequestType: t, Request: req, Details: details, Error: e.URI, Args: e.Args, Kwargs: e.Kwargs}
+	m := &Error{RequestType: t, Request: req, Details: details, Error: e.URI, Args: e.Args, Kwargs: e.Kwargs}
+	if e.Passthru != nil {
+		m.Args, m.Kwargs, m.Raw = nil, nil, NewPassthru(e.Passthru)
+	}
+	return m
 }

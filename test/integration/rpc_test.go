@@ -226,3 +226,49 @@ func TestPatternRegistration(t *testing.T) {
 		}
 	})
 }
+
+// TestCallPassthru: a call in passthru mode (Crossbar's form) reaches the
+// callee byte for byte with its options, and its progressive result,
+// final result and error come back so, over every transport and
+// serializer.
+func TestCallPassthru(t *testing.T) {
+	raw := []byte("\x00\x01\xfe\xff not UTF-8: \xc3")
+	enc := wamp.Dict{"enc_algo": "cryptobox", "enc_key": "k1", "enc_serializer": "cbor"}
+	forEachTransport(t, func(t *testing.T, e *env) {
+		callee, caller := e.anon(), e.anon()
+		handler := func(_ context.Context, inv *client.Invocation) (*client.Result, error) {
+			for k, v := range enc {
+				if inv.Details[k] != v {
+					return nil, wamp.Errorf("com.error.details", "details %v: no %s", inv.Details, k)
+				}
+			}
+			if string(inv.Passthru) == "fail" {
+				return nil, &wamp.RequestError{URI: "com.error.sealed", Details: enc, Passthru: raw}
+			}
+			if err := inv.SendProgress(&client.Result{Passthru: []byte("half"), Details: enc}); err != nil {
+				return nil, err
+			}
+			return &client.Result{Passthru: append([]byte("re:"), inv.Passthru...), Details: enc}, nil
+		}
+		if _, err := callee.Register(ctx(t), "com.example.sealed", handler, nil); err != nil {
+			t.Fatal(err)
+		}
+		var progress []string
+		res, err := caller.CallPassthru(ctx(t), "com.example.sealed", raw, enc,
+			client.WithProgress(func(r *client.Result) { progress = append(progress, string(r.Passthru)) }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(res.Passthru) != "re:"+string(raw) || res.Args != nil || res.Details["enc_algo"] != "cryptobox" {
+			t.Errorf("result %+v", res)
+		}
+		if !reflect.DeepEqual(progress, []string{"half"}) {
+			t.Errorf("progressive results %q", progress)
+		}
+		_, err = caller.CallPassthru(ctx(t), "com.example.sealed", []byte("fail"), enc)
+		var re *wamp.RequestError
+		if !errors.As(err, &re) || re.URI != "com.error.sealed" || !reflect.DeepEqual(re.Passthru, raw) || re.Details["enc_key"] != "k1" {
+			t.Errorf("error %#v", err)
+		}
+	})
+}
