@@ -252,4 +252,3 @@ func appendLastChunk(b []byte, announced []string, trailer http.Header) []byte {
 	}
 	return append(b, "\r\n"...)
 }
-
