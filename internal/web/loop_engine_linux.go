@@ -93,6 +93,13 @@ func (e *loopEngine) start() {
 	})
 }
 
+// started returns the loops once start is done, and makes sure none
+// start later: called by Shutdown and Close, which may run before Serve.
+func (e *loopEngine) started() []*loop {
+	e.startOnce.Do(func() {})
+	return e.loops
+}
+
 // Serve serves l (see loopEngine) until Shutdown or Close.
 func (e *loopEngine) Serve(l net.Listener) error {
 	if e.shutting.Load() {
@@ -163,7 +170,7 @@ func (e *loopEngine) RegisterOnShutdown(f func()) { e.h1.RegisterOnShutdown(f) }
 // stop. With ctx's error, call Close.
 func (e *loopEngine) Shutdown(ctx context.Context) error {
 	e.shutting.Store(true)
-	for _, l := range e.loops {
+	for _, l := range e.started() {
 		l.wake()
 	}
 	h1Done := make(chan error, 1)
@@ -211,6 +218,7 @@ func (e *loopEngine) loopConns() int {
 // the loops.
 func (e *loopEngine) Close() error {
 	e.shutting.Store(true)
+	e.started()
 	err := e.h1.Close()
 	e.stop()
 	return err
