@@ -203,6 +203,3 @@ func Write(fd int, p []byte) (int, error) {
 
 // Close closes fd.
 func Close(fd int) { _ = syscall.Close(fd) }
-
-// Shutdown half-closes the socket fd's writing side.
-func ShutdownWrite(fd int) { _ = syscall.Shutdown(fd, syscall.SHUT_WR) }

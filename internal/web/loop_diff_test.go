@@ -32,9 +32,11 @@ type scriptedUpstream struct {
 	closeAfter bool // close the connection after each answer
 	hang       bool // answer nothing
 
-	mu   sync.Mutex
-	seen []*http.Request
-	wg   sync.WaitGroup
+	mu    sync.Mutex
+	seen  []*http.Request
+	wg    sync.WaitGroup
+	got   chan struct{} // a token per request read
+	ended chan struct{} // a token per connection ended
 }
 
 func newScriptedUpstream(t *testing.T, answer string, closeAfter, hang bool) *scriptedUpstream {
@@ -42,7 +44,8 @@ func newScriptedUpstream(t *testing.T, answer string, closeAfter, hang bool) *sc
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &scriptedUpstream{l: l, answer: answer, closeAfter: closeAfter, hang: hang}
+	u := &scriptedUpstream{l: l, answer: answer, closeAfter: closeAfter, hang: hang,
+		got: make(chan struct{}, 100), ended: make(chan struct{}, 100)}
 	u.wg.Add(1)
 	go u.accept()
 	t.Cleanup(func() {
@@ -73,6 +76,7 @@ func (u *scriptedUpstream) accept() {
 
 func (u *scriptedUpstream) serve(c net.Conn) {
 	defer u.wg.Done()
+	defer func() { u.ended <- struct{}{} }()
 	defer c.Close()
 	br := bufio.NewReader(c)
 	for {
@@ -83,6 +87,7 @@ func (u *scriptedUpstream) serve(c net.Conn) {
 		u.mu.Lock()
 		u.seen = append(u.seen, req)
 		u.mu.Unlock()
+		u.got <- struct{}{}
 		if u.hang {
 			_, _ = io.Copy(io.Discard, br)
 			return
