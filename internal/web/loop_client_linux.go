@@ -74,8 +74,8 @@ func (l *loop) setDeadline(c *client, d time.Duration, heading bool) {
 
 // clientEvent handles an event of c's descriptor.
 func (l *loop) clientEvent(c *client, events uint32) {
-	if events&(epoll.Hup|epoll.Err) != 0 && events&epoll.In == 0 {
-		l.clientGone(c)
+	if events&(epoll.Hup|epoll.Err) != 0 {
+		l.closeClient(c) // reset, or closed both ways: nothing can be written
 		return
 	}
 	if events&epoll.Out != 0 && !l.flush(c) {
@@ -97,7 +97,7 @@ func (l *loop) read(c *client) bool {
 	case err == syscall.EAGAIN:
 		return true
 	case err != nil:
-		l.clientGone(c)
+		l.closeClient(c)
 		return false
 	case n == 0:
 		c.eof = true
@@ -114,8 +114,7 @@ func (l *loop) afterIO(c *client) {
 	switch {
 	case c.ex != nil:
 		if c.eof && !c.ex.answering() {
-			l.abort(c.ex) // the client went away before its answer began
-			l.closeClient(c)
+			l.closeClient(c) // the client went away before its answer began
 			return
 		}
 	case c.handOff:
@@ -224,7 +223,7 @@ func (l *loop) send(c *client, b []byte) bool {
 	}
 	n, err := epoll.Write(c.fd, b)
 	if err != nil && err != syscall.EAGAIN {
-		l.clientGone(c)
+		l.closeClient(c)
 		return false
 	}
 	if n < len(b) {
@@ -238,7 +237,7 @@ func (l *loop) send(c *client, b []byte) bool {
 func (l *loop) flush(c *client) bool {
 	n, err := epoll.Write(c.fd, c.out)
 	if err != nil && err != syscall.EAGAIN {
-		l.clientGone(c)
+		l.closeClient(c)
 		return false
 	}
 	c.out = c.out[n:]
@@ -256,15 +255,8 @@ func (c *client) consume(n int) {
 	c.in = c.in[:copy(c.in, c.in[n:])]
 }
 
-// clientGone closes c after an error or a hang-up, with its exchange.
-func (l *loop) clientGone(c *client) {
-	if c.ex != nil {
-		l.abort(c.ex)
-	}
-	l.closeClient(c)
-}
-
-// closeClient closes c (its exchange is done or aborted).
+// closeClient closes c, and aborts its exchange (the client went away,
+// or the loop stops).
 func (l *loop) closeClient(c *client) {
 	if c.ex != nil {
 		l.abort(c.ex)

@@ -179,7 +179,8 @@ func (l *loop) upstreamEvent(u *upConn, events uint32) {
 		return
 	}
 	if ex.paused {
-		l.watchUp(u, 0) // a hang-up while paused: read once the client's output drains
+		// A hang-up (reported whatever is watched) while paused: out of the
+		// instance until resume, which reads what is left.
 		_ = l.poll.Del(u.fd)
 		u.events = ^uint32(0)
 		return
@@ -275,26 +276,33 @@ func (l *loop) final(ex *exchange) {
 }
 
 // relay relays what the upstream's input holds of the answer's body to
-// the client, with the client's head first (see clientHeadOf); then
-// pauses the upstream if the client's output is full, or ends the
-// exchange with the body.
+// the client, with the client's head first; then pauses the upstream if
+// the client's output is full, or ends the exchange with the body.
 func (l *loop) relay(ex *exchange) {
-	out, done, err := l.relayBody(ex, l.scratch[:0])
-	l.scratch = out[:0]
 	c := ex.cl
-	if len(out) > 0 && !l.send(c, out) {
-		return // c is closed, and ex aborted with it
-	}
-	switch {
-	case err != nil:
-		l.cutShort(ex, err)
-	case done:
-		l.finish(ex, true)
-		l.afterExchange(c)
-	case len(c.out) >= loopHighWater:
-		ex.paused = true
-		l.watchUp(ex.up, 0)
-		l.watch(c)
+	for {
+		before := len(ex.up.in)
+		out, done, err := l.relayBody(ex, l.scratch[:0])
+		l.scratch = out[:0]
+		if len(out) > 0 && !l.send(c, out) {
+			return // c is closed, and ex aborted with it
+		}
+		switch {
+		case err != nil:
+			l.cutShort(ex, err)
+			return
+		case done:
+			l.finish(ex, true)
+			l.afterExchange(c)
+			return
+		case len(c.out) >= loopHighWater:
+			ex.paused = true
+			l.watchUp(ex.up, 0)
+			l.watch(c)
+			return
+		case len(ex.up.in) == before || len(ex.up.in) == 0:
+			return // nothing more to relay until the upstream sends more
+		}
 	}
 }
 

@@ -87,40 +87,33 @@ func newLoop(e *loopEngine) (*loop, error) {
 		events: make([]epoll.Event, loopMaxEvents), rbuf: make([]byte, loopReadSize)}, nil
 }
 
-// postConn gives the loop a client connection; false once it stopped.
-func (l *loop) postConn(c newConn) bool {
+// post runs add (which appends to the inbox) under the inbox's lock and
+// wakes the loop; false, without add, once the loop stopped.
+func (l *loop) post(add func()) bool {
 	l.mu.Lock()
 	if l.stopped {
 		l.mu.Unlock()
 		return false
 	}
-	l.conns = append(l.conns, c)
+	add()
 	l.mu.Unlock()
 	l.poll.Wake()
 	return true
+}
+
+// postConn gives the loop a client connection; false once it stopped.
+func (l *loop) postConn(c newConn) bool {
+	return l.post(func() { l.conns = append(l.conns, c) })
 }
 
 // postDial gives the loop the end of a dial; false once it stopped.
 func (l *loop) postDial(d dialResult) bool {
-	l.mu.Lock()
-	if l.stopped {
-		l.mu.Unlock()
-		return false
-	}
-	l.dialed = append(l.dialed, d)
-	l.mu.Unlock()
-	l.poll.Wake()
-	return true
+	return l.post(func() { l.dialed = append(l.dialed, d) })
 }
 
 // closeIdleOf has the loop close its idle connections to p's upstream.
 func (l *loop) closeIdleOf(p *ReverseProxy) {
-	l.mu.Lock()
-	if !l.stopped {
-		l.idleOf = append(l.idleOf, p)
-	}
-	l.mu.Unlock()
-	l.poll.Wake()
+	l.post(func() { l.idleOf = append(l.idleOf, p) })
 }
 
 // wake makes the loop look at the engine's state.
