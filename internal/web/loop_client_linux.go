@@ -36,6 +36,7 @@ type client struct {
 	closeAfter bool
 	// handOff hands the connection to h1 once its output is written.
 	handOff bool
+	gone    bool // closed or handed off: the loop is done with it
 }
 
 // maxClientIn bounds what a client's input holds while an exchange is
@@ -78,7 +79,7 @@ func (l *loop) clientEvent(c *client, events uint32) {
 		l.closeClient(c) // reset, or closed both ways: nothing can be written
 		return
 	}
-	if events&epoll.Out != 0 && !l.flush(c) {
+	if events&epoll.Out != 0 && (!l.flush(c) || c.gone) {
 		return
 	}
 	if events&(epoll.In|epoll.RDHup|epoll.Hup|epoll.Err) != 0 && c.events&epoll.In != 0 {
@@ -112,6 +113,8 @@ func (l *loop) read(c *client) bool {
 // interrupts; then what its descriptor is watched for.
 func (l *loop) afterIO(c *client) {
 	switch {
+	case c.gone:
+		return
 	case c.ex != nil:
 		if c.eof && !c.ex.answering() {
 			l.closeClient(c) // the client went away before its answer began
@@ -158,7 +161,7 @@ func (l *loop) next(c *client) bool {
 	case headServe:
 		if route, rest, ok := l.route(&c.req); ok {
 			l.begin(c, route, rest)
-			return c.ex != nil || !c.closeAfter || len(c.out) > 0 || l.closeIfDone(c)
+			return !c.gone && l.closeIfDone(c)
 		}
 	}
 	if l.shutting {
@@ -173,7 +176,8 @@ func (l *loop) next(c *client) bool {
 	return false
 }
 
-// closeIfDone closes c if it is done; it reports whether c is open.
+// closeIfDone closes c if it is done (its last answer written); it
+// reports whether c is open.
 func (l *loop) closeIfDone(c *client) bool {
 	if c.closeAfter && c.ex == nil && len(c.out) == 0 {
 		l.closeClient(c)
@@ -201,6 +205,9 @@ func (l *loop) route(req *loopRequest) (ProxyRoute, string, bool) {
 // it has room and the client has not closed its side, output while some
 // is pending.
 func (l *loop) watch(c *client) {
+	if c.gone {
+		return
+	}
 	var ev uint32
 	if !c.eof && len(c.in) < maxClientIn && !c.handOff {
 		ev |= epoll.In | epoll.RDHup
@@ -258,6 +265,9 @@ func (c *client) consume(n int) {
 // closeClient closes c, and aborts its exchange (the client went away,
 // or the loop stops).
 func (l *loop) closeClient(c *client) {
+	if c.gone {
+		return
+	}
 	if c.ex != nil {
 		l.abort(c.ex)
 	}
@@ -268,6 +278,7 @@ func (l *loop) closeClient(c *client) {
 
 // forget takes c out of the loop (before it is closed or handed off).
 func (l *loop) forget(c *client) {
+	c.gone = true
 	l.unregister(c.fd)
 	last := l.clients[len(l.clients)-1]
 	l.clients[c.slot] = last

@@ -422,7 +422,7 @@ func (l *loop) resume(ex *exchange) bool {
 	}
 	c := ex.cl
 	l.relay(ex)
-	return c.ex != nil || !c.closeAfter || len(c.out) > 0 || l.closeIfDone(c)
+	return !c.gone && l.closeIfDone(c)
 }
 
 // fail answers ex's request with the error answer of err, before any of
@@ -482,6 +482,9 @@ func (l *loop) abort(ex *exchange) {
 // afterExchange moves c on after an exchange: closed once its output is
 // written when it asked for that, else on to its next request.
 func (l *loop) afterExchange(c *client) {
+	if c.gone {
+		return
+	}
 	if c.closeAfter {
 		if len(c.out) == 0 {
 			l.closeClient(c)
