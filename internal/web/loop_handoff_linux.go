@@ -11,15 +11,6 @@ import (
 	"github.com/junction-wamp/junction/internal/epoll"
 )
 
-// Detacher is a listener whose connections can leave it still counted
-// (connlimit.Listener's Detach): the connection it wrapped, and the
-// function that counts it out once its descriptor is closed for good.
-// The loop engine takes the descriptors of the connections of such a
-// listener (or plain TCP connections) into its loops.
-type Detacher interface {
-	Detach(c net.Conn) (inner net.Conn, release func(), err error)
-}
-
 // handoff is a connection a loop gives to h1: its descriptor, the bytes
 // read and not consumed, and what counts it out.
 type handoff struct {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net"
 	"net/http"
 	"net/url"
 	"sync"
@@ -66,6 +67,15 @@ type meteredProxy struct {
 // request took, from its head to the answer's end.
 func MeteredProxy(p *ReverseProxy, observe func(code int, d time.Duration), h http.Handler) http.Handler {
 	return &meteredProxy{Handler: h, route: ProxyRoute{proxy: p, observe: observe}}
+}
+
+// Detacher is a listener whose connections can leave it still counted
+// (connlimit.Listener's Detach): the connection it wrapped, and the
+// function that counts it out once its descriptor is closed for good.
+// The loop engine takes the descriptors of the connections of such a
+// listener (or plain TCP connections) into its loops.
+type Detacher interface {
+	Detach(c net.Conn) (inner net.Conn, release func(), err error)
 }
 
 // loopPools are the loops of the loop engine that keep idle connections
