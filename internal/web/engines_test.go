@@ -48,6 +48,10 @@ func testEngine(t testing.TB) string {
 	}
 }
 
+// frontLoops is the number of loops of a front on the loop engine: more
+// than one, whatever the machine, so that the tests meet several.
+const frontLoops = 2
+
 // front is a test's HTTP server on the test's engine, with no middleware:
 // what httptest.NewServer is for net/http.
 type front struct {
@@ -71,7 +75,7 @@ func newFront(t testing.TB, h http.Handler) *front {
 		f.srv = &h1.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	case EngineLoop:
 		var err error
-		f.srv, err = loopEngineOf(&h1.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ServerOptions{Handler: h})
+		f.srv, err = loopEngineOf(&h1.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ServerOptions{Handler: h, Loops: frontLoops})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -68,10 +68,13 @@ func newLoopEngine(srv *h1.Server, router ProxyRouter, n int) *loopEngine {
 	return e
 }
 
-// DefaultLoops is the loop engine's default number of loops: one per
-// CPU the Go scheduler uses (GOMAXPROCS), as measured best on two cores
-// (docs/configuration.md).
-func DefaultLoops() int { return runtime.GOMAXPROCS(0) }
+// DefaultLoops is the loop engine's default number of loops: one per two
+// CPUs the Go scheduler uses (GOMAXPROCS), at least one, so that the
+// loops' threads leave the rest of the node (the router, the requests
+// handed to h1) CPUs of its own. On two cores one loop served as much as
+// two alone, and a third more than two beside busy goroutines
+// (BenchmarkLoopEngine).
+func DefaultLoops() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
 // start starts the loops, once; a loop that cannot start (no epoll) is
 // logged, and its connections stay with h1.

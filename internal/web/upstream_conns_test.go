@@ -302,7 +302,7 @@ func testReverseProxyReusesUpstreamConnections(t *testing.T) {
 	}
 	want := int64(1)
 	if testEngine(t) == EngineLoop {
-		want = int64(min(5, DefaultLoops())) // each loop keeps its own, and each new client connection goes to the next loop
+		want = frontLoops // each loop keeps its own, and each new client connection goes to the next loop
 	}
 	if n := conns.Load(); n != want {
 		t.Errorf("5 sequential GETs used %d upstream connections, want %d", n, want)
