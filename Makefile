@@ -56,8 +56,10 @@ vet:
 unit:
 	$(GO) test -race -count=1 -timeout 8m $(PKGS)
 	# The node's tests again on net/http's server ("http_engine": "stdlib";
-	# the default engine is h1, "junction").
+	# the default engine is h1, "junction"), and on the event loops
+	# ("loop": plain proxied GETs in the loops, the rest handed to h1).
 	JUNCTION_TEST_HTTP_ENGINE=stdlib $(GO) test -race -count=1 -timeout 8m ./internal/node/
+	JUNCTION_TEST_HTTP_ENGINE=loop $(GO) test -race -count=1 -timeout 8m ./internal/node/
 	cd $(PUBLICAPI) && $(GO) test -race -count=1 -timeout 2m ./...
 
 # Short fuzzing of every target (not part of make test).

@@ -3,8 +3,9 @@
 # (loadpeer upstream, a plain net/http server) fetched
 #   - directly (the ceiling),
 #   - through Junction's reverseproxy path service, on net/http's server
-#     ("Junction") and on Junction's own HTTP/1.1 engine ("Junction-h1",
-#     the web transport's "http_engine": "junction"), two nodes,
+#     ("Junction"), on Junction's own HTTP/1.1 engine ("Junction-h1",
+#     the web transport's "http_engine": "junction") and on its event
+#     loops ("Junction-loop", "http_engine": "loop"), three nodes,
 #   - through nginx (Debian's 1.22: one worker, keep-alive upstream
 #     connections),
 #   - through Caddy (Debian's 2.6, its default reverse_proxy),
@@ -53,6 +54,9 @@ j_std=$node j_std_pid=$node_pid
 junction_config junction >"$tmp/junction-h1.json"
 start_node junction-h1 "$tmp/junction-h1.json"
 j_h1=$node j_h1_pid=$node_pid
+junction_config loop >"$tmp/junction-loop.json"
+start_node junction-loop "$tmp/junction-loop.json"
+j_loop=$node j_loop_pid=$node_pid
 
 # spawn NAME CMD...: runs CMD in the background, its output in $tmp/NAME.*;
 # sets $pid and records it for the cleanup.
@@ -144,10 +148,10 @@ done = function(summary, latency, requests)
 end
 LUA
 
-names=(direct Junction Junction-h1 nginx Caddy)
-urls=("http://$upstream/page" "http://$j_std/proxy/page" "http://$j_h1/proxy/page" "http://$nginx/page" "http://$caddy/page")
-cpu_pids=("$upstream_pid" "$j_std_pid" "$j_h1_pid" "$nginx_pid" "$caddy_pid")
-ngx=3 # the index of nginx, the reference of the ratios
+names=(direct Junction Junction-h1 Junction-loop nginx Caddy)
+urls=("http://$upstream/page" "http://$j_std/proxy/page" "http://$j_h1/proxy/page" "http://$j_loop/proxy/page" "http://$nginx/page" "http://$caddy/page")
+cpu_pids=("$upstream_pid" "$j_std_pid" "$j_h1_pid" "$j_loop_pid" "$nginx_pid" "$caddy_pid")
+ngx=4 # the index of nginx, the reference of the ratios
 hz=$(getconf CLK_TCK)
 
 # measure I SECS: one wrk run against target I; sets $r_rps, $r_p99 (ms)
@@ -213,7 +217,7 @@ done
 echo
 echo "| per round | Median (min-max) | Target |"
 echo "| --- | --- | --- |"
-for j in 1 2; do
+for j in 1 2 3; do
 	thr=() lat=()
 	for r in $(seq 0 $((rounds - 1))); do
 		thr+=("$(awk -v a="${rps[$j,$r]}" -v b="${rps[$ngx,$r]}" 'BEGIN {print 100 * a / b}')")

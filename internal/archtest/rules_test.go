@@ -121,15 +121,20 @@ var rules = map[string]rule{
 	"internal/config": {allowed: []string{"wamp", "internal/uriindex", "internal/apiroute"}},
 	// The web transport serves HTTP paths with handlers the node gives it
 	// (the WebSocket and bridge services included); nothing that routes.
-	// h1 is its HTTP/1.1 engine below the handlers (ServerOptions.Engine).
-	"internal/web": {allowed: []string{"wamp", "internal/lograte", "internal/wsupgrade", "internal/dotsegment", "internal/transport/tlsconn", "internal/web/h1", "internal/httpsyntax"}},
+	// h1 is its HTTP/1.1 engine below the handlers (ServerOptions.Engine);
+	// the loop engine runs on epoll.
+	"internal/web": {allowed: []string{"wamp", "internal/lograte", "internal/wsupgrade", "internal/dotsegment", "internal/transport/tlsconn", "internal/web/h1", "internal/httpsyntax", "internal/epoll"}},
+	// Linux's epoll and sockets out of Go's netpoller, for the web
+	// transport's loop engine: the standard library only, and only web
+	// runs loops on it.
+	"internal/epoll": {stdOnly: true, importers: []string{"internal/web"}},
 	// The HTTP/1.1 server engine under the web transport: net/http's
 	// parser and types, rate-limited accept warnings; only web serves
 	// with it.
 	"internal/web/h1": {allowed: []string{"internal/lograte", "internal/httpsyntax"}, importers: []string{"internal/web"}},
-	// HTTP/1.1 message syntax (tokens, field values, blanks, a plain
-	// Content-Length, a body of that length) that the engine's request
-	// parser and the proxy's answer parser both read: a leaf.
+	// HTTP/1.1 message syntax (tokens, field values, blanks, path bytes, a
+	// plain Content-Length, a body of that length) that the engines'
+	// request parsers and the proxy's answer parser read: a leaf.
 	"internal/httpsyntax": {stdOnly: true, importers: []string{"internal/web", "internal/web/h1"}},
 	// The WebSocket opening handshake as the WAMP endpoint (transport) and
 	// the proxies (web) both read it: a leaf.

@@ -1,6 +1,9 @@
 package config
 
-import "time"
+import (
+	"runtime"
+	"time"
+)
 
 // WebTransport is a transport of "type": "web": an HTTP server whose URL
 // paths are served by path services (see PathService).
@@ -55,9 +58,11 @@ type WebOptions struct {
 	BodyBufferLimit int64
 	// HTTPEngine is "http_engine" (a Junction extension): the HTTP/1.1
 	// server below the transport's services, HTTPEngineJunction
-	// (Junction's own, less work per request) or HTTPEngineStdlib (Go's
-	// net/http). Both serve every path service alike. Absent is "": the
-	// default, Junction's own.
+	// (Junction's own, less work per request), HTTPEngineStdlib (Go's
+	// net/http) or HTTPEngineLoop (Linux only: event loops that serve
+	// plain proxied GET and HEAD requests themselves, and Junction's own
+	// engine for everything else). All serve every path service alike.
+	// Absent is "": the default, Junction's own.
 	HTTPEngine string
 }
 
@@ -65,6 +70,7 @@ type WebOptions struct {
 const (
 	HTTPEngineStdlib   = "stdlib"
 	HTTPEngineJunction = "junction"
+	HTTPEngineLoop     = "loop"
 )
 
 // DefaultClientTimeout is the "client_timeout" of a web transport without
@@ -130,6 +136,9 @@ func (d *decoder) webOptions(path string, v any, opts *WebOptions) {
 	opts.BodyTimeout = time.Duration(o.integer("body_timeout", int64(DefaultBodyTimeout/time.Second), 1, 86400)) * time.Second
 	opts.BodyBufferLimit = o.zeroIsNone("body_buffer_limit", DefaultBodyBufferLimit, NoBodyBufferLimit,
 		"unbounded: concurrent request bodies can make the node buffer any amount")
-	opts.HTTPEngine = o.enum("http_engine", "", "HTTP engine", HTTPEngineStdlib, HTTPEngineJunction)
+	opts.HTTPEngine = o.enum("http_engine", "", "HTTP engine", HTTPEngineStdlib, HTTPEngineJunction, HTTPEngineLoop)
+	if opts.HTTPEngine == HTTPEngineLoop && runtime.GOOS != "linux" {
+		d.errorf(o.at("http_engine"), "%q runs on Linux only", HTTPEngineLoop)
+	}
 	o.done()
 }

@@ -96,6 +96,7 @@ func TestWebHTTPEngine(t *testing.T) {
 		{`"access_log": false`, ""},
 		{`"http_engine": "stdlib"`, HTTPEngineStdlib},
 		{`"http_engine": "junction"`, HTTPEngineJunction},
+		{`"http_engine": "loop"`, HTTPEngineLoop}, // the tests run on Linux
 	} {
 		c, _ := mustParse(t, webOptions(tt.options))
 		if got := c.Workers[0].(*RouterWorker).Transports[0].(*WebTransport).Options.HTTPEngine; got != tt.want {

@@ -1,7 +1,8 @@
 // Package httpsyntax holds the HTTP/1.1 message syntax that the web
-// transport's two parsers of their own read as net/http does, the h1
-// engine's request heads and the reverse proxy's upstream answers: field
-// names and values (RFC 9110 section 5), a plain Content-Length, and a
+// transport's parsers of their own read as net/http does, the h1
+// engine's and the loop engine's request heads and the reverse proxy's
+// upstream answers: field names and values (RFC 9110 section 5), the
+// bytes of a path that need no escape, a plain Content-Length, and a
 // body of that length. A leaf: the standard library only.
 package httpsyntax
 
@@ -59,6 +60,19 @@ func TrimBlanks(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// PlainPathByte reports a byte that url.URL.EscapedPath leaves as it is
+// in a path: unreserved, and the sub-delimiters it does not escape.
+func PlainPathByte(b byte) bool {
+	if b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' {
+		return true
+	}
+	switch b {
+	case '-', '_', '.', '~', '/', '$', '&', '+', ',', ':', ';', '=', '@':
+		return true
+	}
+	return false
 }
 
 // PlainLength parses a Content-Length of decimal digits only, not so

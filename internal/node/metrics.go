@@ -8,6 +8,7 @@ import (
 	"github.com/junction-wamp/junction/internal/cluster"
 	"github.com/junction-wamp/junction/internal/meter"
 	"github.com/junction-wamp/junction/internal/metrics"
+	"github.com/junction-wamp/junction/internal/web"
 )
 
 // serviceUnit is a bridge path service or a proxy, whose requests it
@@ -117,7 +118,19 @@ func (env *pathEnv) addEventStream(path, url string, h *bridge.EventStream) {
 // meterProxy counts the requests of a proxy path service (the proxies
 // live in web, which counts nothing) and adds it to the node's Stats.
 func (env *pathEnv) meterProxy(path, url string, h http.Handler) http.Handler {
+	return env.proxyMeter(path, url).Handler(h)
+}
+
+// meterReverseProxy is meterProxy for a reverse proxy, whose requests the
+// loop engine may serve itself: it counts them too.
+func (env *pathEnv) meterReverseProxy(path, url string, p *web.ReverseProxy) http.Handler {
+	r := env.proxyMeter(path, url)
+	return web.MeteredProxy(p, r.Observe, r.Handler(p))
+}
+
+// proxyMeter makes the counts of the proxy path service at path.
+func (env *pathEnv) proxyMeter(path, url string) *meter.Requests {
 	r := new(meter.Requests)
 	env.b.node.services = append(env.b.node.services, serviceUnit{typ: metrics.ServiceProxy, path: path, url: url, stats: r.Snapshot})
-	return r.Handler(h)
+	return r
 }

@@ -131,7 +131,7 @@ func buildReverseProxy(env *pathEnv, path, url string, svc config.PathService) (
 		return nil, fieldError(path, err)
 	}
 	env.addProxy(path, p)
-	return env.meterProxy(path, url, p), nil
+	return env.meterReverseProxy(path, url, p), nil
 }
 
 // addProxy registers a proxy path service of the listener being built:

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/junction-wamp/junction/internal/config"
+	"github.com/junction-wamp/junction/internal/web"
 )
 
 // swapHandler is a web transport's path tree as its server sees it: the
@@ -27,6 +28,16 @@ func (s *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *swapHandler) swap(h http.Handler) { s.h.Store(&h) }
+
+// RouteProxy routes with the tree it holds now, for the loop engine.
+func (s *swapHandler) RouteProxy(escaped string) (web.ProxyRoute, string, bool) {
+	if r, ok := (*s.h.Load()).(web.ProxyRouter); ok {
+		return r.RouteProxy(escaped)
+	}
+	return web.ProxyRoute{}, "", false
+}
+
+var _ web.ProxyRouter = (*swapHandler)(nil)
 
 // webPaths compares two versions of the web transport at path whose only
 // difference is in their paths, or in a key file they read (why says

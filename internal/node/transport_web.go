@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -51,6 +52,18 @@ func (l *acceptLog) Accept() (net.Conn, error) {
 	}
 	return c, err
 }
+
+// Detach passes the connlimit listener's Detach on, for the loop engine
+// (see web.Detacher).
+func (l *acceptLog) Detach(c net.Conn) (net.Conn, func(), error) {
+	d, ok := l.Listener.(web.Detacher)
+	if !ok {
+		return nil, nil, fmt.Errorf("node: %T cannot detach connections: %w", l.Listener, errors.ErrUnsupported)
+	}
+	return d.Detach(c)
+}
+
+var _ web.Detacher = (*acceptLog)(nil)
 
 func (s webServer) shutdown(ctx context.Context, l net.Listener) error {
 	err := s.Shutdown(ctx)

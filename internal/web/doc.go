@@ -11,10 +11,12 @@
 // (an HTTP upstream behind the mount point, WebSocket upgrades included)
 // and WebSocketProxy (each WebSocket relayed frame by frame to a backend).
 // The WAMP WebSocket and bridge services are built by other packages and
-// mounted as plain http.Handlers. Server wraps http.Server with timeouts
-// (request headers, idle connections, and stalled request bodies: see
-// ServerOptions.BodyTimeout), TLS, HSTS, an access log and graceful
-// shutdown.
+// mounted as plain http.Handlers. Server wraps an HTTP/1.1 engine (h1,
+// net/http's server, or the loop engine, whose event loops serve plain
+// proxied GET and HEAD requests themselves: see ServerOptions.Engine) with
+// timeouts (request headers, idle connections, and stalled request
+// bodies: see ServerOptions.BodyTimeout), TLS, HSTS, an access log and
+// graceful shutdown.
 //
 // # How a service sees its request
 //

@@ -17,7 +17,7 @@ import (
 // server (startServer's callers, servePipes, serveTree, newFront) serve
 // on the engine of the test that calls them.
 
-var engines = []string{EngineStdlib, EngineJunction}
+var engines = append([]string{EngineStdlib, EngineJunction}, loopEngines...)
 
 // engineOf maps the name of an engine subtest to its engine.
 var engineOf sync.Map
@@ -48,6 +48,10 @@ func testEngine(t testing.TB) string {
 	}
 }
 
+// frontLoops is the number of loops of a front on the loop engine: more
+// than one, whatever the machine, so that the tests meet several.
+const frontLoops = 2
+
 // front is a test's HTTP server on the test's engine, with no middleware:
 // what httptest.NewServer is for net/http.
 type front struct {
@@ -66,9 +70,16 @@ func newFront(t testing.TB, h http.Handler) *front {
 		t.Fatal(err)
 	}
 	f := &front{URL: "http://" + l.Addr().String(), Listener: l, done: make(chan error, 1)}
-	if testEngine(t) == EngineJunction {
+	switch testEngine(t) {
+	case EngineJunction:
 		f.srv = &h1.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	} else {
+	case EngineLoop:
+		var err error
+		f.srv, err = loopEngineOf(&h1.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ServerOptions{Handler: h, Loops: frontLoops})
+		if err != nil {
+			t.Fatal(err)
+		}
+	default:
 		f.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	}
 	go func() { f.done <- f.srv.Serve(l) }()

@@ -144,6 +144,11 @@ type ReverseProxy struct {
 	log       *slog.Logger
 	upgraded  upgradeSet // upgrades passing through, for Shutdown
 	lastPort  atomic.Pointer[portText]
+	// dialer makes the proxy's own TCP connections; nil with
+	// Options.Transport or Options.Dial (the loop engine hands their
+	// requests to h1).
+	dialer *net.Dialer
+	loops  loopPools // the loop engine's connections to the upstream
 }
 
 // portText is a port and its decimal form.
@@ -188,7 +193,8 @@ func NewReverseProxy(o ReverseProxyOptions) (*ReverseProxy, error) {
 func (p *ReverseProxy) httputilProxy(transport http.RoundTripper, dial dialFunc, timeout time.Duration) *httputil.ReverseProxy {
 	if transport == nil {
 		if dial == nil {
-			dial = newUpstreamDialer().DialContext
+			p.dialer = newUpstreamDialer()
+			dial = p.dialer.DialContext
 		}
 		p.conns = newUpstreamConns(p.upstream, dial, timeout)
 		p.transport = newUpstreamTransport(dial, timeout)
@@ -202,6 +208,10 @@ func (p *ReverseProxy) httputilProxy(transport http.RoundTripper, dial dialFunc,
 		BufferPool:   copyBuffers,
 	}
 }
+
+// loopable reports whether the loop engine can serve p's requests: p
+// makes its own TCP connections.
+func (p *ReverseProxy) loopable() bool { return p.dialer != nil }
 
 // upstreamHost checks host and port and returns the URL host: "host" when
 // port is 80, else "host:port" (IPv6 addresses in brackets).
@@ -311,6 +321,7 @@ func (b *bufferPool) put(p *[]byte) { b.pool.Put(p) }
 // never returns an error.
 func (p *ReverseProxy) Shutdown(context.Context) error {
 	p.upgraded.closeAll()
+	p.loops.closeIdle()
 	if p.conns != nil {
 		p.conns.closeIdle()
 		p.transport.CloseIdleConnections()
@@ -385,7 +396,12 @@ func (p *ReverseProxy) rewrite(pr *httputil.ProxyRequest) {
 // upstreamPath joins the prefix and the path below the mount point,
 // returning the decoded and escaped forms.
 func (p *ReverseProxy) upstreamPath(in *url.URL) (path, rawPath string) {
-	rest, restRaw := in.Path, in.EscapedPath()
+	return p.joinPath(in.Path, in.EscapedPath())
+}
+
+// joinPath is upstreamPath of the path below the mount point, decoded
+// (rest) and escaped (restRaw).
+func (p *ReverseProxy) joinPath(rest, restRaw string) (path, rawPath string) {
 	switch {
 	case rest == "" && p.prefix == "":
 		return "/", "/"
@@ -408,22 +424,29 @@ func (p *ReverseProxy) forwarding(in *http.Request) [5]field {
 	if err != nil {
 		ip = ""
 	}
+	return p.forwardingOf(ip, in.Header["X-Forwarded-For"], in.Host, in.TLS != nil, p.forwardedPort(in))
+}
+
+// forwardingOf is forwarding for a client at ip ("" if unknown) that sent
+// the X-Forwarded-For lines prior and Host host, over TLS or not, to the
+// local port port.
+func (p *ReverseProxy) forwardingOf(ip string, prior []string, host string, tls bool, port string) [5]field {
 	xff := ip
-	if prior := in.Header["X-Forwarded-For"]; len(prior) > 0 && ip != "" {
+	if len(prior) > 0 && ip != "" {
 		xff = strings.Join(prior, ", ") + ", " + ip
 	}
 	proto := p.fwdProto
 	if proto == "" {
 		proto = "http"
-		if in.TLS != nil {
+		if tls {
 			proto = "https"
 		}
 	}
 	return [5]field{
 		{"X-Forwarded-For", xff},
-		{"X-Forwarded-Host", in.Host},
+		{"X-Forwarded-Host", host},
 		{"X-Forwarded-Proto", proto},
-		{"X-Forwarded-Port", p.forwardedPort(in)},
+		{"X-Forwarded-Port", port},
 		{"X-Real-Ip", ip},
 	}
 }
@@ -470,24 +493,33 @@ func (p *ReverseProxy) portText(port int) string {
 // otherwise, logged; only a short reason reaches the client. After a
 // WebSocket hijack the write fails harmlessly.
 func (p *ReverseProxy) serveError(w http.ResponseWriter, r *http.Request, err error) {
-	level, status, body := classifyUpstreamError(r, err)
-	p.log.LogAttrs(r.Context(), level, "web: reverseproxy: upstream request failed",
-		slog.String("method", r.Method),
-		slog.String("path", r.URL.EscapedPath()), // no query: it may carry secrets
-		slog.Int("status", status),
-		slog.String("error", err.Error()))
+	status, body := p.upstreamFailed(r.Context(), r.Method, r.URL.EscapedPath(), err)
 	writeSmallJSON(w, r, status, body)
 }
 
-// classifyUpstreamError maps err to a log level, a status and a body.
-func classifyUpstreamError(r *http.Request, err error) (slog.Level, int, string) {
+// upstreamFailed logs the failure of an upstream exchange for a request
+// with method and (escaped) path below the mount point, whose context is
+// ctx, and returns the status and the body of its answer.
+func (p *ReverseProxy) upstreamFailed(ctx context.Context, method, path string, err error) (int, string) {
+	level, status, body := classifyUpstreamError(ctx, err)
+	p.log.LogAttrs(ctx, level, "web: reverseproxy: upstream request failed",
+		slog.String("method", method),
+		slog.String("path", path), // no query: it may carry secrets
+		slog.Int("status", status),
+		slog.String("error", err.Error()))
+	return status, body
+}
+
+// classifyUpstreamError maps err, the failure of an exchange for a
+// request whose context is ctx, to a log level, a status and a body.
+func classifyUpstreamError(ctx context.Context, err error) (slog.Level, int, string) {
 	var netErr net.Error
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
 	switch {
 	case errors.Is(err, ErrBodyTimeout): // the client stalled its body
 		return slog.LevelDebug, http.StatusRequestTimeout, `{"error":"request timeout","reason":"request body stalled"}`
-	case r.Context().Err() != nil: // the client went away; nobody reads this
+	case ctx.Err() != nil: // the client went away; nobody reads this
 		return slog.LevelDebug, http.StatusBadGateway, `{"error":"bad gateway","reason":"request canceled"}`
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return slog.LevelWarn, http.StatusGatewayTimeout, `{"error":"gateway timeout","reason":"upstream did not answer in time"}`

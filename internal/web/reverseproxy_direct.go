@@ -55,35 +55,79 @@ var headBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return
 // line, Host, the client's end-to-end headers and the forwarding headers
 // (see ReverseProxy).
 func (p *ReverseProxy) appendHead(b []byte, r *http.Request) []byte {
-	b = append(b, r.Method...)
-	b = append(b, ' ')
 	_, target := p.upstreamPath(r.URL)
-	b = append(b, target...)
-	if r.URL.RawQuery != "" || r.URL.ForceQuery {
+	h := outgoingHead{
+		method:     r.Method,
+		target:     target,
+		query:      r.URL.RawQuery,
+		forceQuery: r.URL.ForceQuery,
+		header:     r.Header,
+		connection: r.Header["Connection"],
+		te:         r.Header["Te"],
+		fwd:        p.forwarding(r),
+	}
+	return p.appendOutgoing(b, &h)
+}
+
+// outgoingHead is what the head of a bodiless upstream request is made
+// of, from the direct path's http.Request or from the loop engine's own
+// parse of the client's head.
+type outgoingHead struct {
+	method     string
+	target     string // the escaped path, behind Path (see upstreamPath)
+	query      string // raw
+	forceQuery bool   // "?" with an empty query
+	// The client's fields but Host: header (the direct path's) or fields
+	// (the loop's, in the order received, names canonical).
+	header     http.Header
+	fields     []field
+	connection []string // the Connection field's lines
+	te         []string // the TE field's lines
+	fwd        [5]field // see forwarding
+}
+
+// appendOutgoing appends the upstream request head h to b: request line,
+// Host, the client's end-to-end fields and the forwarding fields.
+func (p *ReverseProxy) appendOutgoing(b []byte, h *outgoingHead) []byte {
+	b = append(b, h.method...)
+	b = append(b, ' ')
+	b = append(b, h.target...)
+	if h.query != "" || h.forceQuery {
 		b = append(b, '?')
-		b = append(b, r.URL.RawQuery...)
+		b = append(b, h.query...)
 	}
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, p.upstream...)
 	b = append(b, "\r\n"...)
-	connection := r.Header["Connection"]
-	for key, values := range r.Header {
-		if hopByHop(key, connection) || forwardingHeader(key) || key == "Content-Length" {
-			continue
-		}
-		for _, v := range values {
-			b = appendField(b, key, v)
+	for key, values := range h.header {
+		if passedOn(key, h.connection) {
+			for _, v := range values {
+				b = appendField(b, key, v)
+			}
 		}
 	}
-	if wsupgrade.HasToken(r.Header["Te"], "trailers") {
+	for _, f := range h.fields {
+		if passedOn(f.name, h.connection) {
+			b = appendField(b, f.name, f.value)
+		}
+	}
+	if wsupgrade.HasToken(h.te, "trailers") {
 		b = append(b, "Te: trailers\r\n"...)
 	}
-	for _, f := range p.forwarding(r) {
+	for _, f := range h.fwd {
 		if f.value != "" {
 			b = appendField(b, f.name, f.value)
 		}
 	}
 	return append(b, "\r\n"...)
+}
+
+// passedOn reports whether the client's field key (canonical) goes on to
+// the upstream as it is: an end-to-end field that connection (the lines
+// of the Connection field) does not name, and none of those the proxy
+// sets itself.
+func passedOn(key string, connection []string) bool {
+	return !hopByHop(key, connection) && !forwardingHeader(key) && key != "Content-Length"
 }
 
 // appendField appends "key: value\r\n", with any CR or LF of value (which

@@ -474,7 +474,7 @@ func TestClassifyUpstreamError(t *testing.T) {
 		{errors.New("unexpected EOF"), http.StatusBadGateway},
 	}
 	for _, tt := range tests {
-		if _, status, _ := classifyUpstreamError(r, tt.err); status != tt.want {
+		if _, status, _ := classifyUpstreamError(r.Context(), tt.err); status != tt.want {
 			t.Errorf("%v: %d, want %d", tt.err, status, tt.want)
 		}
 	}

@@ -52,10 +52,21 @@ type ServerOptions struct {
 	IdleTimeout       time.Duration
 	// Engine is the HTTP/1.1 server below the handlers: "" or
 	// EngineJunction for the h1 engine (the default: less work per
-	// request; see package h1), EngineStdlib for net/http's http.Server.
-	// Both serve the same handlers with the same timeouts, TLS and
-	// shutdown.
+	// request; see package h1), EngineStdlib for net/http's http.Server,
+	// EngineLoop (Linux only) for event loops that serve the plain
+	// proxied GET and HEAD requests themselves and hand every other
+	// request to the h1 engine. All serve the same handlers with the same
+	// timeouts, TLS and shutdown.
+	//
+	// With EngineLoop, a request is served in a loop when the Handler is
+	// a ProxyRouter that routes its path to a ReverseProxy of its own TCP
+	// connections (alone or in MeteredProxy) and its head is of the
+	// plainest kind (see parseLoopRequest); its connection goes to h1 for
+	// good otherwise. With TLS or the access log, h1 serves everything.
 	Engine string
+	// Loops is the number of event loops of EngineLoop; 0 means
+	// DefaultLoops.
+	Loops int
 	// BodyTimeout is the idle-read timeout of every request body: a body
 	// that sends nothing for this long fails with ErrBodyTimeout, and the
 	// connection is closed after the answer; one that keeps arriving is
@@ -67,6 +78,7 @@ type ServerOptions struct {
 const (
 	EngineStdlib   = "stdlib"
 	EngineJunction = "junction"
+	EngineLoop     = "loop"
 )
 
 // Server is one web-transport listener: an HTTP server (net/http's or the
@@ -122,8 +134,8 @@ func NewServer(opts ServerOptions) (*Server, error) {
 			ConnState:         bt.connState,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		}
-	case "", EngineJunction:
-		s.srv = &h1.Server{
+	case "", EngineJunction, EngineLoop:
+		hs := &h1.Server{
 			Handler:           tlsState(h), // the engine bounds the bodies itself
 			ReadHeaderTimeout: orDefault(opts.ReadHeaderTimeout, DefaultReadHeaderTimeout),
 			IdleTimeout:       orDefault(opts.IdleTimeout, DefaultIdleTimeout),
@@ -131,8 +143,14 @@ func NewServer(opts ServerOptions) (*Server, error) {
 			ConnContext:       connContext,
 			Logger:            log,
 		}
+		s.srv = hs
+		if opts.Engine == EngineLoop {
+			if s.srv, err = loopEngineOf(hs, opts); err != nil {
+				return nil, err
+			}
+		}
 	default:
-		return nil, fmt.Errorf("%w: engine %q: must be %q or %q", ErrBadOption, opts.Engine, EngineStdlib, EngineJunction)
+		return nil, fmt.Errorf("%w: engine %q: must be %q, %q or %q", ErrBadOption, opts.Engine, EngineStdlib, EngineJunction, EngineLoop)
 	}
 	if opts.TLS != nil {
 		if s.tls, err = opts.TLS.Load(); err != nil {

@@ -92,17 +92,28 @@ func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // ServeHTTP routes r by its first segment; see Tree.
 func (t *Tree) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	escaped := r.URL.EscapedPath()
+	h, consumed, rest := t.route(r.URL.EscapedPath())
+	if h == nil {
+		NotFound(w, r)
+		return
+	}
+	t.serveChild(w, r, h, consumed, rest)
+}
+
+// route finds the service of the escaped path: the child mounted at its
+// first segment, which consumes "/segment", or else the root service,
+// which consumes nothing; rest is what is left of the path. h is nil when
+// no service owns the path.
+func (t *Tree) route(escaped string) (h http.Handler, consumed, rest string) {
 	key, rest, ok := firstSegment(escaped)
 	h, matched := t.lookup(key, ok)
 	switch {
 	case matched:
-		t.serveChild(w, r, h, escaped[:len(escaped)-len(rest)], rest)
+		return h, escaped[:len(escaped)-len(rest)], rest
 	case h != nil && (escaped == "" || escaped[0] == '/'):
-		t.serveChild(w, r, h, "", escaped)
-	default:
-		NotFound(w, r)
+		return h, "", escaped
 	}
+	return nil, "", ""
 }
 
 // lookup returns the child mounted at key (matched) or else the root

@@ -20,8 +20,13 @@ func finalHeadLen(b []byte) int {
 	if !ok || len(status) == 0 || status[0] < '2' || status[0] > '9' {
 		return 0
 	}
-	// The head ends at its first empty line, "\n" or "\r\n" (textproto
-	// reads both).
+	return headEnd(b)
+}
+
+// headEnd returns the length of the head at the start of b, up to and
+// including its first empty line ("\n" or "\r\n", which textproto both
+// reads); 0 when b does not hold all of it.
+func headEnd(b []byte) int {
 	for i := 0; ; {
 		j := bytes.IndexByte(b[i:], '\n')
 		if j < 0 {

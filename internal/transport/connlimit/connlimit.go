@@ -155,8 +155,33 @@ type conn struct {
 // Close counts the connection out, then closes it: a client that has seen
 // its connection closed finds the slot free.
 func (c *conn) Close() error {
-	c.once.Do(func() { c.l.count.Release(c.ip, c.perIP) })
+	c.release()
 	return c.Conn.Close()
+}
+
+// release counts the connection out, the first time it is called.
+func (c *conn) release() {
+	c.once.Do(func() { c.l.count.Release(c.ip, c.perIP) })
+}
+
+// ErrNotDetachable is Detach's error for a connection that l did not
+// accept.
+var ErrNotDetachable = errors.New("connlimit: not a connection of this listener")
+
+// Detach hands over a connection that l accepted, still counted in: it
+// returns the connection l wrapped (for one, a *net.TCPConn whose
+// descriptor an event loop takes over, closing the connection) and a
+// function that counts it out. Release is to be called when the
+// connection's descriptor is closed for good; it counts the connection
+// out once, however often it is called, and not again should c's own
+// Close be called too. Closing the returned connection does not count
+// it out. Safe for concurrent use.
+func (l *Listener) Detach(c net.Conn) (inner net.Conn, release func(), err error) {
+	cc, ok := c.(*conn)
+	if !ok || cc.l != l {
+		return nil, nil, fmt.Errorf("%w: %T", ErrNotDetachable, c)
+	}
+	return cc.Conn, cc.release, nil
 }
 
 // The optional methods of *net.TCPConn and *net.UnixConn that the

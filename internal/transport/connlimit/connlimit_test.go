@@ -356,3 +356,50 @@ func TestOptionalMethodsKept(t *testing.T) {
 		c.Close()
 	})
 }
+
+// TestDetach: a detached connection stays counted in after the connection
+// Detach returned is closed, and counts out once its release runs, once
+// however often it runs and whether or not the accepted connection's own
+// Close runs too; a connection another listener accepted is refused.
+func TestDetach(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, Options{Max: 1})
+		raw, c := h.arrive(tcpFrom("192.0.2.1"))
+		if c == nil {
+			t.Fatal("first connection refused")
+		}
+		inner, release, err := h.l.Detach(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inner != net.Conn(raw) {
+			t.Fatalf("Detach returned %v, want the wrapped connection", inner)
+		}
+		_ = inner.Close()
+		if open := h.l.Stats().Open; open != 1 {
+			t.Fatalf("open after closing the detached connection = %d, want 1", open)
+		}
+		if _, admitted := h.arrive(tcpFrom("192.0.2.2")); admitted != nil {
+			t.Fatal("a second connection was admitted while the detached one counts")
+		}
+		release()
+		release()
+		_ = c.Close()
+		if open := h.l.Stats().Open; open != 0 {
+			t.Fatalf("open after release = %d, want 0", open)
+		}
+		if _, again := h.arrive(tcpFrom("192.0.2.3")); again == nil {
+			t.Fatal("no slot after release")
+		}
+		if open := h.l.Stats().Open; open != 1 {
+			t.Fatalf("open = %d, want 1 (released once)", open)
+		}
+		other := New(newFakeListener(), Options{})
+		if _, _, err := other.Detach(c); !errors.Is(err, ErrNotDetachable) {
+			t.Fatalf("Detach on another listener: %v, want ErrNotDetachable", err)
+		}
+		if _, _, err := h.l.Detach(&fakeConn{}); !errors.Is(err, ErrNotDetachable) {
+			t.Fatalf("Detach of a foreign connection: %v, want ErrNotDetachable", err)
+		}
+	})
+}

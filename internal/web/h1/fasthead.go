@@ -81,13 +81,13 @@ func parseRequestLine(req *http.Request, line string) bool {
 }
 
 // plainURL returns the URL url.ParseRequestURI gives for a target whose
-// path has only bytes that need no escape (see isPlainPathByte) and
+// path has only bytes that need no escape (see httpsyntax.PlainPathByte) and
 // whose query, if any, has no '#': the path as it is, the query raw; nil
 // for another target.
 func plainURL(target string) *url.URL {
 	path, query, hasQuery := strings.Cut(target, "?")
 	for i := 0; i < len(path); i++ {
-		if !isPlainPathByte(path[i]) {
+		if !httpsyntax.PlainPathByte(path[i]) {
 			return nil
 		}
 	}
@@ -95,19 +95,6 @@ func plainURL(target string) *url.URL {
 		return nil
 	}
 	return &url.URL{Path: path, RawQuery: query, ForceQuery: hasQuery && query == ""}
-}
-
-// isPlainPathByte reports a byte that url.URL.EscapedPath leaves as it
-// is in a path: unreserved, and the sub-delimiters it does not escape.
-func isPlainPathByte(b byte) bool {
-	if b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' {
-		return true
-	}
-	switch b {
-	case '-', '_', '.', '~', '/', '$', '&', '+', ',', ':', ';', '=', '@':
-		return true
-	}
-	return false
 }
 
 func commonMethod(m string) bool {

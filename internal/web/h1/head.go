@@ -255,7 +255,7 @@ func (w *response) declareTrailers(h http.Header) bool {
 	for _, v := range h["Trailer"] {
 		has = true
 		for f := range strings.SplitSeq(v, ",") {
-			if f = http.CanonicalHeaderKey(strings.Trim(f, " \t")); f != "" && validTrailer(f) {
+			if f = http.CanonicalHeaderKey(strings.Trim(f, " \t")); f != "" && ValidTrailer(f) {
 				w.trailers = append(w.trailers, f)
 			}
 		}
@@ -263,9 +263,10 @@ func (w *response) declareTrailers(h http.Header) bool {
 	return has
 }
 
-// validTrailer refuses the fields that must not be trailers (RFC 9110
+// ValidTrailer reports whether the field k (canonical) may be a trailer
+// the engine sends: it refuses the fields that must not be (RFC 9110
 // section 6.5.1), as net/http does.
-func validTrailer(k string) bool {
+func ValidTrailer(k string) bool {
 	switch k {
 	case "Authorization", "Cache-Control", "Connection", "Content-Encoding", "Content-Length",
 		"Content-Range", "Content-Type", "Expect", "Host", "Keep-Alive", "Max-Forwards",
