@@ -93,6 +93,9 @@ func (l *loop) clientEvent(c *client, events uint32) {
 // read reads what c sent; false when c is closed.
 func (l *loop) read(c *client) bool {
 	room := maxClientIn - len(c.in)
+	if room <= 0 {
+		return true // full: watch stops the reads (a read of nothing would look like the end)
+	}
 	n, err := epoll.Read(c.fd, l.rbuf[:min(room, len(l.rbuf))])
 	switch {
 	case err == syscall.EAGAIN:
