@@ -48,8 +48,8 @@ func (l *loop) addClient(nc newConn) {
 	c := &client{fd: nc.fd, release: nc.release, ip: nc.ip, port: nc.port, events: epoll.In | epoll.RDHup}
 	tag, ok := l.register(c.fd, c.events, fdOwner{cl: c})
 	if !ok {
-		epoll.Close(c.fd)
 		c.release()
+		epoll.Close(c.fd)
 		return
 	}
 	c.tag = tag
@@ -275,8 +275,8 @@ func (l *loop) closeClient(c *client) {
 		l.abort(c.ex)
 	}
 	l.forget(c)
+	c.release() // first, as connlimit's Close: a client that saw the close finds the slot free
 	epoll.Close(c.fd)
-	c.release()
 }
 
 // forget takes c out of the loop (before it is closed or handed off).

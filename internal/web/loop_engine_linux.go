@@ -139,8 +139,8 @@ func (e *loopEngine) take(l net.Listener, c net.Conn) bool {
 	_ = inner.Close() // the loop has the duplicate; c stays counted in until release
 	lp := e.loops[e.next.Add(1)%uint32(len(e.loops))]
 	if !lp.postConn(nc) {
-		epoll.Close(fd)
 		release()
+		epoll.Close(fd)
 	}
 	return true
 }

@@ -147,8 +147,8 @@ func (q *handoffQueue) closeAll() {
 	q.queue = nil
 	q.mu.Unlock()
 	for _, h := range queue {
-		epoll.Close(h.fd)
 		releaseOf(h.release)()
+		epoll.Close(h.fd)
 	}
 }
 
@@ -180,10 +180,11 @@ func (c *handoffConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
+// Close counts the connection out, then closes it (as connlimit's
+// connections do): a client that has seen the close finds its slot free.
 func (c *handoffConn) Close() error {
-	err := c.Conn.Close()
 	c.once.Do(releaseOf(c.release))
-	return err
+	return c.Conn.Close()
 }
 
 // ReadFrom keeps the connection's sendfile and splice.

@@ -261,8 +261,8 @@ func (l *loop) closeAll() {
 	l.conns, l.dialed = nil, nil
 	l.mu.Unlock()
 	for _, c := range conns {
-		epoll.Close(c.fd)
 		c.release()
+		epoll.Close(c.fd)
 	}
 	for _, d := range dialed {
 		if d.err == nil {
