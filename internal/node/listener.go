@@ -53,6 +53,11 @@ type listenerUnit struct {
 	// onShutdown runs when a web listener's shutdown starts (long-poll
 	// services answer their held receives).
 	onShutdown []func()
+	// engine and loops are a web server's engine and its number of event
+	// loops (web.Server.Engine), for the "listening" line; "" for the
+	// other transports.
+	engine string
+	loops  int
 	// tree serves a web transport's path tree, which a reload replaces;
 	// nil for the other transports.
 	tree *swapHandler

@@ -215,9 +215,16 @@ func (n *Node) startAll(ctx context.Context) error {
 		n.mu.Lock()
 		n.bound = append(n.bound, info)
 		n.mu.Unlock()
-		n.log.Info("listening", "transport", info.Transport, "type", info.Type,
+		attrs := []any{"transport", info.Transport, "type", info.Type,
 			"network", info.Network, "address", info.Address,
-			"max_connections", l.limits.Max, "max_connections_per_ip", l.limits.MaxPerIP)
+			"max_connections", l.limits.Max, "max_connections_per_ip", l.limits.MaxPerIP}
+		if l.engine != "" {
+			attrs = append(attrs, "http_engine", l.engine)
+		}
+		if l.loops > 0 {
+			attrs = append(attrs, "loops", l.loops)
+		}
+		n.log.Info("listening", attrs...)
 		l.logServices(n.log)
 	}
 	for _, s := range n.sessions {

@@ -168,6 +168,7 @@ func (b *builder) httpListener(path string, l *listenerUnit, e config.ListenEndp
 		o.TLS = b.serverTLS(e.TLS)
 	}
 	o.ReadHeaderTimeout = l.readHeaderTimeout(o.ReadHeaderTimeout)
+	configured := o.Engine
 	o.Engine = httpEngine(o.Engine)
 	logEndpoint(b.log, path, e)
 	s, err := web.NewServer(o)
@@ -184,5 +185,10 @@ func (b *builder) httpListener(path string, l *listenerUnit, e config.ListenEndp
 		s.OnShutdown(f)
 	}
 	l.srv = webServer{Server: s, log: o.Logger}
+	l.engine, l.loops = s.Engine()
+	if configured == web.EngineLoop && l.engine != web.EngineLoop {
+		b.log.Warn("http_engine loop has nothing to serve on this transport (TLS, access_log, or no path it routes): Junction's own engine serves it",
+			"transport", path)
+	}
 	return l, nil
 }

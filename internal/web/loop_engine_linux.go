@@ -145,6 +145,14 @@ func (e *loopEngine) take(l net.Listener, c net.Conn) bool {
 	return true
 }
 
+// engineLoops is the number of loops of e, a *loopEngine.
+func engineLoops(e engine) int {
+	if le, ok := e.(*loopEngine); ok {
+		return le.n
+	}
+	return 0
+}
+
 // remoteIP is the IP address of c's client, "" when it has none (a Unix
 // socket), as ReverseProxy.forwarding finds it.
 func remoteIP(c net.Conn) string {

@@ -17,3 +17,6 @@ func loopEngineOf(*h1.Server, ServerOptions) (engine, error) {
 // DefaultLoops is the loop engine's default number of loops; there is
 // none here.
 func DefaultLoops() int { return 0 }
+
+// engineLoops is 0: there is no loop engine here.
+func engineLoops(engine) int { return 0 }

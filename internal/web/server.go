@@ -191,6 +191,21 @@ func orDefault[T comparable](v, def T) T {
 	return v
 }
 
+// Engine returns the engine that serves: EngineStdlib, EngineJunction or
+// EngineLoop, with its number of loops (0 for the others). A Server asked
+// for EngineLoop whose loops would serve nothing (TLS, the access log, a
+// handler that routes no proxy) says EngineJunction.
+func (s *Server) Engine() (name string, loops int) {
+	switch e := s.srv.(type) {
+	case *http.Server:
+		return EngineStdlib, 0
+	case *h1.Server:
+		return EngineJunction, 0
+	default:
+		return EngineLoop, engineLoops(e)
+	}
+}
+
 // Serve accepts connections on l until Shutdown; it returns nil after a
 // Shutdown and the accept error otherwise. With TLS, l carries plain TCP
 // and Serve does the handshakes.
