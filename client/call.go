@@ -122,7 +122,7 @@ func (s *Session) Call(ctx context.Context, procedure wamp.URI, args wamp.List, 
 		return nil, fmt.Errorf("client: call %s: %w", procedure, err)
 	}
 	o := &r.opts
-	m := &wamp.Call{Request: r.id, Options: s.callOptions(ctx, o), Procedure: procedure, Args: args, Kwargs: kwargs}
+	m := &wamp.Call{Request: r.id, Options: s.callOptions(ctx, o, nil), Procedure: procedure, Args: args, Kwargs: kwargs}
 	return s.sendCall(ctx, r, m)
 }
 
@@ -140,16 +140,8 @@ func (s *Session) CallPassthru(ctx context.Context, procedure wamp.URI, payload 
 	if err != nil {
 		return nil, fmt.Errorf("client: call %s: %w", procedure, err)
 	}
-	o := &r.opts
-	options := s.callOptions(ctx, o)
-	merged := make(wamp.Dict, len(options)+len(passthru))
-	for k, v := range options {
-		merged[k] = v
-	}
-	for k, v := range passthru {
-		merged[k] = v
-	}
-	m := &wamp.Call{Request: r.id, Options: merged, Procedure: procedure, Raw: wamp.NewPassthru(payload)}
+	options := s.callOptions(ctx, &r.opts, passthru)
+	m := &wamp.Call{Request: r.id, Options: options, Procedure: procedure, Raw: wamp.NewPassthru(payload)}
 	return s.sendCall(ctx, r, m)
 }
 
@@ -163,19 +155,23 @@ func (s *Session) sendCall(ctx context.Context, r *request, m *wamp.Call) (*Resu
 	return s.awaitCall(ctx, r, procedure, o)
 }
 
-// callOptions builds the CALL options; nil when there are none.
-func (s *Session) callOptions(ctx context.Context, o *callOptions) wamp.Dict {
+// callOptions builds the CALL options, with extra's (a passthru call's)
+// among them; nil when there are none.
+func (s *Session) callOptions(ctx context.Context, o *callOptions, extra wamp.Dict) wamp.Dict {
 	timeout := o.timeout
 	if timeout == 0 && s.cfg.CallTimeout > 0 && o.wait <= 0 {
 		if _, ok := ctx.Deadline(); !ok {
 			timeout = s.cfg.CallTimeout
 		}
 	}
-	if o.progress == nil && timeout <= 0 {
+	if o.progress == nil && timeout <= 0 && extra == nil {
 		return o.options
 	}
-	d := make(wamp.Dict, len(o.options)+2)
+	d := make(wamp.Dict, len(o.options)+len(extra)+2)
 	for k, v := range o.options {
+		d[k] = v
+	}
+	for k, v := range extra {
 		d[k] = v
 	}
 	if o.progress != nil {

@@ -162,8 +162,8 @@ func (l *loop) next(c *client) bool {
 		}
 		return true
 	case headServe:
-		if route, rest, ok := l.route(&c.req); ok {
-			l.begin(c, route, rest)
+		if route, rest, decoded, ok := l.route(&c.req); ok {
+			l.begin(c, route, rest, decoded)
 			return !c.gone && l.closeIfDone(c)
 		}
 	}
@@ -189,19 +189,19 @@ func (l *loop) closeIfDone(c *client) bool {
 	return true
 }
 
-// route finds the proxy of req, and the escaped path below its mount
-// point, when the loop serves it: a reverse proxy of its own TCP
-// connections, and a path that cannot climb out of its Path.
-func (l *loop) route(req *loopRequest) (ProxyRoute, string, bool) {
-	route, rest, ok := l.e.router.RouteProxy(req.path)
+// route finds the proxy of req, and the path below its mount point,
+// escaped (rest) and decoded, when the loop serves it: a reverse proxy of
+// its own TCP connections, and a path that cannot climb out of its Path.
+func (l *loop) route(req *loopRequest) (route ProxyRoute, rest, decoded string, ok bool) {
+	route, rest, ok = l.e.router.RouteProxy(req.path)
 	if !ok {
-		return ProxyRoute{}, "", false
+		return ProxyRoute{}, "", "", false
 	}
 	decoded, err := url.PathUnescape(rest)
 	if err != nil || dotsegment.Check(decoded) != nil {
-		return ProxyRoute{}, "", false // the proxy answers 400
+		return ProxyRoute{}, "", "", false // the proxy answers 400
 	}
-	return route, rest, true
+	return route, rest, decoded, true
 }
 
 // watch makes c's descriptor watched for what c waits for: input while

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"syscall"
 	"time"
@@ -59,15 +58,14 @@ const (
 func (ex *exchange) answering() bool { return ex.state == exBody }
 
 // begin starts the exchange of c's request (c.req), for route's proxy,
-// whose path below the mount point is rest (escaped).
-func (l *loop) begin(c *client, route ProxyRoute, rest string) {
+// whose path below the mount point is rest (escaped) and decoded.
+func (l *loop) begin(c *client, route ProxyRoute, rest, decoded string) {
 	p, req, ex := route.proxy, &c.req, &c.x
 	*ex = exchange{gen: ex.gen + 1, cl: c, route: route, method: req.method, path: rest, start: l.now,
 		head: ex.head[:0], ans: ex.ans, chunks: chunkDecoder{}}
 	c.ex = ex
 	c.deadline, c.heading = 0, false
 	c.closeAfter = req.close || l.shutting
-	decoded, _ := url.PathUnescape(rest) // l.route checked it
 	_, target := p.joinPath(decoded, rest)
 	port := p.fwdPort
 	if port == "" {
